@@ -1,0 +1,82 @@
+/**
+ * The project's typed errors. Every front end maps them in one place (GraphQL: extensions.code + HTTP status;
+ * REST: KairosDB's {"errors": [...]}); anything that is not one of these is unexpected and gets masked.
+ */
+
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'BUDGET_EXCEEDED'
+  | 'QUERY_TIMEOUT'
+  | 'STORE_UNAVAILABLE';
+
+const STATUS: Record<ErrorCode, number> = {
+  BAD_USER_INPUT: 400,
+  BUDGET_EXCEEDED: 422,
+  QUERY_TIMEOUT: 504,
+  STORE_UNAVAILABLE: 503,
+};
+
+export class KairographError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = STATUS[code];
+  }
+}
+
+/** Bad input: names the field (a path such as `points[3].value`) and the offending value. */
+export class InputError extends KairographError {
+  readonly field: string;
+  readonly value: unknown;
+
+  constructor(field: string, value: unknown, reason: string) {
+    super('BAD_USER_INPUT', `${field} ${reason} (got ${show(value)})`);
+    this.field = field;
+    this.value = value;
+  }
+}
+
+/** A query went over one of its budgets (series, points read, points returned). */
+export class BudgetExceededError extends KairographError {
+  readonly budget: string;
+  readonly limit: number;
+
+  constructor(budget: string, limit: number, detail = '') {
+    super('BUDGET_EXCEEDED', `query exceeded its ${budget} budget of ${limit}${detail ? `: ${detail}` : ''}`);
+    this.budget = budget;
+    this.limit = limit;
+  }
+}
+
+export class QueryTimeoutError extends KairographError {
+  constructor(timeoutMs: number) {
+    super('QUERY_TIMEOUT', `query exceeded its time limit of ${timeoutMs} ms`);
+  }
+}
+
+export class StoreUnavailableError extends KairographError {
+  constructor(store: string, cause?: unknown) {
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    super('STORE_UNAVAILABLE', `the ${store} store is unavailable${why}`, { cause });
+  }
+}
+
+/** Renders a rejected value for a message: JSON where it is short and printable, truncated otherwise. */
+export function show(value: unknown): string {
+  let text: string;
+  if (typeof value === 'bigint') text = `${value}`;
+  else if (value === undefined) text = 'undefined';
+  else if (typeof value === 'number' && !Number.isFinite(value)) text = String(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

@@ -1,0 +1,135 @@
+/**
+ * The store interface, in the vocabulary of KairosDB's tables (reference §1, §4).
+ * The embedded (LMDB) store and the Cassandra store implement it; one conformance suite runs against both.
+ */
+
+/** How `data_points` column names are written: from the `spec` table (`row_time_unit`). */
+export type RowTimeUnit = 'MILLISECONDS' | 'SECONDS' | 'LEGACY';
+
+/** The `spec` table's two rows. `width` is the raw stored number (ms, or seconds with unit SECONDS). */
+export interface RowSpec {
+  readonly unit: RowTimeUnit;
+  readonly width: number;
+}
+
+/** KairosDB's `RowSpec.DEFAULT_ROW_WIDTH`: exactly 21 days in ms. */
+export const DEFAULT_ROW_WIDTH_MS = 1_814_400_000;
+
+export type Tags = Readonly<Record<string, string>>;
+
+/** The identity of one `data_points` partition (one series in one row period). */
+export interface RowKey {
+  readonly metric: string;
+  /** Epoch ms, as computed by `rowTimeOf` (format/row-time.ts). */
+  readonly rowTime: number;
+  /** Datastore type string (`kairos_long`, `kairos_double`, ...); `kairos_legacy` for keys written by KairosDB ≤ 0.9.3. */
+  readonly dataType: string;
+  readonly tags: Tags;
+}
+
+/** The API types a point can be written as (KairosDB's ingest `type`). */
+export type ValueType = 'long' | 'double' | 'string';
+
+/** The kind of values a slice carries. Number kinds keep `long` apart so answers can keep the written type. */
+export type SliceKind = 'long' | 'double' | 'string' | 'complex';
+
+interface SliceBase {
+  /** The partition the points came from. */
+  readonly key: RowKey;
+  /** Epoch ms, in scan order (ascending unless the scan asked for `desc`). `values` has the same length. */
+  readonly timestamps: Float64Array;
+}
+
+/**
+ * Long or double points. `values` is the numeric view the engine aggregates; for longs outside ±2^53
+ * `exact` carries the precise 64-bit values (it is absent when every value is a safe integer).
+ */
+export interface NumberSlice extends SliceBase {
+  readonly kind: 'long' | 'double';
+  readonly values: Float64Array;
+  readonly exact?: BigInt64Array;
+}
+
+export interface StringSlice extends SliceBase {
+  readonly kind: 'string';
+  readonly values: readonly string[];
+}
+
+/** `kairos_complex` points: `values` holds the real parts. */
+export interface ComplexSlice extends SliceBase {
+  readonly kind: 'complex';
+  readonly values: Float64Array;
+  readonly imaginary: Float64Array;
+}
+
+/**
+ * A columnar batch of consecutive points of one partition. Scans yield slices, never per-point objects.
+ * A `kairos_legacy` partition mixes long and float columns; its scan yields one slice per run of one kind.
+ */
+export type Slice = NumberSlice | StringSlice | ComplexSlice;
+
+export interface ScanOptions {
+  /** Column order within the partition (KairosDB's metric `order`). Default `asc`. */
+  readonly order?: 'asc' | 'desc';
+  /** At most this many points from this partition (KairosDB applies `limit` per partition, then again after merging). */
+  readonly limit?: number;
+  /** Points per slice (Cassandra fetch size, LMDB batch). Tests use 1 to prove answers do not depend on it. */
+  readonly pageSize?: number;
+  /** Aborts the scan: the iterator rejects with the signal's reason and releases its resources. */
+  readonly signal?: AbortSignal;
+}
+
+/** One series of a write batch, already validated (store/write-validation.ts). */
+export interface SeriesWrite {
+  readonly metric: string;
+  readonly tags: Tags;
+  readonly type: ValueType;
+  /** Seconds; 0 means no expiry. */
+  readonly ttlSeconds: number;
+  readonly timestamps: readonly number[];
+  /** `long`: number or bigint (integral); `double`: number; `string`: string. Same length as `timestamps`. */
+  readonly values: readonly (number | bigint | string)[];
+}
+
+export interface WriteBatch {
+  readonly series: readonly SeriesWrite[];
+}
+
+export interface Store {
+  readonly kind: 'embedded' | 'cassandra';
+
+  /** The row spec, read once (and written as KairosDB does for a fresh keyspace). */
+  spec(): Promise<RowSpec>;
+
+  /** `string_index` `metric_names`, sorted, names starting with `prefix`. */
+  metricNames(prefix?: string, limit?: number): Promise<string[]>;
+
+  /** `row_key_time_index`: row times of a metric with `rowTimeOf(start) <= rowTime <= end`, ascending. */
+  rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]>;
+
+  /** `row_keys`: every series of a metric at one row time. */
+  rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
+
+  /** The legacy `row_key_index` (KairosDB ≤ 1.1) for the row times covering [start, end]. Stores without it return []. */
+  legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
+
+  /** Points of one partition with start <= ts <= end (both inclusive), streamed as slices in column order. */
+  scan(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice>;
+
+  /** Writes a validated batch: index entries before data; resolves only once the store acknowledged all of it. */
+  write(batch: WriteBatch): Promise<void>;
+
+  /**
+   * Deletes points of one partition with start <= ts <= end. A covered partition is one partition delete and its
+   * `row_keys` entry goes too (and the `row_key_time_index` entry once no series is left); otherwise one range delete.
+   */
+  deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void>;
+
+  /** Removes a metric's name from `string_index` (used after all its data was deleted). */
+  deleteMetricName(metric: string): Promise<void>;
+
+  /** Resolves when the store answers a trivial read; rejects with a StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}
