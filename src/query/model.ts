@@ -10,18 +10,19 @@ export interface TimeRange {
 }
 
 /**
- * What one tag must satisfy. A series passes when it has the tag and the value is in `in` or matches `regex`
- * (whole string, KairosDB's `regex:` values); `notIn` excludes values (a series without the tag passes a
- * predicate that only has `notIn`).
+ * One condition on a tag. With `in` or `regex`, a series passes when it has the tag and the value is one of `in` or
+ * matches `regex` (the whole value, like KairosDB's `regex:` values); `notIn` excludes values (a series without the
+ * tag passes a condition that only excludes); a condition with none of them requires the tag to exist.
  */
-export interface TagPredicate {
+export interface TagCondition {
+  readonly tag: string;
   readonly in?: readonly string[];
   readonly regex?: string;
   readonly notIn?: readonly string[];
 }
 
-/** Tag name → predicate; every listed tag must pass. */
-export type TagFilter = Readonly<Record<string, TagPredicate>>;
+/** Every condition must pass. */
+export type TagFilter = readonly TagCondition[];
 
 /**
  * An aggregator as the wire names it (`least_squares`, params in snake_case such as `align_sampling`).

@@ -1,0 +1,79 @@
+/**
+ * The gateway's configuration: one table of settings read from the environment, validated at start. A bad value
+ * stops start-up with a message that names the variable and the value. The README's table is checked against
+ * SETTINGS by a test.
+ */
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly store: 'embedded';
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  readonly seedDemo: boolean;
+  readonly maxWritePoints: number;
+  readonly maxQueryPoints: number;
+}
+
+export class ConfigError extends Error {}
+
+interface Setting<K extends keyof Config> {
+  readonly env: string;
+  readonly key: K;
+  readonly default: string;
+  readonly meaning: string;
+  readonly parse: (raw: string, env: string) => Config[K];
+}
+
+function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+  return s;
+}
+
+/** Every setting, in the order the README lists them. */
+export const SETTINGS = [
+  setting({ env: 'PORT', key: 'port', default: '4000', meaning: 'HTTP port of GraphQL (`/graphql`), REST (`/api/v1`) and operations endpoints', parse: (raw, env) => integer(raw, env, 0, 65535) }),
+  setting({ env: 'HOST', key: 'host', default: '127.0.0.1', meaning: 'Address to listen on (`0.0.0.0` for every interface)', parse: (raw, env) => nonEmpty(raw, env) }),
+  setting({ env: 'STORE', key: 'store', default: 'embedded', meaning: '`embedded`: LMDB in `DATA_DIR`, no server needed', parse: (raw, env) => oneOf(raw, env, ['embedded'] as const) }),
+  setting({ env: 'DATA_DIR', key: 'dataDir', default: './data', meaning: 'Directory of the embedded store', parse: (raw, env) => nonEmpty(raw, env) }),
+  setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
+  setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the store has no metrics (`false` to start empty)', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
+  setting({ env: 'MAX_QUERY_POINTS', key: 'maxQueryPoints', default: '1000000', meaning: 'Most points one query may return', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
+] as const;
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const s of SETTINGS) {
+    const raw = env[s.env];
+    config[s.key] = s.parse(raw === undefined || raw.trim() === '' ? s.default : raw.trim(), s.env);
+  }
+  return config as unknown as Config;
+}
+
+function integer(raw: string, env: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${env} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+function nonEmpty(raw: string, env: string): string {
+  if (raw.length === 0) throw new ConfigError(`${env} must not be empty`);
+  return raw;
+}
+
+function oneOf<T extends string>(raw: string, env: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${env} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
+  }
+  return raw as T;
+}
+
+function boolean(raw: string, env: string): boolean {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${env} must be true or false (got ${JSON.stringify(raw)})`);
+}

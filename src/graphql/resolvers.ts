@@ -1,0 +1,178 @@
+/**
+ * Resolvers of schema.graphql. They translate arguments into the query model, plan through the request's
+ * loaders, and read through the engine; no resolver talks to a store table directly except through those.
+ */
+import { InputError } from '../errors.js';
+import type { PointList } from '../engine/point-list.js';
+import { readRawSeries, type RawSeries } from '../engine/raw-series.js';
+import type { Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import type { TimeRange } from '../query/model.js';
+import { planSeries } from '../query/plan.js';
+import { compileTagFilter } from '../query/tag-filter.js';
+import { partitionCovered, sliceKindOf } from '../store/format/index.js';
+import type { RowKey, ValueType } from '../store/store.js';
+import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
+import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
+import type { GatewayContext } from './context.js';
+import type { PointModel, SeriesModel } from './models.js';
+import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
+
+const MAX_METRIC_NAMES = 100_000;
+
+export const resolvers: Resolvers = {
+  Time: TimeScalar,
+  Long: LongScalar,
+  PointValue: PointValueScalar,
+
+  Query: {
+    async metricNames(_, { prefix, limit }, ctx) {
+      const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
+      return ctx.store.metricNames(prefix ?? '', max === 0 ? undefined : max);
+    },
+    async tagNames(_, args, ctx) {
+      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
+    },
+    async tagValues(_, args, ctx) {
+      if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
+      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
+    },
+    async seriesKeys(_, args, ctx) {
+      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const unique = new Map<string, RowKey>();
+      for (const key of keys) unique.set(JSON.stringify([key.dataType, key.tags]), key);
+      return [...unique.keys()].sort().map((id) => unique.get(id)!);
+    },
+    async points(_, args, ctx) {
+      const range = rangeArgs(ctx, args.from, args.to);
+      const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
+      const partitions = await seriesOf(ctx, args.metric, range, args.where);
+      const series = await readRawSeries(ctx.store, partitions, range, {
+        order: args.order === 'DESC' ? 'desc' : 'asc',
+        ...(limit ? { limit } : {}),
+        maxPoints: ctx.config.maxQueryPoints,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      return series.map(rawSeriesModel);
+    },
+  },
+
+  Mutation: {
+    async addPoints(_, { series }, ctx) {
+      const batch = validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints }, (value, pointPath) =>
+        timeArg(ctx, value as string | number, `${pointPath}.time`),
+      );
+      await ctx.store.write(batch);
+      ctx.loaders.clear();
+      return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
+    },
+    async deletePoints(_, args, ctx) {
+      const range = rangeArgs(ctx, args.from, args.to);
+      const partitions = await seriesOf(ctx, args.metric, range, args.where);
+      const spec = await ctx.store.spec();
+      let partitionsDeleted = 0;
+      for (const key of partitions) {
+        await ctx.store.deleteRange(key, range.startMs, range.endMs);
+        if (partitionCovered(spec, key.rowTime, range.startMs, range.endMs)) partitionsDeleted++;
+      }
+      ctx.loaders.clear();
+      const series = new Set(partitions.map((key) => JSON.stringify([key.dataType, key.tags]))).size;
+      return { series, partitionsDeleted, rangesDeleted: partitions.length - partitionsDeleted };
+    },
+  },
+
+  SeriesKey: {
+    metric: (key) => key.metric,
+    tags: (key) => Object.entries(key.tags).map(([name, value]) => ({ name, value })),
+    tag: (key, { name }) => (Object.hasOwn(key.tags, name) ? key.tags[name]! : null),
+    type: (key) => GRAPHQL_TYPE[sliceKindOf(key.dataType) ?? 'double'],
+  },
+
+  Series: {
+    metric: (series) => series.metric,
+    tags: (series) => Object.entries(series.tags).map(([name, values]) => ({ name, values: [...values] })),
+    tag: (series, { name }) => {
+      const values = Object.hasOwn(series.tags, name) ? series.tags[name]! : [];
+      return values.length === 1 ? values[0]! : null;
+    },
+    points: (series) => series.points,
+  },
+
+  Point: {
+    time: (p) => p.t,
+    epochMs: (p) => p.t,
+    value: (p) => numericValue(p),
+    long: (p) => (p.kind === 'long' ? (p.v as number | bigint) : null),
+    text: (p) => (p.kind === 'string' ? (p.v as string) : null),
+    imaginary: (p) => (p.kind === 'complex' ? (p.v as { imaginary: number }).imaginary : null),
+    type: (p) => (p.kind === 'null' ? null : GRAPHQL_TYPE[p.kind]),
+  },
+};
+
+const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'legacy', GraphQLValueType> = {
+  long: 'LONG',
+  double: 'DOUBLE',
+  string: 'STRING',
+  complex: 'COMPLEX',
+  // KairosDB ≤ 0.9.3 rows mix longs and floats; their points report their own type.
+  legacy: 'DOUBLE',
+};
+
+const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
+
+/** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
+async function seriesOf(ctx: GatewayContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
+  const name = validateMetricName(metric, 'metric');
+  const predicate = compileTagFilter(tagFilterArg(where), 'where');
+  const plan = await planSeries(ctx.loaders, name, range, predicate);
+  for (const warning of plan.warnings) ctx.log.warn(warning);
+  return [...plan.partitions];
+}
+
+function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
+  const path = `series[${i}]`;
+  const tags: Record<string, string> = {};
+  series.tags.forEach((tag, k) => {
+    if (Object.hasOwn(tags, tag.name)) throw new InputError(`${path}.tags[${k}].name`, tag.name, 'is given twice');
+    tags[tag.name] = tag.value;
+  });
+  const gqlType = series.type ?? 'DOUBLE';
+  const type = API_TYPE[gqlType];
+  if (type === undefined) throw new InputError(`${path}.type`, gqlType, 'cannot be written: KairosDB ingests LONG, DOUBLE and STRING');
+  return {
+    metric: series.metric,
+    tags,
+    type,
+    ...(series.ttl != null ? { ttlSeconds: series.ttl } : {}),
+    points: series.points.map((p) => ({ timestamp: p.time, value: p.value })),
+  };
+}
+
+function rawSeriesModel(series: RawSeries): SeriesModel {
+  const tags: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(series.tags)) tags[name] = [value];
+  return { metric: series.metric, tags, points: pointModels(series.points) };
+}
+
+function pointModels(points: PointList): PointModel[] {
+  const out: PointModel[] = new Array(points.length);
+  for (let i = 0; i < points.length; i++) out[i] = { t: points.timestamps[i]!, kind: points.kinds[i]!, v: points.values[i]! };
+  return out;
+}
+
+function numericValue(p: PointModel): number | null {
+  switch (p.kind) {
+    case 'long':
+    case 'double':
+      return Number(p.v);
+    case 'complex':
+      return (p.v as { real: number }).real;
+    default:
+      return null;
+  }
+}
+
+function sortedUnique(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}

@@ -1,0 +1,41 @@
+/**
+ * Planning a metric query's reads: time bounds → row times → series keys → tag filter (reference §4.2). The
+ * index reads go through the request's loaders, so concurrent plans share them.
+ */
+import { encodeTagString, sliceKindOf } from '../store/format/index.js';
+import type { RowKey } from '../store/store.js';
+import type { IndexReader } from './index-loaders.js';
+import type { TimeRange } from './model.js';
+import type { SeriesPredicate } from './tag-filter.js';
+
+export interface SeriesPlan {
+  /** Partitions to read: legacy-index keys first, then row_keys in row-time order, de-duplicated. */
+  readonly partitions: readonly RowKey[];
+  /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
+  readonly warnings: readonly string[];
+}
+
+export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<SeriesPlan> {
+  const [rowTimes, legacy] = await Promise.all([
+    index.rowTimes(metric, range.startMs, range.endMs),
+    index.legacyRowKeys(metric, range.startMs, range.endMs),
+  ]);
+  const perRowTime = await Promise.all(rowTimes.map((rowTime) => index.rowKeys(metric, rowTime)));
+  const seen = new Set<string>();
+  const partitions: RowKey[] = [];
+  const unknownTypes = new Set<string>();
+  for (const key of [legacy, ...perRowTime].flat()) {
+    if (!matches(key.tags)) continue;
+    if (sliceKindOf(key.dataType) === undefined) {
+      unknownTypes.add(key.dataType);
+      continue;
+    }
+    // The legacy and the new index can both list a partition (reference §4.2: KairosDB de-duplicates through a set).
+    const id = `${key.rowTime}\u0000${key.dataType}\u0000${encodeTagString(key.tags)}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    partitions.push(key);
+  }
+  const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
+  return { partitions, warnings };
+}

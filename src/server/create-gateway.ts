@@ -1,0 +1,84 @@
+/**
+ * Builds the gateway: graphql-yoga with its plugins in one ordered list, behind one Node HTTP listener.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, useReadinessCheck } from 'graphql-yoga';
+import type { Config } from '../config.js';
+import { createContext, type GatewayContext } from '../graphql/context.js';
+import { createGatewaySchema } from '../graphql/schema.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/store.js';
+import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
+import { createMaskError } from './mask-error.js';
+
+export interface GatewayDeps {
+  readonly store: Store;
+  readonly config: Config;
+  readonly log: Logger;
+}
+
+export function createGateway({ store, config, log }: GatewayDeps) {
+  const yoga = createYoga<object, GatewayContext>({
+    schema: createGatewaySchema(),
+    graphqlEndpoint: '/graphql',
+    // Bundled assets: GraphiQL must work where no CDN is reachable.
+    renderGraphiQL,
+    graphiql: { title: 'Kairograph', defaultQuery: DEFAULT_GRAPHIQL_QUERY },
+    landingPage: false,
+    healthCheckEndpoint: '/health',
+    context: ({ request }) => createContext(store, config, log, request.signal),
+    maskedErrors: { maskError: createMaskError(log) },
+    logging: {
+      debug: (...args) => log.debug(args.map(String).join(' ')),
+      info: (...args) => log.info(args.map(String).join(' ')),
+      warn: (...args) => log.warn(args.map(String).join(' ')),
+      error: (...args) => log.error(args.map(String).join(' ')),
+    },
+    plugins: [
+      useReadinessCheck({
+        endpoint: '/ready',
+        check: async () => {
+          await store.ping();
+        },
+      }),
+    ],
+  });
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    void yoga.handle(req, res);
+  };
+
+  return { yoga, handle };
+}
+
+export interface ListeningGateway {
+  readonly server: Server;
+  /** `http://host:port` */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
+export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<ListeningGateway> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * The query GraphiQL opens with: it runs against the demo dataset as it is, so a first visit shows real data.
+ */
+export const DEFAULT_GRAPHIQL_QUERY = `# Kairograph: GraphQL over time series stored in KairosDB's schema.
+# Press the run button. Times accept epoch milliseconds, ISO-8601 text
+# or relative times such as "now-1h"; the Docs pane lists every field.
+query Overview {
+  metricNames
+  hosts: tagValues(metric: "system.cpu.usage", tag: "host")
+  cpu: points(
+    metric: "system.cpu.usage"
+    from: "now-2m"
+    where: [{ tag: "host", in: ["web-01", "web-02"] }]
+  ) {
+    host: tag(name: "host")
+    points {
+      time
+      value
+    }
+  }
+}
+`;

@@ -1,0 +1,330 @@
+/**
+ * The embedded store: KairosDB's logical tables (spec, string_index, row_key_time_index, row_keys, data_points) in
+ * one LMDB environment, with KairosDB's keys and value encodings. One write batch is one transaction; a write is
+ * acknowledged only once LMDB has flushed it to disk.
+ */
+import { mkdirSync } from 'node:fs';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { StoreUnavailableError } from '../../errors.js';
+import { columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
+import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
+import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
+import {
+  DEFAULT_ROW_WIDTH_MS,
+  type RowKey,
+  type RowSpec,
+  type RowTimeUnit,
+  type ScanOptions,
+  type Slice,
+  type Store,
+  type WriteBatch,
+} from '../store.js';
+import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import {
+  blockFirstColumn,
+  blockKey,
+  decodeRowKeysKey,
+  metricPrefix,
+  partitionEnd,
+  partitionPrefix,
+  rowKeysKey,
+  rowTimeKey,
+  rowTimeKeyAfter,
+  rowTimeOfKey,
+  specKey,
+  stringIndexKey,
+  stringIndexName,
+} from './keys.js';
+
+export interface EmbeddedStoreOptions {
+  /** Directory of the LMDB environment; created if missing. */
+  readonly path: string;
+  /** Written to `spec` only when the store is new, as KairosDB does (default MILLISECONDS). */
+  readonly rowTimeUnit?: RowTimeUnit;
+  /** Written to `spec` only when the store is new (default 1814400000 ms, or 1814400 with unit SECONDS). */
+  readonly rowWidth?: number;
+  /** Clock for TTLs (epoch ms); tests move it forward to expire data. */
+  readonly now?: () => number;
+}
+
+/** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
+const BYTES_PER_TURN = 1 << 20;
+
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded' as const;
+  private readonly env: RootDatabase;
+  private readonly specTable: Database<Buffer, Buffer>;
+  private readonly stringIndex: Database<Buffer, Buffer>;
+  private readonly rowKeyTimeIndex: Database<Buffer, Buffer>;
+  private readonly rowKeysTable: Database<Buffer, Buffer>;
+  private readonly dataPoints: Database<Buffer, Buffer>;
+  private readonly now: () => number;
+  private readonly rowSpec: RowSpec;
+
+  private constructor(options: EmbeddedStoreOptions) {
+    mkdirSync(options.path, { recursive: true });
+    this.env = open({ path: options.path, maxDbs: 8 });
+    const table = (name: string) => this.env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', encoding: 'binary' });
+    this.specTable = table('spec');
+    this.stringIndex = table('string_index');
+    this.rowKeyTimeIndex = table('row_key_time_index');
+    this.rowKeysTable = table('row_keys');
+    this.dataPoints = table('data_points');
+    this.now = options.now ?? Date.now;
+    this.rowSpec = this.initSpec(options);
+  }
+
+  static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+    const store = new EmbeddedStore(options);
+    await store.env.flushed;
+    return store;
+  }
+
+  async spec(): Promise<RowSpec> {
+    return this.rowSpec;
+  }
+
+  async metricNames(prefix = '', limit?: number): Promise<string[]> {
+    const partition = stringIndexKey(METRIC_NAMES, '');
+    const start = stringIndexKey(METRIC_NAMES, prefix);
+    // 0xFF never occurs in UTF-8, so it bounds every name that starts with the prefix.
+    const end = Buffer.concat([start, Buffer.from([0xff])]);
+    const names: string[] = [];
+    for (const key of this.stringIndex.getKeys({ start, end, ...(limit ? { limit } : {}) })) {
+      names.push(stringIndexName(key, partition.length));
+    }
+    return names;
+  }
+
+  async rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]> {
+    if (endMs < startMs) return [];
+    const nowSeconds = this.nowSeconds();
+    const prefixLength = metricPrefix(metric).length;
+    const times: number[] = [];
+    const range = { start: rowTimeKey(metric, rowTimeOf(startMs, this.rowSpec.width)), end: rowTimeKeyAfter(metric, endMs) };
+    for (const { key, value } of this.rowKeyTimeIndex.getRange(range)) {
+      if (!isExpired(value, nowSeconds)) times.push(rowTimeOfKey(key, prefixLength));
+    }
+    return times;
+  }
+
+  async rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
+    const nowSeconds = this.nowSeconds();
+    const prefixLength = metricPrefix(metric).length;
+    const start = rowTimeKey(metric, rowTime);
+    const keys: RowKey[] = [];
+    for (const { key, value } of this.rowKeysTable.getRange({ start, end: rowTimeKeyAfter(metric, rowTime + 1) })) {
+      if (!isExpired(value, nowSeconds)) keys.push(decodeRowKeysKey(metric, key, prefixLength));
+    }
+    return keys;
+  }
+
+  async legacyRowKeys(): Promise<RowKey[]> {
+    // KairosDB ≤ 1.1's row_key_index only exists in Cassandra keyspaces that such versions wrote.
+    return [];
+  }
+
+  async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    const legacyRow = key.dataType === 'kairos_legacy';
+    const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
+    if (start >= end) return;
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const descending = options.order === 'desc';
+    const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE);
+    const prefix = partitionPrefix(encodeRowKey(key));
+    const nowSeconds = this.nowSeconds();
+    const ready: Slice[] = [];
+    let emitted = 0;
+    let sinceTurn = 0;
+    const add = (column: number, buf: Uint8Array, valueStart: number, valueEnd: number): boolean => {
+      const full = builder.add(column, buf, valueStart, valueEnd);
+      if (full) ready.push(full);
+      return ++emitted >= limit;
+    };
+    // Blocks are keyed by their first column, so the block holding `start` may begin before it.
+    const range = descending
+      ? { start: blockKey(prefix, end - 1), end: prefix, reverse: true }
+      : { start: this.blockAtOrBefore(prefix, start) ?? blockKey(prefix, start), end: blockKey(prefix, end) };
+    const cursor = new BlockCursor();
+    const cells = emptyCells();
+    let done = false;
+    for (const { key: blockKeyBytes, value: block } of this.dataPoints.getRange(range)) {
+      options.signal?.throwIfAborted();
+      if (descending) {
+        cells.columns.length = cells.expiries.length = cells.values.length = 0;
+        readBlock(block, cells, nowSeconds);
+        for (let i = cells.columns.length - 1; i >= 0 && !done; i--) {
+          const column = cells.columns[i]!;
+          if (column < start || column >= end) continue;
+          done = add(column, cells.values[i]!, 0, cells.values[i]!.length);
+        }
+        done ||= blockFirstColumn(blockKeyBytes) <= start;
+      } else {
+        cursor.reset(block);
+        while (!done && cursor.next()) {
+          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
+          done = add(cursor.column, block, cursor.valueStart, cursor.valueEnd);
+        }
+      }
+      sinceTurn += block.length;
+      yield* ready.splice(0);
+      if (done) break;
+      if (sinceTurn >= BYTES_PER_TURN) {
+        sinceTurn = 0;
+        await yieldToEventLoop();
+      }
+    }
+    const rest = builder.flush();
+    if (rest) yield rest;
+  }
+
+  async write(batch: WriteBatch): Promise<void> {
+    const partitions = toPartitionWrites(this.rowSpec, batch);
+    if (partitions.length === 0) return;
+    const nowMs = this.now();
+    await this.transaction(() => {
+      for (const partition of partitions) this.writePartition(partition, nowMs);
+    });
+  }
+
+  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
+    const prefix = partitionPrefix(encodeRowKey(key));
+    await this.transaction(() => {
+      if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
+        for (const blockKeyBytes of this.dataPoints.getKeys({ start: prefix, end: partitionEnd(prefix) })) {
+          this.dataPoints.removeSync(blockKeyBytes);
+        }
+        this.rowKeysTable.removeSync(rowKeysKey(key));
+        const others = this.rowKeysTable.getKeys({ start: rowTimeKey(key.metric, key.rowTime), end: rowTimeKeyAfter(key.metric, key.rowTime + 1), limit: 1 });
+        if (isEmpty(others)) this.rowKeyTimeIndex.removeSync(rowTimeKey(key.metric, key.rowTime));
+        return;
+      }
+      const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === 'kairos_legacy');
+      if (bounds.start >= bounds.end) return;
+      this.rewriteBlocks(prefix, bounds.start, bounds.end - 1, (cells) => removeColumns(cells, bounds.start, bounds.end));
+    });
+  }
+
+  async deleteMetricName(metric: string): Promise<void> {
+    await this.transaction(() => this.stringIndex.removeSync(stringIndexKey(METRIC_NAMES, metric)));
+  }
+
+  async ping(): Promise<void> {
+    try {
+      this.specTable.get(specKey(CLUSTER_CONFIG, ROW_TIME_UNIT));
+    } catch (error) {
+      throw new StoreUnavailableError('embedded', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+
+  /** Index rows first, then data: a point is never stored without a way to find it (same transaction anyway). */
+  private writePartition(partition: PartitionWrite, nowMs: number): void {
+    const { key, keyBytes } = partition;
+    const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
+    putIndex(this.rowKeyTimeIndex, rowTimeKey(key.metric, key.rowTime), indexExpiry);
+    putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry);
+    this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, key.metric), STRING_INDEX_VALUE);
+    const incoming: Cells = {
+      columns: partition.columns,
+      expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
+      values: partition.values,
+    };
+    const prefix = partitionPrefix(keyBytes);
+    this.rewriteBlocks(prefix, partition.columns[0]!, partition.columns[partition.columns.length - 1]!, (cells) => mergeCells(cells, incoming));
+  }
+
+  /** Rewrites the blocks that can hold columns in [from, to] (inclusive) with `change` applied to their cells. */
+  private rewriteBlocks(prefix: Buffer, from: number, to: number, change: (cells: Cells) => Cells): void {
+    const nowSeconds = this.nowSeconds();
+    const start = this.blockAtOrBefore(prefix, from) ?? blockKey(prefix, from);
+    const end = to >= 0xffffffff ? partitionEnd(prefix) : blockKey(prefix, to + 1);
+    const existing = emptyCells();
+    const old: Buffer[] = [];
+    for (const { key, value } of this.dataPoints.getRange({ start, end })) {
+      old.push(key);
+      readBlock(value, existing, nowSeconds);
+    }
+    // Values of `existing` are views into blocks of this transaction's snapshot; encode before removing anything.
+    const blocks = encodeBlocks(change(existing));
+    for (const key of old) this.dataPoints.removeSync(key);
+    for (const block of blocks) this.dataPoints.putSync(blockKey(prefix, block.firstColumn), block.bytes);
+  }
+
+  /** The key of the partition's last block whose first column is <= `column`. */
+  private blockAtOrBefore(prefix: Buffer, column: number): Buffer | undefined {
+    for (const key of this.dataPoints.getKeys({ start: blockKey(prefix, column), end: prefix, reverse: true, limit: 1 })) {
+      return blockFirstColumn(key) <= column ? Buffer.from(key) : undefined;
+    }
+    return undefined;
+  }
+
+  /** Runs `work` as one all-or-nothing transaction and resolves once it is durable on disk. */
+  private async transaction(work: () => void): Promise<void> {
+    // A plain lmdb-js transaction commits what ran before an exception; a child transaction rolls it back.
+    await this.env.childTransaction(work);
+    await this.env.flushed;
+  }
+
+  /** KairosDB's rule (reference §1): a new store gets LEGACY if metric names already exist, else the configured unit. */
+  private initSpec(options: EmbeddedStoreOptions): RowSpec {
+    const read = (name: string) => this.specTable.get(specKey(CLUSTER_CONFIG, name))?.toString('utf8');
+    let unit = read(ROW_TIME_UNIT) as RowTimeUnit | undefined;
+    let widthText = read(ROW_WIDTH);
+    if (unit === undefined) {
+      const names = stringIndexKey(METRIC_NAMES, '');
+      const hasNames = !isEmpty(this.stringIndex.getKeys({ start: names, end: Buffer.concat([names, Buffer.from([0xff])]), limit: 1 }));
+      unit = hasNames ? 'LEGACY' : (options.rowTimeUnit ?? 'MILLISECONDS');
+      this.specTable.putSync(specKey(CLUSTER_CONFIG, ROW_TIME_UNIT), Buffer.from(unit));
+    }
+    if (widthText === undefined) {
+      widthText = String(options.rowWidth ?? (unit === 'SECONDS' ? DEFAULT_ROW_WIDTH_MS / 1000 : DEFAULT_ROW_WIDTH_MS));
+      this.specTable.putSync(specKey(CLUSTER_CONFIG, ROW_WIDTH), Buffer.from(widthText));
+    }
+    if (unit !== 'MILLISECONDS' && unit !== 'SECONDS' && unit !== 'LEGACY') throw new Error(`spec row_time_unit is not a known unit: ${JSON.stringify(unit)}`);
+    const width = Number(widthText);
+    if (!Number.isSafeInteger(width) || width <= 0) throw new Error(`spec row_width is not a positive integer: ${JSON.stringify(widthText)}`);
+    return { unit, width };
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+}
+
+const METRIC_NAMES = 'metric_names';
+const CLUSTER_CONFIG = 'cluster_config';
+const ROW_TIME_UNIT = 'row_time_unit';
+const ROW_WIDTH = 'row_width';
+/** KairosDB writes 0x00 as every string_index value. */
+const STRING_INDEX_VALUE = Buffer.from([0]);
+
+/** Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL. */
+function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): void {
+  const current = table.get(key);
+  if (current !== undefined) {
+    const old = current.readUInt32BE(0);
+    if (old === 0 || (expiry !== 0 && old >= expiry)) return;
+  }
+  const value = Buffer.allocUnsafe(4);
+  value.writeUInt32BE(expiry, 0);
+  table.putSync(key, value);
+}
+
+function isEmpty(entries: Iterable<unknown>): boolean {
+  for (const _ of entries) return false;
+  return true;
+}
+
+function isExpired(value: Buffer, nowSeconds: number): boolean {
+  const expiry = value.readUInt32BE(0);
+  return expiry !== 0 && expiry <= nowSeconds;
+}
+
+function expiryOf(ttlSeconds: number, nowMs: number): number {
+  return ttlSeconds === 0 ? 0 : Math.floor(nowMs / 1000) + ttlSeconds;
+}

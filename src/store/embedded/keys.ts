@@ -1,0 +1,99 @@
+/**
+ * LMDB key layouts of the embedded store's tables. LMDB compares keys as unsigned bytes, like Cassandra compares
+ * blobs, so each layout puts the partition first and orders what follows the way KairosDB's clustering does.
+ */
+import { decodeTagString, encodeTagString } from '../format/index.js';
+import type { RowKey } from '../store.js';
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** `data_points`: [u16 row key length][row key bytes][u32 first column of the block]. */
+export function partitionPrefix(rowKeyBytes: Uint8Array): Buffer {
+  if (rowKeyBytes.length > 0xffff) throw new RangeError(`row key of ${rowKeyBytes.length} bytes is over the 65535-byte limit`);
+  const prefix = Buffer.allocUnsafe(2 + rowKeyBytes.length);
+  prefix.writeUInt16BE(rowKeyBytes.length, 0);
+  prefix.set(rowKeyBytes, 2);
+  return prefix;
+}
+
+export function blockKey(prefix: Uint8Array, firstColumn: number): Buffer {
+  const key = Buffer.allocUnsafe(prefix.length + 4);
+  key.set(prefix, 0);
+  key.writeUInt32BE(firstColumn, prefix.length);
+  return key;
+}
+
+/** Sorts after every block key of the partition (block keys have exactly 4 bytes after the prefix). */
+export function partitionEnd(prefix: Uint8Array): Buffer {
+  return Buffer.concat([prefix, Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff])]);
+}
+
+export function blockFirstColumn(key: Uint8Array): number {
+  return ((key[key.length - 4]! << 24) >>> 0) + (key[key.length - 3]! << 16) + (key[key.length - 2]! << 8) + key[key.length - 1]!;
+}
+
+/** `row_key_time_index` partition of a metric: [metric][0x00]; a row time follows as a sortable i64. */
+export function metricPrefix(metric: string): Buffer {
+  return Buffer.concat([utf8.encode(metric), ZERO]);
+}
+
+export function rowTimeKey(metric: string, rowTime: number): Buffer {
+  return Buffer.concat([metricPrefix(metric), sortableInt64(rowTime)]);
+}
+
+/** Exclusive upper bound that still takes in `rowTime` itself (a longer key sorts after its prefix). */
+export function rowTimeKeyAfter(metric: string, rowTime: number): Buffer {
+  return Buffer.concat([rowTimeKey(metric, rowTime), ZERO]);
+}
+
+export function rowTimeOfKey(key: Uint8Array, metricPrefixLength: number): number {
+  return readSortableInt64(key, metricPrefixLength);
+}
+
+/** `row_keys`: [metric][0x00][sortable row time][data type][0x00][tag string]. */
+export function rowKeysKey(key: RowKey): Buffer {
+  return Buffer.concat([rowTimeKey(key.metric, key.rowTime), utf8.encode(key.dataType), ZERO, utf8.encode(encodeTagString(key.tags))]);
+}
+
+export function decodeRowKeysKey(metric: string, key: Uint8Array, metricPrefixLength: number): RowKey {
+  const rowTime = readSortableInt64(key, metricPrefixLength);
+  const typeStart = metricPrefixLength + 8;
+  const typeEnd = key.indexOf(0, typeStart);
+  return {
+    metric,
+    rowTime,
+    dataType: utf8Decoder.decode(key.subarray(typeStart, typeEnd)),
+    tags: decodeTagString(utf8Decoder.decode(key.subarray(typeEnd + 1))),
+  };
+}
+
+/** `string_index`: [partition name][0x00][name]. */
+export function stringIndexKey(partition: string, name: string): Buffer {
+  return Buffer.concat([utf8.encode(partition), ZERO, utf8.encode(name)]);
+}
+
+export function stringIndexName(key: Uint8Array, partitionPrefixLength: number): string {
+  return utf8Decoder.decode(key.subarray(partitionPrefixLength));
+}
+
+/** `spec`: [spec_type][0x00][name]. */
+export function specKey(specType: string, name: string): Buffer {
+  return Buffer.concat([utf8.encode(specType), ZERO, utf8.encode(name)]);
+}
+
+/** Big-endian with the sign bit flipped, so byte order is numeric order for negative row times too. */
+function sortableInt64(value: number): Buffer {
+  const bytes = Buffer.allocUnsafe(8);
+  bytes.writeBigInt64BE(BigInt(value));
+  bytes[0]! ^= 0x80;
+  return bytes;
+}
+
+function readSortableInt64(key: Uint8Array, offset: number): number {
+  const bytes = Buffer.from(key.subarray(offset, offset + 8));
+  bytes[0]! ^= 0x80;
+  return Number(bytes.readBigInt64BE(0));
+}
+
+const ZERO = Buffer.from([0]);

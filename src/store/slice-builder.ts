@@ -1,0 +1,124 @@
+/**
+ * Decodes a partition's cells (4-byte column name + KairosDB value bytes) into columnar slices. Both stores feed
+ * it, so every decoding rule (units, legacy flags, 64-bit longs) lives here once.
+ */
+import type { RowKey, RowSpec, Slice, SliceKind } from './store.js';
+import {
+  decodeColumn,
+  decodeComplex,
+  decodeDouble,
+  decodeLegacyDouble,
+  decodeLegacyLong,
+  decodeLong,
+  decodeString,
+  legacyColumnIsDouble,
+  sliceKindOf,
+} from './format/index.js';
+
+export const DEFAULT_PAGE_SIZE = 4096;
+
+/**
+ * Accumulates cells of one partition, in scan order, into pages of `pageSize` points. `add` returns the page it
+ * completed, if any (a full page, or the run that ended because a legacy row switched between long and float).
+ */
+export class SliceBuilder {
+  private readonly legacy: boolean;
+  private readonly rowKind: SliceKind | undefined;
+  private kind: SliceKind | undefined;
+  private length = 0;
+  private timestamps: Float64Array;
+  private numbers: Float64Array;
+  private imaginary: Float64Array | undefined;
+  private strings: string[] | undefined;
+  private exact: BigInt64Array | undefined;
+
+  constructor(
+    private readonly key: RowKey,
+    private readonly spec: RowSpec,
+    private readonly pageSize: number = DEFAULT_PAGE_SIZE,
+  ) {
+    const kind = sliceKindOf(key.dataType);
+    if (kind === undefined) throw new Error(`cannot decode data type ${JSON.stringify(key.dataType)} of metric ${key.metric}`);
+    this.legacy = kind === 'legacy';
+    this.rowKind = kind === 'legacy' ? undefined : kind;
+    this.timestamps = new Float64Array(pageSize);
+    this.numbers = new Float64Array(pageSize);
+  }
+
+  /** Adds the cell `column` with value bytes `buf[start, end)`. */
+  add(column: number, buf: Uint8Array, start: number, end: number): Slice | undefined {
+    const kind = this.legacy ? (legacyColumnIsDouble(column) ? 'double' : 'long') : this.rowKind!;
+    let done: Slice | undefined;
+    if (this.length === this.pageSize || (this.length > 0 && kind !== this.kind)) done = this.take();
+    if (this.length === 0) this.begin(kind);
+    const i = this.length++;
+    this.timestamps[i] = decodeColumn(this.spec, this.key.rowTime, column, this.legacy);
+    switch (kind) {
+      case 'long': {
+        const v = this.legacy ? decodeLegacyLong(buf, start, end) : decodeLong(buf, start, end);
+        if (typeof v === 'number') {
+          this.numbers[i] = v;
+          if (this.exact !== undefined) this.exact[i] = BigInt(v);
+        } else {
+          this.numbers[i] = Number(v);
+          this.needExact()[i] = v;
+        }
+        break;
+      }
+      case 'double':
+        this.numbers[i] = this.legacy ? decodeLegacyDouble(buf, start, end) : decodeDouble(buf, start);
+        break;
+      case 'string':
+        this.strings!.push(decodeString(buf, start, end));
+        break;
+      case 'complex': {
+        const c = decodeComplex(buf, start);
+        this.numbers[i] = c.real;
+        this.imaginary![i] = c.imaginary;
+        break;
+      }
+    }
+    return done;
+  }
+
+  /** The last, partial page. */
+  flush(): Slice | undefined {
+    return this.length > 0 ? this.take() : undefined;
+  }
+
+  private begin(kind: SliceKind): void {
+    this.kind = kind;
+    // Pages are handed out, never reused: consumers may keep a slice while the scan goes on.
+    this.timestamps = new Float64Array(this.pageSize);
+    this.numbers = new Float64Array(this.pageSize);
+    this.imaginary = kind === 'complex' ? new Float64Array(this.pageSize) : undefined;
+    this.strings = kind === 'string' ? [] : undefined;
+    this.exact = undefined;
+  }
+
+  /** Longs beyond ±2^53 need their exact values kept beside the numeric view; earlier ones were safe integers. */
+  private needExact(): BigInt64Array {
+    if (this.exact === undefined) {
+      this.exact = new BigInt64Array(this.pageSize);
+      for (let j = 0; j < this.length - 1; j++) this.exact[j] = BigInt(this.numbers[j]!);
+    }
+    return this.exact;
+  }
+
+  private take(): Slice {
+    const n = this.length;
+    this.length = 0;
+    const key = this.key;
+    const timestamps = this.timestamps.subarray(0, n);
+    switch (this.kind!) {
+      case 'string':
+        return { key, kind: 'string', timestamps, values: this.strings! };
+      case 'complex':
+        return { key, kind: 'complex', timestamps, values: this.numbers.subarray(0, n), imaginary: this.imaginary!.subarray(0, n) };
+      default: {
+        const slice = { key, kind: this.kind as 'long' | 'double', timestamps, values: this.numbers.subarray(0, n) };
+        return this.exact === undefined ? slice : { ...slice, exact: this.exact.subarray(0, n) };
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Validates points from any front end into a WriteBatch before anything is written, so a bad point rejects the
+ * whole batch with an error that names its field and value.
+ */
+import { InputError } from '../errors.js';
+import { modifiedUtf8Length } from './format/index.js';
+import type { SeriesWrite, Tags, ValueType, WriteBatch } from './store.js';
+
+export interface PointInput {
+  readonly timestamp: unknown;
+  readonly value: unknown;
+}
+
+export interface SeriesInput {
+  readonly metric: unknown;
+  readonly tags: unknown;
+  readonly type: ValueType;
+  readonly ttlSeconds?: unknown;
+  readonly points: readonly PointInput[];
+}
+
+export interface WriteLimits {
+  /** Most points one batch may carry. */
+  readonly maxPoints: number;
+}
+
+/**
+ * Reads a point's timestamp as the front end accepts it (GraphQL's Time, KairosDB's epoch ms) and throws an
+ * InputError naming the field in its own vocabulary under `pointPath` (e.g. `series[0].points[3]`).
+ */
+export type TimestampReader = (value: unknown, pointPath: string) => number;
+
+/** Cassandra's MAX_TTL (20 years); KairosDB drops points with a longer TTL (#621), we reject them. */
+export const MAX_TTL_SECONDS = 630_720_000;
+const MAX_STRING_BYTES = 65_535;
+const MIN_LONG = -(2n ** 63n);
+const MAX_LONG = 2n ** 63n - 1n;
+
+/** `path` names the list in the caller's vocabulary (`series` in GraphQL), for error fields like `series[2].points[0].value`. */
+export function validateWrite(input: readonly SeriesInput[], path: string, limits: WriteLimits, readTimestamp: TimestampReader = epochMillis): WriteBatch {
+  let total = 0;
+  for (const series of input) total += series.points.length;
+  if (total > limits.maxPoints) throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
+  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, readTimestamp)) };
+}
+
+function validateSeries(series: SeriesInput, path: string, readTimestamp: TimestampReader): SeriesWrite {
+  const metric = validateMetricName(series.metric, `${path}.metric`);
+  const tags = validateTags(series.tags, `${path}.tags`);
+  const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
+  const parse = VALUE_PARSERS[series.type];
+  const timestamps: number[] = new Array(series.points.length);
+  const values: (number | bigint | string)[] = new Array(series.points.length);
+  series.points.forEach((point, j) => {
+    timestamps[j] = readTimestamp(point.timestamp, `${path}.points[${j}]`);
+    values[j] = parse(point.value, `${path}.points[${j}].value`);
+  });
+  return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
+}
+
+export function validateMetricName(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new InputError(field, value, 'must be a string');
+  if (value.length === 0) throw new InputError(field, value, 'must not be empty');
+  // The row key ends the metric name at the first 0x00 byte (reference §2.1).
+  if (value.includes('\u0000')) throw new InputError(field, value, 'must not contain the character U+0000');
+  return value;
+}
+
+function validateTags(value: unknown, field: string): Tags {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of tag names to values');
+  const entries = Object.entries(value);
+  // KairosDB rejects series without tags at ingest.
+  if (entries.length === 0) throw new InputError(field, value, 'must hold at least one tag');
+  const tags: Record<string, string> = {};
+  for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
+    if (typeof tagValue !== 'string') throw new InputError(`${field}.${name}`, tagValue, 'must be a string');
+    if (tagValue.length === 0) throw new InputError(`${field}.${name}`, tagValue, 'must not be empty');
+    tags[name] = tagValue;
+  }
+  return tags;
+}
+
+function validateTtl(value: unknown, field: string): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TTL_SECONDS) {
+    throw new InputError(field, value, `must be a whole number of seconds from 0 to ${MAX_TTL_SECONDS}`);
+  }
+  return value;
+}
+
+/** The default reader: `timestamp`, an integer number of epoch milliseconds. */
+export function epochMillis(value: unknown, pointPath: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new InputError(`${pointPath}.timestamp`, value, 'must be an integer number of epoch milliseconds');
+  return value;
+}
+
+const VALUE_PARSERS: Record<ValueType, (value: unknown, field: string) => number | bigint | string> = {
+  long(value, field) {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+    let integer: bigint;
+    if (typeof value === 'number' && Number.isInteger(value)) integer = BigInt(value);
+    else if (typeof value === 'bigint') integer = value;
+    else if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) integer = BigInt(value.trim());
+    else throw new InputError(field, value, 'must be an integer for type long');
+    if (integer < MIN_LONG || integer > MAX_LONG) throw new InputError(field, value, 'must fit in a signed 64-bit long');
+    return integer >= -MAX_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
+  },
+  double(value, field) {
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new InputError(field, value, 'must be a finite number for type double');
+    return number;
+  },
+  string(value, field) {
+    if (typeof value !== 'string') throw new InputError(field, value, 'must be a string for type string');
+    const bytes = modifiedUtf8Length(value);
+    if (bytes > MAX_STRING_BYTES) throw new InputError(field, `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
+    return value;
+  },
+};
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
