@@ -1,0 +1,79 @@
+// The tag string inside data_points row keys (reference §2.1): `escKey(k)=escVal(v):` per tag in sorted key order,
+// with KairosDB's two different escape characters for keys and values.
+import type { Tags } from '../store.js';
+
+const SPECIAL = /[:=]/g;
+
+/** Tags sorted by key in UTF-16 code-unit order, which is Java's `String.compareTo` and so KairosDB's SortedMap. */
+export function encodeTagString(tags: Tags): string {
+  const keys = Object.keys(tags).sort();
+  let out = '';
+  for (const key of keys) out += `${escape(key, ':')}=${escape(tags[key]!, '=')}:`;
+  return out;
+}
+
+/**
+ * KairosDB's two-state scanner. It also reads tag strings written before v1.1.3 (no escaping) as long as their names
+ * and values hold no `:` or `=`. Like KairosDB it drops a trailing tag that lacks its closing `:`.
+ * Keys come out in sorted order, except that JS objects always list integer-like keys first.
+ */
+export function decodeTagString(s: string): Record<string, string> {
+  const tags: Record<string, string> = {};
+  let key: string | undefined;
+  let mark = 0;
+  let previous: string | undefined;
+  let sorted = true;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (key === undefined) {
+      if (ch === EQUALS) {
+        key = unescape(s, mark, i, COLON);
+        mark = i + 1;
+      } else if (ch === COLON) {
+        i++;
+      }
+    } else if (ch === COLON) {
+      setTag(tags, key, unescape(s, mark, i, EQUALS));
+      if (previous !== undefined && previous > key) sorted = false;
+      previous = key;
+      key = undefined;
+      mark = i + 1;
+    } else if (ch === EQUALS) {
+      i++;
+    }
+  }
+  return sorted ? tags : sortTags(tags);
+}
+
+const COLON = 0x3a;
+const EQUALS = 0x3d;
+
+function escape(s: string, escapeChar: string): string {
+  return s.includes(':') || s.includes('=') ? s.replace(SPECIAL, `${escapeChar}$&`) : s;
+}
+
+/** Drops each escape character and keeps the one after it, as KairosDB's `unEscape` does. */
+function unescape(s: string, start: number, end: number, escapeCode: number): string {
+  let from = start;
+  let out = '';
+  for (let i = start; i < end; i++) {
+    if (s.charCodeAt(i) === escapeCode) {
+      out += s.slice(from, i);
+      i++;
+      from = i;
+    }
+  }
+  return from === start ? s.slice(start, end) : out + s.slice(from, end);
+}
+
+/** A tag named `__proto__` must become an own property, not the object's prototype. */
+function setTag(tags: Record<string, string>, key: string, value: string): void {
+  if (key === '__proto__') Object.defineProperty(tags, key, { value, enumerable: true, writable: true, configurable: true });
+  else tags[key] = value;
+}
+
+function sortTags(tags: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(tags).sort()) setTag(out, key, tags[key]!);
+  return out;
+}
