@@ -3,7 +3,10 @@
  * embedded store (unit run) and Cassandra (integration run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RowKey, RowTimeUnit, ScanOptions, Slice, Store, WriteBatch } from '../src/store/store.js';
+import type { RowTimeUnit, Slice, Store, WriteBatch } from '../src/store/store.js';
+import { partitionsOf, scanAll } from './support/store-reads.js';
+
+export { partitionsOf, scanAll };
 
 export interface StoreFactoryOptions {
   readonly rowWidth?: number;
@@ -12,30 +15,6 @@ export interface StoreFactoryOptions {
 
 /** Creates a fresh, empty store; the suite closes it. */
 export type StoreFactory = (options?: StoreFactoryOptions) => Promise<Store>;
-
-export interface ScannedPoint {
-  readonly t: number;
-  readonly v: number | bigint | string;
-  readonly kind: Slice['kind'];
-}
-
-export async function scanAll(store: Store, key: RowKey, startMs: number, endMs: number, options?: ScanOptions): Promise<ScannedPoint[]> {
-  const points: ScannedPoint[] = [];
-  for await (const slice of store.scan(key, startMs, endMs, options)) {
-    for (let i = 0; i < slice.timestamps.length; i++) {
-      // Longs come back as bigints here so exact 64-bit values and safe ones compare alike.
-      const v = slice.kind === 'string' ? slice.values[i]! : slice.kind === 'long' ? (slice.exact?.[i] ?? BigInt(slice.values[i]!)) : slice.values[i]!;
-      points.push({ t: slice.timestamps[i]!, v, kind: slice.kind });
-    }
-  }
-  return points;
-}
-
-/** Every partition of a metric in a range, through the index tables, as the planner finds them. */
-export async function partitionsOf(store: Store, metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
-  const times = await store.rowTimes(metric, startMs, endMs);
-  return (await Promise.all(times.map((t) => store.rowKeys(metric, t)))).flat();
-}
 
 const WIDTH = 1000;
 
