@@ -34,18 +34,28 @@ export function encodeLong(v: number | bigint): Uint8Array {
  * the bits of a 10th byte that do not fit in 64 bits.
  */
 export function decodeLong(buf: Uint8Array, start = 0, end: number = buf.length): number | bigint {
-  // Up to 7 bytes (49 bits) the sum stays exact in a double, so the common case needs no BigInt.
-  const fastEnd = end - start > 7 ? start + 7 : end;
-  let u = 0;
-  let scale = 1;
+  // Up to 4 bytes (28 bits) int32 arithmetic suffices and up to 7 (49 bits) a double stays exact, so only varints
+  // beyond ±2^48 take the slower tail and only values beyond ±(2^53-1) a BigInt.
+  const available = end - start;
+  const intEnd = available < 4 ? end : start + 4;
   let i = start;
-  while (i < fastEnd) {
+  let u = 0;
+  let shift = 0;
+  while (i < intEnd) {
+    const b = buf[i++]!;
+    u |= (b & 0x7f) << shift;
+    if (b < 0x80) return (u >>> 1) ^ -(u & 1);
+    shift += 7;
+  }
+  const wideEnd = available < 7 ? end : start + 7;
+  let scale = 2 ** 28;
+  while (i < wideEnd) {
     const b = buf[i++]!;
     u += (b & 0x7f) * scale;
     if (b < 0x80) return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
     scale *= 0x80;
   }
-  if (i === end) throw truncatedVarint(end - start);
+  if (i === end) throw truncatedVarint(available);
   return decodeLongTail(buf, i, end, u);
 }
 
