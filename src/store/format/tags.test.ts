@@ -2,9 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeTagString, encodeTagString } from './tags.js';
 
+/** Any code point but a lone surrogate, in ASCII, the rest of the BMP and the supplementary planes alike. */
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
+  .filter((c) => c < 0xd800 || c > 0xdfff)
+  .map((c) => String.fromCodePoint(c));
+
 /** Names and values full of the two special characters, mixed with any code point. */
 const tagText = fc.string({
-  unit: fc.oneof(fc.constantFrom(':', '=', '\u0000'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+  unit: fc.oneof(fc.constantFrom(':', '=', '\u0000'), anyChar),
   maxLength: 12,
 });
 const tagMap = fc.dictionary(tagText, tagText, { maxKeys: 6 });
@@ -56,6 +62,12 @@ describe('decodeTagString', () => {
     expect(Object.keys(decodeTagString('z=1:a=2:m=3:'))).toEqual(['a', 'm', 'z']);
   });
 
+  it('cannot order integer-like keys, which JS objects always list first; encoding re-sorts them', () => {
+    const tags = decodeTagString('10=x:9=y:a=z:');
+    expect(Object.keys(tags)).toEqual(['9', '10', 'a']);
+    expect(encodeTagString(tags)).toBe('10=x:9=y:a=z:');
+  });
+
   it('keeps a tag named __proto__ as an own property of a plain object', () => {
     const tags = decodeTagString('__proto__=x:a=1:');
     expect(Object.getPrototypeOf(tags)).toBe(Object.prototype);
@@ -67,9 +79,7 @@ describe('decodeTagString', () => {
   it('round-trips any tag map', () => {
     fc.assert(
       fc.property(tagMap, (tags) => {
-        const decoded = decodeTagString(encodeTagString(tags));
-        expect(decoded).toEqual({ ...tags });
-        expect(Object.keys(decoded)).toEqual(Object.keys(tags).sort());
+        expect(decodeTagString(encodeTagString(tags))).toEqual({ ...tags });
       }),
     );
   });
