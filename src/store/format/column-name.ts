@@ -5,7 +5,7 @@ import { rowWidthMs } from './row-time.js';
 
 /**
  * KairosDB's `RowSpec.getColumnName`: the low 32 bits of what Java computes in int arithmetic. LEGACY (clusters
- * created by ≤1.2) shifts the offset left to keep bit 0 free for the old type flag, which reaches past 2^31.
+ * created by ≤1.2) shifts the offset left to keep bit 0 free for the old type flag, so a 3-week row's columns pass 2^31.
  */
 export function encodeColumn(spec: RowSpec, rowTime: number, ts: number): number {
   const offset = ts - rowTime;

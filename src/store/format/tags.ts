@@ -8,7 +8,7 @@ const SPECIAL = /[:=]/g;
 export function encodeTagString(tags: Tags): string {
   const keys = Object.keys(tags).sort();
   let out = '';
-  for (const key of keys) out += `${escape(key, ':')}=${escape(tags[key]!, '=')}:`;
+  for (const key of keys) out += `${escapeWith(key, ':')}=${escapeWith(tags[key]!, '=')}:`;
   return out;
 }
 
@@ -27,13 +27,13 @@ export function decodeTagString(s: string): Record<string, string> {
     const ch = s.charCodeAt(i);
     if (key === undefined) {
       if (ch === EQUALS) {
-        key = unescape(s, mark, i, COLON);
+        key = unescapeWith(s, mark, i, COLON);
         mark = i + 1;
       } else if (ch === COLON) {
         i++;
       }
     } else if (ch === COLON) {
-      setTag(tags, key, unescape(s, mark, i, EQUALS));
+      setTag(tags, key, unescapeWith(s, mark, i, EQUALS));
       if (previous !== undefined && previous > key) sorted = false;
       previous = key;
       key = undefined;
@@ -48,12 +48,12 @@ export function decodeTagString(s: string): Record<string, string> {
 const COLON = 0x3a;
 const EQUALS = 0x3d;
 
-function escape(s: string, escapeChar: string): string {
+function escapeWith(s: string, escapeChar: string): string {
   return s.includes(':') || s.includes('=') ? s.replace(SPECIAL, `${escapeChar}$&`) : s;
 }
 
 /** Drops each escape character and keeps the one after it, as KairosDB's `unEscape` does. */
-function unescape(s: string, start: number, end: number, escapeCode: number): string {
+function unescapeWith(s: string, start: number, end: number, escapeCode: number): string {
   let from = start;
   let out = '';
   for (let i = start; i < end; i++) {
