@@ -27,7 +27,6 @@ export interface PartitionWrite {
 }
 
 export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): PartitionWrite[] {
-  type Pending = { key: RowKey; keyBytes: Uint8Array; cells: Map<number, [Uint8Array, number]> };
   // series identity → row time → partition; identity is computed once per series, never per point.
   const bySeries = new Map<string, Map<number, Pending>>();
   for (const series of batch.series) {
@@ -36,28 +35,31 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): PartitionWr
     const seriesId = JSON.stringify([series.metric, dataType, Object.entries(series.tags).sort(byName)]);
     let rows = bySeries.get(seriesId);
     if (rows === undefined) bySeries.set(seriesId, (rows = new Map()));
+    let partition: Pending | undefined;
     for (let i = 0; i < series.timestamps.length; i++) {
       const ts = series.timestamps[i]!;
       const rowTime = rowTimeOf(ts, spec.width);
-      let partition = rows.get(rowTime);
-      if (partition === undefined) {
-        const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
-        partition = { key, keyBytes: encodeRowKey(key), cells: new Map() };
-        rows.set(rowTime, partition);
+      if (partition === undefined || partition.key.rowTime !== rowTime) {
+        partition = rows.get(rowTime);
+        if (partition === undefined) {
+          const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
+          partition = { key, keyBytes: encodeRowKey(key), columns: [], values: [], ttls: [], ordered: true };
+          rows.set(rowTime, partition);
+        }
       }
-      // Map keeps first-insertion order; delete first so the last write of a column is the one kept.
       const column = encodeColumn(spec, rowTime, ts);
-      partition.cells.delete(column);
-      partition.cells.set(column, [encode(series.values[i]!), series.ttlSeconds]);
+      const last = partition.columns.length - 1;
+      if (last >= 0 && column <= partition.columns[last]!) partition.ordered = false;
+      partition.columns.push(column);
+      partition.values.push(encode(series.values[i]!));
+      partition.ttls.push(series.ttlSeconds);
     }
   }
   const widthSeconds = rowWidthMs(spec) / 1000;
   const out: PartitionWrite[] = [];
   for (const rows of bySeries.values()) {
-    for (const { key, keyBytes, cells } of rows.values()) {
-      const columns = [...cells.keys()].sort((a, b) => a - b);
-      const values = columns.map((c) => cells.get(c)![0]);
-      const ttls = columns.map((c) => cells.get(c)![1]);
+    for (const pending of rows.values()) {
+      const { key, keyBytes, columns, values, ttls } = pending.ordered ? pending : lastWriteWins(pending);
       let cellTtl = ttls[0]!;
       for (const ttl of ttls) cellTtl = ttl === 0 || cellTtl === 0 ? 0 : Math.max(cellTtl, ttl);
       // KairosDB keeps index rows a row width longer than the data so a series stays findable while any point lives.
@@ -66,6 +68,29 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): PartitionWr
     }
   }
   return out;
+}
+
+interface Pending {
+  readonly key: RowKey;
+  readonly keyBytes: Uint8Array;
+  readonly columns: number[];
+  readonly values: Uint8Array[];
+  readonly ttls: number[];
+  /** Columns strictly ascending as written: the common case, which needs no sort. */
+  ordered: boolean;
+}
+
+/** Sorts cells by column; of cells with the same column, the one written last in the batch is kept. */
+function lastWriteWins(p: Pending): Pending {
+  const order = p.columns.map((_, i) => i).sort((a, b) => p.columns[a]! - p.columns[b]! || a - b);
+  const kept = order.filter((i, k) => k === order.length - 1 || p.columns[order[k + 1]!] !== p.columns[i]);
+  return {
+    ...p,
+    columns: kept.map((i) => p.columns[i]!),
+    values: kept.map((i) => p.values[i]!),
+    ttls: kept.map((i) => p.ttls[i]!),
+    ordered: true,
+  };
 }
 
 function byName([a]: [string, string], [b]: [string, string]): number {

@@ -231,14 +231,18 @@ function truncated(what: string, needed: number, available: number): Error {
 
 /** Java's `writeDouble` goes through `doubleToLongBits`, which writes every NaN as 0x7ff8000000000000. */
 function writeDouble(out: Uint8Array, offset: number, v: number): void {
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  // Through the shared scratch, like the reader: a DataView per value was the write path's largest cost.
+  f64[0] = v;
   if (Number.isNaN(v)) {
-    view.setUint32(offset, 0x7ff80000);
-    view.setUint32(offset + 4, 0);
+    out.set(CANONICAL_NAN, offset);
+  } else if (littleEndian) {
+    for (let i = 0; i < 8; i++) out[offset + i] = f64Bytes[7 - i]!;
   } else {
-    view.setFloat64(offset, v);
+    out.set(f64Bytes, offset);
   }
 }
+
+const CANONICAL_NAN = Uint8Array.of(0x7f, 0xf8, 0, 0, 0, 0, 0, 0);
 
 /**
  * Reading through a shared 8-byte scratch avoids a DataView (an allocation) per value; Buffer's readers would tie the
