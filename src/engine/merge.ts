@@ -1,68 +1,111 @@
 /**
- * K-way merge of slice streams that are each in time order into one stream in time order. It emits runs of the
- * input slices as zero-copy sub-slices, so partitions that do not overlap in time pass through whole; only
- * interleaving partitions (two data types of a series, KairosDB's unaligned negative-time rows) get cut finely.
+ * K-way merge of partition scans into one stream in KairosDB's order (time, then value, then series rank), handed
+ * out as runs of the input slices: no copies and no object per point, so partitions that do not overlap in time pass
+ * through whole. Each scan is opened only when the merge reaches its time bounds, so a long query over many row
+ * periods holds one page per series, not one per partition.
  */
 import type { Slice } from '../store/store.js';
+import { compareInStream, tieValue, type Order } from './points.js';
 
-/** Equal timestamps come out in stream order, so the answer never depends on scheduling. */
-export async function* mergeSlices(streams: readonly AsyncIterable<Slice>[], order: 'asc' | 'desc' = 'asc'): AsyncGenerator<Slice> {
-  const before = order === 'asc' ? (a: number, b: number) => a < b : (a: number, b: number) => a > b;
-  const cursors = streams.map((stream, index) => new Cursor(stream[Symbol.asyncIterator](), index));
-  const heap = new CursorHeap(before);
+export interface MergeInput {
+  /** Starts the scan, in stream order. Called at most once, when the merge reaches the input's bounds. */
+  readonly open: () => AsyncIterable<Slice>;
+  /** No point of the input lies before `fromMs` or after `toMs` (a partition: [rowTime, rowTime + width)). */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** Canonical position of the input's series: the last tie-breaker. */
+  readonly rank: number;
+}
+
+/** Receives each run [from, to) in stream order; `false` stops the merge, a promise is awaited before going on. */
+export type RunHandler = (slice: Slice, from: number, to: number, rank: number) => boolean | void | Promise<void>;
+
+/** Sees every slice as a scan yields it; returns the slice to merge (possibly shortened), or undefined to stop. */
+export type SliceGate = (slice: Slice) => Slice | undefined;
+
+export interface MergeOptions {
+  readonly gate?: SliceGate;
+  /** Scans started at once when the merge reaches several inputs together (default 8). */
+  readonly concurrency?: number;
+}
+
+/** Resolves true when every input was merged to its end, false when the handler or the gate stopped it. */
+export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onRun: RunHandler, options: MergeOptions = {}): Promise<boolean> {
+  const { gate, concurrency = 8 } = options;
+  const asc = order === 'asc';
+  const pending = [...inputs].sort(asc ? (a, b) => a.fromMs - b.fromMs || a.rank - b.rank : (a, b) => b.toMs - a.toMs || a.rank - b.rank);
+  const opened: Cursor[] = [];
+  const heap = new CursorHeap(order);
+  let next = 0;
+  let halted = false;
+  const guard: SliceGate | undefined =
+    gate &&
+    ((slice) => {
+      const admitted = gate(slice);
+      if (admitted === undefined) halted = true;
+      return admitted;
+    });
+  /** Opens the inputs [next, end) a few at a time; cursors join the heap in input order, whatever finished first. */
+  const openUpTo = async (end: number) => {
+    while (next < end) {
+      const batch = pending.slice(next, Math.min(end, next + concurrency)).map((input) => new Cursor(input.open()[Symbol.asyncIterator](), input.rank, guard));
+      next += batch.length;
+      opened.push(...batch);
+      const ready = await Promise.all(batch.map((cursor) => cursor.advance()));
+      batch.forEach((cursor, i) => ready[i] && heap.push(cursor));
+    }
+  };
+  // An unopened input can hold no point before its bound, so the merge may run up to (not onto) that bound.
+  const reached = (input: MergeInput, ts: number) => (asc ? input.fromMs <= ts : input.toMs >= ts);
   try {
-    await Promise.all(cursors.map((c) => c.advance()));
-    for (const cursor of cursors) if (cursor.slice) heap.push(cursor);
-    while (heap.size > 0) {
+    for (;;) {
+      let head = heap.peek();
+      while (next < pending.length && (head === undefined || reached(pending[next]!, head.timestamp()))) {
+        // Everything the current head has reached, or when nothing is open, every input sharing the first bound.
+        const bound = head !== undefined ? head.timestamp() : asc ? pending[next]!.fromMs : pending[next]!.toMs;
+        let end = next;
+        while (end < pending.length && reached(pending[end]!, bound)) end++;
+        await openUpTo(end);
+        if (halted) return false;
+        head = heap.peek();
+      }
+      if (head === undefined) return true;
       const cursor = heap.pop();
       const slice = cursor.slice!;
-      const next = heap.peek();
-      let end = slice.timestamps.length;
-      if (next !== undefined) {
-        const bound = next.timestamp();
-        const inclusive = cursor.index < next.index;
-        end = runEnd(slice.timestamps, cursor.position, bound, inclusive, before);
+      const ts = slice.timestamps;
+      let end = ts.length;
+      const other = heap.peek();
+      if (other !== undefined) {
+        const bound = other.timestamp();
+        end = firstNotBefore(ts, cursor.position + 1, end, bound, asc);
+        if (end < ts.length && ts[end] === bound && compareInStream(order, bound, cursor.tieAt(end), cursor.rank, bound, other.tieAt(other.position), other.rank) < 0) end++;
       }
-      yield end - cursor.position === slice.timestamps.length ? slice : subSlice(slice, cursor.position, end);
+      if (next < pending.length) {
+        const upcoming = pending[next]!;
+        end = firstNotBefore(ts, cursor.position + 1, end, asc ? upcoming.fromMs : upcoming.toMs, asc);
+      }
+      const handled = onRun(slice, cursor.position, end, cursor.rank);
+      if (handled === false) return false;
+      if (handled !== undefined && handled !== true) await handled;
       cursor.position = end;
-      if (end === slice.timestamps.length) await cursor.advance();
-      if (cursor.slice) heap.push(cursor);
+      if (end < ts.length || (await cursor.advance())) heap.push(cursor);
+      if (halted) return false;
     }
   } finally {
-    await Promise.all(cursors.map((c) => c.close()));
+    await Promise.all(opened.map((c) => c.close()));
   }
 }
 
-/** Points [start, end) of a slice, sharing its buffers. */
-export function subSlice(slice: Slice, start: number, end: number): Slice {
-  const timestamps = slice.timestamps.subarray(start, end);
-  switch (slice.kind) {
-    case 'string':
-      return { key: slice.key, kind: 'string', timestamps, values: slice.values.slice(start, end) };
-    case 'complex':
-      return { key: slice.key, kind: 'complex', timestamps, values: slice.values.subarray(start, end), imaginary: slice.imaginary.subarray(start, end) };
-    default: {
-      const sub = { key: slice.key, kind: slice.kind, timestamps, values: slice.values.subarray(start, end) };
-      return slice.exact === undefined ? sub : { ...sub, exact: slice.exact.subarray(start, end) };
-    }
+/** First index in [from, to) whose timestamp is not before `bound` in stream order (timestamps are monotone). */
+function firstNotBefore(ts: Float64Array, from: number, to: number, bound: number, asc: boolean): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (asc ? ts[mid]! < bound : ts[mid]! > bound) lo = mid + 1;
+    else hi = mid;
   }
-}
-
-/** First index at or after `from` whose timestamp no longer comes before `bound` (ties go to the earlier stream). */
-function runEnd(ts: Float64Array, from: number, bound: number, inclusive: boolean, before: (a: number, b: number) => boolean): number {
-  const within = (t: number) => before(t, bound) || (inclusive && t === bound);
-  if (!within(ts[ts.length - 1]!)) {
-    // Binary search for the first timestamp past the bound; the run holds at least the point at `from`.
-    let lo = from + 1;
-    let hi = ts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (within(ts[mid]!)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-  return ts.length;
+  return lo;
 }
 
 class Cursor {
@@ -72,28 +115,37 @@ class Cursor {
 
   constructor(
     private readonly iterator: AsyncIterator<Slice>,
-    readonly index: number,
+    readonly rank: number,
+    private readonly gate: SliceGate | undefined,
   ) {}
 
   timestamp(): number {
     return this.slice!.timestamps[this.position]!;
   }
 
-  /** Moves to the next non-empty slice, or clears `slice` at the end. */
-  async advance(): Promise<void> {
+  tieAt(i: number): number {
+    const slice = this.slice!;
+    return slice.kind === 'string' ? 0 : tieValue(slice.kind, slice.values[i]!);
+  }
+
+  /** Moves to the next non-empty slice; false at the end of the scan or when the gate refused a slice. */
+  async advance(): Promise<boolean> {
     this.slice = undefined;
     this.position = 0;
     while (!this.done) {
       const next = await this.iterator.next();
       if (next.done) {
         this.done = true;
-        return;
+        return false;
       }
-      if (next.value.timestamps.length > 0) {
-        this.slice = next.value;
-        return;
+      const slice = this.gate ? this.gate(next.value) : next.value;
+      if (slice === undefined) return false;
+      if (slice.timestamps.length > 0) {
+        this.slice = slice;
+        return true;
       }
     }
+    return false;
   }
 
   async close(): Promise<void> {
@@ -107,11 +159,7 @@ class Cursor {
 class CursorHeap {
   private readonly items: Cursor[] = [];
 
-  constructor(private readonly before: (a: number, b: number) => boolean) {}
-
-  get size(): number {
-    return this.items.length;
-  }
+  constructor(private readonly order: Order) {}
 
   peek(): Cursor | undefined {
     return this.items[0];
@@ -122,7 +170,7 @@ class CursorHeap {
     let i = items.push(cursor) - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(items[i]!, items[parent]!)) break;
+      if (!this.before(items[i]!, items[parent]!)) break;
       [items[i], items[parent]] = [items[parent]!, items[i]!];
       i = parent;
     }
@@ -139,8 +187,8 @@ class CursorHeap {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < items.length && this.less(items[l]!, items[m]!)) m = l;
-        if (r < items.length && this.less(items[r]!, items[m]!)) m = r;
+        if (l < items.length && this.before(items[l]!, items[m]!)) m = l;
+        if (r < items.length && this.before(items[r]!, items[m]!)) m = r;
         if (m === i) break;
         [items[i], items[m]] = [items[m]!, items[i]!];
         i = m;
@@ -149,9 +197,7 @@ class CursorHeap {
     return top;
   }
 
-  private less(a: Cursor, b: Cursor): boolean {
-    const ta = a.timestamp();
-    const tb = b.timestamp();
-    return this.before(ta, tb) || (ta === tb && a.index < b.index);
+  private before(a: Cursor, b: Cursor): boolean {
+    return compareInStream(this.order, a.timestamp(), a.tieAt(a.position), a.rank, b.timestamp(), b.tieAt(b.position), b.rank) < 0;
   }
 }

@@ -3,10 +3,10 @@
  * loaders, and read through the engine; no resolver talks to a store table directly except through those.
  */
 import { InputError } from '../errors.js';
+import { executeQuery, newQueryStats, type GroupOutput } from '../engine/execute.js';
 import type { PointList } from '../engine/point-list.js';
-import { readRawSeries, type RawSeries } from '../engine/raw-series.js';
 import type { Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
-import type { TimeRange } from '../query/model.js';
+import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { partitionCovered, sliceKindOf } from '../store/format/index.js';
@@ -47,14 +47,33 @@ export const resolvers: Resolvers = {
     async points(_, args, ctx) {
       const range = rangeArgs(ctx, args.from, args.to);
       const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-      const partitions = await seriesOf(ctx, args.metric, range, args.where);
-      const series = await readRawSeries(ctx.store, partitions, range, {
-        order: args.order === 'DESC' ? 'desc' : 'asc',
-        ...(limit ? { limit } : {}),
-        maxPoints: ctx.config.maxQueryPoints,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
-      return series.map(rawSeriesModel);
+      const metric = validateMetricName(args.metric, 'metric');
+      const tags = tagFilterArg(args.where);
+      // Validated here too, so errors name GraphQL's `where` rather than the query model's field.
+      compileTagFilter(tags, 'where');
+      const output = await executeQuery(
+        {
+          metric,
+          range,
+          tags,
+          aggregators: [],
+          groupBy: [{ name: 'series', params: {} }],
+          timeZone: DEFAULT_TIME_ZONE,
+          ...(limit ? { limit } : {}),
+          order: args.order === 'DESC' ? 'desc' : 'asc',
+          excludeTags: false,
+        },
+        {
+          store: ctx.store,
+          index: ctx.loaders,
+          budgets: { maxSeries: Number.POSITIVE_INFINITY, maxPointsRead: Number.POSITIVE_INFINITY, maxPointsReturned: ctx.config.maxQueryPoints, onExceed: 'error' },
+          stats: newQueryStats(),
+          nowMs: ctx.nowMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        },
+      );
+      for (const warning of output.warnings) ctx.log.warn(warning);
+      return output.groups.map(seriesModel);
     },
   },
 
@@ -149,10 +168,8 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   };
 }
 
-function rawSeriesModel(series: RawSeries): SeriesModel {
-  const tags: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(series.tags)) tags[name] = [value];
-  return { metric: series.metric, tags, points: pointModels(series.points) };
+function seriesModel(group: GroupOutput): SeriesModel {
+  return { metric: group.name, tags: group.tags, points: pointModels(group.points) };
 }
 
 function pointModels(points: PointList): PointModel[] {

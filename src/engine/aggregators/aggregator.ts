@@ -1,0 +1,67 @@
+/**
+ * What an aggregator is to the engine: a definition in the registry (wire name, parameter table, which group
+ * types it runs on) that compiles validated parameters into a stage, and a stage that builds one streaming
+ * operator per result group.
+ */
+import type { Zone } from 'luxon';
+import type { WriteBatch } from '../../store/store.js';
+import type { ParamReader, ParamSpec } from '../params.js';
+import type { Order, PointSink, RunSink } from '../points.js';
+
+/** KairosDB's group types: what the `type` group-by reports and what `canAggregate` checks. */
+export type GroupType = 'number' | 'text' | 'complex';
+
+/** What compiling an aggregator may depend on: the query around it. */
+export interface CompileContext {
+  readonly metric: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The request's clock: gaps stop at min(end, now). */
+  readonly nowMs: number;
+  /** The query's zone; a range aggregator's own `time_zone` overrides it. */
+  readonly zone: Zone;
+  /** Tags named by the query's tag group-by (save_as keeps those with one value). */
+  readonly tagGroupBy: readonly string[];
+}
+
+export interface AggregatorDefinition {
+  readonly name: string;
+  /** Range aggregators bucket points by sampling; the others work point by point. */
+  readonly range: boolean;
+  /** The group types it runs on; KairosDB silently skips it for the others (`canAggregate`). */
+  readonly accepts: 'number' | 'any';
+  /** The group type it produces: always number, or the type it was given. */
+  readonly output: 'number' | 'same';
+  /** Reads no point values, so it may follow the null points of gaps. */
+  readonly nullSafe: boolean;
+  /** The wire parameters it takes (snake_case). */
+  readonly params: readonly ParamSpec[];
+  compile(params: ParamReader, ctx: CompileContext): AggregatorStage;
+}
+
+/** An aggregator with validated parameters, ready to run on any number of groups. */
+export interface AggregatorStage {
+  /**
+   * True for range aggregators whose result per range does not depend on the order points arrive in, so series
+   * may be scanned one after another instead of merged point by point.
+   */
+  readonly orderFree: boolean;
+  create(env: StageEnv, next: PointSink): RunSink;
+}
+
+/** What a stage learns about the group it runs for. */
+export interface StageEnv {
+  readonly order: Order;
+  /** Field path of the aggregator, e.g. `aggregators[2]`, for errors raised while running. */
+  readonly path: string;
+  readonly metric: string;
+  /** Union of tag values of the series merged into the group; complete once the group's points are all read. */
+  readonly tags: () => Readonly<Record<string, readonly string[]>>;
+  /**
+   * Accounts for one point a stage makes up (gaps' null points) against the points-returned budget: false means
+   * stop generating (the budget truncates); throws when the budget is exceeded and the query asked for errors.
+   */
+  readonly generate: () => boolean;
+  /** Writes of save_as; the engine performs them when the group ends. */
+  readonly save: (batch: WriteBatch) => void;
+}

@@ -1,0 +1,233 @@
+/**
+ * The machinery every range aggregator shares (`RangeAggregator.java`): the sampling parameters, the ranges, the
+ * returned timestamp, and a table of per-range accumulators. Fed in stream order it closes each range as soon as a
+ * point of another range arrives (one open range per group); fed series after series it keeps one slot per range
+ * and emits them in order at the end, so memory follows groups × ranges, never points.
+ */
+import type { Zone } from 'luxon';
+import type { Slice } from '../../store/store.js';
+import type { PointKind } from '../point-list.js';
+import type { Extra, Order, PointSink, RunSink } from '../points.js';
+import type { ParamReader, ParamSpec } from '../params.js';
+import { RangeGrid } from '../range-grid.js';
+import { alignedAnchor, type Duration } from '../time-units.js';
+import type { AggregatorDefinition, AggregatorStage, CompileContext, StageEnv } from './aggregator.js';
+
+/** The parameters of `RangeAggregator`, by their KairosDB setter names. */
+export const RANGE_PARAMS: readonly ParamSpec[] = [
+  { name: 'sampling', type: 'duration', default: { value: 1, unit: 'milliseconds' } },
+  { name: 'align_sampling', type: 'boolean', default: true },
+  { name: 'align_start_time', type: 'boolean', default: false },
+  { name: 'align_end_time', type: 'boolean', default: false },
+  { name: 'start_time', type: 'epoch ms' },
+  { name: 'end_time', type: 'epoch ms' },
+  { name: 'time_zone', type: 'time zone' },
+  { name: 'trim', type: 'boolean', default: false },
+];
+
+export interface RangeOptions {
+  readonly sampling: Duration;
+  readonly zone: Zone;
+  /** Range 0 starts here: the start time, aligned to the unit when align_sampling is on. */
+  readonly anchorMs: number;
+  readonly alignStartTime: boolean;
+  readonly alignEndTime: boolean;
+  /** Where the exhaustive walk of gaps starts and stops (the query's range, the end clamped to now). */
+  readonly walkStartMs: number;
+  readonly walkEndMs: number;
+  readonly trim: boolean;
+}
+
+export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOptions {
+  const sampling = p.duration('sampling');
+  const zone = p.has('time_zone') ? p.zone('time_zone') : ctx.zone;
+  // KairosDB sets start_time from the query, then lets the aggregator's own start_time (and end_time) override it.
+  const startMs = p.has('start_time') ? p.epochMs('start_time') : ctx.startMs;
+  const endMs = p.has('end_time') ? p.epochMs('end_time') : ctx.endMs;
+  return {
+    sampling,
+    zone,
+    anchorMs: p.boolean('align_sampling') ? alignedAnchor(startMs, sampling.unit, zone) : startMs,
+    alignStartTime: p.boolean('align_start_time'),
+    alignEndTime: p.boolean('align_end_time'),
+    walkStartMs: startMs,
+    walkEndMs: Math.min(endMs, ctx.nowMs),
+    trim: p.boolean('trim'),
+  };
+}
+
+/** One range's facts, handed to an accumulator when the range is emitted. */
+export interface RangeInfo {
+  /** KairosDB's returned time: the first point's (in stream order), or the range start/end when aligned. */
+  readonly returnTs: number;
+  /** Timestamps of the range's first and last points in stream order. */
+  readonly firstTs: number;
+  readonly lastTs: number;
+  /** align_start_time or align_end_time is on: `last` then moves its point to returnTs. */
+  readonly aligned: boolean;
+  readonly order: Order;
+}
+
+/**
+ * Per-range state for every open range, in slots. Slots are reused after `emit`; an accumulator grows its
+ * arrays in `reset`, which always comes before a slot's first point.
+ */
+export interface RangeAccumulator {
+  reset(slot: number): void;
+  /** Points [from, to) of a slice, all in the slot's range, in stream order. */
+  run(slot: number, slice: Slice, from: number, to: number, rank: number): void;
+  point(slot: number, ts: number, kind: PointKind, num: number, extra: Extra, rank: number): void;
+  emit(slot: number, range: RangeInfo, out: PointSink): void;
+}
+
+export interface RangeDefinition {
+  readonly name: string;
+  readonly accepts: 'number' | 'any';
+  readonly output: 'number' | 'same';
+  readonly nullSafe: boolean;
+  /** Parameters beyond the shared range parameters. */
+  readonly params?: readonly ParamSpec[];
+  /** The accumulator's result per range ignores arrival order (see AggregatorStage.orderFree). */
+  readonly orderFree: boolean;
+  /** Reads the extra parameters; returns a factory of accumulators (one per group). */
+  readonly accumulator: (p: ParamReader, options: RangeOptions) => (env: StageEnv) => RangeAccumulator;
+}
+
+/** A registry entry for a range aggregator. */
+export function defineRange(def: RangeDefinition): AggregatorDefinition {
+  return {
+    name: def.name,
+    range: true,
+    accepts: def.accepts,
+    output: def.output,
+    nullSafe: def.nullSafe,
+    params: [...RANGE_PARAMS, ...(def.params ?? [])],
+    compile(p, ctx): AggregatorStage {
+      const options = readRangeOptions(p, ctx);
+      const make = def.accumulator(p, options);
+      return {
+        orderFree: def.orderFree,
+        create: (env, next) => new RangeStage(options, make(env), env, next),
+      };
+    },
+  };
+}
+
+/**
+ * Runs one accumulator over the ranges of one group. Runs of a slice cost one range lookup each; only a point that
+ * leaves the current range looks the range up again.
+ */
+export class RangeStage implements RunSink {
+  private readonly grid: RangeGrid;
+  private readonly slotOfRange = new Map<number, number>();
+  private rangeOfSlot: number[] = [];
+  private minTs = new Float64Array(16);
+  private maxTs = new Float64Array(16);
+  /** In stream mode: the range of slot 0, the only open one. */
+  private openRange: number | undefined;
+  private table = false;
+
+  constructor(
+    private readonly options: RangeOptions,
+    private readonly acc: RangeAccumulator,
+    private readonly env: StageEnv,
+    private readonly next: PointSink,
+  ) {
+    this.grid = new RangeGrid(options.anchorMs, options.sampling, options.zone);
+  }
+
+  /**
+   * Switches to keeping every range until the end: the engine calls this before feeding series one after
+   * another, when points of one range arrive from several series at different times.
+   */
+  keepAllRanges(): void {
+    this.table = true;
+  }
+
+  run(slice: Slice, from: number, to: number, rank: number): void {
+    const ts = slice.timestamps;
+    const grid = this.grid;
+    let i = from;
+    while (i < to) {
+      const k = grid.locate(ts[i]!);
+      const lo = grid.lo;
+      const hi = grid.hi;
+      let j = i + 1;
+      while (j < to) {
+        const t = ts[j]!;
+        if (t < lo || t >= hi) break;
+        j++;
+      }
+      const slot = this.slotFor(k);
+      const a = ts[i]!;
+      const b = ts[j - 1]!;
+      this.cover(slot, a < b ? a : b, a < b ? b : a);
+      this.acc.run(slot, slice, i, j, rank);
+      i = j;
+    }
+  }
+
+  point(ts: number, kind: PointKind, num: number, extra: Extra): void {
+    const slot = this.slotFor(this.grid.locate(ts));
+    this.cover(slot, ts, ts);
+    this.acc.point(slot, ts, kind, num, extra, 0);
+  }
+
+  end(): void {
+    if (this.table) {
+      const ranges = [...this.slotOfRange.keys()].sort(this.env.order === 'asc' ? (a, b) => a - b : (a, b) => b - a);
+      for (const k of ranges) this.emit(this.slotOfRange.get(k)!, k);
+    } else if (this.openRange !== undefined) {
+      this.emit(0, this.openRange);
+    }
+    this.next.end();
+  }
+
+  private slotFor(k: number): number {
+    if (!this.table) {
+      if (this.openRange !== k) {
+        if (this.openRange !== undefined) this.emit(0, this.openRange);
+        this.openRange = k;
+        this.open(0);
+      }
+      return 0;
+    }
+    let slot = this.slotOfRange.get(k);
+    if (slot === undefined) {
+      slot = this.rangeOfSlot.length;
+      this.slotOfRange.set(k, slot);
+      this.rangeOfSlot.push(k);
+      this.open(slot);
+    }
+    return slot;
+  }
+
+  private open(slot: number): void {
+    if (slot >= this.minTs.length) {
+      const minTs = new Float64Array(this.minTs.length * 2);
+      minTs.set(this.minTs);
+      this.minTs = minTs;
+      const maxTs = new Float64Array(this.maxTs.length * 2);
+      maxTs.set(this.maxTs);
+      this.maxTs = maxTs;
+    }
+    this.minTs[slot] = Number.POSITIVE_INFINITY;
+    this.maxTs[slot] = Number.NEGATIVE_INFINITY;
+    this.acc.reset(slot);
+  }
+
+  private cover(slot: number, lo: number, hi: number): void {
+    if (lo < this.minTs[slot]!) this.minTs[slot] = lo;
+    if (hi > this.maxTs[slot]!) this.maxTs[slot] = hi;
+  }
+
+  private emit(slot: number, k: number): void {
+    const asc = this.env.order === 'asc';
+    const firstTs = asc ? this.minTs[slot]! : this.maxTs[slot]!;
+    const lastTs = asc ? this.maxTs[slot]! : this.minTs[slot]!;
+    // align_start_time wins over align_end_time when both are set (RangeDataPointAggregator.getDataPointTime).
+    const returnTs = this.options.alignStartTime ? this.grid.startOf(k) : this.options.alignEndTime ? this.grid.startOf(k + 1) : firstTs;
+    const aligned = this.options.alignStartTime || this.options.alignEndTime;
+    this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned, order: this.env.order }, this.next);
+  }
+}

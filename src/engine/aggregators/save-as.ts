@@ -1,0 +1,83 @@
+/**
+ * `save_as` (SaveAsAggregator): passes points through and writes them to `metric_name`, validated like any write.
+ * Tags are the given tags, `saved_from=<metric>` (unless add_saved_from is false), and each tag of the query's tag
+ * group-by that has exactly one value in the group. The group's points are written when the group ends, once its
+ * tags are known; KairosDB queues them for ingest, so neither makes them visible to the query that wrote them.
+ */
+import { InputError } from '../../errors.js';
+import type { PointKind } from '../point-list.js';
+import { readStringMap } from '../params.js';
+import type { Extra, PointSink } from '../points.js';
+import { MAX_TTL_SECONDS, validateMetricName, validateWrite, type SeriesInput } from '../../store/write-validation.js';
+import type { ValueType } from '../../store/store.js';
+import type { StageEnv } from './aggregator.js';
+import { defineStream, PointStage } from './stream.js';
+
+export const saveAs = defineStream({
+  name: 'save_as',
+  accepts: 'any',
+  output: 'same',
+  nullSafe: false,
+  params: [
+    { name: 'metric_name', type: 'string', required: true },
+    { name: 'tags', type: 'string map', default: {} },
+    { name: 'ttl', type: 'integer', default: 0 },
+    { name: 'add_saved_from', type: 'boolean', default: true },
+  ],
+  compile: (p, ctx) => {
+    const metric = validateMetricName(p.value('metric_name'), p.field('metric_name'));
+    const tags = readStringMap(p.value('tags'), p.field('tags'));
+    const ttlSeconds = p.integer('ttl', 0, MAX_TTL_SECONDS);
+    const savedFrom = p.boolean('add_saved_from');
+    // KairosDB builds the tags with an ImmutableSortedMap, which fails on a name given twice.
+    if (savedFrom && Object.hasOwn(tags, SAVED_FROM)) throw new InputError(p.field(`tags.${SAVED_FROM}`), tags[SAVED_FROM], 'clashes with the saved_from tag that add_saved_from adds');
+    for (const name of ctx.tagGroupBy) {
+      if (Object.hasOwn(tags, name)) throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
+    }
+    return (env, next) => new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy });
+  },
+});
+
+const SAVED_FROM = 'saved_from';
+
+interface SaveTarget {
+  readonly metric: string;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly ttlSeconds: number;
+  readonly savedFrom: boolean;
+  readonly groupTags: readonly string[];
+}
+
+class SaveAsStage extends PointStage {
+  private readonly points: Record<ValueType, { timestamp: number; value: number | bigint | string }[]> = { long: [], double: [], string: [] };
+
+  constructor(
+    next: PointSink,
+    private readonly env: StageEnv,
+    private readonly target: SaveTarget,
+  ) {
+    super(next);
+  }
+
+  point(ts: number, kind: PointKind, num: number, extra: Extra): void {
+    if (kind === 'complex' || kind === 'null') throw new InputError(this.env.path, kind, 'can only save long, double and string points');
+    const value = kind === 'string' ? (extra as string) : typeof extra === 'bigint' ? extra : num;
+    this.points[kind].push({ timestamp: ts, value });
+    this.next.point(ts, kind, num, extra);
+  }
+
+  override end(): void {
+    const tags: Record<string, string> = { ...this.target.tags };
+    if (this.target.savedFrom) tags[SAVED_FROM] = this.env.metric;
+    const groupTags = this.env.tags();
+    for (const name of this.target.groupTags) {
+      const values = groupTags[name];
+      if (values !== undefined && values.length === 1) tags[name] = values[0]!;
+    }
+    const series: SeriesInput[] = (['long', 'double', 'string'] as const)
+      .filter((type) => this.points[type].length > 0)
+      .map((type) => ({ metric: this.target.metric, tags, type, ttlSeconds: this.target.ttlSeconds, points: this.points[type] }));
+    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER }));
+    super.end();
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The one read path: executeQuery validates a metric query (aggregators and group-bys through their registries,
+ * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
+ * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
+ */
+import { InputError } from '../errors.js';
+import type { IndexReader } from '../query/index-loaders.js';
+import type { MetricQuery } from '../query/model.js';
+import { planSeries } from '../query/plan.js';
+import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
+import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
+import type { RowKey, ScanOptions, Slice, Store, WriteBatch } from '../store/store.js';
+import { validateMetricName } from '../store/write-validation.js';
+import type { GroupType } from './aggregators/aggregator.js';
+import { compileAggregators } from './aggregators/registry.js';
+import { BudgetTracker, type Budgets, type QueryStats } from './budget.js';
+import type { GroupBys } from './group-by/group-by.js';
+import { compileGroupBys } from './group-by/registry.js';
+import { mergeRuns, type MergeInput } from './merge.js';
+import type { GroupOutput, QueryOutput } from './output.js';
+import { readInteger, readZone } from './params.js';
+import { GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+
+export type { Budgets, QueryStats } from './budget.js';
+export { newQueryStats } from './budget.js';
+export type { GroupOutput, QueryOutput } from './output.js';
+export type { GroupByResult } from './group-by/group-by.js';
+
+export interface EngineContext {
+  readonly store: Store;
+  /** The request's index loaders. */
+  readonly index: IndexReader;
+  readonly budgets: Budgets;
+  /** Filled by the engine: series matched, partitions and points read, points returned, scans, ms per phase. */
+  readonly stats: QueryStats;
+  /** The request's clock: gaps mark empty ranges up to min(end, now). */
+  readonly nowMs: number;
+  readonly signal?: AbortSignal;
+  /** Points per scanned page (tests use 1 to show answers do not depend on it). */
+  readonly pageSize?: number;
+  /** Partition scans started together when a merge reaches several at once (default 8). */
+  readonly concurrency?: number;
+}
+
+export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
+  const planStarted = performance.now();
+  const compiled = compileQuery(query, ctx.nowMs);
+  const [plan, spec] = await Promise.all([planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches), ctx.store.spec()]);
+  ctx.stats.planMs += performance.now() - planStarted;
+
+  const runStarted = performance.now();
+  try {
+    const tracker = new BudgetTracker(ctx.budgets, ctx.stats);
+    const found = seriesOf(plan.partitions);
+    const series = found.slice(0, tracker.admitSeries(found.length));
+    ctx.stats.seriesMatched += series.length;
+    const run: RowGroupRun = { compiled, ctx, tracker, widthMs: rowWidthMs(spec) };
+    const groups: GroupOutput[] = [];
+    for (const rowGroup of rowGroupsOf(series, compiled.pipeline.groupBys)) {
+      if (tracker.stopped) break;
+      ctx.signal?.throwIfAborted();
+      groups.push(...(await runRowGroup(rowGroup, run)));
+    }
+    const warnings = [...plan.warnings];
+    if (tracker.truncated) warnings.push(`the answer is incomplete: the query reached its ${tracker.truncated.budget} budget of ${tracker.truncated.limit}`);
+    return {
+      metric: compiled.pipeline.metric,
+      ...(query.alias !== undefined ? { alias: query.alias } : {}),
+      sampleSize: tracker.pointsRead,
+      groups,
+      warnings,
+      ...(tracker.truncated ? { truncated: tracker.truncated } : {}),
+    };
+  } finally {
+    ctx.stats.fetchAggregateMs += performance.now() - runStarted;
+  }
+}
+
+interface CompiledQuery {
+  readonly pipeline: PipelineSpec;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly matches: SeriesPredicate;
+}
+
+/** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
+function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
+  const metric = validateMetricName(query.metric, 'metric');
+  const { startMs, endMs } = query.range;
+  if (!Number.isSafeInteger(startMs) || !Number.isSafeInteger(endMs) || endMs < startMs) {
+    throw new InputError('range', query.range, 'must have whole-ms startMs and endMs, with endMs not before startMs');
+  }
+  // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
+  const zone = readZone(query.timeZone, 'time_zone');
+  const limit = query.limit === undefined ? 0 : readInteger(query.limit, 'limit', 0);
+  if (query.order !== 'asc' && query.order !== 'desc') throw new InputError('order', query.order, 'must be asc or desc');
+  const matches = compileTagFilter(query.tags, 'tags');
+  const groupBys = compileGroupBys(query.groupBy, startMs);
+  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+  return { pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys }, startMs, endMs, matches };
+}
+
+/** The planned partitions as series (type group + tag set), in canonical order: type, then KairosDB tag string. */
+function seriesOf(partitions: readonly RowKey[]): SeriesEntry[] {
+  const byId = new Map<string, { type: GroupType; tagString: string; keys: RowKey[] }>();
+  for (const key of partitions) {
+    const type = groupTypeOf(key.dataType);
+    const tagString = encodeTagString(key.tags);
+    const id = `${type}\u0000${tagString}`;
+    const entry = byId.get(id);
+    if (entry) entry.keys.push(key);
+    else byId.set(id, { type, tagString, keys: [key] });
+  }
+  return [...byId.values()]
+    .sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.tagString, b.tagString))
+    .map((entry, rank) => ({
+      rank,
+      type: entry.type,
+      tags: entry.keys[0]!.tags,
+      partitions: entry.keys.sort((a, b) => a.rowTime - b.rowTime || compareStrings(a.dataType, b.dataType)),
+      seen: false,
+    }));
+}
+
+/**
+ * KairosDB groups rows by type first (sorted: complex, number, text), then by the tag group-by, whose groups sort by
+ * the concatenated names and values of their tags (`getTagsKey`); a missing tag counts as ''.
+ */
+function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGroup[] {
+  if (groupBys.series) return storedSeriesGroups(series);
+  const names = groupBys.tags ?? [];
+  const groups = new Map<string, { type: GroupType; tagGroup: Record<string, string>; sortKey: string; series: SeriesEntry[] }>();
+  for (const s of series) {
+    const values = names.map((name) => (Object.hasOwn(s.tags, name) ? s.tags[name]! : ''));
+    // The key string has no separators, so distinct groups can share one; the id keeps them apart.
+    const id = JSON.stringify([s.type, values]);
+    let group = groups.get(id);
+    if (group === undefined) {
+      const tagGroup = Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+      const sortKey = names.map((name, i) => name + values[i]!).join('');
+      groups.set(id, (group = { type: s.type, tagGroup, sortKey, series: [] }));
+    }
+    group.series.push(s);
+  }
+  return [...groups.entries()]
+    .sort(([idA, a], [idB, b]) => compareStrings(a.type, b.type) || compareStrings(a.sortKey, b.sortKey) || compareStrings(idA, idB))
+    .map(([, g]) => ({ type: g.type, tagGroup: groupBys.tags === undefined ? undefined : g.tagGroup, series: g.series }));
+}
+
+/**
+ * The internal `series` group-by: one group per stored tag set, sorted by KairosDB's tag string, its data types
+ * merged as GraphQL's per-series view always showed them. A tag set stored as text and as numbers is a text group
+ * (so number-only aggregators pass it through untouched, as KairosDB does for text).
+ */
+function storedSeriesGroups(series: readonly SeriesEntry[]): RowGroup[] {
+  const byTags = new Map<string, SeriesEntry[]>();
+  for (const s of series) {
+    const tagString = encodeTagString(s.tags);
+    const same = byTags.get(tagString);
+    if (same) same.push(s);
+    else byTags.set(tagString, [s]);
+  }
+  return [...byTags.keys()].sort(compareStrings).map((tagString) => {
+    const members = byTags.get(tagString)!;
+    const types = new Set(members.map((s) => s.type));
+    const type: GroupType = types.has('text') ? 'text' : types.has('complex') ? 'complex' : 'number';
+    return { type, tagGroup: undefined, series: members };
+  });
+}
+
+interface RowGroupRun {
+  readonly compiled: CompiledQuery;
+  readonly ctx: EngineContext;
+  readonly tracker: BudgetTracker;
+  readonly widthMs: number;
+}
+
+async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupOutput[]> {
+  const { compiled, ctx, tracker, widthMs } = run;
+  const { pipeline, startMs, endMs } = compiled;
+  const saves: WriteBatch[] = [];
+  const router = new GroupRouter(rowGroup, pipeline, tracker, saves);
+  // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points.
+  const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
+  const scanOptions: ScanOptions = {
+    order: router.seriesMajor ? 'asc' : pipeline.order,
+    ...(scanLimit > 0 ? { limit: scanLimit } : {}),
+    ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
+    ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+  };
+  const inputsOf = (series: readonly SeriesEntry[]): MergeInput[] =>
+    series.flatMap((s) =>
+      s.partitions.map((key) => ({
+        open: () => counted(ctx.store.scan(key, startMs, endMs, scanOptions), s, ctx.stats),
+        fromMs: key.rowTime,
+        toMs: key.rowTime + widthMs,
+        rank: s.rank,
+      })),
+    );
+  const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
+  const options = { gate: tracker.gate, ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
+  if (router.seriesMajor) {
+    for (const series of rowGroup.series) {
+      ctx.signal?.throwIfAborted();
+      if (!(await mergeRuns(inputsOf([series]), 'asc', onRun, options))) break;
+    }
+  } else {
+    await mergeRuns(inputsOf(rowGroup.series), pipeline.order, onRun, options);
+  }
+  let outputs = router.finish();
+  if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped) outputs = [router.emptyGroup()];
+  for (const batch of saves) await ctx.store.write(batch);
+  return outputs;
+}
+
+/** Counts scans and partitions that yielded points, and marks the series as having points. */
+async function* counted(scan: AsyncIterable<Slice>, series: SeriesEntry, stats: QueryStats): AsyncGenerator<Slice> {
+  stats.scans++;
+  let empty = true;
+  for await (const slice of scan) {
+    if (empty && slice.timestamps.length > 0) {
+      empty = false;
+      stats.partitionsRead++;
+      series.seen = true;
+    }
+    yield slice;
+  }
+}
+
+function groupTypeOf(dataType: string): GroupType {
+  const kind = sliceKindOf(dataType);
+  return kind === 'string' ? 'text' : kind === 'complex' ? 'complex' : 'number';
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,63 @@
+/**
+ * The ranges of a range aggregator (`RangeAggregator.java`): range k is [start(k), start(k+1)) with start(k) = the
+ * anchor plus k·value units. Fixed units are integer arithmetic on epoch ms; calendar units are luxon arithmetic in
+ * the zone, computed once per range and cached, so a run of points inside one range costs no date math.
+ */
+import type { Zone } from 'luxon';
+import { fixedLengthMs, NOMINAL_UNIT_MS, plusUnits, type Duration } from './time-units.js';
+
+export class RangeGrid {
+  /** The range `locate` found last, and its bounds [lo, hi). */
+  k = 0;
+  lo = 0;
+  hi = Number.NEGATIVE_INFINITY;
+  private readonly widthMs: number | undefined;
+
+  constructor(
+    readonly anchorMs: number,
+    readonly sampling: Duration,
+    readonly zone: Zone,
+  ) {
+    this.widthMs = fixedLengthMs(sampling, zone);
+  }
+
+  /**
+   * The number of the range holding `t`, and sets k/lo/hi. Ranges before the anchor are counted the same way
+   * (KairosDB truncates toward the anchor there, which only a start_time later than the data can reach).
+   */
+  locate(t: number): number {
+    if (t >= this.lo && t < this.hi) return this.k;
+    const width = this.widthMs;
+    if (width !== undefined) {
+      let k = Math.floor((t - this.anchorMs) / width);
+      // The division rounds; one step fixes a quotient that landed on the wrong side of an integer.
+      if (this.anchorMs + k * width > t) k--;
+      else if (this.anchorMs + (k + 1) * width <= t) k++;
+      this.set(k, this.anchorMs + k * width, this.anchorMs + (k + 1) * width);
+      return k;
+    }
+    let k = Math.floor((t - this.anchorMs) / (this.sampling.value * NOMINAL_UNIT_MS[this.sampling.unit]));
+    let lo = this.startOf(k);
+    while (lo > t) lo = this.startOf(--k);
+    let hi = this.startOf(k + 1);
+    while (hi <= t) {
+      lo = hi;
+      hi = this.startOf(++k + 1);
+    }
+    this.set(k, lo, hi);
+    return k;
+  }
+
+  /** Where range k starts. */
+  startOf(k: number): number {
+    if (this.widthMs !== undefined) return this.anchorMs + k * this.widthMs;
+    // Always from the anchor: Jan 31 + 2 months is Mar 31, while (Jan 31 + 1 month) + 1 month is Mar 29.
+    return plusUnits(this.anchorMs, this.sampling.unit, k * this.sampling.value, this.zone);
+  }
+
+  private set(k: number, lo: number, hi: number): void {
+    this.k = k;
+    this.lo = lo;
+    this.hi = hi;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The golden files' two translations: one KairosDB query body (one metric) into the query model, and the engine's
+ * answer into KairosDB's response shape, with the point types spelled out (JSON alone cannot tell 5 from 5.0).
+ */
+import type { QueryOutput } from '../../src/engine/execute.js';
+import type { PointList } from '../../src/engine/point-list.js';
+import type { AggregatorSpec, GroupBySpec, MetricQuery, TagCondition } from '../../src/query/model.js';
+import { DEFAULT_TIME_ZONE } from '../../src/query/model.js';
+
+export interface KairosQuery {
+  readonly start_absolute: number;
+  readonly end_absolute?: number;
+  readonly time_zone?: string;
+  readonly metrics: readonly [KairosMetric];
+}
+
+export interface KairosMetric {
+  readonly name: string;
+  readonly tags?: Readonly<Record<string, string | readonly string[]>>;
+  readonly aggregators?: readonly ({ readonly name: string } & Record<string, unknown>)[];
+  readonly group_by?: readonly ({ readonly name: string } & Record<string, unknown>)[];
+  readonly limit?: number;
+  readonly order?: 'asc' | 'desc';
+  readonly exclude_tags?: boolean;
+  readonly alias?: string;
+}
+
+/** A query without an end reads to Long.MAX_VALUE in KairosDB; the model's largest whole ms stands in for it. */
+export function toMetricQuery(query: KairosQuery): MetricQuery {
+  const metric = query.metrics[0];
+  const split = ({ name, ...params }: { readonly name: string } & Record<string, unknown>): AggregatorSpec & GroupBySpec => ({ name, params });
+  return {
+    metric: metric.name,
+    range: { startMs: query.start_absolute, endMs: query.end_absolute ?? Number.MAX_SAFE_INTEGER },
+    tags: Object.entries(metric.tags ?? {}).map(([tag, value]): TagCondition => {
+      const values = typeof value === 'string' ? [value] : value;
+      const regex = values.find((v) => v.startsWith('regex:'));
+      return { tag, in: values.filter((v) => !v.startsWith('regex:')), ...(regex !== undefined ? { regex: regex.slice('regex:'.length) } : {}) };
+    }),
+    aggregators: (metric.aggregators ?? []).map(split),
+    groupBy: (metric.group_by ?? []).map(split),
+    timeZone: query.time_zone ?? DEFAULT_TIME_ZONE,
+    ...(metric.limit !== undefined ? { limit: metric.limit } : {}),
+    order: metric.order ?? 'asc',
+    excludeTags: metric.exclude_tags ?? false,
+    ...(metric.alias !== undefined ? { alias: metric.alias } : {}),
+  };
+}
+
+export interface KairosResult {
+  readonly name: string;
+  readonly alias?: string;
+  readonly group_by: readonly unknown[];
+  readonly tags: Readonly<Record<string, readonly string[]>>;
+  readonly values: readonly (readonly [number, unknown])[];
+  /** One letter per point: l long, d double, s string, c complex, n null. */
+  readonly types: string;
+}
+
+export interface KairosAnswer {
+  readonly sample_size: number;
+  readonly results: readonly KairosResult[];
+  readonly warnings?: readonly string[];
+  readonly truncated?: unknown;
+}
+
+export function toKairosAnswer(output: QueryOutput): KairosAnswer {
+  return {
+    sample_size: output.sampleSize,
+    results: output.groups.map((group) => ({
+      name: group.name,
+      ...(output.alias !== undefined ? { alias: output.alias } : {}),
+      group_by: group.groupBy,
+      tags: group.tags,
+      values: values(group.points),
+      types: group.points.kinds.map((kind) => TYPE_LETTER[kind]).join(''),
+    })),
+    ...(output.warnings.length > 0 ? { warnings: output.warnings } : {}),
+    ...(output.truncated !== undefined ? { truncated: output.truncated } : {}),
+  };
+}
+
+const TYPE_LETTER = { long: 'l', double: 'd', string: 's', complex: 'c', null: 'n' } as const;
+
+/** Longs beyond ±2^53 are written as digit strings, which JSON numbers cannot carry exactly. */
+function values(points: PointList): [number, unknown][] {
+  return points.timestamps.map((t, i) => {
+    const v = points.values[i];
+    return [t, typeof v === 'bigint' ? v.toString() : v];
+  });
+}
