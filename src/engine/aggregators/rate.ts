@@ -61,7 +61,7 @@ export class RateStage extends PointStage {
   point(ts: number, _kind: PointKind, num: number): void {
     const t0 = this.previousTs;
     if (t0 === ts) {
-      throw new InputError(this.env.path, ts, `${this.name} cannot be computed between two points at the same time; precede it with a range aggregator such as sum`);
+      throw new InputError(this.env.path, { timestamp: ts }, `cannot compute ${this.name} between two points at the same time; precede ${this.name} with a range aggregator such as sum`);
     }
     if (!Number.isNaN(t0)) {
       const unitMs = this.fixedMs ?? durationFromMs(t0, this.per.sampling, this.per.zone);
