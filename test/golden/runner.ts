@@ -28,7 +28,9 @@ export interface GoldenSeries {
   readonly type: ValueType;
   readonly ttl?: number;
   /** [epoch ms, value]; longs beyond ±2^53 as digit strings. */
-  readonly datapoints: readonly (readonly [number, number | string])[];
+  readonly datapoints?: readonly (readonly [number, number | string])[];
+  /** Instead of datapoints: `count` points from `start`, `step` ms apart, valued first, first + increment, ... */
+  readonly sequence?: { readonly start: number; readonly step: number; readonly count: number; readonly first: number; readonly increment: number };
 }
 
 export interface GoldenCase {
@@ -125,7 +127,7 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
     tags: s.tags,
     type: s.type,
     ttlSeconds: s.ttl ?? 0,
-    points: s.datapoints.map(([timestamp, value]) => ({ timestamp, value })),
+    points: pointsOf(s),
   }));
   if (inputs.length === 0) return;
   if (!variant.shuffled) {
@@ -149,6 +151,12 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
   }
 }
 
+function pointsOf(series: GoldenSeries): { timestamp: number; value: number | string }[] {
+  if (series.datapoints !== undefined) return series.datapoints.map(([timestamp, value]) => ({ timestamp, value }));
+  const { start, step, count, first, increment } = series.sequence!;
+  return Array.from({ length: count }, (_, i) => ({ timestamp: start + i * step, value: first + i * increment }));
+}
+
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -166,13 +174,28 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** JSON with two-space indentation, except that anything fitting in 110 characters stays on one line. */
+/**
+ * JSON with two-space indentation, except that anything fitting in 110 characters stays on one line and lists of
+ * short items (points) fill lines.
+ */
 export function formatJson(value: unknown, indent = ''): string {
   const flat = JSON.stringify(value);
   if (flat === undefined) return 'null';
   if (flat.length + indent.length <= 110 || typeof value !== 'object' || value === null) return flat;
   const inner = `${indent}  `;
-  if (Array.isArray(value)) return `[\n${value.map((v) => inner + formatJson(v, inner)).join(',\n')}\n${indent}]`;
+  if (Array.isArray(value)) {
+    const items = value.map((v) => JSON.stringify(v) ?? 'null');
+    if (items.every((item) => item.length <= 40)) {
+      const lines: string[] = [];
+      for (const item of items) {
+        const last = lines.length - 1;
+        if (last >= 0 && inner.length + lines[last]!.length + item.length + 1 <= 110) lines[last] += `,${item}`;
+        else lines.push(item);
+      }
+      return `[\n${lines.map((line) => inner + line).join(',\n')}\n${indent}]`;
+    }
+    return `[\n${value.map((v) => inner + formatJson(v, inner)).join(',\n')}\n${indent}]`;
+  }
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
   return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${formatJson(v, inner)}`).join(',\n')}\n${indent}}`;
 }
