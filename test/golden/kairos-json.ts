@@ -20,7 +20,8 @@ export interface KairosMetric {
   readonly aggregators?: readonly ({ readonly name: string } & Record<string, unknown>)[];
   readonly group_by?: readonly ({ readonly name: string } & Record<string, unknown>)[];
   readonly limit?: number;
-  readonly order?: 'asc' | 'desc';
+  /** Case-insensitive, as KairosDB's Order.fromString. */
+  readonly order?: string;
   readonly exclude_tags?: boolean;
   readonly alias?: string;
 }
@@ -41,7 +42,7 @@ export function toMetricQuery(query: KairosQuery): MetricQuery {
     groupBy: (metric.group_by ?? []).map(split),
     timeZone: query.time_zone ?? DEFAULT_TIME_ZONE,
     ...(metric.limit !== undefined ? { limit: metric.limit } : {}),
-    order: metric.order ?? 'asc',
+    order: metric.order?.toLowerCase() === 'desc' ? 'desc' : 'asc',
     excludeTags: metric.exclude_tags ?? false,
     ...(metric.alias !== undefined ? { alias: metric.alias } : {}),
   };
