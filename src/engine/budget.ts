@@ -39,6 +39,8 @@ export interface Truncation {
 
 export class BudgetTracker {
   truncated: Truncation | undefined;
+  /** Set when the points read or returned were truncated: reading on cannot make the answer whole. */
+  stopped = false;
   pointsRead = 0;
   pointsReturned = 0;
   private generated = 0;
@@ -50,13 +52,13 @@ export class BudgetTracker {
 
   /** How many of `count` series the query may use. */
   admitSeries(count: number): number {
-    return this.admit('series', this.budgets.maxSeries, 0, count);
+    // Fewer series still make a whole answer about those series: reading goes on.
+    return this.admit('series', this.budgets.maxSeries, 0, count, false);
   }
 
   /** Counts a slice read from the store; returns what of it may be used, or undefined to stop reading. */
   readonly gate = (slice: Slice): Slice | undefined => {
-    // Once any budget truncated the answer, reading on cannot make it whole.
-    if (this.truncated !== undefined) return undefined;
+    if (this.stopped) return undefined;
     const n = slice.timestamps.length;
     const allowed = this.admit('points read', this.budgets.maxPointsRead, this.pointsRead, n);
     this.pointsRead += allowed;
@@ -80,15 +82,11 @@ export class BudgetTracker {
     return allowed === 1;
   }
 
-  /** True once a truncating budget stopped the reading. */
-  get stopped(): boolean {
-    return this.truncated !== undefined;
-  }
-
-  private admit(budget: BudgetName, limit: number, used: number, wanted: number): number {
+  private admit(budget: BudgetName, limit: number, used: number, wanted: number, stops = true): number {
     if (used + wanted <= limit) return wanted;
     if (this.budgets.onExceed === 'error') throw new BudgetExceededError(budget, limit);
     this.truncated ??= { budget, limit };
+    this.stopped ||= stops;
     return Math.max(0, limit - used);
   }
 }
