@@ -14,7 +14,7 @@ export class ValueGrouper implements PointGrouper {
       if (typeof extra === 'bigint') return Number(BigInt.asIntN(32, extra / BigInt(this.rangeSize)));
       return Math.trunc(num / this.rangeSize) | 0;
     }
-    if (kind === 'double') return Math.trunc(javaIntCast(num) / this.rangeSize);
+    if (kind === 'double') return Math.trunc(javaIntCast(num) / this.rangeSize) | 0;
     return -1;
   }
 
