@@ -98,7 +98,9 @@ class BinStore {
 
   private collapseBelow(floor: number): void {
     let moved = 0;
-    for (let bin = this.lowest; bin < floor; bin++) {
+    // The new highest bin is not in the array yet; the bins to merge all are.
+    const end = Math.min(floor, this.base + this.counts.length);
+    for (let bin = this.lowest; bin < end; bin++) {
       moved += this.counts[bin - this.base]!;
       this.counts[bin - this.base] = 0;
     }
