@@ -10,6 +10,18 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**'] },
       },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/cassandra-global-setup.ts'],
+          // One shared node on 2 cores: files in sequence, and DDL on a busy node can take seconds.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });
