@@ -149,13 +149,13 @@ export function readInteger(value: unknown, field: string, min: number, max = Nu
   return number;
 }
 
-export function readUnit(value: unknown, field: string): TimeUnit {
+function readUnit(value: unknown, field: string): TimeUnit {
   const unit = typeof value === 'string' ? parseTimeUnit(value) : undefined;
   if (unit === undefined) throw new InputError(field, value, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
   return unit;
 }
 
-export function readDuration(value: unknown, field: string): Duration {
+function readDuration(value: unknown, field: string): Duration {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object {value, unit}');
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {

@@ -214,7 +214,7 @@ export class GroupRouter {
  * The aggregators that run on a group of the given type: KairosDB skips those whose canAggregate refuses the
  * type (number-only aggregators on text), and the type changes as aggregators produce numbers.
  */
-export function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
+function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
   let current = type;
   return aggregators.filter(({ definition }) => {
     if (!accepts(definition, current)) return false;

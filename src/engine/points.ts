@@ -69,11 +69,6 @@ export function pointValue(kind: PointKind, num: number, extra: Extra): PointVal
   }
 }
 
-/** Longs and doubles are numbers to the aggregators; strings, complex and null points are not (KairosDB's groups). */
-export function isNumeric(kind: PointKind): kind is 'long' | 'double' {
-  return kind === 'long' || kind === 'double';
-}
-
 /** Java's `Double.compare`: -0.0 before 0.0, NaN after everything and equal to itself. */
 export function compareDoubles(a: number, b: number): number {
   if (a < b) return -1;

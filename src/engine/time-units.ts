@@ -14,7 +14,7 @@ export interface Duration {
 }
 
 /** Units of a fixed length in every zone. Days and longer are counted on the calendar of the zone. */
-export const FIXED_UNIT_MS: Readonly<Partial<Record<TimeUnit, number>>> = {
+const FIXED_UNIT_MS: Readonly<Partial<Record<TimeUnit, number>>> = {
   MILLISECONDS: 1,
   SECONDS: 1000,
   MINUTES: 60_000,

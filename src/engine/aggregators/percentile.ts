@@ -13,7 +13,7 @@ import { defineRange, type RangeAccumulator, type RangeInfo } from './range.js';
 import { growFloat64 } from './slots.js';
 
 /** KairosDB's reservoir size: up to this many values a range is exact. */
-export const EXACT_PERCENTILE_LIMIT = 1028;
+const EXACT_PERCENTILE_LIMIT = 1028;
 
 export const percentile = defineRange({
   name: 'percentile',
