@@ -1,7 +1,7 @@
 /**
  * The ranges of a range aggregator (`RangeAggregator.java`): range k is [start(k), start(k+1)) with start(k) = the
- * anchor plus k·value units. Fixed units are integer arithmetic on epoch ms; calendar units are luxon arithmetic in
- * the zone, computed once per range and cached, so a run of points inside one range costs no date math.
+ * anchor plus k·value units. Fixed units are integer arithmetic on epoch ms; calendar units are wall-clock arithmetic
+ * in the zone (plusUnits), computed once per range and cached, so a run of points inside one range costs no date math.
  */
 import type { Zone } from 'luxon';
 import { fixedLengthMs, NOMINAL_UNIT_MS, plusUnits, type Duration } from './time-units.js';
