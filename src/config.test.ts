@@ -18,7 +18,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       seedDemo: true,
       maxWritePoints: 100_000,
+      maxQuerySeries: 100_000,
+      maxPointsRead: 100_000_000,
       maxQueryPoints: 1_000_000,
+      queryTimeoutMs: 30_000,
     });
   });
 

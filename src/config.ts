@@ -14,7 +14,10 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
+  readonly maxQuerySeries: number;
+  readonly maxPointsRead: number;
   readonly maxQueryPoints: number;
+  readonly queryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -40,7 +43,10 @@ export const SETTINGS = [
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
   setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the store has no metrics (`false` to start empty)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
+  setting({ env: 'MAX_QUERY_SERIES', key: 'maxQuerySeries', default: '100000', meaning: 'Most series one query may read', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
+  setting({ env: 'MAX_POINTS_READ', key: 'maxPointsRead', default: '100000000', meaning: 'Most points one query may read from the store', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000_000) }),
   setting({ env: 'MAX_QUERY_POINTS', key: 'maxQueryPoints', default: '1000000', meaning: 'Most points one query may return', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
+  setting({ env: 'QUERY_TIMEOUT_MS', key: 'queryTimeoutMs', default: '30000', meaning: 'Time limit of one request; past it the request fails with QUERY_TIMEOUT and its reads stop', parse: (raw, env) => integer(raw, env, 1, 3_600_000) }),
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {

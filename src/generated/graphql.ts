@@ -3,7 +3,7 @@ import type { TimeInput } from '../query/time.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { SeriesModel, PointModel } from '../graphql/models.js';
 import type { RowKey } from '../store/store.js';
-import type { GatewayContext } from '../graphql/context.js';
+import type { RequestContext } from '../server/request-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
@@ -362,12 +362,12 @@ export type ResolversParentTypes = ResolversObject<{
   Time: Scalars['Time']['output'];
 }>;
 
-export type AddPointsResultResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AddPointsResult'] = ResolversParentTypes['AddPointsResult']> = ResolversObject<{
+export type AddPointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AddPointsResult'] = ResolversParentTypes['AddPointsResult']> = ResolversObject<{
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
-export type DeletePointsResultResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['DeletePointsResult'] = ResolversParentTypes['DeletePointsResult']> = ResolversObject<{
+export type DeletePointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['DeletePointsResult'] = ResolversParentTypes['DeletePointsResult']> = ResolversObject<{
   partitionsDeleted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   rangesDeleted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -377,12 +377,12 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'Long';
 }
 
-export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+export type MutationResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   addPoints?: Resolver<ResolversTypes['AddPointsResult'], ParentType, ContextType, RequireFields<MutationAddPointsArgs, 'series'>>;
   deletePoints?: Resolver<ResolversTypes['DeletePointsResult'], ParentType, ContextType, RequireFields<MutationDeletePointsArgs, 'from' | 'metric' | 'to'>>;
 }>;
 
-export type PointResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
+export type PointResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
   epochMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   imaginary?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   long?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
@@ -396,7 +396,7 @@ export interface PointValueScalarConfig extends GraphQLScalarTypeConfig<Resolver
   name: 'PointValue';
 }
 
-export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+export type QueryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   metricNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryMetricNamesArgs, 'limit' | 'prefix'>>;
   points?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryPointsArgs, 'from' | 'metric' | 'order'>>;
   seriesKeys?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType, RequireFields<QuerySeriesKeysArgs, 'metric'>>;
@@ -404,26 +404,26 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
   tagValues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagValuesArgs, 'metric' | 'tag'>>;
 }>;
 
-export type SeriesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Series'] = ResolversParentTypes['Series']> = ResolversObject<{
+export type SeriesResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Series'] = ResolversParentTypes['Series']> = ResolversObject<{
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   points?: Resolver<Array<ResolversTypes['Point']>, ParentType, ContextType>;
   tag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<SeriesTagArgs, 'name'>>;
   tags?: Resolver<Array<ResolversTypes['SeriesTag']>, ParentType, ContextType>;
 }>;
 
-export type SeriesKeyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SeriesKey'] = ResolversParentTypes['SeriesKey']> = ResolversObject<{
+export type SeriesKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesKey'] = ResolversParentTypes['SeriesKey']> = ResolversObject<{
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<SeriesKeyTagArgs, 'name'>>;
   tags?: Resolver<Array<ResolversTypes['Tag']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['ValueType'], ParentType, ContextType>;
 }>;
 
-export type SeriesTagResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SeriesTag'] = ResolversParentTypes['SeriesTag']> = ResolversObject<{
+export type SeriesTagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesTag'] = ResolversParentTypes['SeriesTag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type TagResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
+export type TagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -432,7 +432,7 @@ export interface TimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'Time';
 }
 
-export type Resolvers<ContextType = GatewayContext> = ResolversObject<{
+export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   AddPointsResult?: AddPointsResultResolvers<ContextType>;
   DeletePointsResult?: DeletePointsResultResolvers<ContextType>;
   Long?: GraphQLScalarType;

@@ -5,12 +5,12 @@ import { InputError } from '../errors.js';
 import type { TagMatch } from '../generated/graphql.js';
 import type { TagCondition, TagFilter, TimeRange } from '../query/model.js';
 import { formatTime, parseTime, TimeParseError, type TimeInput } from '../query/time.js';
-import type { GatewayContext } from './context.js';
+import type { RequestContext } from '../server/request-context.js';
 
 /** Metadata queries look at the last 24 hours unless told otherwise (a start of 0 would scan all history). */
 export const DEFAULT_METADATA_WINDOW_MS = 24 * 3600 * 1000;
 
-export function timeArg(ctx: GatewayContext, value: TimeInput, field: string): number {
+export function timeArg(ctx: RequestContext, value: TimeInput, field: string): number {
   try {
     return parseTime(value, ctx.nowMs);
   } catch (error) {
@@ -21,7 +21,7 @@ export function timeArg(ctx: GatewayContext, value: TimeInput, field: string): n
 
 /** `from`/`to` → an inclusive range; `to` defaults to now, `from` to `defaultFromMs` when that is given. */
 export function rangeArgs(
-  ctx: GatewayContext,
+  ctx: RequestContext,
   from: TimeInput | null | undefined,
   to: TimeInput | null | undefined,
   defaultWindowMs?: number,

@@ -3,7 +3,7 @@
  * loaders, and read through the engine; no resolver talks to a store table directly except through those.
  */
 import { InputError } from '../errors.js';
-import { executeQuery, newQueryStats, type GroupOutput } from '../engine/execute.js';
+import { executeQuery, type GroupOutput } from '../engine/execute.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
@@ -13,7 +13,7 @@ import { partitionCovered, sliceKindOf } from '../store/format/index.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
-import type { GatewayContext } from './context.js';
+import type { RequestContext } from '../server/request-context.js';
 import type { PointModel, SeriesModel } from './models.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
 
@@ -63,14 +63,7 @@ export const resolvers: Resolvers = {
           order: args.order === 'DESC' ? 'desc' : 'asc',
           excludeTags: false,
         },
-        {
-          store: ctx.store,
-          index: ctx.loaders,
-          budgets: { maxSeries: Number.POSITIVE_INFINITY, maxPointsRead: Number.POSITIVE_INFINITY, maxPointsReturned: ctx.config.maxQueryPoints, onExceed: 'error' },
-          stats: newQueryStats(),
-          nowMs: ctx.nowMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        },
+        ctx.engine(),
       );
       for (const warning of output.warnings) ctx.log.warn(warning);
       return output.groups.map(seriesModel);
@@ -141,7 +134,7 @@ const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'legacy', 
 const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
 
 /** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
-async function seriesOf(ctx: GatewayContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
+async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric');
   const predicate = compileTagFilter(tagFilterArg(where), 'where');
   const plan = await planSeries(ctx.loaders, name, range, predicate);

@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, useReadinessCheck } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { createContext, type GatewayContext } from '../graphql/context.js';
 import { createGatewaySchema } from '../graphql/schema.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
+import { createRequestContext, type RequestContext } from './request-context.js';
 
 export interface GatewayDeps {
   readonly store: Store;
@@ -20,7 +20,9 @@ export interface GatewayDeps {
 }
 
 export function createGateway({ store, config, log }: GatewayDeps) {
-  const yoga = createYoga<object, GatewayContext>({
+  // A request's context owns a timer; it is released when yoga has sent the response.
+  const contexts = new WeakMap<Request, RequestContext>();
+  const yoga = createYoga<object, RequestContext>({
     schema: createGatewaySchema(),
     graphqlEndpoint: '/graphql',
     // Bundled assets: GraphiQL must work where no CDN is reachable.
@@ -28,7 +30,11 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     graphiql: { title: 'Kairograph', defaultQuery: DEFAULT_GRAPHIQL_QUERY },
     landingPage: false,
     healthCheckEndpoint: '/health',
-    context: ({ request }) => createContext(store, config, log, request.signal),
+    context: ({ request }) => {
+      const context = createRequestContext(store, config, log, request.signal);
+      contexts.set(request, context);
+      return context;
+    },
     maskedErrors: { maskError: createMaskError(log) },
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
@@ -37,6 +43,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     plugins: [
+      { onResponse: ({ request }) => contexts.get(request)?.dispose() },
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {
