@@ -6,10 +6,11 @@ import { InputError } from '../errors.js';
 import { executeQuery, type GroupOutput } from '../engine/execute.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
-import { partitionCovered, sliceKindOf } from '../store/format/index.js';
+import { sliceKindOf } from '../store/format/index.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
@@ -81,16 +82,11 @@ export const resolvers: Resolvers = {
     },
     async deletePoints(_, args, ctx) {
       const range = rangeArgs(ctx, args.from, args.to);
-      const partitions = await seriesOf(ctx, args.metric, range, args.where);
-      const spec = await ctx.store.spec();
-      let partitionsDeleted = 0;
-      for (const key of partitions) {
-        await ctx.store.deleteRange(key, range.startMs, range.endMs);
-        if (partitionCovered(spec, key.rowTime, range.startMs, range.endMs)) partitionsDeleted++;
-      }
-      ctx.loaders.clear();
-      const series = new Set(partitions.map((key) => JSON.stringify([key.dataType, key.tags]))).size;
-      return { series, partitionsDeleted, rangesDeleted: partitions.length - partitionsDeleted };
+      const metric = validateMetricName(args.metric, 'metric');
+      const matches = compileTagFilter(tagFilterArg(args.where), 'where');
+      const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(ctx.store, ctx.loaders, metric, range, matches);
+      for (const warning of warnings) ctx.log.warn(warning);
+      return { series, partitionsDeleted, rangesDeleted };
     },
   },
 

@@ -1,0 +1,43 @@
+/**
+ * The one delete path, shared by GraphQL's deletePoints and the KairosDB REST API's /datapoints/delete and
+ * DELETE /metric/{name}: plan the matching partitions through the request's loaders as a query does, then delete
+ * each partition's part of the range (reference §4.4).
+ */
+import { partitionCovered, rowWidthMs } from '../store/format/index.js';
+import type { Store } from '../store/store.js';
+import type { IndexLoaders } from './index-loaders.js';
+import type { TimeRange } from './model.js';
+import { planSeries } from './plan.js';
+import type { SeriesPredicate } from './tag-filter.js';
+
+export interface DeleteSummary {
+  /** Distinct series (data type and tag set) that had partitions in the range. */
+  readonly series: number;
+  /** Partitions the range covered whole: one partition delete each. */
+  readonly partitionsDeleted: number;
+  /** Partitions the range covered in part: one range delete each. */
+  readonly rangesDeleted: number;
+  /** From planning (partitions of a data type Kairograph cannot decode are left alone). */
+  readonly warnings: readonly string[];
+}
+
+/** `metric` must already be a valid name and `matches` a compiled filter: callers validate in their own vocabulary. */
+export async function deletePoints(store: Store, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
+  const spec = await store.spec();
+  // Rows of negative timestamps start up to a row width before them (KairosDB's unaligned rows), as in executeQuery.
+  const lookup = range.startMs < 0 ? { startMs: range.startMs - rowWidthMs(spec) + 1, endMs: range.endMs } : range;
+  const plan = await planSeries(loaders, metric, lookup, matches);
+  const series = new Set<string>();
+  let partitionsDeleted = 0;
+  let rangesDeleted = 0;
+  for (const key of plan.partitions) {
+    if (key.rowTime + rowWidthMs(spec) <= range.startMs) continue;
+    series.add(JSON.stringify([key.dataType, key.tags]));
+    await store.deleteRange(key, range.startMs, range.endMs);
+    if (partitionCovered(spec, key.rowTime, range.startMs, range.endMs)) partitionsDeleted++;
+    else rangesDeleted++;
+  }
+  // The index changed under this request's loaders.
+  loaders.clear();
+  return { series: series.size, partitionsDeleted, rangesDeleted, warnings: plan.warnings };
+}
