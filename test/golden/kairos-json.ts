@@ -1,11 +1,10 @@
 /**
- * The golden files' two translations: one KairosDB query body (one metric) into the query model, and the engine's
- * answer into KairosDB's response shape, with the point types spelled out (JSON alone cannot tell 5 from 5.0).
+ * The golden files' shapes: a KairosDB query body with one metric (translated into the query model by the REST
+ * API's own parseKairosQuery), and the engine's answer in KairosDB's response shape with the point types spelled
+ * out (JSON alone cannot tell 5 from 5.0).
  */
 import type { QueryOutput } from '../../src/engine/execute.js';
 import type { PointList } from '../../src/engine/point-list.js';
-import type { AggregatorSpec, GroupBySpec, MetricQuery, TagCondition } from '../../src/query/model.js';
-import { DEFAULT_TIME_ZONE } from '../../src/query/model.js';
 
 export interface KairosQuery {
   readonly start_absolute: number;
@@ -24,28 +23,6 @@ export interface KairosMetric {
   readonly order?: string;
   readonly exclude_tags?: boolean;
   readonly alias?: string;
-}
-
-/** A query without an end reads to Long.MAX_VALUE in KairosDB; the model's largest whole ms stands in for it. */
-export function toMetricQuery(query: KairosQuery): MetricQuery {
-  const metric = query.metrics[0];
-  const split = ({ name, ...params }: { readonly name: string } & Record<string, unknown>): AggregatorSpec & GroupBySpec => ({ name, params });
-  return {
-    metric: metric.name,
-    range: { startMs: query.start_absolute, endMs: query.end_absolute ?? Number.MAX_SAFE_INTEGER },
-    tags: Object.entries(metric.tags ?? {}).map(([tag, value]): TagCondition => {
-      const values = typeof value === 'string' ? [value] : value;
-      const regex = values.find((v) => v.startsWith('regex:'));
-      return { tag, in: values.filter((v) => !v.startsWith('regex:')), ...(regex !== undefined ? { regex: regex.slice('regex:'.length) } : {}) };
-    }),
-    aggregators: (metric.aggregators ?? []).map(split),
-    groupBy: (metric.group_by ?? []).map(split),
-    timeZone: query.time_zone ?? DEFAULT_TIME_ZONE,
-    ...(metric.limit !== undefined ? { limit: metric.limit } : {}),
-    order: metric.order?.toLowerCase() === 'desc' ? 'desc' : 'asc',
-    excludeTags: metric.exclude_tags ?? false,
-    ...(metric.alias !== undefined ? { alias: metric.alias } : {}),
-  };
 }
 
 export interface KairosResult {

@@ -12,7 +12,8 @@ import { executeQuery, newQueryStats, type Budgets } from '../../src/engine/exec
 import { IndexLoaders } from '../../src/query/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
 import { validateWrite, type SeriesInput } from '../../src/store/write-validation.js';
-import { toKairosAnswer, toMetricQuery, type KairosAnswer, type KairosQuery } from './kairos-json.js';
+import { parseKairosQuery } from '../../src/kairos-rest/parse-kairos-query.js';
+import { toKairosAnswer, type KairosAnswer, type KairosQuery } from './kairos-json.js';
 
 export interface GoldenStoreOptions {
   /** Row width in ms of a fresh store; undefined for KairosDB's default. */
@@ -114,12 +115,13 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
 
 async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant): Promise<{ expected: KairosAnswer } | { error: string }> {
   try {
-    const output = await executeQuery(toMetricQuery(c.query), {
+    const nowMs = file.now ?? DEFAULT_NOW;
+    const output = await executeQuery(parseKairosQuery(c.query, nowMs)[0]!, {
       store,
       index: new IndexLoaders(store),
       budgets: { ...GENEROUS, ...c.budgets },
       stats: newQueryStats(),
-      nowMs: file.now ?? DEFAULT_NOW,
+      nowMs,
       ...(variant.pageSize !== undefined ? { pageSize: variant.pageSize } : {}),
     });
     return { expected: toKairosAnswer(output) };
