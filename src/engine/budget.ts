@@ -19,6 +19,8 @@ export type BudgetName = 'series' | 'points read' | 'points returned';
 
 /** Counters of a request; executeQuery adds to them, so several queries of one request can share one object. */
 export interface QueryStats {
+  /** Row periods the plan looked at (each costs one row_keys read, shared within a request). */
+  rowTimes: number;
   seriesMatched: number;
   partitionsRead: number;
   pointsRead: number;
@@ -29,7 +31,7 @@ export interface QueryStats {
 }
 
 export function newQueryStats(): QueryStats {
-  return { seriesMatched: 0, partitionsRead: 0, pointsRead: 0, pointsReturned: 0, scans: 0, planMs: 0, fetchAggregateMs: 0 };
+  return { rowTimes: 0, seriesMatched: 0, partitionsRead: 0, pointsRead: 0, pointsReturned: 0, scans: 0, planMs: 0, fetchAggregateMs: 0 };
 }
 
 export interface Truncation {

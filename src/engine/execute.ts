@@ -48,6 +48,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
   const plan = await planSeries(ctx.index, compiled.pipeline.metric, lookupRange(query.range, widthMs), compiled.matches);
+  ctx.stats.rowTimes += plan.rowTimes.length;
   ctx.stats.planMs += performance.now() - planStarted;
 
   const runStarted = performance.now();

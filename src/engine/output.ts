@@ -25,6 +25,8 @@ export interface GroupOutput {
   readonly groupBy: readonly GroupByResult[];
   /** Union of tag values of the series merged into the group, sorted; empty when the query excludes tags. */
   readonly tags: Readonly<Record<string, readonly string[]>>;
+  /** Raw points read into this group (after the query's limit), before its aggregators. */
+  readonly sampleSize: number;
   readonly points: PointList;
 }
 

@@ -108,13 +108,13 @@ export class GroupRouter {
     const tags = this.spec.excludeTags ? {} : this.tagUnion();
     return groups.map((group) => {
       group.head.end();
-      return { name: this.spec.metric, groupBy: this.results(group.ids), tags, points: group.output.points };
+      return { name: this.spec.metric, groupBy: this.results(group.ids), tags, sampleSize: group.taken, points: group.output.points };
     });
   }
 
   /** The group of a series that had no points: GraphQL's per-series view still lists it. */
   emptyGroup(): GroupOutput {
-    return { name: this.spec.metric, groupBy: this.results([]), tags: this.spec.excludeTags ? {} : this.tagUnion(true), points: new PointList() };
+    return { name: this.spec.metric, groupBy: this.results([]), tags: this.spec.excludeTags ? {} : this.tagUnion(true), sampleSize: 0, points: new PointList() };
   }
 
   private feed(group: Group, slice: Slice, from: number, to: number, rank: number): void {

@@ -1,12 +1,17 @@
 /**
  * What resolvers hand to the GraphQL types (codegen `mappers`): internal shapes, turned into fields lazily.
  */
+import type { GroupByResult } from '../engine/execute.js';
 import type { PointKind, PointValue } from '../engine/point-list.js';
 
 export interface SeriesModel {
+  readonly name: string;
   readonly metric: string;
   /** Tag name → its values in the series (one value for a stored series), sorted. */
   readonly tags: Readonly<Record<string, readonly string[]>>;
+  /** KairosDB's group_by results of the series' group; empty for a stored series. */
+  readonly groupBy: readonly GroupByResult[];
+  readonly sampleSize: number;
   readonly points: PointModel[];
 }
 
@@ -14,4 +19,10 @@ export interface PointModel {
   readonly t: number;
   readonly kind: PointKind;
   readonly v: PointValue;
+}
+
+/** One point with its series, for the flat `rows` shape. */
+export interface RowModel {
+  readonly series: SeriesModel;
+  readonly point: PointModel;
 }

@@ -3,9 +3,10 @@
  * loaders, and read through the engine; no resolver talks to a store table directly except through those.
  */
 import { InputError } from '../errors.js';
-import { executeQuery, type GroupOutput } from '../engine/execute.js';
+import type { GroupOutput } from '../engine/execute.js';
+import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
-import type { Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
@@ -13,6 +14,8 @@ import { compileTagFilter } from '../query/tag-filter.js';
 import { sliceKindOf } from '../store/format/index.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
+import type { TimeInput } from '../query/time.js';
+import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { PointModel, SeriesModel } from './models.js';
@@ -45,29 +48,24 @@ export const resolvers: Resolvers = {
       for (const key of keys) unique.set(JSON.stringify([key.dataType, key.tags]), key);
       return [...unique.keys()].sort().map((id) => unique.get(id)!);
     },
-    async points(_, args, ctx) {
-      const range = rangeArgs(ctx, args.from, args.to);
-      const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-      const metric = validateMetricName(args.metric, 'metric');
-      const tags = tagFilterArg(args.where);
-      // Validated here too, so errors name GraphQL's `where` rather than the query model's field.
-      compileTagFilter(tags, 'where');
-      const output = await executeQuery(
+    async points(_, args, ctx, info) {
+      const output = await ctx.runQuery(
         {
-          metric,
-          range,
-          tags,
+          ...metricQueryBase(ctx, args),
           aggregators: [],
           groupBy: [{ name: 'series', params: {} }],
           timeZone: DEFAULT_TIME_ZONE,
-          ...(limit ? { limit } : {}),
-          order: args.order === 'DESC' ? 'desc' : 'asc',
-          excludeTags: false,
         },
-        ctx.engine(),
+        responsePath(info.path),
       );
-      for (const warning of output.warnings) ctx.log.warn(warning);
-      return output.groups.map(seriesModel);
+      return output.groups.map((group) => seriesModel(group, group.name));
+    },
+    async series(_, args, ctx, info) {
+      return aggregatedSeries(ctx, args, responsePath(info.path));
+    },
+    async rows(_, args, ctx, info) {
+      const series = await aggregatedSeries(ctx, args, responsePath(info.path));
+      return series.flatMap((s) => s.points.map((point) => ({ series: s, point })));
     },
   },
 
@@ -98,23 +96,46 @@ export const resolvers: Resolvers = {
   },
 
   Series: {
+    name: (series) => series.name,
     metric: (series) => series.metric,
     tags: (series) => Object.entries(series.tags).map(([name, values]) => ({ name, values: [...values] })),
-    tag: (series, { name }) => {
-      const values = Object.hasOwn(series.tags, name) ? series.tags[name]! : [];
-      return values.length === 1 ? values[0]! : null;
-    },
+    tag: (series, { name }) => singleValue(series, name),
+    varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
+    group: (series) => [...series.groupBy],
+    sampleSize: (series) => series.sampleSize,
     points: (series) => series.points,
+  },
+
+  GroupKey: {
+    kind: (g) => GROUP_KIND[g.name],
+    tags: (g) => (g.name === 'tag' ? Object.entries(g.group).map(([name, value]) => ({ name, value })) : null),
+    groupNumber: (g) => (g.name === 'time' || g.name === 'value' ? g.group.group_number : null),
+    binNumber: (g) => (g.name === 'bin' ? g.group.bin_number : null),
+    valueType: (g) => (g.name === 'type' ? g.type : null),
+  },
+
+  Row: {
+    name: (r) => r.series.name,
+    metric: (r) => r.series.metric,
+    time: (r) => r.point.t,
+    epochMs: (r) => r.point.t,
+    value: (r) => numericValue(r.point),
+    long: (r) => longValue(r.point),
+    text: (r) => textValue(r.point),
+    type: (r) => pointType(r.point),
+    tags: (r) => Object.entries(r.series.tags).flatMap(([name, values]) => (values.length === 1 ? [{ name, value: values[0]! }] : [])),
+    tag: (r, { name }) => singleValue(r.series, name),
+    group: (r) => [...r.series.groupBy],
   },
 
   Point: {
     time: (p) => p.t,
     epochMs: (p) => p.t,
     value: (p) => numericValue(p),
-    long: (p) => (p.kind === 'long' ? (p.v as number | bigint) : null),
-    text: (p) => (p.kind === 'string' ? (p.v as string) : null),
+    long: (p) => longValue(p),
+    text: (p) => textValue(p),
     imaginary: (p) => (p.kind === 'complex' ? (p.v as { imaginary: number }).imaginary : null),
-    type: (p) => (p.kind === 'null' ? null : GRAPHQL_TYPE[p.kind]),
+    type: (p) => pointType(p),
   },
 };
 
@@ -157,9 +178,63 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   };
 }
 
-function seriesModel(group: GroupOutput): SeriesModel {
-  return { metric: group.name, tags: group.tags, points: pointModels(group.points) };
+/** Arguments every point query shares → the common part of the query model, validated with GraphQL's names. */
+function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null }) {
+  const range = rangeArgs(ctx, args.from, args.to);
+  const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
+  const metric = validateMetricName(args.metric, 'metric');
+  const tags = tagFilterArg(args.where);
+  // Validated here too, so errors name GraphQL's `where` rather than the query model's field.
+  compileTagFilter(tags, 'where');
+  return { metric, range, tags, ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
 }
+
+async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, label: string): Promise<SeriesModel[]> {
+  const base = metricQueryBase(ctx, args);
+  const output = await ctx.runQuery(
+    {
+      ...base,
+      aggregators: aggregatorSpecs(ctx, args.aggregators),
+      groupBy: groupBySpecs(args.groupBy),
+      timeZone: args.timeZone ?? DEFAULT_TIME_ZONE,
+      ...(args.name != null ? { alias: args.name } : {}),
+    },
+    label,
+  );
+  const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
+  const filled = fillPoints(output.groups.map((g) => g.points), mode, base.order);
+  return output.groups.map((group, i) => ({ ...seriesModel(group, args.name ?? group.name), points: pointModels(filled[i]!) }));
+}
+
+function seriesModel(group: GroupOutput, name: string): SeriesModel {
+  return { name, metric: group.name, tags: group.tags, groupBy: group.groupBy, sampleSize: group.sampleSize, points: pointModels(group.points) };
+}
+
+/** `cpu` or `dashboard.cpu`: the field's place in the response, which names the query in statistics and logs. */
+function responsePath(path: { prev: unknown; key: string | number } | undefined): string {
+  const keys: (string | number)[] = [];
+  for (let p = path; p; p = p.prev as typeof path) keys.unshift(p.key);
+  return keys.join('.');
+}
+
+function singleValue(series: SeriesModel, name: string): string | null {
+  const values = Object.hasOwn(series.tags, name) ? series.tags[name]! : [];
+  return values.length === 1 ? values[0]! : null;
+}
+
+function longValue(p: PointModel): number | bigint | null {
+  return p.kind === 'long' ? (p.v as number | bigint) : null;
+}
+
+function textValue(p: PointModel): string | null {
+  return p.kind === 'string' ? (p.v as string) : null;
+}
+
+function pointType(p: PointModel): GraphQLValueType | null {
+  return p.kind === 'null' ? null : GRAPHQL_TYPE[p.kind];
+}
+
+const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type: 'TYPE' } as const;
 
 function pointModels(points: PointList): PointModel[] {
   const out: PointModel[] = new Array(points.length);

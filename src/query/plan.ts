@@ -9,6 +9,8 @@ import type { TimeRange } from './model.js';
 import type { SeriesPredicate } from './tag-filter.js';
 
 export interface SeriesPlan {
+  /** Row times of the metric in the range, from row_key_time_index: one row_keys read each. */
+  readonly rowTimes: readonly number[];
   /** Partitions to read: legacy-index keys first, then row_keys in row-time order, de-duplicated. */
   readonly partitions: readonly RowKey[];
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
@@ -37,5 +39,5 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
     partitions.push(key);
   }
   const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
-  return { partitions, warnings };
+  return { rowTimes, partitions, warnings };
 }

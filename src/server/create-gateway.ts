@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
+import { useQueryStatistics } from './use-query-statistics.js';
 
 export interface GatewayDeps {
   readonly store: Store;
@@ -31,7 +32,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     landingPage: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
-      const context = createRequestContext(store, config, log, request.signal);
+      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal });
       contexts.set(request, context);
       return context;
     },
@@ -43,7 +44,15 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     plugins: [
-      { onResponse: ({ request }) => contexts.get(request)?.dispose() },
+      {
+        onResponse: ({ request, response }) => {
+          const context = contexts.get(request);
+          if (!context) return;
+          response.headers.set('x-request-id', context.requestId);
+          context.dispose();
+        },
+      },
+      useQueryStatistics(),
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {

@@ -1,16 +1,30 @@
 /**
  * The per-request context shared by GraphQL and the REST API: the store, the request's own index loaders (never
- * shared between requests), one clock so every relative time in a request means the same "now", the request's
- * statistics, and one abort signal that fires when the client goes away or the request's time limit passes.
+ * shared between requests), one clock so every relative time in a request means the same "now", one abort signal
+ * that fires when the client goes away or the request's time limit passes, and a record of every query it ran.
  */
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { newQueryStats, type EngineContext, type QueryStats } from '../engine/execute.js';
+import { executeQuery, newQueryStats, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
 import { QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
+import type { MetricQuery } from '../query/model.js';
 import type { Store } from '../store/store.js';
 
+/** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
+export interface QueryRecord {
+  /** Where the query came from: the GraphQL response path, or `metrics[i]` for REST. */
+  readonly label: string;
+  readonly metric: string;
+  readonly stats: QueryStats;
+  readonly ms: number;
+  readonly warnings: readonly string[];
+  readonly truncated?: QueryOutput['truncated'];
+}
+
 export interface RequestContext {
+  readonly requestId: string;
   readonly store: Store;
   readonly config: Config;
   readonly loaders: IndexLoaders;
@@ -18,23 +32,32 @@ export interface RequestContext {
   readonly log: Logger;
   /** Aborted when the client disconnects or when QUERY_TIMEOUT_MS has passed (reason: QueryTimeoutError). */
   readonly signal: AbortSignal;
-  /** Filled by every query of the request. */
-  readonly stats: QueryStats;
-  /** What the engine needs to run one query of this request, with the configured budgets. */
-  engine(): EngineContext;
+  /** Every query the request ran, in the order they finished. */
+  readonly queries: QueryRecord[];
+  /** Runs one query through the engine with the configured budgets and records what it cost. */
+  runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
   /** Releases the request's timer; called when the response is done. */
   dispose(): void;
 }
 
-export function createRequestContext(store: Store, config: Config, log: Logger, clientSignal?: AbortSignal): RequestContext {
+export interface RequestContextOptions {
+  /** The client's request id (`x-request-id`), kept when it is sane; otherwise one is made. */
+  readonly requestId?: string | null;
+  readonly clientSignal?: AbortSignal;
+}
+
+export function createRequestContext(store: Store, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
+  const { clientSignal } = options;
+  const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
   timer.unref();
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   const loaders = new IndexLoaders(store);
-  const stats = newQueryStats();
   const nowMs = Date.now();
+  const queries: QueryRecord[] = [];
+  const requestLog = log.child({ requestId });
   const budgets = {
     maxSeries: config.maxQuerySeries,
     maxPointsRead: config.maxPointsRead,
@@ -42,14 +65,31 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     onExceed: 'error' as const,
   };
   return {
+    requestId,
     store,
     config,
     loaders,
     nowMs,
-    log,
+    log: requestLog,
     signal: controller.signal,
-    stats,
-    engine: () => ({ store, index: loaders, budgets, stats, nowMs, signal: controller.signal }),
+    queries,
+    async runQuery(query, label) {
+      const stats = newQueryStats();
+      const engine: EngineContext = { store, index: loaders, budgets, stats, nowMs, signal: controller.signal };
+      const started = performance.now();
+      const output = await executeQuery(query, engine);
+      const record = {
+        label,
+        metric: output.metric,
+        stats,
+        ms: performance.now() - started,
+        warnings: output.warnings,
+        ...(output.truncated ? { truncated: output.truncated } : {}),
+      };
+      queries.push(record);
+      for (const warning of output.warnings) requestLog.warn({ query: label }, warning);
+      return output;
+    },
     dispose() {
       clearTimeout(timer);
       clientSignal?.removeEventListener('abort', onClientGone);

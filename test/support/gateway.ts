@@ -8,16 +8,21 @@ import type { Store } from '../../src/store/store.js';
 
 export interface GraphQLResponse {
   readonly status: number;
+  readonly headers: Headers;
+  /** `data` and `errors`: what tests compare exactly. */
   readonly body: {
     data?: Record<string, unknown> | null;
     errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
-    extensions?: Record<string, unknown>;
   };
+  /** The response's `extensions` (the request's statistics), kept apart from the body. */
+  readonly extensions: Record<string, unknown> | undefined;
 }
 
 export interface TestGateway {
   readonly url: string;
-  graphql(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse>;
+  graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
+  /** Posts any GraphQL-over-HTTP payload (e.g. a persisted operation's hash), as plugins and CI clients do. */
+  post(payload: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
   close(): Promise<void>;
 }
 
@@ -25,16 +30,19 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...env });
   const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
   const server = await listen(gateway.handle, '127.0.0.1', 0);
+  const post: TestGateway['post'] = async (payload, headers = {}) => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify(payload),
+    });
+    const { extensions, ...body } = (await response.json()) as GraphQLResponse['body'] & { extensions?: Record<string, unknown> };
+    return { status: response.status, headers: response.headers, body, extensions };
+  };
   return {
     url: server.url,
-    async graphql(query, variables) {
-      const response = await fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
-      });
-      return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] };
-    },
+    graphql: (query, variables, headers = {}) => post({ query, ...(variables ? { variables } : {}) }, headers),
+    post,
     close: () => server.close(),
   };
 }

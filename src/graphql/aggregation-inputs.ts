@@ -1,0 +1,88 @@
+/**
+ * GraphQL's typed aggregator and group-by inputs → the query model's wire-form specs. The conversion walks the
+ * engine's own parameter tables, so a GraphQL field and a KairosDB parameter cannot drift apart unnoticed (a test
+ * checks the schema against the tables).
+ */
+import { InputError } from '../errors.js';
+import { AGGREGATORS } from '../engine/aggregators/registry.js';
+import type { ParamSpec } from '../engine/params.js';
+import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
+import type { AggregatorSpec, GroupBySpec } from '../query/model.js';
+import type { RequestContext } from '../server/request-context.js';
+import { timeArg } from './arguments.js';
+
+/** `least_squares` → `leastSquares`: GraphQL names of KairosDB's wire names. */
+export function camelCase(wire: string): string {
+  return wire.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+const BY_FIELD = new Map(AGGREGATORS.map((definition) => [camelCase(definition.name), definition]));
+
+export function aggregatorSpecs(ctx: RequestContext, inputs: readonly AggregatorInput[] | null | undefined): AggregatorSpec[] {
+  return (inputs ?? []).map((input, i) => {
+    // @oneOf guarantees exactly one non-null field.
+    const [field, options] = Object.entries(input).find(([, v]) => v !== null && v !== undefined)!;
+    const definition = BY_FIELD.get(field)!;
+    const path = `aggregators[${i}].${field}`;
+    if (definition.params.length === 0) {
+      if (options !== true) throw new InputError(path, options, 'must be true: the aggregator takes no options');
+      return { name: definition.name, params: {} };
+    }
+    return { name: definition.name, params: wireParams(ctx, definition.params, options as Record<string, unknown>, path) };
+  });
+}
+
+/** The GraphQL fields of GroupByInput and the group-bys they stand for. */
+export const GROUP_BY_FIELDS = { tags: 'tag', time: 'time', valueRangeSize: 'value', bins: 'bin' } as const;
+
+export function groupBySpecs(input: GroupByInput | null | undefined): GroupBySpec[] {
+  if (!input) return [];
+  const specs: GroupBySpec[] = [];
+  if (input.tags != null) specs.push({ name: 'tag', params: { tags: input.tags } });
+  if (input.time != null) {
+    specs.push({ name: 'time', params: { range_size: duration(input.time.rangeSize), group_count: input.time.groupCount } });
+  }
+  if (input.valueRangeSize != null) specs.push({ name: 'value', params: { range_size: input.valueRangeSize } });
+  if (input.bins != null) specs.push({ name: 'bin', params: { bins: input.bins } });
+  return specs;
+}
+
+function wireParams(ctx: RequestContext, specs: readonly ParamSpec[], options: Record<string, unknown>, path: string): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const spec of specs) {
+    const field = camelCase(spec.name);
+    const value = options[field];
+    if (value === null || value === undefined) continue;
+    params[spec.name] = wireValue(ctx, spec, value, `${path}.${field}`);
+  }
+  return params;
+}
+
+function wireValue(ctx: RequestContext, spec: ParamSpec, value: unknown, path: string): unknown {
+  switch (spec.type) {
+    case 'duration':
+      return duration(value as { value: number; unit: string });
+    case 'enum':
+    case 'unit':
+      // GraphQL enums are upper case; the engine matches KairosDB's lower-case values case-insensitively.
+      return (value as string).toLowerCase();
+    case 'epoch ms':
+      return timeArg(ctx, value as string | number, path);
+    case 'string map': {
+      const map: Record<string, string> = {};
+      (value as { name: string; value: string }[]).forEach((tag, k) => {
+        if (Object.hasOwn(map, tag.name)) throw new InputError(`${path}[${k}].name`, tag.name, 'is given twice');
+        map[tag.name] = tag.value;
+      });
+      return map;
+    }
+    case 'thresholds':
+      return (value as { value: number; boundary: string }[]).map((t) => ({ value: t.value, boundary: t.boundary.toLowerCase() }));
+    default:
+      return value;
+  }
+}
+
+function duration(value: { value: number; unit: string }): { value: number; unit: string } {
+  return { value: value.value, unit: value.unit.toLowerCase() };
+}

@@ -1,0 +1,72 @@
+/**
+ * Reports what each GraphQL request cost, in the response (`extensions.statistics`) and in one structured log line
+ * per request: the plan (row times, series matched), the reads (partitions, points, store calls by table) and the
+ * time per stage. Grafana ignores extensions, so dashboards are unaffected.
+ */
+import type { Plugin } from 'graphql-yoga';
+import type { RequestContext } from './request-context.js';
+
+export interface RequestStatistics {
+  readonly requestId: string;
+  readonly ms: number;
+  /** Index reads the request made (shared by its queries through the loaders), and the partition scans. */
+  readonly storeCalls: { readonly rowTimes: number; readonly rowKeys: number; readonly legacyRowKeys: number; readonly scans: number; readonly total: number };
+  readonly queries: readonly QueryStatistics[];
+}
+
+export interface QueryStatistics {
+  readonly path: string;
+  readonly metric: string;
+  readonly rowTimes: number;
+  readonly seriesMatched: number;
+  readonly partitionsRead: number;
+  readonly pointsRead: number;
+  readonly pointsReturned: number;
+  readonly ms: { readonly plan: number; readonly fetchAggregate: number; readonly total: number };
+  readonly truncated?: { readonly budget: string; readonly limit: number };
+}
+
+export function requestStatistics(ctx: RequestContext, ms: number): RequestStatistics {
+  const calls = ctx.loaders.calls;
+  const scans = ctx.queries.reduce((n, q) => n + q.stats.scans, 0);
+  return {
+    requestId: ctx.requestId,
+    ms: round(ms),
+    storeCalls: { ...calls, scans, total: calls.rowTimes + calls.rowKeys + calls.legacyRowKeys + scans },
+    queries: ctx.queries.map((q) => ({
+      path: q.label,
+      metric: q.metric,
+      rowTimes: q.stats.rowTimes,
+      seriesMatched: q.stats.seriesMatched,
+      partitionsRead: q.stats.partitionsRead,
+      pointsRead: q.stats.pointsRead,
+      pointsReturned: q.stats.pointsReturned,
+      ms: { plan: round(q.stats.planMs), fetchAggregate: round(q.stats.fetchAggregateMs), total: round(q.ms) },
+      ...(q.truncated ? { truncated: q.truncated } : {}),
+    })),
+  };
+}
+
+export function useQueryStatistics(): Plugin<RequestContext> {
+  return {
+    onExecute({ args }) {
+      const started = performance.now();
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('data' in result || 'errors' in result)) return;
+          const ctx = args.contextValue;
+          const statistics = requestStatistics(ctx, performance.now() - started);
+          setResult({ ...result, extensions: { ...result.extensions, statistics } });
+          ctx.log.info(
+            { operation: args.operationName ?? null, errors: result.errors?.length ?? 0, statistics },
+            'graphql request',
+          );
+        },
+      };
+    },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
