@@ -1,0 +1,210 @@
+/**
+ * The Cassandra store: KairosDB's keyspace through cassandra-driver 4. It constructs without Cassandra (the gateway
+ * starts and /ready says 503), connects in the background and again after failures, and recovers on its own.
+ */
+import cassandra from 'cassandra-driver';
+import { StoreUnavailableError } from '../../errors.js';
+import { encodeRowKey } from '../format/index.js';
+import type { RowKey, RowSpec, ScanOptions, Slice, Store, WriteBatch } from '../store.js';
+import { deleteName, deletePartitionRange } from './delete.js';
+import { Executor, type ExecutorStats, type StatementCounts } from './executor.js';
+import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
+import { Limiter } from './limiter.js';
+import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
+import { scanPartition } from './scan.js';
+import { ensureSchema, readSpec } from './schema.js';
+import { statementsFor, type Statements } from './statements.js';
+import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
+import { writePartitions } from './write.js';
+
+export type { CassandraStoreOptions } from './options.js';
+export type { StatementCounts } from './executor.js';
+
+interface Connection {
+  readonly exec: Executor;
+  readonly spec: RowSpec;
+}
+
+export class CassandraStore implements Store {
+  readonly kind = 'cassandra' as const;
+  private readonly options: ResolvedOptions;
+  private readonly st: Statements;
+  private readonly limiter: Limiter;
+  private readonly stats: ExecutorStats = { counts: {}, inFlight: 0 };
+  private readonly clock = new MutationClock();
+  private connection: Connection | undefined;
+  private attempt: Promise<Connection> | undefined;
+  private lastFailure: { readonly error: unknown; readonly atMs: number } | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  /** Validates the options (throws on a bad one) and starts connecting in the background. */
+  constructor(options: CassandraStoreOptions) {
+    this.options = resolveOptions(options);
+    this.st = statementsFor(this.options.keyspace);
+    this.limiter = new Limiter(this.options.concurrency);
+    this.startAttempt();
+  }
+
+  /** A store that is connected, with its schema and spec in place; rejects (and closes it) if the first attempt fails. */
+  static async open(options: CassandraStoreOptions): Promise<CassandraStore> {
+    const store = new CassandraStore(options);
+    try {
+      await store.connected();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  /** Requests sent to Cassandra since the store was made, by statement: a page, a batch, a single statement each. */
+  get statements(): Readonly<StatementCounts> {
+    return { ...this.stats.counts };
+  }
+
+  /** Driver requests sent and not yet answered (a page an aborted scan no longer wants runs to its end). */
+  get inFlight(): number {
+    return this.stats.inFlight;
+  }
+
+  async spec(): Promise<RowSpec> {
+    return (await this.connected()).spec;
+  }
+
+  async metricNames(prefix = '', limit?: number): Promise<string[]> {
+    return readMetricNames((await this.connected()).exec, this.st, prefix, limit);
+  }
+
+  async rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]> {
+    const { exec, spec } = await this.connected();
+    return readRowTimes(exec, this.st, spec, metric, startMs, endMs);
+  }
+
+  async rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
+    return readRowKeys((await this.connected()).exec, this.st, metric, rowTime);
+  }
+
+  async legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
+    const { exec, spec } = await this.connected();
+    return readLegacyRowKeys(exec, this.st, spec, metric, startMs, endMs);
+  }
+
+  async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    options.signal?.throwIfAborted();
+    const { exec, spec } = await this.connected();
+    const keyBytes = encodeRowKey(key);
+    yield* scanPartition(exec, this.st, spec, this.options.fetchSize, key, Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.byteLength), startMs, endMs, options);
+  }
+
+  async write(batch: WriteBatch): Promise<void> {
+    const { exec, spec } = await this.connected();
+    await writePartitions(exec, this.st, spec, batch, this.clock.next());
+  }
+
+  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
+    const { exec, spec } = await this.connected();
+    await deletePartitionRange(exec, this.st, spec, key, startMs, endMs, this.clock.next());
+  }
+
+  async deleteMetricName(metric: string): Promise<void> {
+    await deleteName((await this.connected()).exec, this.st, metric, this.clock.next());
+  }
+
+  async ping(): Promise<void> {
+    await (await this.connected()).exec.ping(this.st.ping);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.attempt?.catch(() => {});
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.exec.client.shutdown();
+  }
+
+  /**
+   * The live connection. Without one, a caller waits for the attempt under way, or starts one when the last failed
+   * at least a reconnect delay ago; otherwise it fails at once with the last failure, never waiting on a dead node.
+   */
+  private async connected(): Promise<Connection> {
+    if (this.connection !== undefined) return this.connection;
+    if (this.closed) throw new StoreUnavailableError('cassandra', new Error('the store is closed'));
+    if (this.attempt === undefined && (this.lastFailure === undefined || Date.now() - this.lastFailure.atMs >= this.options.reconnectDelayMs)) {
+      this.startAttempt();
+    }
+    try {
+      if (this.attempt !== undefined) return await this.attempt;
+      throw this.lastFailure!.error;
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError('cassandra', error);
+    }
+  }
+
+  private startAttempt(): void {
+    clearTimeout(this.retryTimer);
+    const attempt = this.connectOnce();
+    this.attempt = attempt;
+    attempt.then(
+      async (connection) => {
+        this.attempt = undefined;
+        if (this.closed) {
+          await connection.exec.client.shutdown();
+          return;
+        }
+        this.connection = connection;
+        this.lastFailure = undefined;
+        this.options.log.info({ keyspace: this.options.keyspace, spec: connection.spec }, 'connected to Cassandra');
+      },
+      (error: unknown) => {
+        this.attempt = undefined;
+        const message = error instanceof Error ? error.message : String(error);
+        const previous = this.lastFailure?.error;
+        if (!(previous instanceof Error) || previous.message !== message) {
+          this.options.log.warn({ err: message, contactPoints: this.options.contactPoints, retryMs: this.options.reconnectDelayMs }, 'cannot reach Cassandra; retrying in the background');
+        }
+        this.lastFailure = { error, atMs: Date.now() };
+        if (this.closed) return;
+        this.retryTimer = setTimeout(() => this.startAttempt(), this.options.reconnectDelayMs);
+        this.retryTimer.unref();
+      },
+    );
+  }
+
+  /** A fresh client per attempt: a client whose connect() failed cannot be connected again. */
+  private async connectOnce(): Promise<Connection> {
+    const client = new cassandra.Client(clientOptions(this.options));
+    try {
+      await client.connect();
+      const exec = new Executor(client, this.limiter, this.stats, this.options);
+      await ensureSchema(exec, this.options);
+      const spec = await readSpec(exec, this.st, this.options, this.clock.next());
+      return { exec, spec };
+    } catch (error) {
+      await client.shutdown().catch(() => {});
+      throw error;
+    }
+  }
+}
+
+function clientOptions(options: ResolvedOptions): cassandra.ClientOptions {
+  const { policies, auth } = cassandra;
+  return {
+    contactPoints: [...options.contactPoints],
+    localDataCenter: options.localDataCenter,
+    // Driver 4.10 knows no protocol v5: offered v5-era servers, it first tries DSE_V2 and reconnects after the refusal.
+    protocolOptions: { maxVersion: 4 },
+    policies: {
+      timestampGeneration: new MillisecondTimestampGenerator() as unknown as cassandra.policies.timestampGeneration.TimestampGenerator,
+      // Recover within seconds once Cassandra is back, however long it was gone.
+      reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 10_000, false),
+    },
+    // Maps decode as Map, so a tag named __proto__ stays data.
+    encoding: { map: Map },
+    socketOptions: { readTimeout: options.requestTimeoutMs, connectTimeout: Math.min(5000, options.requestTimeoutMs) },
+    ...(options.credentials ? { authProvider: new auth.PlainTextAuthProvider(options.credentials.username, options.credentials.password) } : {}),
+    ...(options.tls ? { sslOptions: { rejectUnauthorized: true } } : {}),
+  };
+}

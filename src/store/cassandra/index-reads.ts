@@ -1,0 +1,94 @@
+// Reads of KairosDB's index tables: row_key_time_index → row_keys (1.2+), the legacy row_key_index (≤1.1) and the
+// metric names in string_index, with KairosDB's statements and ranges (reference §4.2, §6).
+import type cassandra from 'cassandra-driver';
+import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
+import type { RowKey, RowSpec } from '../store.js';
+import type { Executor } from './executor.js';
+import { METRIC_NAMES_KEY } from './schema.js';
+import { DATA_POINTS_TABLE, type Statements } from './statements.js';
+
+export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
+  if (endMs < startMs) return [];
+  const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, rowTimeOf(startMs, spec.width), endMs]);
+  return rows.map((row) => (row.get('row_time') as Date).getTime());
+}
+
+export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
+  const rows = await exec.all('row_keys.select', st.selectRowKeys, [metric, DATA_POINTS_TABLE, rowTime]);
+  return rows.filter(isSeriesRow).map((row) => ({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) }));
+}
+
+/**
+ * KairosDB slices the metric's row_key_index partition from `metric 00 rowTime 00 00` to `metric 00 rowTime FF 00`
+ * (exclusive). Cassandra compares the blobs as unsigned bytes, where negative row times sort after positive ones, so
+ * a range across zero is read as two slices, [start, -1] and [0, end].
+ */
+export async function readLegacyRowKeys(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
+  if (endMs < startMs) return [];
+  const from = rowTimeOf(startMs, spec.width);
+  const ranges: [number, number][] = from < 0 && endMs >= 0 ? [[from, -1], [0, endMs]] : [[from, endMs]];
+  const partition = Buffer.from(metric, 'utf8');
+  const keys: RowKey[] = [];
+  for (const [low, high] of ranges) {
+    const rows = await exec.all('row_key_index.select', st.selectLegacyRowKeys, [partition, legacyIndexBound(metric, low, 0x00), legacyIndexBound(metric, high, 0xff)]);
+    for (const row of rows) {
+      const key = decodeRowKey(row.get('column1') as Buffer);
+      // A key of another metric cannot sort inside the slice, but a hand-written index could hold anything.
+      if (key.metric === metric && key.rowTime >= low && key.rowTime <= high) keys.push(key);
+    }
+  }
+  return keys;
+}
+
+export async function readMetricNames(exec: Executor, st: Statements, prefix: string, limit: number | undefined): Promise<string[]> {
+  const limited = limit !== undefined && limit > 0;
+  let query: string;
+  let params: unknown[];
+  if (prefix === '') {
+    [query, params] = [limited ? st.selectNamesLimit : st.selectNames, [METRIC_NAMES_KEY]];
+  } else {
+    const end = successorOf(prefix);
+    if (end === undefined) [query, params] = [limited ? st.selectNamesFromLimit : st.selectNamesFrom, [METRIC_NAMES_KEY, prefix]];
+    else [query, params] = [limited ? st.selectNamesBetweenLimit : st.selectNamesBetween, [METRIC_NAMES_KEY, prefix, end]];
+  }
+  if (limited) params.push(limit);
+  const rows = await exec.all('string_index.select', query, params);
+  return rows.map((row) => String(row.get('column1'))).filter((name) => name.startsWith(prefix));
+}
+
+/** KairosDB's search key: the typed layout with an empty type and no tags, its marker byte 0x00 or (end) 0xFF. */
+function legacyIndexBound(metric: string, rowTime: number, marker: number): Buffer {
+  const key = encodeRowKey({ metric, rowTime, dataType: '', tags: {} });
+  key[key.length - 2] = marker;
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+}
+
+/**
+ * The smallest text after every text that starts with `prefix` (Cassandra orders text by UTF-8 bytes, which is
+ * code point order): the prefix with its last code point incremented. Undefined when no such text exists.
+ */
+function successorOf(prefix: string): string | undefined {
+  const points = [...prefix].map((c) => c.codePointAt(0)!);
+  while (points.length > 0) {
+    let last = points.pop()!;
+    if (last < 0x10ffff) {
+      last = last + 1 === 0xd800 ? 0xe000 : last + 1;
+      return String.fromCodePoint(...points, last);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * row_keys has a static column (mtime), so a partition whose series were all deleted still answers with one row:
+ * the static one, without data_type or tags.
+ */
+export function isSeriesRow(row: cassandra.types.Row): boolean {
+  return row.get('data_type') !== null;
+}
+
+/** Tags come as a Map (client option), so a tag named `__proto__` stays an ordinary own property. */
+function tagsOf(row: cassandra.types.Row): Record<string, string> {
+  const tags = row.get('tags') as Map<string, string> | null;
+  return tags === null ? {} : Object.fromEntries(tags);
+}

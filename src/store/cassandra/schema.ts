@@ -1,0 +1,85 @@
+// The keyspace, KairosDB's tables and the spec rows: created when missing (never altered), read on connect, and
+// written for a new keyspace exactly as a KairosDB write cluster does (reference §1, §10.1).
+import { DEFAULT_ROW_WIDTH_MS, type RowSpec, type RowTimeUnit } from '../store.js';
+import type { Executor } from './executor.js';
+import { TABLE_NAMES, type ResolvedOptions, type TableName } from './options.js';
+import type { Statements } from './statements.js';
+
+/** ClusterConnection's CREATE TABLE bodies; COMPACT STORAGE is gone (Cassandra 4+ refuses it, KairosDB #599). */
+const TABLE_DEFINITIONS: Record<TableName, string> = {
+  data_points: 'key blob, column1 blob, value blob, PRIMARY KEY ((key), column1)',
+  row_key_index: 'key blob, column1 blob, value blob, PRIMARY KEY ((key), column1)',
+  string_index: 'key blob, column1 text, value blob, PRIMARY KEY ((key), column1)',
+  row_keys:
+    'metric text, table_name text, row_time timestamp, data_type text, tags frozen<map<text, text>>, mtime timeuuid static, value text, ' +
+    'PRIMARY KEY ((metric, table_name, row_time), data_type, tags)',
+  tag_indexed_row_keys:
+    'metric text, table_name text, row_time timestamp, single_tag_pair text, tag_collection_hash int, data_type text, ' +
+    'tags frozen<map<text, text>>, mtime timeuuid static, value text, ' +
+    'PRIMARY KEY ((metric, table_name, row_time, single_tag_pair), data_type, tag_collection_hash, tags)',
+  row_key_time_index: 'metric text, table_name text, row_time timestamp, value text, PRIMARY KEY ((metric), table_name, row_time)',
+  spec: 'spec_type text, name text, value text, PRIMARY KEY ((spec_type), name)',
+  service_index: 'service text, service_key text, key text, mtime timeuuid static, value text, PRIMARY KEY ((service, service_key), key)',
+};
+
+/** DDL waits for schema agreement; on a busy node that takes seconds, far longer than a read. */
+const DDL_TIMEOUT_MS = 120_000;
+
+/**
+ * Creates what is missing, in KairosDB's order. Existing objects are looked up first rather than left to
+ * IF NOT EXISTS, so a gateway whose user may not create tables still starts against a complete keyspace.
+ */
+export async function ensureSchema(exec: Executor, options: ResolvedOptions): Promise<void> {
+  const { keyspace } = options;
+  const keyspaces = await exec.system('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace]);
+  if (keyspaces.rows.length === 0) {
+    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS);
+  }
+  const tables = await exec.system('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
+  const existing = new Set(tables.rows.map((row) => String(row.get('table_name'))));
+  for (const table of TABLE_NAMES) {
+    if (existing.has(table)) continue;
+    const suffix = options.tableOptions[table];
+    await exec.ddl(`CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`, DDL_TIMEOUT_MS);
+  }
+}
+
+const CLUSTER_CONFIG = 'cluster_config';
+const ROW_TIME_UNIT = 'row_time_unit';
+const ROW_WIDTH = 'row_width';
+/** The string_index partition of metric names; KairosDB writes it as the UTF-8 bytes of this text. */
+export const METRIC_NAMES_KEY = Buffer.from('metric_names', 'utf8');
+
+/**
+ * KairosDB's readRowSpec: a missing unit is LEGACY when metric names already exist (data from ≤1.2), else the
+ * configured unit; a missing width is the configured one, or the default for the unit. Both are persisted.
+ */
+export async function readSpec(exec: Executor, statements: Statements, options: ResolvedOptions, timestampMs: number): Promise<RowSpec> {
+  const read = async (name: string): Promise<string | undefined> => {
+    const result = await exec.mutationRead('spec.select', statements.selectSpec, [CLUSTER_CONFIG, name]);
+    const value = result.rows[0]?.get('value');
+    return value === null || value === undefined ? undefined : String(value);
+  };
+  const write = (name: string, value: string) => exec.mutate('spec.insert', statements.insertSpec, [CLUSTER_CONFIG, name, value], timestampMs);
+  let unit = await read(ROW_TIME_UNIT);
+  if (unit === undefined) {
+    const names = await exec.mutationRead('string_index.select', statements.selectNamesLimit, [METRIC_NAMES_KEY, 1]);
+    unit = names.rows.length > 0 ? 'LEGACY' : options.rowTimeUnit;
+    await write(ROW_TIME_UNIT, unit);
+  }
+  let widthText = await read(ROW_WIDTH);
+  if (widthText === undefined) {
+    widthText = String(options.rowWidth ?? (unit === 'SECONDS' ? DEFAULT_ROW_WIDTH_MS / 1000 : DEFAULT_ROW_WIDTH_MS));
+    await write(ROW_WIDTH, widthText);
+  }
+  if (!isUnit(unit)) throw new Error(`spec row_time_unit of keyspace ${options.keyspace} is not a known unit: ${JSON.stringify(unit)}`);
+  const width = Number(widthText);
+  if (!/^\d+$/.test(widthText) || !Number.isSafeInteger(width) || width <= 0) {
+    throw new Error(`spec row_width of keyspace ${options.keyspace} is not a positive integer: ${JSON.stringify(widthText)}`);
+  }
+  return { unit, width };
+}
+
+function isUnit(unit: string): unit is RowTimeUnit {
+  return unit === 'MILLISECONDS' || unit === 'SECONDS' || unit === 'LEGACY';
+}

@@ -1,0 +1,72 @@
+// Every CQL statement the store runs, as KairosDB's ClusterConnection spells them, qualified with the validated
+// keyspace. Values always travel as bound parameters of prepared statements.
+
+/** What the store counts: one per request sent to Cassandra (a page, a batch, a statement). */
+export type StatementName =
+  | 'data_points.select'
+  | 'data_points.insert'
+  | 'data_points.delete_partition'
+  | 'data_points.delete_range'
+  | 'row_keys.select'
+  | 'row_keys.select_any'
+  | 'row_keys.insert'
+  | 'row_keys.delete'
+  | 'row_key_time_index.select'
+  | 'row_key_time_index.insert'
+  | 'row_key_time_index.delete'
+  | 'row_key_index.select'
+  | 'row_key_index.delete'
+  | 'row_key_index.delete_partition'
+  | 'string_index.select'
+  | 'string_index.insert'
+  | 'string_index.delete'
+  | 'spec.select'
+  | 'spec.insert'
+  | 'system.ping';
+
+export type Statements = ReturnType<typeof statementsFor>;
+
+/** KairosDB writes the literal table name into the index tables' `table_name` column. */
+export const DATA_POINTS_TABLE = 'data_points';
+
+export function statementsFor(keyspace: string) {
+  const t = (table: string) => `${keyspace}.${table}`;
+  const selectPoints = `SELECT column1, value FROM ${t('data_points')} WHERE key = ? AND column1 >= ? AND column1 < ? ORDER BY column1`;
+  return {
+    selectPointsAsc: `${selectPoints} ASC`,
+    selectPointsDesc: `${selectPoints} DESC`,
+    selectPointsAscLimit: `${selectPoints} ASC LIMIT ?`,
+    selectPointsDescLimit: `${selectPoints} DESC LIMIT ?`,
+    // Millisecond write times on every mutation (KairosDB's convention; see timestamps.ts).
+    insertPoint: `INSERT INTO ${t('data_points')} (key, column1, value) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+    deletePartition: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ?`,
+    deleteRange: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ? AND column1 >= ? AND column1 < ?`,
+
+    selectRowTimes: `SELECT row_time FROM ${t('row_key_time_index')} WHERE metric = ? AND table_name = ? AND row_time >= ? AND row_time <= ?`,
+    insertRowTime: `INSERT INTO ${t('row_key_time_index')} (metric, table_name, row_time) VALUES (?, ?, ?) USING TTL ?`,
+    deleteRowTime: `DELETE FROM ${t('row_key_time_index')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ?`,
+
+    selectRowKeys: `SELECT data_type, tags FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ?`,
+    selectAnyRowKey: `SELECT data_type FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? LIMIT 1`,
+    insertRowKey: `INSERT INTO ${t('row_keys')} (metric, table_name, row_time, data_type, tags, mtime) VALUES (?, ?, ?, ?, ?, now()) USING TTL ?`,
+    deleteRowKey: `DELETE FROM ${t('row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND data_type = ? AND tags = ?`,
+
+    selectLegacyRowKeys: `SELECT column1 FROM ${t('row_key_index')} WHERE key = ? AND column1 >= ? AND column1 < ?`,
+    deleteLegacyRowKey: `DELETE FROM ${t('row_key_index')} USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
+    deleteLegacyRowKeys: `DELETE FROM ${t('row_key_index')} USING TIMESTAMP ? WHERE key = ?`,
+
+    selectNames: `SELECT column1 FROM ${t('string_index')} WHERE key = ?`,
+    selectNamesLimit: `SELECT column1 FROM ${t('string_index')} WHERE key = ? LIMIT ?`,
+    selectNamesFrom: `SELECT column1 FROM ${t('string_index')} WHERE key = ? AND column1 >= ?`,
+    selectNamesFromLimit: `SELECT column1 FROM ${t('string_index')} WHERE key = ? AND column1 >= ? LIMIT ?`,
+    selectNamesBetween: `SELECT column1 FROM ${t('string_index')} WHERE key = ? AND column1 >= ? AND column1 < ?`,
+    selectNamesBetweenLimit: `SELECT column1 FROM ${t('string_index')} WHERE key = ? AND column1 >= ? AND column1 < ? LIMIT ?`,
+    insertName: `INSERT INTO ${t('string_index')} (key, column1, value) VALUES (?, ?, 0x00)`,
+    deleteName: `DELETE FROM ${t('string_index')} USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
+
+    selectSpec: `SELECT value FROM ${t('spec')} WHERE spec_type = ? AND name = ?`,
+    insertSpec: `INSERT INTO ${t('spec')} (spec_type, name, value) VALUES (?, ?, ?)`,
+
+    ping: 'SELECT release_version FROM system.local',
+  } as const;
+}
