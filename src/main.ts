@@ -19,8 +19,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const store = await openStore(config);
-  if (config.seedDemo && (await store.metricNames('', 1)).length === 0) {
+  const store = await openStore(config, log);
+  // Demo data is for a first start on one machine; a Cassandra keyspace holds someone's real data.
+  if (config.seedDemo && store.kind === 'embedded' && (await store.metricNames('', 1)).length === 0) {
     const started = performance.now();
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');

@@ -81,28 +81,14 @@ export const DEFAULT_REPLICATION = "{'class': 'SimpleStrategy', 'replication_fac
 
 export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions {
   if (options.contactPoints.length === 0) throw new Error('Cassandra contact points must name at least one host');
-  for (const point of options.contactPoints) {
-    if (!/^[^\s,:]+(:\d{1,5})?$/.test(point) && !/^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(point)) {
-      throw new Error(`Cassandra contact point must be host or host:port: ${JSON.stringify(point)}`);
-    }
-  }
+  for (const point of options.contactPoints) check(contactPointProblem(point));
   if (options.localDataCenter.trim() === '') throw new Error('Cassandra local data centre must not be empty');
   const keyspace = options.keyspace ?? DEFAULT_KEYSPACE;
-  // Unquoted, as KairosDB writes it; Cassandra folds unquoted names to lower case, so only lower case round-trips.
-  if (!/^[a-z][a-z0-9_]{0,47}$/.test(keyspace)) {
-    throw new Error(`Cassandra keyspace must be 1-48 lower-case letters, digits or _ starting with a letter: ${JSON.stringify(keyspace)}`);
-  }
+  check(keyspaceProblem(keyspace));
   const replication = (options.replication ?? DEFAULT_REPLICATION).trim();
-  if (!/^\{[^;{}]*\}$/.test(replication)) {
-    throw new Error(`Cassandra replication must be one CQL map such as ${DEFAULT_REPLICATION}: ${JSON.stringify(replication)}`);
-  }
-  const tableOptions = Object.fromEntries(TABLE_NAMES.map((t) => [t, ''])) as Record<TableName, string>;
-  for (const [table, suffix] of Object.entries(options.tableOptions ?? {})) {
-    if (!(TABLE_NAMES as readonly string[]).includes(table)) {
-      throw new Error(`Cassandra table options name an unknown table ${JSON.stringify(table)} (tables: ${TABLE_NAMES.join(', ')})`);
-    }
-    tableOptions[table as TableName] = checkTableOptions(table, suffix ?? '');
-  }
+  check(replicationProblem(replication));
+  check(tableOptionsProblem(options.tableOptions ?? {}));
+  const tableOptions = Object.fromEntries(TABLE_NAMES.map((t) => [t, (options.tableOptions?.[t] ?? '').trim()])) as Record<TableName, string>;
   const username = options.username ?? '';
   const password = options.password ?? '';
   if (username === '' && password !== '') throw new Error('Cassandra password is set but the user name is empty');
@@ -126,19 +112,42 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
   };
 }
 
-function checkTableOptions(table: string, suffix: string): string {
-  const text = suffix.trim();
-  if (text === '') return '';
-  if (!/^WITH\s/i.test(text) || text.includes(';')) {
-    throw new Error(`Cassandra options of table ${table} must be one "WITH ..." clause: ${JSON.stringify(text)}`);
+/** What is wrong with a contact point, or undefined; the configuration reports it under its variable's name. */
+export function contactPointProblem(point: string): string | undefined {
+  const ok = /^[^\s,:[\]]+(:\d{1,5})?$/.test(point) || /^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(point);
+  return ok ? undefined : `a contact point must be host or host:port (got ${JSON.stringify(point)})`;
+}
+
+export function keyspaceProblem(keyspace: string): string | undefined {
+  // Unquoted, as KairosDB writes it; Cassandra folds unquoted names to lower case, so only lower case round-trips.
+  return /^[a-z][a-z0-9_]{0,47}$/.test(keyspace)
+    ? undefined
+    : `the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got ${JSON.stringify(keyspace)})`;
+}
+
+export function replicationProblem(replication: string): string | undefined {
+  return /^\{[^;{}]*\}$/.test(replication) ? undefined : `replication must be one CQL map such as ${DEFAULT_REPLICATION} (got ${JSON.stringify(replication)})`;
+}
+
+export function tableOptionsProblem(options: Readonly<Record<string, unknown>>): string | undefined {
+  for (const [table, value] of Object.entries(options)) {
+    if (!(TABLE_NAMES as readonly string[]).includes(table)) return `table options name an unknown table ${JSON.stringify(table)} (tables: ${TABLE_NAMES.join(', ')})`;
+    if (typeof value !== 'string') return `the options of table ${table} must be a string (got ${JSON.stringify(value)})`;
+    const text = value.trim();
+    if (text === '') continue;
+    if (!/^WITH\s/i.test(text) || text.includes(';')) return `the options of table ${table} must be one "WITH ..." clause (got ${JSON.stringify(text)})`;
+    // Cassandra 4+ refuses COMPACT STORAGE (KairosDB issue #599), and a table made with it cannot be changed back.
+    if (/COMPACT\s+STORAGE/i.test(text)) return `the options of table ${table} must not use COMPACT STORAGE (got ${JSON.stringify(text)})`;
   }
-  // Cassandra 4+ refuses COMPACT STORAGE (KairosDB issue #599), and a table made with it cannot be changed back.
-  if (/COMPACT\s+STORAGE/i.test(text)) throw new Error(`Cassandra options of table ${table} must not use COMPACT STORAGE: ${JSON.stringify(text)}`);
-  return text;
+  return undefined;
+}
+
+function check(problem: string | undefined): void {
+  if (problem !== undefined) throw new Error(`Cassandra store: ${problem}`);
 }
 
 function positive(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`Cassandra ${what} must be a positive integer: ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`Cassandra store: the ${what} must be a positive integer (got ${value})`);
   return value;
 }
 
