@@ -1,5 +1,6 @@
 /**
- * Builds the gateway: graphql-yoga with its plugins in one ordered list, behind one Node HTTP listener.
+ * Builds the gateway: graphql-yoga with its plugins in one ordered list and the KairosDB REST API (/api/v1),
+ * behind one Node HTTP listener.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, useReadinessCheck } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
+import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
@@ -62,8 +64,11 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     ],
   });
 
+  // KairosDB's REST API shares the listener, the store and the request contexts; everything else is yoga's.
+  const kairosRest = createKairosRestHandler({ store, config, log });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    void yoga.handle(req, res);
+    if (isKairosRestPath(req.url)) kairosRest(req, res);
+    else void yoga.handle(req, res);
   };
 
   return { yoga, handle };

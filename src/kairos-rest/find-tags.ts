@@ -1,0 +1,45 @@
+/**
+ * `/datapoints/query/tags`: the tags of a metric's series from the row keys in a time range (KairosDB's row
+ * granularity), bounded: only the latest `maxRowPeriods` row periods that have data in the range are read, so the
+ * `start_absolute: 0` that grafana/kairosdb-datasource sends for autocompletion never walks all history.
+ */
+import type { IndexLoaders, IndexReader } from '../query/index-loaders.js';
+import type { MetricQuery } from '../query/model.js';
+import { planSeries } from '../query/plan.js';
+import { compileTagFilter } from '../query/tag-filter.js';
+
+export interface FoundTags {
+  /** Tag name → sorted distinct values, names sorted. */
+  readonly tags: Record<string, string[]>;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Index reads: one row_key_time_index read for the range (one small partition: a row per row period), at most
+ * `maxRowPeriods` row_keys reads, and one legacy-index read from the earliest row period kept to the end.
+ */
+export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number): Promise<FoundTags> {
+  const matches = compileTagFilter(query.tags, 'tags');
+  const { metric, range } = query;
+  const all = await loaders.rowTimes(metric, range.startMs, range.endMs);
+  const kept = all.slice(-maxRowPeriods);
+  const narrowed = all.length > maxRowPeriods ? { startMs: Math.max(range.startMs, kept[0]!), endMs: range.endMs } : range;
+  // The planner asks for row times again; this reader answers with the kept ones instead of the store's.
+  const reader: IndexReader = {
+    rowTimes: async () => kept,
+    rowKeys: (m, rowTime) => loaders.rowKeys(m, rowTime),
+    legacyRowKeys: (m, startMs, endMs) => loaders.legacyRowKeys(m, startMs, endMs),
+  };
+  const plan = await planSeries(reader, metric, narrowed, matches);
+  const values = new Map<string, Set<string>>();
+  for (const key of plan.partitions) {
+    for (const [name, value] of Object.entries(key.tags)) {
+      const set = values.get(name);
+      if (set) set.add(value);
+      else values.set(name, new Set([value]));
+    }
+  }
+  const tags: Record<string, string[]> = {};
+  for (const name of [...values.keys()].sort()) tags[name] = [...values.get(name)!].sort();
+  return { tags, warnings: plan.warnings };
+}

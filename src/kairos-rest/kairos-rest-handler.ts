@@ -1,0 +1,321 @@
+/**
+ * KairosDB's REST API under /api/v1 (reference §5–6, clients.md §2): routes, CORS, one request context per
+ * request, and the one place REST errors become KairosDB's {"errors": [...]}. Reads go through the engine, writes
+ * through validateWrite, deletes through the shared delete module: this file only translates.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Config } from '../config.js';
+import { compileAggregators } from '../engine/aggregators/registry.js';
+import { compileGroupBys } from '../engine/group-by/registry.js';
+import { readZone } from '../engine/params.js';
+import { InputError, KairographError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { deletePoints } from '../query/delete-points.js';
+import type { MetricQuery } from '../query/model.js';
+import { compileTagFilter } from '../query/tag-filter.js';
+import { createRequestContext, type RequestContext } from '../server/request-context.js';
+import type { Store } from '../store/store.js';
+import { validateMetricName } from '../store/write-validation.js';
+import { findTags } from './find-tags.js';
+import { JsonSyntaxError, parseJson, type JsonValue } from './json-text.js';
+import { parseDatapoints } from './parse-datapoints.js';
+import { parseKairosQuery } from './parse-kairos-query.js';
+import { readBody } from './read-body.js';
+import { renderQueryResponse, renderTagsResponse } from './render-response.js';
+import { HttpError, renamedInputError } from './rest-errors.js';
+
+export const API_PREFIX = '/api/v1';
+
+/** What GET /api/v1/version answers: KairosDB's form first, since clients check that it starts with "KairosDB". */
+export const VERSION = `KairosDB 1.3.0-1 (Kairograph ${(createRequire(import.meta.url)('../../package.json') as { version: string }).version})`;
+
+export interface KairosRestDeps {
+  readonly store: Store;
+  readonly config: Config;
+  readonly log: Logger;
+}
+
+/** True for the paths this handler answers; the gateway routes them here. */
+export function isKairosRestPath(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(`${API_PREFIX}/`);
+}
+
+export function createKairosRestHandler(deps: KairosRestDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(deps, req, res).catch((error: unknown) => {
+      deps.log.error({ err: error }, 'the KairosDB REST handler failed outside a request');
+      if (!res.headersSent) send(res, 500, errorsBody([UNEXPECTED]));
+      else res.destroy();
+    });
+  };
+}
+
+interface Call {
+  readonly req: IncomingMessage;
+  readonly ctx: RequestContext;
+  readonly params: URLSearchParams;
+  /** Captures of the route's pattern (the metric name of DELETE /metric/{name}, still percent-encoded). */
+  readonly captures: readonly string[];
+}
+
+interface Reply {
+  readonly status: number;
+  readonly body?: string;
+}
+
+type Handler = (call: Call) => Promise<Reply>;
+
+interface Route {
+  readonly pattern: RegExp;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>>;
+}
+
+const ROUTES: readonly Route[] = [
+  { pattern: /^\/version$/, methods: { GET: version } },
+  { pattern: /^\/health\/check$/, methods: { GET: healthCheck } },
+  { pattern: /^\/health\/status$/, methods: { GET: healthStatus } },
+  { pattern: /^\/metricnames$/, methods: { GET: metricNames } },
+  { pattern: /^\/datapoints$/, methods: { POST: addDatapoints } },
+  { pattern: /^\/datapoints\/query$/, methods: { GET: queryFromUrl, POST: queryFromBody } },
+  { pattern: /^\/datapoints\/query\/tags$/, methods: { POST: queryTags } },
+  { pattern: /^\/datapoints\/delete$/, methods: { POST: deleteDatapoints } },
+  { pattern: /^\/metric\/([^/]+)$/, methods: { DELETE: deleteMetric } },
+];
+
+const UNEXPECTED = 'Unexpected error.';
+
+async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const rawUrl = req.url ?? '/';
+  const queryAt = rawUrl.indexOf('?');
+  const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+  const path = pathname.slice(API_PREFIX.length);
+  const matched = matchRoute(path);
+  if (matched === undefined) {
+    req.resume();
+    return send(res, 404, errorsBody([`${pathname} is not a path of the KairosDB REST API`]));
+  }
+  const { route, captures } = matched;
+  const allowed = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
+  if (req.method === 'OPTIONS') {
+    req.resume();
+    return preflight(req, res, allowed);
+  }
+  const handler = route.methods[req.method as keyof Route['methods']];
+  if (handler === undefined) {
+    req.resume();
+    return send(res, 405, errorsBody([`${req.method} is not allowed on ${pathname} (${allowed})`]), { allow: allowed });
+  }
+
+  const clientGone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
+  });
+  const header = req.headers['x-request-id'];
+  const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal });
+  res.on('close', () => ctx.dispose());
+  const started = performance.now();
+  let status: number;
+  try {
+    const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
+    status = reply.status;
+    send(res, reply.status, reply.body);
+  } catch (error) {
+    status = sendError(res, ctx, error);
+  } finally {
+    // A handler that answered without reading the body leaves it to be drained, so the connection stays usable.
+    if (!req.readableEnded) req.resume();
+  }
+  ctx.log.debug({ method: req.method, path: pathname, status, ms: Math.round(performance.now() - started), queries: ctx.queries.length }, 'KairosDB REST request');
+}
+
+function matchRoute(path: string): { route: Route; captures: string[] } | undefined {
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (match !== null) return { route, captures: match.slice(1) };
+  }
+  return undefined;
+}
+
+/** Typed errors keep their message and status; anything else is logged in full and masked, as GraphQL does. */
+function sendError(res: ServerResponse, ctx: RequestContext, error: unknown): number {
+  const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
+  if (res.destroyed) return 499;
+  if (known instanceof HttpError) {
+    send(res, known.status, errorsBody([known.message]), known.headers);
+    return known.status;
+  }
+  if (known !== undefined) {
+    send(res, known.status, errorsBody([known.message]));
+    return known.status;
+  }
+  ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
+  send(res, 500, errorsBody([UNEXPECTED]));
+  return 500;
+}
+
+/** Every response carries KairosDB's headers (`MetricsResource.setHeaders`): CORS for any origin, no caching. */
+const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+
+function send(res: ServerResponse, status: number, body?: string, headers: Readonly<Record<string, string>> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    ...(payload !== undefined ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) } : {}),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/** CORS preflight, answered on every path (browser-access Grafana sends one before each POST). */
+function preflight(req: IncomingMessage, res: ServerResponse, allowed: string): void {
+  const requested = req.headers['access-control-request-headers'];
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'access-control-allow-methods': allowed,
+    'access-control-allow-headers': typeof requested === 'string' && requested !== '' ? requested : 'content-type, content-encoding',
+    'access-control-max-age': '86400',
+    'content-length': '0',
+  });
+  res.end();
+}
+
+function errorsBody(messages: readonly string[]): string {
+  return JSON.stringify({ errors: messages });
+}
+
+async function version(): Promise<Reply> {
+  return { status: 200, body: JSON.stringify({ version: VERSION }) };
+}
+
+async function healthCheck({ ctx }: Call): Promise<Reply> {
+  await ctx.store.ping();
+  return { status: 204 };
+}
+
+async function healthStatus({ ctx }: Call): Promise<Reply> {
+  const healthy = await ctx.store.ping().then(
+    () => true,
+    () => false,
+  );
+  return { status: 200, body: JSON.stringify([`Datastore-Query: ${healthy ? 'OK' : 'FAIL'}`]) };
+}
+
+async function metricNames({ ctx, params }: Call): Promise<Reply> {
+  const names = await ctx.store.metricNames(params.get('prefix') ?? '');
+  return { status: 200, body: JSON.stringify({ results: names }) };
+}
+
+async function addDatapoints({ req, ctx }: Call): Promise<Reply> {
+  const json = await readJsonBody(req, ctx, true);
+  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints });
+  if (batch.series.length > 0) {
+    await ctx.store.write(batch);
+    ctx.loaders.clear();
+  }
+  return { status: 204 };
+}
+
+async function queryFromBody({ req, ctx }: Call): Promise<Reply> {
+  return runQueries(ctx, await readJsonBody(req, ctx, false));
+}
+
+/** GET ?query=<url-encoded JSON>, as KairosDB's getQuery. */
+async function queryFromUrl({ ctx, params }: Call): Promise<Reply> {
+  const text = params.get('query');
+  if (text === null || text.trim() === '') throw new InputError('query', text, 'is required: the query JSON, URL-encoded');
+  return runQueries(ctx, parseJsonText(text, 'the query parameter', false));
+}
+
+/** Every metric is validated before any runs (a save_as must not write for a request that is refused), then all run together. */
+async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> {
+  const queries = parseAndCheck(ctx, json);
+  const settled = await Promise.allSettled(queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const outputs = settled.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<RequestContext['runQuery']>>>).value);
+  return { status: 200, body: renderQueryResponse(outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }))) };
+}
+
+/** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */
+async function queryTags({ req, ctx }: Call): Promise<Reply> {
+  const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
+  const found = await Promise.all(queries.map((query) => findTags(ctx.loaders, query, ctx.config.restTagsRowPeriods)));
+  found.forEach((f, i) => f.warnings.forEach((warning) => ctx.log.warn({ query: `metrics[${i}]` }, warning)));
+  return { status: 200, body: renderTagsResponse(found.map((f, i) => ({ name: queries[i]!.metric, tags: f.tags }))) };
+}
+
+/** Each metric's series and range, through the shared delete path; the metric's name stays (KairosDB's behaviour). */
+async function deleteDatapoints({ req, ctx }: Call): Promise<Reply> {
+  const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
+  for (const query of queries) {
+    const summary = await deletePoints(ctx.store, ctx.loaders, query.metric, query.range, compileTagFilter(query.tags, 'tags'));
+    for (const warning of summary.warnings) ctx.log.warn({ metric: query.metric }, warning);
+  }
+  return { status: 204 };
+}
+
+/** KairosDB deletes from Long.MIN to Long.MAX, then the name; the model's widest range stands in for those. */
+const ALL_TIME = { startMs: -Number.MAX_SAFE_INTEGER, endMs: Number.MAX_SAFE_INTEGER };
+
+async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
+  const encoded = captures[0]!;
+  let name: string;
+  try {
+    name = decodeURIComponent(encoded);
+  } catch {
+    throw new InputError('metric', encoded, 'is not valid percent-encoding');
+  }
+  const metric = validateMetricName(name, 'metric');
+  const summary = await deletePoints(ctx.store, ctx.loaders, metric, ALL_TIME, () => true);
+  for (const warning of summary.warnings) ctx.log.warn({ metric }, warning);
+  await ctx.store.deleteMetricName(metric);
+  return { status: 204 };
+}
+
+/**
+ * The request's queries, each validated as the engine will validate it (aggregators, group-bys, zone), with
+ * errors under the metric's path: `query.metric[1].aggregators[0].name …`.
+ */
+function parseAndCheck(ctx: RequestContext, json: JsonValue): MetricQuery[] {
+  const queries = parseKairosQuery(json, ctx.nowMs);
+  queries.forEach((query, i) =>
+    inMetric(i, () => {
+      const zone = readZone(query.timeZone, 'time_zone');
+      const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
+      const { metric, range } = query;
+      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+    }),
+  );
+  return queries;
+}
+
+/** Runs `fn` with its InputErrors renamed under `query.metric[i]`, whether it throws or rejects. */
+function inMetric<T>(i: number, fn: () => T): T {
+  const rename = (error: unknown): never => {
+    if (error instanceof InputError) throw renamedInputError(error, `query.metric[${i}].${error.field}`);
+    throw error;
+  };
+  try {
+    const result = fn();
+    return (result instanceof Promise ? result.catch(rename) : result) as T;
+  } catch (error) {
+    return rename(error);
+  }
+}
+
+async function readJsonBody(req: IncomingMessage, ctx: RequestContext, exactNumbers: boolean): Promise<JsonValue> {
+  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+  return parseJsonText(body.toString('utf8'), 'request body', exactNumbers);
+}
+
+function parseJsonText(text: string, what: string, exactNumbers: boolean): JsonValue {
+  try {
+    // A byte order mark is not JSON, but some clients send one.
+    return parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { exactNumbers });
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw new KairographError('BAD_USER_INPUT', `${what} is not valid JSON: ${error.message}`);
+    throw error;
+  }
+}

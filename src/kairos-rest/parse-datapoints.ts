@@ -1,0 +1,196 @@
+/**
+ * KairosDB's ingest body (`POST /api/v1/datapoints`) → a validated WriteBatch: one object or an array of them, each
+ * with `timestamp`/`time` + `value` and/or `datapoints: [[ts, value(, type)], …]`, KairosDB's type inference, and
+ * the shared validateWrite, whose errors are renamed to the body's own paths (`metric[0].datapoints[3].value`).
+ */
+import { InputError } from '../errors.js';
+import type { ValueType, WriteBatch } from '../store/store.js';
+import { validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
+import { JsonNumber, type JsonValue } from './json-text.js';
+import { renamedInputError } from './rest-errors.js';
+
+const TYPES: readonly ValueType[] = ['long', 'double', 'string'];
+
+/** `body` from parseJson with exactNumbers, so number text decides long or double. Series without points are left out. */
+export function parseDatapoints(body: JsonValue, limits: WriteLimits): WriteBatch {
+  const metrics = Array.isArray(body) ? body : isObject(body) ? [body] : undefined;
+  if (metrics === undefined) throw new InputError('body', body, 'must be a metric object or an array of metric objects');
+  const inputs: SeriesInput[] = [];
+  const sources: Source[] = [];
+  metrics.forEach((metric, i) => collectMetric(metric, `metric[${i}]`, inputs, sources));
+  let batch: WriteBatch;
+  try {
+    batch = validateWrite(inputs, 'series', limits, readTimestamp);
+  } catch (error) {
+    if (error instanceof InputError) throw renamedInputError(error, locate(error.field, sources));
+    throw error;
+  }
+  return { series: batch.series.filter((series) => series.timestamps.length > 0) };
+}
+
+/** Where a series' fields and points came from in the body, to name them in errors. */
+interface Source {
+  readonly path: string;
+  /** For each point: its index in `datapoints`, or −1 for the object's own timestamp and value. */
+  readonly points: number[];
+  /** `time` or `timestamp`, whichever the object's own point used. */
+  timeField: string;
+}
+
+/**
+ * Each metric object becomes up to three series (one per type its points have) and, when it has no points at
+ * all, one empty series so that its name and tags are still checked, as KairosDB checks them.
+ */
+function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], sources: Source[]): void {
+  if (!isObject(value)) throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
+  const explicit = readType(value.type, `${path}.type`);
+  const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: plainNumber(value.ttl) };
+  const byType = new Map<ValueType, { points: PointInput[]; source: Source }>();
+  const add = (type: ValueType, point: PointInput, ref: number, timeField: string): void => {
+    let series = byType.get(type);
+    if (series === undefined) byType.set(type, (series = { points: [], source: { path, points: [], timeField } }));
+    series.points.push(point);
+    series.source.points.push(ref);
+    if (ref < 0) series.source.timeField = timeField;
+  };
+
+  // KairosDB takes `time` over `timestamp` when both are given.
+  const timeField = value.time !== undefined && value.time !== null ? 'time' : 'timestamp';
+  const timestamp = value[timeField];
+  if (timestamp !== undefined && timestamp !== null) {
+    if (value.value === undefined) throw new InputError(`${path}.value`, value.value, `is required with ${timeField}`);
+    const type = explicit ?? inferType(value.value, `${path}.value`);
+    add(type, { timestamp, value: pointValue(value.value, type, explicit !== undefined, `${path}.value`) }, -1, timeField);
+  } else if (value.value !== undefined && value.value !== null) {
+    throw new InputError(`${path}.timestamp`, timestamp, 'is required with value');
+  }
+
+  const datapoints = value.datapoints;
+  if (datapoints !== undefined && datapoints !== null) {
+    if (!Array.isArray(datapoints)) throw new InputError(`${path}.datapoints`, datapoints, 'must be an array of [timestamp, value] or [timestamp, value, type]');
+    datapoints.forEach((pair, j) => {
+      const at = `${path}.datapoints[${j}]`;
+      if (!Array.isArray(pair) || pair.length < 2 || pair.length > 3) throw new InputError(at, pair, 'must be [timestamp, value] or [timestamp, value, type]');
+      const own = pair.length === 3 ? readType(pair[2], `${at}.type`) : undefined;
+      const given = own ?? explicit;
+      const type = given ?? inferType(pair[1]!, `${at}.value`);
+      add(type, { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, `${at}.value`) }, j, 'timestamp');
+    });
+  }
+
+  if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
+  for (const [type, { points, source }] of byType) {
+    inputs.push({ ...common, type, points });
+    sources.push(source);
+  }
+}
+
+function readType(value: JsonValue | undefined, field: string): ValueType | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !(TYPES as readonly string[]).includes(value)) throw new InputError(field, value, `must be one of ${TYPES.join(', ')}`);
+  return value as ValueType;
+}
+
+/**
+ * KairosDB's inference: a JSON number, or a string that looks like a decimal number, is a long when its text has
+ * no '.', otherwise a double; anything else is a string.
+ */
+function inferType(value: JsonValue, field: string): ValueType {
+  if (value === null) throw new InputError(field, value, 'must not be null');
+  if (typeof value === 'number') return 'long';
+  if (value instanceof JsonNumber) return value.text.includes('.') ? 'double' : 'long';
+  if (typeof value === 'string') {
+    // Without a declared type, KairosDB refuses an empty value; with type string it stores it.
+    if (value === '') throw new InputError(field, value, 'must not be empty unless the type is string');
+    return NUMERIC.test(value) ? (value.includes('.') ? 'double' : 'long') : 'string';
+  }
+  if (typeof value === 'boolean') return 'string';
+  throw new InputError(field, value, 'must be a number, a string or a boolean');
+}
+
+/** Util.isNumber, without the oddities it lets through (".5.5", which KairosDB then fails to parse). */
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/** The value as validateWrite takes it for `type`. */
+function pointValue(value: JsonValue, type: ValueType, declared: boolean, field: string): unknown {
+  if (declared && value === null) throw new InputError(field, value, 'must not be null');
+  if (type === 'string') {
+    // Gson's getAsString: numbers keep their text, booleans become "true" and "false".
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    if (value instanceof JsonNumber) return value.text;
+    return value;
+  }
+  if (!(value instanceof JsonNumber)) return value;
+  if (type === 'double') return Number(value.text);
+  return longOf(value.text);
+}
+
+/**
+ * A long from number text without a '.': an integer beyond 2^53 exactly, and an exponent as Java's BigDecimal
+ * longValue reads it (1e3 is 1000, 15e-1 is 1). Text with a '.' goes on as a number, for validateWrite to refuse
+ * unless it is whole.
+ */
+function longOf(text: string): number | bigint {
+  const match = /^(-?)(\d+)(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null) return Number(text);
+  const [, sign, digits, exponentText] = match;
+  const exponent = exponentText === undefined ? 0 : Number(exponentText);
+  let whole: string;
+  if (exponent === 0) {
+    whole = digits!;
+  } else if (exponent > 0) {
+    // Beyond 20 digits it cannot be a long; validateWrite says so about the number.
+    if (digits!.replace(/^0+/, '').length + exponent > 20) return Number(text);
+    whole = digits! + '0'.repeat(exponent);
+  } else {
+    whole = -exponent >= digits!.length ? '0' : digits!.slice(0, exponent);
+  }
+  const value = BigInt(sign + whole);
+  return value >= -MAX_SAFE && value <= MAX_SAFE ? Number(value) : value;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long. */
+function readTimestamp(value: unknown, pointPath: string): number {
+  let ms: unknown = value;
+  if (value instanceof JsonNumber) ms = Number(value.text);
+  else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) ms = Number(value);
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms)) throw new InputError(`${pointPath}.timestamp`, value, 'must be an integer number of epoch milliseconds');
+  return ms;
+}
+
+/** Gson reads a JSON number or boolean into a String field as its text; tag values and names arrive that way too. */
+function gsonString(value: JsonValue | undefined): unknown {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof JsonNumber) return value.text;
+  return value;
+}
+
+function readTags(value: JsonValue | undefined): unknown {
+  if (!isObject(value)) return value;
+  const tags: Record<string, unknown> = {};
+  for (const [name, tagValue] of Object.entries(value)) tags[name] = gsonString(tagValue);
+  return tags;
+}
+
+function plainNumber(value: JsonValue | undefined): unknown {
+  return value instanceof JsonNumber ? Number(value.text) : value;
+}
+
+/** Renames a validateWrite field (`series[4].points[2].value`) to where it came from in the body. */
+function locate(field: string, sources: readonly Source[]): string {
+  const match = /^series\[(\d+)\](?:\.(metric|tags|ttl|points\[(\d+)\]\.(timestamp|value)))?(.*)$/s.exec(field);
+  const source = match === null ? undefined : sources[Number(match[1])];
+  if (match === null || source === undefined) return field === 'series' ? 'body' : field;
+  const [, , part, point, pointField, rest] = match;
+  if (part === undefined) return source.path + rest;
+  if (point === undefined) return `${source.path}.${part === 'metric' ? 'name' : part}${rest}`;
+  const ref = source.points[Number(point)]!;
+  if (ref < 0) return `${source.path}.${pointField === 'timestamp' ? source.timeField : 'value'}${rest}`;
+  return `${source.path}.datapoints[${ref}].${pointField}${rest}`;
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+}

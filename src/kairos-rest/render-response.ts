@@ -1,0 +1,78 @@
+/**
+ * KairosDB's response JSON (`JsonResponse.formatQuery`), written by hand because JSON.stringify cannot keep a
+ * 64-bit long: longs as JSON integers with every digit, doubles as numbers, strings as strings, gaps as null.
+ */
+import type { QueryOutput } from '../engine/execute.js';
+import type { ComplexValue, PointList } from '../engine/point-list.js';
+
+export interface AnsweredQuery {
+  readonly output: QueryOutput;
+  /** KairosDB leaves `tags` out of every result of a metric with exclude_tags. */
+  readonly excludeTags: boolean;
+}
+
+/**
+ * `{"queries":[{"sample_size":n,"results":[{name, alias?, group_by?, tags?, values}]}]}`, queries in request
+ * order, results in the engine's group order. Groups left without points are dropped, as KairosDB has done since
+ * #612 (1.3.0 still printed them with empty values).
+ */
+export function renderQueryResponse(answers: readonly AnsweredQuery[]): string {
+  const queries = answers.map(({ output, excludeTags }) => {
+    const results: string[] = [];
+    for (const group of output.groups) {
+      if (group.points.length === 0) continue;
+      let result = `{"name":${JSON.stringify(group.name)}`;
+      if (output.alias !== undefined) result += `,"alias":${JSON.stringify(output.alias)}`;
+      if (group.groupBy.length > 0) result += `,"group_by":${JSON.stringify(group.groupBy)}`;
+      if (!excludeTags) result += `,"tags":${JSON.stringify(group.tags)}`;
+      results.push(`${result},"values":${renderValues(group.points)}}`);
+    }
+    return `{"sample_size":${output.sampleSize},"results":[${results.join(',')}]}`;
+  });
+  return `{"queries":[${queries.join(',')}]}`;
+}
+
+export interface TagsResult {
+  readonly name: string;
+  readonly tags: Readonly<Record<string, readonly string[]>>;
+}
+
+/** `/datapoints/query/tags`: one result per metric, no sample_size, no group_by, empty values (KairosDB's EmptyDataPointGroup). */
+export function renderTagsResponse(results: readonly TagsResult[]): string {
+  const queries = results.map((r) => `{"results":[{"name":${JSON.stringify(r.name)},"tags":${JSON.stringify(r.tags)},"values":[]}]}`);
+  return `{"queries":[${queries.join(',')}]}`;
+}
+
+export function renderValues(points: PointList): string {
+  const parts = new Array<string>(points.length);
+  const { timestamps, values, kinds } = points;
+  for (let i = 0; i < parts.length; i++) {
+    const v = values[i]!;
+    let text: string;
+    switch (kinds[i]) {
+      case 'long':
+        text = typeof v === 'bigint' ? v.toString() : String(v);
+        break;
+      case 'double':
+        text = renderDouble(v as number);
+        break;
+      case 'string':
+        text = JSON.stringify(v);
+        break;
+      case 'complex': {
+        const c = v as ComplexValue;
+        text = `{"real":${renderDouble(c.real)},"imaginary":${renderDouble(c.imaginary)}}`;
+        break;
+      }
+      default:
+        text = 'null';
+    }
+    parts[i] = `[${timestamps[i]},${text}]`;
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** KairosDB's org.json refuses NaN and infinities with a 500; JSON has no word for them, so they answer null. */
+function renderDouble(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
+}

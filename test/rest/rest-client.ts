@@ -1,0 +1,66 @@
+/**
+ * Starts the real gateway on 127.0.0.1 over a given store and speaks KairosDB's REST API to it the way clients do:
+ * exact bodies (text, or bytes such as gzip), and the status, headers and raw text of every answer.
+ */
+import type { Store } from '../../src/store/store.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+
+export interface RestResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly text: string;
+  /** The body parsed with JSON.parse (exact for everything but longs beyond 2^53: assert those on `text`). */
+  readonly json: unknown;
+}
+
+export interface RestCall {
+  /** A JSON-able value is sent as JSON text; a string or Buffer as is. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface RestGateway extends TestGateway {
+  call(method: string, path: string, options?: RestCall): Promise<RestResponse>;
+}
+
+export async function startRestGateway(store: Store, env: Record<string, string> = {}): Promise<RestGateway> {
+  const gateway = await startGateway(store, env);
+  return {
+    ...gateway,
+    async call(method, path, options = {}) {
+      const { body } = options;
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body);
+      const response = await fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        ...(payload !== undefined ? { body: payload } : {}),
+      });
+      const text = await response.text();
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'));
+      return { status: response.status, headers, text, json: text === '' ? undefined : JSON.parse(text) };
+    },
+  };
+}
+
+/** What every JSON answer of the API carries besides its body (KairosDB's `setHeaders`, plus length and type). */
+export function jsonHeaders(text: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'access-control-allow-origin': '*',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'content-length': String(Buffer.byteLength(text)),
+    'content-type': 'application/json; charset=UTF-8',
+    expires: '0',
+    pragma: 'no-cache',
+    ...extra,
+  };
+}
+
+/** The headers of a 204. */
+export const NO_CONTENT_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  expires: '0',
+  pragma: 'no-cache',
+};
