@@ -1,7 +1,14 @@
 // Test projects: `unit` needs nothing but Node; `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts).
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+// graphql ships an ESM and a CommonJS build; Vite would hand our sources the ESM one while yoga and graphql-armor
+// (loaded by Node) get CommonJS, and two copies of graphql reject each other's schemas and errors. Node itself
+// resolves 'graphql' to the CommonJS build, so tests do the same.
+const graphqlMain = createRequire(import.meta.url).resolve('graphql');
+
 export default defineConfig({
+  resolve: { alias: [{ find: /^graphql$/, replacement: graphqlMain }] },
   test: {
     testTimeout: 20_000,
     hookTimeout: 180_000,

@@ -24,7 +24,19 @@ describe('loadConfig', () => {
       queryTimeoutMs: 30_000,
       restMaxBodyBytes: 16_777_216,
       restTagsRowPeriods: 3,
+      graphqlMaxDepth: 12,
+      graphqlMaxAliases: 500,
+      graphqlMaxCost: 50_000,
+      graphqlMaxTokens: 20_000,
+      graphqlIntrospection: true,
+      persistedOnly: false,
+      trustedClientTokens: [],
+      persistedOperationsFile: '',
     });
+  });
+
+  it('reads lists of tokens', () => {
+    expect(loadConfig({ TRUSTED_CLIENT_TOKENS: ' grafana-1 , ci ,,' }).trustedClientTokens).toEqual(['grafana-1', 'ci']);
   });
 
   it('reads and trims values', () => {
@@ -46,7 +58,8 @@ describe('loadConfig', () => {
 it('lists every setting with its default in the README', () => {
   const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
   for (const setting of SETTINGS) {
-    expect(readme, setting.env).toContain(`| \`${setting.env}\` | \`${setting.default}\` |`);
+    const shown = setting.default === '' ? '(none)' : `\`${setting.default}\``;
+    expect(readme, setting.env).toContain(`| \`${setting.env}\` | ${shown} |`);
   }
 });
 

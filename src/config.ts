@@ -18,6 +18,14 @@ export interface Config {
   readonly maxPointsRead: number;
   readonly maxQueryPoints: number;
   readonly queryTimeoutMs: number;
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxAliases: number;
+  readonly graphqlMaxCost: number;
+  readonly graphqlMaxTokens: number;
+  readonly graphqlIntrospection: boolean;
+  readonly persistedOnly: boolean;
+  readonly trustedClientTokens: readonly string[];
+  readonly persistedOperationsFile: string;
   readonly restMaxBodyBytes: number;
   readonly restTagsRowPeriods: number;
 }
@@ -51,6 +59,14 @@ export const SETTINGS = [
   setting({ env: 'QUERY_TIMEOUT_MS', key: 'queryTimeoutMs', default: '30000', meaning: 'Time limit of one request; past it the request fails with QUERY_TIMEOUT and its reads stop', parse: (raw, env) => integer(raw, env, 1, 3_600_000) }),
   setting({ env: 'REST_MAX_BODY_BYTES', key: 'restMaxBodyBytes', default: '16777216', meaning: 'Largest REST request body, counted as received and again after gzip inflation; larger bodies get 413', parse: (raw, env) => integer(raw, env, 1024, 1_073_741_824) }),
   setting({ env: 'REST_TAGS_ROW_PERIODS', key: 'restTagsRowPeriods', default: '3', meaning: 'Row periods (3 weeks each by default) that `POST /api/v1/datapoints/query/tags` reads: the latest ones with data in the range', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
+  setting({ env: 'GRAPHQL_MAX_DEPTH', key: 'graphqlMaxDepth', default: '12', meaning: 'Deepest selection a GraphQL operation may have (introspection excepted)', parse: (raw, env) => integer(raw, env, 1, 1000) }),
+  setting({ env: 'GRAPHQL_MAX_ALIASES', key: 'graphqlMaxAliases', default: '500', meaning: 'Most aliases in one operation: Grafana queries alias every field and stack many aliased roots', parse: (raw, env) => integer(raw, env, 1, 100_000) }),
+  setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),
+  setting({ env: 'GRAPHQL_MAX_TOKENS', key: 'graphqlMaxTokens', default: '20000', meaning: 'Most tokens in one operation document', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
+  setting({ env: 'GRAPHQL_INTROSPECTION', key: 'graphqlIntrospection', default: 'true', meaning: "Serve introspection (Grafana's Save & test and GraphiQL use it)", parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'PERSISTED_ONLY', key: 'persistedOnly', default: 'false', meaning: 'Accept only persisted operations (by sha256 hash), except from clients that send a trusted token', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'TRUSTED_CLIENT_TOKENS', key: 'trustedClientTokens', default: '', meaning: 'Comma-separated tokens; a request with `x-kairograph-token: <token>` may send full query text when PERSISTED_ONLY is on', parse: (raw) => list(raw) }),
+  setting({ env: 'PERSISTED_OPERATIONS_FILE', key: 'persistedOperationsFile', default: '', meaning: "A manifest (JSON: `sha256:<hash>` → document) to serve instead of the project's own `operations/`", parse: (raw) => raw }),
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
@@ -80,6 +96,13 @@ function oneOf<T extends string>(raw: string, env: string, allowed: readonly T[]
     throw new ConfigError(`${env} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
   }
   return raw as T;
+}
+
+function list(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 }
 
 function boolean(raw: string, env: string): boolean {

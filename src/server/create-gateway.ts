@@ -4,8 +4,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, useReadinessCheck } from 'graphql-yoga';
+import { createYoga, useReadinessCheck, type Plugin } from 'graphql-yoga';
+import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
+import { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
@@ -13,6 +18,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
+import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
@@ -23,6 +29,9 @@ export interface GatewayDeps {
 }
 
 export function createGateway({ store, config, log }: GatewayDeps) {
+  // One registry per gateway: /metrics shows this gateway's numbers, and tests can run several side by side.
+  const metrics = new Registry();
+  const manifest = loadManifest(config);
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
   const yoga = createYoga<object, RequestContext>({
@@ -45,6 +54,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),
     },
+    // In order: request bookkeeping and operations endpoints, then what may reject a request before it runs
+    // (CSRF, persisted-only, size and shape limits), then what observes execution.
     plugins: [
       {
         onResponse: ({ request, response }) => {
@@ -54,13 +65,26 @@ export function createGateway({ store, config, log }: GatewayDeps) {
           context.dispose();
         },
       },
-      useQueryStatistics(),
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {
           await store.ping();
         },
       }),
+      usePrometheus({ endpoint: '/metrics', registry: metrics }),
+      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass.
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      usePersistedOperationsPolicy(config, manifest),
+      EnvelopArmorPlugin({
+        maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex] },
+        maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex] },
+        costLimit: { maxCost: config.graphqlMaxCost, onReject: [tooComplex] },
+        maxTokens: { n: config.graphqlMaxTokens, onReject: [tooComplex] },
+        // Introspection is on, so hiding "did you mean" suggestions would protect nothing and cost hand-writers.
+        blockFieldSuggestion: { enabled: false },
+      }),
+      !config.graphqlIntrospection && disableIntrospection(),
+      useQueryStatistics(),
     ],
   });
 
@@ -72,6 +96,16 @@ export function createGateway({ store, config, log }: GatewayDeps) {
   };
 
   return { yoga, handle };
+}
+
+/** graphql-armor's rejections are bad input like any other: a code clients can branch on, and HTTP 400. */
+function tooComplex(_: unknown, error: GraphQLError): void {
+  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } });
+}
+
+/** Introspection off: graphql-js's own validation rule rejects __schema and __type. */
+function disableIntrospection(): Plugin {
+  return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
 }
 
 export interface ListeningGateway {

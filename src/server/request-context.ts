@@ -77,7 +77,13 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
       const stats = newQueryStats();
       const engine: EngineContext = { store, index: loaders, budgets, stats, nowMs, signal: controller.signal };
       const started = performance.now();
-      const output = await executeQuery(query, engine);
+      let output: QueryOutput;
+      try {
+        output = await executeQuery(query, engine);
+      } catch (error) {
+        // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
+        throw controller.signal.aborted ? controller.signal.reason : error;
+      }
       const record = {
         label,
         metric: output.metric,

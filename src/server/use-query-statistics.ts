@@ -3,6 +3,7 @@
  * per request: the plan (row times, series matched), the reads (partitions, points, store calls by table) and the
  * time per stage. Grafana ignores extensions, so dashboards are unaffected.
  */
+import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './request-context.js';
 
@@ -57,8 +58,9 @@ export function useQueryStatistics(): Plugin<RequestContext> {
           const ctx = args.contextValue;
           const statistics = requestStatistics(ctx, performance.now() - started);
           setResult({ ...result, extensions: { ...result.extensions, statistics } });
+          const operation = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
           ctx.log.info(
-            { operation: args.operationName ?? null, errors: result.errors?.length ?? 0, statistics },
+            { operation, errors: result.errors?.length ?? 0, statistics },
             'graphql request',
           );
         },

@@ -26,9 +26,16 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(store: Store, env: Record<string, string> = {}): Promise<TestGateway> {
+export interface TestGatewayOptions {
+  /** Where the gateway's JSON log lines go (silent when absent). */
+  readonly logLines?: string[];
+}
+
+export async function startGateway(store: Store, env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...env });
-  const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
+  const lines = options.logLines;
+  const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
+  const gateway = createGateway({ store, config, log });
   const server = await listen(gateway.handle, '127.0.0.1', 0);
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {

@@ -1,0 +1,202 @@
+/**
+ * What keeps the gateway safe and operable over HTTP: introspection for Grafana, limits on operation shape, CSRF,
+ * masked internal errors, persisted operations, time limits, and the operations endpoints and logs.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DashboardOverviewDocument, MetricCatalogDocument } from '../../src/generated/operations/graphql.js';
+import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import type { Store } from '../../src/store/store.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+import { faultyStore, type Faults } from '../support/store-wrappers.js';
+import { removeTempDirs, tempDir } from '../support/temp-dir.js';
+
+let inner: EmbeddedStore;
+let faults: Faults;
+let store: Store;
+let gw: TestGateway | undefined;
+
+beforeAll(async () => {
+  inner = await EmbeddedStore.open({ path: tempDir() });
+  const timestamps = Array.from({ length: 600 }, (_, i) => 1_000_000 + i * 1000);
+  await inner.write({
+    series: ['a', 'b'].map((host) => ({ metric: 'system.cpu.usage', tags: { host, dc: 'eu-west' }, type: 'double' as const, ttlSeconds: 0, timestamps, values: timestamps.map((t) => t / 1000) })),
+  });
+});
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+  faults = {};
+});
+afterAll(async () => {
+  await inner.close();
+  removeTempDirs();
+});
+
+async function gateway(env: Record<string, string> = {}, logLines?: string[]): Promise<TestGateway> {
+  faults = {};
+  store = faultyStore(inner, new Proxy({}, { get: (_, key: keyof Faults) => faults[key] }) as Faults);
+  gw = await startGateway(store, env, logLines ? { logLines } : {});
+  return gw;
+}
+
+const hashOf = (document: unknown) => ((document as { __meta__: { hash: string } }).__meta__.hash).replace(/^sha256:/, '');
+
+describe('introspection', () => {
+  it("answers Grafana's Save & test", async () => {
+    const g = await gateway();
+    expect((await g.post({ query: '{__schema{queryType{name}}}' })).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+  });
+
+  it('can be switched off', async () => {
+    const g = await gateway({ GRAPHQL_INTROSPECTION: 'false' });
+    const response = await g.post({ query: '{__schema{queryType{name}}}' });
+    expect(response.body.errors![0]!.message).toBe('GraphQL introspection has been disabled, but the requested query contained the field "__schema".');
+  });
+});
+
+describe('operation limits', () => {
+  const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: metricNames(limit: 1)`).join(' ')} }`;
+
+  it('accepts the hundreds of aliases dashboards send, and rejects one more than the limit', async () => {
+    const g = await gateway({ GRAPHQL_MAX_ALIASES: '300' });
+    expect((await g.graphql(aliases(300))).status).toBe(200);
+    const over = await g.graphql(aliases(301));
+    expect(over.status).toBe(400);
+    expect(over.body.errors).toEqual([{ message: 'Syntax Error: Aliases limit of 300 exceeded, found 301.', extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
+  });
+
+  it.each([
+    ['GRAPHQL_MAX_DEPTH', '2', '{ series(metric: "m", from: 0) { points { value } } }', 'Syntax Error: Query depth limit of 2 exceeded, found 3.'],
+    ['GRAPHQL_MAX_COST', '10', '{ series(metric: "m", from: 0) { name metric tags { name values } points { time value } } }', 'Syntax Error: Query Cost limit of 10 exceeded, found 20.'],
+  ])('rejects an operation over %s', async (setting, value, query, message) => {
+    const g = await gateway({ [setting]: value });
+    const response = await g.graphql(query);
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ message, extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
+  });
+
+  it('rejects an operation over GRAPHQL_MAX_TOKENS while parsing, with GraphQL-over-HTTP statuses', async () => {
+    const g = await gateway({ GRAPHQL_MAX_TOKENS: '10' });
+    const query = '{ series(metric: "m", from: 0) { name metric } }';
+    const error = [{ message: 'Syntax Error: Token limit of 10 exceeded.', extensions: { code: 'QUERY_TOO_COMPLEX' } }];
+    // A request that fails to parse is answered 400 to clients that accept the GraphQL response type; legacy
+    // application/json clients get 200 with the error, as the GraphQL-over-HTTP specification asks.
+    const modern = await g.graphql(query, undefined, { accept: 'application/graphql-response+json' });
+    expect([modern.status, modern.body.errors]).toEqual([400, error]);
+    const legacy = await g.graphql(query);
+    expect([legacy.status, legacy.body.errors]).toEqual([200, error]);
+  });
+});
+
+describe('requests', () => {
+  it('refuses simple cross-site requests and lets JSON and headed requests through', async () => {
+    const g = await gateway();
+    const text = await fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: '{ metricNames }' }) });
+    expect(text.status).toBe(403);
+    const get = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, { headers: { accept: 'application/json' } });
+    expect(get.status).toBe(403);
+    const headed = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, { headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+    expect(headed.status).toBe(200);
+    expect(await headed.json()).toMatchObject({ data: { metricNames: ['system.cpu.usage'] } });
+  });
+
+  it('masks unexpected failures and logs them in full', async () => {
+    const lines: string[] = [];
+    const g = await gateway({}, lines);
+    faults.scanError = new Error('disk on fire at sector 7');
+    const response = await g.graphql('{ points(metric: "system.cpu.usage", from: 0) { points { value } } }');
+    expect(response.body.errors).toEqual([{ message: 'Unexpected error.', locations: [{ line: 1, column: 3 }], path: ['points'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(lines.some((line) => line.includes('disk on fire at sector 7'))).toBe(true);
+  });
+
+  it('stops a request at its time limit with QUERY_TIMEOUT', async () => {
+    const g = await gateway({ QUERY_TIMEOUT_MS: '100' });
+    faults.pageDelayMs = 60_000;
+    const started = Date.now();
+    const response = await g.graphql('{ points(metric: "system.cpu.usage", from: 0) { points { value } } }');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(response.status).toBe(504);
+    expect(response.body.errors![0]).toMatchObject({ message: 'query exceeded its time limit of 100 ms', extensions: { code: 'QUERY_TIMEOUT' } });
+  });
+});
+
+describe('persisted operations', () => {
+  it('runs an operation of operations/ by its sha256 hash, with variables', async () => {
+    const g = await gateway();
+    const response = await g.post({
+      extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(MetricCatalogDocument) } },
+      variables: { prefix: 'system.' },
+    });
+    expect(response.body).toEqual({ data: { metricNames: ['system.cpu.usage'], hosts: [] } });
+  });
+
+  it('answers an unknown hash with PERSISTED_QUERY_NOT_FOUND', async () => {
+    const g = await gateway();
+    const response = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: 'ab'.repeat(32) } } });
+    expect(response.status).toBe(404);
+    expect(response.body.errors).toEqual([
+      {
+        message: `no persisted operation has the hash "${'ab'.repeat(32)}"; run \`npm run codegen\` and deploy the manifest, or send the query text`,
+        extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+      },
+    ]);
+  });
+
+  it('accepts only hashes with PERSISTED_ONLY, except from clients with a trusted token', async () => {
+    const g = await gateway({ PERSISTED_ONLY: 'true', TRUSTED_CLIENT_TOKENS: 'grafana-prod,graphiql' });
+    const text = await g.graphql('{ metricNames }');
+    expect(text.status).toBe(403);
+    expect(text.body.errors).toEqual([
+      {
+        message: 'this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs a trusted x-kairograph-token header',
+        extensions: { code: 'PERSISTED_QUERY_ONLY' },
+      },
+    ]);
+    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'wrong' })).status).toBe(403);
+    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'grafana-prod' })).body).toEqual({ data: { metricNames: ['system.cpu.usage'] } });
+    const byHash = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(DashboardOverviewDocument) } }, variables: { from: 1_000_000, to: 1_599_000 } });
+    expect(byHash.status).toBe(200);
+    expect(Object.keys(byHash.body.data!)).toEqual(['cpu', 'latencyP99', 'requestRate']);
+  });
+});
+
+describe('operations endpoints and logs', () => {
+  it('reports liveness, and readiness from the store', async () => {
+    const g = await gateway();
+    expect((await fetch(`${g.url}/health`)).status).toBe(200);
+    expect((await fetch(`${g.url}/ready`)).status).toBe(200);
+    faults.pingError = new Error('the embedded store is unavailable: no such file');
+    const notReady = await fetch(`${g.url}/ready`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.text()).toContain('the embedded store is unavailable: no such file');
+  });
+
+  it('serves Prometheus metrics about the requests it handled', async () => {
+    const g = await gateway();
+    await g.graphql('query Names { metricNames }');
+    const metrics = await fetch(`${g.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    const text = await metrics.text();
+    expect(text).toContain('# TYPE graphql_yoga_http_duration histogram');
+    expect(text).toMatch(/graphql_envelop_phase_execute_count\{operationName="Names",operationType="query"\} 1/);
+  });
+
+  it("echoes the client's request id, makes one otherwise, and logs each request with its statistics", async () => {
+    const lines: string[] = [];
+    const g = await gateway({}, lines);
+    const given = await g.graphql('query Cpu { points(metric: "system.cpu.usage", from: 1000000, to: 1009999) { points { value } } }', undefined, { 'x-request-id': 'grafana-42' });
+    expect(given.headers.get('x-request-id')).toBe('grafana-42');
+    const made = await g.graphql('{ metricNames }');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry['msg'] === 'graphql request');
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toMatchObject({
+      requestId: 'grafana-42',
+      operation: 'Cpu',
+      errors: 0,
+      statistics: { requestId: 'grafana-42', storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 2, total: 5 }, queries: [{ path: 'points', metric: 'system.cpu.usage', rowTimes: 1, seriesMatched: 2, partitionsRead: 2, pointsRead: 20, pointsReturned: 20 }] },
+    });
+    expect(given.extensions!['statistics']).toEqual(logged[0]!['statistics']);
+  });
+});

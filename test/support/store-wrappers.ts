@@ -1,0 +1,41 @@
+/**
+ * Stores that misbehave on purpose, around a real one: for the errors, time limits and readiness that clients see.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
+
+export interface Faults {
+  /** Thrown by every scan, as an unexpected bug would be. */
+  scanError?: Error;
+  /** Each scanned page waits this long (honouring the scan's abort signal). */
+  pageDelayMs?: number;
+  /** Thrown by ping: the store is unreachable. */
+  pingError?: Error;
+}
+
+/** Delegates to `inner` except where `faults` (which a test may change at any time) say otherwise. */
+export function faultyStore(inner: Store, faults: Faults): Store {
+  return {
+    kind: inner.kind,
+    spec: () => inner.spec(),
+    metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
+    rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),
+    rowKeys: (metric, rowTime) => inner.rowKeys(metric, rowTime),
+    legacyRowKeys: (metric, start, end) => inner.legacyRowKeys(metric, start, end),
+    async *scan(key: RowKey, start: number, end: number, options?: ScanOptions): AsyncGenerator<Slice> {
+      if (faults.scanError) throw faults.scanError;
+      for await (const slice of inner.scan(key, start, end, options)) {
+        if (faults.pageDelayMs) await sleep(faults.pageDelayMs, undefined, options?.signal ? { signal: options.signal } : {});
+        yield slice;
+      }
+    },
+    write: (batch) => inner.write(batch),
+    deleteRange: (key, start, end) => inner.deleteRange(key, start, end),
+    deleteMetricName: (metric) => inner.deleteMetricName(metric),
+    async ping() {
+      if (faults.pingError) throw faults.pingError;
+      await inner.ping();
+    },
+    close: () => inner.close(),
+  };
+}
