@@ -1,4 +1,5 @@
-// Test projects: `unit` needs nothing but Node; `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts).
+// Test projects: `unit` needs nothing but Node; `e2e` drives a real Chromium (installed from Debian when missing);
+// `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts).
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
@@ -16,6 +17,15 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/chromium-global-setup.ts'],
+          testTimeout: 90_000,
+        },
       },
       {
         extends: true,

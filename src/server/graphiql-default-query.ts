@@ -1,9 +1,10 @@
 /**
  * The query GraphiQL opens with: it runs against the demo dataset as it is, so a first visit shows real data.
  */
-export const DEFAULT_GRAPHIQL_QUERY = `# Kairograph: GraphQL over time series stored in KairosDB's schema.
-# Press the run button. Times accept epoch milliseconds, ISO-8601 text
-# or relative times such as "now-1h"; the Docs pane lists every field.
+export const DEFAULT_GRAPHIQL_QUERY = `# Kairograph: GraphQL over KairosDB time series.
+# Press the run button. Times take epoch ms,
+# ISO-8601 text or relative times ("now-1h").
+# series() aggregates; the Docs pane lists all.
 query Overview {
   metricNames
   hosts: tagValues(metric: "system.cpu.usage", tag: "host")
