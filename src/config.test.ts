@@ -15,6 +15,21 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       store: 'embedded',
       dataDir: './data',
+      rowTimeUnit: 'MILLISECONDS',
+      rowWidth: 0,
+      cassandraContactPoints: ['127.0.0.1:9042'],
+      cassandraLocalDc: 'datacenter1',
+      cassandraKeyspace: 'kairosdb',
+      cassandraReplication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+      cassandraTableOptions: {},
+      cassandraUsername: '',
+      cassandraPassword: '',
+      cassandraReadConsistency: 'ONE',
+      cassandraWriteConsistency: 'QUORUM',
+      cassandraTls: false,
+      cassandraFetchSize: 5000,
+      cassandraConcurrency: 20,
+      cassandraRequestTimeoutMs: 12_000,
       logLevel: 'info',
       seedDemo: true,
       maxWritePoints: 100_000,
@@ -39,6 +54,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUSTED_CLIENT_TOKENS: ' grafana-1 , ci ,,' }).trustedClientTokens).toEqual(['grafana-1', 'ci']);
   });
 
+  it('reads the Cassandra settings', () => {
+    expect(
+      loadConfig({
+        STORE: 'cassandra',
+        CASSANDRA_CONTACT_POINTS: 'cass-1:9142, cass-2',
+        CASSANDRA_TABLE_OPTIONS: '{"data_points":"WITH compaction = {\'class\': \'TimeWindowCompactionStrategy\'}"}',
+        ROW_WIDTH: '3600000',
+      }),
+    ).toMatchObject({
+      store: 'cassandra',
+      cassandraContactPoints: ['cass-1:9142', 'cass-2'],
+      cassandraTableOptions: { data_points: "WITH compaction = {'class': 'TimeWindowCompactionStrategy'}" },
+      rowWidth: 3_600_000,
+    });
+  });
+
   it('reads and trims values', () => {
     expect(loadConfig({ PORT: ' 8080 ', SEED_DEMO: 'false', LOG_LEVEL: 'debug' })).toMatchObject({ port: 8080, seedDemo: false, logLevel: 'debug' });
   });
@@ -46,7 +77,16 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535 (got "70000")'],
-    [{ STORE: 'mysql' }, 'STORE must be one of embedded (got "mysql")'],
+    [{ STORE: 'mysql' }, 'STORE must be one of embedded, cassandra (got "mysql")'],
+    [{ ROW_TIME_UNIT: 'LEGACY' }, 'ROW_TIME_UNIT must be one of MILLISECONDS, SECONDS (got "LEGACY")'],
+    [{ CASSANDRA_CONTACT_POINTS: 'a:9042,b c' }, 'CASSANDRA_CONTACT_POINTS: a contact point must be host or host:port (got "b c")'],
+    [{ CASSANDRA_KEYSPACE: 'Kairos' }, 'CASSANDRA_KEYSPACE: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Kairos")'],
+    [{ CASSANDRA_KEYSPACE: 'k; DROP TABLE x' }, 'CASSANDRA_KEYSPACE: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "k; DROP TABLE x")'],
+    [{ CASSANDRA_REPLICATION: "{'class': 'SimpleStrategy'}; DROP" }, `CASSANDRA_REPLICATION: replication must be one CQL map such as {'class': 'SimpleStrategy', 'replication_factor': 1} (got "{'class': 'SimpleStrategy'}; DROP")`],
+    [{ CASSANDRA_TABLE_OPTIONS: '{"data_points":"WITH COMPACT STORAGE"}' }, 'CASSANDRA_TABLE_OPTIONS: the options of table data_points must not use COMPACT STORAGE (got "WITH COMPACT STORAGE")'],
+    [{ CASSANDRA_TABLE_OPTIONS: '{"points":"WITH comment = \'x\'"}' }, 'CASSANDRA_TABLE_OPTIONS: table options name an unknown table "points" (tables: data_points, row_key_index, string_index, row_keys, tag_indexed_row_keys, row_key_time_index, spec, service_index)'],
+    [{ CASSANDRA_TABLE_OPTIONS: '[1]' }, 'CASSANDRA_TABLE_OPTIONS must be a JSON object from table name to options (got "[1]")'],
+    [{ CASSANDRA_WRITE_CONSISTENCY: 'MOST' }, 'CASSANDRA_WRITE_CONSISTENCY must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE (got "MOST")'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],

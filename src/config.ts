@@ -4,13 +4,30 @@
  * SETTINGS by a test.
  */
 
+import { CONSISTENCIES, DEFAULT_REPLICATION, contactPointProblem, keyspaceProblem, replicationProblem, tableOptionsProblem, type Consistency, type TableName } from './store/cassandra/options.js';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   readonly host: string;
   readonly port: number;
-  readonly store: 'embedded';
+  readonly store: 'embedded' | 'cassandra';
   readonly dataDir: string;
+  readonly rowTimeUnit: 'MILLISECONDS' | 'SECONDS';
+  readonly rowWidth: number;
+  readonly cassandraContactPoints: readonly string[];
+  readonly cassandraLocalDc: string;
+  readonly cassandraKeyspace: string;
+  readonly cassandraReplication: string;
+  readonly cassandraTableOptions: Readonly<Partial<Record<TableName, string>>>;
+  readonly cassandraUsername: string;
+  readonly cassandraPassword: string;
+  readonly cassandraReadConsistency: Consistency;
+  readonly cassandraWriteConsistency: Consistency;
+  readonly cassandraTls: boolean;
+  readonly cassandraFetchSize: number;
+  readonly cassandraConcurrency: number;
+  readonly cassandraRequestTimeoutMs: number;
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
@@ -48,10 +65,25 @@ function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
 export const SETTINGS = [
   setting({ env: 'PORT', key: 'port', default: '4000', meaning: 'HTTP port of GraphQL (`/graphql`), REST (`/api/v1`) and operations endpoints', parse: (raw, env) => integer(raw, env, 0, 65535) }),
   setting({ env: 'HOST', key: 'host', default: '127.0.0.1', meaning: 'Address to listen on (`0.0.0.0` for every interface)', parse: (raw, env) => nonEmpty(raw, env) }),
-  setting({ env: 'STORE', key: 'store', default: 'embedded', meaning: '`embedded`: LMDB in `DATA_DIR`, no server needed', parse: (raw, env) => oneOf(raw, env, ['embedded'] as const) }),
+  setting({ env: 'STORE', key: 'store', default: 'embedded', meaning: '`embedded`: LMDB in `DATA_DIR`, no server needed; `cassandra`: KairosDB\'s keyspace on a Cassandra cluster (`CASSANDRA_*`)', parse: (raw, env) => oneOf(raw, env, ['embedded', 'cassandra'] as const) }),
   setting({ env: 'DATA_DIR', key: 'dataDir', default: './data', meaning: 'Directory of the embedded store', parse: (raw, env) => nonEmpty(raw, env) }),
+  setting({ env: 'ROW_TIME_UNIT', key: 'rowTimeUnit', default: 'MILLISECONDS', meaning: 'KairosDB\'s `row_time_unit`, written to the `spec` of a new store only (one over old KairosDB data gets LEGACY): MILLISECONDS or SECONDS', parse: (raw, env) => oneOf(raw, env, ['MILLISECONDS', 'SECONDS'] as const) }),
+  setting({ env: 'ROW_WIDTH', key: 'rowWidth', default: '0', meaning: 'KairosDB\'s `row_width`, written to the `spec` of a new store only; `0` for KairosDB\'s 1814400000 ms (1814400 with SECONDS)', parse: (raw, env) => integer(raw, env, 0, 1_000_000_000_000) }),
+  setting({ env: 'CASSANDRA_CONTACT_POINTS', key: 'cassandraContactPoints', default: '127.0.0.1:9042', meaning: 'Comma-separated `host` or `host:port` (port 9042 when omitted)', parse: (raw, env) => contactPoints(raw, env) }),
+  setting({ env: 'CASSANDRA_LOCAL_DC', key: 'cassandraLocalDc', default: 'datacenter1', meaning: 'Data centre whose nodes serve requests (`SELECT data_center FROM system.local`)', parse: (raw, env) => nonEmpty(raw, env) }),
+  setting({ env: 'CASSANDRA_KEYSPACE', key: 'cassandraKeyspace', default: 'kairosdb', meaning: 'Keyspace with KairosDB\'s tables; created with them when missing, never altered', parse: (raw, env) => checked(raw, env, keyspaceProblem(raw)) }),
+  setting({ env: 'CASSANDRA_REPLICATION', key: 'cassandraReplication', default: DEFAULT_REPLICATION, meaning: 'Replication of a keyspace the gateway creates', parse: (raw, env) => checked(raw, env, replicationProblem(raw)) }),
+  setting({ env: 'CASSANDRA_TABLE_OPTIONS', key: 'cassandraTableOptions', default: '{}', meaning: 'KairosDB\'s `table_create_with`: JSON from table name to a `WITH ...` clause for tables the gateway creates, e.g. `{"data_points":"WITH compaction = {\'class\': \'TimeWindowCompactionStrategy\'}"}`', parse: (raw, env) => tableOptions(raw, env) }),
+  setting({ env: 'CASSANDRA_USERNAME', key: 'cassandraUsername', default: '', meaning: 'User for PasswordAuthenticator; empty for none', parse: (raw) => raw }),
+  setting({ env: 'CASSANDRA_PASSWORD', key: 'cassandraPassword', default: '', meaning: 'Password of `CASSANDRA_USERNAME`', parse: (raw) => raw }),
+  setting({ env: 'CASSANDRA_READ_CONSISTENCY', key: 'cassandraReadConsistency', default: 'ONE', meaning: 'Consistency level of reads (KairosDB\'s default)', parse: (raw, env) => oneOf(raw, env, CONSISTENCIES) }),
+  setting({ env: 'CASSANDRA_WRITE_CONSISTENCY', key: 'cassandraWriteConsistency', default: 'QUORUM', meaning: 'Consistency level of writes and deletes (KairosDB\'s default)', parse: (raw, env) => oneOf(raw, env, CONSISTENCIES) }),
+  setting({ env: 'CASSANDRA_TLS', key: 'cassandraTls', default: 'false', meaning: 'TLS to Cassandra, verified against the system CAs (add one with `NODE_EXTRA_CA_CERTS`)', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'CASSANDRA_FETCH_SIZE', key: 'cassandraFetchSize', default: '5000', meaning: 'Rows per page of a read (KairosDB\'s driver default)', parse: (raw, env) => integer(raw, env, 1, 1_000_000) }),
+  setting({ env: 'CASSANDRA_CONCURRENCY', key: 'cassandraConcurrency', default: '20', meaning: 'Requests in flight to Cassandra at once, counted per page (KairosDB\'s `simultaneous_cql_queries`)', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
+  setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
-  setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the store has no metrics (`false` to start empty)', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the embedded store has no metrics (`false` to start empty; never into Cassandra)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
   setting({ env: 'MAX_QUERY_SERIES', key: 'maxQuerySeries', default: '100000', meaning: 'Most series one query may read', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
   setting({ env: 'MAX_POINTS_READ', key: 'maxPointsRead', default: '100000000', meaning: 'Most points one query may read from the store', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000_000) }),
@@ -109,4 +141,29 @@ function boolean(raw: string, env: string): boolean {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${env} must be true or false (got ${JSON.stringify(raw)})`);
+}
+
+function checked(raw: string, env: string, problem: string | undefined): string {
+  if (problem !== undefined) throw new ConfigError(`${env}: ${problem}`);
+  return raw;
+}
+
+function contactPoints(raw: string, env: string): string[] {
+  const points = raw.split(',').map((p) => p.trim());
+  for (const point of points) checked(point, env, contactPointProblem(point));
+  return points;
+}
+
+function tableOptions(raw: string, env: string): Partial<Record<TableName, string>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${env} must be a JSON object from table name to options (got ${JSON.stringify(raw)})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`${env} must be a JSON object from table name to options (got ${JSON.stringify(raw)})`);
+  }
+  checked(raw, env, tableOptionsProblem(value as Record<string, unknown>));
+  return value as Partial<Record<TableName, string>>;
 }
