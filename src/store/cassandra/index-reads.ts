@@ -9,7 +9,7 @@ import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 
 export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
   if (endMs < startMs) return [];
-  const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, rowTimeOf(startMs, spec.width), endMs]);
+  const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, lowestRowTime(startMs, spec), endMs]);
   return rows.map((row) => (row.get('row_time') as Date).getTime());
 }
 
@@ -25,8 +25,9 @@ export async function readRowKeys(exec: Executor, st: Statements, metric: string
  */
 export async function readLegacyRowKeys(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
   if (endMs < startMs) return [];
-  const from = rowTimeOf(startMs, spec.width);
-  const ranges: [number, number][] = from < 0 && endMs >= 0 ? [[from, -1], [0, endMs]] : [[from, endMs]];
+  const from = lowestRowTime(startMs, spec);
+  const to = Math.min(endMs, Number.MAX_SAFE_INTEGER);
+  const ranges: [number, number][] = from < 0 && to >= 0 ? [[from, -1], [0, to]] : [[from, to]];
   const partition = Buffer.from(metric, 'utf8');
   const keys: RowKey[] = [];
   for (const [low, high] of ranges) {
@@ -54,6 +55,11 @@ export async function readMetricNames(exec: Executor, st: Statements, prefix: st
   if (limited) params.push(limit);
   const rows = await exec.all('string_index.select', query, params);
   return rows.map((row) => String(row.get('column1'))).filter((name) => name.startsWith(prefix));
+}
+
+/** The row of `startMs`; a caller asking for all time (DELETE /metric) may reach past what a row key can hold. */
+function lowestRowTime(startMs: number, spec: RowSpec): number {
+  return Math.max(rowTimeOf(startMs, spec.width), Number.MIN_SAFE_INTEGER);
 }
 
 /** KairosDB's search key: the typed layout with an empty type and no tags, its marker byte 0x00 or (end) 0xFF. */
