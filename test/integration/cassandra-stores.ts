@@ -71,11 +71,25 @@ export class KeyspacePool {
     this.client = undefined;
   }
 
-  /** TRUNCATE clears the spec too, so the next store writes its own row width as it would into a new keyspace. */
   private async empty(keyspace: string): Promise<void> {
     this.client ??= await plainClient();
-    const exists = await this.client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
-    const tables = new Set(exists.rows.map((row) => String(row.get('table_name'))));
-    await Promise.all(TABLE_NAMES.filter((t) => tables.has(t)).map((t) => this.client!.execute(`TRUNCATE ${keyspace}.${t}`)));
+    await emptyKeyspace(this.client, keyspace);
+  }
+}
+
+/** TRUNCATEs every table the keyspace has, the spec too, so the next store writes its own as into a new keyspace. */
+export async function emptyKeyspace(client: cassandra.Client, keyspace: string): Promise<void> {
+  const exists = await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+  const tables = new Set(exists.rows.map((row) => String(row.get('table_name'))));
+  await Promise.all(TABLE_NAMES.filter((t) => tables.has(t)).map((t) => client.execute(`TRUNCATE ${keyspace}.${t}`)));
+}
+
+/** Polls `check` until it holds; fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -7,7 +7,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import { encodeRowKey } from '../format/index.js';
 import type { RowKey, RowSpec, ScanOptions, Slice, Store, WriteBatch } from '../store.js';
 import { deleteName, deletePartitionRange } from './delete.js';
-import { Executor, type ExecutorStats, type StatementCounts } from './executor.js';
+import { Executor, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
 import { Limiter } from './limiter.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
@@ -139,7 +139,7 @@ export class CassandraStore implements Store {
       if (this.attempt !== undefined) return await this.attempt;
       throw this.lastFailure!.error;
     } catch (error) {
-      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError('cassandra', error);
+      throw unavailableError(error);
     }
   }
 

@@ -132,16 +132,30 @@ export function pageStateOf(result: cassandra.types.ResultSet): Buffer | undefin
  * overloaded) become StoreUnavailableError; anything else (a bad statement) is a bug and passes as it is.
  */
 export function storeError(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError) return error;
-  if (!(error instanceof Error)) return error;
+  if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
   const { errors } = cassandra;
-  if (error instanceof errors.NoHostAvailableError || error instanceof errors.OperationTimedOutError || error instanceof errors.BusyConnectionError) {
-    return new StoreUnavailableError('cassandra', error);
-  }
-  if (error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code)) return new StoreUnavailableError('cassandra', error);
-  // The driver's own refusal once the client is shut down (a request racing close()).
-  if (error instanceof errors.DriverError && /shutdown|shut down/i.test(error.message)) return new StoreUnavailableError('cassandra', error);
-  return error;
+  const unavailable =
+    error instanceof errors.NoHostAvailableError ||
+    error instanceof errors.OperationTimedOutError ||
+    error instanceof errors.BusyConnectionError ||
+    (error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code)) ||
+    // The driver's own refusal once the client is shut down (a request racing close()).
+    (error instanceof errors.DriverError && /shutdown|shut down/i.test(error.message));
+  return unavailable ? unavailableError(error) : error;
+}
+
+/**
+ * A StoreUnavailableError whose message a client can read: NoHostAvailableError's own message embeds each host's
+ * error with its stack trace, so it is rebuilt from the hosts' messages (the driver error stays as the cause).
+ */
+export function unavailableError(error: unknown): StoreUnavailableError {
+  if (error instanceof StoreUnavailableError) return error;
+  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error);
+  const hosts = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>).map(
+    ([host, inner]) => `${host}: ${inner instanceof Error ? inner.message : String(inner)}`,
+  );
+  const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
+  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }));
 }
 
 const UNAVAILABLE_CODES = new Set<number>([
