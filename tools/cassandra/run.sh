@@ -46,7 +46,7 @@ command -v node >/dev/null || die "'node' not found on PATH (needed to pick port
 # 5.0 supports JDK 11 and 17 only: 18+ refuses System.setSecurityManager, which 5.0 calls unconditionally.
 JAVA_MAJOR=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p')
 [[ $JAVA_MAJOR == 17 || $JAVA_MAJOR == 11 ]] ||
-  die "Cassandra 5.0 needs JDK 17 (or 11); 'java' on PATH is $JAVA_MAJOR. Put a JDK 17 first on PATH or set JAVA_HOME/bin first."
+  die "Cassandra 5.0 needs JDK 17 (or 11) but 'java' on PATH is ${JAVA_MAJOR:-unknown}: put a JDK 17's bin first on PATH."
 
 "$HERE/fetch.sh"
 JAMM=$(compgen -G "$LIB/jamm-*.jar" | head -n1) || true
@@ -95,8 +95,8 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 # A dead parent leaves our stdout/stderr as broken pipes; the default SIGPIPE would kill us mid-cleanup on the next message.
 trap '' PIPE
-# Signal handling never runs inside `read -t`: Debian 12's bash 5.2.15 segfaults when a trap exits out of it, killing this
-# script mid-cleanup. Hence the stdin watcher below and `wait` (interrupted cleanly by trapped signals) as the idle loop.
+# No `read -t` here: Debian 12's bash 5.2.15 segfaults when a trap exits out of it, which killed this script mid-cleanup.
+# Hence the stdin watcher below, and `wait` (which trapped signals interrupt cleanly) as the idle loop.
 
 if ((!FOREGROUND)); then
   # Supervised: the parent holds our stdin open and never writes; EOF means it is gone, however it died (even SIGKILL).
@@ -190,14 +190,14 @@ for attempt in 1 2 3; do
     continue
   fi
   hint=''
-  ((JAVA_RC == 3)) && hint=' (3 = exception during startup)'
+  ((JAVA_RC == 3)) && hint=' (3 = exception during startup, or heap exhausted: -XX:+ExitOnOutOfMemoryError)'
   say "JVM exited with code $JAVA_RC during boot$hint; last log lines of $LOG:"
   tail -n 60 "$LOG" >&2
   ((KEEP_DIR)) || say "(rerun with --keep-dir to keep $NODE_DIR)"
   exit 1
 done
 BOOT_MS=$(($(now_ms) - BOOT_START))
-RELEASE=${READY%% *} RELEASE=${RELEASE#release=}
+RELEASE=${READY%% *} RELEASE=${RELEASE#release=} DC=${READY##*dc=}
 RSS_KB=$(ps -o rss= -p "$JAVA_PID" | tr -d ' ')
 
 echo "KAIROGRAPH_CASSANDRA_READY port=$NATIVE_PORT pid=$JAVA_PID boot_ms=$BOOT_MS rss_kb=$RSS_KB storage_port=$STORAGE_PORT $READY dir=$NODE_DIR"
@@ -207,7 +207,7 @@ if ((FOREGROUND)); then
 
 Cassandra $RELEASE is up on 127.0.0.1:$NATIVE_PORT (pid $JAVA_PID, CQL-ready in ${BOOT_MS} ms, dir $NODE_DIR).
   log:      tail -f $LOG
-  gateway:  STORE=cassandra CASSANDRA_CONTACT_POINTS=127.0.0.1:$NATIVE_PORT npm run dev
+  gateway:  STORE=cassandra CASSANDRA_CONTACT_POINTS=127.0.0.1:$NATIVE_PORT npm run dev   (local data center: $DC)
   tests:    KAIROGRAPH_CASSANDRA=127.0.0.1:$NATIVE_PORT npm run test:integration   (reuses this node)
 Ctrl-C stops it and deletes the dir.
 EOF
