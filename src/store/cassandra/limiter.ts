@@ -12,7 +12,7 @@ export class Limiter {
 
   /** Resolves with a permit; rejects with the signal's reason if it aborts first (the permit is not taken then). */
   acquire(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.available > 0) {
       this.available--;
       return Promise.resolve();

@@ -1,0 +1,222 @@
+/**
+ * What the Cassandra store does beyond the conformance suite, on the real node: requests counted by statement (one
+ * row_keys read per metric and row time for a whole request), pages fetched only on demand, k-way merges wider
+ * than the request bound, batches under Cassandra's mutation limit, consistency levels, schema options, SECONDS.
+ */
+import type cassandra from 'cassandra-driver';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { executeQuery, newQueryStats } from '../../src/engine/execute.js';
+import { IndexLoaders } from '../../src/query/index-loaders.js';
+import { CassandraStore, type CassandraStoreOptions, type StatementCounts } from '../../src/store/cassandra/cassandra-store.js';
+import type { MetricQuery } from '../../src/query/model.js';
+import { partitionsOf, scanAll } from '../support/store-reads.js';
+import { KeyspacePool, plainClient, storeOptions, testNode } from './cassandra-stores.js';
+
+const pool = new KeyspacePool('kg_store');
+const open: CassandraStore[] = [];
+let cql: cassandra.Client;
+
+beforeAll(async () => {
+  cql = await plainClient();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await pool.shutdown();
+  await cql?.shutdown();
+});
+
+async function fresh(options: Partial<CassandraStoreOptions> = {}): Promise<CassandraStore> {
+  const store = await pool.store(options);
+  open.push(store);
+  return store;
+}
+
+/** Requests made by `work`, by statement. */
+async function counted(store: CassandraStore, work: () => Promise<unknown>): Promise<StatementCounts> {
+  const before = store.statements;
+  await work();
+  const after = store.statements;
+  return Object.fromEntries(Object.entries(after).filter(([name, n]) => n !== (before[name as keyof StatementCounts] ?? 0)).map(([name, n]) => [name, n! - (before[name as keyof StatementCounts] ?? 0)]));
+}
+
+const GENEROUS = { maxSeries: 100_000, maxPointsRead: 10_000_000, maxPointsReturned: 10_000_000, onExceed: 'error' as const };
+
+function metricQuery(metric: string, startMs: number, endMs: number, hosts?: string[]): MetricQuery {
+  const tags = hosts === undefined ? [] : [{ tag: 'host', in: hosts }];
+  return { metric, range: { startMs, endMs }, tags, groupBy: [], aggregators: [], timeZone: 'UTC', order: 'asc', excludeTags: false };
+}
+
+describe('requests by statement', () => {
+  it('counts each write statement and batch', async () => {
+    const store = await fresh({ rowWidth: 1000 });
+    const made = await counted(store, () =>
+      store.write({
+        series: [
+          { metric: 'm', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1, 2, 1001], values: [1, 2, 3] },
+          { metric: 'm', tags: { h: 'b' }, type: 'double', ttlSeconds: 0, timestamps: [5], values: [0.5] },
+        ],
+      }),
+    );
+    // Three partitions (a@0, a@1000, b@0), two row times, one metric name; a@0 has two cells, one batch.
+    expect(made).toEqual({ 'row_keys.insert': 3, 'row_key_time_index.insert': 2, 'string_index.insert': 1, 'data_points.insert': 3 });
+  });
+
+  it('reads row_keys once per metric and row time for a request, however many queries ask', async () => {
+    const store = await fresh({ rowWidth: 1000 });
+    const timestamps = [10, 1010, 2010];
+    await store.write({
+      series: ['a', 'b', 'c'].map((h) => ({ metric: 'cpu', tags: { host: h }, type: 'long' as const, ttlSeconds: 0, timestamps, values: timestamps })),
+    });
+    const loaders = new IndexLoaders(store);
+    const ctx = { store, index: loaders, budgets: GENEROUS, stats: newQueryStats(), nowMs: Date.now() };
+    const made = await counted(store, () =>
+      Promise.all([
+        executeQuery(metricQuery('cpu', 0, 2999, ['a']), ctx),
+        executeQuery(metricQuery('cpu', 0, 2999, ['b', 'c']), ctx),
+        executeQuery(metricQuery('cpu', 0, 2999), ctx),
+      ]),
+    );
+    expect(made).toEqual({
+      'row_key_time_index.select': 1,
+      'row_key_index.select': 1,
+      'row_keys.select': 3,
+      // a, b+c and all three: 1 + 2 + 3 series, each in three rows.
+      'data_points.select': 18,
+    });
+  });
+});
+
+describe('scans', () => {
+  it('fetches the next page only when the consumer asks for it', async () => {
+    const store = await fresh();
+    const timestamps = Array.from({ length: 10 }, (_, i) => 100 + i);
+    await store.write({ series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    const [key] = await partitionsOf(store, 'p', 0, 1000);
+    const pages = () => store.statements['data_points.select'] ?? 0;
+    const start = pages();
+    const scan = store.scan(key!, 0, 1000, { pageSize: 1 })[Symbol.asyncIterator]();
+    // A one-point slice is complete only once the next point arrived, so the first slice costs two pages.
+    expect((await scan.next()).value?.timestamps[0]).toBe(100);
+    expect(pages() - start).toBe(2);
+    expect((await scan.next()).value?.timestamps[0]).toBe(101);
+    expect(pages() - start).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pages() - start).toBe(3);
+    await scan.return(undefined);
+    expect(pages() - start).toBe(3);
+    expect(store.inFlight).toBe(0);
+  });
+
+  it('finishes a merge that opens more partition scans at once than the store has request permits', async () => {
+    const store = await fresh({ concurrency: 2 });
+    const series = Array.from({ length: 40 }, (_, s) => ({
+      metric: 'wide',
+      tags: { host: `h${String(s).padStart(2, '0')}` },
+      type: 'long' as const,
+      ttlSeconds: 0,
+      timestamps: [1000 + s, 2000 + s, 3000 + s],
+      values: [s, s, s],
+    }));
+    await store.write({ series });
+    // The engine opens 16 scans together and waits for the first page of each before it consumes any; a permit
+    // held across a suspended scan would leave 14 of them waiting forever.
+    const output = await executeQuery(metricQuery('wide', 0, 10_000), {
+      store,
+      index: new IndexLoaders(store),
+      budgets: GENEROUS,
+      stats: newQueryStats(),
+      nowMs: Date.now(),
+      concurrency: 16,
+      pageSize: 1,
+    });
+    expect(output.sampleSize).toBe(120);
+    const scans = series.map((s) => store.scan({ metric: 'wide', rowTime: 0, dataType: 'kairos_long', tags: s.tags }, 0, 10_000, { pageSize: 1 })[Symbol.asyncIterator]());
+    const firsts = await Promise.all(scans.map((scan) => scan.next()));
+    expect(firsts.map((r) => r.value?.timestamps[0])).toEqual(series.map((s) => s.timestamps[0]));
+    await Promise.all(scans.map((scan) => scan.return(undefined)));
+  });
+});
+
+describe('writes', () => {
+  it("splits a partition's cells into batches of at most 1000 cells and 256 KiB", async () => {
+    const store = await fresh();
+    const many = Array.from({ length: 2500 }, (_, i) => i);
+    expect(await counted(store, () => store.write({ series: [{ metric: 'n', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: many, values: many }] }))).toMatchObject({
+      'data_points.insert': 3,
+    });
+    const big = 'x'.repeat(60_000);
+    const ten = Array.from({ length: 10 }, (_, i) => i);
+    expect(await counted(store, () => store.write({ series: [{ metric: 's', tags: { h: 'a' }, type: 'string', ttlSeconds: 0, timestamps: ten, values: ten.map(() => big) }] }))).toMatchObject({
+      'data_points.insert': 3,
+    });
+    const [nKey] = await partitionsOf(store, 'n', 0, 10_000);
+    expect((await scanAll(store, nKey!, 0, 10_000)).map((p) => p.t)).toEqual(many);
+    const [sKey] = await partitionsOf(store, 's', 0, 10_000);
+    const strings = await scanAll(store, sKey!, 0, 10_000);
+    expect(strings.map((p) => [p.t, (p.v as string).length])).toEqual(ten.map((t) => [t, 60_000]));
+  });
+});
+
+describe('configuration', () => {
+  it('reads and writes at the configured consistency: TWO or THREE on a one-node cluster is STORE_UNAVAILABLE', async () => {
+    const batch = { series: [{ metric: 'c', tags: { h: 'a' }, type: 'long' as const, ttlSeconds: 0, timestamps: [1], values: [1] }] };
+    const reads = await fresh({ readConsistency: 'TWO' });
+    await reads.write(batch);
+    await expect(reads.rowTimes('c', 0, 10)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: `the cassandra store is unavailable: no Cassandra host answered (${testNode().contactPoint}: Not enough replicas available for query at consistency TWO (2 required but only 1 alive))`,
+    });
+    // The spec is read at the write consistency too (it must see what a writer wrote), so this store never connects.
+    const writes = new CassandraStore({ ...storeOptions('kg_store_0'), writeConsistency: 'THREE' });
+    open.push(writes);
+    await expect(writes.write(batch)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: `the cassandra store is unavailable: no Cassandra host answered (${testNode().contactPoint}: Not enough replicas available for query at consistency THREE (3 required but only 1 alive))`,
+    });
+  });
+
+  it('creates a missing keyspace and tables with the configured replication and options, and never alters existing ones', async () => {
+    const keyspace = 'kg_store_options';
+    await cql.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+    const first = await CassandraStore.open({
+      ...storeOptions(keyspace),
+      replication: "{'class': 'NetworkTopologyStrategy', 'datacenter1': 1}",
+      tableOptions: { data_points: "WITH comment = 'points' AND gc_grace_seconds = 3600", row_keys: "WITH comment = 'keys'" },
+    });
+    await first.close();
+    const replication = await cql.execute('SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], { prepare: true });
+    expect(replication.rows[0]!.get('replication')).toEqual(new Map([['class', 'org.apache.cassandra.locator.NetworkTopologyStrategy'], ['datacenter1', '1']]));
+    const tables = async () =>
+      Object.fromEntries(
+        (await cql.execute('SELECT table_name, comment, gc_grace_seconds FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true })).rows.map((r) => [
+          r.get('table_name'),
+          [r.get('comment'), r.get('gc_grace_seconds')],
+        ]),
+      );
+    const created = {
+      data_points: ['points', 3600],
+      row_key_index: ['', 864000],
+      string_index: ['', 864000],
+      row_keys: ['keys', 864000],
+      tag_indexed_row_keys: ['', 864000],
+      row_key_time_index: ['', 864000],
+      spec: ['', 864000],
+      service_index: ['', 864000],
+    };
+    expect(await tables()).toEqual(created);
+    const second = await CassandraStore.open({ ...storeOptions(keyspace), tableOptions: { data_points: "WITH comment = 'changed'" } });
+    await second.close();
+    expect(await tables()).toEqual(created);
+  });
+
+  it("keeps KairosDB's SECONDS unit: whole-second columns in rows of the spec's raw width", async () => {
+    const store = await fresh({ rowTimeUnit: 'SECONDS' });
+    expect(await store.spec()).toEqual({ unit: 'SECONDS', width: 1_814_400 });
+    await store.write({ series: [{ metric: 'sec', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1_500, 3_999], values: [1, 2] }] });
+    const keys = await partitionsOf(store, 'sec', 0, 10_000);
+    expect(keys.map((k) => k.rowTime)).toEqual([0]);
+    expect((await scanAll(store, keys[0]!, 0, 10_000)).map((p) => [p.t, p.v])).toEqual([[1_000, 1n], [3_000, 2n]]);
+  });
+});
