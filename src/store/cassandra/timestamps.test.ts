@@ -10,12 +10,15 @@ describe('MillisecondTimestampGenerator', () => {
     const ts = generator.next();
     expect(ts).toBeGreaterThanOrEqual(before);
     expect(ts).toBeLessThanOrEqual(Date.now());
-    const client = new cassandra.Client({
-      contactPoints: ['127.0.0.1'],
-      localDataCenter: 'dc',
-      policies: { timestampGeneration: generator as unknown as cassandra.policies.timestampGeneration.TimestampGenerator },
-    });
-    expect(client.options.policies.timestampGeneration).toBe(generator);
+    // The client checks `instanceof TimestampGenerator`; an object of the typings' interface shape alone is refused.
+    const client = (timestampGeneration: object) => () =>
+      new cassandra.Client({
+        contactPoints: ['127.0.0.1'],
+        localDataCenter: 'dc',
+        policies: { timestampGeneration: timestampGeneration as cassandra.policies.timestampGeneration.TimestampGenerator },
+      });
+    expect(client(generator)).not.toThrow();
+    expect(client({ next: () => Date.now() })).toThrow('Timestamp generation policy must be an instance of TimestampGenerator');
   });
 });
 
