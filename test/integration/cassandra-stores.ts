@@ -6,12 +6,6 @@ import cassandra from 'cassandra-driver';
 import { inject } from 'vitest';
 import { CassandraStore, type CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store.js';
 import { TABLE_NAMES } from '../../src/store/cassandra/options.js';
-import type { RowTimeUnit } from '../../src/store/store.js';
-
-export interface FreshStoreOptions {
-  readonly rowWidth?: number;
-  readonly rowTimeUnit?: RowTimeUnit;
-}
 
 /** The integration run's node (test/support/cassandra-global-setup.ts). */
 export function testNode(): { contactPoint: string; localDataCenter: string } {
@@ -51,7 +45,8 @@ export class KeyspacePool {
 
   constructor(private readonly prefix: string) {}
 
-  async store(options: FreshStoreOptions = {}): Promise<CassandraStore> {
+  /** `options` override the test defaults (row width, unit, concurrency, consistency...). */
+  async store(options: Partial<CassandraStoreOptions> = {}): Promise<CassandraStore> {
     const keyspace = this.free.pop() ?? `${this.prefix}_${this.made++}`;
     await this.empty(keyspace);
     const store = await CassandraStore.open(storeOptions(keyspace, options));
