@@ -187,9 +187,12 @@ class Parser {
     const text = this.text;
     const start = this.pos;
     let pos = start;
-    if (text.charCodeAt(pos) === 0x2d) pos++;
+    const negative = text.charCodeAt(pos) === 0x2d;
+    if (negative) pos++;
     const intStart = pos;
-    while (isDigit(text.charCodeAt(pos))) pos++;
+    // Timestamps and longs are most numbers in an ingest body: their value is summed here, not sliced and parsed.
+    let integer = 0;
+    for (let c = text.charCodeAt(pos); isDigit(c); c = text.charCodeAt(++pos)) integer = integer * 10 + (c - 0x30);
     const intDigits = pos - intStart;
     if (intDigits === 0 || (intDigits > 1 && text.charCodeAt(intStart) === 0x30)) {
       this.pos = start;
@@ -220,11 +223,11 @@ class Parser {
       }
     }
     this.pos = pos;
+    // Up to 15 digits the sum is exact; -0 stays -0, as JSON.parse gives it.
+    if (plainInteger && intDigits <= 15) return negative ? -integer : integer;
     const literal = text.slice(start, pos);
     const number = Number(literal);
-    if (!this.exactNumbers) return number;
-    // Up to 15 digits is always a safe integer; longer ones are checked.
-    if (plainInteger && (intDigits <= 15 || Number.isSafeInteger(number))) return number;
+    if (!this.exactNumbers || (plainInteger && Number.isSafeInteger(number))) return number;
     return new JsonNumber(literal);
   }
 

@@ -25,7 +25,7 @@ export interface DeleteSummary {
 export async function deletePoints(store: Store, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
   const spec = await store.spec();
   // Rows of negative timestamps start up to a row width before them (KairosDB's unaligned rows), as in executeQuery.
-  const lookup = range.startMs < 0 ? { startMs: range.startMs - rowWidthMs(spec) + 1, endMs: range.endMs } : range;
+  const lookup = range.startMs < 0 ? { startMs: Math.max(range.startMs - rowWidthMs(spec) + 1, Number.MIN_SAFE_INTEGER), endMs: range.endMs } : range;
   const plan = await planSeries(loaders, metric, lookup, matches);
   const series = new Set<string>();
   let partitionsDeleted = 0;
