@@ -15,6 +15,7 @@ import { deletePoints } from '../query/delete-points.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
+import { requestStatistics } from '../server/use-query-statistics.js';
 import type { Store } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import { findTags } from './find-tags.js';
@@ -115,18 +116,20 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal });
   res.on('close', () => ctx.dispose());
   const started = performance.now();
+  const idHeader = { 'x-request-id': ctx.requestId };
   let status: number;
   try {
     const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
     status = reply.status;
-    send(res, reply.status, reply.body);
+    send(res, reply.status, reply.body, idHeader);
   } catch (error) {
-    status = sendError(res, ctx, error);
+    status = sendError(res, ctx, error, idHeader);
   } finally {
     // A handler that answered without reading the body leaves it to be drained, so the connection stays usable.
     if (!req.readableEnded) req.resume();
   }
-  ctx.log.debug({ method: req.method, path: pathname, status, ms: Math.round(performance.now() - started), queries: ctx.queries.length }, 'KairosDB REST request');
+  // One line per request, as GraphQL logs one: what it cost, by query and by store table.
+  ctx.log.info({ method: req.method, path: pathname, status, statistics: requestStatistics(ctx, performance.now() - started) }, 'rest request');
 }
 
 function matchRoute(path: string): { route: Route; captures: string[] } | undefined {
@@ -138,19 +141,19 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
 }
 
 /** Typed errors keep their message and status; anything else is logged in full and masked, as GraphQL does. */
-function sendError(res: ServerResponse, ctx: RequestContext, error: unknown): number {
+function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>): number {
   const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
   if (res.destroyed) return 499;
   if (known instanceof HttpError) {
-    send(res, known.status, errorsBody([known.message]), known.headers);
+    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return known.status;
   }
   if (known !== undefined) {
-    send(res, known.status, errorsBody([known.message]));
+    send(res, known.status, errorsBody([known.message]), headers);
     return known.status;
   }
   ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
-  send(res, 500, errorsBody([UNEXPECTED]));
+  send(res, 500, errorsBody([UNEXPECTED]), headers);
   return 500;
 }
 

@@ -32,7 +32,7 @@ export async function startRestGateway(store: Store, env: Record<string, string>
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body);
       const response = await fetch(`${gateway.url}${path}`, {
         method,
-        headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        headers: { 'x-request-id': REQUEST_ID, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
         ...(payload !== undefined ? { body: payload } : {}),
       });
       const text = await response.text();
@@ -42,8 +42,14 @@ export async function startRestGateway(store: Store, env: Record<string, string>
   };
 }
 
-/** What every JSON answer of the API carries besides its body (KairosDB's `setHeaders`, plus length and type). */
-export function jsonHeaders(text: string, extra: Record<string, string> = {}): Record<string, string> {
+/** Every call sends this id; the API echoes it on the answers of the requests it handles. */
+export const REQUEST_ID = 'rest-suite';
+
+/**
+ * What every JSON answer of the API carries besides its body (KairosDB's `setHeaders`, plus length and type, and the
+ * request id on the answers of paths and methods it serves).
+ */
+export function jsonHeaders(text: string, extra: Record<string, string> = {}, handled = true): Record<string, string> {
   return {
     'access-control-allow-origin': '*',
     'cache-control': 'no-cache',
@@ -52,6 +58,7 @@ export function jsonHeaders(text: string, extra: Record<string, string> = {}): R
     'content-type': 'application/json; charset=UTF-8',
     expires: '0',
     pragma: 'no-cache',
+    ...(handled ? { 'x-request-id': REQUEST_ID } : {}),
     ...extra,
   };
 }
@@ -63,4 +70,5 @@ export const NO_CONTENT_HEADERS: Readonly<Record<string, string>> = {
   connection: 'keep-alive',
   expires: '0',
   pragma: 'no-cache',
+  'x-request-id': REQUEST_ID,
 };
