@@ -27,19 +27,22 @@ export async function* scanPartition(
   if (limit > 0) params.push(limit);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const request = { fetchSize: options.pageSize ?? fetchSize, signal: options.signal };
-  const builder = new SliceBuilder(key, spec, pageSize);
+  let builder: SliceBuilder | undefined;
   let pageState: Buffer | undefined;
   do {
     const result = await exec.page('data_points.select', query, params, { ...request, pageState });
+    pageState = pageStateOf(result);
+    if (result.rows.length === 0) continue;
+    // The builder allocates whole slices up front: a partition that fits in one page needs them no longer than it.
+    builder ??= new SliceBuilder(key, spec, pageState === undefined ? Math.min(pageSize, result.rows.length) : pageSize);
     for (const row of result.rows) {
       // A kairos_legacy long 0 is an empty blob, which the protocol may hand over as null.
       const value = (row['value'] as Buffer | null) ?? EMPTY;
       const done = builder.add(readColumn(row['column1'] as Buffer, 0), value, 0, value.length);
       if (done !== undefined) yield done;
     }
-    pageState = pageStateOf(result);
   } while (pageState !== undefined);
-  const rest = builder.flush();
+  const rest = builder?.flush();
   if (rest !== undefined) yield rest;
 }
 
