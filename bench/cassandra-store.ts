@@ -1,0 +1,200 @@
+/**
+ * Cassandra store benchmark on a local node (booted by test/support/cassandra-server.ts, or KAIROGRAPH_CASSANDRA):
+ * ingest points/s through store.write, and the time to read N partitions through store.scan against a bare
+ * cassandra-driver loop over the same partitions in the same run (same prepared SELECT, fetch size, concurrency).
+ *
+ *   npm run bench:cassandra [-- --series 100 --points 10000 --ingest-series 20 --runs 5 --fetch 5000 --concurrency 20]
+ */
+import cassandra from 'cassandra-driver';
+import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import { statementsFor } from '../src/store/cassandra/statements.js';
+import { columnRangeBytes } from '../src/store/cassandra/column-range.js';
+import { columnBounds, encodeRowKey } from '../src/store/format/index.js';
+import type { RowKey, RowSpec } from '../src/store/store.js';
+import { partitionsOf } from '../test/support/store-reads.js';
+import { startCassandra } from '../test/support/cassandra-server.js';
+import { describeShape, METRIC, parseArgs, writeBatches, type DatasetShape } from './dataset.js';
+
+const args = parseArgs(process.argv.slice(2));
+const SERIES = Number(args.get('series') ?? 100);
+const POINTS = Number(args.get('points') ?? 10_000);
+const INGEST_SERIES = Number(args.get('ingest-series') ?? 20);
+const RUNS = Number(args.get('runs') ?? 5);
+const FETCH = Number(args.get('fetch') ?? 5000);
+const CONCURRENCY = Number(args.get('concurrency') ?? 20);
+const BATCH_POINTS = 10_000;
+const WRITES_IN_FLIGHT = 4;
+const STEP_MS = 10_000;
+const HOUR_MS = 3_600_000;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const kps = (points: number, ms: number) => `${Math.round(points / ms).toLocaleString('en')} k points/s`;
+
+async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+const server = await startCassandra({ heap: '1g' });
+const clientOptions = {
+  contactPoints: [server.contactPoint],
+  localDataCenter: server.localDataCenter,
+  protocolOptions: { maxVersion: 4 },
+  socketOptions: { readTimeout: 120_000 },
+};
+const admin = new cassandra.Client(clientOptions);
+
+try {
+  await admin.connect();
+  const storeFor = async (keyspace: string, rowWidth?: number) => {
+    const exists = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+    await Promise.all(exists.rows.map((r) => admin.execute(`TRUNCATE ${keyspace}.${String(r.get('table_name'))}`)));
+    return CassandraStore.open({
+      contactPoints: [server.contactPoint],
+      localDataCenter: server.localDataCenter,
+      keyspace,
+      writeConsistency: 'ONE',
+      fetchSize: FETCH,
+      concurrency: CONCURRENCY,
+      ...(rowWidth !== undefined ? { rowWidth } : {}),
+    });
+  };
+  const writeAll = async (store: CassandraStore, shape: DatasetShape) => {
+    const batches = [...writeBatches(shape, BATCH_POINTS)];
+    const started = performance.now();
+    await pool(batches, WRITES_IN_FLIGHT, (series) => store.write({ series }));
+    return performance.now() - started;
+  };
+
+  console.log(`command: npm run bench:cassandra -- --series ${SERIES} --points ${POINTS} --ingest-series ${INGEST_SERIES} --runs ${RUNS} --fetch ${FETCH} --concurrency ${CONCURRENCY}`);
+  console.log(`node: Cassandra on ${server.contactPoint}${server.pid ? ` (pid ${server.pid}, CQL-ready in ${server.bootMs} ms, heap 1g)` : ' (reused)'}, write consistency ONE`);
+
+  // Ingest: a fresh (truncated) keyspace per run, batches of 10,000 points, 4 write calls in flight.
+  const ingestShape = { series: INGEST_SERIES, points: POINTS, stepMs: STEP_MS };
+  console.log(`\ningest: ${describeShape(ingestShape)}, batches of ${BATCH_POINTS}, ${WRITES_IN_FLIGHT} in flight; one warm-up run, then ${RUNS}`);
+  const ingest: number[] = [];
+  for (let r = 0; r <= RUNS; r++) {
+    const store = await storeFor('kg_bench_ingest');
+    const ms = await writeAll(store, ingestShape);
+    await store.close();
+    if (r > 0) ingest.push(ms);
+    console.log(`  run ${r === 0 ? 'warm-up' : r}: ${kps(INGEST_SERIES * POINTS, ms)}`);
+  }
+  const ingestMedian = median(ingest);
+  console.log(`  median: ${kps(INGEST_SERIES * POINTS, ingestMedian)}`);
+
+  // Reads: the same data in 3-week rows (few big partitions) and in 1-hour rows (many small ones).
+  const readShape = { series: SERIES, points: POINTS, stepMs: STEP_MS };
+  const floorClient = new cassandra.Client(clientOptions);
+  await floorClient.connect();
+  const results: string[] = [];
+  for (const [label, keyspace, rowWidth] of [
+    ['3-week rows', 'kg_bench_read', undefined],
+    ['1-hour rows', 'kg_bench_read_hourly', HOUR_MS],
+  ] as const) {
+    const store = await storeFor(keyspace, rowWidth);
+    const writeMs = await writeAll(store, readShape);
+    const spec = await store.spec();
+    const keys = await partitionsOf(store, METRIC, 0, Number.MAX_SAFE_INTEGER);
+    const total = SERIES * POINTS;
+    console.log(`\nread, ${label}: ${describeShape(readShape)} in ${keys.length} partitions (written in ${Math.round(writeMs)} ms, ${kps(total, writeMs)}); ${CONCURRENCY} partitions at a time, fetch size ${FETCH}`);
+    const floorQuery = statementsFor(keyspace).selectPointsAsc;
+    const floorParams = keys.map((key) => floorParamsOf(spec, key));
+
+    const viaStore = async () => {
+      let points = 0;
+      let sum = 0;
+      await pool(keys, CONCURRENCY, async (key) => {
+        for await (const slice of store.scan(key, 0, Number.MAX_SAFE_INTEGER)) {
+          const values = slice.values as Float64Array;
+          for (let i = 0; i < values.length; i++) sum += values[i]!;
+          points += values.length;
+        }
+      });
+      return { points, sum };
+    };
+    const viaDriver = async () => {
+      let points = 0;
+      let sum = 0;
+      await pool(floorParams, CONCURRENCY, async (params) => {
+        let pageState: Buffer | undefined;
+        do {
+          const result = await floorClient.execute(floorQuery, params, { prepare: true, fetchSize: FETCH, autoPage: false, isIdempotent: true, ...(pageState ? { pageState } : {}) });
+          for (const row of result.rows) {
+            (row['column1'] as Buffer).readUInt32BE(0);
+            sum += (row['value'] as Buffer).readDoubleBE(0);
+            points++;
+          }
+          pageState = (result as unknown as { rawPageState?: Buffer }).rawPageState ?? undefined;
+        } while (pageState !== undefined);
+      });
+      return { points, sum };
+    };
+
+    const storeMs: number[] = [];
+    const floorMs: number[] = [];
+    const storeCpu: number[] = [];
+    const floorCpu: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r <= RUNS; r++) {
+      // Alternate which goes first, so neither always reads right after the other warmed Cassandra's caches.
+      const order = r % 2 === 0 ? ([['store', viaStore], ['driver', viaDriver]] as const) : ([['driver', viaDriver], ['store', viaStore]] as const);
+      const times: Record<string, number> = {};
+      const cpu: Record<string, number> = {};
+      const sums: number[] = [];
+      for (const [name, read] of order) {
+        const started = performance.now();
+        const cpuBefore = process.cpuUsage();
+        const { points, sum } = await read();
+        times[name] = performance.now() - started;
+        const used = process.cpuUsage(cpuBefore);
+        cpu[name] = (used.user + used.system) / 1000;
+        if (points !== total) throw new Error(`${name} read ${points} points, ${total} were written`);
+        sums.push(sum);
+      }
+      if (sums[0] !== sums[1] && Math.abs(sums[0]! - sums[1]!) > 1e-6 * Math.abs(sums[0]!)) throw new Error(`the two reads disagree: ${sums.join(' vs ')}`);
+      if (r > 0) {
+        storeMs.push(times['store']!);
+        floorMs.push(times['driver']!);
+        storeCpu.push(cpu['store']!);
+        floorCpu.push(cpu['driver']!);
+        ratios.push(times['store']! / times['driver']!);
+      }
+      console.log(
+        `  run ${r === 0 ? 'warm-up' : r}: store.scan ${Math.round(times['store']!)} ms (CPU ${Math.round(cpu['store']!)} ms), ` +
+          `bare driver ${Math.round(times['driver']!)} ms (CPU ${Math.round(cpu['driver']!)} ms), ratio ${(times['store']! / times['driver']!).toFixed(3)}`,
+      );
+    }
+    const s = median(storeMs);
+    const f = median(floorMs);
+    const summary =
+      `${label}: ${keys.length} partitions, ${total.toLocaleString('en')} points: store.scan ${Math.round(s)} ms (${kps(total, s)}), ` +
+      `bare driver ${Math.round(f)} ms (${kps(total, f)}), ratio of medians ${(s / f).toFixed(3)}, median of per-run ratios ${median(ratios).toFixed(3)}; ` +
+      `this process's CPU: store ${Math.round(median(storeCpu))} ms, driver ${Math.round(median(floorCpu))} ms (${(median(storeCpu) / median(floorCpu)).toFixed(3)})`;
+    console.log(`  median: ${summary}`);
+    results.push(summary);
+    await store.close();
+  }
+  await floorClient.shutdown();
+
+  console.log(`\nsummary (medians of ${RUNS} runs)`);
+  console.log(`  ingest through store.write: ${kps(INGEST_SERIES * POINTS, ingestMedian)}`);
+  for (const line of results) console.log(`  read, ${line}`);
+  console.log(`peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+} finally {
+  await admin.shutdown();
+  await server.stop();
+}
+
+/** The bound values of the store's SELECT for the whole partition, computed once: the floor does no encoding. */
+function floorParamsOf(spec: RowSpec, key: RowKey): Buffer[] {
+  const { start, end } = columnBounds(spec, key.rowTime, 0, Number.MAX_SAFE_INTEGER, false);
+  const bytes = encodeRowKey(key);
+  return [Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ...columnRangeBytes(start, end)];
+}
