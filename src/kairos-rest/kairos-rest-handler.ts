@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 import { compileAggregators } from '../engine/aggregators/registry.js';
+import type { QueryOutput } from '../engine/execute.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
 import { InputError, KairographError } from '../errors.js';
@@ -192,17 +193,27 @@ async function version(): Promise<Reply> {
   return { status: 200, body: JSON.stringify({ version: VERSION }) };
 }
 
+/** KairosDB answers an unhealthy check with 500 whatever the cause; monitors expect exactly that. */
 async function healthCheck({ ctx }: Call): Promise<Reply> {
-  await ctx.store.ping();
-  return { status: 204 };
+  const failure = await pingFailure(ctx);
+  return failure === undefined ? { status: 204 } : { status: 500, body: errorsBody([failure]) };
 }
 
 async function healthStatus({ ctx }: Call): Promise<Reply> {
-  const healthy = await ctx.store.ping().then(
-    () => true,
-    () => false,
-  );
-  return { status: 200, body: JSON.stringify([`Datastore-Query: ${healthy ? 'OK' : 'FAIL'}`]) };
+  const failure = await pingFailure(ctx);
+  return { status: 200, body: JSON.stringify([`Datastore-Query: ${failure === undefined ? 'OK' : 'FAIL'}`]) };
+}
+
+/** Undefined when the store answers; otherwise what the client may be told (a typed error's message, else masked). */
+async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
+  try {
+    await ctx.store.ping();
+    return undefined;
+  } catch (error) {
+    if (error instanceof KairographError) return error.message;
+    ctx.log.error({ err: error }, 'the store failed its health check');
+    return UNEXPECTED;
+  }
 }
 
 async function metricNames({ ctx, params }: Call): Promise<Reply> {
@@ -237,7 +248,7 @@ async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> 
   const settled = await Promise.allSettled(queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  const outputs = settled.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<RequestContext['runQuery']>>>).value);
+  const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);
   return { status: 200, body: renderQueryResponse(outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }))) };
 }
 

@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { jsonHeaders, NO_CONTENT_HEADERS, startRestGateway, type RestGateway, type RestResponse } from './rest-client.js';
 
@@ -65,10 +66,13 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         expect(exchange(await gw.call('GET', '/api/v1/health/status'))).toEqual(ok('["Datastore-Query: OK"]'));
       });
 
-      it('reports an unreachable store as 500 on the check and FAIL in the status', async () => {
-        const gw = await start({}, {}, (store) => failing(store, 'ping', 'connection refused'));
-        expect(exchange(await gw.call('GET', '/api/v1/health/check'))).toEqual(refused(500, 'Unexpected error.'));
-        expect(exchange(await gw.call('GET', '/api/v1/health/status'))).toEqual(ok('["Datastore-Query: FAIL"]'));
+      it('reports a store that does not answer as 500 on the check, as KairosDB does, and FAIL in the status', async () => {
+        const down = await start({}, {}, (store) => proxy(store, 'ping', async () => Promise.reject(new StoreUnavailableError('cassandra', new Error('no hosts')))));
+        expect(exchange(await down.call('GET', '/api/v1/health/check'))).toEqual(refused(500, 'the cassandra store is unavailable: no hosts'));
+        expect(exchange(await down.call('GET', '/api/v1/health/status'))).toEqual(ok('["Datastore-Query: FAIL"]'));
+        const broken = await start({}, {}, (store) => failing(store, 'ping', 'connection refused'));
+        expect(exchange(await broken.call('GET', '/api/v1/health/check'))).toEqual(refused(500, 'Unexpected error.'));
+        expect(exchange(await broken.call('GET', '/api/v1/health/status'))).toEqual(ok('["Datastore-Query: FAIL"]'));
       });
 
       it('lists metric names, all or by prefix', async () => {
