@@ -13,7 +13,8 @@ import { columnBounds, encodeRowKey } from '../src/store/format/index.js';
 import type { RowKey, RowSpec } from '../src/store/store.js';
 import { partitionsOf } from '../test/support/store-reads.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
-import { describeShape, METRIC, parseArgs, writeBatches, type DatasetShape } from './dataset.js';
+import { describeShape, METRIC, writeBatches, type DatasetShape } from './dataset.js';
+import { median, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const SERIES = Number(args.get('series') ?? 100);
@@ -26,12 +27,6 @@ const BATCH_POINTS = 10_000;
 const WRITES_IN_FLIGHT = 4;
 const STEP_MS = 10_000;
 const HOUR_MS = 3_600_000;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const kps = (points: number, ms: number) => `${Math.round(points / ms).toLocaleString('en')} k points/s`;
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {

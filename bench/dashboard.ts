@@ -15,7 +15,8 @@ import { encodeRowKey } from '../src/store/format/index.js';
 import type { SeriesWrite } from '../src/store/store.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { partitionsOf } from '../test/support/store-reads.js';
-import { describeShape, METRIC as BIG_METRIC, parseArgs, START_MS, shapeFromArgs, writeBatches } from './dataset.js';
+import { describeShape, METRIC as BIG_METRIC, START_MS, shapeFromArgs, writeBatches } from './dataset.js';
+import { median, parseArgs, percentile } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const REQUESTS = Number(args.get('requests') ?? 200);
@@ -27,17 +28,6 @@ const DASH_HOSTS = 20;
 const DASH_POINTS = 8640;
 const DASH_STEP = 10_000;
 const KEYSPACE = 'bench_dashboard';
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-}
 
 const dashEnd = START_MS + DASH_POINTS * DASH_STEP - 1;
 const host = (h: number) => `host-${String(h).padStart(2, '0')}`;

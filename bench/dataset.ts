@@ -23,10 +23,6 @@ export function shapeFromArgs(args: ReadonlyMap<string, string>): DatasetShape {
   };
 }
 
-export function parseArgs(argv: readonly string[]): Map<string, string> {
-  return new Map(argv.flatMap((a, i) => (a.startsWith('--') ? [[a.slice(2), argv[i + 1] ?? '']] : [])));
-}
-
 export function describeShape(shape: DatasetShape): string {
   const total = shape.series * shape.points;
   const hours = (shape.points * shape.stepMs) / 3_600_000;
@@ -46,16 +42,16 @@ export function valueOf(s: number, i: number): number {
   return i * 0.5 + s + noise;
 }
 
-/** Write batches of about `batchPoints` points, series by series. */
-export function* writeBatches(shape: DatasetShape, batchPoints: number): Generator<SeriesWrite[]> {
+/** Write batches of about `batchPoints` points, series by series; `long` rounds the values to integers. */
+export function* writeBatches(shape: DatasetShape, batchPoints: number, type: 'double' | 'long' = 'double'): Generator<SeriesWrite[]> {
   let batch: SeriesWrite[] = [];
   let inBatch = 0;
   for (let s = 0; s < shape.series; s++) {
     for (let from = 0; from < shape.points; from += batchPoints) {
       const n = Math.min(batchPoints, shape.points - from);
       const timestamps = Array.from({ length: n }, (_, k) => timestampOf(shape, from + k));
-      const values = Array.from({ length: n }, (_, k) => valueOf(s, from + k));
-      batch.push({ metric: METRIC, tags: tagsOf(s), type: 'double', ttlSeconds: 0, timestamps, values });
+      const values = Array.from({ length: n }, (_, k) => (type === 'long' ? Math.round(valueOf(s, from + k)) : valueOf(s, from + k)));
+      batch.push({ metric: METRIC, tags: tagsOf(s), type, ttlSeconds: 0, timestamps, values });
       inBatch += n;
       if (inBatch >= batchPoints) {
         yield batch;

@@ -13,7 +13,8 @@ import type { AggregatorSpec } from '../src/query/model.js';
 import { IndexLoaders } from '../src/query/index-loaders.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { tempDir } from '../test/support/temp-dir.js';
-import { describeShape, METRIC, parseArgs, shapeFromArgs, START_MS, writeBatches } from './dataset.js';
+import { describeShape, METRIC, shapeFromArgs, START_MS, writeBatches } from './dataset.js';
+import { parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const shape = shapeFromArgs(args);

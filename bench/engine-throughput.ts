@@ -8,7 +8,8 @@
 import { executeQuery, newQueryStats, type QueryOutput } from '../src/engine/execute.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
 import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Slice, type Store } from '../src/store/store.js';
-import { describeShape, METRIC, parseArgs, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
+import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
+import { median, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const shape = shapeFromArgs(args);
@@ -112,12 +113,6 @@ function floor(): { ms: number; sum: number } {
     }
   }
   return { ms: performance.now() - t, sum };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const mps = (ms: number) => TOTAL / (ms / 1000) / 1e6;

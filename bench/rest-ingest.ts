@@ -19,8 +19,9 @@ import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import type { Store, WriteBatch } from '../src/store/store.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
+import { median, parseArgs } from './measure.js';
 
-const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1]!]] : [])));
+const args = parseArgs(process.argv.slice(2));
 const STORE = args.get('store') ?? 'embedded';
 const BATCHES = Number(args.get('batches') ?? 60);
 const BATCH_POINTS = Number(args.get('batch-points') ?? 10_000);
@@ -50,12 +51,6 @@ function batchJson(b: number): string {
     metrics.push(`{"name":"bench.rest","tags":{"host":"host-${s % 20}","series":"s${s}"},"datapoints":[${points.join(',')}]}`);
   }
   return `[${metrics.join(',')}]`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const fmt = (pointsPerSecond: number) => `${(pointsPerSecond / 1e3).toFixed(0).padStart(6)} k points/s`;

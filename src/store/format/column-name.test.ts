@@ -11,13 +11,13 @@ import {
   writeColumn,
 } from './column-name.js';
 import { rowTimeOf } from './row-time.js';
+import { hex } from '../../../test/support/bytes.js';
 
 const W = DEFAULT_ROW_WIDTH_MS;
 const R = 1435190400000;
 const MS: RowSpec = { unit: 'MILLISECONDS', width: W };
 const SECONDS: RowSpec = { unit: 'SECONDS', width: 1814400 };
 const LEGACY: RowSpec = { unit: 'LEGACY', width: W };
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 describe('encodeColumn / decodeColumn', () => {
   it('MILLISECONDS: the offset, read back signed', () => {

@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeModifiedUtf8, encodeModifiedUtf8, modifiedUtf8Length, writeModifiedUtf8 } from './modified-utf8.js';
+import { anyChar, fromHex, hex } from '../../../test/support/bytes.js';
 
-/** Any code point but a lone surrogate, in ASCII, the rest of the BMP and the supplementary planes alike. */
-const anyChar = fc
-  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
-  .filter((c) => c < 0xd800 || c > 0xdfff)
-  .map((c) => String.fromCodePoint(c));
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
-const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ''), 'hex'));
 const decodeAll = (bytes: Uint8Array): string => decodeModifiedUtf8(bytes, 0, bytes.length);
 /** Long enough to take the native decoder's path. */
 const PAD = 'x'.repeat(20);

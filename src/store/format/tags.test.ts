@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeTagString, encodeTagString } from './tags.js';
-
-/** Any code point but a lone surrogate, in ASCII, the rest of the BMP and the supplementary planes alike. */
-const anyChar = fc
-  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
-  .filter((c) => c < 0xd800 || c > 0xdfff)
-  .map((c) => String.fromCodePoint(c));
+import { anyChar } from '../../../test/support/bytes.js';
 
 /** Names and values full of the two special characters, mixed with any code point. */
 const tagText = fc.string({

@@ -16,15 +16,7 @@ import {
   encodeLong,
   encodeString,
 } from './values.js';
-
-/** Any code point but a lone surrogate, in ASCII, the rest of the BMP and the supplementary planes alike. */
-const anyChar = fc
-  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
-  .filter((c) => c < 0xd800 || c > 0xdfff)
-  .map((c) => String.fromCodePoint(c));
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
-const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ''), 'hex'));
+import { anyChar, fromHex, hex } from '../../../test/support/bytes.js';
 
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
