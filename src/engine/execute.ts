@@ -5,7 +5,7 @@
  */
 import { InputError } from '../errors.js';
 import type { IndexReader } from '../query/index-loaders.js';
-import type { MetricQuery, TimeRange } from '../query/model.js';
+import type { MetricQuery } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
 import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
@@ -47,7 +47,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   const compiled = compileQuery(query, ctx.nowMs);
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
-  const plan = await planSeries(ctx.index, compiled.pipeline.metric, lookupRange(query.range, widthMs), compiled.matches);
+  const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs);
   ctx.stats.rowTimes += plan.rowTimes.length;
   ctx.stats.planMs += performance.now() - planStarted;
 
@@ -77,15 +77,6 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   } finally {
     ctx.stats.fetchAggregateMs += performance.now() - runStarted;
   }
-}
-
-/**
- * The row times to look up for a range. A negative timestamp's row starts up to a row width before it (KairosDB's
- * rows are unaligned there: -9 is in row -18 of a 10 ms width), so a lookup from rowTimeOf(start), as KairosDB's
- * own does, misses points just after a negative start. Scans still read [start, end] only.
- */
-function lookupRange(range: TimeRange, widthMs: number): TimeRange {
-  return range.startMs < 0 ? { startMs: range.startMs - widthMs + 1, endMs: range.endMs } : range;
 }
 
 interface CompiledQuery {

@@ -11,7 +11,7 @@ import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
-import { sliceKindOf } from '../store/format/index.js';
+import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import type { TimeInput } from '../query/time.js';
@@ -154,7 +154,7 @@ const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long'
 async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric');
   const predicate = compileTagFilter(tagFilterArg(where), 'where');
-  const plan = await planSeries(ctx.loaders, name, range, predicate);
+  const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()));
   for (const warning of plan.warnings) ctx.log.warn(warning);
   return [...plan.partitions];
 }

@@ -41,22 +41,22 @@ const query = (startMs: number, endMs: number, tags: TagFilter = []): MetricQuer
 describe('findTags', () => {
   it('reads one row-time lookup, the latest N row periods and one legacy slice for a start of 0', async () => {
     const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(0, OPEN_END_MS), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
+    expect(await findTags(loaders, query(0, OPEN_END_MS), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
     expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
   });
 
   it('keeps the row periods within the range, and all of them when there are few', async () => {
     const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(2500, 5500), 3)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
+    expect(await findTags(loaders, query(2500, 5500), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
     expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
     const few = new IndexLoaders(store);
-    expect(await findTags(few, query(10_000, 20_000), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
+    expect(await findTags(few, query(10_000, 20_000), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
     expect(few.calls).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1 });
   });
 
   it('answers only the series that pass the filter, and nothing for an unknown metric', async () => {
     const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
-    expect(await findTags(loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4)).toEqual({ tags: {}, warnings: [] });
+    expect(await findTags(loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
+    expect(await findTags(loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4, 1000)).toEqual({ tags: {}, warnings: [] });
   });
 });

@@ -18,7 +18,7 @@ export interface FoundTags {
  * Index reads: one row_key_time_index read for the range (one small partition: a row per row period), at most
  * `maxRowPeriods` row_keys reads, and one legacy-index read from the earliest row period kept to the end.
  */
-export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number): Promise<FoundTags> {
+export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number, widthMs: number): Promise<FoundTags> {
   const matches = compileTagFilter(query.tags, 'tags');
   const { metric, range } = query;
   const all = await loaders.rowTimes(metric, range.startMs, range.endMs);
@@ -30,7 +30,7 @@ export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRow
     rowKeys: (m, rowTime) => loaders.rowKeys(m, rowTime),
     legacyRowKeys: (m, startMs, endMs) => loaders.legacyRowKeys(m, startMs, endMs),
   };
-  const plan = await planSeries(reader, metric, narrowed, matches);
+  const plan = await planSeries(reader, metric, narrowed, matches, widthMs);
   const values = new Map<string, Set<string>>();
   for (const key of plan.partitions) {
     for (const [name, value] of Object.entries(key.tags)) {

@@ -26,6 +26,7 @@ import { parseKairosQuery } from './parse-kairos-query.js';
 import { readBody } from './read-body.js';
 import { renderQueryResponse, renderTagsResponse } from './render-response.js';
 import { HttpError, renamedInputError } from './rest-errors.js';
+import { rowWidthMs } from '../store/format/index.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -255,7 +256,8 @@ async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */
 async function queryTags({ req, ctx }: Call): Promise<Reply> {
   const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
-  const found = await Promise.all(queries.map((query) => findTags(ctx.loaders, query, ctx.config.restTagsRowPeriods)));
+  const widthMs = rowWidthMs(await ctx.store.spec());
+  const found = await Promise.all(queries.map((query) => findTags(ctx.loaders, query, ctx.config.restTagsRowPeriods, widthMs)));
   found.forEach((f, i) => f.warnings.forEach((warning) => ctx.log.warn({ query: `metrics[${i}]` }, warning)));
   return { status: 200, body: renderTagsResponse(found.map((f, i) => ({ name: queries[i]!.metric, tags: f.tags }))) };
 }

@@ -24,14 +24,11 @@ export interface DeleteSummary {
 /** `metric` must already be a valid name and `matches` a compiled filter: callers validate in their own vocabulary. */
 export async function deletePoints(store: Store, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
   const spec = await store.spec();
-  // Rows of negative timestamps start up to a row width before them (KairosDB's unaligned rows), as in executeQuery.
-  const lookup = range.startMs < 0 ? { startMs: Math.max(range.startMs - rowWidthMs(spec) + 1, Number.MIN_SAFE_INTEGER), endMs: range.endMs } : range;
-  const plan = await planSeries(loaders, metric, lookup, matches);
+  const plan = await planSeries(loaders, metric, range, matches, rowWidthMs(spec));
   const series = new Set<string>();
   let partitionsDeleted = 0;
   let rangesDeleted = 0;
   for (const key of plan.partitions) {
-    if (key.rowTime + rowWidthMs(spec) <= range.startMs) continue;
     series.add(JSON.stringify([key.dataType, key.tags]));
     await store.deleteRange(key, range.startMs, range.endMs);
     if (partitionCovered(spec, key.rowTime, range.startMs, range.endMs)) partitionsDeleted++;

@@ -17,17 +17,23 @@ export interface SeriesPlan {
   readonly warnings: readonly string[];
 }
 
-export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<SeriesPlan> {
+/** `widthMs` is the row width in ms (format/row-time.ts `rowWidthMs` of the store's spec). */
+export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number): Promise<SeriesPlan> {
+  // A negative timestamp's row starts up to a row width before it (KairosDB's rows are unaligned there: -9 is in
+  // row -18 of a 10 ms width), so KairosDB's own lookup from rowTimeOf(start) misses points just after a negative
+  // start. Look one width earlier; rows that cannot reach the range are dropped below.
+  const lookupStart = range.startMs < 0 ? Math.max(range.startMs - widthMs + 1, Number.MIN_SAFE_INTEGER) : range.startMs;
   const [rowTimes, legacy] = await Promise.all([
-    index.rowTimes(metric, range.startMs, range.endMs),
-    index.legacyRowKeys(metric, range.startMs, range.endMs),
+    index.rowTimes(metric, lookupStart, range.endMs),
+    index.legacyRowKeys(metric, lookupStart, range.endMs),
   ]);
   const perRowTime = await Promise.all(rowTimes.map((rowTime) => index.rowKeys(metric, rowTime)));
   const seen = new Set<string>();
   const partitions: RowKey[] = [];
   const unknownTypes = new Set<string>();
   for (const key of [legacy, ...perRowTime].flat()) {
-    if (!matches(key.tags)) continue;
+    // Every row holds points in [rowTime, rowTime + width), negative rows included.
+    if (key.rowTime + widthMs <= range.startMs || !matches(key.tags)) continue;
     if (sliceKindOf(key.dataType) === undefined) {
       unknownTypes.add(key.dataType);
       continue;

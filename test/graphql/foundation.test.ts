@@ -214,3 +214,14 @@ describe('bad input', () => {
     }
   });
 });
+
+describe('metadata near negative times', () => {
+  it("finds the series of KairosDB's unaligned negative rows just after a negative start", async () => {
+    // Width 1000: -999 is stored in row -1998 (-999 - 999), but a start of -1001 looks up rows from
+    // rowTimeOf(-1001) = -1002, so KairosDB's own lookup would miss the point although it is in the range.
+    await gw.graphql(ADD, { series: [{ metric: 'neg', tags: [{ name: 'host', value: 'late' }], points: [{ time: -999, value: 1 }] }] });
+    expect(await store.rowTimes('neg', -3000, 0)).toEqual([-1998]);
+    const response = await gw.graphql('{ tagValues(metric: "neg", tag: "host", from: -1001, to: -900) seriesKeys(metric: "neg", from: -1001, to: -900) { tag(name: "host") } }');
+    expect(response.body).toEqual({ data: { tagValues: ['late'], seriesKeys: [{ tag: 'late' }] } });
+  });
+});
