@@ -118,6 +118,10 @@ export interface ListeningGateway {
 /** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
 export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<ListeningGateway> {
   const server = createServer(handle);
+  // Keep idle connections longer than load balancers and HTTP client pools do (60 s is common): with Node's 5 s
+  // default, a client reusing a connection just as the server closes it gets "other side closed".
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
