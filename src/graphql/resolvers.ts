@@ -203,11 +203,11 @@ async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, labe
   );
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
   const filled = fillPoints(output.groups.map((g) => g.points), mode, base.order);
-  return output.groups.map((group, i) => ({ ...seriesModel(group, args.name ?? group.name), points: pointModels(filled[i]!) }));
+  return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
 }
 
-function seriesModel(group: GroupOutput, name: string): SeriesModel {
-  return { name, metric: group.name, tags: group.tags, groupBy: group.groupBy, sampleSize: group.sampleSize, points: pointModels(group.points) };
+function seriesModel(group: GroupOutput, name: string, points: PointList = group.points): SeriesModel {
+  return { name, metric: group.name, tags: group.tags, groupBy: group.groupBy, sampleSize: group.sampleSize, points: pointModels(points) };
 }
 
 /** `cpu` or `dashboard.cpu`: the field's place in the response, which names the query in statistics and logs. */
