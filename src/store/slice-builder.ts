@@ -5,7 +5,6 @@
 import type { RowKey, RowSpec, Slice, SliceKind } from './store.js';
 import {
   decodeColumn,
-  decodeComplex,
   decodeDouble,
   decodeLegacyDouble,
   decodeLegacyLong,
@@ -26,8 +25,9 @@ export class SliceBuilder {
   private readonly rowKind: SliceKind | undefined;
   private kind: SliceKind | undefined;
   private length = 0;
-  private timestamps: Float64Array;
-  private numbers: Float64Array;
+  // Empty until `begin` allocates the first page, which it does anyway: a scan that finds nothing allocates nothing.
+  private timestamps = EMPTY;
+  private numbers = EMPTY;
   private imaginary: Float64Array | undefined;
   private strings: string[] | undefined;
   private exact: BigInt64Array | undefined;
@@ -41,8 +41,6 @@ export class SliceBuilder {
     if (kind === undefined) throw new Error(`cannot decode data type ${JSON.stringify(key.dataType)} of metric ${key.metric}`);
     this.legacy = kind === 'legacy';
     this.rowKind = kind === 'legacy' ? undefined : kind;
-    this.timestamps = new Float64Array(pageSize);
-    this.numbers = new Float64Array(pageSize);
   }
 
   /** Adds the cell `column` with value bytes `buf[start, end)`. */
@@ -71,12 +69,11 @@ export class SliceBuilder {
       case 'string':
         this.strings!.push(decodeString(buf, start, end));
         break;
-      case 'complex': {
-        const c = decodeComplex(buf, start);
-        this.numbers[i] = c.real;
-        this.imaginary![i] = c.imaginary;
+      case 'complex':
+        // Two reads rather than decodeComplex, whose pair would be one object per point.
+        this.numbers[i] = decodeDouble(buf, start);
+        this.imaginary![i] = decodeDouble(buf, start + 8);
         break;
-      }
     }
     return done;
   }
@@ -122,3 +119,5 @@ export class SliceBuilder {
     }
   }
 }
+
+const EMPTY = new Float64Array(0);
