@@ -26,8 +26,6 @@ export interface CompileContext {
 
 export interface AggregatorDefinition {
   readonly name: string;
-  /** Range aggregators bucket points by sampling; the others work point by point. */
-  readonly range: boolean;
   /** The group types it runs on; KairosDB silently skips it for the others (`canAggregate`). */
   readonly accepts: 'number' | 'any';
   /** The group type it produces: always number, or the type it was given. */

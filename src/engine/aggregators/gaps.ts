@@ -6,22 +6,22 @@
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink } from '../points.js';
 import { RangeGrid } from '../range-grid.js';
-import type { AggregatorDefinition, StageEnv } from './aggregator.js';
+import type { StageEnv } from './aggregator.js';
 import { RANGE_PARAMS, readRangeOptions, type RangeOptions } from './range.js';
-import { PointStage } from './stream.js';
+import { defineStream, PointStage } from './stream.js';
 
-export const gaps: AggregatorDefinition = {
+/** Built as a stream stage, not on RangeStage: every point passes on in stream order, null points between them. */
+export const gaps = defineStream({
   name: 'gaps',
-  range: true,
   accepts: 'any',
   output: 'same',
   nullSafe: true,
   params: RANGE_PARAMS,
-  compile(p, ctx) {
+  compile: (p, ctx) => {
     const options = readRangeOptions(p, ctx);
-    return { orderFree: false, create: (env, next) => new GapsStage(options, env, next) };
+    return (env, next) => new GapsStage(options, env, next);
   },
-};
+});
 
 class GapsStage extends PointStage {
   private readonly grid: RangeGrid;

@@ -97,7 +97,6 @@ export interface RangeDefinition {
 export function defineRange(def: RangeDefinition): AggregatorDefinition {
   return {
     name: def.name,
-    range: true,
     accepts: def.accepts,
     output: def.output,
     nullSafe: def.nullSafe,

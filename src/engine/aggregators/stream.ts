@@ -21,7 +21,6 @@ export interface StreamDefinition {
 export function defineStream(def: StreamDefinition): AggregatorDefinition {
   return {
     name: def.name,
-    range: false,
     accepts: def.accepts,
     output: def.output,
     nullSafe: def.nullSafe,
