@@ -59,4 +59,12 @@ describe('findTags', () => {
     expect(await findTags(loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
     expect(await findTags(loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4, 1000)).toEqual({ tags: {}, warnings: [] });
   });
+
+  it("finds the series of KairosDB's unaligned negative rows just after a negative start, as every query does", async () => {
+    // Width 1000: -999 is stored in row -1998, before rowTimeOf(-1001) = -1002 where KairosDB's own lookup starts.
+    await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1 }));
+    const loaders = new IndexLoaders(store);
+    expect(await findTags(loaders, { ...query(-1001, -900), metric: 'neg' }, 3, 1000)).toEqual({ tags: { host: ['late'] }, warnings: [] });
+    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });
+  });
 });

@@ -5,7 +5,7 @@
  */
 import type { IndexLoaders, IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
-import { planSeries } from '../query/plan.js';
+import { lookupStartMs, planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 
 export interface FoundTags {
@@ -21,7 +21,8 @@ export interface FoundTags {
 export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number, widthMs: number): Promise<FoundTags> {
   const matches = compileTagFilter(query.tags, 'tags');
   const { metric, range } = query;
-  const all = await loaders.rowTimes(metric, range.startMs, range.endMs);
+  // Read from where the planner would, so the kept periods include the rows of points just after a negative start.
+  const all = await loaders.rowTimes(metric, lookupStartMs(range.startMs, widthMs), range.endMs);
   const kept = all.slice(-maxRowPeriods);
   const narrowed = all.length > maxRowPeriods ? { startMs: Math.max(range.startMs, kept[0]!), endMs: range.endMs } : range;
   // The planner asks for row times again; this reader answers with the kept ones instead of the store's.

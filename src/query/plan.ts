@@ -19,10 +19,7 @@ export interface SeriesPlan {
 
 /** `widthMs` is the row width in ms (format/row-time.ts `rowWidthMs` of the store's spec). */
 export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number): Promise<SeriesPlan> {
-  // A negative timestamp's row starts up to a row width before it (KairosDB's rows are unaligned there: -9 is in
-  // row -18 of a 10 ms width), so KairosDB's own lookup from rowTimeOf(start) misses points just after a negative
-  // start. Look one width earlier; rows that cannot reach the range are dropped below.
-  const lookupStart = range.startMs < 0 ? Math.max(range.startMs - widthMs + 1, Number.MIN_SAFE_INTEGER) : range.startMs;
+  const lookupStart = lookupStartMs(range.startMs, widthMs);
   const [rowTimes, legacy] = await Promise.all([
     index.rowTimes(metric, lookupStart, range.endMs),
     index.legacyRowKeys(metric, lookupStart, range.endMs),
@@ -46,4 +43,14 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
   }
   const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
   return { rowTimes, partitions, warnings };
+}
+
+/**
+ * Where the index lookup of a range must start. A negative timestamp's row starts up to a row width before it
+ * (KairosDB's rows are unaligned there: -9 is in row -18 of a 10 ms width), so KairosDB's own lookup from
+ * rowTimeOf(start) misses points just after a negative start. Look one width earlier; planSeries drops the rows that
+ * cannot reach the range.
+ */
+export function lookupStartMs(startMs: number, widthMs: number): number {
+  return startMs < 0 ? Math.max(startMs - widthMs + 1, Number.MIN_SAFE_INTEGER) : startMs;
 }
