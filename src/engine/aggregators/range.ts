@@ -7,11 +7,12 @@
 import type { Zone } from 'luxon';
 import type { Slice } from '../../store/store.js';
 import type { PointKind } from '../point-list.js';
-import type { Extra, Order, PointSink, RunSink } from '../points.js';
+import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import { RangeGrid } from '../range-grid.js';
 import { alignedAnchor, type Duration } from '../time-units.js';
 import type { AggregatorDefinition, AggregatorStage, CompileContext, StageEnv } from './aggregator.js';
+import { growFloat64 } from './slots.js';
 
 /** The parameters of `RangeAggregator`, by their KairosDB setter names. */
 export const RANGE_PARAMS: readonly ParamSpec[] = [
@@ -65,7 +66,6 @@ export interface RangeInfo {
   readonly lastTs: number;
   /** align_start_time or align_end_time is on: `last` then moves its point to returnTs. */
   readonly aligned: boolean;
-  readonly order: Order;
 }
 
 /**
@@ -119,7 +119,6 @@ export function defineRange(def: RangeDefinition): AggregatorDefinition {
 export class RangeStage implements RunSink {
   private readonly grid: RangeGrid;
   private readonly slotOfRange = new Map<number, number>();
-  private rangeOfSlot: number[] = [];
   private minTs = new Float64Array(16);
   private maxTs = new Float64Array(16);
   /** In stream mode: the range of slot 0, the only open one. */
@@ -193,23 +192,16 @@ export class RangeStage implements RunSink {
     }
     let slot = this.slotOfRange.get(k);
     if (slot === undefined) {
-      slot = this.rangeOfSlot.length;
+      slot = this.slotOfRange.size;
       this.slotOfRange.set(k, slot);
-      this.rangeOfSlot.push(k);
       this.open(slot);
     }
     return slot;
   }
 
   private open(slot: number): void {
-    if (slot >= this.minTs.length) {
-      const minTs = new Float64Array(this.minTs.length * 2);
-      minTs.set(this.minTs);
-      this.minTs = minTs;
-      const maxTs = new Float64Array(this.maxTs.length * 2);
-      maxTs.set(this.maxTs);
-      this.maxTs = maxTs;
-    }
+    this.minTs = growFloat64(this.minTs, slot);
+    this.maxTs = growFloat64(this.maxTs, slot);
     this.minTs[slot] = Number.POSITIVE_INFINITY;
     this.maxTs[slot] = Number.NEGATIVE_INFINITY;
     this.acc.reset(slot);
@@ -227,6 +219,6 @@ export class RangeStage implements RunSink {
     // align_start_time wins over align_end_time when both are set (RangeDataPointAggregator.getDataPointTime).
     const returnTs = this.options.alignStartTime ? this.grid.startOf(k) : this.options.alignEndTime ? this.grid.startOf(k + 1) : firstTs;
     const aligned = this.options.alignStartTime || this.options.alignEndTime;
-    this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned, order: this.env.order }, this.next);
+    this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned }, this.next);
   }
 }
