@@ -5,7 +5,6 @@
  */
 import type { RowKey, Slice, Tags, WriteBatch } from '../store/store.js';
 import type { AggregatorDefinition, GroupType, StageEnv } from './aggregators/aggregator.js';
-import { RangeStage } from './aggregators/range.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { BudgetTracker } from './budget.js';
 import type { GroupByResult, GroupBys } from './group-by/group-by.js';
@@ -166,17 +165,17 @@ export class GroupRouter {
     let head: RunSink = output;
     for (let i = this.applicable.length - 1; i >= 0; i--) {
       const aggregator = this.applicable[i]!;
-      head = aggregator.stage.create(this.env(aggregator.path), head);
+      head = aggregator.stage.create(this.env(aggregator.path, this.seriesMajor && i === 0), head);
     }
-    if (this.seriesMajor) (head as RangeStage).keepAllRanges();
     const group: Group = { ids, head, output, taken: 0, firstTs: Number.NaN, firstTie: 0, firstRank: 0 };
     this.groups.set(key, group);
     return group;
   }
 
-  private env(path: string): StageEnv {
+  private env(path: string, seriesMajor: boolean): StageEnv {
     return {
       order: this.spec.order,
+      seriesMajor,
       path,
       metric: this.spec.metric,
       tags: () => this.tagUnion(),

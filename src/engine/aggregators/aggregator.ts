@@ -50,6 +50,11 @@ export interface AggregatorStage {
 /** What a stage learns about the group it runs for. */
 export interface StageEnv {
   readonly order: Order;
+  /**
+   * The stage is first and is fed series after series, not one merged stream (only order-free stages are): points
+   * of one range then arrive from several series at different times.
+   */
+  readonly seriesMajor: boolean;
   /** Field path of the aggregator, e.g. `aggregators[2]`, for errors raised while running. */
   readonly path: string;
   readonly metric: string;

@@ -123,7 +123,8 @@ export class RangeStage implements RunSink {
   private maxTs = new Float64Array(16);
   /** In stream mode: the range of slot 0, the only open one. */
   private openRange: number | undefined;
-  private table = false;
+  /** Keeps every range until the end, as points of a range may still come from the next series. */
+  private readonly table: boolean;
 
   constructor(
     private readonly options: RangeOptions,
@@ -132,14 +133,7 @@ export class RangeStage implements RunSink {
     private readonly next: PointSink,
   ) {
     this.grid = new RangeGrid(options.anchorMs, options.sampling, options.zone);
-  }
-
-  /**
-   * Switches to keeping every range until the end: the engine calls this before feeding series one after
-   * another, when points of one range arrive from several series at different times.
-   */
-  keepAllRanges(): void {
-    this.table = true;
+    this.table = env.seriesMajor;
   }
 
   run(slice: Slice, from: number, to: number, rank: number): void {
