@@ -4,12 +4,12 @@
  * It checks the body's shape, times and tag filters with KairosDB's field paths; aggregators and group-bys pass
  * through in wire form for the engine's registries to validate.
  */
-import { DateTime, type DurationLikeObject } from 'luxon';
 import { InputError } from '../errors.js';
 import { readInteger, readZone } from '../engine/params.js';
-import { parseTimeUnit, TIME_UNITS, type TimeUnit } from '../engine/time-units.js';
+import { parseTimeUnit, TIME_UNITS } from '../engine/time-units.js';
 import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import { plusUtc } from '../query/time.js';
 import { validateMetricName } from '../store/write-validation.js';
 import { renamedInputError } from './rest-errors.js';
 
@@ -61,21 +61,7 @@ function readEpochMs(value: unknown, field: string): number {
   return ms;
 }
 
-const LUXON_UNIT: Readonly<Record<TimeUnit, keyof DurationLikeObject>> = {
-  MILLISECONDS: 'milliseconds',
-  SECONDS: 'seconds',
-  MINUTES: 'minutes',
-  HOURS: 'hours',
-  DAYS: 'days',
-  WEEKS: 'weeks',
-  MONTHS: 'months',
-  YEARS: 'years',
-};
-
-/**
- * `now − value units`, on a UTC calendar whatever the query's time_zone (KairosDB's RelativeTime uses a UTC
- * java.util.Calendar): a month back from Mar 31 is Feb 28 or 29. Both start_relative and end_relative count back.
- */
+/** `now − value units` on a UTC calendar (`plusUtc`): both start_relative and end_relative count back. */
 function readRelative(value: unknown, field: string, nowMs: number): number {
   if (!isObject(value)) throw new InputError(field, value, 'must be an object {value, unit}');
   for (const key of Object.keys(value)) {
@@ -84,9 +70,7 @@ function readRelative(value: unknown, field: string, nowMs: number): number {
   const amount = readInteger(value.value, `${field}.value`, 0, 2_147_483_647);
   const unit = typeof value.unit === 'string' ? parseTimeUnit(value.unit) : undefined;
   if (unit === undefined) throw new InputError(`${field}.unit`, value.unit, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
-  const ms = DateTime.fromMillis(nowMs, { zone: 'utc' })
-    .minus({ [LUXON_UNIT[unit]]: amount })
-    .toMillis();
+  const ms = plusUtc(nowMs, -amount, unit);
   if (!Number.isSafeInteger(ms)) throw new InputError(field, value, 'reaches before the earliest time Kairograph can represent');
   return ms;
 }

@@ -1,8 +1,9 @@
 /**
  * Reading points in time from clients: epoch ms as numbers or numeric strings, ISO-8601 text, and Grafana-style
- * relative times (`now-6h`). Calendar units in relative times are counted in UTC with luxon.
+ * relative times (`now-6h`); and the UTC calendar arithmetic of every relative time, KairosDB's start_relative too.
  */
 import { DateTime, type DurationLikeObject } from 'luxon';
+import type { TimeUnit } from '../engine/time-units.js';
 
 /** A time as a client sent it; read with `parseTime` where the field name and the request's "now" are known. */
 export type TimeInput = number | string;
@@ -11,15 +12,15 @@ export type TimeInput = number | string;
 export class TimeParseError extends Error {}
 
 const RELATIVE = /^now(?:\s*([+-])\s*(\d+)\s*(ms|s|m|h|d|w|M|y))?$/;
-const UNIT: Record<string, keyof DurationLikeObject> = {
-  ms: 'milliseconds',
-  s: 'seconds',
-  m: 'minutes',
-  h: 'hours',
-  d: 'days',
-  w: 'weeks',
-  M: 'months',
-  y: 'years',
+const UNIT: Readonly<Record<string, TimeUnit>> = {
+  ms: 'MILLISECONDS',
+  s: 'SECONDS',
+  m: 'MINUTES',
+  h: 'HOURS',
+  d: 'DAYS',
+  w: 'WEEKS',
+  M: 'MONTHS',
+  y: 'YEARS',
 };
 
 /** Epoch ms of `value`. `nowMs` anchors relative times. */
@@ -33,14 +34,33 @@ export function parseTime(value: unknown, nowMs: number): number {
   if (relative) {
     const [, sign, amount, unit] = relative;
     if (sign === undefined) return nowMs;
-    const now = DateTime.fromMillis(nowMs, { zone: 'utc' });
-    const duration = { [UNIT[unit!]!]: Number(amount) };
-    return (sign === '-' ? now.minus(duration) : now.plus(duration)).toMillis();
+    return plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!);
   }
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
   if (!parsed.isValid) throw new TimeParseError('is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h');
   return epochMs(parsed.toMillis());
 }
+
+/**
+ * `nowMs` plus `amount` units (negative: back) on a UTC calendar, as KairosDB's RelativeTime counts with a UTC
+ * java.util.Calendar whatever the query's zone: a month back from Mar 31 is Feb 28 or 29. NaN beyond luxon's range.
+ */
+export function plusUtc(nowMs: number, amount: number, unit: TimeUnit): number {
+  return DateTime.fromMillis(nowMs, { zone: 'utc' })
+    .plus({ [LUXON_UNIT[unit]]: amount })
+    .toMillis();
+}
+
+const LUXON_UNIT: Readonly<Record<TimeUnit, keyof DurationLikeObject>> = {
+  MILLISECONDS: 'milliseconds',
+  SECONDS: 'seconds',
+  MINUTES: 'minutes',
+  HOURS: 'hours',
+  DAYS: 'days',
+  WEEKS: 'weeks',
+  MONTHS: 'months',
+  YEARS: 'years',
+};
 
 export function formatTime(ms: number): string {
   return new Date(ms).toISOString();
