@@ -1,6 +1,7 @@
 /**
  * Turns a validated write batch into per-partition cells with KairosDB's keys, column names and value
- * encodings. Both stores persist exactly these, so they write identical bytes.
+ * encodings, and into the index rows those partitions need. Both stores persist exactly these, so they write
+ * identical bytes and index rows with identical TTLs.
  */
 import type { RowKey, RowSpec, WriteBatch } from './store.js';
 import {
@@ -26,7 +27,23 @@ export interface PartitionWrite {
   readonly indexTtlSeconds: number;
 }
 
-export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): PartitionWrite[] {
+/** A `row_key_time_index` entry. */
+export interface RowTimeWrite {
+  readonly metric: string;
+  readonly rowTime: number;
+  /** The longest index TTL of the partitions at this row time, or 0 when one of them never expires. */
+  readonly ttlSeconds: number;
+}
+
+export interface BatchWrites {
+  readonly partitions: PartitionWrite[];
+  /** One per metric and row time: series of one row time share its entry. */
+  readonly rowTimes: RowTimeWrite[];
+  /** The `string_index` metric names, each once. */
+  readonly metrics: string[];
+}
+
+export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites {
   // series identity → row time → partition; identity is computed once per series, never per point.
   const bySeries = new Map<string, Map<number, Pending>>();
   for (const series of batch.series) {
@@ -56,18 +73,30 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): PartitionWr
     }
   }
   const widthSeconds = rowWidthMs(spec) / 1000;
-  const out: PartitionWrite[] = [];
+  const partitions: PartitionWrite[] = [];
+  const rowTimes = new Map<string, { metric: string; rowTime: number; ttlSeconds: number }>();
+  const metrics = new Set<string>();
   for (const rows of bySeries.values()) {
     for (const pending of rows.values()) {
       const { key, keyBytes, columns, values, ttls } = pending.ordered ? pending : lastWriteWins(pending);
       let cellTtl = ttls[0]!;
-      for (const ttl of ttls) cellTtl = ttl === 0 || cellTtl === 0 ? 0 : Math.max(cellTtl, ttl);
+      for (const ttl of ttls) cellTtl = longerTtl(cellTtl, ttl);
       // KairosDB keeps index rows a row width longer than the data so a series stays findable while any point lives.
       const indexTtlSeconds = cellTtl === 0 ? 0 : cellTtl + Math.ceil(widthSeconds);
-      out.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
+      partitions.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
+      const id = `${key.rowTime}\u0000${key.metric}`;
+      const rowTime = rowTimes.get(id);
+      if (rowTime === undefined) rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds });
+      else rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
+      metrics.add(key.metric);
     }
   }
-  return out;
+  return { partitions, rowTimes: [...rowTimes.values()], metrics: [...metrics] };
+}
+
+/** Of two TTLs (0 = never expires), the one that keeps a row longer. */
+function longerTtl(a: number, b: number): number {
+  return a === 0 || b === 0 ? 0 : Math.max(a, b);
 }
 
 interface Pending {

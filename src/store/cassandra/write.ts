@@ -2,7 +2,7 @@
 // row_key_time_index per metric and row time, string_index per metric), then the data_points cells in UNLOGGED
 // batches of one partition each, every cell with its TTL and the batch's millisecond write time.
 import { writeColumn } from '../format/index.js';
-import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
+import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec, WriteBatch } from '../store.js';
 import type { BatchQuery, Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
@@ -14,28 +14,20 @@ const MAX_BYTES_PER_BATCH = 256 * 1024;
 
 /** Resolves once Cassandra acknowledged every statement; with any failure, rejects after all of them settled. */
 export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number): Promise<void> {
-  const partitions = toPartitionWrites(spec, batch);
-  if (partitions.length === 0) return;
-  await settleAll(indexWrites(exec, st, partitions, timestampMs));
-  await settleAll(partitions.flatMap((partition) => dataWrites(exec, st, partition, timestampMs)));
+  const writes = toPartitionWrites(spec, batch);
+  if (writes.partitions.length === 0) return;
+  await settleAll(indexWrites(exec, st, writes, timestampMs));
+  await settleAll(writes.partitions.flatMap((partition) => dataWrites(exec, st, partition, timestampMs)));
 }
 
-function indexWrites(exec: Executor, st: Statements, partitions: readonly PartitionWrite[], timestampMs: number): Promise<void>[] {
-  const rowTimes = new Map<string, { metric: string; rowTime: number; ttl: number }>();
-  const metrics = new Set<string>();
+function indexWrites(exec: Executor, st: Statements, { partitions, rowTimes, metrics }: BatchWrites, timestampMs: number): Promise<void>[] {
   const writes: Promise<void>[] = [];
   for (const { key, indexTtlSeconds } of partitions) {
     const tags = new Map(Object.entries(key.tags));
     writes.push(exec.mutate('row_keys.insert', st.insertRowKey, [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags, indexTtlSeconds], timestampMs));
-    // Series of one row time share its entry; the entry must live as long as the longest-lived of them.
-    const id = `${key.rowTime}\u0000${key.metric}`;
-    const seen = rowTimes.get(id);
-    if (seen === undefined) rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttl: indexTtlSeconds });
-    else seen.ttl = seen.ttl === 0 || indexTtlSeconds === 0 ? 0 : Math.max(seen.ttl, indexTtlSeconds);
-    metrics.add(key.metric);
   }
-  for (const { metric, rowTime, ttl } of rowTimes.values()) {
-    writes.push(exec.mutate('row_key_time_index.insert', st.insertRowTime, [metric, DATA_POINTS_TABLE, rowTime, ttl], timestampMs));
+  for (const { metric, rowTime, ttlSeconds } of rowTimes) {
+    writes.push(exec.mutate('row_key_time_index.insert', st.insertRowTime, [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds], timestampMs));
   }
   for (const metric of metrics) writes.push(exec.mutate('string_index.insert', st.insertName, [METRIC_NAMES_KEY, metric], timestampMs));
   return writes;

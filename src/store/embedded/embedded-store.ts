@@ -180,10 +180,13 @@ export class EmbeddedStore implements Store {
   }
 
   async write(batch: WriteBatch): Promise<void> {
-    const partitions = toPartitionWrites(this.rowSpec, batch);
+    const { partitions, rowTimes, metrics } = toPartitionWrites(this.rowSpec, batch);
     if (partitions.length === 0) return;
     const nowMs = this.now();
     await this.transaction(() => {
+      // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
+      for (const { metric, rowTime, ttlSeconds } of rowTimes) putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
+      for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
       for (const partition of partitions) this.writePartition(partition, nowMs);
     });
   }
@@ -222,13 +225,10 @@ export class EmbeddedStore implements Store {
     await this.env.close();
   }
 
-  /** Index rows first, then data: a point is never stored without a way to find it (same transaction anyway). */
+  /** The partition's row_keys entry, then its cells. */
   private writePartition(partition: PartitionWrite, nowMs: number): void {
     const { key, keyBytes } = partition;
-    const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
-    putIndex(this.rowKeyTimeIndex, rowTimeKey(key.metric, key.rowTime), indexExpiry);
-    putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry);
-    this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, key.metric), STRING_INDEX_VALUE);
+    putIndex(this.rowKeysTable, rowKeysKey(key), expiryOf(partition.indexTtlSeconds, nowMs));
     const incoming: Cells = {
       columns: partition.columns,
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),

@@ -1,0 +1,49 @@
+/**
+ * Partition writes: cells per partition in column order with the last write of a column kept, and the index rows
+ * the batch needs, each once, with the TTL of its longest-lived series.
+ */
+import { describe, expect, it } from 'vitest';
+import { toPartitionWrites } from './partition-writes.js';
+import type { RowSpec, SeriesWrite } from './store.js';
+
+const spec: RowSpec = { unit: 'MILLISECONDS', width: 1000 };
+const series = (metric: string, h: string, ttlSeconds: number, timestamps: number[]): SeriesWrite => ({
+  metric,
+  tags: { h },
+  type: 'double',
+  ttlSeconds,
+  timestamps,
+  values: timestamps,
+});
+
+describe('toPartitionWrites', () => {
+  it('splits series into partitions by row time, cells in column order, the last write of a column kept', () => {
+    const { partitions } = toPartitionWrites(spec, { series: [series('m', 'a', 0, [1500, 5, 3, 5])] });
+    expect(partitions.map((p) => [p.key.rowTime, p.columns, p.values.map((v) => v.length)])).toEqual([
+      [1000, [500], [8]],
+      [0, [3, 5], [8, 8]],
+    ]);
+    const last = toPartitionWrites(spec, { series: [{ ...series('m', 'a', 0, [5, 5]), values: [1, 2] }] }).partitions[0]!;
+    expect(Buffer.from(last.values[0]!).readDoubleBE()).toBe(2);
+  });
+
+  it('gives each partition the index TTL of its longest-lived cell plus a row width, or none when one cell never expires', () => {
+    const { partitions } = toPartitionWrites(spec, { series: [series('m', 'a', 10, [1]), series('m', 'a', 20, [2]), series('m', 'b', 10, [1]), series('m', 'b', 0, [2])] });
+    expect(partitions.map((p) => [p.key.tags.h, p.indexTtlSeconds])).toEqual([
+      ['a', 21],
+      ['b', 0],
+    ]);
+  });
+
+  it('writes each row time index entry and metric name once, with the longest index TTL of its series', () => {
+    const { rowTimes, metrics } = toPartitionWrites(spec, {
+      series: [series('m', 'a', 10, [1, 1001]), series('m', 'b', 30, [2]), series('n', 'a', 10, [3]), series('n', 'b', 0, [4]), series('o', 'a', 5, [])],
+    });
+    expect(rowTimes).toEqual([
+      { metric: 'm', rowTime: 0, ttlSeconds: 31 },
+      { metric: 'm', rowTime: 1000, ttlSeconds: 11 },
+      { metric: 'n', rowTime: 0, ttlSeconds: 0 },
+    ]);
+    expect(metrics).toEqual(['m', 'n']);
+  });
+});
