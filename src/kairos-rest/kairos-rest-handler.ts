@@ -28,7 +28,7 @@ import { renderQueryResponse, renderTagsResponse } from './render-response.js';
 import { HttpError, renamedInputError } from './rest-errors.js';
 import { rowWidthMs } from '../store/format/index.js';
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 /** What GET /api/v1/version answers: KairosDB's form first, since clients check that it starts with "KairosDB". */
 export const VERSION = `KairosDB 1.3.0-1 (Kairograph ${(createRequire(import.meta.url)('../../package.json') as { version: string }).version})`;

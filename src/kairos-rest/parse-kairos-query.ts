@@ -20,7 +20,7 @@ import { renamedInputError } from './rest-errors.js';
 export const OPEN_END_MS = Number.MAX_SAFE_INTEGER;
 
 /** KairosDB's prefix for a tag value that is a regular expression (`kairosdb.queries.regex_prefix`). */
-export const REGEX_PREFIX = 'regex:';
+const REGEX_PREFIX = 'regex:';
 
 /** `nowMs` anchors start_relative and end_relative. */
 export function parseKairosQuery(body: unknown, nowMs: number): MetricQuery[] {

@@ -43,7 +43,7 @@ export function renderTagsResponse(results: readonly TagsResult[]): string {
   return `{"queries":[${queries.join(',')}]}`;
 }
 
-export function renderValues(points: PointList): string {
+function renderValues(points: PointList): string {
   const parts = new Array<string>(points.length);
   const { timestamps, values, kinds } = points;
   for (let i = 0; i < parts.length; i++) {

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 /** src/server and dist/server are both two levels below the project root. */
 const BUILT_IN_MANIFEST = new URL('../../src/generated/operations/persisted-documents.json', import.meta.url);
 
-export const TRUSTED_TOKEN_HEADER = 'x-kairograph-token';
+const TRUSTED_TOKEN_HEADER = 'x-kairograph-token';
 
 export type PersistedManifest = Readonly<Record<string, string>>;
 
