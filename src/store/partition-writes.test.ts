@@ -27,6 +27,23 @@ describe('toPartitionWrites', () => {
     expect(Buffer.from(last.values[0]!).readDoubleBE()).toBe(2);
   });
 
+  it('takes series with the same metric, type and tags in any key order as one partition', () => {
+    const a = { metric: 'm', type: 'long' as const, ttlSeconds: 0 };
+    const { partitions } = toPartitionWrites(spec, {
+      series: [
+        { ...a, tags: { x: '1', y: '2' }, timestamps: [1], values: [1] },
+        { ...a, tags: { y: '2', x: '1' }, timestamps: [2], values: [2] },
+        { ...a, tags: { x: '1', y: '2:' }, timestamps: [3], values: [3] },
+        { ...a, type: 'double', tags: { x: '1', y: '2' }, timestamps: [4], values: [4] },
+      ],
+    });
+    expect(partitions.map((p) => [p.key.dataType, p.key.tags, p.columns])).toEqual([
+      ['kairos_long', { x: '1', y: '2' }, [1, 2]],
+      ['kairos_long', { x: '1', y: '2:' }, [3]],
+      ['kairos_double', { x: '1', y: '2' }, [4]],
+    ]);
+  });
+
   it('gives each partition the index TTL of its longest-lived cell plus a row width, or none when one cell never expires', () => {
     const { partitions } = toPartitionWrites(spec, { series: [series('m', 'a', 10, [1]), series('m', 'a', 20, [2]), series('m', 'b', 10, [1]), series('m', 'b', 0, [2])] });
     expect(partitions.map((p) => [p.key.tags.h, p.indexTtlSeconds])).toEqual([

@@ -11,6 +11,7 @@ import {
   encodeLong,
   encodeRowKey,
   encodeString,
+  encodeTagString,
   rowTimeOf,
   rowWidthMs,
 } from './format/index.js';
@@ -49,7 +50,8 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   for (const series of batch.series) {
     const dataType = datastoreTypeOf(series.type);
     const encode = ENCODERS[series.type];
-    const seriesId = JSON.stringify([series.metric, dataType, Object.entries(series.tags).sort(byName)]);
+    // The row key's own fields: a metric holds no U+0000 (encodeRowKey rejects it) and the tag string is canonical.
+    const seriesId = `${series.metric}\u0000${dataType}\u0000${encodeTagString(series.tags)}`;
     let rows = bySeries.get(seriesId);
     if (rows === undefined) bySeries.set(seriesId, (rows = new Map()));
     let partition: Pending | undefined;
@@ -120,10 +122,6 @@ function lastWriteWins(p: Pending): Pending {
     ttls: kept.map((i) => p.ttls[i]!),
     ordered: true,
   };
-}
-
-function byName([a]: [string, string], [b]: [string, string]): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const ENCODERS = {
