@@ -17,6 +17,7 @@ import { BudgetTracker, type Budgets, type QueryStats } from './budget.js';
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
+import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
 import { GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
@@ -233,8 +234,4 @@ async function* counted(scan: AsyncIterable<Slice>, series: SeriesEntry, stats: 
 function groupTypeOf(dataType: string): GroupType {
   const kind = sliceKindOf(dataType);
   return kind === 'string' ? 'text' : kind === 'complex' ? 'complex' : 'number';
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -5,7 +5,7 @@
  * periods holds one page per series, not one per partition.
  */
 import type { Slice } from '../store/store.js';
-import { compareInStream, tieValue, type Order } from './points.js';
+import { compareInStream, tieAt, type Order } from './points.js';
 
 export interface MergeInput {
   /** Starts the scan, in stream order. Called at most once, when the merge reaches the input's bounds. */
@@ -78,7 +78,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
       if (other !== undefined) {
         const bound = other.timestamp();
         end = firstNotBefore(ts, cursor.position + 1, end, bound, asc);
-        if (end < ts.length && ts[end] === bound && compareInStream(order, bound, cursor.tieAt(end), cursor.rank, bound, other.tieAt(other.position), other.rank) < 0) end++;
+        if (end < ts.length && ts[end] === bound && compareInStream(order, bound, tieAt(slice, end), cursor.rank, bound, tieAt(other.slice!, other.position), other.rank) < 0) end++;
       }
       if (next < pending.length) {
         const upcoming = pending[next]!;
@@ -121,11 +121,6 @@ class Cursor {
 
   timestamp(): number {
     return this.slice!.timestamps[this.position]!;
-  }
-
-  tieAt(i: number): number {
-    const slice = this.slice!;
-    return slice.kind === 'string' ? 0 : tieValue(slice.kind, slice.values[i]!);
   }
 
   /** Moves to the next non-empty slice; false at the end of the scan or when the gate refused a slice. */
@@ -198,6 +193,6 @@ class CursorHeap {
   }
 
   private before(a: Cursor, b: Cursor): boolean {
-    return compareInStream(this.order, a.timestamp(), a.tieAt(a.position), a.rank, b.timestamp(), b.tieAt(b.position), b.rank) < 0;
+    return compareInStream(this.order, a.timestamp(), tieAt(a.slice!, a.position), a.rank, b.timestamp(), tieAt(b.slice!, b.position), b.rank) < 0;
   }
 }

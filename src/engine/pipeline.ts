@@ -10,7 +10,7 @@ import type { BudgetTracker } from './budget.js';
 import type { GroupByResult, GroupBys } from './group-by/group-by.js';
 import { OutputSink, type GroupOutput } from './output.js';
 import { PointList } from './point-list.js';
-import { bigExtra, compareInStream, type Extra, type Order, type RunSink } from './points.js';
+import { bigExtra, compareInStream, tieAt, type Extra, type Order, type RunSink } from './points.js';
 
 export interface SeriesEntry {
   /** Position in the canonical order (type, then tag string): the last tie-breaker between equal points. */
@@ -132,7 +132,7 @@ export class GroupRouter {
   private noteFirst(group: Group, slice: Slice, from: number, to: number, rank: number): void {
     const i = this.spec.order === 'asc' ? from : to - 1;
     const ts = slice.timestamps[i]!;
-    const tie = slice.kind === 'long' || slice.kind === 'double' ? slice.values[i]! : 0;
+    const tie = tieAt(slice, i);
     if (Number.isNaN(group.firstTs) || compareInStream(this.spec.order, ts, tie, rank, group.firstTs, group.firstTie, group.firstRank) < 0) {
       group.firstTs = ts;
       group.firstTie = tie;

@@ -97,6 +97,16 @@ export function tieValue(kind: PointKind, num: number): number {
   return kind === 'long' || kind === 'double' ? num : 0;
 }
 
+/** The value merges compare on ties, of point i of a slice. */
+export function tieAt(slice: Slice, i: number): number {
+  return slice.kind === 'long' || slice.kind === 'double' ? slice.values[i]! : 0;
+}
+
+/** Java's String.compareTo (UTF-16 code units, as JavaScript's < compares): how KairosDB orders tag strings and text. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Points [start, end) of a slice, sharing its buffers. */

@@ -6,7 +6,7 @@
  */
 import { InputError } from '../../errors.js';
 import type { PointKind } from '../point-list.js';
-import { compareDoubles, type Extra, type PointSink } from '../points.js';
+import { compareDoubles, compareStrings, type Extra, type PointSink } from '../points.js';
 import { defineStream, PointStage } from './stream.js';
 
 type FilterOp = 'lte' | 'lt' | 'gte' | 'gt' | 'equal' | 'ne';
@@ -57,9 +57,4 @@ class FilterStage extends PointStage {
     }
     if (keep) this.next.point(ts, kind, num, extra);
   }
-}
-
-/** Java's String.compareTo: UTF-16 code units, which is also how JavaScript compares strings. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
