@@ -3,6 +3,7 @@
  * complex, or null for an empty range marked by `gaps`) so GraphQL and REST can render values exactly.
  */
 import type { Slice, SliceKind } from '../store/store.js';
+import { bigExtra } from './points.js';
 
 export interface ComplexValue {
   readonly real: number;
@@ -40,15 +41,11 @@ export class PointList {
         case 'complex':
           this.values.push({ real: slice.values[i]!, imaginary: slice.imaginary[i]! });
           break;
-        default:
-          this.values.push(slice.exact === undefined ? slice.values[i]! : narrow(slice.exact[i]!));
+        default: {
+          const big = slice.exact === undefined ? undefined : bigExtra(slice.exact[i]!);
+          this.values.push(big ?? slice.values[i]!);
+        }
       }
     }
   }
 }
-
-function narrow(value: bigint): number | bigint {
-  return value >= -MAX_SAFE && value <= MAX_SAFE ? Number(value) : value;
-}
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
