@@ -7,11 +7,15 @@ import type { Extra } from '../points.js';
 import type { GroupByResult, PointGrouper } from './group-by.js';
 
 export class ValueGrouper implements PointGrouper {
-  constructor(private readonly rangeSize: number) {}
+  private readonly bigRangeSize: bigint;
+
+  constructor(private readonly rangeSize: number) {
+    this.bigRangeSize = BigInt(rangeSize);
+  }
 
   id(_ts: number, kind: PointKind, num: number, extra: Extra): number {
     if (kind === 'long') {
-      if (typeof extra === 'bigint') return Number(BigInt.asIntN(32, extra / BigInt(this.rangeSize)));
+      if (typeof extra === 'bigint') return Number(BigInt.asIntN(32, extra / this.bigRangeSize));
       return Math.trunc(num / this.rangeSize) | 0;
     }
     if (kind === 'double') return Math.trunc(javaIntCast(num) / this.rangeSize) | 0;
