@@ -4,7 +4,6 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
-import { encodeRowKey } from '../format/index.js';
 import type { RowKey, RowSpec, ScanOptions, Slice, Store, WriteBatch } from '../store.js';
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
@@ -93,8 +92,7 @@ export class CassandraStore implements Store {
   async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
     options.signal?.throwIfAborted();
     const { exec, spec } = await this.connected();
-    const keyBytes = encodeRowKey(key);
-    yield* scanPartition(exec, this.st, spec, this.options.fetchSize, key, Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.byteLength), startMs, endMs, options);
+    yield* scanPartition(exec, this.st, spec, this.options.fetchSize, key, startMs, endMs, options);
   }
 
   async write(batch: WriteBatch): Promise<void> {

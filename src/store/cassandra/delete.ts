@@ -3,6 +3,7 @@
 // goes whenever no series is left at that row time (KairosDB removes it only for deletes without tags).
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered } from '../format/index.js';
 import type { RowKey, RowSpec } from '../store.js';
+import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
 import type { Executor } from './executor.js';
 import { isSeriesRow } from './index-reads.js';
@@ -36,8 +37,4 @@ export async function deleteName(exec: Executor, st: Statements, metric: string,
     exec.mutate('string_index.delete', st.deleteName, [timestampMs, METRIC_NAMES_KEY, metric], timestampMs),
     exec.mutate('row_key_index.delete_partition', st.deleteLegacyRowKeys, [timestampMs, Buffer.from(metric, 'utf8')], timestampMs),
   ]);
-}
-
-function bufferOf(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

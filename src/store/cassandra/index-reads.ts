@@ -3,6 +3,7 @@
 import type cassandra from 'cassandra-driver';
 import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
 import type { RowKey, RowSpec } from '../store.js';
+import { bufferOf } from './buffer-of.js';
 import type { Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
@@ -66,7 +67,7 @@ function lowestRowTime(startMs: number, spec: RowSpec): number {
 function legacyIndexBound(metric: string, rowTime: number, marker: number): Buffer {
   const key = encodeRowKey({ metric, rowTime, dataType: '', tags: {} });
   key[key.length - 2] = marker;
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return bufferOf(key);
 }
 
 /**

@@ -1,8 +1,9 @@
 // Reads one data_points partition as slices: KairosDB's SELECT over the column range of [start, end], paged by
 // the driver's page state so the next page is fetched only when the consumer asks for it.
-import { LEGACY_DATA_TYPE, columnBounds, readColumn } from '../format/index.js';
+import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
+import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
 import { pageStateOf, type Executor } from './executor.js';
 import type { Statements } from './statements.js';
@@ -13,11 +14,11 @@ export async function* scanPartition(
   spec: RowSpec,
   fetchSize: number,
   key: RowKey,
-  keyBytes: Buffer,
   startMs: number,
   endMs: number,
   options: ScanOptions,
 ): AsyncGenerator<Slice> {
+  const keyBytes = bufferOf(encodeRowKey(key));
   const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
   if (start >= end) return;
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;

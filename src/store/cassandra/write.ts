@@ -4,6 +4,7 @@
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec, WriteBatch } from '../store.js';
+import { bufferOf } from './buffer-of.js';
 import type { BatchQuery, Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
@@ -35,7 +36,7 @@ function indexWrites(exec: Executor, st: Statements, { partitions, rowTimes, met
 
 function dataWrites(exec: Executor, st: Statements, partition: PartitionWrite, timestampMs: number): Promise<void>[] {
   const { keyBytes, columns, values, ttls } = partition;
-  const key = Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.byteLength);
+  const key = bufferOf(keyBytes);
   const names = Buffer.allocUnsafe(columns.length * 4);
   const writes: Promise<void>[] = [];
   let queries: BatchQuery[] = [];
@@ -53,7 +54,7 @@ function dataWrites(exec: Executor, st: Statements, partition: PartitionWrite, t
     writeColumn(names, i * 4, columns[i]!);
     const value = values[i]!;
     if (queries.length === MAX_CELLS_PER_BATCH || (queries.length > 0 && bytes + value.length > MAX_BYTES_PER_BATCH)) send();
-    const params = [key, names.subarray(i * 4, i * 4 + 4), Buffer.from(value.buffer, value.byteOffset, value.byteLength), ttls[i]!, timestampMs];
+    const params = [key, names.subarray(i * 4, i * 4 + 4), bufferOf(value), ttls[i]!, timestampMs];
     queries.push({ query: st.insertPoint, params });
     bytes += value.length + 4;
   }
