@@ -121,6 +121,7 @@ function seriesOf(partitions: readonly RowKey[]): SeriesEntry[] {
       rank,
       type: entry.type,
       tags: entry.keys[0]!.tags,
+      tagString: entry.tagString,
       partitions: entry.keys.sort((a, b) => a.rowTime - b.rowTime || compareStrings(a.dataType, b.dataType)),
       seen: false,
     }));
@@ -159,10 +160,9 @@ function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGro
 function storedSeriesGroups(series: readonly SeriesEntry[]): RowGroup[] {
   const byTags = new Map<string, SeriesEntry[]>();
   for (const s of series) {
-    const tagString = encodeTagString(s.tags);
-    const same = byTags.get(tagString);
+    const same = byTags.get(s.tagString);
     if (same) same.push(s);
-    else byTags.set(tagString, [s]);
+    else byTags.set(s.tagString, [s]);
   }
   return [...byTags.keys()].sort(compareStrings).map((tagString) => {
     const members = byTags.get(tagString)!;

@@ -17,6 +17,8 @@ export interface SeriesEntry {
   readonly rank: number;
   readonly type: GroupType;
   readonly tags: Tags;
+  /** KairosDB's tag string of `tags`. */
+  readonly tagString: string;
   /** Partitions in row-time order. */
   readonly partitions: readonly RowKey[];
   /** Set once a scan of the series yielded a point: only such series lend their tags to a group, as in KairosDB. */
