@@ -188,7 +188,7 @@ function hash(text: string): number {
  * JSON with two-space indentation, except that anything fitting in 110 characters stays on one line and lists of
  * short items (points) fill lines.
  */
-export function formatJson(value: unknown, indent = ''): string {
+function formatJson(value: unknown, indent = ''): string {
   const flat = JSON.stringify(value);
   if (flat === undefined) return 'null';
   if (flat.length + indent.length <= 110 || typeof value !== 'object' || value === null) return flat;
