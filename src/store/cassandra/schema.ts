@@ -1,6 +1,7 @@
 // The keyspace, KairosDB's tables and the spec rows: created when missing (never altered), read on connect, and
 // written for a new keyspace exactly as a KairosDB write cluster does (reference §1, §10.1).
-import { DEFAULT_ROW_WIDTH_MS, type RowSpec, type RowTimeUnit } from '../store.js';
+import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
+import type { RowSpec } from '../store.js';
 import type { Executor } from './executor.js';
 import { TABLE_NAMES, type ResolvedOptions, type TableName } from './options.js';
 import type { Statements } from './statements.js';
@@ -50,10 +51,7 @@ const ROW_WIDTH = 'row_width';
 /** The string_index partition of metric names; KairosDB writes it as the UTF-8 bytes of this text. */
 export const METRIC_NAMES_KEY = Buffer.from('metric_names', 'utf8');
 
-/**
- * KairosDB's readRowSpec: a missing unit is LEGACY when metric names already exist (data from ≤1.2), else the
- * configured unit; a missing width is the configured one, or the default for the unit. Both are persisted.
- */
+/** KairosDB's readRowSpec: missing spec rows are written (row-spec.ts has the rules), then the spec is read. */
 export async function readSpec(exec: Executor, statements: Statements, options: ResolvedOptions, timestampMs: number): Promise<RowSpec> {
   const read = async (name: string): Promise<string | undefined> => {
     const result = await exec.mutationRead('spec.select', statements.selectSpec, [CLUSTER_CONFIG, name]);
@@ -64,22 +62,13 @@ export async function readSpec(exec: Executor, statements: Statements, options: 
   let unit = await read(ROW_TIME_UNIT);
   if (unit === undefined) {
     const names = await exec.mutationRead('string_index.select', statements.selectNamesLimit, [METRIC_NAMES_KEY, 1]);
-    unit = names.rows.length > 0 ? 'LEGACY' : options.rowTimeUnit;
+    unit = initialRowTimeUnit(names.rows.length > 0, options.rowTimeUnit);
     await write(ROW_TIME_UNIT, unit);
   }
   let widthText = await read(ROW_WIDTH);
   if (widthText === undefined) {
-    widthText = String(options.rowWidth ?? (unit === 'SECONDS' ? DEFAULT_ROW_WIDTH_MS / 1000 : DEFAULT_ROW_WIDTH_MS));
+    widthText = initialRowWidth(unit, options.rowWidth);
     await write(ROW_WIDTH, widthText);
   }
-  if (!isUnit(unit)) throw new Error(`spec row_time_unit of keyspace ${options.keyspace} is not a known unit: ${JSON.stringify(unit)}`);
-  const width = Number(widthText);
-  if (!/^\d+$/.test(widthText) || !Number.isSafeInteger(width) || width <= 0) {
-    throw new Error(`spec row_width of keyspace ${options.keyspace} is not a positive integer: ${JSON.stringify(widthText)}`);
-  }
-  return { unit, width };
-}
-
-function isUnit(unit: string): unit is RowTimeUnit {
-  return unit === 'MILLISECONDS' || unit === 'SECONDS' || unit === 'LEGACY';
+  return parseRowSpec(unit, widthText, `keyspace ${options.keyspace}`);
 }

@@ -9,9 +9,9 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../../errors.js';
 import { columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
+import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import {
-  DEFAULT_ROW_WIDTH_MS,
   type RowKey,
   type RowSpec,
   type RowTimeUnit,
@@ -86,14 +86,9 @@ export class EmbeddedStore implements Store {
   }
 
   async metricNames(prefix = '', limit?: number): Promise<string[]> {
-    const partition = stringIndexKey(METRIC_NAMES, '');
-    const start = stringIndexKey(METRIC_NAMES, prefix);
-    // 0xFF never occurs in UTF-8, so it bounds every name that starts with the prefix.
-    const end = Buffer.concat([start, Buffer.from([0xff])]);
+    const partitionLength = stringIndexKey(METRIC_NAMES, '').length;
     const names: string[] = [];
-    for (const key of this.stringIndex.getKeys({ start, end, ...(limit ? { limit } : {}) })) {
-      names.push(stringIndexName(key, partition.length));
-    }
+    for (const key of this.metricNameKeys(prefix, limit)) names.push(stringIndexName(key, partitionLength));
     return names;
   }
 
@@ -270,25 +265,28 @@ export class EmbeddedStore implements Store {
     await this.env.flushed;
   }
 
-  /** KairosDB's rule (reference §1): a new store gets LEGACY if metric names already exist, else the configured unit. */
+  /** KairosDB's readRowSpec: missing spec rows are written (row-spec.ts has the rules), then the spec is read. */
   private initSpec(options: EmbeddedStoreOptions): RowSpec {
     const read = (name: string) => this.specTable.get(specKey(CLUSTER_CONFIG, name))?.toString('utf8');
-    let unit = read(ROW_TIME_UNIT) as RowTimeUnit | undefined;
-    let widthText = read(ROW_WIDTH);
+    let unit = read(ROW_TIME_UNIT);
     if (unit === undefined) {
-      const names = stringIndexKey(METRIC_NAMES, '');
-      const hasNames = !isEmpty(this.stringIndex.getKeys({ start: names, end: Buffer.concat([names, Buffer.from([0xff])]), limit: 1 }));
-      unit = hasNames ? 'LEGACY' : (options.rowTimeUnit ?? 'MILLISECONDS');
+      unit = initialRowTimeUnit(!isEmpty(this.metricNameKeys('', 1)), options.rowTimeUnit ?? 'MILLISECONDS');
       this.specTable.putSync(specKey(CLUSTER_CONFIG, ROW_TIME_UNIT), Buffer.from(unit));
     }
+    let widthText = read(ROW_WIDTH);
     if (widthText === undefined) {
-      widthText = String(options.rowWidth ?? (unit === 'SECONDS' ? DEFAULT_ROW_WIDTH_MS / 1000 : DEFAULT_ROW_WIDTH_MS));
+      widthText = initialRowWidth(unit, options.rowWidth);
       this.specTable.putSync(specKey(CLUSTER_CONFIG, ROW_WIDTH), Buffer.from(widthText));
     }
-    if (unit !== 'MILLISECONDS' && unit !== 'SECONDS' && unit !== 'LEGACY') throw new Error(`spec row_time_unit is not a known unit: ${JSON.stringify(unit)}`);
-    const width = Number(widthText);
-    if (!Number.isSafeInteger(width) || width <= 0) throw new Error(`spec row_width is not a positive integer: ${JSON.stringify(widthText)}`);
-    return { unit, width };
+    return parseRowSpec(unit, widthText);
+  }
+
+  /** string_index keys of the metric names that start with `prefix`. */
+  private metricNameKeys(prefix: string, limit?: number): Iterable<Buffer> {
+    const start = stringIndexKey(METRIC_NAMES, prefix);
+    // 0xFF never occurs in UTF-8, so it bounds every name that starts with the prefix.
+    const end = Buffer.concat([start, Buffer.from([0xff])]);
+    return this.stringIndex.getKeys({ start, end, ...(limit ? { limit } : {}) });
   }
 
   private nowSeconds(): number {
