@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../../errors.js';
-import { columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
+import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
@@ -121,7 +121,7 @@ export class EmbeddedStore implements Store {
   }
 
   async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
-    const legacyRow = key.dataType === 'kairos_legacy';
+    const legacyRow = key.dataType === LEGACY_DATA_TYPE;
     const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
     if (start >= end) return;
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
@@ -198,7 +198,7 @@ export class EmbeddedStore implements Store {
         if (isEmpty(others)) this.rowKeyTimeIndex.removeSync(rowTimeKey(key.metric, key.rowTime));
         return;
       }
-      const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === 'kairos_legacy');
+      const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
       if (bounds.start >= bounds.end) return;
       this.rewriteBlocks(prefix, bounds.start, bounds.end - 1, (cells) => removeColumns(cells, bounds.start, bounds.end));
     });
