@@ -42,6 +42,26 @@ describe('embedded store', () => {
     expect((await scanAll(store, key!, 498, 3502, { order: 'desc' })).map((p) => p.t)).toEqual([3502, 3501, 499, 498]);
   });
 
+  it('drops cells and index rows once their TTL has passed, in either scan order', async () => {
+    let nowMs = 1_000_000;
+    const store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 10_000_000, now: () => nowMs });
+    open.push(store);
+    const series = (h: string, ttlSeconds: number, timestamps: number[]) => ({ metric: 't', tags: { h }, type: 'long' as const, ttlSeconds, timestamps, values: timestamps });
+    await store.write({ series: [series('a', 10, [1, 3]), series('a', 100, [2, 4]), series('b', 10, [5])] });
+    const [a, b] = await partitionsOf(store, 't', 0, 1e7);
+    nowMs += 50_000;
+    expect((await scanAll(store, a!, 0, 1e7)).map((p) => p.t)).toEqual([2, 4]);
+    expect((await scanAll(store, a!, 0, 1e7, { order: 'desc' })).map((p) => p.t)).toEqual([4, 2]);
+    expect(await scanAll(store, b!, 0, 1e7)).toEqual([]);
+    // Index rows live a row width (10 000 s) longer than their longest-lived cell.
+    expect(await store.rowKeys('t', 0)).toHaveLength(2);
+    nowMs += 10_000_000;
+    expect((await store.rowKeys('t', 0)).map((k) => k.tags.h)).toEqual(['a']);
+    expect(await store.rowTimes('t', 0, 1e7)).toEqual([0]);
+    nowMs += 50_000;
+    expect(await store.rowTimes('t', 0, 1e7)).toEqual([]);
+  });
+
   it('keeps its spec when reopened with other options', async () => {
     const path = tempDir();
     await (await EmbeddedStore.open({ path, rowWidth: 1234 })).close();

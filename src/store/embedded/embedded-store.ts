@@ -142,21 +142,22 @@ export class EmbeddedStore implements Store {
       ? { start: blockKey(prefix, end - 1), end: prefix, reverse: true }
       : { start: this.blockAtOrBefore(prefix, start) ?? blockKey(prefix, start), end: blockKey(prefix, end) };
     const cursor = new BlockCursor();
-    const cells = emptyCells();
+    // A block only reads forwards: a descending scan notes (column, value start, value end) of each cell, then
+    // walks them back, decoding in place as the ascending scan does.
+    const cells: number[] = [];
     let done = false;
     for (const { key: blockKeyBytes, value: block } of this.dataPoints.getRange(range)) {
       options.signal?.throwIfAborted();
+      cursor.reset(block);
       if (descending) {
-        cells.columns.length = cells.expiries.length = cells.values.length = 0;
-        readBlock(block, cells, nowSeconds);
-        for (let i = cells.columns.length - 1; i >= 0 && !done; i--) {
-          const column = cells.columns[i]!;
-          if (column < start || column >= end) continue;
-          done = add(column, cells.values[i]!, 0, cells.values[i]!.length);
+        cells.length = 0;
+        while (cursor.next()) {
+          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
+          cells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
         }
+        for (let i = cells.length - 3; i >= 0 && !done; i -= 3) done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
         done ||= blockFirstColumn(blockKeyBytes) <= start;
       } else {
-        cursor.reset(block);
         while (!done && cursor.next()) {
           if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
           done = add(cursor.column, block, cursor.valueStart, cursor.valueEnd);
