@@ -13,7 +13,7 @@ import type { RowKey, ScanOptions, Slice, Store, WriteBatch } from '../store/sto
 import { validateMetricName } from '../store/write-validation.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
-import { BudgetTracker, type Budgets, type QueryStats } from './budget.js';
+import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from './budget.js';
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
@@ -23,7 +23,7 @@ import { readInteger, readZone } from './params.js';
 import { GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
 
 export type { Budgets, QueryStats } from './budget.js';
-export { newQueryStats } from './budget.js';
+export { newQueryStats, RequestBudget, unlimitedRequest } from './budget.js';
 export type { GroupOutput, QueryOutput } from './output.js';
 export type { GroupByResult } from './group-by/group-by.js';
 
@@ -32,6 +32,8 @@ export interface EngineContext {
   /** The request's index loaders. */
   readonly index: IndexReader;
   readonly budgets: Budgets;
+  /** What the whole request may still spend; shared by every query of the request. */
+  readonly request: RequestBudget;
   /** Filled by the engine: series matched, partitions and points read, points returned, scans, ms per phase. */
   readonly stats: QueryStats;
   /** The request's clock: gaps mark empty ranges up to min(end, now). */
@@ -54,7 +56,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
 
   const runStarted = performance.now();
   try {
-    const tracker = new BudgetTracker(ctx.budgets, ctx.stats);
+    const tracker = new BudgetTracker(ctx.budgets, ctx.stats, ctx.request);
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;

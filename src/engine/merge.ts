@@ -2,9 +2,10 @@
  * K-way merge of partition scans into one stream in KairosDB's order (time, then value, then series rank), handed
  * out as runs of the input slices: no copies and no object per point, so partitions that do not overlap in time pass
  * through whole. Each scan is opened only when the merge reaches its time bounds, so a long query over many row
- * periods holds one page per series, not one per partition.
+ * periods holds one page per series, not one per partition. The merge yields the thread between runs (time-slice.ts).
  */
 import type { Slice } from '../store/store.js';
+import { yieldIfDue } from '../time-slice.js';
 import { compareInStream, tieAt, type Order } from './points.js';
 
 export interface MergeInput {
@@ -70,6 +71,9 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
         head = heap.peek();
       }
       if (head === undefined) return true;
+      // Between runs, never inside one: the heap is consistent here, and a run is at most one page of points.
+      const turn = yieldIfDue();
+      if (turn !== undefined) await turn;
       const cursor = heap.pop();
       const slice = cursor.slice!;
       const ts = slice.timestamps;

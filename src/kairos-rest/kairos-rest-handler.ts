@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import { AnswerWriter } from '../server/answer-writer.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
 import type { Store } from '../store/store.js';
@@ -250,7 +251,8 @@ async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> 
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);
-  return { status: 200, body: renderQueryResponse(outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }))) };
+  const answers = outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }));
+  return { status: 200, body: await renderQueryResponse(answers, new AnswerWriter(ctx.budget)) };
 }
 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */

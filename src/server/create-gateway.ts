@@ -20,6 +20,7 @@ import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
+import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 export interface GatewayDeps {
@@ -85,6 +86,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       }),
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(),
+      useBoundedAnswers((request) => contexts.get(request)),
     ],
   });
 
