@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { SLICE_MS, yieldIfDue } from './time-slice.js';
+import { Lane, SLICE_MS, yieldIfDue } from './time-slice.js';
 
 /** Busy work that checks the slice between units, as the engine does between runs; records when it ran. */
-async function busy(name: string, units: number, trace: string[]): Promise<void> {
+async function busy(name: string, units: number, trace: string[], lane?: Lane): Promise<void> {
   for (let i = 0; i < units; i++) {
     const until = performance.now() + 1;
     while (performance.now() < until);
     trace.push(name);
-    const turn = yieldIfDue();
+    const turn = yieldIfDue(lane);
     if (turn !== undefined) await turn;
   }
 }
@@ -42,5 +42,21 @@ describe('yieldIfDue', () => {
     }, []);
     expect(runs.length).toBeGreaterThanOrEqual(4);
     expect(Math.max(...runs)).toBeLessThanOrEqual(2 * SLICE_MS);
+  });
+
+  it('gives the next turn to the lane that has used the least time, so short work finishes first', async () => {
+    const trace: string[] = [];
+    const heavy = [new Lane(), new Lane()];
+    const running = heavy.map((lane, i) => busy(`heavy${i}`, 10 * SLICE_MS, trace, lane));
+    // Let the heavy lanes take a few turns each before the short one arrives.
+    await new Promise((resolve) => setTimeout(resolve, 4 * SLICE_MS));
+    const arrivedAt = trace.length;
+    await busy('short', 2 * SLICE_MS, trace, new Lane());
+    const finishedAt = trace.lastIndexOf('short');
+    await Promise.all(running);
+    // Between its arrival and its end, the short lane had every turn but the one already running.
+    const heavyMeanwhile = trace.slice(arrivedAt, finishedAt).filter((name) => name !== 'short').length;
+    expect(heavyMeanwhile).toBeLessThanOrEqual(2 * SLICE_MS);
+    expect(heavy.every((lane) => lane.used >= 8 * SLICE_MS)).toBe(true);
   });
 });

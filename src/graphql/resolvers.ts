@@ -20,7 +20,7 @@ import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, ti
 import type { RequestContext } from '../server/request-context.js';
 import type { PointModel, SeriesModel } from './models.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
-import { yieldIfDue } from '../time-slice.js';
+import { yieldIfDue, type Lane } from '../time-slice.js';
 
 const MAX_METRIC_NAMES = 100_000;
 
@@ -70,7 +70,7 @@ export const resolvers: Resolvers = {
       // listOf asks for items in order, so one cursor walks the series.
       let k = 0;
       let first = 0;
-      return listOf(total, (n) => {
+      return listOf(ctx.lane, total, (n) => {
         while (n - first >= series[k]!.points.length) first += series[k++]!.points.length;
         return { series: series[k]!, point: pointModel(series[k]!.points, n - first) };
       });
@@ -111,7 +111,7 @@ export const resolvers: Resolvers = {
     varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
     group: (series) => [...series.groupBy],
     sampleSize: (series) => series.sampleSize,
-    points: (series) => listOf(series.points.length, (i) => pointModel(series.points, i)),
+    points: (series, _, ctx) => listOf(ctx.lane, series.points.length, (i) => pointModel(series.points, i)),
   },
 
   GroupKey: {
@@ -162,7 +162,7 @@ const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long'
 async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric');
   const predicate = compileTagFilter(tagFilterArg(where), 'where');
-  const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()));
+  const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()), ctx.lane);
   for (const warning of plan.warnings) ctx.log.warn(warning);
   return [...plan.partitions];
 }
@@ -255,16 +255,16 @@ function pointModel(points: PointList, i: number): PointModel {
  */
 const LAZY_LIST_LENGTH = 2048;
 
-function listOf<T>(length: number, item: (i: number) => T): T[] {
+function listOf<T>(lane: Lane, length: number, item: (i: number) => T): T[] {
   if (length <= LAZY_LIST_LENGTH) return Array.from({ length }, (_, i) => item(i));
   // The generated resolver types know arrays only; @graphql-tools/executor completes any AsyncIterable of a list type.
-  return lazyList(length, item) as unknown as T[];
+  return lazyList(lane, length, item) as unknown as T[];
 }
 
-async function* lazyList<T>(length: number, item: (i: number) => T): AsyncGenerator<T> {
+async function* lazyList<T>(lane: Lane, length: number, item: (i: number) => T): AsyncGenerator<T> {
   for (let i = 0; i < length; i++) {
     if ((i & 255) === 255) {
-      const turn = yieldIfDue();
+      const turn = yieldIfDue(lane);
       if (turn !== undefined) await turn;
     }
     yield item(i);

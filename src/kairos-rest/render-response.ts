@@ -4,7 +4,7 @@
  */
 import type { QueryOutput } from '../engine/execute.js';
 import type { ComplexValue, PointList } from '../engine/point-list.js';
-import type { AnswerWriter } from '../server/answer-writer.js';
+import type { Answer, AnswerWriter } from '../server/answer-writer.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;
@@ -18,7 +18,7 @@ export interface AnsweredQuery {
  * #612 (1.3.0 still printed them with empty values). Written through `out`, which counts the answer's bytes and
  * yields the thread between runs of points.
  */
-export async function renderQueryResponse(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<string> {
+export async function renderQueryResponse(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<Answer> {
   out.write('{"queries":[');
   for (const [q, { output, excludeTags }] of answers.entries()) {
     out.write(`${q > 0 ? ',' : ''}{"sample_size":${output.sampleSize},"results":[`);

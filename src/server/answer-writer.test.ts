@@ -9,7 +9,9 @@ const unlimited = () => new RequestBudget({ maxPointsRead: Infinity, maxPointsRe
 async function written(value: unknown, budget = unlimited()): Promise<string> {
   const out = new AnswerWriter(budget);
   await writeJson(value, out);
-  return out.finish();
+  const answer = out.finish();
+  expect(answer.bytes).toBe(Buffer.byteLength(answer.chunks.join('')));
+  return answer.chunks.join('');
 }
 
 describe('writeJson', () => {

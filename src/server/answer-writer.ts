@@ -4,18 +4,28 @@
  * requests nor grows past MAX_RESPONSE_BYTES before it is refused. Both front ends write their answers through it.
  */
 import type { RequestBudget } from '../engine/budget.js';
-import { yieldIfDue } from '../time-slice.js';
+import { yieldIfDue, type Lane } from '../time-slice.js';
 
 /** Characters gathered before they are counted: large enough that counting costs nothing, small next to any budget. */
 const CHUNK_CHARS = 64 * 1024;
 /** Array items serialized by one JSON.stringify call between two checks of the time slice. */
 const ITEMS_PER_RUN = 2048;
 
+/** A written answer: its text in chunks of about 64 KiB, and its length in UTF-8 bytes. */
+export interface Answer {
+  readonly chunks: readonly string[];
+  readonly bytes: number;
+}
+
 export class AnswerWriter {
   private readonly chunks: string[] = [];
   private pending = '';
+  private bytes = 0;
 
-  constructor(private readonly budget: RequestBudget) {}
+  constructor(
+    private readonly budget: RequestBudget,
+    private readonly lane?: Lane,
+  ) {}
 
   write(text: string): void {
     this.pending += text;
@@ -24,21 +34,21 @@ export class AnswerWriter {
 
   /** Resolves once the answer may go on (another request's turn may come first); undefined when it may go on now. */
   pause(): Promise<void> | undefined {
-    return yieldIfDue();
+    return yieldIfDue(this.lane);
   }
 
-  /** The whole answer, counted. */
-  finish(): string {
+  /** The whole answer, counted; the chunks are sent one by one, so no copy of the whole answer is ever made. */
+  finish(): Answer {
     this.flush();
-    const text = this.chunks.join('');
-    this.chunks.length = 0;
-    return text;
+    return { chunks: this.chunks, bytes: this.bytes };
   }
 
   private flush(): void {
     if (this.pending.length === 0) return;
+    const bytes = Buffer.byteLength(this.pending, 'utf8');
     // Throws BudgetExceededError (and aborts the request) once the answer is over its budget.
-    this.budget.addAnswerBytes(Buffer.byteLength(this.pending, 'utf8'));
+    this.budget.addAnswerBytes(bytes);
+    this.bytes += bytes;
     this.chunks.push(this.pending);
     this.pending = '';
   }

@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import type { Store } from '../store/store.js';
+import { Lane } from '../time-slice.js';
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -40,6 +41,8 @@ export interface RequestContext {
    * BudgetExceededError), so every query still running stops and lets its points go.
    */
   readonly budget: RequestBudget;
+  /** The request's turns on the thread: its queries and its answer queue here when they yield (time-slice.ts). */
+  readonly lane: Lane;
   /** Every query the request ran, in the order they finished. */
   readonly queries: QueryRecord[];
   /** Runs one query through the engine with the configured budgets and records what it cost. */
@@ -70,6 +73,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     { maxPointsRead: config.maxRequestPointsRead, maxPointsReturned: config.maxRequestPoints, maxAnswerBytes: config.maxResponseBytes },
     (error) => controller.abort(error),
   );
+  const lane = new Lane();
   const budgets = {
     maxSeries: config.maxQuerySeries,
     maxPointsRead: config.maxPointsRead,
@@ -85,10 +89,11 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     log: requestLog,
     signal: controller.signal,
     budget,
+    lane,
     queries,
     async runQuery(query, label) {
       const stats = newQueryStats();
-      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal };
+      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane };
       const started = performance.now();
       let output: QueryOutput;
       try {

@@ -18,11 +18,12 @@ export function useBoundedAnswers(contextOf: (request: Request) => RequestContex
       const ctx = contextOf(request);
       const { data } = result as ExecutionResult;
       if (ctx === undefined || data === null || data === undefined) return;
-      const out = new AnswerWriter(ctx.budget);
+      const out = new AnswerWriter(ctx.budget, ctx.lane);
       let dataText: string;
       try {
         await writeJson(data, out);
-        dataText = out.finish();
+        // Yoga's processor wants one string: GraphQL answers are joined once (REST sends its chunks as they are).
+        dataText = out.finish().chunks.join('');
       } catch (error) {
         if (!(error instanceof BudgetExceededError)) throw error;
         setResult({ data: null, errors: [toGraphQLError(error)], ...(result.extensions ? { extensions: result.extensions } : {}) });
