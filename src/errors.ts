@@ -32,11 +32,14 @@ export class KairographError extends Error {
 export class InputError extends KairographError {
   readonly field: string;
   readonly value: unknown;
+  /** What is wrong, without the field and value: a front end that names the field its own way keeps this. */
+  readonly reason: string;
 
   constructor(field: string, value: unknown, reason: string) {
     super('BAD_USER_INPUT', `${field} ${reason} (got ${show(value)})`);
     this.field = field;
     this.value = value;
+    this.reason = reason;
   }
 }
 

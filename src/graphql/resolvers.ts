@@ -8,7 +8,7 @@ import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
-import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
+import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
@@ -17,6 +17,7 @@ import { validateMetricName, validateWrite, type SeriesInput } from '../store/wr
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
+import { withGraphQLFields } from './engine-fields.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { PointModel, SeriesModel } from './models.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
@@ -49,15 +50,8 @@ export const resolvers: Resolvers = {
       return [...unique.keys()].sort().map((id) => unique.get(id)!);
     },
     async points(_, args, ctx, info) {
-      const output = await ctx.runQuery(
-        {
-          ...metricQueryBase(ctx, args),
-          aggregators: [],
-          groupBy: [{ name: 'series', params: {} }],
-          timeZone: DEFAULT_TIME_ZONE,
-        },
-        responsePath(info.path),
-      );
+      const query: MetricQuery = { ...metricQueryBase(ctx, args), aggregators: [], groupBy: [{ name: 'series', params: {} }], timeZone: DEFAULT_TIME_ZONE };
+      const output = await withGraphQLFields({}, () => ctx.runQuery(query, responsePath(info.path)));
       return output.groups.map((group) => seriesModel(group, group.name));
     },
     async series(_, args, ctx, info) {
@@ -178,29 +172,28 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   };
 }
 
-/** Arguments every point query shares → the common part of the query model, validated with GraphQL's names. */
+/**
+ * Arguments every point query shares → the common part of the query model. Times and the limit are read here (the
+ * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
+ * `withGraphQLFields` renames.
+ */
 function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null }) {
   const range = rangeArgs(ctx, args.from, args.to);
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-  const metric = validateMetricName(args.metric, 'metric');
-  const tags = tagFilterArg(args.where);
-  // Validated here too, so errors name GraphQL's `where` rather than the query model's field.
-  compileTagFilter(tags, 'where');
-  return { metric, range, tags, ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
+  return { metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
 }
 
 async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, label: string): Promise<SeriesModel[]> {
   const base = metricQueryBase(ctx, args);
-  const output = await ctx.runQuery(
-    {
-      ...base,
-      aggregators: aggregatorSpecs(ctx, args.aggregators),
-      groupBy: groupBySpecs(args.groupBy),
-      timeZone: args.timeZone ?? DEFAULT_TIME_ZONE,
-      ...(args.name != null ? { alias: args.name } : {}),
-    },
-    label,
-  );
+  const query: MetricQuery = {
+    ...base,
+    aggregators: aggregatorSpecs(ctx, args.aggregators),
+    groupBy: groupBySpecs(args.groupBy),
+    timeZone: args.timeZone ?? DEFAULT_TIME_ZONE,
+    ...(args.name != null ? { alias: args.name } : {}),
+  };
+  // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
+  const output = await withGraphQLFields(args, () => ctx.runQuery(query, label));
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
   const filled = fillPoints(output.groups.map((g) => g.points), mode, base.order);
   return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
