@@ -9,7 +9,8 @@ export type ErrorCode =
   | 'QUERY_TIMEOUT'
   | 'STORE_UNAVAILABLE';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
   QUERY_TIMEOUT: 504,
@@ -24,7 +25,7 @@ export class KairographError extends Error {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
-    this.status = STATUS[code];
+    this.status = ERROR_STATUS[code];
   }
 }
 

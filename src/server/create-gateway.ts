@@ -20,6 +20,7 @@ import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
+import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 export interface GatewayDeps {
@@ -41,6 +42,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     renderGraphiQL,
     graphiql: { title: 'Kairograph', defaultQuery: DEFAULT_GRAPHIQL_QUERY },
     landingPage: false,
+    // The schema has no Upload scalar: multipart bodies could only buffer files, and their parser's errors carry no code.
+    multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
       const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal });
@@ -73,7 +76,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       }),
       usePrometheus({ endpoint: '/metrics', registry: metrics }),
       // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass.
-      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      withErrorCode(useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }), 'CSRF_PREVENTED'),
+      useErrorCodes(),
       usePersistedOperationsPolicy(config, manifest),
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex] },
@@ -98,9 +102,9 @@ export function createGateway({ store, config, log }: GatewayDeps) {
   return { yoga, handle };
 }
 
-/** graphql-armor's rejections are bad input like any other: a code clients can branch on, and HTTP 400. */
+/** graphql-armor's rejections get a code clients can branch on; useErrorCodes gives it its status. */
 function tooComplex(_: unknown, error: GraphQLError): void {
-  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } });
+  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX' });
 }
 
 /** Introspection off: graphql-js's own validation rule rejects __schema and __type. */
