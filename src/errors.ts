@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'BUDGET_EXCEEDED'
   | 'QUERY_TIMEOUT'
+  | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE';
 
 /** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
@@ -14,6 +15,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
   QUERY_TIMEOUT: 504,
+  REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
 };
 
@@ -57,8 +59,15 @@ export class BudgetExceededError extends KairographError {
 }
 
 export class QueryTimeoutError extends KairographError {
-  constructor(timeoutMs: number) {
+  constructor(readonly timeoutMs: number) {
     super('QUERY_TIMEOUT', `query exceeded its time limit of ${timeoutMs} ms`);
+  }
+}
+
+/** The client did not finish sending its request (headers and body) within the time limit: a 408, not a 504. */
+export class RequestTimeoutError extends KairographError {
+  constructor(readonly timeoutMs: number) {
+    super('REQUEST_TIMEOUT', `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`);
   }
 }
 

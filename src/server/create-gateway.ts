@@ -19,6 +19,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
+import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
@@ -119,13 +120,23 @@ export interface ListeningGateway {
   close(): Promise<void>;
 }
 
+export interface ListenOptions {
+  /** Every request's headers and body must arrive within this (QUERY_TIMEOUT_MS), or it gets a 408. */
+  readonly requestTimeoutMs: number;
+}
+
 /** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
-export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<ListeningGateway> {
-  const server = createServer(handle);
-  // Keep idle connections longer than load balancers and HTTP client pools do (60 s is common): with Node's 5 s
-  // default, a client reusing a connection just as the server closes it gets "other side closed".
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number, options: ListenOptions): Promise<ListeningGateway> {
+  const server = createServer(
+    {
+      ...requestDeadlineOptions(options.requestTimeoutMs),
+      // Keep idle connections longer than load balancers and HTTP client pools do (60 s is common): with Node's 5 s
+      // default, a client reusing a connection just as the server closes it gets "other side closed".
+      keepAliveTimeout: 65_000,
+    },
+    handle,
+  );
+  answerLateRequests(server, options.requestTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,7 +1,9 @@
 /**
  * Every source of a GraphQL error, over real HTTP: each error carries an `extensions.code` and the HTTP status of the
- * README's table, the same for legacy `Accept: application/json` clients (Grafana) and GraphQL-over-HTTP's own type.
+ * README's table, the same for legacy `Accept: application/json` clients (Grafana) and GraphQL-over-HTTP's own type;
+ * and the server's deadline for receiving a request, on GraphQL and REST routes.
  */
+import { connect } from 'node:net';
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
@@ -272,5 +274,106 @@ describe('every GraphQL error has a code and its documented status, whatever the
       req.write('{"query": "');
     });
     expect(answer).toEqual({ status: 413, text: JSON.stringify({ errors: [error('Request body too large', 'REQUEST_ENTITY_TOO_LARGE')] }) });
+  });
+});
+
+describe('the deadline for receiving a request', () => {
+  /** Sends headers and the start of a body, then a byte every 50 ms, never finishing and never closing itself. */
+  function slowUpload(url: string, path: string): Promise<{ text: string; ms: number }> {
+    const { hostname, port } = new URL(url);
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      // allowHalfOpen: the client does not close when the server does; only the server can end the connection.
+      const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+      let text = '';
+      const drip = setInterval(() => {
+        if (socket.writable) socket.write(' ');
+      }, 50);
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearInterval(drip);
+        resolve({ text, ms: Date.now() - started });
+      });
+      socket.on('connect', () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"query": "`));
+      setTimeout(() => reject(new Error(`the server kept the socket: ${JSON.stringify(text)}`)), 10_000).unref();
+    });
+  }
+
+  it('answers a GraphQL upload still arriving at QUERY_TIMEOUT_MS with 408 REQUEST_TIMEOUT, then releases the socket', async () => {
+    const lines: string[] = [];
+    const g = await gateway({ QUERY_TIMEOUT_MS: '300' }, {}, lines);
+    const { text, ms } = await slowUpload(g.url, '/graphql');
+    const body = JSON.stringify({ errors: [error('the request was not received within its time limit of 300 ms (QUERY_TIMEOUT_MS)', 'REQUEST_TIMEOUT')] });
+    expect(text).toBe(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    // The deadline plus Node's check interval (30 ms here) plus the 2 s the client gets to read its 408.
+    expect(ms).toBeGreaterThanOrEqual(300);
+    expect(ms).toBeLessThan(4000);
+    // What yoga does with the body it was still waiting for is nobody's business: nothing is logged as an error.
+    expect(lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+  });
+
+  it('answers a REST upload the same way, in KairosDB\'s error format, and releases the socket', async () => {
+    const g = await gateway({ QUERY_TIMEOUT_MS: '300' });
+    const { text, ms } = await slowUpload(g.url, '/api/v1/datapoints');
+    // The REST handler's own time limit and the server's deadline race; both answer this, so either may.
+    const [head, body] = text.split('\r\n\r\n');
+    expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(head!.toLowerCase().split('\r\n')).toEqual(expect.arrayContaining(['connection: close', 'access-control-allow-origin: *']));
+    expect(body).toBe('{"errors":["the request was not received within its time limit of 300 ms (QUERY_TIMEOUT_MS)"]}');
+    expect(ms).toBeLessThan(4000);
+  });
+
+  it('holds headers that never end to the same deadline', async () => {
+    const g = await gateway({ QUERY_TIMEOUT_MS: '300' });
+    const { hostname, port } = new URL(g.url);
+    const text = await new Promise<string>((resolve) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(received));
+      socket.on('connect', () => socket.write(`GET /graphql HTTP/1.1\r\nHost: ${hostname}\r\n`));
+    });
+    const body = JSON.stringify({ errors: [error('the request was not received within its time limit of 300 ms (QUERY_TIMEOUT_MS)', 'REQUEST_TIMEOUT')] });
+    expect(text).toBe(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  });
+
+  it('keeps answering other client errors as Node does', async () => {
+    const g = await gateway();
+    const { hostname, port } = new URL(g.url);
+    const text = await new Promise<string>((resolve) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(received));
+      socket.on('connect', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+    });
+    expect(text).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  });
+
+  it('leaves idle keep-alive connections alone: the deadline runs from the start of each request', async () => {
+    const g = await gateway({ QUERY_TIMEOUT_MS: '300' });
+    const { hostname, port } = new URL(g.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const health = `GET /health HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`;
+    const answers = async (n: number) => {
+      while ((received.match(/HTTP\/1\.1 200 OK/g) ?? []).length < n) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    await new Promise<void>((resolve) => socket.on('connect', resolve));
+    socket.write(health);
+    await answers(1);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(socket.destroyed).toBe(false);
+    socket.write(health);
+    await answers(2);
+    socket.destroy();
   });
 });
