@@ -65,8 +65,10 @@ export const resolvers: Resolvers = {
 
   Mutation: {
     async addPoints(_, { series }, ctx) {
-      const batch = validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints }, (value, pointPath) =>
-        timeArg(ctx, value as string | number, `${pointPath}.time`),
+      const batch = withTagEntryFields(series, () =>
+        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints }, (value, pointPath) =>
+          timeArg(ctx, value as string | number, `${pointPath}.time`),
+        ),
       );
       await ctx.store.write(batch);
       ctx.loaders.clear();
@@ -170,6 +172,25 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
     ...(series.ttl != null ? { ttlSeconds: series.ttl } : {}),
     points: series.points.map((p) => ({ timestamp: p.time, value: p.value })),
   };
+}
+
+/**
+ * validateWrite reads tags as KairosDB's object of names to values: it names a bad value `series[0].tags.host` and
+ * shows the tags as an object. GraphQL sent a list, so the error is about the entry of that name
+ * (`series[0].tags[1].value`), and shows the list.
+ */
+function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: () => T): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const tags = /^series\[(\d+)\]\.tags(?:\.(.+))?$/s.exec(error.field);
+    const list = tags ? series[Number(tags[1])]?.tags : undefined;
+    if (tags === null || list === undefined) throw error;
+    if (tags[2] === undefined) throw typeof error.value === 'object' ? new InputError(error.field, list, error.reason) : error;
+    const k = list.findIndex((entry) => entry.name === tags[2]);
+    throw k < 0 ? error : new InputError(`series[${tags[1]}].tags[${k}].value`, error.value, error.reason);
+  }
 }
 
 /**

@@ -164,8 +164,8 @@ describe('writing then reading through GraphQL', () => {
 describe('bad input', () => {
   const badWrites: [string, unknown, string, string][] = [
     ['an empty metric name', { metric: '', tags: [{ name: 'host', value: 'a' }], points: [{ time: 1, value: 1 }] }, 'series[1].metric', 'series[1].metric must not be empty (got "")'],
-    ['a tag with an empty value', { metric: 'm', tags: [{ name: 'host', value: '' }], points: [{ time: 1, value: 1 }] }, 'series[1].tags.host', 'series[1].tags.host must not be empty (got "")'],
-    ['no tags', { metric: 'm', tags: [], points: [{ time: 1, value: 1 }] }, 'series[1].tags', 'series[1].tags must hold at least one tag (got {})'],
+    ['a tag with an empty value', { metric: 'm', tags: [{ name: 'dc', value: 'eu' }, { name: 'host', value: '' }], points: [{ time: 1, value: 1 }] }, 'series[1].tags[1].value', 'series[1].tags[1].value must not be empty (got "")'],
+    ['no tags', { metric: 'm', tags: [], points: [{ time: 1, value: 1 }] }, 'series[1].tags', 'series[1].tags must hold at least one tag (got [])'],
     ['a non-numeric value for a long', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'LONG', points: [{ time: 1, value: 1 }, { time: 2, value: 'abc' }] }, 'series[1].points[1].value', 'series[1].points[1].value must be an integer for type long (got "abc")'],
     ['a fraction for a long', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'LONG', points: [{ time: 1, value: 1.5 }] }, 'series[1].points[0].value', 'series[1].points[0].value must be an integer for type long (got 1.5)'],
     ['an unparseable time', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 'yesterday-ish', value: 1 }] }, 'series[1].points[0].time', 'series[1].points[0].time is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h (got "yesterday-ish")'],
