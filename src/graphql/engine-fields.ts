@@ -1,15 +1,17 @@
 /**
  * The way back from the engine's field paths, spelled in KairosDB's wire names (`time_zone`, `tags[0].regex`,
  * `aggregators[1].align_sampling`, `group_by[0].range_size`), to the GraphQL arguments a query was built from
- * (`timeZone`, `where[0].regex`, `aggregators[1].avg.alignSampling`, `groupBy.time.rangeSize`).
+ * (`timeZone`, `where[0].regex` or `where[0].eq`, `aggregators[1].avg.alignSampling`, `groupBy.time.rangeSize`).
  */
 import { InputError } from '../errors.js';
 import { GROUP_BYS } from '../engine/group-by/registry.js';
-import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
+import type { AggregatorInput, GroupByInput, TagMatch } from '../generated/graphql.js';
 import { aggregatorOf, camelCase, GROUP_BY_FIELDS, givenGroupByFields } from './aggregation-inputs.js';
+import { inWhereTerms } from './arguments.js';
 
-/** The GraphQL arguments behind a query's aggregator and group-by specs. */
+/** The GraphQL arguments behind a query's tag filter, aggregator and group-by specs. */
 export interface EngineQueryArgs {
+  readonly where?: readonly TagMatch[] | null;
   readonly aggregators?: readonly AggregatorInput[] | null;
   readonly groupBy?: GroupByInput | null;
 }
@@ -26,7 +28,8 @@ export async function withGraphQLFields<T>(args: EngineQueryArgs, run: () => Pro
 /** The same complaint, about the GraphQL argument the engine's field came from. */
 export function inGraphQLTerms(error: InputError, args: EngineQueryArgs): InputError {
   const { field, value } = graphqlField(error.field, error.value, args);
-  return field === error.field && value === error.value ? error : new InputError(field, value, error.reason);
+  const renamed = field === error.field && value === error.value ? error : new InputError(field, value, error.reason);
+  return inWhereTerms(renamed, args.where);
 }
 
 /** The query model's own fields that GraphQL names differently; the rest (`metric`, `limit`) share a name. */

@@ -10,13 +10,12 @@ import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, Va
 import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
-import { compileTagFilter } from '../query/tag-filter.js';
 import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
-import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg } from './arguments.js';
+import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { PointModel, SeriesModel } from './models.js';
@@ -77,7 +76,7 @@ export const resolvers: Resolvers = {
     async deletePoints(_, args, ctx) {
       const range = rangeArgs(ctx, args.from, args.to);
       const metric = validateMetricName(args.metric, 'metric');
-      const matches = compileTagFilter(tagFilterArg(args.where), 'where');
+      const matches = wherePredicate(args.where);
       const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(ctx.store, ctx.loaders, metric, range, matches);
       for (const warning of warnings) ctx.log.warn(warning);
       return { series, partitionsDeleted, rangesDeleted };
@@ -149,7 +148,7 @@ const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long'
 /** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
 async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric');
-  const predicate = compileTagFilter(tagFilterArg(where), 'where');
+  const predicate = wherePredicate(where);
   const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()));
   for (const warning of plan.warnings) ctx.log.warn(warning);
   return [...plan.partitions];

@@ -204,6 +204,10 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
       const cases: [string, string, string][] = [
         ['timeZone: "Mars/Olympus"', 'timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
         ['where: [{ tag: "" }]', 'where[0].tag', 'must not be empty (got "")'],
+        // The query model keeps eq as in[0] and notEq as notIn[0]; the client wrote eq and notEq.
+        ['where: [{ tag: "host", eq: "web-1" }, { tag: "dc", eq: "", in: ["eu"] }]', 'where[1].eq', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", eq: "eu", in: ["us", ""] }]', 'where[0].in[1]', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", notEq: "" }]', 'where[0].notEq', 'must not be empty (got "")'],
         ['groupBy: { tags: ["host", ""] }', 'groupBy.tags[1]', 'must be a non-empty tag name (got "")'],
         ['groupBy: { tags: ["host"], time: { rangeSize: { value: 0, unit: HOURS }, groupCount: 24 } }', 'groupBy.time.rangeSize.value', 'must be a whole number from 1 to 2147483647 (got 0)'],
         ['groupBy: { time: { rangeSize: { value: 1, unit: HOURS }, groupCount: 0 } }', 'groupBy.time.groupCount', 'must be a whole number from 1 to 2147483647 (got 0)'],

@@ -203,6 +203,8 @@ describe('bad input', () => {
     ['a delete range past the representable range', 'mutation { deletePoints(metric: "m", from: "now-99999999y", to: "now") { series } }', 'from', 'from is outside the representable range of ±8.64e15 ms (got "now-99999999y")'],
     ['an empty metric name', '{ points(metric: "", from: 0) { metric } }', 'metric', 'metric must not be empty (got "")'],
     ['an invalid regex', '{ points(metric: "m", from: 0, where: [{ tag: "host", regex: "(" }]) { metric } }', 'where[0].regex', 'where[0].regex is not a valid regular expression (Invalid regular expression: /^(?:()$/u: Unterminated group) (got "(")'],
+    ['an empty eq in tagValues', '{ tagValues(metric: "m", tag: "host", where: [{ tag: "dc", eq: "" }]) }', 'where[0].eq', 'where[0].eq must not be empty (got "")'],
+    ['an empty notEq in deletePoints', 'mutation { deletePoints(metric: "m", from: 0, to: 1, where: [{ tag: "dc", notEq: "", notIn: ["x"] }]) { series } }', 'where[0].notEq', 'where[0].notEq must not be empty (got "")'],
   ])('rejects a query with %s and stays up', async (_, query, field, message) => {
     const response = await gw.graphql(query);
     expect(response.status).toBe(400);
