@@ -46,15 +46,22 @@ export class InputError extends KairographError {
   }
 }
 
-/** A query went over one of its budgets (series, points read, points returned). */
+/**
+ * A query, or a whole request (every alias, every REST metric), went over one of its budgets. The message names
+ * the budget, its limit and the setting that raises it.
+ */
 export class BudgetExceededError extends KairographError {
+  readonly scope: 'query' | 'request';
   readonly budget: string;
   readonly limit: number;
+  readonly setting: string;
 
-  constructor(budget: string, limit: number, detail = '') {
-    super('BUDGET_EXCEEDED', `query exceeded its ${budget} budget of ${limit}${detail ? `: ${detail}` : ''}`);
+  constructor(scope: 'query' | 'request', budget: string, limit: number, setting: string) {
+    super('BUDGET_EXCEEDED', `${scope} exceeded its ${budget} budget of ${limit} (${setting})`);
+    this.scope = scope;
     this.budget = budget;
     this.limit = limit;
+    this.setting = setting;
   }
 }
 

@@ -21,6 +21,7 @@ import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
+import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
@@ -90,6 +91,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       }),
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(),
+      useBoundedAnswers((request) => contexts.get(request)),
     ],
   });
 

@@ -243,9 +243,9 @@ export function describeDashboardLimits(name: string, create: DashboardStoreFact
     });
 
     it.each([
-      ['MAX_POINTS_READ', '20', 'query exceeded its points read budget of 20'],
-      ['MAX_QUERY_SERIES', '2', 'query exceeded its series budget of 2'],
-      ['MAX_QUERY_POINTS', '5', 'query exceeded its points returned budget of 5'],
+      ['MAX_POINTS_READ', '20', 'query exceeded its points read budget of 20 (MAX_POINTS_READ)'],
+      ['MAX_QUERY_SERIES', '2', 'query exceeded its series budget of 2 (MAX_QUERY_SERIES)'],
+      ['MAX_QUERY_POINTS', '5', 'query exceeded its points returned budget of 5 (MAX_QUERY_POINTS)'],
     ])('fails a query over %s with BUDGET_EXCEEDED', async (setting, value, message) => {
       gw = await startGateway(store, { [setting]: value });
       const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`);
@@ -254,6 +254,50 @@ export function describeDashboardLimits(name: string, create: DashboardStoreFact
         data: null,
         errors: [{ message, locations: [{ line: 1, column: 3 }], path: ['series'], extensions: { code: 'BUDGET_EXCEEDED' } }],
       });
+    });
+
+    // Each alias reads and returns 54 points, within every budget of one query; two of them are over the request's.
+    const twoAliases = `{ a: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } }
+  b: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`;
+    it.each([
+      ['MAX_REQUEST_POINTS_READ', '100', 'request exceeded its points read budget of 100 (MAX_REQUEST_POINTS_READ)'],
+      ['MAX_REQUEST_POINTS', '100', 'request exceeded its points returned budget of 100 (MAX_REQUEST_POINTS)'],
+    ])('fails a request whose aliases together go over %s, and no alias answers', async (setting, value, message) => {
+      gw = await startGateway(store, { [setting]: value });
+      const alone = await gw.graphql(`{ a: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`);
+      expect(alone.status).toBe(200);
+      const response = await gw.graphql(twoAliases);
+      expect(response.status).toBe(422);
+      expect(response.body.data).toBeNull();
+      expect(response.body.errors!.length).toBeGreaterThan(0);
+      for (const error of response.body.errors!) expect(error).toMatchObject({ message, extensions: { code: 'BUDGET_EXCEEDED' } });
+    });
+
+    it('fails a request whose answer is over MAX_RESPONSE_BYTES, with the statistics of what it read', async () => {
+      gw = await startGateway(store, { MAX_RESPONSE_BYTES: '1024' });
+      const small = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, aggregators: [{ count: { sampling: { value: 1, unit: HOURS } } }]) { points { value } } }`);
+      expect(small.body).toEqual({ data: { series: [{ points: [{ value: 54 }] }] } });
+      const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { time value } } }`);
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({
+        data: null,
+        errors: [{ message: 'request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)', extensions: { code: 'BUDGET_EXCEEDED' } }],
+      });
+      expect(response.extensions).toMatchObject({ statistics: { queries: [{ path: 'series', pointsRead: 54, pointsReturned: 54 }] } });
+    });
+
+    it('counts the points fill makes up against MAX_REQUEST_POINTS', async () => {
+      // Two series on alternate timestamps: 9 points each, 18 each once filled to the other's timestamps.
+      gw = await startGateway(store, { MAX_REQUEST_POINTS: '30' });
+      const write = await gw.graphql(`mutation { addPoints(series: [
+        { metric: "sparse", tags: [{ name: "host", value: "a" }], points: [${Array.from({ length: 9 }, (_, i) => `{ time: ${T0 + 2 * i * STEP}, value: 1 }`).join(', ')}] },
+        { metric: "sparse", tags: [{ name: "host", value: "b" }], points: [${Array.from({ length: 9 }, (_, i) => `{ time: ${T0 + (2 * i + 1) * STEP}, value: 2 }`).join(', ')}] }]) { points } }`);
+      expect(write.body).toEqual({ data: { addPoints: { points: 18 } } });
+      const query = (fill: string) => `{ series(metric: "sparse", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }, fill: ${fill}) { points { value } } }`;
+      expect((await gw.graphql(query('NONE'))).status).toBe(200);
+      const filled = await gw.graphql(query('NULL'));
+      expect(filled.status).toBe(422);
+      expect(filled.body.errors![0]!.message).toBe('request exceeded its points returned budget of 30 (MAX_REQUEST_POINTS)');
     });
   });
 }

@@ -221,7 +221,13 @@ const CASES: Record<string, Case> = {
     env: { MAX_QUERY_POINTS: '5' },
     request: query('{ points(metric: "cpu", from: 0) { name } }'),
     status: 422,
-    body: { data: null, errors: [error('query exceeded its points returned budget of 5', 'BUDGET_EXCEEDED', { ...at(1, 3), path: ['points'] })] },
+    body: { data: null, errors: [error('query exceeded its points returned budget of 5 (MAX_QUERY_POINTS)', 'BUDGET_EXCEEDED', { ...at(1, 3), path: ['points'] })] },
+  },
+  'an answer over MAX_RESPONSE_BYTES': {
+    env: { MAX_RESPONSE_BYTES: '1024' },
+    request: query('{ points(metric: "cpu", from: 0) { points { time epochMs value } } }'),
+    status: 422,
+    body: { data: null, errors: [error('request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)', 'BUDGET_EXCEEDED')] },
   },
   'a request past QUERY_TIMEOUT_MS': {
     env: { QUERY_TIMEOUT_MS: '100' },

@@ -202,7 +202,19 @@ describe('bad input', () => {
     ['an aggregator time past the representable range', '{ series(metric: "m", from: 0, aggregators: [{ gaps: { startTime: "now-99999999y" } }]) { name } }', 'aggregators[0].gaps.startTime', 'aggregators[0].gaps.startTime is outside the representable range of ±8.64e15 ms (got "now-99999999y")'],
     ['a delete range past the representable range', 'mutation { deletePoints(metric: "m", from: "now-99999999y", to: "now") { series } }', 'from', 'from is outside the representable range of ±8.64e15 ms (got "now-99999999y")'],
     ['an empty metric name', '{ points(metric: "", from: 0) { metric } }', 'metric', 'metric must not be empty (got "")'],
-    ['an invalid regex', '{ points(metric: "m", from: 0, where: [{ tag: "host", regex: "(" }]) { metric } }', 'where[0].regex', 'where[0].regex is not a valid regular expression (Invalid regular expression: /^(?:()$/u: Unterminated group) (got "(")'],
+    ['an invalid regex', '{ points(metric: "m", from: 0, where: [{ tag: "host", regex: "(" }]) { metric } }', 'where[0].regex', 'where[0].regex is not a valid regular expression (Invalid regular expression: /(/: Unterminated group) (got "(")'],
+    [
+      'a regex with a backreference',
+      String.raw`{ points(metric: "m", from: 0, where: [{ tag: "host", regex: "(a)\\1" }]) { metric } }`,
+      'where[0].regex',
+      String.raw`where[0].regex cannot be matched in linear time: backreferences, lookahead, lookbehind and repetition counts above 16 are not supported (got "(a)\\1")`,
+    ],
+    [
+      'a regex with a Unicode property class',
+      String.raw`{ points(metric: "m", from: 0, where: [{ tag: "host", regex: "\\p{L}+" }]) { metric } }`,
+      'where[0].regex',
+      String.raw`where[0].regex uses a Unicode property class (\p{...}), which is not supported (got "\\p{L}+")`,
+    ],
     ['an empty eq in tagValues', '{ tagValues(metric: "m", tag: "host", where: [{ tag: "dc", eq: "" }]) }', 'where[0].eq', 'where[0].eq must not be empty (got "")'],
     ['an empty notEq in deletePoints', 'mutation { deletePoints(metric: "m", from: 0, to: 1, where: [{ tag: "dc", notEq: "", notIn: ["x"] }]) { series } }', 'where[0].notEq', 'where[0].notEq must not be empty (got "")'],
   ])('rejects a query with %s and stays up', async (_, query, field, message) => {

@@ -340,6 +340,27 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         );
       });
 
+      it("budgets a request's metrics together: points read, points returned and answer bytes, each naming its setting", async () => {
+        const one = { name: 'sys.cpu.load' };
+        const body = { start_absolute: T0, end_absolute: T0 + 3_600_000, metrics: [one, one] };
+        for (const [setting, value, message] of [
+          ['MAX_REQUEST_POINTS_READ', '10', 'request exceeded its points read budget of 10 (MAX_REQUEST_POINTS_READ)'],
+          ['MAX_REQUEST_POINTS', '10', 'request exceeded its points returned budget of 10 (MAX_REQUEST_POINTS)'],
+        ] as const) {
+          const gw = await start({ [setting]: value });
+          await writeLoad(gw);
+          // One metric reads and returns 6 points; two are over 10.
+          expect((await gw.call('POST', '/api/v1/datapoints/query', { body: { ...body, metrics: [one] } })).status).toBe(200);
+          expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body }))).toEqual(refused(422, message));
+        }
+        const gw = await start({ MAX_RESPONSE_BYTES: '1024' });
+        await writeLoad(gw);
+        const many = { ...body, metrics: Array.from({ length: 12 }, () => one) };
+        expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body: many }))).toEqual(
+          refused(422, 'request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)'),
+        );
+      });
+
       // The limit goes into each partition read as in KairosDB, so the limited query reads 2 points of each host.
       it('keeps queries in request order with alias, exclude_tags, limit, order and regex tags; drops empty results', async () => {
         const gw = await start();
