@@ -163,7 +163,7 @@ function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, hea
 }
 
 /** Every response carries KairosDB's headers (`MetricsResource.setHeaders`): CORS for any origin, no caching. */
-const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+export const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
 
 function send(res: ServerResponse, status: number, body?: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent || res.destroyed) return;

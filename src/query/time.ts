@@ -34,7 +34,10 @@ export function parseTime(value: unknown, nowMs: number): number {
   if (relative) {
     const [, sign, amount, unit] = relative;
     if (sign === undefined) return nowMs;
-    return plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!);
+    const ms = plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!);
+    // luxon answers NaN past its range (now-99999999y); that is a time too far away, not a malformed one.
+    if (Number.isNaN(ms)) throw new TimeParseError(OUT_OF_RANGE);
+    return epochMs(ms);
   }
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
   if (!parsed.isValid) throw new TimeParseError('is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h');
@@ -66,9 +69,11 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+const OUT_OF_RANGE = 'is outside the representable range of ±8.64e15 ms';
+
 function epochMs(value: number): number {
-  if (!Number.isSafeInteger(value)) throw new TimeParseError('must be a whole number of epoch milliseconds');
+  if (!Number.isInteger(value)) throw new TimeParseError('must be a whole number of epoch milliseconds');
   // Date and ISO-8601 stop at ±8.64e15 ms; KairosDB's Long range is wider, but nothing beyond it is a real time.
-  if (Math.abs(value) > 8.64e15) throw new TimeParseError('is outside the representable range of ±8.64e15 ms');
+  if (Math.abs(value) > 8.64e15) throw new TimeParseError(OUT_OF_RANGE);
   return value;
 }

@@ -164,18 +164,25 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
       expect(naive).toBe(4);
     });
 
-    it('names the aggregator position and parameter in invalid pipelines', async () => {
+    it("names GraphQL's argument and the value in invalid pipelines, never KairosDB's wire name", async () => {
+      // The engine validates in KairosDB's names (aggregators[1].time_zone); GraphQL clients must read their own.
       const cases: [string, string, string][] = [
-        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile', 'must be greater than 0 and less than 1'],
-        ['{ div: { divisor: 0 } }', 'aggregators[1].divisor', 'must not be zero'],
-        ['{ avg: { timeZone: "Mars/Olympus" } }', 'aggregators[1].time_zone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30'],
+        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile.percentile', 'must be greater than 0 and less than 1 (got 1.5)'],
+        ['{ div: { divisor: 0 } }', 'aggregators[1].div.divisor', 'must not be zero (got 0)'],
+        ['{ avg: { timeZone: "Mars/Olympus" } }', 'aggregators[1].avg.timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
+        ['{ leastSquares: { sampling: { value: 0, unit: MINUTES } } }', 'aggregators[1].leastSquares.sampling.value', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['{ saveAs: { metricName: "" } }', 'aggregators[1].saveAs.metricName', 'must not be empty (got "")'],
+        ['{ saveAs: { metricName: "copy", tags: [{ name: "a", value: "1" }, { name: "saved_from", value: "x" }] } }', 'aggregators[1].saveAs.tags[1]', 'clashes with the saved_from tag that the aggregator adds (got "x")'],
+        ['{ sma: { size: 0 } }', 'aggregators[1].sma.size', 'must be a whole number from 1 to 1000000 (got 0)'],
       ];
       for (const [aggregator, field, reason] of cases) {
         const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, aggregators: [{ count: {} }, ${aggregator}]) { name } }`);
         expect(response.status, aggregator).toBe(400);
         expect(response.body.errors![0]!.extensions, aggregator).toEqual({ code: 'BAD_USER_INPUT', field });
-        expect(response.body.errors![0]!.message, aggregator).toContain(`${field} ${reason}`);
+        expect(response.body.errors![0]!.message, aggregator).toBe(`${field} ${reason}`);
       }
+      const afterGaps = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, aggregators: [{ gaps: {} }, { leastSquares: {} }]) { name } }`);
+      expect(afterGaps.body.errors![0]!.message).toBe('aggregators[1].leastSquares cannot follow gaps (aggregators[0]): it would read the null points gaps adds (got "leastSquares")');
       const unknown = await gw.graphql(`{ series(metric: "m", from: 0, aggregators: [{ median: {} }]) { name } }`);
       expect(unknown.body.errors![0]!.message).toBe('Field "median" is not defined by type "AggregatorInput". Did you mean "min"?');
       const two = await gw.graphql(`{ series(metric: "m", from: 0, aggregators: [{ sum: {}, max: {} }]) { name } }`);
@@ -190,7 +197,29 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
         { metric: "dup.rate", tags: [{ name: "host", value: "b" }], points: [{ time: ${T0}, value: 2 }] }]) { points } }`);
       const response = await gw.graphql(`{ series(metric: "dup.rate", from: ${T0}, to: ${END}, aggregators: [{ rate: { unit: SECONDS } }]) { name } }`);
       expect(response.status).toBe(400);
-      expect(response.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'aggregators[0]' });
+      expect(response.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'aggregators[0].rate' });
+    });
+
+    it("names the query's own arguments and group-bys as GraphQL spells them", async () => {
+      const cases: [string, string, string][] = [
+        ['timeZone: "Mars/Olympus"', 'timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
+        ['where: [{ tag: "" }]', 'where[0].tag', 'must not be empty (got "")'],
+        // The query model keeps eq as in[0] and notEq as notIn[0]; the client wrote eq and notEq.
+        ['where: [{ tag: "host", eq: "web-1" }, { tag: "dc", eq: "", in: ["eu"] }]', 'where[1].eq', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", eq: "eu", in: ["us", ""] }]', 'where[0].in[1]', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", notEq: "" }]', 'where[0].notEq', 'must not be empty (got "")'],
+        ['groupBy: { tags: ["host", ""] }', 'groupBy.tags[1]', 'must be a non-empty tag name (got "")'],
+        ['groupBy: { tags: ["host"], time: { rangeSize: { value: 0, unit: HOURS }, groupCount: 24 } }', 'groupBy.time.rangeSize.value', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { time: { rangeSize: { value: 1, unit: HOURS }, groupCount: 0 } }', 'groupBy.time.groupCount', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { valueRangeSize: 0 }', 'groupBy.valueRangeSize', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { tags: ["host"], bins: [1, 5, 3] }', 'groupBy.bins[2]', 'must be greater than the bin before it (5) (got 3)'],
+      ];
+      for (const [argument, field, reason] of cases) {
+        const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, ${argument}) { name } }`);
+        expect(response.status, argument).toBe(400);
+        expect(response.body.errors![0]!.extensions, argument).toEqual({ code: 'BAD_USER_INPUT', field });
+        expect(response.body.errors![0]!.message, argument).toBe(`${field} ${reason}`);
+      }
     });
   });
 }
