@@ -59,6 +59,12 @@ describe('SliceBuilder', () => {
     ]);
   });
 
+  it('refuses a double or complex cell shorter than its type even inside a larger buffer', () => {
+    const buf = Uint8Array.of(...encodeDouble(1.5), ...encodeDouble(2.5));
+    expect(() => new SliceBuilder(keyOf('kairos_double'), spec).add(0, buf, 0, 7)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
+    expect(() => new SliceBuilder(keyOf('kairos_complex'), spec).add(0, buf, 0, 12)).toThrow(new Error('double value is truncated: needs 8 bytes, has 4'));
+  });
+
   it('hands out nothing when no cell was added', () => {
     expect(build('kairos_double', [], 4096)).toEqual([]);
   });

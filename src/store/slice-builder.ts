@@ -64,15 +64,15 @@ export class SliceBuilder {
         break;
       }
       case 'double':
-        this.numbers[i] = this.legacy ? decodeLegacyDouble(buf, start, end) : decodeDouble(buf, start);
+        this.numbers[i] = this.legacy ? decodeLegacyDouble(buf, start, end) : decodeDouble(buf, start, end);
         break;
       case 'string':
         this.strings!.push(decodeString(buf, start, end));
         break;
       case 'complex':
         // Two reads rather than decodeComplex, whose pair would be one object per point.
-        this.numbers[i] = decodeDouble(buf, start);
-        this.imaginary![i] = decodeDouble(buf, start + 8);
+        this.numbers[i] = decodeDouble(buf, start, end);
+        this.imaginary![i] = decodeDouble(buf, start + 8, end);
         break;
     }
     return done;

@@ -162,6 +162,9 @@ describe('kairos_double and kairos_complex', () => {
 
   it('rejects a short buffer', () => {
     expect(() => decodeDouble(fromHex('3ff80000000000'), 0)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
+    // A cell inside a larger buffer ends where its caller says, not where the buffer does.
+    expect(() => decodeDouble(fromHex('3ff8000000000000'), 0, 7)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
+    expect(decodeDouble(fromHex('3ff8000000000000 ff'), 0, 8)).toBe(1.5);
   });
 
   it('encodes complex numbers as real then imaginary', () => {

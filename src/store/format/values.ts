@@ -66,8 +66,9 @@ export function encodeDouble(v: number): Uint8Array {
   return out;
 }
 
-export function decodeDouble(buf: Uint8Array, start: number): number {
-  if (start + 8 > buf.length) throw truncated('double value', 8, buf.length - start);
+/** Reads the double at `buf[start]`; `end` bounds the cell, which may sit inside a larger buffer (a block, a frame). */
+export function decodeDouble(buf: Uint8Array, start: number, end: number = buf.length): number {
+  if (start + 8 > end) throw truncated('double value', 8, end - start);
   return readDoubleAt(buf, start);
 }
 
@@ -102,7 +103,7 @@ export function encodeComplex(real: number, imaginary: number): Uint8Array {
   return out;
 }
 
-/** Allocates the pair; a hot loop can call `decodeDouble(buf, start)` and `decodeDouble(buf, start + 8)` instead. */
+/** Allocates the pair; a hot loop can call `decodeDouble(buf, start, end)` and `decodeDouble(buf, start + 8, end)` instead. */
 export function decodeComplex(buf: Uint8Array, start: number): { real: number; imaginary: number } {
   if (start + 16 > buf.length) throw truncated('complex value', 16, buf.length - start);
   return { real: readDoubleAt(buf, start), imaginary: readDoubleAt(buf, start + 8) };
