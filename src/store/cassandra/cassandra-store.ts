@@ -9,9 +9,10 @@ import type { RowKey, RowSpec, ScanOptions, Slice, Store, WriteBatch } from '../
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
+import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
 import { Limiter } from './limiter.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
-import { scanPartition } from './scan.js';
+import { scanPartition, type ScanPageCounts } from './scan.js';
 import { createMissingSchema, describeMissingSchema, findMissingSchema, readSpec } from './schema.js';
 import { statementsFor, type Statements } from './statements.js';
 import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
@@ -19,6 +20,7 @@ import { writePartitions } from './write.js';
 
 export type { CassandraStoreOptions } from './options.js';
 export type { StatementCounts } from './executor.js';
+export type { ScanPageCounts } from './scan.js';
 
 interface Connection {
   readonly exec: Executor;
@@ -40,6 +42,7 @@ export class CassandraStore implements Store {
   private readonly st: Statements;
   private readonly limiter: Limiter;
   private readonly stats: ExecutorStats = { counts: {}, inFlight: 0 };
+  private readonly pages: ScanPageCounts = { lean: 0, driver: 0 };
   private readonly clock = new MutationClock();
   private connection: Connection | undefined;
   private attempt: Promise<Connection> | undefined;
@@ -50,9 +53,13 @@ export class CassandraStore implements Store {
   private repairTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /** Validates the options (throws on a bad one) and starts connecting in the background. */
+  /**
+   * Validates the options (throws on a bad one, or when the lean decoder cannot hook the installed driver) and
+   * starts connecting in the background.
+   */
   constructor(options: CassandraStoreOptions) {
     this.options = resolveOptions(options);
+    if (this.options.scanDecoder === 'lean') installLeanPageHook();
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
     this.startAttempt();
@@ -73,6 +80,11 @@ export class CassandraStore implements Store {
   /** Requests sent to Cassandra since the store was made, by statement: a page, a batch, a single statement each. */
   get statements(): Readonly<StatementCounts> {
     return { ...this.stats.counts };
+  }
+
+  /** data_points pages the scans decoded, lean or through the driver's rows (a lean store counts none of the latter). */
+  get scanPages(): Readonly<ScanPageCounts> {
+    return { ...this.pages };
   }
 
   /** Driver requests sent and not yet answered (a page an aborted scan no longer wants runs to its end). */
@@ -105,7 +117,7 @@ export class CassandraStore implements Store {
   async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
     options.signal?.throwIfAborted();
     const { exec, spec } = await this.connected();
-    yield* scanPartition(exec, this.st, spec, this.options.fetchSize, key, startMs, endMs, options);
+    yield* scanPartition(exec, this.st, spec, this.options.fetchSize, key, startMs, endMs, options, this.pages);
   }
 
   async write(batch: WriteBatch): Promise<void> {
@@ -276,7 +288,7 @@ function clientOptions(options: ResolvedOptions): cassandra.ClientOptions {
       reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 10_000, false),
     },
     // Maps decode as Map, so a tag named __proto__ stays data.
-    encoding: { map: Map },
+    encoding: { map: Map, ...(options.scanDecoder === 'lean' ? leanPagesEncoding(options.keyspace) : {}) },
     socketOptions: { readTimeout: options.requestTimeoutMs, connectTimeout: Math.min(5000, options.requestTimeoutMs) },
     ...(options.credentials ? { authProvider: new auth.PlainTextAuthProvider(options.credentials.username, options.credentials.password) } : {}),
     ...(options.tls ? { sslOptions: { rejectUnauthorized: true } } : {}),

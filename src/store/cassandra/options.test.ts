@@ -32,6 +32,7 @@ describe('resolveOptions', () => {
       reconnectDelayMs: 1000,
       rowTimeUnit: 'MILLISECONDS',
       rowWidth: undefined,
+      scanDecoder: 'lean',
     });
     expect(typeof log.warn).toBe('function');
   });
@@ -54,6 +55,7 @@ describe('resolveOptions', () => {
     [{ password: 'secret' }, 'Cassandra password is set but the user name is empty'],
     [{ fetchSize: 0 }, 'Cassandra store: the fetch size must be a positive integer (got 0)'],
     [{ concurrency: 1.5 }, 'Cassandra store: the concurrency must be a positive integer (got 1.5)'],
+    [{ scanDecoder: 'rows' as 'lean' }, 'Cassandra store: the scan decoder must be one of lean, driver (got "rows")'],
   ])('refuses %o', (options, message) => {
     expect(() => resolveOptions({ ...base, ...options })).toThrow(new Error(message));
   });

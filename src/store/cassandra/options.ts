@@ -20,6 +20,11 @@ export const TABLE_NAMES = [
 
 export type TableName = (typeof TABLE_NAMES)[number];
 
+/** How data_points scan pages are decoded: `lean` into slices from the frame's bytes (lean-page-hook.ts), `driver` through its Row objects. */
+export type ScanDecoder = (typeof SCAN_DECODERS)[number];
+
+export const SCAN_DECODERS = ['lean', 'driver'] as const;
+
 export interface CassandraStoreOptions {
   /** `host` or `host:port` (default port 9042). */
   readonly contactPoints: readonly string[];
@@ -48,6 +53,8 @@ export interface CassandraStoreOptions {
   readonly rowTimeUnit?: RowTimeUnit;
   /** Written to `spec` only when the keyspace has none (default 1814400000 ms, or 1814400 with unit SECONDS). */
   readonly rowWidth?: number;
+  /** Default `lean`; `driver` is the driver's stock decoding, the reference the lean decoder is tested against. */
+  readonly scanDecoder?: ScanDecoder;
   /** Where connection changes are reported; silent by default. */
   readonly log?: StoreLog;
 }
@@ -73,6 +80,7 @@ export interface ResolvedOptions {
   readonly reconnectDelayMs: number;
   readonly rowTimeUnit: RowTimeUnit;
   readonly rowWidth: number | undefined;
+  readonly scanDecoder: ScanDecoder;
   readonly log: StoreLog;
 }
 
@@ -108,6 +116,7 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     reconnectDelayMs: positive(options.reconnectDelayMs ?? 1000, 'reconnect delay'),
     rowTimeUnit: options.rowTimeUnit ?? 'MILLISECONDS',
     rowWidth: options.rowWidth === undefined ? undefined : positive(options.rowWidth, 'row width'),
+    scanDecoder: scanDecoder(options.scanDecoder ?? 'lean'),
     log: options.log ?? SILENT,
   };
 }
@@ -140,6 +149,11 @@ export function tableOptionsProblem(options: Readonly<Record<string, unknown>>):
     if (/COMPACT\s+STORAGE/i.test(text)) return `the options of table ${table} must not use COMPACT STORAGE (got ${JSON.stringify(text)})`;
   }
   return undefined;
+}
+
+function scanDecoder(value: ScanDecoder): ScanDecoder {
+  if (!(SCAN_DECODERS as readonly string[]).includes(value)) throw new Error(`Cassandra store: the scan decoder must be one of ${SCAN_DECODERS.join(', ')} (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 function check(problem: string | undefined): void {

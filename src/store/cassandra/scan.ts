@@ -1,11 +1,14 @@
 // Reads one data_points partition as slices: KairosDB's SELECT over the column range of [start, end], paged by
-// the driver's page state so the next page is fetched only when the consumer asks for it.
+// the driver's page state so the next page is fetched only when the consumer asks for it. Pages come as ScanRows
+// (the lean decoder, lean-page-hook.ts) or, on a client without it, as the driver's Rows; both fill one builder.
+import type cassandra from 'cassandra-driver';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
 import { pageStateOf, type Executor } from './executor.js';
+import { ScanRows } from './scan-rows.js';
 import type { Statements } from './statements.js';
 
 export async function* scanPartition(
@@ -17,6 +20,7 @@ export async function* scanPartition(
   startMs: number,
   endMs: number,
   options: ScanOptions,
+  pages: ScanPageCounts,
 ): AsyncGenerator<Slice> {
   const keyBytes = bufferOf(encodeRowKey(key));
   const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
@@ -33,18 +37,36 @@ export async function* scanPartition(
   do {
     const result = await exec.page('data_points.select', query, params, { ...request, pageState });
     pageState = pageStateOf(result);
-    if (result.rows.length === 0) continue;
+    const rows = result.rows as unknown as ScanRows | cassandra.types.Row[];
+    if (rows.length === 0) continue;
     // The builder allocates whole slices up front: a partition that fits in one page needs them no longer than it.
-    builder ??= new SliceBuilder(key, spec, pageState === undefined ? Math.min(pageSize, result.rows.length) : pageSize);
-    for (const row of result.rows) {
-      // A kairos_legacy long 0 is an empty blob, which the protocol may hand over as null.
-      const value = (row['value'] as Buffer | null) ?? EMPTY;
-      const done = builder.add(readColumn(row['column1'] as Buffer, 0), value, 0, value.length);
-      if (done !== undefined) yield done;
+    builder ??= new SliceBuilder(key, spec, pageState === undefined ? Math.min(pageSize, rows.length) : pageSize);
+    if (rows instanceof ScanRows) {
+      pages.lean++;
+      yield* rows.slices(builder);
+    } else {
+      pages.driver++;
+      yield* driverRowSlices(rows, builder);
     }
   } while (pageState !== undefined);
   const rest = builder?.flush();
   if (rest !== undefined) yield rest;
+}
+
+/** Pages of the scan by how they were decoded (lean: ScanRows; driver: a Row per row). */
+export interface ScanPageCounts {
+  lean: number;
+  driver: number;
+}
+
+/** The driver's Rows of a client without the lean decoder: its cells are Buffers of their own. */
+export function* driverRowSlices(rows: cassandra.types.Row[], builder: SliceBuilder): Generator<Slice, void, undefined> {
+  for (const row of rows) {
+    // A kairos_legacy long 0 is an empty blob, which the protocol may hand over as null.
+    const value = (row['value'] as Buffer | null) ?? EMPTY;
+    const done = builder.add(readColumn(row['column1'] as Buffer, 0), value, 0, value.length);
+    if (done !== undefined) yield done;
+  }
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -1,0 +1,151 @@
+/**
+ * The one place the store reaches into cassandra-driver's internals: its per-connection result parser hands a
+ * data_points scan page over as ScanRows (the frame's own bytes) instead of a Row object per row. Pinned to the
+ * driver release it was read against; lean-page-hook.test.ts fails when an upgrade moves what it relies on.
+ */
+import { createRequire } from 'node:module';
+import cassandra from 'cassandra-driver';
+import { ScanRows } from './scan-rows.js';
+
+/** The cassandra-driver release this hook was written and tested against; package.json pins exactly this one. */
+export const HOOKED_DRIVER_VERSION = '4.10.0';
+
+/**
+ * The key under the client's `encoding` options that opts a client in. `encoding` is the only client option the
+ * driver hands to each connection's parser (as `parser.encoder.encodingOptions`), including connections it opens
+ * later; the driver ignores keys it does not know and copies a class instance by reference.
+ */
+export const LEAN_PAGES_KEY = 'kairographLeanPages';
+
+/** What a store's client carries under LEAN_PAGES_KEY: which keyspace's data_points pages to hand over raw. */
+export class LeanPages {
+  constructor(readonly keyspace: string) {}
+
+  /**
+   * Exactly the scan's result columns: `column1 blob, value blob` of this keyspace's data_points. No other statement
+   * of the store reads that pair, so no other result (index tables, spec, schema, control connection) is touched.
+   */
+  matches(meta: RowsMetadata): boolean {
+    const columns = meta.columns;
+    return columns.length === 2 && this.isColumn(meta, columns[0]!, 'column1') && this.isColumn(meta, columns[1]!, 'value');
+  }
+
+  private isColumn(meta: RowsMetadata, column: ColumnSpec, name: string): boolean {
+    // With the protocol's global_tables_spec flag the keyspace and table are named once for all columns.
+    return (
+      column.name === name &&
+      column.type.code === BLOB &&
+      (column.ksname ?? meta.keyspace) === this.keyspace &&
+      (column.tablename ?? meta.table) === 'data_points'
+    );
+  }
+}
+
+/** Client `encoding` options that opt the client's scans into lean pages (merged with its own encoding options). */
+export function leanPagesEncoding(keyspace: string): Record<string, unknown> {
+  return { [LEAN_PAGES_KEY]: new LeanPages(keyspace) };
+}
+
+/**
+ * Installs the hook once per process (every client shares the driver's Parser prototype). Throws, naming the way
+ * out, when the running driver is not the release the hook was verified on or lacks what it relies on: a silent
+ * fall-back would only show as slow reads.
+ */
+export function installLeanPageHook(): void {
+  const prototype = driverParser().prototype;
+  if (prototype.parseRows === leanParseRows) return;
+  const problem = leanHookProblem(String((cassandra as unknown as { version: unknown }).version), prototype);
+  if (problem !== undefined) throw new Error(problem);
+  stockParseRows = prototype.parseRows;
+  prototype.parseRows = leanParseRows;
+}
+
+/** Why the hook cannot go into this driver, or undefined when it can. */
+export function leanHookProblem(version: string, prototype: Partial<ParserPrototype>): string | undefined {
+  if (version !== HOOKED_DRIVER_VERSION) {
+    return (
+      `the lean page decoder hooks cassandra-driver ${HOOKED_DRIVER_VERSION}'s result parser, but ${version} is installed: ` +
+      'make src/store/cassandra/lean-page-hook.test.ts pass on it and update HOOKED_DRIVER_VERSION, or set CASSANDRA_SCAN_DECODER=driver'
+    );
+  }
+  for (const method of ['parseRows', 'handleParsingError', 'push'] as const) {
+    if (typeof prototype[method] !== 'function') return `the lean page decoder needs cassandra-driver's Parser.prototype.${method}, which ${version} does not have`;
+  }
+  return undefined;
+}
+
+/** The driver's own `Parser` (lib/streams.js), the one its connections instantiate; exported for the hook's test. */
+export function driverParser(): { prototype: ParserPrototype } {
+  return require('cassandra-driver/lib/streams.js').Parser as { prototype: ParserPrototype };
+}
+
+// What the hook relies on, as lib/streams.js and lib/readers.js of 4.10.0 define it.
+
+/** `readers.FrameReader`: the frame body (or the socket chunk holding it) and the offset of the rows count. */
+interface FrameReader {
+  readonly buf: Buffer;
+  readonly offset: number;
+}
+
+interface ColumnSpec {
+  readonly ksname?: string;
+  readonly tablename?: string;
+  readonly name: string;
+  readonly type: { readonly code: number };
+}
+
+/** `FrameReader.readMetadata`'s result for a ROWS result. */
+interface RowsMetadata {
+  readonly columns: readonly ColumnSpec[];
+  readonly keyspace?: string;
+  readonly table?: string;
+}
+
+/** `Parser.frameState`'s per-frame state once `parseResult` has read the ROWS metadata. */
+interface FrameInfo {
+  readonly header: unknown;
+  readonly meta: RowsMetadata;
+  readonly flagsInfo: unknown;
+  /** Set only for `eachRow`/`stream` requests, whose frames are parsed as chunks arrive; the store sends none. */
+  readonly byRow?: boolean;
+}
+
+interface Parser {
+  readonly encoder: { readonly encodingOptions: Readonly<Record<string, unknown>> };
+  push(item: object): boolean;
+  handleParsingError(error: unknown, frameInfo: FrameInfo, reader: null): void;
+}
+
+type ParseRows = (this: Parser, frameInfo: FrameInfo, reader: FrameReader) => void;
+
+export interface ParserPrototype {
+  parseRows: ParseRows;
+  handleParsingError: Parser['handleParsingError'];
+  push: Parser['push'];
+}
+
+const require = createRequire(import.meta.url);
+const BLOB = cassandra.types.dataTypes.blob;
+let stockParseRows: ParseRows | undefined;
+
+/**
+ * `Parser.prototype.parseRows` for every connection of the process. A frame that is not parsed as it streams in
+ * arrives here whole (the parser buffers it), with the reader at the rows count. Pages of an opted-in client's scan
+ * become one ScanRows on the result the driver completes the request with (`result.rows`, which it passes to the
+ * ResultSet untouched); everything else goes to the driver's own parseRows. A malformed page fails its request as
+ * the driver's own parse errors do.
+ */
+function leanParseRows(this: Parser, frameInfo: FrameInfo, reader: FrameReader): void {
+  const lean = this.encoder.encodingOptions[LEAN_PAGES_KEY];
+  if (!(lean instanceof LeanPages) || frameInfo.byRow === true || !lean.matches(frameInfo.meta)) {
+    return stockParseRows!.call(this, frameInfo, reader);
+  }
+  let rows: ScanRows;
+  try {
+    if (reader.offset + 4 > reader.buf.length) throw new Error('data_points page is malformed: its rows count is past the end of the frame');
+    rows = ScanRows.framed(reader.buf, reader.offset + 4, reader.buf.readInt32BE(reader.offset));
+  } catch (error) {
+    return this.handleParsingError(error, frameInfo, null);
+  }
+  this.push({ header: frameInfo.header, result: { rows, meta: frameInfo.meta, flags: frameInfo.flagsInfo } });
+}
