@@ -11,15 +11,8 @@ import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sliceBits, type SliceBits } from '../../../test/support/slice-bits.js';
-import {
-  encodeComplex,
-  encodeDouble,
-  encodeLegacyDouble,
-  encodeLegacyFloat,
-  encodeLegacyLong,
-  encodeLong,
-  encodeString,
-} from '../format/index.js';
+import { columnOf, typedCells } from '../../../test/support/cell-arbitraries.js';
+import { encodeLegacyLong, encodeLong } from '../format/index.js';
 import { SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, Slice } from '../store.js';
 import { HOOKED_DRIVER_VERSION, driverParser, installLeanPageHook, leanHookProblem, leanPagesEncoding } from './lean-page-hook.js';
@@ -402,72 +395,24 @@ function columnBytes(column: number): Buffer {
   return b;
 }
 
-const MIN_LONG = -(2n ** 63n);
-const MAX_LONG = 2n ** 63n - 1n;
-
-/** Any 64-bit long, leaning on the edges: ±2^53 where doubles stop being exact, and Long.MIN/MAX. */
-const longArbitrary = fc.oneof(
-  fc.bigInt({ min: MIN_LONG, max: MAX_LONG }),
-  fc.bigInt({ min: -(2n ** 54n), max: 2n ** 54n }),
-  fc.constantFrom(MIN_LONG, MAX_LONG, 0n, -1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 53n - 1n),
-);
-
-/** Any 8 bytes (NaN payloads included) or any double fast-check knows (-0, subnormals, infinities). */
-const doubleBytes = fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.double().map(encodeDouble));
-
-/** Cells of one data type: [column offset step, value bytes] with columns strictly increasing. */
-function valuesOf(dataType: string): fc.Arbitrary<(Buffer | null)[]> {
-  const buf = (a: fc.Arbitrary<Uint8Array>) => a.map((b) => Buffer.from(b));
-  switch (dataType) {
-    case 'kairos_long':
-      return fc.array(buf(longArbitrary.map(encodeLong)), { maxLength: 40 });
-    case 'kairos_double':
-      return fc.array(buf(doubleBytes), { maxLength: 40 });
-    case 'kairos_string':
-      return fc.array(buf(fc.oneof(fc.constant(''), fc.string({ unit: 'binary', maxLength: 12 })).map(encodeString)), { maxLength: 40 });
-    case 'kairos_complex':
-      return fc.array(
-        buf(fc.oneof(fc.tuple(doubleBytes, doubleBytes).map(([re, im]) => Uint8Array.of(...re, ...im)), fc.tuple(fc.double(), fc.double()).map(([re, im]) => encodeComplex(re, im)))),
-        { maxLength: 40 },
-      );
-    default:
-      return fc.constant([]);
-  }
-}
-
-/** kairos_legacy cells: longs (flag 0; 0 as an empty blob or as null) and floats or doubles (flag 1) mixed. */
-const legacyCells = fc.array(
-  fc.oneof(
-    longArbitrary.map((v) => [0, v === 0n ? null : Buffer.from(encodeLegacyLong(v))] as const),
-    fc.constant([0, null] as const),
-    fc.double().map((v) => [1, Buffer.from(encodeLegacyFloat(v))] as const),
-    fc.double().map((v) => [1, Buffer.from(encodeLegacyDouble(v))] as const),
-  ),
-  { maxLength: 40 },
-);
-
 function partitionArbitrary(): fc.Arbitrary<Partition> {
   const spec = fc.constantFrom<RowSpec>(MS, { unit: 'SECONDS', width: 1_814_400 }, { unit: 'LEGACY', width: 1_814_400_000 });
   const layout = fc.record({
     spec,
     rowTime: fc.constantFrom(0, 1_435_190_400_000, -2),
+    // Late in a row, shifted columns (LEGACY unit, kairos_legacy rows) pass 2^31.
+    base: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_800_000_000 })),
     steps: fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 40, maxLength: 40 }),
     pageSizes: fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 3 }),
     sliceSize: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constant(4096)),
     chunks: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }).map((c) => c.sort((a, b) => a - b)),
   });
-  const typed = fc.constantFrom('kairos_long', 'kairos_long_nano', 'kairos_double', 'kairos_string', 'kairos_complex').chain((dataType) =>
-    fc.tuple(fc.constant(dataType), valuesOf(dataType === 'kairos_long_nano' ? 'kairos_long' : dataType).map((values) => values.map((v) => [0, v] as const))),
-  );
-  const cells = fc.oneof(typed, fc.tuple(fc.constant('kairos_legacy'), legacyCells));
-  return fc.tuple(layout, cells).map(([l, [dataType, flagged]]) => {
-    let offset = 0;
-    const legacyRow = dataType === 'kairos_legacy';
-    const partitionCells = flagged.map(([flag, value], i): [number, Buffer | null] => {
+  return fc.tuple(layout, typedCells(40)).map(([l, { dataType, cells }]) => {
+    let offset = l.base;
+    const shifted = dataType === 'kairos_legacy' || l.spec.unit === 'LEGACY';
+    const partitionCells = cells.map(({ flag, value }, i): [number, Buffer | null] => {
       offset += l.steps[i]!;
-      // Shifted columns (LEGACY unit, kairos_legacy rows) keep bit 0 for the long/float flag.
-      const column = legacyRow ? (offset << 1) | flag : l.spec.unit === 'LEGACY' ? offset << 1 : offset;
-      return [column >>> 0, value];
+      return [columnOf(offset, flag, shifted), value];
     });
     return { key: keyOf(dataType, l.rowTime), spec: l.spec, cells: partitionCells, pageSizes: l.pageSizes, sliceSize: l.sliceSize, chunks: l.chunks };
   });
