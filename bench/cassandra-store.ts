@@ -1,12 +1,16 @@
 /**
  * Cassandra store benchmark on a local node (booted by test/support/cassandra-server.ts, or KAIROGRAPH_CASSANDRA):
- * ingest points/s through store.write, and the time to read N partitions through store.scan against a bare
- * cassandra-driver loop over the same partitions in the same run (same prepared SELECT, fetch size, concurrency).
+ * ingest points/s through store.write, and the time and this process's CPU to read N partitions through store.scan
+ * (lean page decoder, and the driver's own decoding) against bare cassandra-driver loops over the same partitions
+ * in the same run (same prepared SELECT, fetch size, concurrency), with the driver's Rows and with lean pages.
  *
  *   npm run bench:cassandra [-- --series 100 --points 10000 --ingest-series 20 --runs 5 --fetch 5000 --concurrency 20]
+ *   (--ingest-series 0 skips the ingest part)
  */
 import cassandra from 'cassandra-driver';
-import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import { CassandraStore, type CassandraStoreOptions } from '../src/store/cassandra/cassandra-store.js';
+import { installLeanPageHook, leanPagesEncoding } from '../src/store/cassandra/lean-page-hook.js';
+import { ScanRows } from '../src/store/cassandra/scan-rows.js';
 import { statementsFor } from '../src/store/cassandra/statements.js';
 import { columnRangeBytes } from '../src/store/cassandra/column-range.js';
 import { columnBounds, encodeRowKey } from '../src/store/format/index.js';
@@ -47,18 +51,21 @@ const admin = new cassandra.Client(clientOptions);
 
 try {
   await admin.connect();
-  const storeFor = async (keyspace: string, rowWidth?: number) => {
-    const exists = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
-    await Promise.all(exists.rows.map((r) => admin.execute(`TRUNCATE ${keyspace}.${String(r.get('table_name'))}`)));
-    return CassandraStore.open({
+  const storeOn = (keyspace: string, options: Partial<CassandraStoreOptions> = {}) =>
+    CassandraStore.open({
       contactPoints: [server.contactPoint],
       localDataCenter: server.localDataCenter,
       keyspace,
       writeConsistency: 'ONE',
       fetchSize: FETCH,
       concurrency: CONCURRENCY,
-      ...(rowWidth !== undefined ? { rowWidth } : {}),
+      ...options,
     });
+  /** A store on an emptied keyspace. */
+  const storeFor = async (keyspace: string, rowWidth?: number) => {
+    const exists = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+    await Promise.all(exists.rows.map((r) => admin.execute(`TRUNCATE ${keyspace}.${String(r.get('table_name'))}`)));
+    return storeOn(keyspace, rowWidth !== undefined ? { rowWidth } : {});
   };
   const writeAll = async (store: CassandraStore, shape: DatasetShape) => {
     const batches = [...writeBatches(shape, BATCH_POINTS)];
@@ -72,17 +79,18 @@ try {
 
   // Ingest: a fresh (truncated) keyspace per run, batches of 10,000 points, 4 write calls in flight.
   const ingestShape = { series: INGEST_SERIES, points: POINTS, stepMs: STEP_MS };
-  console.log(`\ningest: ${describeShape(ingestShape)}, batches of ${BATCH_POINTS}, ${WRITES_IN_FLIGHT} in flight; one warm-up run, then ${RUNS}`);
   const ingest: number[] = [];
-  for (let r = 0; r <= RUNS; r++) {
-    const store = await storeFor('kg_bench_ingest');
-    const ms = await writeAll(store, ingestShape);
-    await store.close();
-    if (r > 0) ingest.push(ms);
-    console.log(`  run ${r === 0 ? 'warm-up' : r}: ${kps(INGEST_SERIES * POINTS, ms)}`);
+  if (INGEST_SERIES > 0) {
+    console.log(`\ningest: ${describeShape(ingestShape)}, batches of ${BATCH_POINTS}, ${WRITES_IN_FLIGHT} in flight; one warm-up run, then ${RUNS}`);
+    for (let r = 0; r <= RUNS; r++) {
+      const store = await storeFor('kg_bench_ingest');
+      const ms = await writeAll(store, ingestShape);
+      await store.close();
+      if (r > 0) ingest.push(ms);
+      console.log(`  run ${r === 0 ? 'warm-up' : r}: ${kps(INGEST_SERIES * POINTS, ms)}`);
+    }
+    console.log(`  median: ${kps(INGEST_SERIES * POINTS, median(ingest))}`);
   }
-  const ingestMedian = median(ingest);
-  console.log(`  median: ${kps(INGEST_SERIES * POINTS, ingestMedian)}`);
 
   // Reads: the same data in 3-week rows (few big partitions) and in 1-hour rows (many small ones).
   const readShape = { series: SERIES, points: POINTS, stepMs: STEP_MS };
@@ -95,6 +103,11 @@ try {
   ] as const) {
     const store = await storeFor(keyspace, rowWidth);
     const writeMs = await writeAll(store, readShape);
+    // The same keyspace through the driver's own decoding: the store as it read before the lean page decoder.
+    const stockStore = await storeOn(keyspace, { scanDecoder: 'driver' });
+    installLeanPageHook();
+    const leanClient = new cassandra.Client({ ...clientOptions, encoding: leanPagesEncoding(keyspace) as cassandra.ClientOptions['encoding'] });
+    await leanClient.connect();
     const spec = await store.spec();
     const keys = await partitionsOf(store, METRIC, 0, Number.MAX_SAFE_INTEGER);
     const total = SERIES * POINTS;
@@ -102,11 +115,11 @@ try {
     const floorQuery = statementsFor(keyspace).selectPointsAsc;
     const floorParams = keys.map((key) => floorParamsOf(spec, key));
 
-    const viaStore = async () => {
+    const viaStore = (through: CassandraStore) => async () => {
       let points = 0;
       let sum = 0;
       await pool(keys, CONCURRENCY, async (key) => {
-        for await (const slice of store.scan(key, 0, Number.MAX_SAFE_INTEGER)) {
+        for await (const slice of through.scan(key, 0, Number.MAX_SAFE_INTEGER)) {
           const values = slice.values as Float64Array;
           for (let i = 0; i < values.length; i++) sum += values[i]!;
           points += values.length;
@@ -114,32 +127,59 @@ try {
       });
       return { points, sum };
     };
-    const viaDriver = async () => {
+    /** Every page of every partition through `client`, each handed to `read`, which returns the sum of its values. */
+    const bare = (client: cassandra.Client, read: (rows: unknown) => { points: number; sum: number }) => async () => {
       let points = 0;
       let sum = 0;
       await pool(floorParams, CONCURRENCY, async (params) => {
         let pageState: Buffer | undefined;
         do {
-          const result = await floorClient.execute(floorQuery, params, { prepare: true, fetchSize: FETCH, autoPage: false, isIdempotent: true, ...(pageState ? { pageState } : {}) });
-          for (const row of result.rows) {
-            (row['column1'] as Buffer).readUInt32BE(0);
-            sum += (row['value'] as Buffer).readDoubleBE(0);
-            points++;
-          }
+          const result = await client.execute(floorQuery, params, { prepare: true, fetchSize: FETCH, autoPage: false, isIdempotent: true, ...(pageState ? { pageState } : {}) });
+          const page = read(result.rows);
+          points += page.points;
+          sum += page.sum;
           pageState = (result as unknown as { rawPageState?: Buffer }).rawPageState ?? undefined;
         } while (pageState !== undefined);
       });
       return { points, sum };
     };
+    const viaDriver = bare(floorClient, (rows) => {
+      let sum = 0;
+      for (const row of rows as cassandra.types.Row[]) {
+        (row['column1'] as Buffer).readUInt32BE(0);
+        sum += (row['value'] as Buffer).readDoubleBE(0);
+      }
+      return { points: (rows as cassandra.types.Row[]).length, sum };
+    });
+    // The same loop over the frame's bytes: what the lean page hook leaves for any reader to do.
+    const viaLeanDriver = bare(leanClient, (rows) => {
+      if (!(rows instanceof ScanRows)) throw new Error('the lean client got Rows: the lean page hook did not take the scan');
+      const { buf } = rows;
+      let sum = 0;
+      let p = rows.start;
+      for (let i = 0; i < rows.length; i++) {
+        const columnLength = buf.readInt32BE(p);
+        buf.readUInt32BE(p + 4);
+        p += 4 + columnLength;
+        const valueLength = buf.readInt32BE(p);
+        sum += buf.readDoubleBE(p + 4);
+        p += 4 + valueLength;
+      }
+      return { points: rows.length, sum };
+    });
 
-    const storeMs: number[] = [];
-    const floorMs: number[] = [];
-    const storeCpu: number[] = [];
-    const floorCpu: number[] = [];
+    const readers = [
+      ['store', viaStore(store)],
+      ['stock store', viaStore(stockStore)],
+      ['driver', viaDriver],
+      ['lean driver', viaLeanDriver],
+    ] as const;
+    const wall: Record<string, number[]> = {};
+    const cpuOf: Record<string, number[]> = {};
     const ratios: number[] = [];
     for (let r = 0; r <= RUNS; r++) {
-      // Alternate which goes first, so neither always reads right after the other warmed Cassandra's caches.
-      const order = r % 2 === 0 ? ([['store', viaStore], ['driver', viaDriver]] as const) : ([['driver', viaDriver], ['store', viaStore]] as const);
+      // Rotate which goes first, so none always reads right after another warmed Cassandra's caches.
+      const order = readers.map((_, i) => readers[(i + r) % readers.length]!);
       const times: Record<string, number> = {};
       const cpu: Record<string, number> = {};
       const sums: number[] = [];
@@ -153,33 +193,47 @@ try {
         if (points !== total) throw new Error(`${name} read ${points} points, ${total} were written`);
         sums.push(sum);
       }
-      if (sums[0] !== sums[1] && Math.abs(sums[0]! - sums[1]!) > 1e-6 * Math.abs(sums[0]!)) throw new Error(`the two reads disagree: ${sums.join(' vs ')}`);
+      for (const sum of sums) {
+        if (sum !== sums[0] && Math.abs(sum - sums[0]!) > 1e-6 * Math.abs(sums[0]!)) throw new Error(`the reads disagree: ${sums.join(' vs ')}`);
+      }
       if (r > 0) {
-        storeMs.push(times['store']!);
-        floorMs.push(times['driver']!);
-        storeCpu.push(cpu['store']!);
-        floorCpu.push(cpu['driver']!);
+        for (const [name] of readers) {
+          (wall[name] ??= []).push(times[name]!);
+          (cpuOf[name] ??= []).push(cpu[name]!);
+        }
         ratios.push(times['store']! / times['driver']!);
       }
       console.log(
         `  run ${r === 0 ? 'warm-up' : r}: store.scan ${Math.round(times['store']!)} ms (CPU ${Math.round(cpu['store']!)} ms), ` +
-          `bare driver ${Math.round(times['driver']!)} ms (CPU ${Math.round(cpu['driver']!)} ms), ratio ${(times['store']! / times['driver']!).toFixed(3)}`,
+          `bare driver ${Math.round(times['driver']!)} ms (CPU ${Math.round(cpu['driver']!)} ms), ratio ${(times['store']! / times['driver']!).toFixed(3)}; ` +
+          `store.scan with the driver's decoding ${Math.round(times['stock store']!)} ms (CPU ${Math.round(cpu['stock store']!)} ms), ` +
+          `bare driver with lean pages ${Math.round(times['lean driver']!)} ms (CPU ${Math.round(cpu['lean driver']!)} ms)`,
       );
     }
-    const s = median(storeMs);
-    const f = median(floorMs);
+    if (store.scanPages.driver > 0 || stockStore.scanPages.lean > 0) {
+      throw new Error(`a store decoded pages the other way: lean ${JSON.stringify(store.scanPages)}, driver ${JSON.stringify(stockStore.scanPages)}`);
+    }
+    const s = median(wall['store']!);
+    const f = median(wall['driver']!);
+    const c = (name: string) => median(cpuOf[name]!);
+    const perMillion = (name: string) => `${Math.round(c(name) / (total / 1e6))} ms`;
     const summary =
       `${label}: ${keys.length} partitions, ${total.toLocaleString('en')} points: store.scan ${Math.round(s)} ms (${kps(total, s)}), ` +
       `bare driver ${Math.round(f)} ms (${kps(total, f)}), ratio of medians ${(s / f).toFixed(3)}, median of per-run ratios ${median(ratios).toFixed(3)}; ` +
-      `this process's CPU: store ${Math.round(median(storeCpu))} ms, driver ${Math.round(median(floorCpu))} ms (${(median(storeCpu) / median(floorCpu)).toFixed(3)})`;
+      `this process's CPU: store ${Math.round(c('store'))} ms, driver ${Math.round(c('driver'))} ms (${(c('store') / c('driver')).toFixed(3)}); ` +
+      `store.scan with the driver's decoding ${Math.round(median(wall['stock store']!))} ms, bare driver with lean pages ${Math.round(median(wall['lean driver']!))} ms; ` +
+      `CPU per million rows: store.scan ${perMillion('store')} (with the driver's decoding ${perMillion('stock store')}), ` +
+      `bare driver ${perMillion('driver')} (with lean pages ${perMillion('lean driver')})`;
     console.log(`  median: ${summary}`);
+    await stockStore.close();
+    await leanClient.shutdown();
     results.push(summary);
     await store.close();
   }
   await floorClient.shutdown();
 
   console.log(`\nsummary (medians of ${RUNS} runs)`);
-  console.log(`  ingest through store.write: ${kps(INGEST_SERIES * POINTS, ingestMedian)}`);
+  if (ingest.length > 0) console.log(`  ingest through store.write: ${kps(INGEST_SERIES * POINTS, median(ingest))}`);
   for (const line of results) console.log(`  read, ${line}`);
   console.log(`peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 } finally {
