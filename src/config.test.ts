@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       cassandraFetchSize: 5000,
       cassandraConcurrency: 20,
       cassandraRequestTimeoutMs: 12_000,
+      cassandraScanDecoder: 'lean',
       logLevel: 'info',
       seedDemo: true,
       maxWritePoints: 100_000,
@@ -64,12 +65,14 @@ describe('loadConfig', () => {
         CASSANDRA_CONTACT_POINTS: 'cass-1:9142, cass-2',
         CASSANDRA_TABLE_OPTIONS: '{"data_points":"WITH compaction = {\'class\': \'TimeWindowCompactionStrategy\'}"}',
         ROW_WIDTH: '3600000',
+        CASSANDRA_SCAN_DECODER: 'driver',
       }),
     ).toMatchObject({
       store: 'cassandra',
       cassandraContactPoints: ['cass-1:9142', 'cass-2'],
       cassandraTableOptions: { data_points: "WITH compaction = {'class': 'TimeWindowCompactionStrategy'}" },
       rowWidth: 3_600_000,
+      cassandraScanDecoder: 'driver',
     });
   });
 
@@ -90,6 +93,7 @@ describe('loadConfig', () => {
     [{ CASSANDRA_TABLE_OPTIONS: '{"points":"WITH comment = \'x\'"}' }, 'CASSANDRA_TABLE_OPTIONS: table options name an unknown table "points" (tables: data_points, row_key_index, string_index, row_keys, tag_indexed_row_keys, row_key_time_index, spec, service_index)'],
     [{ CASSANDRA_TABLE_OPTIONS: '[1]' }, 'CASSANDRA_TABLE_OPTIONS must be a JSON object from table name to options (got "[1]")'],
     [{ CASSANDRA_WRITE_CONSISTENCY: 'MOST' }, 'CASSANDRA_WRITE_CONSISTENCY must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE (got "MOST")'],
+    [{ CASSANDRA_SCAN_DECODER: 'rows' }, 'CASSANDRA_SCAN_DECODER must be one of lean, driver (got "rows")'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],

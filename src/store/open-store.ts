@@ -25,6 +25,7 @@ export async function openStore(config: Config, log?: Logger): Promise<Store> {
     fetchSize: config.cassandraFetchSize,
     concurrency: config.cassandraConcurrency,
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
+    scanDecoder: config.cassandraScanDecoder,
     ...spec,
     ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
   });
