@@ -462,7 +462,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
           ],
         };
         expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body }))).toEqual(
-          refused(400, 'query.metric[1].aggregators[0].percentile must be greater than 0 and less than 1 (got 2)'),
+          refused(400, 'query.metric[1].aggregators[0].percentile must be greater than 0 and at most 1 (got 2)'),
         );
         expect((await gw.call('GET', '/api/v1/metricnames')).json).toEqual({ results: ['sys.cpu.load'] });
       });
