@@ -3,6 +3,7 @@
  * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
  * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
  */
+import { dictOf } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
@@ -141,7 +142,7 @@ function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGro
     const id = JSON.stringify([s.type, values]);
     let group = groups.get(id);
     if (group === undefined) {
-      const tagGroup = Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+      const tagGroup = dictOf(names.map((name, i) => [name, values[i]!]));
       const sortKey = names.map((name, i) => name + values[i]!).join('');
       groups.set(id, (group = { type: s.type, tagGroup, sortKey, series: [] }));
     }

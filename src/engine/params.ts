@@ -2,6 +2,7 @@
  * Parameters of aggregators and group-bys in wire form (KairosDB's snake_case JSON, as Grafana sends it: numbers
  * or numeric strings, units in any case), read once into typed values with errors that name the field path.
  */
+import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { Zone } from 'luxon';
 import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from './time-units.js';
@@ -174,7 +175,7 @@ export function readZone(value: unknown, field: string): Zone {
 /** An object of non-empty string names to non-empty string values. */
 export function readStringMap(value: unknown, field: string): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of names to strings');
-  const out: Record<string, string> = {};
+  const out = dict<string>();
   for (const [name, v] of Object.entries(value)) {
     if (name === '') throw new InputError(field, value, 'must not have an empty name');
     if (typeof v !== 'string' || v === '') throw new InputError(`${field}.${name}`, v, 'must be a non-empty string');

@@ -2,6 +2,7 @@
  * Resolvers of schema.graphql. They translate arguments into the query model, plan through the request's
  * loaders, and read through the engine; no resolver talks to a store table directly except through those.
  */
+import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
@@ -161,7 +162,7 @@ async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, w
 
 function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   const path = `series[${i}]`;
-  const tags: Record<string, string> = {};
+  const tags = dict<string>();
   series.tags.forEach((tag, k) => {
     if (Object.hasOwn(tags, tag.name)) throw new InputError(`${path}.tags[${k}].name`, tag.name, 'is given twice');
     tags[tag.name] = tag.value;

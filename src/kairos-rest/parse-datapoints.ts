@@ -3,6 +3,7 @@
  * with `timestamp`/`time` + `value` and/or `datapoints: [[ts, value(, type)], …]`, KairosDB's type inference, and
  * the shared validateWrite, whose errors are renamed to the body's own paths (`metric[0].datapoints[3].value`).
  */
+import { dictOf } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { ValueType, WriteBatch } from '../store/store.js';
 import { validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
@@ -169,9 +170,7 @@ function gsonString(value: JsonValue | undefined): unknown {
 
 function readTags(value: JsonValue | undefined): unknown {
   if (!isObject(value)) return value;
-  const tags: Record<string, unknown> = {};
-  for (const [name, tagValue] of Object.entries(value)) tags[name] = gsonString(tagValue);
-  return tags;
+  return dictOf(Object.entries(value).map(([name, tagValue]) => [name, gsonString(tagValue)]));
 }
 
 function plainNumber(value: JsonValue | undefined): unknown {

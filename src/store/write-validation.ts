@@ -2,6 +2,7 @@
  * Validates points from any front end into a WriteBatch before anything is written, so a bad point rejects the
  * whole batch with an error that names its field and value.
  */
+import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import { modifiedUtf8Length } from './format/index.js';
 import type { SeriesWrite, Tags, ValueType, WriteBatch } from './store.js';
@@ -71,7 +72,7 @@ function validateTags(value: unknown, field: string): Tags {
   const entries = Object.entries(value);
   // KairosDB rejects series without tags at ingest.
   if (entries.length === 0) throw new InputError(field, value, 'must hold at least one tag');
-  const tags: Record<string, string> = {};
+  const tags = dict<string>();
   for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
     if (typeof tagValue !== 'string') throw new InputError(`${field}.${name}`, tagValue, 'must be a string');

@@ -4,6 +4,7 @@
  * group-by that has exactly one value in the group. The group's points are written when the group ends, once its
  * tags are known; KairosDB queues them for ingest, so neither makes them visible to the query that wrote them.
  */
+import { dictOf } from '../../dict.js';
 import { InputError } from '../../errors.js';
 import type { PointKind } from '../point-list.js';
 import { readStringMap } from '../params.js';
@@ -67,7 +68,7 @@ class SaveAsStage extends PointStage {
   }
 
   override end(): void {
-    const tags: Record<string, string> = { ...this.target.tags };
+    const tags = dictOf(Object.entries(this.target.tags));
     if (this.target.savedFrom) tags[SAVED_FROM] = this.env.metric;
     const groupTags = this.env.tags();
     for (const name of this.target.groupTags) {
