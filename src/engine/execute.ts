@@ -4,6 +4,7 @@
  * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
  */
 import { dictOf } from '../dict.js';
+import { isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
@@ -92,8 +93,8 @@ interface CompiledQuery {
 function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
   const metric = validateMetricName(query.metric, 'metric');
   const { startMs, endMs } = query.range;
-  if (!Number.isSafeInteger(startMs) || !Number.isSafeInteger(endMs) || endMs < startMs) {
-    throw new InputError('range', query.range, 'must have whole-ms startMs and endMs, with endMs not before startMs');
+  if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
+    throw new InputError('range', query.range, 'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs');
   }
   // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
   const zone = readZone(query.timeZone, 'time_zone');

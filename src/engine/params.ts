@@ -3,6 +3,7 @@
  * or numeric strings, units in any case), read once into typed values with errors that name the field path.
  */
 import { dict } from '../dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { Zone } from 'luxon';
 import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from './time-units.js';
@@ -114,9 +115,12 @@ export class ParamReader {
     return readZone(this.value(name), this.field(name));
   }
 
-  /** Epoch milliseconds as a whole number (or numeric string). */
+  /** Epoch milliseconds as a whole number (or numeric string), under the one time rule (src/epoch-ms.ts). */
   epochMs(name: string): number {
-    return readInteger(this.value(name), this.field(name), -8.64e15, 8.64e15);
+    const value = this.value(name);
+    const ms = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
+    if (!isEpochMs(ms)) throw new InputError(this.field(name), value, EPOCH_MS_RULE);
+    return ms;
   }
 
   /** The raw value, for parameters whose shape the owner checks itself. */

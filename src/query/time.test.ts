@@ -29,8 +29,10 @@ describe('parseTime', () => {
   });
 
   it.each([
-    [1.5, 'must be a whole number of epoch milliseconds'],
-    [9e15, 'is outside the representable range of ±8.64e15 ms'],
+    [1.5, 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
+    [9e15, 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
+    ['-8640000000000001', 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
+    ['now+300000y', 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
     ['now-6x', 'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h'],
     [true, 'must be epoch milliseconds, ISO-8601 text or a relative time such as now-6h'],
   ])('refuses %j: it %s', (value, reason) => {

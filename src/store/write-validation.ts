@@ -3,6 +3,7 @@
  * whole batch with an error that names its field and value.
  */
 import { dict } from '../dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import { modifiedUtf8Length } from './format/index.js';
 import type { SeriesWrite, Tags, ValueType, WriteBatch } from './store.js';
@@ -90,9 +91,9 @@ function validateTtl(value: unknown, field: string): number {
   return value;
 }
 
-/** The default reader: `timestamp`, an integer number of epoch milliseconds. */
+/** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/epoch-ms.ts). */
 export function epochMillis(value: unknown, pointPath: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new InputError(`${pointPath}.timestamp`, value, 'must be an integer number of epoch milliseconds');
+  if (!isEpochMs(value)) throw new InputError(`${pointPath}.timestamp`, value, EPOCH_MS_RULE);
   return value;
 }
 
