@@ -12,7 +12,7 @@ import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
   if (endMs < startMs) return [];
   const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, lowestRowTime(startMs, spec), endMs]);
-  return rows.map((row) => (row.get('row_time') as Date).getTime());
+  return rows.map((row) => (row.get('row_time_ms') as cassandra.types.Long).toNumber());
 }
 
 export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
