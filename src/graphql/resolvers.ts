@@ -135,7 +135,7 @@ export const resolvers: Resolvers = {
     value: (p) => numericValue(p),
     long: (p) => longValue(p),
     text: (p) => textValue(p),
-    imaginary: (p) => (p.kind === 'complex' ? (p.v as { imaginary: number }).imaginary : null),
+    imaginary: (p) => (p.kind === 'complex' ? finiteOrNull((p.v as { imaginary: number }).imaginary) : null),
     type: (p) => pointType(p),
   },
 };
@@ -247,12 +247,20 @@ function numericValue(p: PointModel): number | null {
   switch (p.kind) {
     case 'long':
     case 'double':
-      return Number(p.v);
+      return finiteOrNull(Number(p.v));
     case 'complex':
-      return (p.v as { real: number }).real;
+      return finiteOrNull((p.v as { real: number }).real);
     default:
       return null;
   }
+}
+
+/**
+ * GraphQL's Float cannot carry NaN or an infinity (graphql-js fails the field), and neither can JSON: an aggregate
+ * that overflows (a sum past 1.8e308, div, scale, rate) answers null, as the REST API does (src/engine/SEMANTICS.md).
+ */
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
 }
 
 function sortedUnique(values: string[]): string[] {
