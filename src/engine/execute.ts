@@ -11,7 +11,7 @@ import type { MetricQuery } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
 import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, WriteBatch } from '../store/store.js';
+import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -47,7 +47,7 @@ export interface EngineContext {
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
   const planStarted = performance.now();
-  const compiled = compileQuery(query, ctx.nowMs);
+  const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
   const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs);
@@ -90,8 +90,8 @@ interface CompiledQuery {
 }
 
 /** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
-function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
-  const metric = validateMetricName(query.metric, 'metric');
+function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): CompiledQuery {
+  const metric = validateMetricName(query.metric, 'metric', limits);
   const { startMs, endMs } = query.range;
   if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
     throw new InputError('range', query.range, 'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs');
@@ -102,7 +102,7 @@ function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
   if (query.order !== 'asc' && query.order !== 'desc') throw new InputError('order', query.order, 'must be asc or desc');
   const matches = compileTagFilter(query.tags, 'tags');
   const groupBys = compileGroupBys(query.groupBy, startMs);
-  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
   return { pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys }, startMs, endMs, matches };
 }
 

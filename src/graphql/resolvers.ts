@@ -13,6 +13,7 @@ import { DEFAULT_TIME_ZONE, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
+import { checkMetricPrefix } from '../store/key-limits.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import type { TimeInput } from '../query/time.js';
@@ -32,6 +33,7 @@ export const resolvers: Resolvers = {
   Query: {
     async metricNames(_, { prefix, limit }, ctx) {
       const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
+      checkMetricPrefix(ctx.store.limits, prefix ?? '', 'prefix');
       return ctx.store.metricNames(prefix ?? '', max === 0 ? undefined : max);
     },
     async tagNames(_, args, ctx) {
@@ -72,7 +74,7 @@ export const resolvers: Resolvers = {
 
   Mutation: {
     async addPoints(_, { series }, ctx) {
-      const batch = validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints }, (value, pointPath) =>
+      const batch = validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits }, (value, pointPath) =>
         timeArg(ctx, value as string | number, `${pointPath}.time`),
       );
       await ctx.store.write(batch);
@@ -81,7 +83,7 @@ export const resolvers: Resolvers = {
     },
     async deletePoints(_, args, ctx) {
       const range = rangeArgs(ctx, args.from, args.to);
-      const metric = validateMetricName(args.metric, 'metric');
+      const metric = validateMetricName(args.metric, 'metric', ctx.store.limits);
       const matches = compileTagFilter(tagFilterArg(args.where), 'where');
       const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(ctx.store, ctx.loaders, metric, range, matches);
       for (const warning of warnings) ctx.log.warn(warning);
@@ -153,7 +155,7 @@ const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long'
 
 /** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
 async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
-  const name = validateMetricName(metric, 'metric');
+  const name = validateMetricName(metric, 'metric', ctx.store.limits);
   const predicate = compileTagFilter(tagFilterArg(where), 'where');
   const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()));
   for (const warning of plan.warnings) ctx.log.warn(warning);
@@ -183,7 +185,7 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
 function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null }) {
   const range = rangeArgs(ctx, args.from, args.to);
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-  const metric = validateMetricName(args.metric, 'metric');
+  const metric = validateMetricName(args.metric, 'metric', ctx.store.limits);
   const tags = tagFilterArg(args.where);
   // Validated here too, so errors name GraphQL's `where` rather than the query model's field.
   compileTagFilter(tags, 'where');

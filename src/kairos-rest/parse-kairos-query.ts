@@ -11,6 +11,7 @@ import { parseTimeUnit, TIME_UNITS } from '../engine/time-units.js';
 import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { plusUtc } from '../query/time.js';
+import type { StoreLimits } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import { renamedInputError } from './rest-errors.js';
 
@@ -23,8 +24,8 @@ export const OPEN_END_MS = MAX_EPOCH_MS;
 /** KairosDB's prefix for a tag value that is a regular expression (`kairosdb.queries.regex_prefix`). */
 const REGEX_PREFIX = 'regex:';
 
-/** `nowMs` anchors start_relative and end_relative. */
-export function parseKairosQuery(body: unknown, nowMs: number): MetricQuery[] {
+/** `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. */
+export function parseKairosQuery(body: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
   if (!isObject(body)) throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
   const startMs = readStart(body, nowMs);
   const end = readEnd(body, nowMs);
@@ -35,7 +36,7 @@ export function parseKairosQuery(body: unknown, nowMs: number): MetricQuery[] {
   const metrics = body.metrics;
   if (!Array.isArray(metrics) || metrics.length === 0) throw new InputError('query.metrics', metrics, 'must be a non-empty array of metric queries');
   const range = { startMs, endMs: end?.ms ?? OPEN_END_MS };
-  return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone));
+  return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone, limits));
 }
 
 /** `start_absolute` wins over `start_relative`, as in KairosDB. */
@@ -90,9 +91,9 @@ function refusePlugins(value: unknown, field: string): void {
   throw new InputError(field, value, 'are not supported: Kairograph has no query plugins');
 }
 
-function readMetric(value: unknown, path: string, range: MetricQuery['range'], timeZone: string): MetricQuery {
+function readMetric(value: unknown, path: string, range: MetricQuery['range'], timeZone: string, limits: StoreLimits): MetricQuery {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with a name');
-  const metric = validateMetricName(value.name, `${path}.name`);
+  const metric = validateMetricName(value.name, `${path}.name`, limits);
   refusePlugins(value.plugins, `${path}.plugins`);
   const limit = value.limit === undefined || value.limit === null ? 0 : readInteger(value.limit, `${path}.limit`, 0, 2_147_483_647);
   return {
