@@ -44,7 +44,7 @@ const plain = new cassandra.Client({ contactPoints: [node.contactPoint], localDa
 await plain.connect();
 const config = loadConfig({ SEED_DEMO: 'false', MAX_POINTS_READ: '1000000000', QUERY_TIMEOUT_MS: '600000' });
 const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
-const server = await listen(gateway.handle, '127.0.0.1', 0);
+const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
 server.server.on('clientError', (error) => console.log(`server socket error: ${error.message}`));
 
 async function post(query: string): Promise<{ ms: number; body: { data?: unknown; errors?: unknown[]; extensions?: { statistics: { storeCalls: Record<string, number> } } } }> {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { executeQuery, newQueryStats } from '../src/engine/execute.js';
+import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import type { AggregatorSpec } from '../src/query/model.js';
 import { IndexLoaders } from '../src/query/index-loaders.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
@@ -97,7 +97,7 @@ async function query(store: EmbeddedStore, name: string): Promise<{ read: number
       order: 'asc',
       excludeTags: false,
     },
-    { store, index: new IndexLoaders(store), budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' }, stats: newQueryStats(), nowMs: Date.now() },
+    { store, index: new IndexLoaders(store), budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' }, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() },
   );
   return { read: out.sampleSize, pointsOut: out.groups.reduce((n, g) => n + g.points.length, 0) };
 }

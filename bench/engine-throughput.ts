@@ -5,7 +5,7 @@
  *
  *   npm run bench:engine [-- --series 100 --points 100000 --step 1000 --runs 5]
  */
-import { executeQuery, newQueryStats, type QueryOutput } from '../src/engine/execute.js';
+import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
 import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Slice, type Store } from '../src/store/store.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
@@ -99,6 +99,7 @@ async function run(c: (typeof CASES)[number]): Promise<{ ms: number; out: QueryO
     store,
     index: store,
     budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' },
+    request: unlimitedRequest(),
     stats: newQueryStats(),
     nowMs: Date.now(),
   });

@@ -137,8 +137,9 @@ for (let run = 0; run <= RUNS; run++) {
   await direct.close();
 
   const store = await stores.fresh(run, 'rest');
-  const gateway = createGateway({ store, config: loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) }), log: pino({ level: 'silent' }) });
-  const server = await listen(gateway.handle, '127.0.0.1', 0);
+  const config = loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) });
+  const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
+  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   t = performance.now();
   const restDone = await pool(BATCHES, CONCURRENCY, t + MAX_SECONDS * 1000, async (i) => {
     const response = await fetch(`${server.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: new Uint8Array(bodies[i]!) });

@@ -7,12 +7,15 @@ export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'BUDGET_EXCEEDED'
   | 'QUERY_TIMEOUT'
+  | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
   QUERY_TIMEOUT: 504,
+  REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
 };
 
@@ -24,7 +27,7 @@ export class KairographError extends Error {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
-    this.status = STATUS[code];
+    this.status = ERROR_STATUS[code];
   }
 }
 
@@ -32,29 +35,46 @@ export class KairographError extends Error {
 export class InputError extends KairographError {
   readonly field: string;
   readonly value: unknown;
+  /** What is wrong, without the field and value: a front end that names the field its own way keeps this. */
+  readonly reason: string;
 
   constructor(field: string, value: unknown, reason: string) {
     super('BAD_USER_INPUT', `${field} ${reason} (got ${show(value)})`);
     this.field = field;
     this.value = value;
+    this.reason = reason;
   }
 }
 
-/** A query went over one of its budgets (series, points read, points returned). */
+/**
+ * A query, or a whole request (every alias, every REST metric), went over one of its budgets. The message names
+ * the budget, its limit and the setting that raises it.
+ */
 export class BudgetExceededError extends KairographError {
+  readonly scope: 'query' | 'request';
   readonly budget: string;
   readonly limit: number;
+  readonly setting: string;
 
-  constructor(budget: string, limit: number, detail = '') {
-    super('BUDGET_EXCEEDED', `query exceeded its ${budget} budget of ${limit}${detail ? `: ${detail}` : ''}`);
+  constructor(scope: 'query' | 'request', budget: string, limit: number, setting: string) {
+    super('BUDGET_EXCEEDED', `${scope} exceeded its ${budget} budget of ${limit} (${setting})`);
+    this.scope = scope;
     this.budget = budget;
     this.limit = limit;
+    this.setting = setting;
   }
 }
 
 export class QueryTimeoutError extends KairographError {
-  constructor(timeoutMs: number) {
+  constructor(readonly timeoutMs: number) {
     super('QUERY_TIMEOUT', `query exceeded its time limit of ${timeoutMs} ms`);
+  }
+}
+
+/** The client did not finish sending its request (headers and body) within the time limit: a 408, not a 504. */
+export class RequestTimeoutError extends KairographError {
+  constructor(readonly timeoutMs: number) {
+    super('REQUEST_TIMEOUT', `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`);
   }
 }
 

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
   const gateway = createGateway({ store, config, log });
-  const server = await listen(gateway.handle, config.host, config.port);
+  const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
   log.info({ url: server.url, store: store.kind }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
   let stopping = false;

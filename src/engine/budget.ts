@@ -1,7 +1,9 @@
 /**
- * Budgets of one query (series, points read, points returned), counted where the engine reads and emits. Going
- * over one is a BudgetExceededError naming it, or, when the caller asked to truncate, a stop reported beside the
- * result. The per-request statistics the engine fills live here too.
+ * Budgets of one query (series, points read, points returned) and of one whole request (points read, points
+ * returned and answer bytes of all its queries together), counted where the engine reads and emits and where
+ * answers are written. Going over a query budget is a BudgetExceededError naming it, or, when the caller asked to
+ * truncate, a stop reported beside the result; going over a request budget always fails the request. The
+ * per-request statistics the engine fills live here too.
  */
 import { BudgetExceededError } from '../errors.js';
 import type { Slice } from '../store/store.js';
@@ -16,6 +18,70 @@ export interface Budgets {
 }
 
 export type BudgetName = 'series' | 'points read' | 'points returned';
+
+/** The settings that raise each budget (config.ts), named in every BudgetExceededError. */
+const QUERY_SETTINGS: Readonly<Record<BudgetName, string>> = {
+  series: 'MAX_QUERY_SERIES',
+  'points read': 'MAX_POINTS_READ',
+  'points returned': 'MAX_QUERY_POINTS',
+};
+
+export interface RequestLimits {
+  readonly maxPointsRead: number;
+  readonly maxPointsReturned: number;
+  readonly maxAnswerBytes: number;
+}
+
+type RequestBudgetName = 'points read' | 'points returned' | 'answer bytes';
+
+const REQUEST_SETTINGS: Readonly<Record<RequestBudgetName, string>> = {
+  'points read': 'MAX_REQUEST_POINTS_READ',
+  'points returned': 'MAX_REQUEST_POINTS',
+  'answer bytes': 'MAX_RESPONSE_BYTES',
+};
+
+/**
+ * What every query of one request spends together. Several queries of a request run at once (GraphQL resolves
+ * aliases concurrently, REST runs a body's metrics together), so one query's own budgets do not bound the request:
+ * 120 aliases each within budget once took the whole process down. The first query over a request budget calls
+ * `onExceeded`, which aborts the request, so the others stop at their next slice and their points are let go.
+ */
+export class RequestBudget {
+  pointsRead = 0;
+  pointsReturned = 0;
+  answerBytes = 0;
+
+  constructor(
+    readonly limits: RequestLimits,
+    private readonly onExceeded: (error: BudgetExceededError) => void = () => {},
+  ) {}
+
+  addRead(count: number): void {
+    this.pointsRead += count;
+    if (this.pointsRead > this.limits.maxPointsRead) this.fail('points read', this.limits.maxPointsRead);
+  }
+
+  addReturned(count: number): void {
+    this.pointsReturned += count;
+    if (this.pointsReturned > this.limits.maxPointsReturned) this.fail('points returned', this.limits.maxPointsReturned);
+  }
+
+  addAnswerBytes(count: number): void {
+    this.answerBytes += count;
+    if (this.answerBytes > this.limits.maxAnswerBytes) this.fail('answer bytes', this.limits.maxAnswerBytes);
+  }
+
+  private fail(budget: RequestBudgetName, limit: number): never {
+    const error = new BudgetExceededError('request', budget, limit, REQUEST_SETTINGS[budget]);
+    this.onExceeded(error);
+    throw error;
+  }
+}
+
+/** A request without limits of its own: engine callers outside a request (benchmarks, the golden runner). */
+export function unlimitedRequest(): RequestBudget {
+  return new RequestBudget({ maxPointsRead: Infinity, maxPointsReturned: Infinity, maxAnswerBytes: Infinity });
+}
 
 /** Counters of a request; executeQuery adds to them, so several queries of one request can share one object. */
 export interface QueryStats {
@@ -50,6 +116,7 @@ export class BudgetTracker {
   constructor(
     private readonly budgets: Budgets,
     private readonly stats: QueryStats,
+    private readonly request: RequestBudget,
   ) {}
 
   /** How many of `count` series the query may use. */
@@ -65,6 +132,7 @@ export class BudgetTracker {
     const allowed = this.admit('points read', this.budgets.maxPointsRead, this.pointsRead, n);
     this.pointsRead += allowed;
     this.stats.pointsRead += allowed;
+    this.request.addRead(allowed);
     if (allowed === n) return slice;
     return allowed === 0 ? undefined : sliceRange(slice, 0, allowed);
   };
@@ -74,19 +142,21 @@ export class BudgetTracker {
     const allowed = this.admit('points returned', this.budgets.maxPointsReturned, this.pointsReturned, count);
     this.pointsReturned += allowed;
     this.stats.pointsReturned += allowed;
+    this.request.addReturned(allowed);
     return allowed;
   }
 
   /** Counts a point a stage makes up (gaps): they are bounded by the points-returned budget too. */
   generate(): boolean {
     const allowed = this.admit('points returned', this.budgets.maxPointsReturned, this.generated, 1);
+    // The request counts them where they leave the pipeline (admitReturned), like every other point.
     this.generated += allowed;
     return allowed === 1;
   }
 
   private admit(budget: BudgetName, limit: number, used: number, wanted: number, stops = true): number {
     if (used + wanted <= limit) return wanted;
-    if (this.budgets.onExceed === 'error') throw new BudgetExceededError(budget, limit);
+    if (this.budgets.onExceed === 'error') throw new BudgetExceededError('query', budget, limit, QUERY_SETTINGS[budget]);
     this.truncated ??= { budget, limit };
     this.stopped ||= stops;
     return Math.max(0, limit - used);

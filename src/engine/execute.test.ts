@@ -7,7 +7,7 @@ import type { MetricQuery } from '../query/model.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { SeriesWrite, Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
-import { executeQuery, newQueryStats, type EngineContext, type QueryStats } from './execute.js';
+import { executeQuery, newQueryStats, unlimitedRequest, type EngineContext, type QueryStats } from './execute.js';
 
 afterAll(removeTempDirs);
 
@@ -32,6 +32,7 @@ function context(store: Store, extra: Partial<EngineContext> = {}): EngineContex
     store,
     index: new IndexLoaders(store),
     budgets: { maxSeries: 1e6, maxPointsRead: 1e9, maxPointsReturned: 1e9, onExceed: 'error' },
+    request: unlimitedRequest(),
     stats: newQueryStats(),
     nowMs: 10_000,
     ...extra,

@@ -15,7 +15,7 @@ import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from 
 import { validateMetricName } from '../store/write-validation.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
-import { BudgetTracker, type Budgets, type QueryStats } from './budget.js';
+import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from './budget.js';
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
@@ -23,9 +23,10 @@ import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
 import { GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+import { yieldIfDue, type Lane } from '../time-slice.js';
 
 export type { Budgets, QueryStats } from './budget.js';
-export { newQueryStats } from './budget.js';
+export { newQueryStats, RequestBudget, unlimitedRequest } from './budget.js';
 export type { GroupOutput, QueryOutput } from './output.js';
 export type { GroupByResult } from './group-by/group-by.js';
 
@@ -34,11 +35,15 @@ export interface EngineContext {
   /** The request's index loaders. */
   readonly index: IndexReader;
   readonly budgets: Budgets;
+  /** What the whole request may still spend; shared by every query of the request. */
+  readonly request: RequestBudget;
   /** Filled by the engine: series matched, partitions and points read, points returned, scans, ms per phase. */
   readonly stats: QueryStats;
   /** The request's clock: gaps mark empty ranges up to min(end, now). */
   readonly nowMs: number;
   readonly signal?: AbortSignal;
+  /** The request's lane for turns on the thread (time-slice.ts); work outside a request shares one. */
+  readonly lane?: Lane;
   /** Points per scanned page (tests use 1 to show answers do not depend on it). */
   readonly pageSize?: number;
   /** Partition scans started together when a merge reaches several at once (default 8). */
@@ -46,17 +51,21 @@ export interface EngineContext {
 }
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
+  // A request of many queries starts them together; each takes its turn, or their set-up alone holds the thread.
+  await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
   const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
-  const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs);
+  const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs, ctx.lane);
   ctx.stats.rowTimes += plan.rowTimes.length;
   ctx.stats.planMs += performance.now() - planStarted;
+  await yieldIfDue(ctx.lane);
+  ctx.signal?.throwIfAborted();
 
   const runStarted = performance.now();
   try {
-    const tracker = new BudgetTracker(ctx.budgets, ctx.stats);
+    const tracker = new BudgetTracker(ctx.budgets, ctx.stats, ctx.request);
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
@@ -204,7 +213,7 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
       })),
     );
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
-  const options = { gate: tracker.gate, ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
+  const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
   if (router.seriesMajor) {
     for (const series of rowGroup.series) {
       ctx.signal?.throwIfAborted();

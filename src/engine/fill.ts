@@ -2,12 +2,16 @@
  * Filling: gives every series of an answer the same timestamps (the union of theirs), so clients that join series
  * into one frame (Grafana) see no ragged fields. Missing points become null, zero, or the series' previous point.
  */
+import type { RequestBudget } from './budget.js';
 import { PointList } from './point-list.js';
 
 export type FillMode = 'none' | 'null' | 'zero' | 'previous';
 
-/** Returns one list per input, in the same order; `order` is the answer's time order. */
-export function fillPoints(lists: readonly PointList[], mode: FillMode, order: 'asc' | 'desc'): PointList[] {
+/**
+ * Returns one list per input, in the same order; `order` is the answer's time order. The points it makes up are
+ * points returned like any other: a thousand sparse series filled to each other's timestamps are a million points.
+ */
+export function fillPoints(lists: readonly PointList[], mode: FillMode, order: 'asc' | 'desc', budget?: RequestBudget): PointList[] {
   if (mode === 'none' || lists.length === 0) return [...lists];
   const union = [...new Set(lists.flatMap((list) => list.timestamps))].sort((a, b) => (order === 'asc' ? a - b : b - a));
   return lists.map((list) => {
@@ -27,6 +31,7 @@ export function fillPoints(lists: readonly PointList[], mode: FillMode, order: '
       else if (mode === 'zero') out.push(t, 'double', 0);
       else out.push(t, list.kinds[previous]!, list.values[previous]!);
     }
+    budget?.addReturned(out.length - list.length);
     return out;
   });
 }

@@ -2,9 +2,10 @@
  * K-way merge of partition scans into one stream in KairosDB's order (time, then value, then series rank), handed
  * out as runs of the input slices: no copies and no object per point, so partitions that do not overlap in time pass
  * through whole. Each scan is opened only when the merge reaches its time bounds, so a long query over many row
- * periods holds one page per series, not one per partition.
+ * periods holds one page per series, not one per partition. The merge yields the thread between runs (time-slice.ts).
  */
 import type { Slice } from '../store/store.js';
+import { yieldIfDue, type Lane } from '../time-slice.js';
 import { compareInStream, tieAt, type Order } from './points.js';
 
 export interface MergeInput {
@@ -27,11 +28,13 @@ export interface MergeOptions {
   readonly gate?: SliceGate;
   /** Scans started at once when the merge reaches several inputs together (default 8). */
   readonly concurrency?: number;
+  /** Whose turns the merge takes when it yields the thread. */
+  readonly lane?: Lane;
 }
 
 /** Resolves true when every input was merged to its end, false when the handler or the gate stopped it. */
 export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onRun: RunHandler, options: MergeOptions = {}): Promise<boolean> {
-  const { gate, concurrency = 8 } = options;
+  const { gate, concurrency = 8, lane } = options;
   const asc = order === 'asc';
   const pending = [...inputs].sort(asc ? (a, b) => a.fromMs - b.fromMs || a.rank - b.rank : (a, b) => b.toMs - a.toMs || a.rank - b.rank);
   const opened: Cursor[] = [];
@@ -70,6 +73,9 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
         head = heap.peek();
       }
       if (head === undefined) return true;
+      // Between runs, never inside one: the heap is consistent here, and a run is at most one page of points.
+      const turn = yieldIfDue(lane);
+      if (turn !== undefined) await turn;
       const cursor = heap.pop();
       const slice = cursor.slice!;
       const ts = slice.timestamps;

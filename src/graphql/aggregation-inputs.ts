@@ -5,6 +5,7 @@
  */
 import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
+import type { AggregatorDefinition } from '../engine/aggregators/aggregator.js';
 import { AGGREGATORS } from '../engine/aggregators/registry.js';
 import type { ParamSpec } from '../engine/params.js';
 import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
@@ -19,11 +20,15 @@ export function camelCase(wire: string): string {
 
 const BY_FIELD = new Map(AGGREGATORS.map((definition) => [camelCase(definition.name), definition]));
 
+/** The aggregator an AggregatorInput names (its one field: @oneOf guarantees exactly one is set) and its options. */
+export function aggregatorOf(input: AggregatorInput): { field: string; options: unknown; definition: AggregatorDefinition } {
+  const [field, options] = Object.entries(input).find(([, v]) => v !== null && v !== undefined)!;
+  return { field, options, definition: BY_FIELD.get(field)! };
+}
+
 export function aggregatorSpecs(ctx: RequestContext, inputs: readonly AggregatorInput[] | null | undefined): AggregatorSpec[] {
   return (inputs ?? []).map((input, i) => {
-    // @oneOf guarantees exactly one non-null field.
-    const [field, options] = Object.entries(input).find(([, v]) => v !== null && v !== undefined)!;
-    const definition = BY_FIELD.get(field)!;
+    const { field, options, definition } = aggregatorOf(input);
     const path = `aggregators[${i}].${field}`;
     if (definition.params.length === 0) {
       if (options !== true) throw new InputError(path, options, 'must be true: the aggregator takes no options');
@@ -33,19 +38,29 @@ export function aggregatorSpecs(ctx: RequestContext, inputs: readonly Aggregator
   });
 }
 
-/** The GraphQL fields of GroupByInput and the group-bys they stand for. */
+/** The GraphQL fields of GroupByInput and the group-bys they stand for, in the order their specs are listed. */
 export const GROUP_BY_FIELDS = { tags: 'tag', time: 'time', valueRangeSize: 'value', bins: 'bin' } as const;
 
+export type GroupByField = keyof typeof GROUP_BY_FIELDS;
+
+/** The fields `input` sets, in GROUP_BY_FIELDS order: the i-th is the i-th spec `groupBySpecs` makes. */
+export function givenGroupByFields(input: GroupByInput | null | undefined): GroupByField[] {
+  return (Object.keys(GROUP_BY_FIELDS) as GroupByField[]).filter((field) => input?.[field] != null);
+}
+
 export function groupBySpecs(input: GroupByInput | null | undefined): GroupBySpec[] {
-  if (!input) return [];
-  const specs: GroupBySpec[] = [];
-  if (input.tags != null) specs.push({ name: 'tag', params: { tags: input.tags } });
-  if (input.time != null) {
-    specs.push({ name: 'time', params: { range_size: duration(input.time.rangeSize), group_count: input.time.groupCount } });
-  }
-  if (input.valueRangeSize != null) specs.push({ name: 'value', params: { range_size: input.valueRangeSize } });
-  if (input.bins != null) specs.push({ name: 'bin', params: { bins: input.bins } });
-  return specs;
+  return givenGroupByFields(input).map((field): GroupBySpec => {
+    switch (field) {
+      case 'tags':
+        return { name: 'tag', params: { tags: input!.tags } };
+      case 'time':
+        return { name: 'time', params: { range_size: duration(input!.time!.rangeSize), group_count: input!.time!.groupCount } };
+      case 'valueRangeSize':
+        return { name: 'value', params: { range_size: input!.valueRangeSize } };
+      case 'bins':
+        return { name: 'bin', params: { bins: input!.bins } };
+    }
+  });
 }
 
 function wireParams(ctx: RequestContext, specs: readonly ParamSpec[], options: Record<string, unknown>, path: string): Record<string, unknown> {

@@ -4,6 +4,7 @@
 import { InputError } from '../errors.js';
 import type { TagMatch } from '../generated/graphql.js';
 import type { TagCondition, TagFilter, TimeRange } from '../query/model.js';
+import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
 import { formatTime, parseTime, TimeParseError, type TimeInput } from '../query/time.js';
 import type { RequestContext } from '../server/request-context.js';
 
@@ -33,6 +34,30 @@ export function rangeArgs(
   else throw new InputError('from', from, 'is required');
   if (endMs < startMs) throw new InputError('to', to ?? formatTime(endMs), `must not be before from (${formatTime(startMs)})`);
   return { startMs, endMs };
+}
+
+/** `where` as a predicate over a series' tags, its errors naming TagMatch's fields (`where[0].eq`). */
+export function wherePredicate(where: readonly TagMatch[] | null | undefined): SeriesPredicate {
+  try {
+    return compileTagFilter(tagFilterArg(where), 'where');
+  } catch (error) {
+    throw error instanceof InputError ? inWhereTerms(error, where) : error;
+  }
+}
+
+/**
+ * A tag-filter error about `where[i].in[j]` or `notIn[j]` of the query model, about the TagMatch field the value
+ * came from: `tagFilterArg` puts `eq` first in `in`, and `notEq` first in `notIn`.
+ */
+export function inWhereTerms(error: InputError, where: readonly TagMatch[] | null | undefined): InputError {
+  const item = /^where\[(\d+)\]\.(in|notIn)\[(\d+)\]$/.exec(error.field);
+  const match = item ? where?.[Number(item[1])] : undefined;
+  if (item === null || match === undefined) return error;
+  const [, i, list, index] = item as unknown as [string, string, 'in' | 'notIn', string];
+  const single = list === 'in' ? match.eq : match.notEq;
+  const j = Number(index) - (single != null ? 1 : 0);
+  const field = j < 0 ? `where[${i}].${list === 'in' ? 'eq' : 'notEq'}` : `where[${i}].${list}[${j}]`;
+  return field === error.field ? error : new InputError(field, error.value, error.reason);
 }
 
 export function tagFilterArg(where: readonly TagMatch[] | null | undefined): TagFilter {

@@ -2,7 +2,7 @@
  * What resolvers hand to the GraphQL types (codegen `mappers`): internal shapes, turned into fields lazily.
  */
 import type { GroupByResult } from '../engine/execute.js';
-import type { PointKind, PointValue } from '../engine/point-list.js';
+import type { PointKind, PointList, PointValue } from '../engine/point-list.js';
 
 export interface SeriesModel {
   readonly name: string;
@@ -12,7 +12,8 @@ export interface SeriesModel {
   /** KairosDB's group_by results of the series' group; empty for a stored series. */
   readonly groupBy: readonly GroupByResult[];
   readonly sampleSize: number;
-  readonly points: PointModel[];
+  /** Turned into PointModels only when a query selects them (resolvers.ts `listOf`). */
+  readonly points: PointList;
 }
 
 export interface PointModel {

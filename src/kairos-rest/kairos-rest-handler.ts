@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
 import type { Store } from '../store/store.js';
@@ -65,7 +66,8 @@ interface Call {
 
 interface Reply {
   readonly status: number;
-  readonly body?: string;
+  /** Short bodies as text; query answers as the AnswerWriter's counted chunks. */
+  readonly body?: string | Answer;
 }
 
 type Handler = (call: Call) => Promise<Reply>;
@@ -124,7 +126,8 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   try {
     const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
     status = reply.status;
-    send(res, reply.status, reply.body, idHeader);
+    if (typeof reply.body === 'object') await sendAnswer(res, reply.status, reply.body, idHeader, ctx.signal);
+    else send(res, reply.status, reply.body, idHeader);
   } catch (error) {
     status = sendError(res, ctx, error, idHeader);
   } finally {
@@ -161,7 +164,7 @@ function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, hea
 }
 
 /** Every response carries KairosDB's headers (`MetricsResource.setHeaders`): CORS for any origin, no caching. */
-const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+export const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
 
 function send(res: ServerResponse, status: number, body?: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent || res.destroyed) return;
@@ -172,6 +175,40 @@ function send(res: ServerResponse, status: number, body?: string, headers: Reado
     ...headers,
   });
   res.end(payload);
+}
+
+/**
+ * Writes an answer chunk by chunk, waiting for the socket to drain between chunks, so a large answer neither holds
+ * the thread nor piles up in the socket's buffer; a client that stops reading is cut off when the request's time
+ * limit passes.
+ */
+async function sendAnswer(res: ServerResponse, status: number, answer: Answer, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<void> {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-length': String(answer.bytes), ...headers });
+  for (const chunk of answer.chunks) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await drained(res, signal);
+  }
+  res.end();
+}
+
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', cut);
+      resolve();
+    };
+    const cut = () => {
+      res.destroy();
+      done();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+    if (signal.aborted) cut();
+    else signal.addEventListener('abort', cut, { once: true });
+  });
 }
 
 /** CORS preflight, answered on every path (browser-access Grafana sends one before each POST). */
@@ -253,7 +290,8 @@ async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> 
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);
-  return { status: 200, body: renderQueryResponse(outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }))) };
+  const answers = outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }));
+  return { status: 200, body: await renderQueryResponse(answers, new AnswerWriter(ctx.budget, ctx.lane)) };
 }
 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */

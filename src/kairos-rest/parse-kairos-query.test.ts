@@ -162,7 +162,17 @@ describe('parseKairosQuery', () => {
     [
       'an invalid regex',
       { start_absolute: 0, metrics: [{ name: 'm', tags: { host: ['regex:('] } }] },
-      'query.metric[0].tags.host[0] is not a valid regular expression (Invalid regular expression: /^(?:()$/u: Unterminated group) (got "(")',
+      'query.metric[0].tags.host[0] is not a valid regular expression (Invalid regular expression: /(/: Unterminated group) (got "(")',
+    ],
+    [
+      'a regex with lookahead',
+      { start_absolute: 0, metrics: [{ name: 'm', tags: { host: ['regex:web(?=-1)'] } }] },
+      'query.metric[0].tags.host[0] cannot be matched in linear time: backreferences, lookahead, lookbehind and repetition counts above 16 are not supported (got "web(?=-1)")',
+    ],
+    [
+      'a regex longer than 1000 characters',
+      { start_absolute: 0, metrics: [{ name: 'm', tags: { host: [`regex:${'a'.repeat(1001)}`] } }] },
+      `query.metric[0].tags.host[0] must be at most 1000 characters long (it is 1001) (got "${'a'.repeat(116)}...)`,
     ],
     ['a negative limit', { start_absolute: 0, metrics: [{ name: 'm', limit: -1 }] }, 'query.metric[0].limit must be a whole number from 0 to 2147483647 (got -1)'],
     ['an unknown order', { start_absolute: 0, metrics: [{ name: 'm', order: 'newest' }] }, 'query.metric[0].order must be asc or desc (got "newest")'],

@@ -2,13 +2,17 @@
  * Reads a REST request body into memory within REST_MAX_BODY_BYTES, inflating gzip (`Content-Encoding: gzip`, or
  * KairosDB's deprecated `Content-Type: application/gzip`). The limit holds for the bytes received and for the
  * inflated bytes, so neither a long upload nor a gzip bomb can grow the heap; a refused body is drained, not read.
+ * A body must be in before the request's time limit (QUERY_TIMEOUT_MS).
  */
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
-import { KairographError } from '../errors.js';
+import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../errors.js';
 import { HttpError } from './rest-errors.js';
 
-/** Resolves with the whole (inflated) body; rejects with an HttpError, a 400, or `signal`'s reason. */
+/**
+ * Resolves with the whole (inflated) body; rejects with an HttpError (a 408 when the request's time limit passes
+ * before the body is in), a 400, or `signal`'s other reasons.
+ */
 export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   let inflater: Gunzip | Inflate | undefined;
   try {
@@ -42,8 +46,8 @@ export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSi
       if (kept > maxBytes) settle(tooLarge(maxBytes, 'inflated request body'));
       else chunks.push(chunk);
     };
-    const onAbort = () => settle(signal.reason);
-    if (signal.aborted) return settle(signal.reason);
+    const onAbort = () => settle(bodyAbortReason(signal.reason));
+    if (signal.aborted) return settle(bodyAbortReason(signal.reason));
     signal.addEventListener('abort', onAbort, { once: true });
     req.on('data', (chunk: Buffer) => {
       if (settled) return;
@@ -78,6 +82,14 @@ function inflaterFor(req: IncomingMessage): Gunzip | Inflate | undefined {
 
 function encodingName(req: IncomingMessage): string {
   return (req.headers['content-encoding'] ?? '').trim().toLowerCase() === 'deflate' ? 'deflate' : 'gzip';
+}
+
+/**
+ * A body still arriving at the time limit is the client's delay, not the query's: 408 as the server answers any
+ * late request (src/server/request-deadline.ts), with the same message whichever of the two notices first.
+ */
+function bodyAbortReason(reason: unknown): unknown {
+  return reason instanceof QueryTimeoutError ? new HttpError(408, new RequestTimeoutError(reason.timeoutMs).message, { connection: 'close' }) : reason;
 }
 
 function tooLarge(maxBytes: number, what: string): HttpError {

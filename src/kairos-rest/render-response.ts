@@ -4,6 +4,7 @@
  */
 import type { QueryOutput } from '../engine/execute.js';
 import type { ComplexValue, PointList } from '../engine/point-list.js';
+import type { Answer, AnswerWriter } from '../server/answer-writer.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;
@@ -14,23 +15,37 @@ export interface AnsweredQuery {
 /**
  * `{"queries":[{"sample_size":n,"results":[{name, alias?, group_by?, tags?, values}]}]}`, queries in request
  * order, results in the engine's group order. Groups left without points are dropped, as KairosDB has done since
- * #612 (1.3.0 still printed them with empty values).
+ * #612 (1.3.0 still printed them with empty values). Written through `out`, which counts the answer's bytes and
+ * yields the thread between runs of points.
  */
-export function renderQueryResponse(answers: readonly AnsweredQuery[]): string {
-  const queries = answers.map(({ output, excludeTags }) => {
-    const results: string[] = [];
+export async function renderQueryResponse(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<Answer> {
+  out.write('{"queries":[');
+  for (const [q, { output, excludeTags }] of answers.entries()) {
+    out.write(`${q > 0 ? ',' : ''}{"sample_size":${output.sampleSize},"results":[`);
+    let first = true;
     for (const group of output.groups) {
       if (group.points.length === 0) continue;
-      let result = `{"name":${JSON.stringify(group.name)}`;
+      let result = `${first ? '' : ','}{"name":${JSON.stringify(group.name)}`;
+      first = false;
       if (output.alias !== undefined) result += `,"alias":${JSON.stringify(output.alias)}`;
       if (group.groupBy.length > 0) result += `,"group_by":${JSON.stringify(group.groupBy)}`;
       if (!excludeTags) result += `,"tags":${JSON.stringify(group.tags)}`;
-      results.push(`${result},"values":${renderValues(group.points)}}`);
+      out.write(`${result},"values":[`);
+      for (let start = 0; start < group.points.length; start += POINTS_PER_RUN) {
+        out.write(renderValues(group.points, start, Math.min(group.points.length, start + POINTS_PER_RUN)));
+        const turn = out.pause();
+        if (turn !== undefined) await turn;
+      }
+      out.write(']}');
     }
-    return `{"sample_size":${output.sampleSize},"results":[${results.join(',')}]}`;
-  });
-  return `{"queries":[${queries.join(',')}]}`;
+    out.write(']}');
+  }
+  out.write(']}');
+  return out.finish();
 }
+
+/** Points rendered between two checks of the time slice. */
+const POINTS_PER_RUN = 4096;
 
 export interface TagsResult {
   readonly name: string;
@@ -43,10 +58,11 @@ export function renderTagsResponse(results: readonly TagsResult[]): string {
   return `{"queries":[${queries.join(',')}]}`;
 }
 
-function renderValues(points: PointList): string {
-  const parts = new Array<string>(points.length);
+/** Points [start, end) as `[t,v]` pairs, with the comma that follows the previous run. */
+function renderValues(points: PointList, start: number, end: number): string {
+  const parts = new Array<string>(end - start);
   const { timestamps, values, kinds } = points;
-  for (let i = 0; i < parts.length; i++) {
+  for (let i = start; i < end; i++) {
     const v = values[i]!;
     let text: string;
     switch (kinds[i]) {
@@ -67,9 +83,9 @@ function renderValues(points: PointList): string {
       default:
         text = 'null';
     }
-    parts[i] = `[${jsonNumber(timestamps[i]!)},${text}]`;
+    parts[i - start] = `[${jsonNumber(timestamps[i]!)},${text}]`;
   }
-  return `[${parts.join(',')}]`;
+  return `${start > 0 ? ',' : ''}${parts.join(',')}`;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { encodeTagString, sliceKindOf } from '../store/format/index.js';
 import type { RowKey } from '../store/store.js';
+import { yieldIfDue, type Lane } from '../time-slice.js';
 import type { IndexReader } from './index-loaders.js';
 import type { TimeRange } from './model.js';
 import type { SeriesPredicate } from './tag-filter.js';
@@ -17,8 +18,8 @@ export interface SeriesPlan {
   readonly warnings: readonly string[];
 }
 
-/** `widthMs` is the row width in ms (format/row-time.ts `rowWidthMs` of the store's spec). */
-export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number): Promise<SeriesPlan> {
+/** `widthMs` is the row width in ms (format/row-time.ts `rowWidthMs` of the store's spec); `lane` whose turns it takes. */
+export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number, lane?: Lane): Promise<SeriesPlan> {
   const lookupStart = lookupStartMs(range.startMs, widthMs);
   const [rowTimes, legacy] = await Promise.all([
     index.rowTimes(metric, lookupStart, range.endMs),
@@ -28,7 +29,14 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
   const seen = new Set<string>();
   const partitions: RowKey[] = [];
   const unknownTypes = new Set<string>();
-  for (const key of [legacy, ...perRowTime].flat()) {
+  const keys = [legacy, ...perRowTime].flat();
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    // A metric can have a million series, and a regex filter costs microseconds each.
+    if ((i & 1023) === 1023) {
+      const turn = yieldIfDue(lane);
+      if (turn !== undefined) await turn;
+    }
     // Every row holds points in [rowTime, rowTime + width), negative rows included.
     if (key.rowTime + widthMs <= range.startMs || !matches(key.tags)) continue;
     if (sliceKindOf(key.dataType) === undefined) {

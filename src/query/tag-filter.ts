@@ -1,7 +1,9 @@
 /**
  * Compiles a tag filter into a predicate over a series' tags, validating it once so the per-series check is cheap.
- * KairosDB filters row keys in memory the same way (reference §4.2 step 4).
+ * KairosDB filters row keys in memory the same way (reference §4.2 step 4). Regular expressions run on V8's
+ * linear-time engine, so no pattern can hold the thread the way `(a+)+$` holds a backtracking matcher.
  */
+import { setFlagsFromString } from 'node:v8';
 import { InputError } from '../errors.js';
 import type { Tags } from '../store/store.js';
 import type { TagFilter } from './model.js';
@@ -18,15 +20,7 @@ export function compileTagFilter(filter: TagFilter, field: string): SeriesPredic
         if (value.length === 0) throw new InputError(`${path}.${name}[${j}]`, value, 'must not be empty');
       });
     }
-    let regex: RegExp | undefined;
-    if (condition.regex !== undefined) {
-      try {
-        // Java's Matcher.matches() must match the whole value.
-        regex = new RegExp(`^(?:${condition.regex})$`, 'u');
-      } catch (error) {
-        throw new InputError(`${path}.regex`, condition.regex, `is not a valid regular expression (${(error as Error).message})`);
-      }
-    }
+    const regex = condition.regex === undefined ? undefined : linearRegex(condition.regex, `${path}.regex`);
     const allowed = condition.in === undefined ? undefined : new Set(condition.in);
     const excluded = condition.notIn === undefined ? undefined : new Set(condition.notIn);
     const requiresValue = allowed !== undefined || regex !== undefined;
@@ -40,4 +34,39 @@ export function compileTagFilter(filter: TagFilter, field: string): SeriesPredic
     };
   });
   return (tags) => checks.every((check) => check(tags));
+}
+
+/**
+ * Node 20's V8 keeps its linear-time regexp engine (the `l` flag: a Thompson-style automaton, time linear in the
+ * value's length) behind this flag, which only makes `l` valid: every other regexp keeps the backtracking engine.
+ */
+setFlagsFromString('--enable-experimental-regexp-engine');
+try {
+  new RegExp('a', 'l');
+} catch {
+  throw new Error(`this Node.js (${process.version}) has no linear-time regexp engine; Kairograph needs Node 20 (V8 11.3) or later`);
+}
+
+/** Longer patterns are refused: matching costs pattern length × value length. */
+export const MAX_REGEX_LENGTH = 1000;
+
+/** A pattern that must match the whole value, as Java's Matcher.matches() does, in time linear in the value. */
+function linearRegex(pattern: string, field: string): RegExp {
+  if (pattern.length > MAX_REGEX_LENGTH) throw new InputError(field, pattern, `must be at most ${MAX_REGEX_LENGTH} characters long (it is ${pattern.length})`);
+  // Without the `u` flag, which the linear engine lacks, `\p{L}` would quietly mean the letters "p{L}".
+  if (/\\[pP]\{/.test(pattern)) throw new InputError(field, pattern, 'uses a Unicode property class (\\p{...}), which is not supported');
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    throw new InputError(field, pattern, `is not a valid regular expression (${(error as Error).message})`);
+  }
+  try {
+    return new RegExp(`^(?:${pattern})$`, 'l');
+  } catch {
+    throw new InputError(
+      field,
+      pattern,
+      'cannot be matched in linear time: backreferences, lookahead, lookbehind and repetition counts above 16 are not supported',
+    );
+  }
 }

@@ -35,6 +35,7 @@ export function parseTime(value: unknown, nowMs: number): number {
   if (relative) {
     const [, sign, amount, unit] = relative;
     if (sign === undefined) return nowMs;
+    // luxon answers NaN past its range (now-99999999y): a time too far away, which the one rule refuses.
     return epochMs(plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!));
   }
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });

@@ -19,7 +19,10 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
+import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
+import { useBoundedAnswers } from './use-bounded-answers.js';
+import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 export interface GatewayDeps {
@@ -41,6 +44,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     renderGraphiQL,
     graphiql: { title: 'Kairograph', defaultQuery: DEFAULT_GRAPHIQL_QUERY },
     landingPage: false,
+    // The schema has no Upload scalar: multipart bodies could only buffer files, and their parser's errors carry no code.
+    multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
       const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal });
@@ -73,7 +78,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       }),
       usePrometheus({ endpoint: '/metrics', registry: metrics }),
       // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass.
-      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      withErrorCode(useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }), 'CSRF_PREVENTED'),
+      useErrorCodes(),
       usePersistedOperationsPolicy(config, manifest),
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex] },
@@ -85,6 +91,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       }),
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(),
+      useBoundedAnswers((request) => contexts.get(request)),
     ],
   });
 
@@ -98,9 +105,9 @@ export function createGateway({ store, config, log }: GatewayDeps) {
   return { yoga, handle };
 }
 
-/** graphql-armor's rejections are bad input like any other: a code clients can branch on, and HTTP 400. */
+/** graphql-armor's rejections get a code clients can branch on; useErrorCodes gives it its status. */
 function tooComplex(_: unknown, error: GraphQLError): void {
-  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } });
+  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX' });
 }
 
 /** Introspection off: graphql-js's own validation rule rejects __schema and __type. */
@@ -115,13 +122,23 @@ export interface ListeningGateway {
   close(): Promise<void>;
 }
 
+export interface ListenOptions {
+  /** Every request's headers and body must arrive within this (QUERY_TIMEOUT_MS), or it gets a 408. */
+  readonly requestTimeoutMs: number;
+}
+
 /** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
-export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<ListeningGateway> {
-  const server = createServer(handle);
-  // Keep idle connections longer than load balancers and HTTP client pools do (60 s is common): with Node's 5 s
-  // default, a client reusing a connection just as the server closes it gets "other side closed".
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number, options: ListenOptions): Promise<ListeningGateway> {
+  const server = createServer(
+    {
+      ...requestDeadlineOptions(options.requestTimeoutMs),
+      // Keep idle connections longer than load balancers and HTTP client pools do (60 s is common): with Node's 5 s
+      // default, a client reusing a connection just as the server closes it gets "other side closed".
+      keepAliveTimeout: 65_000,
+    },
+    handle,
+  );
+  answerLateRequests(server, options.requestTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

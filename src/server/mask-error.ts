@@ -13,21 +13,24 @@ export function createMaskError(log: Logger): MaskError {
   return (error, message, isDev) => {
     const graphQLError = isGraphQLError(error) ? error : undefined;
     const original = graphQLError ? graphQLError.originalError : error;
-    if (original instanceof KairographError) {
-      return createGraphQLError(original.message, {
-        ...(graphQLError ? { nodes: graphQLError.nodes, source: graphQLError.source, positions: graphQLError.positions, path: graphQLError.path } : {}),
-        extensions: {
-          code: original.code,
-          ...(original instanceof InputError ? { field: original.field } : {}),
-          http: { status: original.status },
-        },
-      });
-    }
+    if (original instanceof KairographError) return toGraphQLError(original, graphQLError);
     // GraphQL's own errors (syntax, validation, scalar parsing) are the client's and pass through.
     if (graphQLError && (original === undefined || original === null || isGraphQLError(original))) return graphQLError;
     log.error({ err: original }, 'unexpected error while executing a request');
     return yogaMaskError(error, message, isDev);
   };
+}
+
+/** A typed error as clients see it: its message, `extensions.code`, the field of bad input, and its HTTP status. */
+export function toGraphQLError(error: KairographError, located?: GraphQLError): GraphQLError {
+  return createGraphQLError(error.message, {
+    ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path } : {}),
+    extensions: {
+      code: error.code,
+      ...(error instanceof InputError ? { field: error.field } : {}),
+      http: { status: error.status },
+    },
+  });
 }
 
 /** By shape, not instanceof: graphql can be loaded twice (its ESM and CommonJS builds), each with its own class. */

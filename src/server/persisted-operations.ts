@@ -43,7 +43,8 @@ export function usePersistedOperationsPolicy(config: Config, manifest: Persisted
         extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 403 } },
       },
       keyNotFound: {
-        message: 'a persisted operation needs extensions.persistedQuery.sha256Hash (with version 1)',
+        // Also what a request without any query gets, so it names both ways of sending one.
+        message: 'the request has no query: send the query text, or a persisted operation as extensions.persistedQuery.sha256Hash (with version 1)',
         extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED', http: { status: 400 } },
       },
     },

@@ -5,12 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { executeQuery, newQueryStats, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
+import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
 import { QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import type { Store } from '../store/store.js';
+import { Lane } from '../time-slice.js';
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -30,8 +31,18 @@ export interface RequestContext {
   readonly loaders: IndexLoaders;
   readonly nowMs: number;
   readonly log: Logger;
-  /** Aborted when the client disconnects or when QUERY_TIMEOUT_MS has passed (reason: QueryTimeoutError). */
+  /**
+   * Aborted when the client disconnects, when QUERY_TIMEOUT_MS has passed (reason: QueryTimeoutError), or when the
+   * request goes over one of its budgets (reason: the BudgetExceededError).
+   */
   readonly signal: AbortSignal;
+  /**
+   * What the request's queries and its answer spend together. Going over it aborts the request (reason: the
+   * BudgetExceededError), so every query still running stops and lets its points go.
+   */
+  readonly budget: RequestBudget;
+  /** The request's turns on the thread: its queries and its answer queue here when they yield (time-slice.ts). */
+  readonly lane: Lane;
   /** Every query the request ran, in the order they finished. */
   readonly queries: QueryRecord[];
   /** Runs one query through the engine with the configured budgets and records what it cost. */
@@ -58,6 +69,11 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   const nowMs = Date.now();
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
+  const budget = new RequestBudget(
+    { maxPointsRead: config.maxRequestPointsRead, maxPointsReturned: config.maxRequestPoints, maxAnswerBytes: config.maxResponseBytes },
+    (error) => controller.abort(error),
+  );
+  const lane = new Lane();
   const budgets = {
     maxSeries: config.maxQuerySeries,
     maxPointsRead: config.maxPointsRead,
@@ -72,10 +88,12 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     nowMs,
     log: requestLog,
     signal: controller.signal,
+    budget,
+    lane,
     queries,
     async runQuery(query, label) {
       const stats = newQueryStats();
-      const engine: EngineContext = { store, index: loaders, budgets, stats, nowMs, signal: controller.signal };
+      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane };
       const started = performance.now();
       let output: QueryOutput;
       try {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairographError } from '../../src/errors.js';
-import { executeQuery, newQueryStats, type Budgets } from '../../src/engine/execute.js';
+import { executeQuery, newQueryStats, unlimitedRequest, type Budgets } from '../../src/engine/execute.js';
 import { IndexLoaders } from '../../src/query/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
 import { validateWrite, type SeriesInput } from '../../src/store/write-validation.js';
@@ -120,6 +120,7 @@ async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Va
       store,
       index: new IndexLoaders(store),
       budgets: { ...GENEROUS, ...c.budgets },
+      request: unlimitedRequest(),
       stats: newQueryStats(),
       nowMs,
       ...(variant.pageSize !== undefined ? { pageSize: variant.pageSize } : {}),

@@ -164,18 +164,25 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
       expect(naive).toBe(4);
     });
 
-    it('names the aggregator position and parameter in invalid pipelines', async () => {
+    it("names GraphQL's argument and the value in invalid pipelines, never KairosDB's wire name", async () => {
+      // The engine validates in KairosDB's names (aggregators[1].time_zone); GraphQL clients must read their own.
       const cases: [string, string, string][] = [
-        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile', 'must be greater than 0 and less than 1'],
-        ['{ div: { divisor: 0 } }', 'aggregators[1].divisor', 'must not be zero'],
-        ['{ avg: { timeZone: "Mars/Olympus" } }', 'aggregators[1].time_zone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30'],
+        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile.percentile', 'must be greater than 0 and less than 1 (got 1.5)'],
+        ['{ div: { divisor: 0 } }', 'aggregators[1].div.divisor', 'must not be zero (got 0)'],
+        ['{ avg: { timeZone: "Mars/Olympus" } }', 'aggregators[1].avg.timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
+        ['{ leastSquares: { sampling: { value: 0, unit: MINUTES } } }', 'aggregators[1].leastSquares.sampling.value', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['{ saveAs: { metricName: "" } }', 'aggregators[1].saveAs.metricName', 'must not be empty (got "")'],
+        ['{ saveAs: { metricName: "copy", tags: [{ name: "a", value: "1" }, { name: "saved_from", value: "x" }] } }', 'aggregators[1].saveAs.tags[1]', 'clashes with the saved_from tag that the aggregator adds (got "x")'],
+        ['{ sma: { size: 0 } }', 'aggregators[1].sma.size', 'must be a whole number from 1 to 1000000 (got 0)'],
       ];
       for (const [aggregator, field, reason] of cases) {
         const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, aggregators: [{ count: {} }, ${aggregator}]) { name } }`);
         expect(response.status, aggregator).toBe(400);
         expect(response.body.errors![0]!.extensions, aggregator).toEqual({ code: 'BAD_USER_INPUT', field });
-        expect(response.body.errors![0]!.message, aggregator).toContain(`${field} ${reason}`);
+        expect(response.body.errors![0]!.message, aggregator).toBe(`${field} ${reason}`);
       }
+      const afterGaps = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, aggregators: [{ gaps: {} }, { leastSquares: {} }]) { name } }`);
+      expect(afterGaps.body.errors![0]!.message).toBe('aggregators[1].leastSquares cannot follow gaps (aggregators[0]): it would read the null points gaps adds (got "leastSquares")');
       const unknown = await gw.graphql(`{ series(metric: "m", from: 0, aggregators: [{ median: {} }]) { name } }`);
       expect(unknown.body.errors![0]!.message).toBe('Field "median" is not defined by type "AggregatorInput". Did you mean "min"?');
       const two = await gw.graphql(`{ series(metric: "m", from: 0, aggregators: [{ sum: {}, max: {} }]) { name } }`);
@@ -190,7 +197,29 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
         { metric: "dup.rate", tags: [{ name: "host", value: "b" }], points: [{ time: ${T0}, value: 2 }] }]) { points } }`);
       const response = await gw.graphql(`{ series(metric: "dup.rate", from: ${T0}, to: ${END}, aggregators: [{ rate: { unit: SECONDS } }]) { name } }`);
       expect(response.status).toBe(400);
-      expect(response.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'aggregators[0]' });
+      expect(response.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'aggregators[0].rate' });
+    });
+
+    it("names the query's own arguments and group-bys as GraphQL spells them", async () => {
+      const cases: [string, string, string][] = [
+        ['timeZone: "Mars/Olympus"', 'timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
+        ['where: [{ tag: "" }]', 'where[0].tag', 'must not be empty (got "")'],
+        // The query model keeps eq as in[0] and notEq as notIn[0]; the client wrote eq and notEq.
+        ['where: [{ tag: "host", eq: "web-1" }, { tag: "dc", eq: "", in: ["eu"] }]', 'where[1].eq', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", eq: "eu", in: ["us", ""] }]', 'where[0].in[1]', 'must not be empty (got "")'],
+        ['where: [{ tag: "dc", notEq: "" }]', 'where[0].notEq', 'must not be empty (got "")'],
+        ['groupBy: { tags: ["host", ""] }', 'groupBy.tags[1]', 'must be a non-empty tag name (got "")'],
+        ['groupBy: { tags: ["host"], time: { rangeSize: { value: 0, unit: HOURS }, groupCount: 24 } }', 'groupBy.time.rangeSize.value', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { time: { rangeSize: { value: 1, unit: HOURS }, groupCount: 0 } }', 'groupBy.time.groupCount', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { valueRangeSize: 0 }', 'groupBy.valueRangeSize', 'must be a whole number from 1 to 2147483647 (got 0)'],
+        ['groupBy: { tags: ["host"], bins: [1, 5, 3] }', 'groupBy.bins[2]', 'must be greater than the bin before it (5) (got 3)'],
+      ];
+      for (const [argument, field, reason] of cases) {
+        const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, ${argument}) { name } }`);
+        expect(response.status, argument).toBe(400);
+        expect(response.body.errors![0]!.extensions, argument).toEqual({ code: 'BAD_USER_INPUT', field });
+        expect(response.body.errors![0]!.message, argument).toBe(`${field} ${reason}`);
+      }
     });
   });
 }
@@ -214,9 +243,9 @@ export function describeDashboardLimits(name: string, create: DashboardStoreFact
     });
 
     it.each([
-      ['MAX_POINTS_READ', '20', 'query exceeded its points read budget of 20'],
-      ['MAX_QUERY_SERIES', '2', 'query exceeded its series budget of 2'],
-      ['MAX_QUERY_POINTS', '5', 'query exceeded its points returned budget of 5'],
+      ['MAX_POINTS_READ', '20', 'query exceeded its points read budget of 20 (MAX_POINTS_READ)'],
+      ['MAX_QUERY_SERIES', '2', 'query exceeded its series budget of 2 (MAX_QUERY_SERIES)'],
+      ['MAX_QUERY_POINTS', '5', 'query exceeded its points returned budget of 5 (MAX_QUERY_POINTS)'],
     ])('fails a query over %s with BUDGET_EXCEEDED', async (setting, value, message) => {
       gw = await startGateway(store, { [setting]: value });
       const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`);
@@ -225,6 +254,50 @@ export function describeDashboardLimits(name: string, create: DashboardStoreFact
         data: null,
         errors: [{ message, locations: [{ line: 1, column: 3 }], path: ['series'], extensions: { code: 'BUDGET_EXCEEDED' } }],
       });
+    });
+
+    // Each alias reads and returns 54 points, within every budget of one query; two of them are over the request's.
+    const twoAliases = `{ a: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } }
+  b: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`;
+    it.each([
+      ['MAX_REQUEST_POINTS_READ', '100', 'request exceeded its points read budget of 100 (MAX_REQUEST_POINTS_READ)'],
+      ['MAX_REQUEST_POINTS', '100', 'request exceeded its points returned budget of 100 (MAX_REQUEST_POINTS)'],
+    ])('fails a request whose aliases together go over %s, and no alias answers', async (setting, value, message) => {
+      gw = await startGateway(store, { [setting]: value });
+      const alone = await gw.graphql(`{ a: series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { value } } }`);
+      expect(alone.status).toBe(200);
+      const response = await gw.graphql(twoAliases);
+      expect(response.status).toBe(422);
+      expect(response.body.data).toBeNull();
+      expect(response.body.errors!.length).toBeGreaterThan(0);
+      for (const error of response.body.errors!) expect(error).toMatchObject({ message, extensions: { code: 'BUDGET_EXCEEDED' } });
+    });
+
+    it('fails a request whose answer is over MAX_RESPONSE_BYTES, with the statistics of what it read', async () => {
+      gw = await startGateway(store, { MAX_RESPONSE_BYTES: '1024' });
+      const small = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, aggregators: [{ count: { sampling: { value: 1, unit: HOURS } } }]) { points { value } } }`);
+      expect(small.body).toEqual({ data: { series: [{ points: [{ value: 54 }] }] } });
+      const response = await gw.graphql(`{ series(metric: "sys.cpu.load", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }) { points { time value } } }`);
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({
+        data: null,
+        errors: [{ message: 'request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)', extensions: { code: 'BUDGET_EXCEEDED' } }],
+      });
+      expect(response.extensions).toMatchObject({ statistics: { queries: [{ path: 'series', pointsRead: 54, pointsReturned: 54 }] } });
+    });
+
+    it('counts the points fill makes up against MAX_REQUEST_POINTS', async () => {
+      // Two series on alternate timestamps: 9 points each, 18 each once filled to the other's timestamps.
+      gw = await startGateway(store, { MAX_REQUEST_POINTS: '30' });
+      const write = await gw.graphql(`mutation { addPoints(series: [
+        { metric: "sparse", tags: [{ name: "host", value: "a" }], points: [${Array.from({ length: 9 }, (_, i) => `{ time: ${T0 + 2 * i * STEP}, value: 1 }`).join(', ')}] },
+        { metric: "sparse", tags: [{ name: "host", value: "b" }], points: [${Array.from({ length: 9 }, (_, i) => `{ time: ${T0 + (2 * i + 1) * STEP}, value: 2 }`).join(', ')}] }]) { points } }`);
+      expect(write.body).toEqual({ data: { addPoints: { points: 18 } } });
+      const query = (fill: string) => `{ series(metric: "sparse", from: ${T0}, to: ${END}, groupBy: { tags: ["host"] }, fill: ${fill}) { points { value } } }`;
+      expect((await gw.graphql(query('NONE'))).status).toBe(200);
+      const filled = await gw.graphql(query('NULL'));
+      expect(filled.status).toBe(422);
+      expect(filled.body.errors![0]!.message).toBe('request exceeded its points returned budget of 30 (MAX_REQUEST_POINTS)');
     });
   });
 }

@@ -5,7 +5,7 @@
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { executeQuery, newQueryStats } from '../../src/engine/execute.js';
+import { executeQuery, newQueryStats, unlimitedRequest } from '../../src/engine/execute.js';
 import { IndexLoaders } from '../../src/query/index-loaders.js';
 import { CassandraStore, type CassandraStoreOptions, type StatementCounts } from '../../src/store/cassandra/cassandra-store.js';
 import type { MetricQuery } from '../../src/query/model.js';
@@ -70,7 +70,7 @@ describe('requests by statement', () => {
       series: ['a', 'b', 'c'].map((h) => ({ metric: 'cpu', tags: { host: h }, type: 'long' as const, ttlSeconds: 0, timestamps, values: timestamps })),
     });
     const loaders = new IndexLoaders(store);
-    const ctx = { store, index: loaders, budgets: GENEROUS, stats: newQueryStats(), nowMs: Date.now() };
+    const ctx = { store, index: loaders, budgets: GENEROUS, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() };
     const made = await counted(store, () =>
       Promise.all([
         executeQuery(metricQuery('cpu', 0, 2999, ['a']), ctx),
@@ -126,6 +126,7 @@ describe('scans', () => {
       store,
       index: new IndexLoaders(store),
       budgets: GENEROUS,
+      request: unlimitedRequest(),
       stats: newQueryStats(),
       nowMs: Date.now(),
       concurrency: 16,

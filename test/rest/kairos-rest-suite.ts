@@ -259,22 +259,25 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         await noMetrics(gw);
       });
 
-      it('gives up on a body that never finishes when QUERY_TIMEOUT_MS passes', async () => {
+      it('answers a body that never finishes with 408 when QUERY_TIMEOUT_MS passes, and closes the connection', async () => {
         const gw = await start({ QUERY_TIMEOUT_MS: '300' });
-        const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const answer = await new Promise<{ status: number; text: string; connection: string | undefined }>((resolve, reject) => {
+          let answered = false;
           const req = request(`${gw.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } }, (res) => {
+            answered = true;
             let text = '';
             res.setEncoding('utf8');
             res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              req.destroy();
-              resolve({ status: res.statusCode!, text });
-            });
+            // The client never finishes its body and never closes: the server must let go of the socket.
+            res.socket.once('close', () => resolve({ status: res.statusCode!, text, connection: res.headers.connection }));
           });
-          req.on('error', reject);
+          req.on('error', (error) => {
+            if (!answered) reject(error);
+          });
           req.write('[{"name": "m", ');
         });
-        expect(answer).toEqual({ status: 504, text: '{"errors":["query exceeded its time limit of 300 ms"]}' });
+        // 408, not QUERY_TIMEOUT's 504: the client was late, not the store (the server answers any late request so).
+        expect(answer).toEqual({ status: 408, text: '{"errors":["the request was not received within its time limit of 300 ms (QUERY_TIMEOUT_MS)"]}', connection: 'close' });
         await noMetrics(gw);
       });
     });
@@ -334,6 +337,27 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
               '{"name":"sys.cpu.load","group_by":[{"name":"tag","tags":["host"],"group":{"host":"web-2"}},{"name":"type","type":"number"}],"tags":{"dc":["eu"],"host":["web-2"]},"values":[[1714557660000,12],[1714557720000,14]]}]},' +
               '{"sample_size":6,"results":[{"name":"sys.cpu.load","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["eu","us"],"host":["web-1","web-2","web-3"]},"values":[[1714557600000,6]]}]}]}',
           ),
+        );
+      });
+
+      it("budgets a request's metrics together: points read, points returned and answer bytes, each naming its setting", async () => {
+        const one = { name: 'sys.cpu.load' };
+        const body = { start_absolute: T0, end_absolute: T0 + 3_600_000, metrics: [one, one] };
+        for (const [setting, value, message] of [
+          ['MAX_REQUEST_POINTS_READ', '10', 'request exceeded its points read budget of 10 (MAX_REQUEST_POINTS_READ)'],
+          ['MAX_REQUEST_POINTS', '10', 'request exceeded its points returned budget of 10 (MAX_REQUEST_POINTS)'],
+        ] as const) {
+          const gw = await start({ [setting]: value });
+          await writeLoad(gw);
+          // One metric reads and returns 6 points; two are over 10.
+          expect((await gw.call('POST', '/api/v1/datapoints/query', { body: { ...body, metrics: [one] } })).status).toBe(200);
+          expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body }))).toEqual(refused(422, message));
+        }
+        const gw = await start({ MAX_RESPONSE_BYTES: '1024' });
+        await writeLoad(gw);
+        const many = { ...body, metrics: Array.from({ length: 12 }, () => one) };
+        expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body: many }))).toEqual(
+          refused(422, 'request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)'),
         );
       });
 

@@ -36,7 +36,7 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   const lines = options.logLines;
   const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
   const gateway = createGateway({ store, config, log });
-  const server = await listen(gateway.handle, '127.0.0.1', 0);
+  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',

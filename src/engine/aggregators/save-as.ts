@@ -31,7 +31,7 @@ export const saveAs = defineStream({
     const ttlSeconds = p.integer('ttl', 0, MAX_TTL_SECONDS);
     const savedFrom = p.boolean('add_saved_from');
     // KairosDB builds the tags with an ImmutableSortedMap, which fails on a name given twice.
-    if (savedFrom && Object.hasOwn(tags, SAVED_FROM)) throw new InputError(p.field(`tags.${SAVED_FROM}`), tags[SAVED_FROM], 'clashes with the saved_from tag that add_saved_from adds');
+    if (savedFrom && Object.hasOwn(tags, SAVED_FROM)) throw new InputError(p.field(`tags.${SAVED_FROM}`), tags[SAVED_FROM], 'clashes with the saved_from tag that the aggregator adds');
     for (const name of ctx.tagGroupBy) {
       if (Object.hasOwn(tags, name)) throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
     }

@@ -1,18 +1,19 @@
 /**
  * The Cassandra store: KairosDB's keyspace through cassandra-driver 4. It constructs without Cassandra (the gateway
- * starts and /ready says 503), connects in the background and again after failures, and recovers on its own.
+ * starts and /ready says 503), connects in the background and again after failures, and recovers on its own, also
+ * when the keyspace or a table is gone: it creates them again as at start.
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import type { RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store.js';
 import { deleteName, deletePartitionRange } from './delete.js';
-import { Executor, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
+import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { Limiter } from './limiter.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
 import { scanPartition } from './scan.js';
-import { ensureSchema, readSpec } from './schema.js';
+import { createMissingSchema, describeMissingSchema, findMissingSchema, readSpec } from './schema.js';
 import { statementsFor, type Statements } from './statements.js';
 import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
 import { writePartitions } from './write.js';
@@ -23,6 +24,15 @@ export type { StatementCounts } from './executor.js';
 interface Connection {
   readonly exec: Executor;
   readonly spec: RowSpec;
+}
+
+/** The keyspace or a table is gone and is being created again; every request fails with this meanwhile. */
+interface Repair {
+  /** What is gone: as a request found it, then as the schema lookup found it. */
+  reason: string;
+  /** What this attempt's schema lookup found missing; undefined until it ran, or when something else re-created it. */
+  found: string | undefined;
+  lastFailure: string | undefined;
 }
 
 export class CassandraStore implements Store {
@@ -37,6 +47,9 @@ export class CassandraStore implements Store {
   private attempt: Promise<Connection> | undefined;
   private lastFailure: { readonly error: unknown; readonly atMs: number } | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private repair: Repair | undefined;
+  private repairRun: Promise<void> | undefined;
+  private repairTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   /** Validates the options (throws on a bad one) and starts connecting in the background. */
@@ -119,7 +132,9 @@ export class CassandraStore implements Store {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.repairTimer);
     await this.attempt?.catch(() => {});
+    await this.repairRun;
     const connection = this.connection;
     this.connection = undefined;
     await connection?.exec.client.shutdown();
@@ -128,8 +143,10 @@ export class CassandraStore implements Store {
   /**
    * The live connection. Without one, a caller waits for the attempt under way, or starts one when the last failed
    * at least a reconnect delay ago; otherwise it fails at once with the last failure, never waiting on a dead node.
+   * While the schema is being re-created it fails at once too: DDL on a busy cluster can take minutes.
    */
   private async connected(): Promise<Connection> {
+    if (this.repair !== undefined) throw schemaLostError(this.repair.reason, this.repair.lastFailure);
     if (this.connection !== undefined) return this.connection;
     if (this.closed) throw new StoreUnavailableError('cassandra', new Error('the store is closed'));
     if (this.attempt === undefined && (this.lastFailure === undefined || Date.now() - this.lastFailure.atMs >= this.options.reconnectDelayMs)) {
@@ -178,15 +195,74 @@ export class CassandraStore implements Store {
     const client = new cassandra.Client(clientOptions(this.options));
     try {
       await client.connect();
-      const exec = new Executor(client, this.limiter, this.stats, this.options);
-      await ensureSchema(exec, this.options);
-      const spec = await readSpec(exec, this.st, this.options, this.clock.next());
-      return { exec, spec };
+      const exec: Executor = new Executor(client, this.limiter, this.stats, this.options, (reason) => this.schemaLost(exec, reason));
+      return { exec, spec: await this.prepareKeyspace(exec) };
     } catch (error) {
       await client.shutdown().catch(() => {});
       throw error;
     }
   }
+
+  /**
+   * The start-up schema step, also run to recover: creates the keyspace and tables that are missing (never alters
+   * one), then reads the spec, writing it first as for a new keyspace when its rows are gone.
+   */
+  private async prepareKeyspace(exec: Executor, found: (missing: string) => void = () => {}): Promise<RowSpec> {
+    const missing = await findMissingSchema(exec, this.options);
+    const described = describeMissingSchema(this.options.keyspace, missing);
+    if (described !== undefined) found(described);
+    await createMissingSchema(exec, this.options, missing);
+    exec.schemaReady();
+    return readSpec(exec, this.st, this.options, this.clock.next());
+  }
+
+  /**
+   * A request found the keyspace or a table gone (Cassandra lost its schema, or someone dropped it). The first to
+   * notice starts one repair in the background; requests fail at once until it is done, so no caller waits on DDL
+   * and concurrent failures do not each send their own.
+   */
+  private schemaLost(exec: Executor, reason: string): void {
+    if (this.closed || this.repair !== undefined || this.connection?.exec !== exec) return;
+    this.repair = { reason, found: undefined, lastFailure: undefined };
+    this.options.log.warn({ keyspace: this.options.keyspace, reason }, "KairosDB's schema is gone; re-creating what is missing");
+    this.startRepair(exec);
+  }
+
+  /** One repair attempt; after a failure the next one runs a reconnect delay later, as connection attempts do. */
+  private startRepair(exec: Executor): void {
+    const repair = this.repair!;
+    repair.found = undefined;
+    const run = this.prepareKeyspace(exec, (missing) => {
+      repair.reason = missing;
+      repair.found = missing;
+    }).then(
+      (spec) => {
+        this.repairRun = undefined;
+        if (this.closed) return;
+        this.connection = { exec, spec };
+        this.repair = undefined;
+        this.options.log.info({ keyspace: this.options.keyspace, found: repair.found ?? 'nothing missing', spec }, "KairosDB's schema re-created");
+      },
+      (error: unknown) => {
+        this.repairRun = undefined;
+        const message = failureMessage(error);
+        if (message !== repair.lastFailure) {
+          this.options.log.warn({ keyspace: this.options.keyspace, err: message, retryMs: this.options.reconnectDelayMs }, "cannot re-create KairosDB's schema; retrying in the background");
+        }
+        repair.lastFailure = message;
+        if (this.closed) return;
+        this.repairTimer = setTimeout(() => this.startRepair(exec), this.options.reconnectDelayMs);
+        this.repairTimer.unref();
+      },
+    );
+    this.repairRun = run;
+  }
+}
+
+/** A failure's own words: a StoreUnavailableError's message would repeat "the cassandra store is unavailable". */
+function failureMessage(error: unknown): string {
+  const inner = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause : error;
+  return inner instanceof Error ? inner.message : String(inner);
 }
 
 function clientOptions(options: ResolvedOptions): cassandra.ClientOptions {

@@ -1,8 +1,11 @@
-/** Which driver failures mean "Cassandra is unavailable", and the one-line messages clients get for them. */
+/**
+ * Which driver failures mean "Cassandra is unavailable" or "KairosDB's schema is gone", and the one-line messages
+ * clients get for them.
+ */
 import cassandra from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
-import { storeError } from './executor.js';
+import { schemaLoss, schemaLostError, storeError } from './executor.js';
 
 const { errors, types } = cassandra;
 
@@ -37,5 +40,49 @@ describe('storeError', () => {
     expect(storeError(syntax)).toBe(syntax);
     const plain = new TypeError('Not a valid blob');
     expect(storeError(plain)).toBe(plain);
+  });
+});
+
+describe('schemaLoss', () => {
+  const codes = types.responseErrorCodes;
+  const invalid = (message: string) => new errors.ResponseError(codes.invalid, message);
+  /** As the driver gives up on a statement the node forgot and could not prepare again (seen on Cassandra 5.0). */
+  const unprepared = () =>
+    new errors.NoHostAvailableError({
+      '127.0.0.1:9042': new errors.ResponseError(codes.unprepared, 'Prepared query with ID 85d8bb65a6b2bea3fbeb0d74183c754d not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)'),
+    });
+
+  it("names the missing keyspace or table from Cassandra's refusal to prepare", () => {
+    expect(schemaLoss(invalid('keyspace kairosdb does not exist'), 'kairosdb')).toBe('keyspace kairosdb does not exist');
+    expect(schemaLoss(invalid("Keyspace 'kairosdb' does not exist"), 'kairosdb')).toBe('keyspace kairosdb does not exist');
+    expect(schemaLoss(invalid('table row_keys does not exist'), 'kairosdb')).toBe('table kairosdb.row_keys does not exist');
+    // Cassandra 4.0's wording.
+    expect(schemaLoss(invalid('unconfigured table data_points'), 'kairosdb')).toBe('table kairosdb.data_points does not exist');
+  });
+
+  it('blames the table of a statement prepared before the drop that could not be prepared again', () => {
+    expect(schemaLoss(unprepared(), 'kairosdb', 'data_points.insert')).toBe(
+      'table kairosdb.data_points or its keyspace may be gone (statement data_points.insert could not be prepared again)',
+    );
+    expect(schemaLoss(unprepared(), 'kairosdb')).toBe('keyspace kairosdb or one of its tables may be gone (a statement could not be prepared again)');
+  });
+
+  it("leaves other failures alone, and other keyspaces' and tables' absence too", () => {
+    expect(schemaLoss(invalid('Undefined column name valu in table kairosdb.data_points'), 'kairosdb')).toBeUndefined();
+    expect(schemaLoss(invalid('keyspace other does not exist'), 'kairosdb')).toBeUndefined();
+    expect(schemaLoss(invalid('table not_kairos does not exist'), 'kairosdb')).toBeUndefined();
+    expect(schemaLoss(new errors.ResponseError(codes.unavailableException, 'Cannot achieve consistency level QUORUM'), 'kairosdb')).toBeUndefined();
+    expect(schemaLoss(new errors.NoHostAvailableError({ '127.0.0.1:9042': new Error('connect ECONNREFUSED 127.0.0.1:9042') }), 'kairosdb')).toBeUndefined();
+    expect(schemaLoss(new TypeError('Not a valid blob'), 'kairosdb')).toBeUndefined();
+  });
+
+  it('tells clients the store is unavailable, why, and what it is doing about it', () => {
+    const error = schemaLostError('keyspace kairosdb does not exist');
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error.status).toBe(503);
+    expect(error.message).toBe("the cassandra store is unavailable: keyspace kairosdb does not exist; re-creating KairosDB's tables");
+    expect(schemaLostError('table kairosdb.spec does not exist', 'no Cassandra host answered').message).toBe(
+      "the cassandra store is unavailable: table kairosdb.spec does not exist; re-creating KairosDB's tables (last attempt failed: no Cassandra host answered)",
+    );
   });
 });

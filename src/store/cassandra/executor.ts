@@ -1,9 +1,10 @@
 // Sends every statement of one connected client: prepared, under the request limiter, with the configured
-// consistency and timeout, counted by name, with driver failures turned into StoreUnavailableError.
+// consistency and timeout, counted by name, with driver failures turned into StoreUnavailableError; failures that
+// mean KairosDB's keyspace or a table is gone are reported to the store, which re-creates them.
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import type { Limiter } from './limiter.js';
-import type { Consistency, ResolvedOptions } from './options.js';
+import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
 import type { StatementName } from './statements.js';
 
 export type StatementCounts = Partial<Record<StatementName, number>>;
@@ -21,6 +22,9 @@ export interface PageRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Told when a request failed because KairosDB's keyspace or one of its tables is gone; `reason` names what. */
+export type SchemaLossListener = (reason: string) => void;
+
 export interface BatchQuery {
   readonly query: string;
   readonly params: unknown[];
@@ -29,12 +33,15 @@ export interface BatchQuery {
 export class Executor {
   private readonly read: number;
   private readonly write: number;
+  /** Bumped when the schema step completes: failures of requests sent before say nothing about the schema since. */
+  private schemaGeneration = 0;
 
   constructor(
     readonly client: cassandra.Client,
     private readonly limiter: Limiter,
     private readonly stats: ExecutorStats,
     private readonly options: ResolvedOptions,
+    private readonly onSchemaLost: SchemaLossListener,
   ) {
     this.read = consistencyOf(options.readConsistency);
     this.write = consistencyOf(options.writeConsistency);
@@ -105,7 +112,18 @@ export class Executor {
     await this.send('system.ping', () => this.client.execute(query, [], { readTimeout: this.options.requestTimeoutMs, isIdempotent: true }), undefined, false);
   }
 
+  /**
+   * The keyspace and every table are in place (again). The driver keeps the ids of statements prepared on tables
+   * that may since have been dropped and re-created, and would send each once in vain before preparing it again, so
+   * they are forgotten and prepared afresh on first use.
+   */
+  schemaReady(): void {
+    this.schemaGeneration++;
+    this.client.metadata.clearPrepared();
+  }
+
   private async send<T>(name: StatementName | undefined, request: () => Promise<T>, signal?: AbortSignal, limited = true): Promise<T> {
+    const generation = this.schemaGeneration;
     if (limited) await this.limiter.acquire(signal);
     if (name !== undefined) this.stats.counts[name] = (this.stats.counts[name] ?? 0) + 1;
     this.stats.inFlight++;
@@ -116,7 +134,10 @@ export class Executor {
     try {
       return await (signal === undefined ? sent : abortable(sent, signal));
     } catch (error) {
-      throw storeError(error);
+      const lost = schemaLoss(error, this.options.keyspace, name);
+      if (lost === undefined) throw storeError(error);
+      if (generation === this.schemaGeneration) this.onSchemaLost(lost);
+      throw schemaLostError(lost, undefined, error);
     }
   }
 }
@@ -156,6 +177,50 @@ export function unavailableError(error: unknown): StoreUnavailableError {
   );
   const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
   return new StoreUnavailableError('cassandra', new Error(message, { cause: error }));
+}
+
+/**
+ * Why a driver failure means the keyspace or one of KairosDB's tables is gone, or undefined when it does not.
+ * Cassandra refuses to prepare a statement on a missing keyspace or table (`invalid`: "keyspace kairosdb does not
+ * exist", "table row_keys does not exist", before 4.1 "unconfigured table row_keys"). A statement prepared before
+ * the drop fails differently: the node has forgotten it, the driver's attempt to prepare it again fails, and the
+ * driver gives up with NoHostAvailableError holding the node's `unprepared` error, which no longer says why.
+ */
+export function schemaLoss(error: unknown, keyspace: string, statement?: StatementName): string | undefined {
+  const { errors } = cassandra;
+  if (error instanceof errors.NoHostAvailableError) {
+    for (const inner of Object.values((error.innerErrors ?? {}) as Record<string, unknown>)) {
+      const lost = schemaLoss(inner, keyspace, statement);
+      if (lost !== undefined) return lost;
+    }
+    return undefined;
+  }
+  if (!(error instanceof errors.ResponseError)) return undefined;
+  const codes = cassandra.types.responseErrorCodes;
+  if (error.code === codes.invalid) {
+    const missingKeyspace = /^keyspace '?(\w+)'? does not exist$/i.exec(error.message)?.[1];
+    if (missingKeyspace === keyspace) return `keyspace ${keyspace} does not exist`;
+    const missingTable = /^(?:table '?(?:\w+\.)?(\w+)'? does not exist|unconfigured table (\w+))$/i.exec(error.message);
+    const table = missingTable?.[1] ?? missingTable?.[2];
+    return table !== undefined && isTableName(table) ? `table ${keyspace}.${table} does not exist` : undefined;
+  }
+  if (error.code === codes.unprepared) {
+    const table = statement?.slice(0, statement.indexOf('.'));
+    return table !== undefined && isTableName(table)
+      ? `table ${keyspace}.${table} or its keyspace may be gone (statement ${statement} could not be prepared again)`
+      : `keyspace ${keyspace} or one of its tables may be gone (a statement could not be prepared again)`;
+  }
+  return undefined;
+}
+
+/** What every request gets while the store re-creates KairosDB's schema: what is gone, and why the last attempt failed. */
+export function schemaLostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError {
+  const failed = lastFailure === undefined ? '' : ` (last attempt failed: ${lastFailure})`;
+  return new StoreUnavailableError('cassandra', new Error(`${reason}; re-creating KairosDB's tables${failed}`, { cause }));
+}
+
+function isTableName(name: string): boolean {
+  return (TABLE_NAMES as readonly string[]).includes(name);
 }
 
 const UNAVAILABLE_CODES = new Set<number>([

@@ -1,5 +1,5 @@
-// The keyspace, KairosDB's tables and the spec rows: created when missing (never altered), read on connect, and
-// written for a new keyspace exactly as a KairosDB write cluster does (reference §1, §10.1).
+// The keyspace, KairosDB's tables and the spec rows: created when missing (never altered) on connect and when found
+// gone later, and the spec read, or written for a new keyspace exactly as a KairosDB write cluster does (§1, §10.1).
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import type { RowSpec } from '../store.js';
 import type { Executor } from './executor.js';
@@ -26,23 +26,43 @@ const TABLE_DEFINITIONS: Record<TableName, string> = {
 /** DDL waits for schema agreement; on a busy node that takes seconds, far longer than a read. */
 const DDL_TIMEOUT_MS = 120_000;
 
+/** What a keyspace lacks of KairosDB's schema: the keyspace itself (and then every table), or some tables. */
+export interface MissingSchema {
+  readonly keyspace: boolean;
+  readonly tables: readonly TableName[];
+}
+
 /**
- * Creates what is missing, in KairosDB's order. Existing objects are looked up first rather than left to
- * IF NOT EXISTS, so a gateway whose user may not create tables still starts against a complete keyspace.
+ * Looks up what is missing. Existing objects are looked up first rather than left to IF NOT EXISTS, so a gateway
+ * whose user may not create tables still starts against a complete keyspace.
  */
-export async function ensureSchema(exec: Executor, options: ResolvedOptions): Promise<void> {
+export async function findMissingSchema(exec: Executor, options: ResolvedOptions): Promise<MissingSchema> {
   const { keyspace } = options;
   const keyspaces = await exec.system('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace]);
-  if (keyspaces.rows.length === 0) {
-    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS);
-  }
+  if (keyspaces.rows.length === 0) return { keyspace: true, tables: TABLE_NAMES };
   const tables = await exec.system('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
   const existing = new Set(tables.rows.map((row) => String(row.get('table_name'))));
-  for (const table of TABLE_NAMES) {
-    if (existing.has(table)) continue;
+  return { keyspace: false, tables: TABLE_NAMES.filter((table) => !existing.has(table)) };
+}
+
+/** Creates what is missing, in KairosDB's order, with the configured replication and table options; alters nothing. */
+export async function createMissingSchema(exec: Executor, options: ResolvedOptions, missing: MissingSchema): Promise<void> {
+  const { keyspace } = options;
+  if (missing.keyspace) {
+    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS);
+  }
+  for (const table of missing.tables) {
     const suffix = options.tableOptions[table];
     await exec.ddl(`CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`, DDL_TIMEOUT_MS);
   }
+}
+
+/** What is missing in words for logs and clients (`keyspace kairosdb does not exist`), or undefined when nothing is. */
+export function describeMissingSchema(keyspace: string, missing: MissingSchema): string | undefined {
+  if (missing.keyspace) return `keyspace ${keyspace} does not exist`;
+  const tables = missing.tables.map((table) => `${keyspace}.${table}`);
+  if (tables.length === 0) return undefined;
+  return tables.length === 1 ? `table ${tables[0]} does not exist` : `tables ${tables.join(', ')} do not exist`;
 }
 
 const CLUSTER_CONFIG = 'cluster_config';
