@@ -3,13 +3,15 @@
  * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
  * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
  */
+import { dictOf } from '../dict.js';
+import { isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
 import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, WriteBatch } from '../store/store.js';
+import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -52,7 +54,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   // A request of many queries starts them together; each takes its turn, or their set-up alone holds the thread.
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
-  const compiled = compileQuery(query, ctx.nowMs);
+  const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
   const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs, ctx.lane);
@@ -97,11 +99,11 @@ interface CompiledQuery {
 }
 
 /** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
-function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
-  const metric = validateMetricName(query.metric, 'metric');
+function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): CompiledQuery {
+  const metric = validateMetricName(query.metric, 'metric', limits);
   const { startMs, endMs } = query.range;
-  if (!Number.isSafeInteger(startMs) || !Number.isSafeInteger(endMs) || endMs < startMs) {
-    throw new InputError('range', query.range, 'must have whole-ms startMs and endMs, with endMs not before startMs');
+  if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
+    throw new InputError('range', query.range, 'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs');
   }
   // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
   const zone = readZone(query.timeZone, 'time_zone');
@@ -109,7 +111,7 @@ function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
   if (query.order !== 'asc' && query.order !== 'desc') throw new InputError('order', query.order, 'must be asc or desc');
   const matches = compileTagFilter(query.tags, 'tags');
   const groupBys = compileGroupBys(query.groupBy, startMs);
-  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
   return { pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys }, startMs, endMs, matches };
 }
 
@@ -150,7 +152,7 @@ function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGro
     const id = JSON.stringify([s.type, values]);
     let group = groups.get(id);
     if (group === undefined) {
-      const tagGroup = Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+      const tagGroup = dictOf(names.map((name, i) => [name, values[i]!]));
       const sortKey = names.map((name, i) => name + values[i]!).join('');
       groups.set(id, (group = { type: s.type, tagGroup, sortKey, series: [] }));
     }

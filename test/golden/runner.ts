@@ -116,7 +116,7 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
 async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant): Promise<{ expected: KairosAnswer } | { error: string }> {
   try {
     const nowMs = file.now ?? DEFAULT_NOW;
-    const output = await executeQuery(parseKairosQuery(c.query, nowMs)[0]!, {
+    const output = await executeQuery(parseKairosQuery(c.query, nowMs, store.limits)[0]!, {
       store,
       index: new IndexLoaders(store),
       budgets: { ...GENEROUS, ...c.budgets },
@@ -142,7 +142,7 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
   }));
   if (inputs.length === 0) return;
   if (!variant.shuffled) {
-    await store.write(validateWrite(inputs, 'points', { maxPoints: Number.MAX_SAFE_INTEGER }));
+    await store.write(validateWrite(inputs, 'points', { maxPoints: Number.MAX_SAFE_INTEGER, keys: store.limits }));
     return;
   }
   const random = mulberry32(hash(seed));
@@ -158,7 +158,7 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
     const bySeries = new Map<number, SeriesInput['points'][number][]>();
     for (const { s, point } of part) (bySeries.get(s) ?? bySeries.set(s, []).get(s)!).push(point);
     const batch = [...bySeries].map(([s, points]) => ({ ...inputs[s]!, points }));
-    await store.write(validateWrite(batch, 'points', { maxPoints: Number.MAX_SAFE_INTEGER }));
+    await store.write(validateWrite(batch, 'points', { maxPoints: Number.MAX_SAFE_INTEGER, keys: store.limits }));
   }
 }
 

@@ -17,6 +17,7 @@ export interface Faults {
 export function faultyStore(inner: Store, faults: Faults): Store {
   return {
     kind: inner.kind,
+    limits: inner.limits,
     spec: () => inner.spec(),
     metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
     rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),
