@@ -102,8 +102,8 @@ function inferType(value: JsonValue, field: string): ValueType {
   if (typeof value === 'number') return 'long';
   if (value instanceof JsonNumber) return value.text.includes('.') ? 'double' : 'long';
   if (typeof value === 'string') {
-    // Without a declared type, KairosDB refuses an empty value; with type string it stores it.
-    if (value === '') throw new InputError(field, value, 'must not be empty unless the type is string');
+    // KairosDB refuses an empty value whatever the type; validateWrite says so for declared types.
+    if (value === '') throw new InputError(field, value, 'must not be empty');
     return NUMERIC.test(value) ? (value.includes('.') ? 'double' : 'long') : 'string';
   }
   if (typeof value === 'boolean') return 'string';

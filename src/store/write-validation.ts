@@ -25,6 +25,11 @@ export interface SeriesInput {
 export interface WriteLimits {
   /** Most points one batch may carry. */
   readonly maxPoints: number;
+  /**
+   * Series without tags: clients may not write them (KairosDB's ingest refuses them), but a query's `save_as` may,
+   * as KairosDB's does with add_saved_from false and no tag group-by. Both servers read such a series back.
+   */
+  readonly allowNoTags?: boolean;
   /** What the target store's keys hold (`store.limits`). */
   readonly keys: StoreLimits;
 }
@@ -46,12 +51,13 @@ export function validateWrite(input: readonly SeriesInput[], path: string, limit
   let total = 0;
   for (const series of input) total += series.points.length;
   if (total > limits.maxPoints) throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
-  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, limits.keys, readTimestamp)) };
+  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, limits, readTimestamp)) };
 }
 
-function validateSeries(series: SeriesInput, path: string, keys: StoreLimits, readTimestamp: TimestampReader): SeriesWrite {
+function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, readTimestamp: TimestampReader): SeriesWrite {
+  const { keys } = limits;
   const metric = validateMetricName(series.metric, `${path}.metric`, keys);
-  const tags = validateTags(series.tags, `${path}.tags`);
+  const tags = validateTags(series.tags, `${path}.tags`, limits.allowNoTags === true);
   checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
   const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
   const parse = VALUE_PARSERS[series.type];
@@ -77,11 +83,11 @@ export function validateMetricName(value: unknown, field: string, keys: StoreLim
   return value;
 }
 
-function validateTags(value: unknown, field: string): Tags {
+function validateTags(value: unknown, field: string, allowNoTags: boolean): Tags {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of tag names to values');
   const entries = Object.entries(value);
   // KairosDB rejects series without tags at ingest.
-  if (entries.length === 0) throw new InputError(field, value, 'must hold at least one tag');
+  if (entries.length === 0 && !allowNoTags) throw new InputError(field, value, 'must hold at least one tag');
   const tags = dict<string>();
   for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
@@ -124,6 +130,8 @@ const VALUE_PARSERS: Record<ValueType, (value: unknown, field: string) => number
   },
   string(value, field) {
     if (typeof value !== 'string') throw new InputError(field, value, 'must be a string for type string');
+    // KairosDB 1.3 refuses an empty value whatever its type ("value may not be empty"), so no store holds one.
+    if (value === '') throw new InputError(field, value, 'must not be empty');
     const bytes = modifiedUtf8Length(value);
     if (bytes > MAX_STRING_BYTES) throw new InputError(field, `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
     return value;

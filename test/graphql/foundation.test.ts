@@ -171,6 +171,7 @@ describe('bad input', () => {
     ['an unparseable time', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 'yesterday-ish', value: 1 }] }, 'series[1].points[0].time', 'series[1].points[0].time is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h (got "yesterday-ish")'],
     ['a relative time past the representable range', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 1, value: 1 }, { time: 2, value: 2 }, { time: 'now+99999999y', value: 3 }] }, 'series[1].points[2].time', 'series[1].points[2].time must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now+99999999y")'],
     ['a negative ttl', { metric: 'm', tags: [{ name: 'h', value: 'a' }], ttl: -1, points: [{ time: 1, value: 1 }] }, 'series[1].ttl', 'series[1].ttl must be a whole number of seconds from 0 to 630720000 (got -1)'],
+    ['an empty string value', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'STRING', points: [{ time: 1, value: 'x' }, { time: 2, value: '' }] }, 'series[1].points[1].value', 'series[1].points[1].value must not be empty (got "")'],
   ];
 
   it.each(badWrites)('rejects %s, naming the field, and writes nothing of the batch', async (_, bad, field, message) => {

@@ -79,7 +79,7 @@ class SaveAsStage extends PointStage {
     const series: SeriesInput[] = (['long', 'double', 'string'] as const)
       .filter((type) => this.points[type].length > 0)
       .map((type) => ({ metric: this.target.metric, tags, type, ttlSeconds: this.target.ttlSeconds, points: this.points[type] }));
-    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER, keys: this.target.limits }));
+    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER, keys: this.target.limits, allowNoTags: true }));
     super.end();
   }
 }
