@@ -23,6 +23,7 @@ class MemoryStore implements Store {
   readonly kind = 'embedded' as const;
   // No keys are written; the embedded store's limits at LMDB's default key size stand in.
   readonly limits = embeddedKeyLimits(1978);
+  readonly readAhead = 0;
   readonly pages = new Map<RowKey, Slice[]>();
   readonly keys: RowKey[] = [];
 

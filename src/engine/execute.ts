@@ -19,6 +19,7 @@ import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
+import { ReadAhead } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
@@ -48,6 +49,8 @@ export interface EngineContext {
   readonly pageSize?: number;
   /** Partition scans started together when a merge reaches several at once (default 8). */
   readonly concurrency?: number;
+  /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
+  readonly readAhead?: number;
 }
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
@@ -203,10 +206,11 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
-  const inputsOf = (series: readonly SeriesEntry[]): MergeInput[] =>
+  /** `scan` starts the partition's store scan; the default starts it when the merge reaches it. */
+  const inputsOf = (series: readonly SeriesEntry[], scan = (key: RowKey) => ctx.store.scan(key, startMs, endMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
       s.partitions.map((key) => ({
-        open: () => counted(ctx.store.scan(key, startMs, endMs, scanOptions), s, ctx.stats),
+        open: () => counted(scan(key), s, ctx.stats),
         fromMs: key.rowTime,
         toMs: key.rowTime + widthMs,
         rank: s.rank,
@@ -215,9 +219,19 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
   const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
   if (router.seriesMajor) {
-    for (const series of rowGroup.series) {
-      ctx.signal?.throwIfAborted();
-      if (!(await mergeRuns(inputsOf([series]), 'asc', onRun, options))) break;
+    // Series one after another: the partitions are read in a known order, so the next ones can be started early.
+    const order = rowGroup.series.flatMap((s) => s.partitions);
+    const depth = ctx.readAhead ?? ctx.store.readAhead;
+    const ahead = depth > 0 ? new ReadAhead(order.map((key) => () => ctx.store.scan(key, startMs, endMs, scanOptions)), depth) : undefined;
+    const position = new Map(order.map((key, k) => [key, k]));
+    try {
+      for (const series of rowGroup.series) {
+        ctx.signal?.throwIfAborted();
+        const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (key) => ahead.open(position.get(key)!));
+        if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
+      }
+    } finally {
+      await ahead?.close();
     }
   } else {
     await mergeRuns(inputsOf(rowGroup.series), pipeline.order, onRun, options);

@@ -113,6 +113,12 @@ export interface StoreLimits {
 export interface Store {
   readonly kind: 'embedded' | 'cassandra';
 
+  /**
+   * Partition scans the engine keeps started ahead of the one it reads, where it reads them one after another: a
+   * store whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
+   */
+  readonly readAhead: number;
+
   /** What its keys can hold; front ends refuse larger names and series before calling the store. */
   readonly limits: StoreLimits;
 

@@ -62,13 +62,15 @@ interface Variant {
   readonly name: string;
   readonly rowWidth?: number;
   readonly pageSize?: number;
+  /** Partition scans started ahead (EngineContext.readAhead); the store's own when absent. */
+  readonly readAhead?: number;
   readonly shuffled?: boolean;
 }
 
 const VARIANTS: readonly Variant[] = [
   { name: 'as written' },
-  { name: 'pages of one point', pageSize: 1 },
-  { name: '10 ms rows', rowWidth: 10 },
+  { name: 'pages of one point, three partitions read ahead', pageSize: 1, readAhead: 3 },
+  { name: '10 ms rows, none read ahead', rowWidth: 10, readAhead: 0 },
   { name: 'shuffled writes into 10 ms rows', rowWidth: 10, shuffled: true },
 ];
 
@@ -124,6 +126,7 @@ async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Va
       stats: newQueryStats(),
       nowMs,
       ...(variant.pageSize !== undefined ? { pageSize: variant.pageSize } : {}),
+      ...(variant.readAhead !== undefined ? { readAhead: variant.readAhead } : {}),
     });
     return { expected: toKairosAnswer(output) };
   } catch (error) {

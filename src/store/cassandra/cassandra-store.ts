@@ -38,6 +38,7 @@ interface Repair {
 export class CassandraStore implements Store {
   readonly kind = 'cassandra' as const;
   readonly limits: StoreLimits = CASSANDRA_KEY_LIMITS;
+  readonly readAhead: number;
   private readonly options: ResolvedOptions;
   private readonly st: Statements;
   private readonly limiter: Limiter;
@@ -55,6 +56,7 @@ export class CassandraStore implements Store {
   /** Validates the options (throws on a bad one) and starts connecting in the background. */
   constructor(options: CassandraStoreOptions) {
     this.options = resolveOptions(options);
+    this.readAhead = this.options.readAhead;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
     this.startAttempt();

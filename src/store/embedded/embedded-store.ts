@@ -57,6 +57,8 @@ const BYTES_PER_TURN = 1 << 20;
 
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
+  /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
+  readonly readAhead = 0;
   readonly limits: StoreLimits;
   private readonly env: RootDatabase;
   private readonly specTable: Database<Buffer, Buffer>;
