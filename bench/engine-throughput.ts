@@ -8,6 +8,7 @@
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
 import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Slice, type Store } from '../src/store/store.js';
+import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
 import { median, parseArgs } from './measure.js';
 
@@ -20,6 +21,9 @@ const TOTAL = shape.series * shape.points;
 /** Serves pre-built pages: what the engine does, without the cost of decoding a store. */
 class MemoryStore implements Store {
   readonly kind = 'embedded' as const;
+  // No keys are written; the embedded store's limits at LMDB's default key size stand in.
+  readonly limits = embeddedKeyLimits(1978);
+  readonly readAhead = 0;
   readonly pages = new Map<RowKey, Slice[]>();
   readonly keys: RowKey[] = [];
 

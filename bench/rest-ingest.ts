@@ -15,7 +15,9 @@ import { parseJson } from '../src/kairos-rest/json-text.js';
 import { parseDatapoints } from '../src/kairos-rest/parse-datapoints.js';
 import { createGateway, listen } from '../src/server/create-gateway.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import { CASSANDRA_KEY_LIMITS } from '../src/store/cassandra/key-limits.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
+import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import type { Store, WriteBatch } from '../src/store/store.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
@@ -106,7 +108,7 @@ async function cassandraStores(): Promise<Stores & { server: CassandraServer }> 
 const stores = STORE === 'cassandra' ? await cassandraStores() : await embeddedStores();
 const jsonTexts = Array.from({ length: BATCHES }, (_, b) => batchJson(b));
 const bodies = jsonTexts.map((text) => gzipSync(text));
-const limits = { maxPoints: BATCH_POINTS };
+const limits = { maxPoints: BATCH_POINTS, keys: STORE === 'cassandra' ? CASSANDRA_KEY_LIMITS : embeddedKeyLimits(1978) };
 const writeBatches: WriteBatch[] = bodies.map((body) => parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits));
 const rawBytes = jsonTexts.reduce((n, t) => n + t.length, 0);
 const gzBytes = bodies.reduce((n, b) => n + b.length, 0);

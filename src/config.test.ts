@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       cassandraTls: false,
       cassandraFetchSize: 5000,
       cassandraConcurrency: 20,
+      cassandraReadAhead: 8,
       cassandraRequestTimeoutMs: 12_000,
       cassandraScanDecoder: 'lean',
       logLevel: 'info',

@@ -27,6 +27,7 @@ export interface Config {
   readonly cassandraTls: boolean;
   readonly cassandraFetchSize: number;
   readonly cassandraConcurrency: number;
+  readonly cassandraReadAhead: number;
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
   readonly logLevel: LogLevel;
@@ -85,6 +86,7 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_TLS', key: 'cassandraTls', default: 'false', meaning: 'TLS to Cassandra, verified against the system CAs (add one with `NODE_EXTRA_CA_CERTS`)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'CASSANDRA_FETCH_SIZE', key: 'cassandraFetchSize', default: '5000', meaning: 'Rows per page of a read (KairosDB\'s driver default)', parse: (raw, env) => integer(raw, env, 1, 1_000_000) }),
   setting({ env: 'CASSANDRA_CONCURRENCY', key: 'cassandraConcurrency', default: '20', meaning: 'Requests in flight to Cassandra at once, counted per page (KairosDB\'s `simultaneous_cql_queries`)', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
+  setting({ env: 'CASSANDRA_READ_AHEAD', key: 'cassandraReadAhead', default: '8', meaning: 'Partition scans a query keeps started ahead of the one it reads when it reads series one after another (order-free aggregators); 0 reads one at a time', parse: (raw, env) => integer(raw, env, 0, 1000) }),
   setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'CASSANDRA_SCAN_DECODER', key: 'cassandraScanDecoder', default: 'lean', meaning: '`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0\'s result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver\'s own rows, same answers at several times the CPU per point', parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),

@@ -96,6 +96,16 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       expect(points.map((p) => [p.t, p.v])).toEqual(timestamps.map((t) => [t, BigInt(t * 2)]));
     });
 
+    it('indexes and reads points at both ends of ±8.64e15 ms, though the earliest row starts before it', async () => {
+      const store = await fresh({ rowWidth: WIDTH });
+      const [first, last] = [-8_639_999_999_999_999, 8_640_000_000_000_000];
+      await write(store, [{ metric: 'edge', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [first, last], values: [1, 2] }]);
+      // KairosDB's rows of negative times are unaligned: that point's row starts 999 ms earlier, outside a Date's range.
+      expect(await store.rowTimes('edge', first - WIDTH, last)).toEqual([-8_640_000_000_000_998, last]);
+      const keys = await partitionsOf(store, 'edge', first - WIDTH, last);
+      expect(await Promise.all(keys.map((key) => scanAll(store, key, first, last)))).toEqual([[{ t: first, v: 1n, kind: 'long' }], [{ t: last, v: 2n, kind: 'long' }]]);
+    });
+
     it('keeps the last write of a series and time, within a batch and across batches', async () => {
       const store = await fresh({ rowWidth: WIDTH });
       await write(store, [

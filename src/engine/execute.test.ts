@@ -89,7 +89,7 @@ describe('executeQuery', () => {
       },
     });
     const bad = query({ aggregators: [{ name: 'avg', params: {} }, { name: 'percentile', params: { percentile: 2 } }] });
-    await expect(executeQuery(bad, context(spy))).rejects.toThrow(new InputError('aggregators[1].percentile', 2, 'must be greater than 0 and less than 1'));
+    await expect(executeQuery(bad, context(spy))).rejects.toThrow(new InputError('aggregators[1].percentile', 2, 'must be greater than 0 and at most 1'));
     expect(calls).toEqual([]);
   });
 

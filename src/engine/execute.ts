@@ -3,13 +3,15 @@
  * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
  * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
  */
+import { dictOf } from '../dict.js';
+import { isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
 import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, WriteBatch } from '../store/store.js';
+import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -17,6 +19,7 @@ import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
+import { ReadAhead } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
@@ -46,13 +49,15 @@ export interface EngineContext {
   readonly pageSize?: number;
   /** Partition scans started together when a merge reaches several at once (default 8). */
   readonly concurrency?: number;
+  /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
+  readonly readAhead?: number;
 }
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
   // A request of many queries starts them together; each takes its turn, or their set-up alone holds the thread.
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
-  const compiled = compileQuery(query, ctx.nowMs);
+  const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
   const spec = await ctx.store.spec();
   const widthMs = rowWidthMs(spec);
   const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs, ctx.lane);
@@ -97,11 +102,11 @@ interface CompiledQuery {
 }
 
 /** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
-function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
-  const metric = validateMetricName(query.metric, 'metric');
+function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): CompiledQuery {
+  const metric = validateMetricName(query.metric, 'metric', limits);
   const { startMs, endMs } = query.range;
-  if (!Number.isSafeInteger(startMs) || !Number.isSafeInteger(endMs) || endMs < startMs) {
-    throw new InputError('range', query.range, 'must have whole-ms startMs and endMs, with endMs not before startMs');
+  if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
+    throw new InputError('range', query.range, 'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs');
   }
   // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
   const zone = readZone(query.timeZone, 'time_zone');
@@ -109,7 +114,7 @@ function compileQuery(query: MetricQuery, nowMs: number): CompiledQuery {
   if (query.order !== 'asc' && query.order !== 'desc') throw new InputError('order', query.order, 'must be asc or desc');
   const matches = compileTagFilter(query.tags, 'tags');
   const groupBys = compileGroupBys(query.groupBy, startMs);
-  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
   return { pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys }, startMs, endMs, matches };
 }
 
@@ -150,7 +155,7 @@ function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGro
     const id = JSON.stringify([s.type, values]);
     let group = groups.get(id);
     if (group === undefined) {
-      const tagGroup = Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+      const tagGroup = dictOf(names.map((name, i) => [name, values[i]!]));
       const sortKey = names.map((name, i) => name + values[i]!).join('');
       groups.set(id, (group = { type: s.type, tagGroup, sortKey, series: [] }));
     }
@@ -201,10 +206,11 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
-  const inputsOf = (series: readonly SeriesEntry[]): MergeInput[] =>
+  /** `scan` starts the partition's store scan; the default starts it when the merge reaches it. */
+  const inputsOf = (series: readonly SeriesEntry[], scan = (key: RowKey) => ctx.store.scan(key, startMs, endMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
       s.partitions.map((key) => ({
-        open: () => counted(ctx.store.scan(key, startMs, endMs, scanOptions), s, ctx.stats),
+        open: () => counted(scan(key), s, ctx.stats),
         fromMs: key.rowTime,
         toMs: key.rowTime + widthMs,
         rank: s.rank,
@@ -213,9 +219,19 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
   const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
   if (router.seriesMajor) {
-    for (const series of rowGroup.series) {
-      ctx.signal?.throwIfAborted();
-      if (!(await mergeRuns(inputsOf([series]), 'asc', onRun, options))) break;
+    // Series one after another: the partitions are read in a known order, so the next ones can be started early.
+    const order = rowGroup.series.flatMap((s) => s.partitions);
+    const depth = ctx.readAhead ?? ctx.store.readAhead;
+    const ahead = depth > 0 ? new ReadAhead(order.map((key) => () => ctx.store.scan(key, startMs, endMs, scanOptions)), depth) : undefined;
+    const position = new Map(order.map((key, k) => [key, k]));
+    try {
+      for (const series of rowGroup.series) {
+        ctx.signal?.throwIfAborted();
+        const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (key) => ahead.open(position.get(key)!));
+        if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
+      }
+    } finally {
+      await ahead?.close();
     }
   } else {
     await mergeRuns(inputsOf(rowGroup.series), pipeline.order, onRun, options);

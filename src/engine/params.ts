@@ -2,6 +2,8 @@
  * Parameters of aggregators and group-bys in wire form (KairosDB's snake_case JSON, as Grafana sends it: numbers
  * or numeric strings, units in any case), read once into typed values with errors that name the field path.
  */
+import { dict } from '../dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { Zone } from 'luxon';
 import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from './time-units.js';
@@ -113,9 +115,12 @@ export class ParamReader {
     return readZone(this.value(name), this.field(name));
   }
 
-  /** Epoch milliseconds as a whole number (or numeric string). */
+  /** Epoch milliseconds as a whole number (or numeric string), under the one time rule (src/epoch-ms.ts). */
   epochMs(name: string): number {
-    return readInteger(this.value(name), this.field(name), -8.64e15, 8.64e15);
+    const value = this.value(name);
+    const ms = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
+    if (!isEpochMs(ms)) throw new InputError(this.field(name), value, EPOCH_MS_RULE);
+    return ms;
   }
 
   /** The raw value, for parameters whose shape the owner checks itself. */
@@ -174,7 +179,7 @@ export function readZone(value: unknown, field: string): Zone {
 /** An object of non-empty string names to non-empty string values. */
 export function readStringMap(value: unknown, field: string): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of names to strings');
-  const out: Record<string, string> = {};
+  const out = dict<string>();
   for (const [name, v] of Object.entries(value)) {
     if (name === '') throw new InputError(field, value, 'must not have an empty name');
     if (typeof v !== 'string' || v === '') throw new InputError(`${field}.${name}`, v, 'must be a non-empty string');

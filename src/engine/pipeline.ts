@@ -3,6 +3,7 @@
  * time/value/bin group-bys, applies the metric's limit, and runs each group's aggregator pipeline, keeping
  * KairosDB's rules for which aggregators apply to which group type and in which order groups come out.
  */
+import { dict } from '../dict.js';
 import type { RowKey, Slice, Tags, WriteBatch } from '../store/store.js';
 import type { AggregatorDefinition, GroupType, StageEnv } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
@@ -106,7 +107,7 @@ export class GroupRouter {
       const order = this.spec.order;
       groups = groups.sort((a, b) => compareInStream(order, a.firstTs, a.firstTie, a.firstRank, b.firstTs, b.firstTie, b.firstRank));
     }
-    const tags = this.spec.excludeTags ? {} : this.tagUnion();
+    const tags = this.spec.excludeTags ? dict<string[]>() : this.tagUnion();
     return groups.map((group) => {
       group.head.end();
       return { name: this.spec.metric, groupBy: this.results(group.ids), tags, sampleSize: group.taken, points: group.output.points };
@@ -115,7 +116,7 @@ export class GroupRouter {
 
   /** The group of a series that had no points: GraphQL's per-series view still lists it. */
   emptyGroup(): GroupOutput {
-    return { name: this.spec.metric, groupBy: this.results([]), tags: this.spec.excludeTags ? {} : this.tagUnion(true), sampleSize: 0, points: new PointList() };
+    return { name: this.spec.metric, groupBy: this.results([]), tags: this.spec.excludeTags ? dict<string[]>() : this.tagUnion(true), sampleSize: 0, points: new PointList() };
   }
 
   private feed(group: Group, slice: Slice, from: number, to: number, rank: number): void {
@@ -205,7 +206,7 @@ export class GroupRouter {
         values.add(value);
       }
     }
-    const out: Record<string, string[]> = {};
+    const out = dict<string[]>();
     for (const name of [...union.keys()].sort()) out[name] = [...union.get(name)!].sort();
     return out;
   }

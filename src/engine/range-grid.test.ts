@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { RangeGrid } from './range-grid.js';
+import { InputError } from '../errors.js';
+import { BOUNDARY_BEYOND_RULE, RangeGrid } from './range-grid.js';
 import { alignedAnchor, resolveZone, TIME_UNITS, type TimeUnit } from './time-units.js';
 
 const utc = resolveZone('UTC')!;
@@ -21,6 +22,18 @@ describe('RangeGrid', () => {
     const grid = new RangeGrid(anchor, { value: 1, unit: 'MONTHS' }, utc);
     expect(grid.locate(Date.UTC(2024, 2, 30))).toBe(1);
     expect([grid.lo, grid.hi]).toEqual([Date.UTC(2024, 1, 29), Date.UTC(2024, 2, 31)]);
+  });
+
+  it('gives a range start as a point time only within ±8.64e15 ms, and names the field of one beyond', () => {
+    const lastYear = Date.UTC(275760, 0, 1);
+    const yearly = new RangeGrid(lastYear, { value: 1, unit: 'YEARS' }, utc);
+    // The end of the last year has no time (luxon: NaN), yet points in that year still find their range.
+    expect([yearly.locate(8_640_000_000_000_000), yearly.lo, yearly.pointTimeOf(0, 'aggregators[0].sampling')]).toEqual([0, lastYear, lastYear]);
+    expect(yearly.startOf(1)).toBeNaN();
+    expect(() => yearly.pointTimeOf(1, 'aggregators[0].sampling')).toThrow(new InputError('aggregators[0].sampling', { value: 1, unit: 'years' }, BOUNDARY_BEYOND_RULE));
+    // A fixed width past the end is a finite number, and no time either.
+    const hourly = new RangeGrid(8_640_000_000_000_000 - 10, { value: 1, unit: 'HOURS' }, utc);
+    expect(() => hourly.pointTimeOf(1, 'f')).toThrow('f puts a range boundary outside -8640000000000000 to 8640000000000000 epoch ms, where no time can be computed or answered (got {"value":1,"unit":"hours"})');
   });
 
   it('makes the DST day 23 hours long in Berlin', () => {

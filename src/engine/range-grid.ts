@@ -4,7 +4,15 @@
  * in the zone (plusUnits), computed once per range and cached, so a run of points inside one range costs no date math.
  */
 import type { Zone } from 'luxon';
+import { isEpochMs, MAX_EPOCH_MS } from '../epoch-ms.js';
+import { InputError } from '../errors.js';
 import { fixedLengthMs, NOMINAL_UNIT_MS, plusUnits, type Duration } from './time-units.js';
+
+/**
+ * Why a sampling is refused when one of its range boundaries is needed beyond the one time rule (src/epoch-ms.ts):
+ * calendar arithmetic answers NaN there, and no answer may carry such a time.
+ */
+export const BOUNDARY_BEYOND_RULE = `puts a range boundary outside ${-MAX_EPOCH_MS} to ${MAX_EPOCH_MS} epoch ms, where no time can be computed or answered`;
 
 export class RangeGrid {
   /** The range `locate` found last, and its bounds [lo, hi). */
@@ -46,6 +54,17 @@ export class RangeGrid {
     }
     this.set(k, lo, hi);
     return k;
+  }
+
+  /**
+   * Where range k starts, as a point's time (align_start_time, align_end_time, gaps): refused with an InputError
+   * naming `field` when it lies beyond the one time rule. Boundaries that only bound a search may be NaN there.
+   */
+  pointTimeOf(k: number, field: string): number {
+    const ms = this.startOf(k);
+    // Shown in wire form, as the client wrote it (KairosDB's units are lower case).
+    if (!isEpochMs(ms)) throw new InputError(field, { value: this.sampling.value, unit: this.sampling.unit.toLowerCase() }, BOUNDARY_BEYOND_RULE);
+    return ms;
   }
 
   /** Where range k starts. */

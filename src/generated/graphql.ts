@@ -192,7 +192,7 @@ export type Order =
   | 'ASC'
   | 'DESC';
 
-/** A percentile (0 < percentile < 1) per range: exact up to 1,028 values, a deterministic sketch within 0.5% above. */
+/** A percentile (0 < percentile ≤ 1; 1 is the maximum) per range: exact up to 1,028 values, a deterministic sketch within 0.5% above. */
 export type PercentileInput = {
   alignEndTime?: InputMaybe<Scalars['Boolean']['input']>;
   alignSampling?: InputMaybe<Scalars['Boolean']['input']>;

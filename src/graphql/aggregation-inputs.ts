@@ -3,6 +3,7 @@
  * engine's own parameter tables, so a GraphQL field and a KairosDB parameter cannot drift apart unnoticed (a test
  * checks the schema against the tables).
  */
+import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { AggregatorDefinition } from '../engine/aggregators/aggregator.js';
 import { AGGREGATORS } from '../engine/aggregators/registry.js';
@@ -84,7 +85,7 @@ function wireValue(ctx: RequestContext, spec: ParamSpec, value: unknown, path: s
     case 'epoch ms':
       return timeArg(ctx, value as string | number, path);
     case 'string map': {
-      const map: Record<string, string> = {};
+      const map = dict<string>();
       (value as { name: string; value: string }[]).forEach((tag, k) => {
         if (Object.hasOwn(map, tag.name)) throw new InputError(`${path}[${k}].name`, tag.name, 'is given twice');
         map[tag.name] = tag.value;

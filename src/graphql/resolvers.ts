@@ -2,6 +2,7 @@
  * Resolvers of schema.graphql. They translate arguments into the query model, plan through the request's
  * loaders, and read through the engine; no resolver talks to a store table directly except through those.
  */
+import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
@@ -11,6 +12,7 @@ import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { planSeries } from '../query/plan.js';
 import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
+import { checkMetricPrefix } from '../store/key-limits.js';
 import type { RowKey, ValueType } from '../store/store.js';
 import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import type { TimeInput } from '../query/time.js';
@@ -32,6 +34,7 @@ export const resolvers: Resolvers = {
   Query: {
     async metricNames(_, { prefix, limit }, ctx) {
       const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
+      checkMetricPrefix(ctx.store.limits, prefix ?? '', 'prefix');
       return ctx.store.metricNames(prefix ?? '', max === 0 ? undefined : max);
     },
     async tagNames(_, args, ctx) {
@@ -73,7 +76,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     async addPoints(_, { series }, ctx) {
       const batch = withTagEntryFields(series, () =>
-        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints }, (value, pointPath) =>
+        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits }, (value, pointPath) =>
           timeArg(ctx, value as string | number, `${pointPath}.time`),
         ),
       );
@@ -83,7 +86,7 @@ export const resolvers: Resolvers = {
     },
     async deletePoints(_, args, ctx) {
       const range = rangeArgs(ctx, args.from, args.to);
-      const metric = validateMetricName(args.metric, 'metric');
+      const metric = validateMetricName(args.metric, 'metric', ctx.store.limits);
       const matches = wherePredicate(args.where);
       const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(ctx.store, ctx.loaders, metric, range, matches);
       for (const warning of warnings) ctx.log.warn(warning);
@@ -137,7 +140,7 @@ export const resolvers: Resolvers = {
     value: (p) => numericValue(p),
     long: (p) => longValue(p),
     text: (p) => textValue(p),
-    imaginary: (p) => (p.kind === 'complex' ? (p.v as { imaginary: number }).imaginary : null),
+    imaginary: (p) => (p.kind === 'complex' ? finiteOrNull((p.v as { imaginary: number }).imaginary) : null),
     type: (p) => pointType(p),
   },
 };
@@ -155,7 +158,7 @@ const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long'
 
 /** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
 async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
-  const name = validateMetricName(metric, 'metric');
+  const name = validateMetricName(metric, 'metric', ctx.store.limits);
   const predicate = wherePredicate(where);
   const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()), ctx.lane);
   for (const warning of plan.warnings) ctx.log.warn(warning);
@@ -164,7 +167,7 @@ async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, w
 
 function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   const path = `series[${i}]`;
-  const tags: Record<string, string> = {};
+  const tags = dict<string>();
   series.tags.forEach((tag, k) => {
     if (Object.hasOwn(tags, tag.name)) throw new InputError(`${path}.tags[${k}].name`, tag.name, 'is given twice');
     tags[tag.name] = tag.value;
@@ -288,12 +291,20 @@ function numericValue(p: PointModel): number | null {
   switch (p.kind) {
     case 'long':
     case 'double':
-      return Number(p.v);
+      return finiteOrNull(Number(p.v));
     case 'complex':
-      return (p.v as { real: number }).real;
+      return finiteOrNull((p.v as { real: number }).real);
     default:
       return null;
   }
+}
+
+/**
+ * GraphQL's Float cannot carry NaN or an infinity (graphql-js fails the field), and neither can JSON: an aggregate
+ * that overflows (a sum past 1.8e308, div, scale, rate) answers null, as the REST API does (src/engine/SEMANTICS.md).
+ */
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
 }
 
 function sortedUnique(values: string[]): string[] {

@@ -3,12 +3,14 @@
  * name is known (graphql-js error messages for literals would not name it) and every field shares one "now".
  */
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { isEpochMs } from '../epoch-ms.js';
 import { formatTime, type TimeInput } from '../query/time.js';
 
 export const TimeScalar = new GraphQLScalarType<TimeInput, string>({
   name: 'Time',
   serialize(value) {
-    if (typeof value !== 'number') throw new GraphQLError(`Time cannot serialize ${String(value)}`);
+    // The engine keeps answers' times within the one time rule; anything else would make toISOString throw.
+    if (!isEpochMs(value)) throw new GraphQLError(`Time cannot serialize ${String(value)}`);
     return formatTime(value);
   },
   parseValue(value) {

@@ -21,7 +21,7 @@ beforeEach(async () => {
     { metric: 'm', tags: { host: `h${k}` }, type: 'long' as const, points: [{ timestamp: k * 1000 + 1, value: k }] },
     ...(k % 2 === 0 ? [{ metric: 'm', tags: { host: `h${k}`, dc: 'even' }, type: 'long' as const, points: [{ timestamp: k * 1000 + 2, value: k }] }] : []),
   ]).flat();
-  await store.write(validateWrite(series, 'points', { maxPoints: 1000 }));
+  await store.write(validateWrite(series, 'points', { maxPoints: 1000, keys: store.limits }));
 });
 afterEach(async () => {
   await store.close();
@@ -62,7 +62,7 @@ describe('findTags', () => {
 
   it("finds the series of KairosDB's unaligned negative rows just after a negative start, as every query does", async () => {
     // Width 1000: -999 is stored in row -1998, before rowTimeOf(-1001) = -1002 where KairosDB's own lookup starts.
-    await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1 }));
+    await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1, keys: store.limits }));
     const loaders = new IndexLoaders(store);
     expect(await findTags(loaders, { ...query(-1001, -900), metric: 'neg' }, 3, 1000)).toEqual({ tags: { host: ['late'] }, warnings: [] });
     expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });

@@ -3,6 +3,7 @@
  * granularity), bounded: only the latest `maxRowPeriods` row periods that have data in the range are read, so the
  * `start_absolute: 0` that grafana/kairosdb-datasource sends for autocompletion never walks all history.
  */
+import { dict } from '../dict.js';
 import type { IndexLoaders, IndexReader } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import { lookupStartMs, planSeries } from '../query/plan.js';
@@ -40,7 +41,7 @@ export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRow
       else values.set(name, new Set([value]));
     }
   }
-  const tags: Record<string, string[]> = {};
+  const tags = dict<string[]>();
   for (const name of [...values.keys()].sort()) tags[name] = [...values.get(name)!].sort();
   return { tags, warnings: plan.warnings };
 }

@@ -39,12 +39,23 @@ describe('parseJson', () => {
     );
   });
 
-  it('decodes escapes, including lone surrogates, and keeps __proto__ as an own property', () => {
+  it('decodes escapes, including lone surrogates, and keeps __proto__ as an ordinary key', () => {
     const text = String.raw`{"s": "a\"b\\c\/d\b\f\n\r\t\u00e9\ud83c\udf0d\ud800", "__proto__": {"x": 1}}`;
     const value = parseJson(text, exact) as Record<string, unknown>;
     expect(value).toEqual(JSON.parse(text));
-    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(Object.keys(value)).toEqual(['s', '__proto__']);
+  });
+
+  it('makes objects without a prototype, so keys such as constructor are data and absent ones read undefined', () => {
+    const value = parseJson('{"tags": {"__proto__": "x", "constructor": "c", "h": "y"}, "n": {}}', exact) as Record<string, Record<string, unknown>>;
+    expect([Object.getPrototypeOf(value), Object.getPrototypeOf(value['tags']), Object.getPrototypeOf(value['n'])]).toEqual([null, null, null]);
+    expect(Object.entries(value['tags']!)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 'c'],
+      ['h', 'y'],
+    ]);
+    expect([value['n']!['constructor'], value['n']!['toString'], value['hasOwnProperty']]).toEqual([undefined, undefined, undefined]);
+    expect(JSON.stringify(value)).toBe('{"tags":{"__proto__":"x","constructor":"c","h":"y"},"n":{}}');
   });
 
   it.each([

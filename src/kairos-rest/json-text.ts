@@ -1,8 +1,9 @@
 /**
  * A strict JSON parser (RFC 8259) for REST request bodies that keeps what JSON.parse loses: the text of numbers.
  * KairosDB's ingest infers a point's type from that text ("5" is a long, "5.0" a double), and 64-bit longs must
- * arrive whole. Syntax errors name the line and column.
+ * arrive whole. Syntax errors name the line and column. Objects have no prototype: their keys are the client's.
  */
+import { dict } from '../dict.js';
 
 /** A number whose text matters: it has a fraction or an exponent, or it is an integer beyond ±(2^53 − 1). */
 export class JsonNumber {
@@ -81,7 +82,7 @@ class Parser {
 
   private object(depth: number): { [key: string]: JsonValue } {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
-    const object: { [key: string]: JsonValue } = {};
+    const object = dict<JsonValue>();
     this.pos++;
     this.skipSpace();
     if (this.text.charCodeAt(this.pos) === 0x7d) {
@@ -96,9 +97,7 @@ class Parser {
       this.pos++;
       this.skipSpace();
       const value = this.value(depth);
-      // An own property, as JSON.parse makes it: assignment would set the prototype instead.
-      if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-      else object[key] = value;
+      object[key] = value;
       this.skipSpace();
       const c = this.text.charCodeAt(this.pos);
       this.pos++;

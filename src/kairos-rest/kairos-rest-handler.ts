@@ -19,6 +19,7 @@ import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
 import type { Store } from '../store/store.js';
+import { checkMetricPrefix } from '../store/key-limits.js';
 import { validateMetricName } from '../store/write-validation.js';
 import { findTags } from './find-tags.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from './json-text.js';
@@ -255,13 +256,15 @@ async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
 }
 
 async function metricNames({ ctx, params }: Call): Promise<Reply> {
-  const names = await ctx.store.metricNames(params.get('prefix') ?? '');
+  const prefix = params.get('prefix') ?? '';
+  checkMetricPrefix(ctx.store.limits, prefix, 'prefix');
+  const names = await ctx.store.metricNames(prefix);
   return { status: 200, body: JSON.stringify({ results: names }) };
 }
 
 async function addDatapoints({ req, ctx }: Call): Promise<Reply> {
   const json = await readJsonBody(req, ctx, true);
-  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints });
+  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits });
   if (batch.series.length > 0) {
     await ctx.store.write(batch);
     ctx.loaders.clear();
@@ -321,7 +324,7 @@ async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
   } catch {
     throw new InputError('metric', encoded, 'is not valid percent-encoding');
   }
-  const metric = validateMetricName(name, 'metric');
+  const metric = validateMetricName(name, 'metric', ctx.store.limits);
   const summary = await deletePoints(ctx.store, ctx.loaders, metric, ALL_TIME, () => true);
   for (const warning of summary.warnings) ctx.log.warn({ metric }, warning);
   await ctx.store.deleteMetricName(metric);
@@ -333,13 +336,13 @@ async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
  * errors under the metric's path: `query.metric[1].aggregators[0].name …`.
  */
 function parseAndCheck(ctx: RequestContext, json: JsonValue): MetricQuery[] {
-  const queries = parseKairosQuery(json, ctx.nowMs);
+  const queries = parseKairosQuery(json, ctx.nowMs, ctx.store.limits);
   queries.forEach((query, i) =>
     inMetric(i, () => {
       const zone = readZone(query.timeZone, 'time_zone');
       const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
       const { metric, range } = query;
-      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [] });
+      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits: ctx.store.limits });
     }),
   );
   return queries;

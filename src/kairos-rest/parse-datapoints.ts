@@ -3,6 +3,8 @@
  * with `timestamp`/`time` + `value` and/or `datapoints: [[ts, value(, type)], …]`, KairosDB's type inference, and
  * the shared validateWrite, whose errors are renamed to the body's own paths (`metric[0].datapoints[3].value`).
  */
+import { dictOf } from '../dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { ValueType, WriteBatch } from '../store/store.js';
 import { validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
@@ -100,8 +102,8 @@ function inferType(value: JsonValue, field: string): ValueType {
   if (typeof value === 'number') return 'long';
   if (value instanceof JsonNumber) return value.text.includes('.') ? 'double' : 'long';
   if (typeof value === 'string') {
-    // Without a declared type, KairosDB refuses an empty value; with type string it stores it.
-    if (value === '') throw new InputError(field, value, 'must not be empty unless the type is string');
+    // KairosDB refuses an empty value whatever the type; validateWrite says so for declared types.
+    if (value === '') throw new InputError(field, value, 'must not be empty');
     return NUMERIC.test(value) ? (value.includes('.') ? 'double' : 'long') : 'string';
   }
   if (typeof value === 'boolean') return 'string';
@@ -151,12 +153,15 @@ function longOf(text: string): number | bigint {
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long. */
+/**
+ * Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long,
+ * under the one time rule of every front end (src/epoch-ms.ts), which is narrower than Java's long.
+ */
 function readTimestamp(value: unknown, pointPath: string): number {
   let ms: unknown = value;
   if (value instanceof JsonNumber) ms = Number(value.text);
   else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) ms = Number(value);
-  if (typeof ms !== 'number' || !Number.isSafeInteger(ms)) throw new InputError(`${pointPath}.timestamp`, value, 'must be an integer number of epoch milliseconds');
+  if (!isEpochMs(ms)) throw new InputError(`${pointPath}.timestamp`, value, EPOCH_MS_RULE);
   return ms;
 }
 
@@ -169,9 +174,7 @@ function gsonString(value: JsonValue | undefined): unknown {
 
 function readTags(value: JsonValue | undefined): unknown {
   if (!isObject(value)) return value;
-  const tags: Record<string, unknown> = {};
-  for (const [name, tagValue] of Object.entries(value)) tags[name] = gsonString(tagValue);
-  return tags;
+  return dictOf(Object.entries(value).map(([name, tagValue]) => [name, gsonString(tagValue)]));
 }
 
 function plainNumber(value: JsonValue | undefined): unknown {

@@ -4,9 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MetricQuery } from '../query/model.js';
+import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { OPEN_END_MS, parseKairosQuery } from './parse-kairos-query.js';
 
 const NOW = Date.UTC(2024, 2, 31, 12, 0, 0, 500);
+/** The embedded store's limits at LMDB's default key size: metric names of up to 1964 bytes. */
+const LIMITS = embeddedKeyLimits(1978);
 const base = { metric: 'm', tags: [], aggregators: [], groupBy: [], timeZone: 'UTC', order: 'asc', excludeTags: false } as const;
 
 describe('parseKairosQuery', () => {
@@ -29,7 +32,7 @@ describe('parseKairosQuery', () => {
         },
       ],
     };
-    expect(parseKairosQuery(body, NOW)).toEqual<MetricQuery[]>([
+    expect(parseKairosQuery(body, NOW, LIMITS)).toEqual<MetricQuery[]>([
       {
         ...base,
         metric: 'sys.cpu.load',
@@ -56,6 +59,7 @@ describe('parseKairosQuery', () => {
         ],
       },
       NOW,
+      LIMITS,
     );
     expect(queries).toEqual<MetricQuery[]>([
       { ...base, metric: 'a', range: { startMs: 5, endMs: OPEN_END_MS }, timeZone: 'Europe/Berlin', limit: 3, order: 'desc', excludeTags: true, alias: 'first' },
@@ -73,7 +77,7 @@ describe('parseKairosQuery', () => {
     [{ value: 1, unit: 'years' }, Date.UTC(2023, 2, 31, 12, 0, 0, 500)],
     [{ value: 0, unit: 'days' }, NOW],
   ])('counts start_relative %j back from now on a UTC calendar', (relative, expected) => {
-    const [query] = parseKairosQuery({ start_relative: relative, time_zone: 'America/New_York', metrics: [{ name: 'm' }] }, NOW);
+    const [query] = parseKairosQuery({ start_relative: relative, time_zone: 'America/New_York', metrics: [{ name: 'm' }] }, NOW, LIMITS);
     expect(query!.range).toEqual({ startMs: expected, endMs: OPEN_END_MS });
   });
 
@@ -81,14 +85,25 @@ describe('parseKairosQuery', () => {
     const [query] = parseKairosQuery(
       { start_absolute: '1000', start_relative: { value: 1, unit: 'days' }, end_relative: { value: 1, unit: 'minutes' }, metrics: [{ name: 'm' }] },
       NOW,
+      LIMITS,
     );
     expect(query!.range).toEqual({ startMs: 1000, endMs: NOW - 60_000 });
+  });
+
+  it('takes times up to both ends of ±8.64e15 ms, the one time rule, and ends an open range at its end', () => {
+    const [absolute] = parseKairosQuery({ start_absolute: -8640000000000000, end_absolute: '8640000000000000', metrics: [{ name: 'm' }] }, NOW, LIMITS);
+    expect(absolute!.range).toEqual({ startMs: -8640000000000000, endMs: 8640000000000000 });
+    const days = 100_000_000 + Math.floor(NOW / 86_400_000);
+    const [relative] = parseKairosQuery({ start_relative: { value: days, unit: 'days' }, metrics: [{ name: 'm' }] }, NOW, LIMITS);
+    expect(relative!.range).toEqual({ startMs: -8640000000000000 + (NOW % 86_400_000), endMs: 8640000000000000 });
+    expect(OPEN_END_MS).toBe(8640000000000000);
   });
 
   it('turns regex: values into a whole-value regular expression beside the literal values', () => {
     const [query] = parseKairosQuery(
       { start_absolute: 0, metrics: [{ name: 'm', tags: { host: ['web-1', 'regex:db-.*'], dc: 'regex:eu|us', rack: ['regex:a', 'regex:b+'], none: [] } }] },
       NOW,
+      LIMITS,
     );
     expect(query!.tags).toEqual([
       { tag: 'host', in: ['web-1'], regex: 'db-.*' },
@@ -101,6 +116,7 @@ describe('parseKairosQuery', () => {
     const [query] = parseKairosQuery(
       { start_absolute: 0, end_absolute: null, cache_time: 60, plugins: [], time_zone: null, metrics: [{ name: 'm', tags: null, aggregators: null, limit: null, plugins: [] }] },
       NOW,
+      LIMITS,
     );
     expect(query).toEqual({ ...base, range: { startMs: 0, endMs: OPEN_END_MS } });
   });
@@ -108,8 +124,11 @@ describe('parseKairosQuery', () => {
   it.each<[string, unknown, string]>([
     ['a body that is not an object', [1], 'query must be a JSON object with start_absolute or start_relative, and metrics (got [1])'],
     ['no start', { metrics: [{ name: 'm' }] }, 'query.start_absolute or query.start_relative must be set (got undefined)'],
-    ['a fractional start', { start_absolute: 1.5, metrics: [{ name: 'm' }] }, 'query.start_absolute must be a whole number of epoch milliseconds (got 1.5)'],
-    ['an end beyond 2^53', { start_absolute: 0, end_absolute: 9007199254740992, metrics: [{ name: 'm' }] }, 'query.end_absolute must be a whole number of epoch milliseconds (got 9007199254740992)'],
+    ['a fractional start', { start_absolute: 1.5, metrics: [{ name: 'm' }] }, 'query.start_absolute must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got 1.5)'],
+    ['a start before -8.64e15', { start_absolute: -8640000000000001, metrics: [{ name: 'm' }] }, 'query.start_absolute must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got -8640000000000001)'],
+    ['a start as text beyond 8.64e15', { start_absolute: '8640000000000001', metrics: [{ name: 'm' }] }, 'query.start_absolute must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "8640000000000001")'],
+    ['an end beyond 8.64e15', { start_absolute: 0, end_absolute: 8640000000000001, metrics: [{ name: 'm' }] }, 'query.end_absolute must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got 8640000000000001)'],
+    ['an end beyond 2^53', { start_absolute: 0, end_absolute: 9007199254740992, metrics: [{ name: 'm' }] }, 'query.end_absolute must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got 9007199254740992)'],
     ['an end before the start', { start_absolute: 1000, end_absolute: 999, metrics: [{ name: 'm' }] }, 'query.end_absolute must not be before the start time 1000 (got 999)'],
     [
       'a relative end before the start',
@@ -123,7 +142,9 @@ describe('parseKairosQuery', () => {
       'query.start_relative.unit must be one of milliseconds, seconds, minutes, hours, days, weeks, months, years (got "fortnights")',
     ],
     ['an unknown relative field', { start_relative: { value: 1, unit: 'days', ago: true }, metrics: [{ name: 'm' }] }, 'query.start_relative.ago is not a field of {value, unit} (got true)'],
-    ['a relative time before year -271821', { start_relative: { value: 2_000_000_000, unit: 'years' }, metrics: [{ name: 'm' }] }, 'query.start_relative reaches before the earliest time Kairograph can represent (got {"value":2000000000,"unit":"years"})'],
+    ['a relative time before year -271821', { start_relative: { value: 2_000_000_000, unit: 'years' }, metrics: [{ name: 'm' }] }, 'query.start_relative must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got {"value":2000000000,"unit":"years"})'],
+    ['a relative time before -8.64e15 by a day', { start_relative: { value: 100_000_000 + Math.ceil(NOW / 86_400_000), unit: 'days' }, metrics: [{ name: 'm' }] }, `query.start_relative must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got {"value":${100_000_000 + Math.ceil(NOW / 86_400_000)},"unit":"days"})`],
+    ['a metric name longer than the store keys hold', { start_absolute: 0, metrics: [{ name: 'm' }, { name: 'é'.repeat(982) + 'a' }] }, `query.metric[1].name must be at most 1964 bytes in UTF-8, the longest metric name the embedded store's keys hold (it is 1965 bytes) (got "${'é'.repeat(116)}...)`],
     ['an unknown zone', { start_absolute: 0, time_zone: 'Mars/Olympus', metrics: [{ name: 'm' }] }, 'query.time_zone must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
     ['a negative cache_time', { start_absolute: 0, cache_time: -1, metrics: [{ name: 'm' }] }, 'query.cache_time must be a whole number from 0 to 2147483647 (got -1)'],
     ['query plugins', { start_absolute: 0, plugins: [{ name: 'p' }], metrics: [{ name: 'm' }] }, 'query.plugins are not supported: Kairograph has no query plugins (got [{"name":"p"}])'],
@@ -162,6 +183,6 @@ describe('parseKairosQuery', () => {
     ['a group-by that is a string', { start_absolute: 0, metrics: [{ name: 'm', group_by: ['tag'] }] }, 'query.metric[0].group_by[0] must be an object with a name (got "tag")'],
     ['metric plugins', { start_absolute: 0, metrics: [{ name: 'm', plugins: [{ name: 'p' }] }] }, 'query.metric[0].plugins are not supported: Kairograph has no query plugins (got [{"name":"p"}])'],
   ])('rejects %s', (_, body, message) => {
-    expect(() => parseKairosQuery(body, NOW)).toThrow(message);
+    expect(() => parseKairosQuery(body, NOW, LIMITS)).toThrow(message);
   });
 });

@@ -4,26 +4,28 @@
  * It checks the body's shape, times and tag filters with KairosDB's field paths; aggregators and group-bys pass
  * through in wire form for the engine's registries to validate.
  */
+import { EPOCH_MS_RULE, isEpochMs, MAX_EPOCH_MS } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import { readInteger, readZone } from '../engine/params.js';
 import { parseTimeUnit, TIME_UNITS } from '../engine/time-units.js';
 import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { plusUtc } from '../query/time.js';
+import type { StoreLimits } from '../store/store.js';
 import { validateMetricName } from '../store/write-validation.js';
 import { renamedInputError } from './rest-errors.js';
 
 /**
- * Where a query without an end stops. KairosDB reads to Long.MAX_VALUE (so future points are returned too); the
- * model's times are safe integers, and nothing later than this is a time a client can write.
+ * Where a query without an end stops. KairosDB reads to Long.MAX_VALUE (so future points are returned too); nothing
+ * later than this is a time a client can write (src/epoch-ms.ts).
  */
-export const OPEN_END_MS = Number.MAX_SAFE_INTEGER;
+export const OPEN_END_MS = MAX_EPOCH_MS;
 
 /** KairosDB's prefix for a tag value that is a regular expression (`kairosdb.queries.regex_prefix`). */
 const REGEX_PREFIX = 'regex:';
 
-/** `nowMs` anchors start_relative and end_relative. */
-export function parseKairosQuery(body: unknown, nowMs: number): MetricQuery[] {
+/** `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. */
+export function parseKairosQuery(body: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
   if (!isObject(body)) throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
   const startMs = readStart(body, nowMs);
   const end = readEnd(body, nowMs);
@@ -34,7 +36,7 @@ export function parseKairosQuery(body: unknown, nowMs: number): MetricQuery[] {
   const metrics = body.metrics;
   if (!Array.isArray(metrics) || metrics.length === 0) throw new InputError('query.metrics', metrics, 'must be a non-empty array of metric queries');
   const range = { startMs, endMs: end?.ms ?? OPEN_END_MS };
-  return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone));
+  return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone, limits));
 }
 
 /** `start_absolute` wins over `start_relative`, as in KairosDB. */
@@ -54,10 +56,10 @@ function readEnd(body: Record<string, unknown>, nowMs: number): { ms: number; fi
   return undefined;
 }
 
-/** A JSON number or, as Gson reads a long, a numeric string. */
+/** A JSON number or, as Gson reads a long, a numeric string; under the one time rule (src/epoch-ms.ts). */
 function readEpochMs(value: unknown, field: string): number {
   const ms = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof ms !== 'number' || !Number.isSafeInteger(ms)) throw new InputError(field, value, 'must be a whole number of epoch milliseconds');
+  if (!isEpochMs(ms)) throw new InputError(field, value, EPOCH_MS_RULE);
   return ms;
 }
 
@@ -70,8 +72,9 @@ function readRelative(value: unknown, field: string, nowMs: number): number {
   const amount = readInteger(value.value, `${field}.value`, 0, 2_147_483_647);
   const unit = typeof value.unit === 'string' ? parseTimeUnit(value.unit) : undefined;
   if (unit === undefined) throw new InputError(`${field}.unit`, value.unit, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
+  // Beyond the rule's range luxon answers NaN; the time a relative time names is held to the same rule.
   const ms = plusUtc(nowMs, -amount, unit);
-  if (!Number.isSafeInteger(ms)) throw new InputError(field, value, 'reaches before the earliest time Kairograph can represent');
+  if (!isEpochMs(ms)) throw new InputError(field, value, EPOCH_MS_RULE);
   return ms;
 }
 
@@ -88,9 +91,9 @@ function refusePlugins(value: unknown, field: string): void {
   throw new InputError(field, value, 'are not supported: Kairograph has no query plugins');
 }
 
-function readMetric(value: unknown, path: string, range: MetricQuery['range'], timeZone: string): MetricQuery {
+function readMetric(value: unknown, path: string, range: MetricQuery['range'], timeZone: string, limits: StoreLimits): MetricQuery {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with a name');
-  const metric = validateMetricName(value.name, `${path}.name`);
+  const metric = validateMetricName(value.name, `${path}.name`, limits);
   refusePlugins(value.plugins, `${path}.plugins`);
   const limit = value.limit === undefined || value.limit === null ? 0 : readInteger(value.limit, `${path}.limit`, 0, 2_147_483_647);
   return {

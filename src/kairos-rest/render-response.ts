@@ -70,25 +70,28 @@ function renderValues(points: PointList, start: number, end: number): string {
         text = typeof v === 'bigint' ? v.toString() : String(v);
         break;
       case 'double':
-        text = renderDouble(v as number);
+        text = jsonNumber(v as number);
         break;
       case 'string':
         text = JSON.stringify(v);
         break;
       case 'complex': {
         const c = v as ComplexValue;
-        text = `{"real":${renderDouble(c.real)},"imaginary":${renderDouble(c.imaginary)}}`;
+        text = `{"real":${jsonNumber(c.real)},"imaginary":${jsonNumber(c.imaginary)}}`;
         break;
       }
       default:
         text = 'null';
     }
-    parts[i - start] = `[${timestamps[i]},${text}]`;
+    parts[i - start] = `[${jsonNumber(timestamps[i]!)},${text}]`;
   }
   return `${start > 0 ? ',' : ''}${parts.join(',')}`;
 }
 
-/** KairosDB's org.json refuses NaN and infinities with a 500; JSON has no word for them, so they answer null. */
-function renderDouble(value: number): string {
+/**
+ * Every double and time of an answer is written through here. KairosDB's org.json refuses NaN and infinities with
+ * a 500; JSON has no word for them, so they answer null (the engine keeps times within src/epoch-ms.ts anyway).
+ */
+export function jsonNumber(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null';
 }

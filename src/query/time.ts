@@ -4,6 +4,7 @@
  */
 import { DateTime, type DurationLikeObject } from 'luxon';
 import type { TimeUnit } from '../engine/time-units.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 
 /** A time as a client sent it; read with `parseTime` where the field name and the request's "now" are known. */
 export type TimeInput = number | string;
@@ -34,10 +35,8 @@ export function parseTime(value: unknown, nowMs: number): number {
   if (relative) {
     const [, sign, amount, unit] = relative;
     if (sign === undefined) return nowMs;
-    const ms = plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!);
-    // luxon answers NaN past its range (now-99999999y); that is a time too far away, not a malformed one.
-    if (Number.isNaN(ms)) throw new TimeParseError(OUT_OF_RANGE);
-    return epochMs(ms);
+    // luxon answers NaN past its range (now-99999999y): a time too far away, which the one rule refuses.
+    return epochMs(plusUtc(nowMs, sign === '-' ? -Number(amount) : Number(amount), UNIT[unit!]!));
   }
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
   if (!parsed.isValid) throw new TimeParseError('is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h');
@@ -69,11 +68,8 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const OUT_OF_RANGE = 'is outside the representable range of ±8.64e15 ms';
-
+/** The one time rule of every front end (src/epoch-ms.ts). */
 function epochMs(value: number): number {
-  if (!Number.isInteger(value)) throw new TimeParseError('must be a whole number of epoch milliseconds');
-  // Date and ISO-8601 stop at ±8.64e15 ms; KairosDB's Long range is wider, but nothing beyond it is a real time.
-  if (Math.abs(value) > 8.64e15) throw new TimeParseError(OUT_OF_RANGE);
+  if (!isEpochMs(value)) throw new TimeParseError(EPOCH_MS_RULE);
   return value;
 }

@@ -34,6 +34,6 @@ export function toGraphQLError(error: KairographError, located?: GraphQLError): 
 }
 
 /** By shape, not instanceof: graphql can be loaded twice (its ESM and CommonJS builds), each with its own class. */
-function isGraphQLError(error: unknown): error is GraphQLError {
+export function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof Error && error.name === 'GraphQLError' && 'extensions' in error;
 }

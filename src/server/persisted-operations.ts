@@ -14,7 +14,8 @@ const BUILT_IN_MANIFEST = new URL('../../src/generated/operations/persisted-docu
 
 const TRUSTED_TOKEN_HEADER = 'x-kairograph-token';
 
-export type PersistedManifest = Readonly<Record<string, string>>;
+/** Keyed by hash; a Map, because clients choose the hash they look up (`__proto__` must find nothing). */
+export type PersistedManifest = ReadonlyMap<string, string>;
 
 export function loadManifest(config: Config): PersistedManifest {
   const path = config.persistedOperationsFile || BUILT_IN_MANIFEST;
@@ -22,14 +23,14 @@ export function loadManifest(config: Config): PersistedManifest {
   if (typeof manifest !== 'object' || manifest === null || Object.values(manifest).some((v) => typeof v !== 'string')) {
     throw new Error(`persisted operations manifest ${String(path)} must be a JSON object of "sha256:<hash>" to document text`);
   }
-  return manifest as PersistedManifest;
+  return new Map(Object.entries(manifest as Record<string, string>));
 }
 
 export function usePersistedOperationsPolicy(config: Config, manifest: PersistedManifest) {
   const trusted = new Set(config.trustedClientTokens);
   return usePersistedOperations({
     // Clients send the bare hex digest (the APQ shape); codegen's manifest keys carry the algorithm.
-    getPersistedOperation: (hash) => manifest[`sha256:${hash}`] ?? manifest[hash] ?? null,
+    getPersistedOperation: (hash) => manifest.get(`sha256:${hash}`) ?? manifest.get(hash) ?? null,
     allowArbitraryOperations: (request) => !config.persistedOnly || trusted.has(request.headers.get(TRUSTED_TOKEN_HEADER) ?? ''),
     customErrors: {
       notFound: ({ params }) =>

@@ -5,6 +5,7 @@
 import { GraphQLError, type ExecutionResult, type ValidationRule } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { ERROR_STATUS } from '../errors.js';
+import { isGraphQLError } from './mask-error.js';
 
 /**
  * Codes and statuses. BAD_REQUEST (yoga's request-parser and method refusals) is left out on purpose: it keeps
@@ -109,11 +110,6 @@ function withDocumentedStatus(error: GraphQLError): GraphQLError {
   if (code === error.extensions['code'] && status === http.status && http.spec === undefined) return error;
   // `spec` is what lets yoga answer application/json clients 200; without it the status is the status.
   return rebuilt(error, { ...error.extensions, code, http: { ...(http.headers ? { headers: http.headers } : {}), status } });
-}
-
-/** By shape, not instanceof: graphql can be loaded twice (its ESM and CommonJS builds), each with its own class. */
-function isGraphQLError(error: unknown): error is GraphQLError {
-  return error instanceof Error && error.name === 'GraphQLError' && 'extensions' in error;
 }
 
 function withCode(error: GraphQLError, code: string): GraphQLError {

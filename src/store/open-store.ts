@@ -24,6 +24,7 @@ export async function openStore(config: Config, log?: Logger): Promise<Store> {
     tls: config.cassandraTls,
     fetchSize: config.cassandraFetchSize,
     concurrency: config.cassandraConcurrency,
+    readAhead: config.cassandraReadAhead,
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
     scanDecoder: config.cassandraScanDecoder,
     ...spec,

@@ -95,8 +95,32 @@ export interface WriteBatch {
   readonly series: readonly SeriesWrite[];
 }
 
+/**
+ * The largest user strings a store's keys can hold, in UTF-8 bytes, derived from how the store lays out each key it
+ * writes or looks up. Checked by store/key-limits.ts, the one place writes, queries and deletes are held to them.
+ */
+export interface StoreLimits {
+  /** Names the store in messages, as a possessive: "the embedded store's". */
+  readonly store: string;
+  /** The longest metric name (and metric-name prefix) every key holding one can take. */
+  readonly maxMetricBytes: number;
+  /** The longest typed data_points row key (metric, row time, data type, tag string). */
+  readonly maxRowKeyBytes: number;
+  /** The longest row_keys clustering (data type plus tags as a frozen map), where a store limits it apart. */
+  readonly maxRowKeysTagsBytes?: number;
+}
+
 export interface Store {
   readonly kind: 'embedded' | 'cassandra';
+
+  /**
+   * Partition scans the engine keeps started ahead of the one it reads, where it reads them one after another: a
+   * store whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
+   */
+  readonly readAhead: number;
+
+  /** What its keys can hold; front ends refuse larger names and series before calling the store. */
+  readonly limits: StoreLimits;
 
   /** The row spec, read once (and written as KairosDB does for a fresh keyspace). */
   spec(): Promise<RowSpec>;

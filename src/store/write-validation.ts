@@ -1,10 +1,13 @@
 /**
- * Validates points from any front end into a WriteBatch before anything is written, so a bad point rejects the
- * whole batch with an error that names its field and value.
+ * Validates points from any front end into a WriteBatch before anything is written, so a bad point (or a name or
+ * series too large for the store's keys) rejects the whole batch with an error that names its field and value.
  */
+import { dict } from '../dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
-import { modifiedUtf8Length } from './format/index.js';
-import type { SeriesWrite, Tags, ValueType, WriteBatch } from './store.js';
+import { datastoreTypeOf, modifiedUtf8Length } from './format/index.js';
+import { checkMetricName, checkSeriesKeys } from './key-limits.js';
+import type { SeriesWrite, StoreLimits, Tags, ValueType, WriteBatch } from './store.js';
 
 export interface PointInput {
   readonly timestamp: unknown;
@@ -22,6 +25,13 @@ export interface SeriesInput {
 export interface WriteLimits {
   /** Most points one batch may carry. */
   readonly maxPoints: number;
+  /**
+   * Series without tags: clients may not write them (KairosDB's ingest refuses them), but a query's `save_as` may,
+   * as KairosDB's does with add_saved_from false and no tag group-by. Both servers read such a series back.
+   */
+  readonly allowNoTags?: boolean;
+  /** What the target store's keys hold (`store.limits`). */
+  readonly keys: StoreLimits;
 }
 
 /**
@@ -41,12 +51,14 @@ export function validateWrite(input: readonly SeriesInput[], path: string, limit
   let total = 0;
   for (const series of input) total += series.points.length;
   if (total > limits.maxPoints) throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
-  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, readTimestamp)) };
+  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, limits, readTimestamp)) };
 }
 
-function validateSeries(series: SeriesInput, path: string, readTimestamp: TimestampReader): SeriesWrite {
-  const metric = validateMetricName(series.metric, `${path}.metric`);
-  const tags = validateTags(series.tags, `${path}.tags`);
+function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, readTimestamp: TimestampReader): SeriesWrite {
+  const { keys } = limits;
+  const metric = validateMetricName(series.metric, `${path}.metric`, keys);
+  const tags = validateTags(series.tags, `${path}.tags`, limits.allowNoTags === true);
+  checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
   const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
   const parse = VALUE_PARSERS[series.type];
   const timestamps: number[] = new Array(series.points.length);
@@ -58,20 +70,25 @@ function validateSeries(series: SeriesInput, path: string, readTimestamp: Timest
   return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
 }
 
-export function validateMetricName(value: unknown, field: string): string {
+/**
+ * A metric name to write, query or delete: `keys` are the store's limits, so a name no key of the store could hold
+ * is refused up front on every path (it can never have been written).
+ */
+export function validateMetricName(value: unknown, field: string, keys: StoreLimits): string {
   if (typeof value !== 'string') throw new InputError(field, value, 'must be a string');
   if (value.length === 0) throw new InputError(field, value, 'must not be empty');
   // The row key ends the metric name at the first 0x00 byte (reference §2.1).
   if (value.includes('\u0000')) throw new InputError(field, value, 'must not contain the character U+0000');
+  checkMetricName(keys, value, field);
   return value;
 }
 
-function validateTags(value: unknown, field: string): Tags {
+function validateTags(value: unknown, field: string, allowNoTags: boolean): Tags {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of tag names to values');
   const entries = Object.entries(value);
   // KairosDB rejects series without tags at ingest.
-  if (entries.length === 0) throw new InputError(field, value, 'must hold at least one tag');
-  const tags: Record<string, string> = {};
+  if (entries.length === 0 && !allowNoTags) throw new InputError(field, value, 'must hold at least one tag');
+  const tags = dict<string>();
   for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
     if (typeof tagValue !== 'string') throw new InputError(`${field}.${name}`, tagValue, 'must be a string');
@@ -89,9 +106,9 @@ function validateTtl(value: unknown, field: string): number {
   return value;
 }
 
-/** The default reader: `timestamp`, an integer number of epoch milliseconds. */
+/** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/epoch-ms.ts). */
 export function epochMillis(value: unknown, pointPath: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new InputError(`${pointPath}.timestamp`, value, 'must be an integer number of epoch milliseconds');
+  if (!isEpochMs(value)) throw new InputError(`${pointPath}.timestamp`, value, EPOCH_MS_RULE);
   return value;
 }
 
@@ -113,6 +130,8 @@ const VALUE_PARSERS: Record<ValueType, (value: unknown, field: string) => number
   },
   string(value, field) {
     if (typeof value !== 'string') throw new InputError(field, value, 'must be a string for type string');
+    // KairosDB 1.3 refuses an empty value whatever its type ("value may not be empty"), so no store holds one.
+    if (value === '') throw new InputError(field, value, 'must not be empty');
     const bytes = modifiedUtf8Length(value);
     if (bytes > MAX_STRING_BYTES) throw new InputError(field, `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
     return value;

@@ -62,13 +62,15 @@ interface Variant {
   readonly name: string;
   readonly rowWidth?: number;
   readonly pageSize?: number;
+  /** Partition scans started ahead (EngineContext.readAhead); the store's own when absent. */
+  readonly readAhead?: number;
   readonly shuffled?: boolean;
 }
 
 const VARIANTS: readonly Variant[] = [
   { name: 'as written' },
-  { name: 'pages of one point', pageSize: 1 },
-  { name: '10 ms rows', rowWidth: 10 },
+  { name: 'pages of one point, three partitions read ahead', pageSize: 1, readAhead: 3 },
+  { name: '10 ms rows, none read ahead', rowWidth: 10, readAhead: 0 },
   { name: 'shuffled writes into 10 ms rows', rowWidth: 10, shuffled: true },
 ];
 
@@ -116,7 +118,7 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
 async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant): Promise<{ expected: KairosAnswer } | { error: string }> {
   try {
     const nowMs = file.now ?? DEFAULT_NOW;
-    const output = await executeQuery(parseKairosQuery(c.query, nowMs)[0]!, {
+    const output = await executeQuery(parseKairosQuery(c.query, nowMs, store.limits)[0]!, {
       store,
       index: new IndexLoaders(store),
       budgets: { ...GENEROUS, ...c.budgets },
@@ -124,6 +126,7 @@ async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Va
       stats: newQueryStats(),
       nowMs,
       ...(variant.pageSize !== undefined ? { pageSize: variant.pageSize } : {}),
+      ...(variant.readAhead !== undefined ? { readAhead: variant.readAhead } : {}),
     });
     return { expected: toKairosAnswer(output) };
   } catch (error) {
@@ -142,7 +145,7 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
   }));
   if (inputs.length === 0) return;
   if (!variant.shuffled) {
-    await store.write(validateWrite(inputs, 'points', { maxPoints: Number.MAX_SAFE_INTEGER }));
+    await store.write(validateWrite(inputs, 'points', { maxPoints: Number.MAX_SAFE_INTEGER, keys: store.limits }));
     return;
   }
   const random = mulberry32(hash(seed));
@@ -158,7 +161,7 @@ async function writePoints(store: Store, file: GoldenFile, variant: Variant, see
     const bySeries = new Map<number, SeriesInput['points'][number][]>();
     for (const { s, point } of part) (bySeries.get(s) ?? bySeries.set(s, []).get(s)!).push(point);
     const batch = [...bySeries].map(([s, points]) => ({ ...inputs[s]!, points }));
-    await store.write(validateWrite(batch, 'points', { maxPoints: Number.MAX_SAFE_INTEGER }));
+    await store.write(validateWrite(batch, 'points', { maxPoints: Number.MAX_SAFE_INTEGER, keys: store.limits }));
   }
 }
 

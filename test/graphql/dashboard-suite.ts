@@ -167,7 +167,7 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
     it("names GraphQL's argument and the value in invalid pipelines, never KairosDB's wire name", async () => {
       // The engine validates in KairosDB's names (aggregators[1].time_zone); GraphQL clients must read their own.
       const cases: [string, string, string][] = [
-        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile.percentile', 'must be greater than 0 and less than 1 (got 1.5)'],
+        ['{ percentile: { percentile: 1.5 } }', 'aggregators[1].percentile.percentile', 'must be greater than 0 and at most 1 (got 1.5)'],
         ['{ div: { divisor: 0 } }', 'aggregators[1].div.divisor', 'must not be zero (got 0)'],
         ['{ avg: { timeZone: "Mars/Olympus" } }', 'aggregators[1].avg.timeZone', 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30 (got "Mars/Olympus")'],
         ['{ leastSquares: { sampling: { value: 0, unit: MINUTES } } }', 'aggregators[1].leastSquares.sampling.value', 'must be a whole number from 1 to 2147483647 (got 0)'],

@@ -142,6 +142,20 @@ describe('persisted operations', () => {
     ]);
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('answers the hash %s like any unknown hash, not with a member of Object', async (hash) => {
+    const g = await gateway();
+    const response = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+    expect({ status: response.status, errors: response.body.errors }).toEqual({
+      status: 404,
+      errors: [
+        {
+          message: `no persisted operation has the hash ${JSON.stringify(hash)}; run \`npm run codegen\` and deploy the manifest, or send the query text`,
+          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+        },
+      ],
+    });
+  });
+
   it('accepts only hashes with PERSISTED_ONLY, except from clients with a trusted token', async () => {
     const g = await gateway({ PERSISTED_ONLY: 'true', TRUSTED_CLIENT_TOKENS: 'grafana-prod,graphiql' });
     const text = await g.graphql('{ metricNames }');

@@ -144,7 +144,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
           body: `[
             {"name": "typed", "tags": {"host": "a"}, "datapoints": [
               [1, 5], [2, 5.0], [3, "6"], [4, "6.5"], [5, "-.5"], [6, "text"], [7, true], [8, 1e3], [9, 15e-1], [10, 2.5e1],
-              [11, 9223372036854775807], [12, "-9223372036854775808"], [13, 12, "double"], [14, 12, "string"], [15, "", "string"]
+              [11, 9223372036854775807], [12, "-9223372036854775808"], [13, 12, "double"], [14, 12, "string"]
             ]},
             {"name": "typed", "tags": {"host": "b"}, "time": 20, "timestamp": 99, "value": "x", "ttl": 3600},
             {"name": "typed", "tags": {"host": "c"}, "type": "double", "datapoints": [[30, 1], [31, "2"]]}
@@ -173,7 +173,6 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
                   { epochMs: 12, value: -9223372036854775808, long: '-9223372036854775808', text: null, type: 'LONG' },
                   { epochMs: 13, value: 12, long: null, text: null, type: 'DOUBLE' },
                   { epochMs: 14, value: null, long: null, text: '12', type: 'STRING' },
-                  { epochMs: 15, value: null, long: null, text: '', type: 'STRING' },
                 ],
               },
               { metric: 'typed', tags: [{ name: 'host', values: ['b'] }], points: [{ epochMs: 20, value: null, long: null, text: 'x', type: 'STRING' }] },
@@ -217,12 +216,13 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         ['an empty tag value', '{"name": "m", "tags": {"host": ""}, "datapoints": [[1, 2]]}', 'metric[0].tags.host must not be empty (got "")'],
         ['an empty tag name', '{"name": "m", "tags": {"": "a"}, "datapoints": [[1, 2]]}', 'metric[0].tags must not have an empty tag name (got "")'],
         ['a null tag value', '{"name": "m", "tags": {"host": null}, "datapoints": [[1, 2]]}', 'metric[0].tags.host must be a string (got null)'],
-        ['a fractional timestamp', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, 2], [2.5, 3]]}', 'metric[0].datapoints[1].timestamp must be an integer number of epoch milliseconds (got 2.5)'],
-        ['a null timestamp', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[null, 3]]}', 'metric[0].datapoints[0].timestamp must be an integer number of epoch milliseconds (got null)'],
+        ['a fractional timestamp', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, 2], [2.5, 3]]}', 'metric[0].datapoints[1].timestamp must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got 2.5)'],
+        ['a null timestamp', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[null, 3]]}', 'metric[0].datapoints[0].timestamp must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got null)'],
         ['a value without a timestamp', '{"name": "m", "tags": {"h": "a"}, "value": 3}', 'metric[0].timestamp is required with value (got undefined)'],
         ['a timestamp without a value', '{"name": "m", "tags": {"h": "a"}, "time": 3}', 'metric[0].value is required with time (got undefined)'],
         ['a null value', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, null]]}', 'metric[0].datapoints[0].value must not be null (got null)'],
-        ['an empty value without type string', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, ""]]}', 'metric[0].datapoints[0].value must not be empty unless the type is string (got "")'],
+        ['an empty value', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, ""]]}', 'metric[0].datapoints[0].value must not be empty (got "")'],
+        ['an empty value of type string', '{"name": "m", "tags": {"h": "a"}, "type": "string", "datapoints": [[1, ""]]}', 'metric[0].datapoints[0].value must not be empty (got "")'],
         ['an object value', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, {"v": 1}]]}', 'metric[0].datapoints[0].value must be a number, a string or a boolean (got {"v":1})'],
         ['a pair with one element', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1]]}', 'metric[0].datapoints[0] must be [timestamp, value] or [timestamp, value, type] (got [1])'],
         ['datapoints that are an object', '{"name": "m", "tags": {"h": "a"}, "datapoints": {"1": 2}}', 'metric[0].datapoints must be an array of [timestamp, value] or [timestamp, value, type] (got {"1":2})'],
@@ -462,7 +462,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
           ],
         };
         expect(exchange(await gw.call('POST', '/api/v1/datapoints/query', { body }))).toEqual(
-          refused(400, 'query.metric[1].aggregators[0].percentile must be greater than 0 and less than 1 (got 2)'),
+          refused(400, 'query.metric[1].aggregators[0].percentile must be greater than 0 and at most 1 (got 2)'),
         );
         expect((await gw.call('GET', '/api/v1/metricnames')).json).toEqual({ results: ['sys.cpu.load'] });
       });

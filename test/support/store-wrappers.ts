@@ -17,6 +17,8 @@ export interface Faults {
 export function faultyStore(inner: Store, faults: Faults): Store {
   return {
     kind: inner.kind,
+    limits: inner.limits,
+    readAhead: inner.readAhead,
     spec: () => inner.spec(),
     metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
     rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),

@@ -4,7 +4,7 @@
  * operator per result group.
  */
 import type { Zone } from 'luxon';
-import type { WriteBatch } from '../../store/store.js';
+import type { StoreLimits, WriteBatch } from '../../store/store.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
 
@@ -22,6 +22,8 @@ export interface CompileContext {
   readonly zone: Zone;
   /** Tags named by the query's tag group-by (save_as keeps those with one value). */
   readonly tagGroupBy: readonly string[];
+  /** The store's key limits: save_as writes to it. */
+  readonly limits: StoreLimits;
 }
 
 export interface AggregatorDefinition {

@@ -5,11 +5,13 @@
  * and emits them in order at the end, so memory follows groups × ranges, never points.
  */
 import type { Zone } from 'luxon';
+import { isEpochMs } from '../../epoch-ms.js';
+import { InputError } from '../../errors.js';
 import type { Slice } from '../../store/store.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';
-import { RangeGrid } from '../range-grid.js';
+import { BOUNDARY_BEYOND_RULE, RangeGrid } from '../range-grid.js';
 import { alignedAnchor, type Duration } from '../time-units.js';
 import type { AggregatorDefinition, AggregatorStage, CompileContext, StageEnv } from './aggregator.js';
 import { growFloat64 } from './slots.js';
@@ -45,10 +47,13 @@ export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOpti
   // KairosDB sets start_time from the query, then lets the aggregator's own start_time (and end_time) override it.
   const startMs = p.has('start_time') ? p.epochMs('start_time') : ctx.startMs;
   const endMs = p.has('end_time') ? p.epochMs('end_time') : ctx.endMs;
+  const anchorMs = p.boolean('align_sampling') ? alignedAnchor(startMs, sampling.unit, zone) : startMs;
+  // Aligning a start near the earliest time can move it before (the year of -8.64e15 began earlier); luxon says NaN.
+  if (!isEpochMs(anchorMs)) throw new InputError(p.field('sampling'), p.value('sampling'), BOUNDARY_BEYOND_RULE);
   return {
     sampling,
     zone,
-    anchorMs: p.boolean('align_sampling') ? alignedAnchor(startMs, sampling.unit, zone) : startMs,
+    anchorMs,
     alignStartTime: p.boolean('align_start_time'),
     alignEndTime: p.boolean('align_end_time'),
     walkStartMs: startMs,
@@ -211,7 +216,8 @@ export class RangeStage implements RunSink {
     const firstTs = asc ? this.minTs[slot]! : this.maxTs[slot]!;
     const lastTs = asc ? this.maxTs[slot]! : this.minTs[slot]!;
     // align_start_time wins over align_end_time when both are set (RangeDataPointAggregator.getDataPointTime).
-    const returnTs = this.options.alignStartTime ? this.grid.startOf(k) : this.options.alignEndTime ? this.grid.startOf(k + 1) : firstTs;
+    const field = `${this.env.path}.sampling`;
+    const returnTs = this.options.alignStartTime ? this.grid.pointTimeOf(k, field) : this.options.alignEndTime ? this.grid.pointTimeOf(k + 1, field) : firstTs;
     const aligned = this.options.alignStartTime || this.options.alignEndTime;
     this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned }, this.next);
   }

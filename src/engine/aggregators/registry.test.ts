@@ -1,9 +1,10 @@
 // The aggregator table: KairosDB's core set of wire names, snake_case parameters, and one compile path.
 import { describe, expect, it } from 'vitest';
+import { embeddedKeyLimits } from '../../store/embedded/keys.js';
 import { resolveZone } from '../time-units.js';
 import { AGGREGATORS, compileAggregators } from './registry.js';
 
-const CONTEXT = { metric: 'm', startMs: 0, endMs: 1000, nowMs: 1000, zone: resolveZone('UTC')!, tagGroupBy: [] };
+const CONTEXT = { metric: 'm', startMs: 0, endMs: 1000, nowMs: 1000, zone: resolveZone('UTC')!, tagGroupBy: [], limits: embeddedKeyLimits(1978) };
 
 /** Parameters an aggregator cannot do without. */
 const REQUIRED: Record<string, Record<string, unknown>> = {

@@ -4,12 +4,13 @@
  * group-by that has exactly one value in the group. The group's points are written when the group ends, once its
  * tags are known; KairosDB queues them for ingest, so neither makes them visible to the query that wrote them.
  */
+import { dictOf } from '../../dict.js';
 import { InputError } from '../../errors.js';
 import type { PointKind } from '../point-list.js';
 import { readStringMap } from '../params.js';
 import type { Extra, PointSink } from '../points.js';
 import { MAX_TTL_SECONDS, validateMetricName, validateWrite, type SeriesInput } from '../../store/write-validation.js';
-import type { ValueType } from '../../store/store.js';
+import type { StoreLimits, ValueType } from '../../store/store.js';
 import type { StageEnv } from './aggregator.js';
 import { defineStream, PointStage } from './stream.js';
 
@@ -25,7 +26,7 @@ export const saveAs = defineStream({
     { name: 'add_saved_from', type: 'boolean', default: true },
   ],
   compile: (p, ctx) => {
-    const metric = validateMetricName(p.value('metric_name'), p.field('metric_name'));
+    const metric = validateMetricName(p.value('metric_name'), p.field('metric_name'), ctx.limits);
     const tags = readStringMap(p.value('tags'), p.field('tags'));
     const ttlSeconds = p.integer('ttl', 0, MAX_TTL_SECONDS);
     const savedFrom = p.boolean('add_saved_from');
@@ -34,7 +35,7 @@ export const saveAs = defineStream({
     for (const name of ctx.tagGroupBy) {
       if (Object.hasOwn(tags, name)) throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
     }
-    return (env, next) => new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy });
+    return (env, next) => new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy, limits: ctx.limits });
   },
 });
 
@@ -46,6 +47,7 @@ interface SaveTarget {
   readonly ttlSeconds: number;
   readonly savedFrom: boolean;
   readonly groupTags: readonly string[];
+  readonly limits: StoreLimits;
 }
 
 class SaveAsStage extends PointStage {
@@ -67,7 +69,7 @@ class SaveAsStage extends PointStage {
   }
 
   override end(): void {
-    const tags: Record<string, string> = { ...this.target.tags };
+    const tags = dictOf(Object.entries(this.target.tags));
     if (this.target.savedFrom) tags[SAVED_FROM] = this.env.metric;
     const groupTags = this.env.tags();
     for (const name of this.target.groupTags) {
@@ -77,7 +79,7 @@ class SaveAsStage extends PointStage {
     const series: SeriesInput[] = (['long', 'double', 'string'] as const)
       .filter((type) => this.points[type].length > 0)
       .map((type) => ({ metric: this.target.metric, tags, type, ttlSeconds: this.target.ttlSeconds, points: this.points[type] }));
-    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER }));
+    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER, keys: this.target.limits, allowNoTags: true }));
     super.end();
   }
 }

@@ -5,10 +5,11 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
-import type { RowKey, RowSpec, ScanOptions, Slice, Store, WriteBatch } from '../store.js';
+import type { RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store.js';
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
+import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
 import { Limiter } from './limiter.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
@@ -38,6 +39,8 @@ interface Repair {
 
 export class CassandraStore implements Store {
   readonly kind = 'cassandra' as const;
+  readonly limits: StoreLimits = CASSANDRA_KEY_LIMITS;
+  readonly readAhead: number;
   private readonly options: ResolvedOptions;
   private readonly st: Statements;
   private readonly limiter: Limiter;
@@ -60,6 +63,7 @@ export class CassandraStore implements Store {
   constructor(options: CassandraStoreOptions) {
     this.options = resolveOptions(options);
     if (this.options.scanDecoder === 'lean') installLeanPageHook();
+    this.readAhead = this.options.readAhead;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
     this.startAttempt();

@@ -1,6 +1,7 @@
 // Reads of KairosDB's index tables: row_key_time_index → row_keys (1.2+), the legacy row_key_index (≤1.1) and the
 // metric names in string_index, with KairosDB's statements and ranges (reference §4.2, §6).
 import type cassandra from 'cassandra-driver';
+import { dict, dictOf } from '../../dict.js';
 import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
 import type { RowKey, RowSpec } from '../store.js';
 import { bufferOf } from './buffer-of.js';
@@ -11,7 +12,7 @@ import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
   if (endMs < startMs) return [];
   const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, lowestRowTime(startMs, spec), endMs]);
-  return rows.map((row) => (row.get('row_time') as Date).getTime());
+  return rows.map((row) => (row.get('row_time_ms') as cassandra.types.Long).toNumber());
 }
 
 export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
@@ -94,8 +95,8 @@ export function isSeriesRow(row: cassandra.types.Row): boolean {
   return row.get('data_type') !== null;
 }
 
-/** Tags come as a Map (client option), so a tag named `__proto__` stays an ordinary own property. */
+/** Tags come as a Map (client option), so a tag named `__proto__` reaches the record as data (src/dict.ts). */
 function tagsOf(row: cassandra.types.Row): Record<string, string> {
   const tags = row.get('tags') as Map<string, string> | null;
-  return tags === null ? {} : Object.fromEntries(tags);
+  return tags === null ? dict() : dictOf(tags);
 }

@@ -28,6 +28,7 @@ describe('resolveOptions', () => {
       tls: false,
       fetchSize: 5000,
       concurrency: 20,
+      readAhead: 8,
       requestTimeoutMs: 12_000,
       reconnectDelayMs: 1000,
       rowTimeUnit: 'MILLISECONDS',

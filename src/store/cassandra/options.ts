@@ -45,6 +45,8 @@ export interface CassandraStoreOptions {
   readonly fetchSize?: number;
   /** Requests in flight at once (one page, one write batch, one delete): KairosDB's simultaneous_cql_queries. */
   readonly concurrency?: number;
+  /** Partition scans a query keeps started ahead of the one it reads (Store.readAhead); 0 turns it off. */
+  readonly readAhead?: number;
   /** A request Cassandra does not answer within this fails with STORE_UNAVAILABLE. */
   readonly requestTimeoutMs?: number;
   /** Pause between background connection attempts while Cassandra is unreachable. */
@@ -76,6 +78,7 @@ export interface ResolvedOptions {
   readonly tls: boolean;
   readonly fetchSize: number;
   readonly concurrency: number;
+  readonly readAhead: number;
   readonly requestTimeoutMs: number;
   readonly reconnectDelayMs: number;
   readonly rowTimeUnit: RowTimeUnit;
@@ -85,6 +88,8 @@ export interface ResolvedOptions {
 }
 
 export const DEFAULT_KEYSPACE = 'kairosdb';
+/** About what KairosDB 1.3 keeps in flight by its configuration (20 partition queries, 6 reader threads). */
+export const DEFAULT_READ_AHEAD = 8;
 export const DEFAULT_REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
 
 export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions {
@@ -112,6 +117,7 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     tls: options.tls ?? false,
     fetchSize: positive(options.fetchSize ?? 5000, 'fetch size'),
     concurrency: positive(options.concurrency ?? 20, 'concurrency'),
+    readAhead: notNegative(options.readAhead ?? DEFAULT_READ_AHEAD, 'read-ahead'),
     requestTimeoutMs: positive(options.requestTimeoutMs ?? 12_000, 'request timeout'),
     reconnectDelayMs: positive(options.reconnectDelayMs ?? 1000, 'reconnect delay'),
     rowTimeUnit: options.rowTimeUnit ?? 'MILLISECONDS',
@@ -158,6 +164,11 @@ function scanDecoder(value: ScanDecoder): ScanDecoder {
 
 function check(problem: string | undefined): void {
   if (problem !== undefined) throw new Error(`Cassandra store: ${problem}`);
+}
+
+function notNegative(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`Cassandra store: the ${what} must be a whole number from 0 (got ${value})`);
+  return value;
 }
 
 function positive(value: number, what: string): number {

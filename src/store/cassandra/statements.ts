@@ -42,7 +42,9 @@ export function statementsFor(keyspace: string) {
     deletePartition: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ?`,
     deleteRange: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ? AND column1 >= ? AND column1 < ?`,
 
-    selectRowTimes: `SELECT row_time FROM ${t('row_key_time_index')} WHERE metric = ? AND table_name = ? AND row_time >= ? AND row_time <= ?`,
+    // As a bigint, not a timestamp: the driver decodes a timestamp into a Date, which is invalid beyond ±8.64e15 ms,
+    // and the row of a point at -8.64e15 starts before it (KairosDB's rows of negative times are unaligned).
+    selectRowTimes: `SELECT toUnixTimestamp(row_time) AS row_time_ms FROM ${t('row_key_time_index')} WHERE metric = ? AND table_name = ? AND row_time >= ? AND row_time <= ?`,
     insertRowTime: `INSERT INTO ${t('row_key_time_index')} (metric, table_name, row_time) VALUES (?, ?, ?) USING TTL ?`,
     deleteRowTime: `DELETE FROM ${t('row_key_time_index')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ?`,
 

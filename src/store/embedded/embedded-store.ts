@@ -18,6 +18,7 @@ import {
   type ScanOptions,
   type Slice,
   type Store,
+  type StoreLimits,
   type WriteBatch,
 } from '../store.js';
 import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
@@ -25,6 +26,9 @@ import {
   blockFirstColumn,
   blockKey,
   decodeRowKeysKey,
+  embeddedKeyLimits,
+  METRIC_NAMES,
+  metricNamesRange,
   metricPrefix,
   partitionEnd,
   partitionPrefix,
@@ -53,6 +57,9 @@ const BYTES_PER_TURN = 1 << 20;
 
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
+  /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
+  readonly readAhead = 0;
+  readonly limits: StoreLimits;
   private readonly env: RootDatabase;
   private readonly specTable: Database<Buffer, Buffer>;
   private readonly stringIndex: Database<Buffer, Buffer>;
@@ -65,6 +72,10 @@ export class EmbeddedStore implements Store {
   private constructor(options: EmbeddedStoreOptions) {
     mkdirSync(options.path, { recursive: true });
     this.env = open({ path: options.path, maxDbs: 8 });
+    // lmdb-js sets the key size LMDB takes on what it opens (1978 bytes for 4 KiB pages), untyped.
+    const { maxKeySize } = this.env as RootDatabase & { readonly maxKeySize?: number };
+    if (!Number.isInteger(maxKeySize)) throw new Error(`lmdb-js did not report its maximum key size (got ${maxKeySize})`);
+    this.limits = embeddedKeyLimits(maxKeySize!);
     const table = (name: string) => this.env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', encoding: 'binary' });
     this.specTable = table('spec');
     this.stringIndex = table('string_index');
@@ -284,10 +295,7 @@ export class EmbeddedStore implements Store {
 
   /** string_index keys of the metric names that start with `prefix`. */
   private metricNameKeys(prefix: string, limit?: number): Iterable<Buffer> {
-    const start = stringIndexKey(METRIC_NAMES, prefix);
-    // 0xFF never occurs in UTF-8, so it bounds every name that starts with the prefix.
-    const end = Buffer.concat([start, Buffer.from([0xff])]);
-    return this.stringIndex.getKeys({ start, end, ...(limit ? { limit } : {}) });
+    return this.stringIndex.getKeys({ ...metricNamesRange(prefix), ...(limit ? { limit } : {}) });
   }
 
   private nowSeconds(): number {
@@ -295,7 +303,6 @@ export class EmbeddedStore implements Store {
   }
 }
 
-const METRIC_NAMES = 'metric_names';
 const CLUSTER_CONFIG = 'cluster_config';
 const ROW_TIME_UNIT = 'row_time_unit';
 const ROW_WIDTH = 'row_width';

@@ -3,7 +3,7 @@
  * blobs, so each layout puts the partition first and orders what follows the way KairosDB's clustering does.
  */
 import { decodeTagString, encodeTagString } from '../format/index.js';
-import type { RowKey } from '../store.js';
+import type { RowKey, StoreLimits } from '../store.js';
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -71,6 +71,30 @@ export function decodeRowKeysKey(metric: string, key: Uint8Array, metricPrefixLe
 /** `string_index`: [partition name][0x00][name]. */
 export function stringIndexKey(partition: string, name: string): Buffer {
   return Buffer.concat([utf8.encode(partition), ZERO, utf8.encode(name)]);
+}
+
+/** The `string_index` partition of metric names. */
+export const METRIC_NAMES = 'metric_names';
+
+/** The `string_index` keys of the metric names that start with `prefix`. */
+export function metricNamesRange(prefix: string): { start: Buffer; end: Buffer } {
+  const start = stringIndexKey(METRIC_NAMES, prefix);
+  // 0xFF never occurs in UTF-8, so it bounds every name that starts with the prefix.
+  return { start, end: Buffer.concat([start, Buffer.from([0xff])]) };
+}
+
+/**
+ * What the keys above can hold when LMDB takes keys of at most `maxKeySize` bytes (lmdb-js: 1978). Every key that
+ * holds a user string is that string plus fixed bytes, so the fixed bytes are measured on keys built from empty
+ * strings: a metric name goes into string_index (with the 0xFF of a prefix scan: 14 bytes) and row_key_time_index
+ * (10 with its scan bound); a row key into data_points (7: its u16 length and the 5-byte partition end; a block key
+ * takes 6). row_keys holds metric, data type and tag string in 10 bytes, fewer than the row key's 11 + 7.
+ */
+export function embeddedKeyLimits(maxKeySize: number): StoreLimits {
+  const noRowKey = partitionPrefix(new Uint8Array(0));
+  const metricBytes = Math.max(metricNamesRange('').end.length, rowTimeKeyAfter('', 0).length);
+  const rowKeyBytes = Math.max(partitionEnd(noRowKey).length, blockKey(noRowKey, 0).length);
+  return { store: "the embedded store's", maxMetricBytes: maxKeySize - metricBytes, maxRowKeyBytes: maxKeySize - rowKeyBytes };
 }
 
 export function stringIndexName(key: Uint8Array, partitionPrefixLength: number): string {

@@ -63,12 +63,17 @@ describe('decodeTagString', () => {
     expect(encodeTagString(tags)).toBe('10=x:9=y:a=z:');
   });
 
-  it('keeps a tag named __proto__ as an own property of a plain object', () => {
-    const tags = decodeTagString('__proto__=x:a=1:');
-    expect(Object.getPrototypeOf(tags)).toBe(Object.prototype);
-    expect(Object.keys(tags)).toEqual(['__proto__', 'a']);
-    expect(Object.getOwnPropertyDescriptor(tags, '__proto__')?.value).toBe('x');
-    expect(encodeTagString(tags)).toBe('__proto__=x:a=1:');
+  it('reads __proto__, constructor and toString as ordinary tag names, into a record without a prototype', () => {
+    const tags = decodeTagString('__proto__=x:constructor=c:toString=t:');
+    expect(Object.getPrototypeOf(tags)).toBe(null);
+    expect(Object.entries(tags)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 'c'],
+      ['toString', 't'],
+    ]);
+    expect(encodeTagString(tags)).toBe('__proto__=x:constructor=c:toString=t:');
+    // Absent names read as absent, not as Object.prototype's members; the unsorted path builds the same record.
+    expect([decodeTagString('a=1:')['constructor'], decodeTagString('z=1:__proto__=2:')['__proto__']]).toEqual([undefined, '2']);
   });
 
   it('round-trips any tag map', () => {

@@ -1,5 +1,6 @@
 // The tag string inside data_points row keys (reference §2.1): `escKey(k)=escVal(v):` per tag in sorted key order,
 // with KairosDB's two different escape characters for keys and values.
+import { dict } from '../../dict.js';
 import type { Tags } from '../store.js';
 
 const SPECIAL = /[:=]/g;
@@ -15,10 +16,11 @@ export function encodeTagString(tags: Tags): string {
 /**
  * KairosDB's two-state scanner. It also reads tag strings written before v1.1.3 (no escaping) as long as their names
  * and values hold no `:` or `=`. Like KairosDB it drops a trailing tag that lacks its closing `:`.
- * Keys come out in sorted order, except that JS objects always list integer-like keys first.
+ * Keys come out in sorted order, except that JS objects always list integer-like keys first. The record has no
+ * prototype (src/dict.ts), so a tag named `__proto__` or `constructor` is data like any other.
  */
 export function decodeTagString(s: string): Record<string, string> {
-  const tags: Record<string, string> = {};
+  const tags = dict<string>();
   let key: string | undefined;
   let mark = 0;
   let previous: string | undefined;
@@ -33,7 +35,7 @@ export function decodeTagString(s: string): Record<string, string> {
         i++;
       }
     } else if (ch === COLON) {
-      setTag(tags, key, unescapeWith(s, mark, i, EQUALS));
+      tags[key] = unescapeWith(s, mark, i, EQUALS);
       if (previous !== undefined && previous > key) sorted = false;
       previous = key;
       key = undefined;
@@ -66,14 +68,8 @@ function unescapeWith(s: string, start: number, end: number, escapeCode: number)
   return from === start ? s.slice(start, end) : out + s.slice(from, end);
 }
 
-/** A tag named `__proto__` must become an own property, not the object's prototype. */
-function setTag(tags: Record<string, string>, key: string, value: string): void {
-  if (key === '__proto__') Object.defineProperty(tags, key, { value, enumerable: true, writable: true, configurable: true });
-  else tags[key] = value;
-}
-
 function sortTags(tags: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(tags).sort()) setTag(out, key, tags[key]!);
+  const out = dict<string>();
+  for (const key of Object.keys(tags).sort()) out[key] = tags[key]!;
   return out;
 }
