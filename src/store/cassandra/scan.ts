@@ -1,5 +1,5 @@
 // Reads one data_points partition as slices: KairosDB's SELECT over the column range of [start, end], paged by
-// the driver's page state so the next page is fetched only when the consumer asks for it. Pages come as ScanRows
+// the driver's page state, one page ahead of the consumer (never more). Pages come as ScanRows
 // (the lean decoder, lean-page-hook.ts) or, on a client without it, as the driver's Rows; both fill one builder.
 import type cassandra from 'cassandra-driver';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
@@ -32,11 +32,19 @@ export async function* scanPartition(
   if (limit > 0) params.push(limit);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const request = { fetchSize: options.pageSize ?? fetchSize, signal: options.signal };
+  const fetch = (pageState: Buffer | undefined) => {
+    const sent = exec.page('data_points.select', query, params, { ...request, pageState });
+    // A page asked for ahead fails when the scan reaches it; a scan ended before that must not leave it unhandled.
+    sent.catch(() => undefined);
+    return sent;
+  };
   let builder: SliceBuilder | undefined;
-  let pageState: Buffer | undefined;
-  do {
-    const result = await exec.page('data_points.select', query, params, { ...request, pageState });
-    pageState = pageStateOf(result);
+  let next: ReturnType<typeof fetch> | undefined = fetch(undefined);
+  while (next !== undefined) {
+    const result = await next;
+    const pageState = pageStateOf(result);
+    // The next page is on its way while this one is decoded and consumed, so Cassandra and Node work at once.
+    next = pageState === undefined ? undefined : fetch(pageState);
     const rows = result.rows as unknown as ScanRows | cassandra.types.Row[];
     if (rows.length === 0) continue;
     // The builder allocates whole slices up front: a partition that fits in one page needs them no longer than it.
@@ -48,7 +56,7 @@ export async function* scanPartition(
       pages.driver++;
       yield* driverRowSlices(rows, builder);
     }
-  } while (pageState !== undefined);
+  }
   const rest = builder?.flush();
   if (rest !== undefined) yield rest;
 }
