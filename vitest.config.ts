@@ -1,5 +1,6 @@
 // Test projects: `unit` needs nothing but Node; `e2e` drives a real Chromium (installed from Debian when missing);
-// `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts).
+// `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts); `kairosdb` boots a real KairosDB 1.3
+// on that same Cassandra (one node for a run of both projects) to compare Kairograph with it.
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
@@ -16,7 +17,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**'] },
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**'] },
       },
       {
         extends: true,
@@ -34,6 +35,20 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/cassandra-global-setup.ts'],
           // One shared node on 2 cores: files in sequence, and DDL on a busy node can take seconds.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'kairosdb',
+          include: ['test/kairosdb/**/*.test.ts'],
+          // Cassandra first: KairosDB is started on it. A project's globalSetup runs only when the run has files of it,
+          // so `npm run test:integration` does not boot KairosDB.
+          globalSetup: ['test/support/cassandra-global-setup.ts', 'test/support/kairosdb-global-setup.ts'],
+          // One KairosDB and one Cassandra node on 2 cores, as for `integration`.
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 180_000,

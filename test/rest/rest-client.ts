@@ -25,21 +25,35 @@ export interface RestGateway extends TestGateway {
 
 export async function startRestGateway(store: Store, env: Record<string, string> = {}): Promise<RestGateway> {
   const gateway = await startGateway(store, env);
-  return {
-    ...gateway,
-    async call(method, path, options = {}) {
-      const { body } = options;
-      const payload = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body);
-      const response = await fetch(`${gateway.url}${path}`, {
-        method,
-        headers: { 'x-request-id': REQUEST_ID, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
-        ...(payload !== undefined ? { body: payload } : {}),
-      });
-      const text = await response.text();
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'));
-      return { status: response.status, headers, text, json: text === '' ? undefined : JSON.parse(text) };
-    },
-  };
+  return { ...gateway, call: (method, path, options) => callRest(gateway.url, method, path, options) };
+}
+
+/**
+ * One request to any server that speaks KairosDB's REST API at `baseUrl`. `json` is JSON.parse of the body, which throws
+ * on a body that is not JSON: the gateway always answers JSON. With `lenientJson` (KairosDB answers unknown paths in
+ * Jetty's HTML) such a body gives `json: undefined` instead.
+ */
+export async function callRest(baseUrl: string, method: string, path: string, options: RestCall = {}, lenientJson = false): Promise<RestResponse> {
+  const { body } = options;
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body);
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'x-request-id': REQUEST_ID, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    ...(payload !== undefined ? { body: payload } : {}),
+  });
+  const text = await response.text();
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'));
+  return { status: response.status, headers, text, json: parseJson(text, lenientJson) };
+}
+
+function parseJson(text: string, lenient: boolean): unknown {
+  if (text === '') return undefined;
+  if (!lenient) return JSON.parse(text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every call sends this id; the API echoes it on the answers of the requests it handles. */
