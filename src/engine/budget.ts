@@ -94,10 +94,17 @@ export interface QueryStats {
   scans: number;
   planMs: number;
   fetchAggregateMs: number;
+  /** Ranges of the results cache answered from it, and ranges it could keep that were read from the store. */
+  cacheHits: number;
+  cacheMisses: number;
+  /** Raw points the cached ranges stand for: in the answer's sample size, never in `pointsRead`. */
+  cachedPoints: number;
+  /** 1 when the answer is another request's run of the identical query, which this one waited for. */
+  shared: number;
 }
 
 export function newQueryStats(): QueryStats {
-  return { rowTimes: 0, seriesMatched: 0, partitionsRead: 0, pointsRead: 0, pointsReturned: 0, scans: 0, planMs: 0, fetchAggregateMs: 0 };
+  return { rowTimes: 0, seriesMatched: 0, partitionsRead: 0, pointsRead: 0, pointsReturned: 0, scans: 0, planMs: 0, fetchAggregateMs: 0, cacheHits: 0, cacheMisses: 0, cachedPoints: 0, shared: 0 };
 }
 
 export interface Truncation {
@@ -136,6 +143,18 @@ export class BudgetTracker {
     if (allowed === n) return slice;
     return allowed === 0 ? undefined : sliceRange(slice, 0, allowed);
   };
+
+  /**
+   * Counts the raw points of ranges answered from the results cache. They are not read, but the answer covers
+   * them (its sample size counts them), so they count against the points-read budgets as if read: a query passes or
+   * fails its budgets the same way whether the cache is warm or cold.
+   */
+  chargeCached(count: number): void {
+    const allowed = this.admit('points read', this.budgets.maxPointsRead, this.pointsRead, count);
+    this.pointsRead += allowed;
+    this.stats.cachedPoints += allowed;
+    this.request.addRead(allowed);
+  }
 
   /** Counts points going into results; returns how many of `count` may. */
   admitReturned(count: number): number {

@@ -23,13 +23,15 @@ import { ReadAhead } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
-import { GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+import { applicableAggregators, GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+import { CachedQuery, type BucketCache } from './bucket-cache.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
 export type { Budgets, QueryStats } from './budget.js';
 export { newQueryStats, RequestBudget, unlimitedRequest } from './budget.js';
 export type { GroupOutput, QueryOutput } from './output.js';
 export type { GroupByResult } from './group-by/group-by.js';
+export type { BucketCache, CachedExtent } from './bucket-cache.js';
 
 export interface EngineContext {
   readonly store: Store;
@@ -51,6 +53,11 @@ export interface EngineContext {
   readonly concurrency?: number;
   /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
   readonly readAhead?: number;
+  /**
+   * The results cache: complete ranges of qualifying pipelines are taken from it and kept in it, and only the rest is
+   * read from the store. Answers are the same with it and without it (bucket-cache.ts says which pipelines qualify).
+   */
+  readonly cache?: BucketCache;
 }
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
@@ -72,7 +79,8 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
-    const run: RowGroupRun = { compiled, ctx, tracker, widthMs };
+    const cached = CachedQuery.of(ctx.cache, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
+    const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set() };
     const groups: GroupOutput[] = [];
     for (const rowGroup of rowGroupsOf(series, compiled.pipeline.groupBys)) {
       if (tracker.stopped) break;
@@ -191,13 +199,32 @@ interface RowGroupRun {
   readonly ctx: EngineContext;
   readonly tracker: BudgetTracker;
   readonly widthMs: number;
+  /** The query's use of the results cache, when its pipeline qualifies. */
+  readonly cached: CachedQuery | undefined;
+  /** Partitions that yielded points: one partition can be scanned once per uncached part of the range. */
+  readonly yielded: Set<RowKey>;
+}
+
+/** One scan: a partition between two times (inclusive). */
+interface Read {
+  readonly key: RowKey;
+  readonly fromMs: number;
+  readonly toMs: number;
 }
 
 async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupOutput[]> {
   const { compiled, ctx, tracker, widthMs } = run;
   const { pipeline, startMs, endMs } = compiled;
   const saves: WriteBatch[] = [];
-  const router = new GroupRouter(rowGroup, pipeline, tracker, saves);
+  const buckets = run.cached?.rowGroup(rowGroup, applicableAggregators(pipeline.aggregators, rowGroup.type)[0]);
+  const router = new GroupRouter(rowGroup, pipeline, tracker, saves, buckets?.tap);
+  buckets?.begin(router, tracker, ctx.stats);
+  // Without the cache every partition is read over the query's range; with it, over each uncached part it touches.
+  const readsOf = (s: SeriesEntry): Read[] =>
+    buckets === undefined
+      ? s.partitions.map((key) => ({ key, fromMs: startMs, toMs: endMs }))
+      : s.partitions.flatMap((key) => buckets.live.filter(([a, b]) => a < key.rowTime + widthMs && b >= key.rowTime).map(([a, b]) => ({ key, fromMs: a, toMs: b })));
+  const reads = new Map(rowGroup.series.map((s) => [s, readsOf(s)]));
   // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points.
   const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
   const scanOptions: ScanOptions = {
@@ -206,13 +233,13 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
-  /** `scan` starts the partition's store scan; the default starts it when the merge reaches it. */
-  const inputsOf = (series: readonly SeriesEntry[], scan = (key: RowKey) => ctx.store.scan(key, startMs, endMs, scanOptions)): MergeInput[] =>
+  /** `scan` starts the read's store scan; the default starts it when the merge reaches it. */
+  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
-      s.partitions.map((key) => ({
-        open: () => counted(scan(key), s, ctx.stats),
-        fromMs: key.rowTime,
-        toMs: key.rowTime + widthMs,
+      reads.get(s)!.map((read) => ({
+        open: () => counted(scan(read), read.key, s, ctx.stats, run.yielded),
+        fromMs: read.key.rowTime,
+        toMs: read.key.rowTime + widthMs,
         rank: s.rank,
       })),
     );
@@ -220,14 +247,14 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
   if (router.seriesMajor) {
     // Series one after another: the partitions are read in a known order, so the next ones can be started early.
-    const order = rowGroup.series.flatMap((s) => s.partitions);
+    const order = rowGroup.series.flatMap((s) => reads.get(s)!);
     const depth = ctx.readAhead ?? ctx.store.readAhead;
-    const ahead = depth > 0 ? new ReadAhead(order.map((key) => () => ctx.store.scan(key, startMs, endMs, scanOptions)), depth) : undefined;
-    const position = new Map(order.map((key, k) => [key, k]));
+    const ahead = depth > 0 ? new ReadAhead(order.map((read) => () => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)), depth) : undefined;
+    const position = new Map(order.map((read, k) => [read, k]));
     try {
       for (const series of rowGroup.series) {
         ctx.signal?.throwIfAborted();
-        const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (key) => ahead.open(position.get(key)!));
+        const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (read) => ahead.open(position.get(read)!));
         if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
       }
     } finally {
@@ -237,19 +264,22 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
     await mergeRuns(inputsOf(rowGroup.series), pipeline.order, onRun, options);
   }
   let outputs = router.finish();
+  // Only a whole answer is kept (a truncated one stops mid-range; truncation never uses the cache anyway).
+  if (!tracker.stopped) buckets?.finish();
   if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped) outputs = [router.emptyGroup()];
   for (const batch of saves) await ctx.store.write(batch);
   return outputs;
 }
 
 /** Counts scans and partitions that yielded points, and marks the series as having points. */
-async function* counted(scan: AsyncIterable<Slice>, series: SeriesEntry, stats: QueryStats): AsyncGenerator<Slice> {
+async function* counted(scan: AsyncIterable<Slice>, key: RowKey, series: SeriesEntry, stats: QueryStats, yielded: Set<RowKey>): AsyncGenerator<Slice> {
   stats.scans++;
   let empty = true;
   for await (const slice of scan) {
     if (empty && slice.timestamps.length > 0) {
       empty = false;
-      stats.partitionsRead++;
+      if (!yielded.has(key)) stats.partitionsRead++;
+      yielded.add(key);
       series.seen = true;
     }
     yield slice;

@@ -5,13 +5,13 @@
  */
 import { dict } from '../dict.js';
 import type { RowKey, Slice, Tags, WriteBatch } from '../store/store.js';
-import type { AggregatorDefinition, GroupType, StageEnv } from './aggregators/aggregator.js';
+import type { AggregatorDefinition, BucketObserver, GroupType, StageEnv } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { BudgetTracker } from './budget.js';
 import type { GroupByResult, GroupBys } from './group-by/group-by.js';
 import { OutputSink, type GroupOutput } from './output.js';
 import { PointList } from './point-list.js';
-import { bigExtra, compareInStream, tieAt, type Extra, type Order, type RunSink } from './points.js';
+import { bigExtra, compareInStream, tieAt, type Extra, type Order, type PointSink, type RunSink } from './points.js';
 
 export interface SeriesEntry {
   /** Position in the canonical order (type, then tag string): the last tie-breaker between equal points. */
@@ -43,6 +43,12 @@ export interface PipelineSpec {
   readonly groupBys: GroupBys;
 }
 
+/**
+ * Sits between a group's first stage (a range aggregator fed series after series) and the rest of its pipeline:
+ * the results cache's tap (engine/bucket-cache.ts), which adds the ranges it kept to the ones just read.
+ */
+export interface BucketTap extends PointSink, BucketObserver {}
+
 interface Group {
   readonly ids: readonly number[];
   readonly head: RunSink;
@@ -70,9 +76,20 @@ export class GroupRouter {
     private readonly spec: PipelineSpec,
     private readonly tracker: BudgetTracker,
     private readonly saves: WriteBatch[],
+    /** Puts a tap after the first stage (series-major groups without point group-bys only: one group). */
+    private readonly tap?: (rest: PointSink) => BucketTap,
   ) {
     this.applicable = applicableAggregators(spec.aggregators, rowGroup.type);
     this.seriesMajor = spec.limit === 0 && this.applicable[0]?.stage.orderFree === true;
+  }
+
+  /**
+   * Makes the row group's one group exist and counts `points` into its sample size: points the results cache
+   * stands for. A group exists when points were read for it, cached ones too.
+   */
+  addCachedPoints(points: number): void {
+    const group = this.groups.get(0) ?? this.newGroup(0, []);
+    group.taken += points;
   }
 
   /** Feeds points [from, to) of a slice. Returns false once nothing more can reach any group (the limit is met). */
@@ -166,9 +183,16 @@ export class GroupRouter {
   private newGroup(key: number | string, ids: readonly number[]): Group {
     const output = new OutputSink(this.tracker);
     let head: RunSink = output;
+    const tapped = this.tap !== undefined && this.seriesMajor;
     for (let i = this.applicable.length - 1; i >= 0; i--) {
       const aggregator = this.applicable[i]!;
-      head = aggregator.stage.create(this.env(aggregator.path, this.seriesMajor && i === 0), head);
+      const env = this.env(aggregator.path, this.seriesMajor && i === 0);
+      if (i === 0 && tapped) {
+        const tap = this.tap!(head);
+        head = aggregator.stage.create({ ...env, buckets: tap }, tap);
+      } else {
+        head = aggregator.stage.create(env, head);
+      }
     }
     const group: Group = { ids, head, output, taken: 0, firstTs: Number.NaN, firstTie: 0, firstRank: 0 };
     this.groups.set(key, group);
@@ -216,7 +240,7 @@ export class GroupRouter {
  * The aggregators that run on a group of the given type: KairosDB skips those whose canAggregate refuses the
  * type (number-only aggregators on text), and the type changes as aggregators produce numbers.
  */
-function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
+export function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
   let current = type;
   return aggregators.filter(({ definition }) => {
     if (!accepts(definition, current)) return false;

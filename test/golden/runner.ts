@@ -1,13 +1,16 @@
 /**
  * The golden-suite runner: every file under test/golden/cases (points in, KairosDB queries, expected answers) runs
  * against a store from the given factory, once as written and again with pages of one point, with 10 ms rows (so
- * the data spans many partitions), and with the points written in shuffled batches; every run must give the
- * expected answer. UPDATE_GOLDEN=1 rewrites the expectations from the first run; review that diff like code.
+ * the data spans many partitions), with the points written in shuffled batches, and through the results cache
+ * (each case asked twice, the second time from what the first kept); every run must give the expected answer.
+ * UPDATE_GOLDEN=1 rewrites the expectations from the first run; review that diff like code.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairographError } from '../../src/errors.js';
+import { ResultsCache } from '../../src/cache/results-cache.js';
+import { WriteGenerations } from '../../src/cache/write-generations.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type Budgets } from '../../src/engine/execute.js';
 import { IndexLoaders } from '../../src/query/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
@@ -65,6 +68,8 @@ interface Variant {
   /** Partition scans started ahead (EngineContext.readAhead); the store's own when absent. */
   readonly readAhead?: number;
   readonly shuffled?: boolean;
+  /** Each case goes through a results cache shared by the file's cases, asked twice. */
+  readonly cached?: boolean;
 }
 
 const VARIANTS: readonly Variant[] = [
@@ -72,7 +77,11 @@ const VARIANTS: readonly Variant[] = [
   { name: 'pages of one point, three partitions read ahead', pageSize: 1, readAhead: 3 },
   { name: '10 ms rows, none read ahead', rowWidth: 10, readAhead: 0 },
   { name: 'shuffled writes into 10 ms rows', rowWidth: 10, shuffled: true },
+  { name: 'through the results cache, 10 ms rows, each case asked twice', rowWidth: 10, cached: true },
 ];
+
+/** Cases whose second asking was answered (in part) from the results cache, over every file. */
+let casesFromCache = 0;
 
 const CASES_DIR = join(import.meta.dirname, 'cases');
 const DEFAULT_NOW = Date.UTC(2030, 0, 1);
@@ -87,6 +96,7 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
       VARIANTS.forEach((variant, v) => {
         describe(variant.name, () => {
           let store: Store;
+          const cache = variant.cached ? new ResultsCache({ maxBytes: 64 * 1024 * 1024, freshnessMs: 60_000, ttlMs: 3_600_000, generations: new WriteGenerations() }) : undefined;
           beforeAll(async () => {
             store = await createStore(variant.rowWidth !== undefined ? { rowWidth: variant.rowWidth } : {});
             await writePoints(store, file, variant, fileName);
@@ -96,7 +106,14 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
           });
           for (const c of file.cases) {
             it(c.name, async () => {
-              const actual = await answer(store, file, c, variant);
+              let actual = await answer(store, file, c, variant, cache);
+              if (cache !== undefined) {
+                const stats = newQueryStats();
+                const again = await answer(store, file, c, variant, cache, stats);
+                expect(again).toEqual(actual);
+                if (stats.cacheHits > 0) casesFromCache++;
+                actual = again;
+              }
               if (c.sampleSizeVaries && v > 0 && 'expected' in actual && c.expected !== undefined) {
                 actual.expected = { ...actual.expected, sample_size: c.expected.sample_size };
               }
@@ -113,9 +130,18 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
       if (UPDATE) afterAll(() => writeFileSync(path, `${formatJson(file)}\n`));
     });
   }
+  describe(`${storeName} golden through the results cache`, () => {
+    // Runs after every file: a cache variant that never hit would prove nothing.
+    it('answered many cases in part from the cache', () => {
+      expect(casesFromCache).toBeGreaterThanOrEqual(MIN_CASES_FROM_CACHE);
+    });
+  });
 }
 
-async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant): Promise<{ expected: KairosAnswer } | { error: string }> {
+/** Cases of test/golden/cases whose pipelines qualify for the cache, less some slack for edits of the files. */
+const MIN_CASES_FROM_CACHE = 45;
+
+async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant, cache?: ResultsCache, stats = newQueryStats()): Promise<{ expected: KairosAnswer } | { error: string }> {
   try {
     const nowMs = file.now ?? DEFAULT_NOW;
     const output = await executeQuery(parseKairosQuery(c.query, nowMs, store.limits)[0]!, {
@@ -123,8 +149,9 @@ async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Va
       index: new IndexLoaders(store),
       budgets: { ...GENEROUS, ...c.budgets },
       request: unlimitedRequest(),
-      stats: newQueryStats(),
+      stats,
       nowMs,
+      ...(cache !== undefined ? { cache } : {}),
       ...(variant.pageSize !== undefined ? { pageSize: variant.pageSize } : {}),
       ...(variant.readAhead !== undefined ? { readAhead: variant.readAhead } : {}),
     });

@@ -7,6 +7,7 @@ import type { Zone } from 'luxon';
 import type { StoreLimits, WriteBatch } from '../../store/store.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
+import type { RangeOptions } from './range.js';
 
 /** KairosDB's group types: what the `type` group-by reports and what `canAggregate` checks. */
 export type GroupType = 'number' | 'text' | 'complex';
@@ -46,7 +47,20 @@ export interface AggregatorStage {
    * may be scanned one after another instead of merged point by point.
    */
   readonly orderFree: boolean;
+  /** A range aggregator's ranges (absent for stream aggregators): the results cache keys its buckets by them. */
+  readonly range?: RangeOptions;
   create(env: StageEnv, next: PointSink): RunSink;
+}
+
+/**
+ * Watches a range stage fed series after series (the results cache's tap, engine/bucket-cache.ts): which points went
+ * into which range, from which series, and which range each emitted point belongs to.
+ */
+export interface BucketObserver {
+  /** `points` points of the series of `rank` fell into the range [startMs, endMs). */
+  segment(startMs: number, endMs: number, rank: number, points: number): void;
+  /** The range starting at `startMs` emits its points next. */
+  emitting(startMs: number): void;
 }
 
 /** What a stage learns about the group it runs for. */
@@ -69,4 +83,6 @@ export interface StageEnv {
   readonly generate: () => boolean;
   /** Writes of save_as; the engine performs them when the group ends. */
   readonly save: (batch: WriteBatch) => void;
+  /** Given to the first stage of a group whose ranges the results cache keeps. */
+  readonly buckets?: BucketObserver;
 }

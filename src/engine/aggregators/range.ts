@@ -39,6 +39,8 @@ export interface RangeOptions {
   readonly walkStartMs: number;
   readonly walkEndMs: number;
   readonly trim: boolean;
+  /** align_sampling is off and no start_time is given: the ranges start at the query's start and move with it. */
+  readonly anchoredAtQueryStart: boolean;
 }
 
 export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOptions {
@@ -47,7 +49,8 @@ export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOpti
   // KairosDB sets start_time from the query, then lets the aggregator's own start_time (and end_time) override it.
   const startMs = p.has('start_time') ? p.epochMs('start_time') : ctx.startMs;
   const endMs = p.has('end_time') ? p.epochMs('end_time') : ctx.endMs;
-  const anchorMs = p.boolean('align_sampling') ? alignedAnchor(startMs, sampling.unit, zone) : startMs;
+  const aligned = p.boolean('align_sampling');
+  const anchorMs = aligned ? alignedAnchor(startMs, sampling.unit, zone) : startMs;
   // Aligning a start near the earliest time can move it before (the year of -8.64e15 began earlier); luxon says NaN.
   if (!isEpochMs(anchorMs)) throw new InputError(p.field('sampling'), p.value('sampling'), BOUNDARY_BEYOND_RULE);
   return {
@@ -59,6 +62,7 @@ export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOpti
     walkStartMs: startMs,
     walkEndMs: Math.min(endMs, ctx.nowMs),
     trim: p.boolean('trim'),
+    anchoredAtQueryStart: !aligned && !p.has('start_time'),
   };
 }
 
@@ -111,6 +115,7 @@ export function defineRange(def: RangeDefinition): AggregatorDefinition {
       const make = def.accumulator(p, options);
       return {
         orderFree: def.orderFree,
+        range: options,
         create: (env, next) => new RangeStage(options, make(env), env, next),
       };
     },
@@ -126,6 +131,8 @@ export class RangeStage implements RunSink {
   private readonly slotOfRange = new Map<number, number>();
   private minTs = new Float64Array(16);
   private maxTs = new Float64Array(16);
+  /** Where each slot's range starts, for the observer. */
+  private startOfSlot = new Float64Array(16);
   /** In stream mode: the range of slot 0, the only open one. */
   private openRange: number | undefined;
   /** Keeps every range until the end, as points of a range may still come from the next series. */
@@ -155,19 +162,21 @@ export class RangeStage implements RunSink {
         if (t < lo || t >= hi) break;
         j++;
       }
-      const slot = this.slotFor(k);
+      const slot = this.slotFor(k, lo);
       const a = ts[i]!;
       const b = ts[j - 1]!;
       this.cover(slot, a < b ? a : b, a < b ? b : a);
       this.acc.run(slot, slice, i, j, rank);
+      this.env.buckets?.segment(lo, hi, rank, j - i);
       i = j;
     }
   }
 
   point(ts: number, kind: PointKind, num: number, extra: Extra): void {
-    const slot = this.slotFor(this.grid.locate(ts));
+    const slot = this.slotFor(this.grid.locate(ts), this.grid.lo);
     this.cover(slot, ts, ts);
     this.acc.point(slot, ts, kind, num, extra, 0);
+    this.env.buckets?.segment(this.grid.lo, this.grid.hi, 0, 1);
   }
 
   end(): void {
@@ -180,12 +189,13 @@ export class RangeStage implements RunSink {
     this.next.end();
   }
 
-  private slotFor(k: number): number {
+  /** The slot of range k, which starts at `startMs`. */
+  private slotFor(k: number, startMs: number): number {
     if (!this.table) {
       if (this.openRange !== k) {
         if (this.openRange !== undefined) this.emit(0, this.openRange);
         this.openRange = k;
-        this.open(0);
+        this.open(0, startMs);
       }
       return 0;
     }
@@ -193,14 +203,16 @@ export class RangeStage implements RunSink {
     if (slot === undefined) {
       slot = this.slotOfRange.size;
       this.slotOfRange.set(k, slot);
-      this.open(slot);
+      this.open(slot, startMs);
     }
     return slot;
   }
 
-  private open(slot: number): void {
+  private open(slot: number, startMs: number): void {
     this.minTs = growFloat64(this.minTs, slot);
     this.maxTs = growFloat64(this.maxTs, slot);
+    this.startOfSlot = growFloat64(this.startOfSlot, slot);
+    this.startOfSlot[slot] = startMs;
     this.minTs[slot] = Number.POSITIVE_INFINITY;
     this.maxTs[slot] = Number.NEGATIVE_INFINITY;
     this.acc.reset(slot);
@@ -219,6 +231,7 @@ export class RangeStage implements RunSink {
     const field = `${this.env.path}.sampling`;
     const returnTs = this.options.alignStartTime ? this.grid.pointTimeOf(k, field) : this.options.alignEndTime ? this.grid.pointTimeOf(k + 1, field) : firstTs;
     const aligned = this.options.alignStartTime || this.options.alignEndTime;
+    this.env.buckets?.emitting(this.startOfSlot[slot]!);
     this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned }, this.next);
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * The store as the gateway's requests see it: every write and delete bumps its metrics' write generations once the
+ * store has answered (acknowledged or failed: a failed batch may have landed in part), which makes the results cache's
+ * entries and in-flight shared work of those metrics unreachable to every reader that starts afterwards. save_as
+ * writes go through it too, since the engine writes through its context's store.
+ */
+import type { Store } from '../store/store.js';
+import type { WriteGenerations } from './write-generations.js';
+
+export function invalidatingStore(inner: Store, generations: WriteGenerations, scan: Store['scan'] = (...args) => inner.scan(...args)): Store {
+  return {
+    kind: inner.kind,
+    limits: inner.limits,
+    readAhead: inner.readAhead,
+    spec: () => inner.spec(),
+    metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
+    rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),
+    rowKeys: (metric, rowTime) => inner.rowKeys(metric, rowTime),
+    legacyRowKeys: (metric, start, end) => inner.legacyRowKeys(metric, start, end),
+    scan,
+    async write(batch) {
+      try {
+        await inner.write(batch);
+      } finally {
+        for (const metric of new Set(batch.series.map((s) => s.metric))) generations.bump(metric);
+      }
+    },
+    async deleteRange(key, start, end) {
+      try {
+        await inner.deleteRange(key, start, end);
+      } finally {
+        generations.bump(key.metric);
+      }
+    },
+    async deleteMetricName(metric) {
+      try {
+        await inner.deleteMetricName(metric);
+      } finally {
+        generations.bump(metric);
+      }
+    },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}

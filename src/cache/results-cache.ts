@@ -1,0 +1,114 @@
+/**
+ * The results cache: complete ranges ("buckets") of aggregated queries, per row group and extent, in an LRU bounded
+ * by bytes (lru-cache) with a time to live. Keys carry the metric's write generation, so a write or delete through
+ * this gateway makes its metric's entries unreachable at once, and they are dropped from memory too. What goes in
+ * and how answers are assembled from it is the engine's business (src/engine/bucket-cache.ts).
+ */
+import { LRUCache } from 'lru-cache';
+import type { BucketCache, CachedExtent } from '../engine/bucket-cache.js';
+import type { WriteGenerations } from './write-generations.js';
+
+export interface ResultsCacheOptions {
+  /** CACHE_MAX_BYTES: at least 1 (0 means no cache at all, and no ResultsCache is made). */
+  readonly maxBytes: number;
+  /** CACHE_FRESHNESS_MS */
+  readonly freshnessMs: number;
+  /** CACHE_TTL_MS: an entry is read again from the store this long after its oldest range was read. */
+  readonly ttlMs: number;
+  readonly generations: WriteGenerations;
+  /** Wall clock; tests move it. */
+  readonly now?: () => number;
+}
+
+export class ResultsCache implements BucketCache {
+  readonly freshnessMs: number;
+  /** Ranges answered from the cache, and ranges it could keep that were read from the store, since start. */
+  hits = 0;
+  misses = 0;
+  /** Entries made unreachable by writes and deletes through this gateway. */
+  invalidations = 0;
+  private readonly lru: LRUCache<string, CachedExtent>;
+  /** Keys by metric, to drop a metric's entries when it is written. */
+  private readonly keysOf = new Map<string, Set<string>>();
+  private readonly ttlMs: number;
+  private readonly clock: () => number;
+  private readonly generations: WriteGenerations;
+
+  constructor(options: ResultsCacheOptions) {
+    if (!(options.maxBytes >= 1)) throw new Error(`maxBytes must be at least 1: ${options.maxBytes}`);
+    this.freshnessMs = options.freshnessMs;
+    this.ttlMs = options.ttlMs;
+    this.clock = options.now ?? Date.now;
+    this.generations = options.generations;
+    this.lru = new LRUCache<string, CachedExtent>({
+      maxSize: options.maxBytes,
+      // Keys repeat the metric and the query's hash in every entry.
+      sizeCalculation: (extent, key) => extent.bytes + 2 * key.length,
+      ttl: options.ttlMs,
+      // An entry that grows keeps the age of its oldest range: set() is given the time it has left.
+      noUpdateTTL: false,
+      noDisposeOnSet: true,
+      dispose: (_extent, key) => this.unindex(key),
+    });
+    options.generations.onBump((metric) => this.drop(metric));
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  generation(metric: string): number {
+    return this.generations.of(metric);
+  }
+
+  get(key: string): CachedExtent | undefined {
+    const extent = this.lru.get(key);
+    // lru-cache ages entries on its own clock; this one is the one tests and the entries' readAtMs use.
+    if (extent !== undefined && this.clock() - extent.readAtMs >= this.ttlMs) {
+      this.lru.delete(key);
+      return undefined;
+    }
+    return extent;
+  }
+
+  put(key: string, metric: string, extent: CachedExtent): void {
+    const left = this.ttlMs - (this.clock() - extent.readAtMs);
+    if (left <= 0) return;
+    this.lru.set(key, extent, { ttl: Math.ceil(left) });
+    // An entry too large for the whole cache is not stored at all.
+    if (!this.lru.has(key)) return;
+    let keys = this.keysOf.get(metric);
+    if (keys === undefined) this.keysOf.set(metric, (keys = new Set()));
+    keys.add(key);
+  }
+
+  counted(hits: number, misses: number): void {
+    this.hits += hits;
+    this.misses += misses;
+  }
+
+  /** Bytes held (as sizeCalculation counts them) and entries. */
+  get bytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  get entries(): number {
+    return this.lru.size;
+  }
+
+  /** Drops every entry of `metric`; its keys are unreachable already (the generation moved on). */
+  private drop(metric: string): void {
+    const keys = this.keysOf.get(metric);
+    if (keys === undefined) return;
+    this.invalidations += keys.size;
+    for (const key of [...keys]) this.lru.delete(key);
+  }
+
+  /** Keys begin with the metric name and U+0000, which no metric name holds (validateMetricName). */
+  private unindex(key: string): void {
+    const metric = key.slice(0, key.indexOf('\u0000'));
+    const keys = this.keysOf.get(metric);
+    keys?.delete(key);
+    if (keys?.size === 0) this.keysOf.delete(metric);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Per-metric write generations: a write or delete through this gateway bumps its metric's number once the store has
+ * acknowledged it, and every key of cached or shared read work names the number it was read under, so work read
+ * before a write is never handed to a reader after it, however the two interleave.
+ */
+
+/**
+ * Numbers live in a fixed table indexed by a hash of the metric name, so memory does not grow with every metric
+ * ever written: two metrics sharing a slot only invalidate each other's work more often than needed.
+ */
+const SLOTS = 4096;
+
+export class WriteGenerations {
+  /** Float64: exact counts far past what 2^32 writes to one slot would wrap to. */
+  private readonly slots = new Float64Array(SLOTS);
+  private readonly listeners: ((metric: string) => void)[] = [];
+
+  of(metric: string): number {
+    return this.slots[slotOf(metric)]!;
+  }
+
+  /** Called after a write or delete of `metric` was acknowledged (or failed part-way: it may have changed data). */
+  bump(metric: string): void {
+    this.slots[slotOf(metric)]!++;
+    for (const listener of this.listeners) listener(metric);
+  }
+
+  /** `listener` hears of every bump, after the number changed. */
+  onBump(listener: (metric: string) => void): void {
+    this.listeners.push(listener);
+  }
+}
+
+/** FNV-1a over UTF-16 code units. */
+function slotOf(metric: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < metric.length; i++) {
+    hash ^= metric.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % SLOTS;
+}
