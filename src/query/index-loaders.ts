@@ -1,7 +1,8 @@
 /**
  * Per-request loaders over the index tables. Every lookup of one request goes through them, so however many
  * aliases or tag selections name a metric, each (metric, row time) costs one `row_keys` read. They cache
- * metadata only, never points, and live exactly as long as one request.
+ * metadata only, never points, and live exactly as long as one request, or until a write through the gateway
+ * changes a metric they read (its write generation moved: other requests' work may run on these loaders).
  */
 import DataLoader from 'dataloader';
 import type { RowKey, Store } from '../store/store.js';
@@ -19,13 +20,23 @@ export interface IndexReader {
   legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
 }
 
+/** Per-metric write generations (src/cache/write-generations.ts). */
+export interface Generations {
+  of(metric: string): number;
+}
+
 export class IndexLoaders implements IndexReader {
   readonly calls: IndexCallCounts = { rowTimes: 0, rowKeys: 0, legacyRowKeys: 0 };
   private readonly rowTimesLoader: DataLoader<RangeKey, number[], string>;
   private readonly rowKeysLoader: DataLoader<RowTimeKey, RowKey[], string>;
   private readonly legacyLoader: DataLoader<RangeKey, RowKey[], string>;
+  /** The write generation of each metric when the loaders first read it. */
+  private readonly seen = new Map<string, number>();
 
-  constructor(store: Store) {
+  constructor(
+    store: Store,
+    private readonly generations?: Generations,
+  ) {
     // Keys that share a batch are read concurrently; the win is that repeated keys are read once.
     this.rowTimesLoader = new DataLoader(
       (keys) => Promise.all(keys.map((k) => (this.calls.rowTimes++, store.rowTimes(k.metric, k.startMs, k.endMs)))),
@@ -42,15 +53,30 @@ export class IndexLoaders implements IndexReader {
   }
 
   rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]> {
+    this.checkWrites(metric);
     return this.rowTimesLoader.load({ metric, startMs, endMs });
   }
 
   rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
+    this.checkWrites(metric);
     return this.rowKeysLoader.load({ metric, rowTime });
   }
 
   legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
+    this.checkWrites(metric);
     return this.legacyLoader.load({ metric, startMs, endMs });
+  }
+
+  /** Forgets everything read once a metric it read was written since (writes are rare next to reads). */
+  private checkWrites(metric: string): void {
+    if (this.generations === undefined) return;
+    const now = this.generations.of(metric);
+    const then = this.seen.get(metric);
+    if (then !== undefined && then !== now) {
+      this.clear();
+      this.seen.clear();
+    }
+    this.seen.set(metric, now);
   }
 
   /** Drops cached index reads after this request changed the index (a write or a delete). */
