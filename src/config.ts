@@ -50,6 +50,9 @@ export interface Config {
   readonly persistedOperationsFile: string;
   readonly restMaxBodyBytes: number;
   readonly restTagsRowPeriods: number;
+  readonly cacheMaxBytes: number;
+  readonly cacheFreshnessMs: number;
+  readonly cacheTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +104,9 @@ export const SETTINGS = [
   setting({ env: 'QUERY_TIMEOUT_MS', key: 'queryTimeoutMs', default: '30000', meaning: 'Time limit of one request: to arrive (headers and body; past it 408 and the connection is closed), then to run (past it QUERY_TIMEOUT, and its reads stop)', parse: (raw, env) => integer(raw, env, 1, 3_600_000) }),
   setting({ env: 'REST_MAX_BODY_BYTES', key: 'restMaxBodyBytes', default: '16777216', meaning: 'Largest REST request body, counted as received and again after gzip inflation; larger bodies get 413', parse: (raw, env) => integer(raw, env, 1024, 1_073_741_824) }),
   setting({ env: 'REST_TAGS_ROW_PERIODS', key: 'restTagsRowPeriods', default: '3', meaning: 'Row periods (3 weeks each by default) that `POST /api/v1/datapoints/query/tags` reads: the latest ones with data in the range', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
+  setting({ env: 'CACHE_MAX_BYTES', key: 'cacheMaxBytes', default: '134217728', meaning: 'Memory of the results cache of aggregated buckets ([architecture](docs/architecture.md#the-results-cache)), in bytes; `0` turns it off', parse: (raw, env) => integer(raw, env, 0, 68_719_476_736) }),
+  setting({ env: 'CACHE_FRESHNESS_MS', key: 'cacheFreshnessMs', default: '60000', meaning: 'Buckets that end less than this before the request are never cached: points usually arrive within it', parse: (raw, env) => integer(raw, env, 0, 31_536_000_000) }),
+  setting({ env: 'CACHE_TTL_MS', key: 'cacheTtlMs', default: '600000', meaning: 'Cached buckets are read again from the store this long after they were cached, so points other writers add later (late or back-filled) show up', parse: (raw, env) => integer(raw, env, 1, 31_536_000_000) }),
   setting({ env: 'GRAPHQL_MAX_DEPTH', key: 'graphqlMaxDepth', default: '12', meaning: 'Deepest selection a GraphQL operation may have (introspection excepted)', parse: (raw, env) => integer(raw, env, 1, 1000) }),
   setting({ env: 'GRAPHQL_MAX_ALIASES', key: 'graphqlMaxAliases', default: '500', meaning: 'Most aliases in one operation: Grafana queries alias every field and stack many aliased roots', parse: (raw, env) => integer(raw, env, 1, 100_000) }),
   setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),

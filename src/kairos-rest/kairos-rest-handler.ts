@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { compileAggregators } from '../engine/aggregators/registry.js';
 import type { QueryOutput } from '../engine/execute.js';
@@ -39,6 +40,8 @@ export interface KairosRestDeps {
   readonly store: Store;
   readonly config: Config;
   readonly log: Logger;
+  /** The gateway's shared reads (results cache, work in flight); `store` is its store. */
+  readonly shared?: SharedReads;
 }
 
 /** True for the paths this handler answers; the gateway routes them here. */
@@ -118,7 +121,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
   });
   const header = req.headers['x-request-id'];
-  const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal });
+  const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal, ...(deps.shared ? { shared: deps.shared } : {}) });
   res.on('close', () => ctx.dispose());
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };

@@ -11,6 +11,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, useReadinessCheck, type Plugin } from 'graphql-yoga';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
 import { Registry } from 'prom-client';
+import { createSharedReads, registerSharedReadMetrics } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
@@ -31,9 +32,13 @@ export interface GatewayDeps {
   readonly log: Logger;
 }
 
-export function createGateway({ store, config, log }: GatewayDeps) {
+export function createGateway({ store: inner, config, log }: GatewayDeps) {
   // One registry per gateway: /metrics shows this gateway's numbers, and tests can run several side by side.
   const metrics = new Registry();
+  // Requests read and write through it: the results cache, shared work in flight, invalidation by writes.
+  const shared = createSharedReads(inner, config);
+  const store = shared.store;
+  registerSharedReadMetrics(metrics, shared);
   const manifest = loadManifest(config);
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
@@ -48,7 +53,7 @@ export function createGateway({ store, config, log }: GatewayDeps) {
     multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
-      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal });
+      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, shared });
       contexts.set(request, context);
       return context;
     },
@@ -96,13 +101,13 @@ export function createGateway({ store, config, log }: GatewayDeps) {
   });
 
   // KairosDB's REST API shares the listener, the store and the request contexts; everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ store, config, log });
+  const kairosRest = createKairosRestHandler({ store, config, log, shared });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) kairosRest(req, res);
     else void yoga.handle(req, res);
   };
 
-  return { yoga, handle };
+  return { yoga, handle, shared };
 }
 
 /** graphql-armor's rejections get a code clients can branch on; useErrorCodes gives it its status. */

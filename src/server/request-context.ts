@@ -4,6 +4,7 @@
  * that fires when the client goes away or the request's time limit passes, and a record of every query it ran.
  */
 import { randomUUID } from 'node:crypto';
+import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
 import { QueryTimeoutError } from '../errors.js';
@@ -55,17 +56,22 @@ export interface RequestContextOptions {
   /** The client's request id (`x-request-id`), kept when it is sane; otherwise one is made. */
   readonly requestId?: string | null;
   readonly clientSignal?: AbortSignal;
+  /**
+   * The gateway's shared reads (results cache, identical work in flight); its `store` is the one to pass. A context
+   * without it reads alone, as tests and tools that make one directly do.
+   */
+  readonly shared?: SharedReads;
 }
 
 export function createRequestContext(store: Store, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
-  const { clientSignal } = options;
+  const { clientSignal, shared } = options;
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
   timer.unref();
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  const loaders = new IndexLoaders(store);
+  const loaders = new IndexLoaders(store, shared?.generations);
   const nowMs = Date.now();
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
@@ -93,11 +99,12 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     queries,
     async runQuery(query, label) {
       const stats = newQueryStats();
-      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane };
+      const cache = shared?.cache;
+      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
       const started = performance.now();
       let output: QueryOutput;
       try {
-        output = await executeQuery(query, engine);
+        output = shared ? await shared.queries.run(query, engine) : await executeQuery(query, engine);
       } catch (error) {
         // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
         throw controller.signal.aborted ? controller.signal.reason : error;

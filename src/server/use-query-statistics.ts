@@ -21,8 +21,16 @@ export interface QueryStatistics {
   readonly rowTimes: number;
   readonly seriesMatched: number;
   readonly partitionsRead: number;
+  /** Points read from the store; ranges taken from the results cache read none. */
   readonly pointsRead: number;
   readonly pointsReturned: number;
+  /**
+   * The results cache: ranges answered from it, ranges it could keep that were read, and the raw points the cached
+   * ranges stand for (in the answer's sample size, not in pointsRead); `shared` when the answer is an identical query
+   * of another request that ran at the same time (whose statistics count the reads).
+   */
+  readonly cache: { readonly hits: number; readonly misses: number; readonly cachedPoints: number };
+  readonly shared: boolean;
   readonly ms: { readonly plan: number; readonly fetchAggregate: number; readonly total: number };
   readonly truncated?: { readonly budget: string; readonly limit: number };
 }
@@ -42,6 +50,8 @@ export function requestStatistics(ctx: RequestContext, ms: number): RequestStati
       partitionsRead: q.stats.partitionsRead,
       pointsRead: q.stats.pointsRead,
       pointsReturned: q.stats.pointsReturned,
+      cache: { hits: q.stats.cacheHits, misses: q.stats.cacheMisses, cachedPoints: q.stats.cachedPoints },
+      shared: q.stats.shared > 0,
       ms: { plan: round(q.stats.planMs), fetchAggregate: round(q.stats.fetchAggregateMs), total: round(q.ms) },
       ...(q.truncated ? { truncated: q.truncated } : {}),
     })),

@@ -31,8 +31,15 @@ export interface TestGatewayOptions {
   readonly logLines?: string[];
 }
 
+/**
+ * The results cache's settings come from the test run's environment, so every suite can run with the cache (the
+ * default) and without it: `CACHE_MAX_BYTES=0 npx vitest run ...`. A test's own `env` wins.
+ */
+const CACHE_SETTINGS = ['CACHE_MAX_BYTES', 'CACHE_FRESHNESS_MS', 'CACHE_TTL_MS'];
+
 export async function startGateway(store: Store, env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const config: Config = loadConfig({ SEED_DEMO: 'false', ...env });
+  const fromRun = Object.fromEntries(CACHE_SETTINGS.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])));
+  const config: Config = loadConfig({ SEED_DEMO: 'false', ...fromRun, ...env });
   const lines = options.logLines;
   const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
   const gateway = createGateway({ store, config, log });
