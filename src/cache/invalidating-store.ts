@@ -1,8 +1,9 @@
 /**
  * The store as the gateway's requests see it: every write and delete bumps its metrics' write generations once the
- * store has answered (acknowledged or failed: a failed batch may have landed in part), which makes the results cache's
- * entries and in-flight shared work of those metrics unreachable to every reader that starts afterwards. save_as
- * writes go through it too, since the engine writes through its context's store.
+ * store has answered (acknowledged or failed: a failed batch may have landed in part), with the earliest point time
+ * it touched, which makes in-flight shared work of those metrics unreachable to every reader that starts afterwards
+ * and tells the results cache which of its ranges may have changed. save_as writes go through it too, since the
+ * engine writes through its context's store.
  */
 import type { Store } from '../store/store.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -22,14 +23,20 @@ export function invalidatingStore(inner: Store, generations: WriteGenerations, s
       try {
         await inner.write(batch);
       } finally {
-        for (const metric of new Set(batch.series.map((s) => s.metric))) generations.bump(metric);
+        const earliest = new Map<string, number>();
+        for (const s of batch.series) {
+          let ms = earliest.get(s.metric) ?? Infinity;
+          for (const t of s.timestamps) if (t < ms) ms = t;
+          earliest.set(s.metric, ms);
+        }
+        for (const [metric, ms] of earliest) generations.bump(metric, ms);
       }
     },
     async deleteRange(key, start, end) {
       try {
         await inner.deleteRange(key, start, end);
       } finally {
-        generations.bump(key.metric);
+        generations.bump(key.metric, start);
       }
     },
     async deleteMetricName(metric) {

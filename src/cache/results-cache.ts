@@ -1,12 +1,14 @@
 /**
  * The results cache: complete ranges ("buckets") of aggregated queries, per row group and extent, in an LRU bounded
- * by bytes (lru-cache) with a time to live. Keys carry the metric's write generation, so a write or delete through
- * this gateway makes its metric's entries unreachable at once, and they are dropped from memory too. What goes in
- * and how answers are assembled from it is the engine's business (src/engine/bucket-cache.ts).
+ * by bytes (lru-cache) with a time to live. Keys carry the metric's cache generation, which a write or delete through
+ * this gateway moves on at once when it touched a point older than the freshness window (the only points a kept
+ * range can hold), so the metric's entries become unreachable, and they are dropped from memory too. Writes of fresh
+ * points, a live feed's, leave the entries alone. What goes in and how answers are assembled from it is the
+ * engine's business (src/engine/bucket-cache.ts).
  */
 import { LRUCache } from 'lru-cache';
 import type { BucketCache, CachedExtent } from '../engine/bucket-cache.js';
-import type { WriteGenerations } from './write-generations.js';
+import { WriteGenerations } from './write-generations.js';
 
 export interface ResultsCacheOptions {
   /** CACHE_MAX_BYTES: at least 1 (0 means no cache at all, and no ResultsCache is made). */
@@ -15,6 +17,7 @@ export interface ResultsCacheOptions {
   readonly freshnessMs: number;
   /** CACHE_TTL_MS: an entry is read again from the store this long after its oldest range was read. */
   readonly ttlMs: number;
+  /** The gateway's write generations: the cache hears of every write and delete through them. */
   readonly generations: WriteGenerations;
   /** Wall clock; tests move it. */
   readonly now?: () => number;
@@ -32,14 +35,14 @@ export class ResultsCache implements BucketCache {
   private readonly keysOf = new Map<string, Set<string>>();
   private readonly ttlMs: number;
   private readonly clock: () => number;
-  private readonly generations: WriteGenerations;
+  /** Moved on only by writes that may have changed a kept range. */
+  private readonly stale = new WriteGenerations();
 
   constructor(options: ResultsCacheOptions) {
     if (!(options.maxBytes >= 1)) throw new Error(`maxBytes must be at least 1: ${options.maxBytes}`);
     this.freshnessMs = options.freshnessMs;
     this.ttlMs = options.ttlMs;
     this.clock = options.now ?? Date.now;
-    this.generations = options.generations;
     this.lru = new LRUCache<string, CachedExtent>({
       maxSize: options.maxBytes,
       // Keys repeat the metric and the query's hash in every entry.
@@ -50,7 +53,7 @@ export class ResultsCache implements BucketCache {
       noDisposeOnSet: true,
       dispose: (_extent, key) => this.unindex(key),
     });
-    options.generations.onBump((metric) => this.drop(metric));
+    options.generations.onBump((metric, earliestMs) => this.written(metric, earliestMs));
   }
 
   now(): number {
@@ -58,7 +61,7 @@ export class ResultsCache implements BucketCache {
   }
 
   generation(metric: string): number {
-    return this.generations.of(metric);
+    return this.stale.of(metric);
   }
 
   get(key: string): CachedExtent | undefined {
@@ -96,8 +99,15 @@ export class ResultsCache implements BucketCache {
     return this.lru.size;
   }
 
-  /** Drops every entry of `metric`; its keys are unreachable already (the generation moved on). */
-  private drop(metric: string): void {
+  /**
+   * A write or delete of `metric` was acknowledged `now`. Every range kept ends before the freshness window of the
+   * moment it was read (by the wall clock too: the engine keeps nothing later), and any read that missed this write
+   * began before now, so a write whose points are all within the freshness window of now changed no kept range.
+   * Any other write makes the metric's entries unreachable, those being read too, and drops them.
+   */
+  private written(metric: string, earliestMs: number): void {
+    if (earliestMs >= this.clock() - this.freshnessMs) return;
+    this.stale.bump(metric);
     const keys = this.keysOf.get(metric);
     if (keys === undefined) return;
     this.invalidations += keys.size;

@@ -13,20 +13,23 @@ const SLOTS = 4096;
 export class WriteGenerations {
   /** Float64: exact counts far past what 2^32 writes to one slot would wrap to. */
   private readonly slots = new Float64Array(SLOTS);
-  private readonly listeners: ((metric: string) => void)[] = [];
+  private readonly listeners: ((metric: string, earliestMs: number) => void)[] = [];
 
   of(metric: string): number {
     return this.slots[slotOf(metric)]!;
   }
 
-  /** Called after a write or delete of `metric` was acknowledged (or failed part-way: it may have changed data). */
-  bump(metric: string): void {
+  /**
+   * Called after a write or delete of `metric` was acknowledged (or failed part-way: it may have changed data);
+   * `earliestMs` is the earliest point time it may have changed (-Infinity when unknown: a whole metric).
+   */
+  bump(metric: string, earliestMs = Number.NEGATIVE_INFINITY): void {
     this.slots[slotOf(metric)]!++;
-    for (const listener of this.listeners) listener(metric);
+    for (const listener of this.listeners) listener(metric, earliestMs);
   }
 
   /** `listener` hears of every bump, after the number changed. */
-  onBump(listener: (metric: string) => void): void {
+  onBump(listener: (metric: string, earliestMs: number) => void): void {
     this.listeners.push(listener);
   }
 }

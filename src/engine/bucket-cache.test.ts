@@ -34,12 +34,13 @@ interface World {
   clockMs: number;
 }
 
-async function world(initial: SeriesWrite[]): Promise<World> {
+/** `clockMs` is the wall clock the cache sees (it keeps nothing that ended within the freshness window of it either). */
+async function world(initial: SeriesWrite[], clockMs: number): Promise<World> {
   const inner = await EmbeddedStore.open({ path: tempDir('kairograph-cache-'), rowWidth: 6 * HOUR });
   opened.push(inner);
   await inner.write({ series: initial });
   const generations = new WriteGenerations();
-  const w: World = { store: invalidatingStore(inner, generations), clockMs: T0, cache: undefined! };
+  const w: World = { store: invalidatingStore(inner, generations), clockMs, cache: undefined! };
   return Object.assign(w, { cache: new ResultsCache({ maxBytes: 32 * 1024 * 1024, freshnessMs: 60_000, ttlMs: DAY, generations, now: () => w.clockMs }) });
 }
 
@@ -169,7 +170,7 @@ const shape: fc.Arbitrary<Omit<MetricQuery, 'range'>> = fc
 
 type Command =
   | { kind: 'query'; shape: number; range: MetricQuery['range']; advanceMs: number }
-  | { kind: 'write'; host: string; type: 'double' | 'long'; times: number[]; value: number }
+  | { kind: 'write'; host: string; type: 'double' | 'long'; times: { at?: number; fromNow?: number }[]; value: number }
   | { kind: 'delete'; host: string; startMs: number; endMs: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -180,7 +181,15 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('write' as const),
       host: fc.constantFrom('a', 'c', 'e'),
       type: fc.constantFrom('double' as const, 'long' as const),
-      times: fc.array(fc.integer({ min: T0 - HOUR, max: T0 + SPAN }), { minLength: 1, maxLength: 5 }),
+      // Anywhere in the data, or near the clock: around the freshness window, where a write may or may not change a kept range.
+      times: fc.array(
+        fc.oneof(
+          fc.integer({ min: T0 - HOUR, max: T0 + SPAN }).map((at) => ({ at })),
+          fc.integer({ min: -2 * HOUR, max: 60_000 }).map((fromNow) => ({ fromNow })),
+          fc.integer({ min: -61_000, max: -59_000 }).map((fromNow) => ({ fromNow })),
+        ),
+        { minLength: 1, maxLength: 5 },
+      ),
       value: fc.integer({ min: -1000, max: 1000 }),
     }),
   },
@@ -198,12 +207,13 @@ describe('the results cache', () => {
     let misses = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(shape, { minLength: 1, maxLength: 3 }), fc.array(command, { minLength: 4, maxLength: 16 }), fc.integer({ min: 0, max: 3 * DAY }), async (shapes, commands, firstNow) => {
-        const w = await world(INITIAL);
-        // The request clock starts inside the data, so the freshness window falls on it, and moves forward.
+        // The request clock starts inside the data, so the freshness window falls on it, and moves forward with the
+        // wall clock: writes of points near it are fresh (they leave the cache alone), the others late.
         let nowMs = T0 + DAY + firstNow;
+        const w = await world(INITIAL, nowMs);
         for (const c of commands) {
           if (c.kind === 'write') {
-            const unique = [...new Set(c.times)].sort((x, y) => x - y);
+            const unique = [...new Set(c.times.map((t) => t.at ?? nowMs + t.fromNow!))].sort((x, y) => x - y);
             await w.store.write({ series: [{ metric: 'm', tags: { host: c.host, dc: 'x' }, type: c.type, ttlSeconds: 0, timestamps: unique, values: unique.map(() => c.value) }] });
           } else if (c.kind === 'delete') {
             const loaders = new IndexLoaders(w.store);
@@ -250,7 +260,7 @@ describe('the results cache', () => {
   const at = (q: MetricQuery, startMs: number, endMs: number): MetricQuery => ({ ...q, range: { startMs, endMs } });
 
   it('reads only the edges of a sliding dashboard window once its middle is kept', async () => {
-    const w = await world([steady()]);
+    const w = await world([steady()], NOW);
     const cold = newQueryStats();
     const first = await answer(w, avgPerMinute, NOW, true, cold);
     // Whole minutes from the first after the start to the last that ended a minute before now: 358 of them.
@@ -259,6 +269,7 @@ describe('the results cache', () => {
 
     // 55 seconds later the window starts in the next minute, and one more minute ended before the freshness window.
     const laterNow = NOW + 55_000;
+    w.clockMs = laterNow;
     const later = at(avgPerMinute, laterNow - 6 * HOUR, laterNow);
     const warm = newQueryStats();
     const second = await answer(w, later, laterNow, true, warm);
@@ -274,7 +285,7 @@ describe('the results cache', () => {
   });
 
   it('keeps ranges of a grid apart from those of another phase: 7 minutes from one midnight are not 7 minutes from the next', async () => {
-    const w = await world([steady()]);
+    const w = await world([steady()], T0 + 3 * DAY);
     const sevenMinutes: MetricQuery = { ...avgPerMinute, aggregators: [{ name: 'sum', params: { sampling: { value: 7, unit: 'minutes' } } }] };
     const fromFirstDay = at(sevenMinutes, T0, T0 + 2 * DAY - 1);
     const fromSecondDay = at(sevenMinutes, T0 + DAY, T0 + 2 * DAY - 1);
@@ -290,7 +301,7 @@ describe('the results cache', () => {
   });
 
   it('never keeps a range that ends within the freshness window, nor one the query covers in part', async () => {
-    const w = await world([steady()]);
+    const w = await world([steady()], T0 + 10 * 60_000 + 5_000);
     const stats = newQueryStats();
     // From 30 s into a minute to now: the minute now is in, and the one before (it ended < 60 s ago), stay out.
     await answer(w, at(avgPerMinute, T0 + 30_000, T0 + 10 * 60_000 + 5_000), T0 + 10 * 60_000 + 5_000, true, stats);
@@ -301,7 +312,7 @@ describe('the results cache', () => {
   });
 
   it('reads an entry again once it is older than the TTL', async () => {
-    const w = await world([steady()]);
+    const w = await world([steady()], NOW);
     await answer(w, avgPerMinute, NOW, true, newQueryStats());
     w.clockMs += DAY - 1;
     const young = newQueryStats();
@@ -311,5 +322,31 @@ describe('the results cache', () => {
     const old = newQueryStats();
     await answer(w, avgPerMinute, NOW, true, old);
     expect([old.cacheHits, old.cacheMisses]).toEqual([0, 358]);
+  });
+
+  it('keeps its ranges through writes of fresh points (a live feed), and drops them for a write of an older point', async () => {
+    const w = await world([steady()], NOW);
+    await answer(w, avgPerMinute, NOW, true, newQueryStats());
+    const point = (t: number): SeriesWrite => ({ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [t], values: [1e6] });
+    // Within the freshness window of the wall clock: no kept range can hold it.
+    await w.store.write({ series: [point(NOW - 59_000)] });
+    const afterFresh = newQueryStats();
+    expect(await answer(w, avgPerMinute, NOW, true, afterFresh)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
+    expect([afterFresh.cacheHits, afterFresh.cacheMisses]).toEqual([358, 0]);
+    // An hour old: in a kept range, which must be read again.
+    await w.store.write({ series: [point(NOW - HOUR)] });
+    const afterLate = newQueryStats();
+    expect(await answer(w, avgPerMinute, NOW, true, afterLate)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
+    expect([afterLate.cacheHits, afterLate.cacheMisses]).toEqual([0, 358]);
+  });
+
+  it('drops its ranges for a point a millisecond older than the freshness window, in the range that just ended before it', async () => {
+    // The wall clock a minute past a minute boundary: the minute that ended at the boundary was just kept.
+    const clock = T0 + 40 * HOUR + 60_000;
+    const w = await world([steady()], clock);
+    const q = at(avgPerMinute, clock - 6 * HOUR, clock);
+    await answer(w, q, clock, true, newQueryStats());
+    await w.store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [clock - 60_001], values: [1e6] }] });
+    expect(await answer(w, q, clock, true, newQueryStats())).toEqual(await answer(w, q, clock, false, newQueryStats()));
   });
 });

@@ -43,9 +43,12 @@ export interface CachedExtent {
 export interface BucketCache {
   /** Ranges that end later than this before the request's clock are never kept. */
   readonly freshnessMs: number;
-  /** Wall-clock now (epoch ms): entries age from when they were read. */
+  /**
+   * Wall-clock now (epoch ms): entries age from when they were read, and no range ending within the freshness window
+   * of it is kept, whatever the request's clock says (the cache's invalidation rule counts on it).
+   */
   now(): number;
-  /** The metric's write generation: in every key, so nothing read before a write through this gateway is found after it. */
+  /** The metric's cache generation: in every key, so nothing read before a write through this gateway that may have changed it is found after it. */
   generation(metric: string): number;
   get(key: string): CachedExtent | undefined;
   /** Keys begin with the metric name and U+0000. */
@@ -108,7 +111,7 @@ export class CachedQuery {
     const fixedMs = fixedLengthMs(range.sampling, range.zone);
     const endExclusive = this.endMs + 1;
     const spanFrom = boundaryAtOrAfter(grid, this.startMs);
-    const spanTo = boundaryAtOrBefore(grid, Math.min(endExclusive, this.nowMs - this.cache.freshnessMs));
+    const spanTo = boundaryAtOrBefore(grid, Math.min(endExclusive, Math.min(this.nowMs, this.readAtMs) - this.cache.freshnessMs));
     if (!(Number.isFinite(spanFrom) && Number.isFinite(spanTo) && spanTo > spanFrom)) return undefined;
     const extents = extentsOf(grid, fixedMs, spanFrom, spanTo);
     if (extents === undefined) return undefined;
