@@ -3,6 +3,7 @@
  * caller waits with its own abort signal and leaves alone when it fires; the work itself is aborted only when its
  * last waiter has left. Nothing is kept once the work settles: a later caller starts it again.
  */
+import { setMaxListeners } from 'node:events';
 
 /** One piece of work under way, as the work and the hooks see it. */
 export interface Flight<W> {
@@ -40,6 +41,8 @@ export class SingleFlight<T, W> {
     const joined = state !== undefined;
     if (state === undefined) {
       const controller = new AbortController();
+      // The work's scans all listen to it, as they listen to a request's.
+      setMaxListeners(0, controller.signal);
       const started: State<T, W> = { controller, signal: controller.signal, waiters: new Set(), promise: undefined! };
       state = started;
       this.flights.set(key, started);

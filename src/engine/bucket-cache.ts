@@ -335,9 +335,19 @@ class Tap implements BucketTap, BucketObserver {
 
   /** Emitted ranges starting in [from, to), as emission indices in ascending order of start. */
   rangesIn(from: number, to: number): number[] {
+    // The stage emitted them in the query's order: ascending, or descending.
+    const n = this.starts.length;
+    const at = (j: number) => (this.asc ? j : n - 1 - j);
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.starts[at(mid)]! < from) lo = mid + 1;
+      else hi = mid;
+    }
     const found: number[] = [];
-    for (let i = 0; i < this.starts.length; i++) if (this.starts[i]! >= from && this.starts[i]! < to) found.push(i);
-    return this.asc ? found : found.reverse();
+    for (let j = lo; j < n && this.starts[at(j)]! < to; j++) found.push(at(j));
+    return found;
   }
 
   startOf(i: number): number {

@@ -4,6 +4,7 @@
  * that fires when the client goes away or the request's time limit passes, and a record of every query it ran.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
@@ -67,6 +68,8 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   const { clientSignal, shared } = options;
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
+  // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
+  setMaxListeners(0, controller.signal);
   const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
   timer.unref();
   const onClientGone = () => controller.abort(clientSignal?.reason);

@@ -134,6 +134,23 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       expect((body['data'] as { cpu: { sampleSize: number }[] }).cpu.map((s) => s.sampleSize)).toEqual([POINTS, POINTS, POINTS]);
     });
 
+    it('reads a partition once for different queries that read it at the same time', async () => {
+      const gw = await start();
+      gw.hold = true;
+      const perMinute = (name: string) => `series(metric: "cpu", from: ${T0}, to: ${END}, where: [{ tag: "host", in: ["web-1"] }], aggregators: [{ ${name}: { sampling: { value: 1, unit: MINUTES } } }]) { sampleSize points { value } }`;
+      const answers = [gw.graphql(`{ avg: ${perMinute('avg')} }`), gw.graphql(`{ max: ${perMinute('max')} }`)];
+      await expect.poll(() => gw.gateway.shared.scans.joins).toBe(1);
+      gw.release();
+      const [avg, max] = (await Promise.all(answers)).map((a) => a.body);
+      expect(gw.calls.scans).toBe(1);
+      const series = (body: Record<string, unknown>, alias: string) => (body['data'] as Record<string, { sampleSize: number; points: { value: number }[] }[]>)[alias]![0]!;
+      // web-1 reads i % 97 at point i: the minute of points 6m..6m+5.
+      const minute = (m: number) => Array.from({ length: 6 }, (_, k) => (6 * m + k) % 97);
+      expect(series(avg!, 'avg').points.map((p) => p.value)).toEqual(Array.from({ length: 360 }, (_, m) => minute(m).reduce((a, b) => a + b) / 6));
+      expect(series(max!, 'max').points.map((p) => p.value)).toEqual(Array.from({ length: 360 }, (_, m) => Math.max(...minute(m))));
+      expect([series(avg!, 'avg').sampleSize, series(max!, 'max').sampleSize]).toEqual([POINTS, POINTS]);
+    });
+
     it('finishes the work for the clients still waiting when the one that started it leaves, and stops it when the last leaves', async () => {
       const gw = await start();
       gw.hold = true;

@@ -25,15 +25,17 @@ function delta(before: Readonly<StatementCounts>, after: Readonly<StatementCount
 it('answers four aliases over one metric with one row_keys statement per row time, where four requests need four', async () => {
   // One-minute rows: three minutes of data for six hosts is three row times, three partitions per host.
   const store = (await pool.store({ rowWidth: 60_000 })) as CassandraStore;
-  const gw = await startGateway(store);
+  // This counts what reads cost: the results cache would answer the repeated requests' ranges without reading.
+  const gw = await startGateway(store, { CACHE_MAX_BYTES: '0' });
   try {
     const points = Array.from({ length: 18 }, (_, i) => ({ time: i * 10_000, value: i }));
     const hosts = ['h0', 'h1', 'h2', 'h3', 'h4', 'h5'];
     await gw.graphql(`mutation ($s: [SeriesPointsInput!]!) { addPoints(series: $s) { points } }`, {
       s: hosts.map((host) => ({ metric: 'cpu', tags: [{ name: 'host', value: host }], points })),
     });
+    // Each alias reads hosts no other alias reads at the same time (those reads would be shared: cache/shared-scans.ts).
     const alias = (a: number) =>
-      `q${a}: series(metric: "cpu", from: 0, to: 179999, where: [{ tag: "host", in: ["h${a}", "h${a + 1}"] }], aggregators: [{ sum: { sampling: { value: 1, unit: MINUTES } } }]) { points { value } }`;
+      `q${a}: series(metric: "cpu", from: 0, to: 179999, where: [{ tag: "host", in: ["h${a}"] }], aggregators: [{ sum: { sampling: { value: 1, unit: MINUTES } } }]) { points { value } }`;
     const before = store.statements;
     const one = await gw.graphql(`{ ${[0, 1, 2, 3].map(alias).join(' ')} }`);
     expect(one.body.errors).toBeUndefined();
@@ -41,8 +43,8 @@ it('answers four aliases over one metric with one row_keys statement per row tim
       'row_key_time_index.select': 1,
       'row_key_index.select': 1,
       'row_keys.select': 3,
-      // Each alias reads its two hosts' three partitions: one page each.
-      'data_points.select': 4 * 2 * 3,
+      // Each alias reads its host's three partitions: one page each.
+      'data_points.select': 4 * 3,
     });
     const beforeNaive = store.statements;
     for (const a of [0, 1, 2, 3]) await gw.graphql(`{ ${alias(a)} }`);
@@ -50,7 +52,7 @@ it('answers four aliases over one metric with one row_keys statement per row tim
       'row_key_time_index.select': 4,
       'row_key_index.select': 4,
       'row_keys.select': 4 * 3,
-      'data_points.select': 4 * 2 * 3,
+      'data_points.select': 4 * 3,
     });
   } finally {
     await gw.close();
