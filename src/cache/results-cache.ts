@@ -78,9 +78,12 @@ export class ResultsCache implements BucketCache {
     const left = this.ttlMs - (this.clock() - extent.readAtMs);
     if (left <= 0) return;
     this.lru.set(key, extent, { ttl: Math.ceil(left) });
-    // An entry too large for the whole cache is not stored at all.
-    if (!this.lru.has(key)) return;
     let keys = this.keysOf.get(metric);
+    // An entry too large for the whole cache is not stored at all (and the one it was to replace is gone).
+    if (!this.lru.has(key)) {
+      keys?.delete(key);
+      return;
+    }
     if (keys === undefined) this.keysOf.set(metric, (keys = new Set()));
     keys.add(key);
   }
@@ -112,6 +115,7 @@ export class ResultsCache implements BucketCache {
     if (keys === undefined) return;
     this.invalidations += keys.size;
     for (const key of [...keys]) this.lru.delete(key);
+    this.keysOf.delete(metric);
   }
 
   /** Keys begin with the metric name and U+0000, which no metric name holds (validateMetricName). */
