@@ -46,7 +46,7 @@ interface Source {
 function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], sources: Source[]): void {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
   const explicit = readType(value.type, `${path}.type`);
-  const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: plainNumber(value.ttl) };
+  const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: gsonInt(value.ttl) };
   const byType = new Map<ValueType, { points: PointInput[]; source: Source }>();
   const add = (type: ValueType, point: PointInput, ref: number, timeField: string): void => {
     let series = byType.get(type);
@@ -177,8 +177,14 @@ function readTags(value: JsonValue | undefined): unknown {
   return dictOf(Object.entries(value).map(([name, tagValue]) => [name, gsonString(tagValue)]));
 }
 
-function plainNumber(value: JsonValue | undefined): unknown {
-  return value instanceof JsonNumber ? Number(value.text) : value;
+/**
+ * Gson reads an int field from a JSON number or from a string that holds one (`"ttl": "3600"`), so KairosDB takes both;
+ * anything else goes on to validateWrite as it is, to be refused there by name.
+ */
+function gsonInt(value: JsonValue | undefined): unknown {
+  if (value instanceof JsonNumber) return Number(value.text);
+  if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) return Number(value);
+  return value;
 }
 
 /** Renames a validateWrite field (`series[4].points[2].value`) to where it came from in the body. */
