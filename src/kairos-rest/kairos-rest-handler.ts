@@ -146,16 +146,12 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
   return undefined;
 }
 
-/** Typed errors keep their message and status; anything else is logged in full and masked, as GraphQL does. */
+/** Typed errors keep their message, status and headers; anything else is logged in full and masked, as GraphQL does. */
 function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>): number {
   const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
   if (res.destroyed) return 499;
-  if (known instanceof HttpError) {
-    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
-    return known.status;
-  }
   if (known !== undefined) {
-    send(res, known.status, errorsBody([known.message]), headers);
+    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return known.status;
   }
   ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
