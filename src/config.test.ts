@@ -42,6 +42,8 @@ describe('loadConfig', () => {
       maxRequestPoints: 1_000_000,
       maxResponseBytes: 67_108_864,
       queryTimeoutMs: 30_000,
+      maxConcurrentRequests: 4,
+      maxQueuedRequests: 32,
       restMaxBodyBytes: 16_777_216,
       restTagsRowPeriods: 3,
       graphqlMaxDepth: 12,

@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import type { Admission } from '../server/admission.js';
 import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
@@ -39,6 +40,8 @@ export interface KairosRestDeps {
   readonly store: Store;
   readonly config: Config;
   readonly log: Logger;
+  /** The gateway's admission control, shared with GraphQL; without it queries run at once. */
+  readonly admission?: Admission;
 }
 
 /** True for the paths this handler answers; the gateway routes them here. */
@@ -118,7 +121,11 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
   });
   const header = req.headers['x-request-id'];
-  const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal });
+  const ctx = createRequestContext(deps.store, deps.config, deps.log, {
+    requestId: typeof header === 'string' ? header : null,
+    clientSignal: clientGone.signal,
+    ...(deps.admission ? { admission: deps.admission } : {}),
+  });
   res.on('close', () => ctx.dispose());
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
