@@ -44,6 +44,8 @@ describe('loadConfig', () => {
       queryTimeoutMs: 30_000,
       maxConcurrentRequests: 4,
       maxQueuedRequests: 32,
+      compression: true,
+      compressionMinBytes: 32_768,
       restMaxBodyBytes: 16_777_216,
       restTagsRowPeriods: 3,
       graphqlMaxDepth: 12,

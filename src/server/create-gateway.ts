@@ -17,6 +17,7 @@ import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { Admission } from './admission.js';
+import { useCompression } from './compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
@@ -95,6 +96,8 @@ export function createGateway({ store, config, log }: GatewayDeps) {
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(),
       useBoundedAnswers((request) => contexts.get(request)),
+      // Last: it replaces the response, and headers set on the old one after it would be lost.
+      config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
     ],
   });
 
