@@ -1,7 +1,8 @@
 /**
  * The per-request context shared by GraphQL and the REST API: the store, the request's own index loaders (never
  * shared between requests), one clock so every relative time in a request means the same "now", one abort signal
- * that fires when the client goes away or the request's time limit passes, and a record of every query it ran.
+ * that fires when the client goes away or the request's time limit passes, its turn under admission control, and a
+ * record of every query it ran.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
@@ -12,6 +13,7 @@ import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import type { Store } from '../store/store.js';
 import { Lane } from '../time-slice.js';
+import type { Admission, Release } from './admission.js';
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -47,7 +49,7 @@ export interface RequestContext {
   readonly queries: QueryRecord[];
   /** Runs one query through the engine with the configured budgets and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
-  /** Releases the request's timer; called when the response is done. */
+  /** Releases the request's timer and its turn (admission control); called when the response is done. */
   dispose(): void;
 }
 
@@ -55,6 +57,8 @@ export interface RequestContextOptions {
   /** The client's request id (`x-request-id`), kept when it is sane; otherwise one is made. */
   readonly requestId?: string | null;
   readonly clientSignal?: AbortSignal;
+  /** Admission control: the request waits for a turn at its first query and gives it back in `dispose`. */
+  readonly admission?: Admission;
 }
 
 export function createRequestContext(store: Store, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
@@ -63,6 +67,8 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
   timer.unref();
+  const deadline = performance.now() + config.queryTimeoutMs;
+  let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   const loaders = new IndexLoaders(store);
@@ -92,6 +98,8 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     lane,
     queries,
     async runQuery(query, label) {
+      // Every query of the request waits for the same turn (a refusal is the whole request's).
+      if (options.admission) await (turn ??= options.admission.admit(controller.signal, deadline));
       const stats = newQueryStats();
       const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane };
       const started = performance.now();
@@ -117,6 +125,10 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     dispose() {
       clearTimeout(timer);
       clientSignal?.removeEventListener('abort', onClientGone);
+      turn?.then(
+        (release) => release(),
+        () => undefined,
+      );
     },
   };
 }
