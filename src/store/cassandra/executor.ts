@@ -85,7 +85,10 @@ export class Executor {
     await this.send(name, () => this.client.execute(query, params, options));
   }
 
-  /** An UNLOGGED batch: KairosDB groups data_points inserts this way; one partition per batch is one mutation. */
+  /**
+   * An UNLOGGED batch: KairosDB groups its inserts this way; one partition per batch is one mutation, applied whole.
+   * Its millisecond write time is the batch's default timestamp, which every statement without its own takes.
+   */
   async batch(name: StatementName, queries: BatchQuery[], timestampMs: number): Promise<void> {
     const options = {
       prepare: true,

@@ -37,8 +37,10 @@ export function statementsFor(keyspace: string) {
     selectPointsDesc: `${selectPoints} DESC`,
     selectPointsAscLimit: `${selectPoints} ASC LIMIT ?`,
     selectPointsDescLimit: `${selectPoints} DESC LIMIT ?`,
-    // Millisecond write times on every mutation (KairosDB's convention; see timestamps.ts).
-    insertPoint: `INSERT INTO ${t('data_points')} (key, column1, value) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+    // KairosDB binds `USING TTL ? AND TIMESTAMP ?` per cell; the write time here is the batch's (the same millisecond
+    // timestamp for every cell, as KairosDB's), which spares a bound value per cell on both sides. The TTL stays bound:
+    // 0 must mean "never expires" also on a table with a default_time_to_live, which only an explicit TTL 0 overrides.
+    insertPoint: `INSERT INTO ${t('data_points')} (key, column1, value) VALUES (?, ?, ?) USING TTL ?`,
     deletePartition: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ?`,
     deleteRange: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ? AND column1 >= ? AND column1 < ?`,
 
