@@ -1,12 +1,14 @@
 /**
  * What a write sends, on a stand-in executor that records each batch and settles it when the test says: index
- * batches per index partition before any data, data batches under the size limits, one write time for all, and a
- * failure reported only once nothing of the write is in flight.
+ * batches per index partition before any data, data batches under the size limits, both encoders carrying the same
+ * cells, one write time for all, and a failure reported only once nothing of the write is in flight.
  */
 import { describe, expect, it } from 'vitest';
 import { encodeColumn, encodeDouble, encodeRowKey } from '../format/index.js';
 import type { RowSpec, SeriesWrite } from '../store.js';
 import type { BatchQuery, Executor } from './executor.js';
+import { PointCells } from './lean-batch-hook.js';
+import type { WriteEncoder } from './options.js';
 import { statementsFor, type StatementName } from './statements.js';
 import { writePartitions } from './write.js';
 
@@ -17,7 +19,8 @@ const TS = 1_700_000_000_123;
 
 interface Sent {
   readonly name: StatementName;
-  readonly statements: BatchQuery[];
+  readonly statements: BatchQuery[] | undefined;
+  readonly cells: PointCells | undefined;
   readonly timestampMs: number;
   settle(error?: Error): void;
 }
@@ -25,9 +28,14 @@ interface Sent {
 /** An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. */
 function recorder(): { exec: Executor; sent: Sent[] } {
   const sent: Sent[] = [];
+  const record = (name: StatementName, statements: BatchQuery[] | undefined, cells: PointCells | undefined, timestampMs: number) =>
+    new Promise<void>((resolve, reject) => sent.push({ name, statements, cells, timestampMs, settle: (error) => (error ? reject(error) : resolve()) }));
   const exec = {
-    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) =>
-      new Promise<void>((resolve, reject) => sent.push({ name, statements, timestampMs, settle: (error) => (error ? reject(error) : resolve()) })),
+    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) => record(name, statements, undefined, timestampMs),
+    cells: (name: StatementName, query: string, cells: PointCells, timestampMs: number) => {
+      expect(query).toBe(st.insertPoint);
+      return record(name, undefined, cells, timestampMs);
+    },
   };
   return { exec: exec as unknown as Executor, sent };
 }
@@ -38,17 +46,36 @@ function series(metric: string, host: string, timestamps: number[], ttlSeconds =
   return { metric, tags: { host }, type: 'double', ttlSeconds, timestamps, values: timestamps.map((t) => t / 10) };
 }
 
-/** The cells of a data batch as [column, value hex, ttl]. */
+/** The cells of a data batch as [column, value hex, ttl], whichever the encoder. */
 function cellsOf(s: Sent): [number, string, number][] {
-  return s.statements.map(({ params }) => [(params[1] as Buffer).readUInt32BE(0), (params[2] as Buffer).toString('hex'), params[3] as number]);
+  if (s.statements !== undefined) {
+    return s.statements.map(({ params }) => [(params[1] as Buffer).readUInt32BE(0), (params[2] as Buffer).toString('hex'), params[3] as number]);
+  }
+  // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
+  const { body, key, count } = s.cells!;
+  const out: [number, string, number][] = [];
+  let p = 0;
+  for (let i = 0; i < count; i++) {
+    expect(body.readUInt16BE(p)).toBe(4);
+    expect(body.subarray(p + 6, p + 6 + key.length)).toEqual(key);
+    p += 6 + key.length + 4;
+    const column = body.readUInt32BE(p);
+    const length = body.readInt32BE(p + 4);
+    const value = body.subarray(p + 8, p + 8 + length).toString('hex');
+    p += 8 + length + 4;
+    out.push([column, value, body.readInt32BE(p)]);
+    p += 4;
+  }
+  expect(p).toBe(body.length);
+  return out;
 }
 
-/** The row key a data batch writes. */
+/** The row key a data batch writes, whichever the encoder. */
 function keyOf(s: Sent): string {
-  return (s.statements[0]!.params[0] as Buffer).toString('hex');
+  return (s.cells?.key ?? (s.statements![0]!.params[0] as Buffer)).toString('hex');
 }
 
-describe('a write', () => {
+describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (encoder) => {
   it('sends the index rows, one batch per index partition, and only once they are acknowledged the data', async () => {
     const { exec, sent } = recorder();
     const rowTwo = MS.width;
@@ -58,9 +85,10 @@ describe('a write', () => {
       MS,
       { series: [series('cpu', 'a', [10, 20, rowTwo + 5], 3600), series('cpu', 'b', [30]), series('mem', 'a', [40], 60)] },
       TS,
+      encoder,
     );
     await flush();
-    expect(sent.map((s) => [s.name, s.statements.length])).toEqual([
+    expect(sent.map((s) => [s.name, s.statements!.length])).toEqual([
       // cpu@0 holds a and b, cpu@row two holds a, mem@0 holds a.
       ['row_keys.insert', 2],
       ['row_keys.insert', 1],
@@ -71,20 +99,20 @@ describe('a write', () => {
       ['string_index.insert', 2],
     ]);
     const [cpuRow0, cpuRow2, memRow0, cpuTimes, memTimes, names] = sent;
-    expect(cpuRow0!.statements.map((q) => [q.query, q.params[0], q.params[2], q.params[3], Object.fromEntries(q.params[4] as Map<string, string>), q.params[5]])).toEqual([
+    expect(cpuRow0!.statements!.map((q) => [q.query, q.params[0], q.params[2], q.params[3], Object.fromEntries(q.params[4] as Map<string, string>), q.params[5]])).toEqual([
       // The index outlives the data by a row width; a series that never expires has no TTL.
       [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'a' }, 3600 + WIDTH_S],
       [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'b' }, 0],
     ]);
-    expect(cpuRow2!.statements.map((q) => [q.params[2], q.params[5]])).toEqual([[rowTwo, 3600 + WIDTH_S]]);
-    expect(memRow0!.statements.map((q) => [q.params[0], q.params[5]])).toEqual([['mem', 60 + WIDTH_S]]);
+    expect(cpuRow2!.statements!.map((q) => [q.params[2], q.params[5]])).toEqual([[rowTwo, 3600 + WIDTH_S]]);
+    expect(memRow0!.statements!.map((q) => [q.params[0], q.params[5]])).toEqual([['mem', 60 + WIDTH_S]]);
     // The row time of cpu@0 holds a series that never expires, so its entry never expires either.
-    expect(cpuTimes!.statements.map((q) => [q.query, ...q.params])).toEqual([
+    expect(cpuTimes!.statements!.map((q) => [q.query, ...q.params])).toEqual([
       [st.insertRowTime, 'cpu', 'data_points', 0, 0],
       [st.insertRowTime, 'cpu', 'data_points', rowTwo, 3600 + WIDTH_S],
     ]);
-    expect(memTimes!.statements.map((q) => q.params)).toEqual([['mem', 'data_points', 0, 60 + WIDTH_S]]);
-    expect(names!.statements.map((q) => [q.query, (q.params[0] as Buffer).toString(), q.params[1]])).toEqual([
+    expect(memTimes!.statements!.map((q) => q.params)).toEqual([['mem', 'data_points', 0, 60 + WIDTH_S]]);
+    expect(names!.statements!.map((q) => [q.query, (q.params[0] as Buffer).toString(), q.params[1]])).toEqual([
       [st.insertName, 'metric_names', 'cpu'],
       [st.insertName, 'metric_names', 'mem'],
     ]);
@@ -96,6 +124,7 @@ describe('a write', () => {
     await flush();
     const data = sent.slice(6);
     expect(data.map((s) => s.name)).toEqual(['data_points.insert', 'data_points.insert', 'data_points.insert', 'data_points.insert']);
+    expect(data.every((s) => (encoder === 'lean' ? s.cells !== undefined : s.statements !== undefined))).toBe(true);
     const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') => Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
     const value = (v: number) => Buffer.from(encodeDouble(v)).toString('hex');
     expect(data.map((s) => [keyOf(s), cellsOf(s)])).toEqual([
@@ -124,6 +153,7 @@ describe('a write', () => {
         ],
       },
       TS,
+      encoder,
     );
     await flush();
     for (const s of sent) s.settle();
@@ -139,7 +169,7 @@ describe('a write', () => {
   it('fails when an index batch fails, after every index batch settled, and sends no data', async () => {
     const { exec, sent } = recorder();
     let outcome: unknown = 'pending';
-    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] }, TS).then(
+    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] }, TS, encoder).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
     );
@@ -159,7 +189,7 @@ describe('a write', () => {
   it('fails when a data batch fails, only once every data batch settled', async () => {
     const { exec, sent } = recorder();
     let outcome: unknown = 'pending';
-    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] }, TS).then(
+    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] }, TS, encoder).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
     );
@@ -180,7 +210,7 @@ describe('a write', () => {
 
   it('sends nothing for a batch without points', async () => {
     const { exec, sent } = recorder();
-    await writePartitions(exec, st, MS, { series: [] }, TS);
+    await writePartitions(exec, st, MS, { series: [] }, TS, encoder);
     expect(sent).toEqual([]);
   });
 });

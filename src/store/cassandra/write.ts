@@ -6,6 +6,8 @@ import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../par
 import type { RowSpec, WriteBatch } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import type { BatchQuery, Executor } from './executor.js';
+import { PointCells } from './lean-batch-hook.js';
+import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type StatementName, type Statements } from './statements.js';
 
@@ -14,17 +16,26 @@ const MAX_STATEMENTS_PER_BATCH = 1000;
 const MAX_BYTES_PER_BATCH = 256 * 1024;
 
 /** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
-export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number): Promise<void> {
-  const writes = toPartitionWrites(spec, batch);
-  if (writes.partitions.length === 0) return;
-  await settleAll(indexBatches(st, writes).map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
-  await settleAll(writes.partitions.flatMap((partition) => dataBatches(st, partition)).map((queries) => exec.batch('data_points.insert', queries, timestampMs)));
+export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number, encoder: WriteEncoder): Promise<void> {
+  const { index, data } = encodeWrite(st, spec, batch, encoder);
+  if (data.length === 0) return;
+  await settleAll(index.map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
+  await settleAll(data.map((cells) => (cells instanceof PointCells ? exec.cells('data_points.insert', st.insertPoint, cells, timestampMs) : exec.batch('data_points.insert', cells, timestampMs))));
 }
 
 /** A batch of index statements of one partition. */
 interface IndexBatch {
   readonly name: StatementName;
   readonly statements: BatchQuery[];
+}
+
+/**
+ * Every batch of the write, built before anything is sent: the data batches are then compact (one buffer each with
+ * the lean encoder) and the batch's per-cell objects die young instead of outliving the round trip of the index rows.
+ */
+function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: WriteEncoder): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
+  const writes = toPartitionWrites(spec, batch);
+  return { index: indexBatches(st, writes), data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)) };
 }
 
 /**
@@ -50,11 +61,12 @@ function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWr
   ];
 }
 
-/** A partition's cells in batches, a query per cell. */
-function dataBatches(st: Statements, partition: PartitionWrite): BatchQuery[][] {
+/** A partition's cells in batches: PointCells for the lean encoder, a query per cell for the driver's. */
+function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEncoder): (PointCells | BatchQuery[])[] {
   const { keyBytes, columns, values, ttls } = partition;
   const key = bufferOf(keyBytes);
   return runs(columns.length, (i) => values[i]!.length + 4).map(([from, to]) => {
+    if (encoder === 'lean') return new PointCells(key, columns, values, ttls, from, to);
     const names = Buffer.allocUnsafe((to - from) * 4);
     const queries: BatchQuery[] = [];
     for (let i = from; i < to; i++) {
