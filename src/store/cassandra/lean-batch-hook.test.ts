@@ -137,7 +137,7 @@ describe('a batch of PointCells', () => {
     expect(String((cassandra.Client.prototype as unknown as Record<string, () => void>)['_createBatchRequest'])).toContain('this._setRoutingInfo(info, firstQuery.params, firstQuery.meta)');
   });
 
-  it("fails a statement that binds other variables, or an unprepared one, through the connection's write callback", async () => {
+  it("fails a statement that binds other variables, an empty batch or an unprepared one through the connection's write callback", async () => {
     const cells = new PointCells(Buffer.from('01', 'hex'), [1], [Uint8Array.of(9)], [0], 0, 1);
     const withTimestamp: PreparedMeta = { ...META, columns: [...META.columns, { name: '[timestamp]', type: { code: dataTypes.bigint, type: null } }] };
     // Nothing answers the one request that is written: it times out at once.
@@ -145,6 +145,10 @@ describe('a batch of PointCells', () => {
     const conn = fakeConnection(client);
     await expect(conn.send(new BatchRequest([{ query: INSERT, params: cells.params, queryId: QUERY_ID, meta: withTimestamp }], DefaultExecutionOptions.create({}, client)))).rejects.toThrow(
       'a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds key:3, column1:3, value:3, [ttl]:9, [timestamp]:2',
+    );
+    const none = new PointCells(Buffer.from('01', 'hex'), [], [], [], 0, 0);
+    await expect(conn.send(new BatchRequest([{ query: INSERT, params: none.params, queryId: QUERY_ID, meta: META }], DefaultExecutionOptions.create({}, client)))).rejects.toThrow(
+      'a data_points batch must hold 1 to 65535 cells (got 0)',
     );
     const unprepared = { query: INSERT, params: cells.params } as unknown as QueryItem;
     await expect(conn.send(new BatchRequest([unprepared], DefaultExecutionOptions.create({}, client)))).rejects.toThrow('a data_points batch must be prepared');
