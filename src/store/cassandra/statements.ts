@@ -1,5 +1,5 @@
-// Every CQL statement the store runs, as KairosDB's ClusterConnection spells them, qualified with the validated
-// keyspace. Values always travel as bound parameters of prepared statements.
+// Every CQL statement the store runs, as KairosDB's ClusterConnection spells them (the data_points insert aside, see
+// insertPoint), qualified with the validated keyspace. Values always travel as bound parameters of prepared statements.
 
 /** What the store counts: one per request sent to Cassandra (a page, a batch, a statement). */
 export type StatementName =
