@@ -4,7 +4,20 @@
  * SETTINGS by a test.
  */
 
-import { CONSISTENCIES, DEFAULT_REPLICATION, SCAN_DECODERS, contactPointProblem, keyspaceProblem, replicationProblem, tableOptionsProblem, type Consistency, type ScanDecoder, type TableName } from './store/cassandra/options.js';
+import {
+  CONSISTENCIES,
+  DEFAULT_REPLICATION,
+  SCAN_DECODERS,
+  WRITE_ENCODERS,
+  contactPointProblem,
+  keyspaceProblem,
+  replicationProblem,
+  tableOptionsProblem,
+  type Consistency,
+  type ScanDecoder,
+  type TableName,
+  type WriteEncoder,
+} from './store/cassandra/options.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -30,6 +43,7 @@ export interface Config {
   readonly cassandraReadAhead: number;
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
+  readonly cassandraWriteEncoder: WriteEncoder;
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
@@ -93,6 +107,7 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_READ_AHEAD', key: 'cassandraReadAhead', default: '8', meaning: 'Partition scans a query keeps started ahead of the one it reads when it reads series one after another (order-free aggregators); 0 reads one at a time', parse: (raw, env) => integer(raw, env, 0, 1000) }),
   setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'CASSANDRA_SCAN_DECODER', key: 'cassandraScanDecoder', default: 'lean', meaning: '`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0\'s result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver\'s own rows, same answers at several times the CPU per point', parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS) }),
+  setting({ env: 'CASSANDRA_WRITE_ENCODER', key: 'cassandraWriteEncoder', default: 'lean', meaning: '`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0\'s batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point', parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
   setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the embedded store has no metrics (`false` to start empty; never into Cassandra)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
