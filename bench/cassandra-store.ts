@@ -10,14 +10,10 @@
 import cassandra from 'cassandra-driver';
 import { CassandraStore, type CassandraStoreOptions } from '../src/store/cassandra/cassandra-store.js';
 import { installLeanPageHook, leanPagesEncoding } from '../src/store/cassandra/lean-page-hook.js';
-import { ScanRows } from '../src/store/cassandra/scan-rows.js';
-import { statementsFor } from '../src/store/cassandra/statements.js';
-import { columnRangeBytes } from '../src/store/cassandra/column-range.js';
-import { columnBounds, encodeRowKey } from '../src/store/format/index.js';
-import type { RowKey, RowSpec } from '../src/store/store.js';
 import { partitionsOf } from '../test/support/store-reads.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { describeShape, METRIC, writeBatches, type DatasetShape } from './dataset.js';
+import { pool, readPartitions, sumDriverRows, sumLeanRows, type PageSum } from './floor-read.js';
 import { median, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -32,13 +28,6 @@ const WRITES_IN_FLIGHT = 4;
 const STEP_MS = 10_000;
 const HOUR_MS = 3_600_000;
 const kps = (points: number, ms: number) => `${Math.round(points / ms).toLocaleString('en')} k points/s`;
-
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
-}
 
 const server = await startCassandra({ heap: '1g' });
 const clientOptions = {
@@ -112,9 +101,6 @@ try {
     const keys = await partitionsOf(store, METRIC, 0, Number.MAX_SAFE_INTEGER);
     const total = SERIES * POINTS;
     console.log(`\nread, ${label}: ${describeShape(readShape)} in ${keys.length} partitions (written in ${Math.round(writeMs)} ms, ${kps(total, writeMs)}); ${CONCURRENCY} partitions at a time, fetch size ${FETCH}`);
-    const floorQuery = statementsFor(keyspace).selectPointsAsc;
-    const floorParams = keys.map((key) => floorParamsOf(spec, key));
-
     const viaStore = (through: CassandraStore) => async () => {
       let points = 0;
       let sum = 0;
@@ -127,46 +113,10 @@ try {
       });
       return { points, sum };
     };
-    /** Every page of every partition through `client`, each handed to `read`, which returns the sum of its values. */
-    const bare = (client: cassandra.Client, read: (rows: unknown) => { points: number; sum: number }) => async () => {
-      let points = 0;
-      let sum = 0;
-      await pool(floorParams, CONCURRENCY, async (params) => {
-        let pageState: Buffer | undefined;
-        do {
-          const result = await client.execute(floorQuery, params, { prepare: true, fetchSize: FETCH, autoPage: false, isIdempotent: true, ...(pageState ? { pageState } : {}) });
-          const page = read(result.rows);
-          points += page.points;
-          sum += page.sum;
-          pageState = (result as unknown as { rawPageState?: Buffer }).rawPageState ?? undefined;
-        } while (pageState !== undefined);
-      });
-      return { points, sum };
-    };
-    const viaDriver = bare(floorClient, (rows) => {
-      let sum = 0;
-      for (const row of rows as cassandra.types.Row[]) {
-        (row['column1'] as Buffer).readUInt32BE(0);
-        sum += (row['value'] as Buffer).readDoubleBE(0);
-      }
-      return { points: (rows as cassandra.types.Row[]).length, sum };
-    });
+    const bare = (client: cassandra.Client, read: (rows: unknown) => PageSum) => () => readPartitions(client, keyspace, spec, keys, { concurrency: CONCURRENCY, fetchSize: FETCH, read });
+    const viaDriver = bare(floorClient, sumDriverRows);
     // The same loop over the frame's bytes: what the lean page hook leaves for any reader to do.
-    const viaLeanDriver = bare(leanClient, (rows) => {
-      if (!(rows instanceof ScanRows)) throw new Error('the lean client got Rows: the lean page hook did not take the scan');
-      const { buf } = rows;
-      let sum = 0;
-      let p = rows.start;
-      for (let i = 0; i < rows.length; i++) {
-        const columnLength = buf.readInt32BE(p);
-        buf.readUInt32BE(p + 4);
-        p += 4 + columnLength;
-        const valueLength = buf.readInt32BE(p);
-        sum += buf.readDoubleBE(p + 4);
-        p += 4 + valueLength;
-      }
-      return { points: rows.length, sum };
-    });
+    const viaLeanDriver = bare(leanClient, sumLeanRows);
 
     const readers = [
       ['store', viaStore(store)],
@@ -239,11 +189,4 @@ try {
 } finally {
   await admin.shutdown();
   await server.stop();
-}
-
-/** The bound values of the store's SELECT for the whole partition, computed once: the floor does no encoding. */
-function floorParamsOf(spec: RowSpec, key: RowKey): Buffer[] {
-  const { start, end } = columnBounds(spec, key.rowTime, 0, Number.MAX_SAFE_INTEGER, false);
-  const bytes = encodeRowKey(key);
-  return [Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ...columnRangeBytes(start, end)];
 }

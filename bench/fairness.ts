@@ -7,14 +7,13 @@
  *
  *   npm run bench:fairness [-- --runs 3 --server-dir <a built checkout to measure instead of this one>]
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { buildGateway, memoryKb, startGateway, type GatewayProcess } from './gateway-process.js';
 import { median, parseArgs, percentile } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -52,17 +51,11 @@ Promise.all([
 ]).then(() => parentPort.postMessage({ health, small }));
 `;
 
-interface Server {
-  readonly url: string;
-  readonly pid: number;
-  readonly child: ChildProcess;
-}
-
 console.log(`command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${SERVER_DIR}` : ''}`);
 console.log(`server: node dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`);
-execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: SERVER_DIR, stdio: 'inherit' });
+buildGateway(SERVER_DIR);
 let dataDir = '';
-let server: Server;
+let server: GatewayProcess;
 let seededOnce = false;
 
 // One request at the default budgets on a fresh server: the most a request may hold is what it holds here.
@@ -138,28 +131,15 @@ async function withServer(measure: () => Promise<void>): Promise<void> {
   try {
     await measure();
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((done) => server.child.once('exit', done));
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-async function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: SERVER_DIR,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'true', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // Every line is read to the end: the server logs a line per request, and a full pipe would stall it.
-  const lines = createInterface({ input: child.stdout! });
-  return new Promise<Server>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it listened`)));
-    lines.on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string; points?: number; ms?: number };
-      if (entry.msg?.startsWith('seeded') && !seededOnce) console.log(`demo data: ${entry.points} points seeded in ${entry.ms} ms`);
-      if (entry.msg?.startsWith('seeded')) seededOnce = true;
-      if (entry.url !== undefined) resolve({ url: entry.url, pid: child.pid!, child });
-    });
+async function startServer(): Promise<GatewayProcess> {
+  return startGateway(SERVER_DIR, { DATA_DIR: dataDir, SEED_DEMO: 'true' }, (entry) => {
+    if (String(entry['msg']).startsWith('seeded') && !seededOnce) console.log(`demo data: ${entry['points']} points seeded in ${entry['ms']} ms`);
+    if (String(entry['msg']).startsWith('seeded')) seededOnce = true;
   });
 }
 
@@ -204,17 +184,12 @@ async function probeWhile<T>(work: Promise<T>): Promise<{ value: T; health: numb
 }
 
 
-function status(field: string): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? 0);
-}
-
 function rssKb(): number {
-  return status('VmRSS');
+  return memoryKb(server.pid, 'VmRSS');
 }
 
 function hwmKb(): number {
-  return status('VmHWM');
+  return memoryKb(server.pid, 'VmHWM');
 }
 
 function sleep(ms: number): Promise<void> {

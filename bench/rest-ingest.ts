@@ -1,11 +1,14 @@
 /**
  * Ingest throughput through KairosDB's REST API: gzip-compressed batches POSTed to /api/v1/datapoints on a real
  * gateway over 127.0.0.1, against two baselines measured in the same run on the same batches: store.write of the
- * already-validated batches (the store alone), and the facade alone (inflate, parse, validate; no store).
+ * already-validated batches (the store alone), and the facade alone (inflate, parse, validate; no store). Each write
+ * phase reports where the CPU went: this Node process and Cassandra's JVM (found by its CQL port) in µs per point, and
+ * what else kept the machine busy meanwhile.
  *
  *   npm run bench:rest-ingest -- --store embedded|cassandra [--batches 60 --batch-points 10000 --series 100
  *     --concurrency 4 --runs 5 --max-seconds 60]
  */
+import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { cpus, totalmem } from 'node:os';
 import cassandra from 'cassandra-driver';
@@ -22,6 +25,7 @@ import type { Store, WriteBatch } from '../src/store/store.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
+import { cpuSeconds, pidListeningOn } from './process-cpu.js';
 
 const args = parseArgs(process.argv.slice(2));
 const STORE = args.get('store') ?? 'embedded';
@@ -74,6 +78,45 @@ async function pool(count: number, concurrency: number, deadlineMs: number, work
 interface Stores {
   fresh(run: number, label: string): Promise<Store>;
   dispose(): Promise<void>;
+  /** The pid of the store's server process when it runs on this machine (Cassandra's JVM). */
+  readonly serverPid?: number | undefined;
+}
+
+/** CPU seconds so far: this process, the store's server, and every core of the machine (busy, from /proc/stat). */
+function cpuNow(serverPid: number | undefined): { node: number; server: number; machine: number } {
+  const { user, system } = process.cpuUsage();
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+  const busy = ticks.slice(0, 8).reduce((n, t, i) => (i === 3 || i === 4 ? n : n + t), 0) / 100;
+  return { node: (user + system) / 1e6, server: serverPid === undefined ? 0 : cpuSeconds(serverPid), machine: busy };
+}
+
+interface Phase {
+  readonly pointsPerSecond: number;
+  /** µs of CPU per point written. */
+  readonly nodeUs: number;
+  readonly serverUs: number;
+  /** What other processes used meanwhile, in cores. */
+  readonly otherCores: number;
+}
+
+/** Runs `write` over the batches with CONCURRENCY in flight and measures the rate and where the CPU went. */
+async function phase(serverPid: number | undefined, write: (i: number) => Promise<void>): Promise<Phase & { done: number }> {
+  const before = cpuNow(serverPid);
+  const t = performance.now();
+  const done = await pool(BATCHES, CONCURRENCY, t + MAX_SECONDS * 1000, write);
+  const seconds = (performance.now() - t) / 1000;
+  const after = cpuNow(serverPid);
+  const points = done * BATCH_POINTS;
+  const node = after.node - before.node;
+  const server = after.server - before.server;
+  return {
+    done,
+    pointsPerSecond: points / seconds,
+    nodeUs: (node * 1e6) / points,
+    serverUs: (server * 1e6) / points,
+    otherCores: Math.max(0, after.machine - before.machine - node - server) / seconds,
+  };
 }
 
 async function embeddedStores(): Promise<Stores> {
@@ -90,9 +133,12 @@ async function cassandraStores(): Promise<Stores & { server: CassandraServer }> 
   const keyspaces: string[] = [];
   return {
     server,
+    serverPid: server.pid || pidListeningOn(server.port),
     async fresh(run, label) {
       const keyspace = `kg_bench_rest_${label}_${run}`;
-      await admin.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+      // The keyspaces of earlier phases (their stores are closed) go first: dropped, their memtables are discarded,
+      // where kept they would be flushed and compacted on the CPU of the phases after them.
+      for (const earlier of [...keyspaces.splice(0), keyspace]) await admin.execute(`DROP KEYSPACE IF EXISTS ${earlier}`);
       keyspaces.push(keyspace);
       // ONE: a single node, where QUORUM is the same replica.
       return CassandraStore.open({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace, writeConsistency: 'ONE' });
@@ -123,52 +169,63 @@ console.log(
 if (STORE === 'cassandra') console.log(`store: Cassandra 5.0, one local node (test/support/cassandra-server.ts), write consistency ONE, a fresh keyspace per run`);
 else console.log('store: embedded (LMDB), a fresh directory per run, writes acknowledged once flushed to disk');
 
-const results: { facade: number; direct: number; rest: number }[] = [];
+const serverPid = 'serverPid' in stores ? stores.serverPid : undefined;
+if (STORE === 'cassandra') console.log(serverPid === undefined ? 'cpu: Cassandra runs elsewhere, only this process is measured' : `cpu: this process and Cassandra's JVM (pid ${serverPid})`);
+const results: { facade: number; direct: Phase; rest: Phase }[] = [];
 for (let run = 0; run <= RUNS; run++) {
   // Facade alone, on one core: what the REST layer costs per point before any store work.
-  let t = performance.now();
+  const t = performance.now();
   for (const body of bodies) parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits);
   const facade = (BATCHES * BATCH_POINTS) / ((performance.now() - t) / 1000);
 
   const direct = await stores.fresh(run, 'direct');
-  t = performance.now();
-  const directDone = await pool(BATCHES, CONCURRENCY, t + MAX_SECONDS * 1000, (i) => direct.write(writeBatches[i]!));
-  const directRate = (directDone * BATCH_POINTS) / ((performance.now() - t) / 1000);
+  const directPhase = await phase(serverPid, (i) => direct.write(writeBatches[i]!));
   await direct.close();
 
   const store = await stores.fresh(run, 'rest');
   const config = loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) });
   const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
-  t = performance.now();
-  const restDone = await pool(BATCHES, CONCURRENCY, t + MAX_SECONDS * 1000, async (i) => {
+  const restPhase = await phase(serverPid, async (i) => {
     const response = await fetch(`${server.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: new Uint8Array(bodies[i]!) });
     if (response.status !== 204) throw new Error(`batch ${i}: ${response.status} ${await response.text()}`);
   });
-  const restRate = (restDone * BATCH_POINTS) / ((performance.now() - t) / 1000);
   if (run === RUNS) {
     // What went in comes out: one count over everything, through the same API.
     const query = { start_absolute: 0, metrics: [{ name: 'bench.rest', aggregators: [{ name: 'count', sampling: { value: 100, unit: 'years' } }] }] };
     const answer = (await (await fetch(`${server.url}/api/v1/datapoints/query`, { method: 'POST', body: JSON.stringify(query) })).json()) as { queries: { results: { values: number[][] }[] }[] };
     const counted = answer.queries[0]!.results[0]!.values[0]![1];
-    if (counted !== restDone * BATCH_POINTS) throw new Error(`counted ${counted} points, posted ${restDone * BATCH_POINTS}`);
+    if (counted !== restPhase.done * BATCH_POINTS) throw new Error(`counted ${counted} points, posted ${restPhase.done * BATCH_POINTS}`);
     console.log(`check: a count query over the last run answers ${counted!.toLocaleString('en')} points, as posted`);
   }
   await server.close();
   await store.close();
-  const line = `facade alone ${fmt(facade)}   store.write ${fmt(directRate)} (${directDone} batches)   REST ${fmt(restRate)} (${restDone} batches)`;
+  const line =
+    `facade alone ${fmt(facade)}   store.write ${fmt(directPhase.pointsPerSecond)} (${directPhase.done} batches; ${cpuText(directPhase)})   ` +
+    `REST ${fmt(restPhase.pointsPerSecond)} (${restPhase.done} batches; ${cpuText(restPhase)})`;
   // Run 0 warms the JIT and the store, as a running server is warm; it is printed but not counted.
   if (run === 0) console.log(`warm-up: ${line}`);
   else {
     console.log(`run ${run}:   ${line}`);
-    results.push({ facade, direct: directRate, rest: restRate });
+    results.push({ facade, direct: directPhase, rest: restPhase });
   }
 }
 await stores.dispose();
 
-const m = (k: 'facade' | 'direct' | 'rest') => median(results.map((r) => r[k]));
+const m = (pick: (r: (typeof results)[number]) => number) => median(results.map(pick));
+const cpuMedians = (p: (r: (typeof results)[number]) => Phase) =>
+  cpuText({ pointsPerSecond: 0, nodeUs: m((r) => p(r).nodeUs), serverUs: m((r) => p(r).serverUs), otherCores: m((r) => p(r).otherCores) });
 console.log(`\nmedians of ${RUNS} runs:`);
-console.log(`  POST /api/v1/datapoints (gzip)     ${fmt(m('rest'))}`);
-console.log(`  store.write, same batches          ${fmt(m('direct'))}   REST / store.write = ${(m('rest') / m('direct')).toFixed(2)}`);
-console.log(`  facade alone (inflate+parse+validate, one core) ${fmt(m('facade'))}`);
+console.log(`  POST /api/v1/datapoints (gzip)     ${fmt(m((r) => r.rest.pointsPerSecond))}   ${cpuMedians((r) => r.rest)}`);
+console.log(
+  `  store.write, same batches          ${fmt(m((r) => r.direct.pointsPerSecond))}   ${cpuMedians((r) => r.direct)}   ` +
+    `REST / store.write = ${(m((r) => r.rest.pointsPerSecond) / m((r) => r.direct.pointsPerSecond)).toFixed(2)}`,
+);
+console.log(`  facade alone (inflate+parse+validate, one core) ${fmt(m((r) => r.facade))}`);
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+
+/** `node 1.2 µs + cassandra 4.5 µs per point, others 0.3 cores` (the store's server only when measured). */
+function cpuText(p: Phase): string {
+  const server = serverPid === undefined ? '' : ` + cassandra ${p.serverUs.toFixed(2)} µs`;
+  return `node ${p.nodeUs.toFixed(2)} µs${server} per point, others ${p.otherCores.toFixed(2)} cores`;
+}

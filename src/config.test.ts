@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       cassandraReadAhead: 8,
       cassandraRequestTimeoutMs: 12_000,
       cassandraScanDecoder: 'lean',
+      cassandraWriteEncoder: 'lean',
       logLevel: 'info',
       seedDemo: true,
       maxWritePoints: 100_000,
@@ -42,6 +43,10 @@ describe('loadConfig', () => {
       maxRequestPoints: 1_000_000,
       maxResponseBytes: 67_108_864,
       queryTimeoutMs: 30_000,
+      maxConcurrentRequests: 4,
+      maxQueuedRequests: 32,
+      compression: true,
+      compressionMinBytes: 32_768,
       restMaxBodyBytes: 16_777_216,
       restTagsRowPeriods: 3,
       cacheMaxBytes: 134_217_728,
@@ -70,6 +75,7 @@ describe('loadConfig', () => {
         CASSANDRA_TABLE_OPTIONS: '{"data_points":"WITH compaction = {\'class\': \'TimeWindowCompactionStrategy\'}"}',
         ROW_WIDTH: '3600000',
         CASSANDRA_SCAN_DECODER: 'driver',
+        CASSANDRA_WRITE_ENCODER: 'driver',
       }),
     ).toMatchObject({
       store: 'cassandra',
@@ -77,6 +83,7 @@ describe('loadConfig', () => {
       cassandraTableOptions: { data_points: "WITH compaction = {'class': 'TimeWindowCompactionStrategy'}" },
       rowWidth: 3_600_000,
       cassandraScanDecoder: 'driver',
+      cassandraWriteEncoder: 'driver',
     });
   });
 
@@ -98,6 +105,7 @@ describe('loadConfig', () => {
     [{ CASSANDRA_TABLE_OPTIONS: '[1]' }, 'CASSANDRA_TABLE_OPTIONS must be a JSON object from table name to options (got "[1]")'],
     [{ CASSANDRA_WRITE_CONSISTENCY: 'MOST' }, 'CASSANDRA_WRITE_CONSISTENCY must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE (got "MOST")'],
     [{ CASSANDRA_SCAN_DECODER: 'rows' }, 'CASSANDRA_SCAN_DECODER must be one of lean, driver (got "rows")'],
+    [{ CASSANDRA_WRITE_ENCODER: 'fast' }, 'CASSANDRA_WRITE_ENCODER must be one of lean, driver (got "fast")'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],

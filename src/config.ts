@@ -4,7 +4,20 @@
  * SETTINGS by a test.
  */
 
-import { CONSISTENCIES, DEFAULT_REPLICATION, SCAN_DECODERS, contactPointProblem, keyspaceProblem, replicationProblem, tableOptionsProblem, type Consistency, type ScanDecoder, type TableName } from './store/cassandra/options.js';
+import {
+  CONSISTENCIES,
+  DEFAULT_REPLICATION,
+  SCAN_DECODERS,
+  WRITE_ENCODERS,
+  contactPointProblem,
+  keyspaceProblem,
+  replicationProblem,
+  tableOptionsProblem,
+  type Consistency,
+  type ScanDecoder,
+  type TableName,
+  type WriteEncoder,
+} from './store/cassandra/options.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -30,6 +43,7 @@ export interface Config {
   readonly cassandraReadAhead: number;
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
+  readonly cassandraWriteEncoder: WriteEncoder;
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
@@ -40,6 +54,10 @@ export interface Config {
   readonly maxRequestPoints: number;
   readonly maxResponseBytes: number;
   readonly queryTimeoutMs: number;
+  readonly maxConcurrentRequests: number;
+  readonly maxQueuedRequests: number;
+  readonly compression: boolean;
+  readonly compressionMinBytes: number;
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
   readonly graphqlMaxCost: number;
@@ -92,6 +110,7 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_READ_AHEAD', key: 'cassandraReadAhead', default: '8', meaning: 'Partition scans a query keeps started ahead of the one it reads when it reads series one after another (order-free aggregators); 0 reads one at a time', parse: (raw, env) => integer(raw, env, 0, 1000) }),
   setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'CASSANDRA_SCAN_DECODER', key: 'cassandraScanDecoder', default: 'lean', meaning: '`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0\'s result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver\'s own rows, same answers at several times the CPU per point', parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS) }),
+  setting({ env: 'CASSANDRA_WRITE_ENCODER', key: 'cassandraWriteEncoder', default: 'lean', meaning: '`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0\'s batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point', parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
   setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the embedded store has no metrics (`false` to start empty; never into Cassandra)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
@@ -102,6 +121,10 @@ export const SETTINGS = [
   setting({ env: 'MAX_REQUEST_POINTS', key: 'maxRequestPoints', default: '1000000', meaning: 'Most points all queries of one request may return together, filled points included; with `MAX_RESPONSE_BYTES` it bounds the memory of a request', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
   setting({ env: 'MAX_RESPONSE_BYTES', key: 'maxResponseBytes', default: '67108864', meaning: 'Largest answer of one request, in bytes of JSON', parse: (raw, env) => integer(raw, env, 1024, 4_294_967_296) }),
   setting({ env: 'QUERY_TIMEOUT_MS', key: 'queryTimeoutMs', default: '30000', meaning: 'Time limit of one request: to arrive (headers and body; past it 408 and the connection is closed), then to run (past it QUERY_TIMEOUT, and its reads stop)', parse: (raw, env) => integer(raw, env, 1, 3_600_000) }),
+  setting({ env: 'MAX_CONCURRENT_REQUESTS', key: 'maxConcurrentRequests', default: '4', meaning: 'Most requests that run queries at once (a GraphQL operation with `points`, `series` or `rows`, a REST query, whatever their number of aliases or metrics); others wait for a turn', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
+  setting({ env: 'MAX_QUEUED_REQUESTS', key: 'maxQueuedRequests', default: '32', meaning: 'Most requests that wait for a turn; past it, or when the wait would pass `QUERY_TIMEOUT_MS`, a request is refused at once with OVERLOADED (503, `Retry-After`)', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
+  setting({ env: 'COMPRESSION', key: 'compression', default: 'true', meaning: 'Compress GraphQL and REST answers (brotli or gzip, as the client\'s `Accept-Encoding` allows)', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'COMPRESSION_MIN_BYTES', key: 'compressionMinBytes', default: '32768', meaning: 'Smallest answer that is compressed, in bytes; smaller ones go as they are', parse: (raw, env) => integer(raw, env, 0, 4_294_967_296) }),
   setting({ env: 'REST_MAX_BODY_BYTES', key: 'restMaxBodyBytes', default: '16777216', meaning: 'Largest REST request body, counted as received and again after gzip inflation; larger bodies get 413', parse: (raw, env) => integer(raw, env, 1024, 1_073_741_824) }),
   setting({ env: 'REST_TAGS_ROW_PERIODS', key: 'restTagsRowPeriods', default: '3', meaning: 'Row periods (3 weeks each by default) that `POST /api/v1/datapoints/query/tags` reads: the latest ones with data in the range', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
   setting({ env: 'CACHE_MAX_BYTES', key: 'cacheMaxBytes', default: '134217728', meaning: 'Memory of the results cache of aggregated buckets ([architecture](docs/architecture.md#the-results-cache)), in bytes; `0` turns it off', parse: (raw, env) => integer(raw, env, 0, 68_719_476_736) }),

@@ -6,6 +6,7 @@
 export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'BUDGET_EXCEEDED'
+  | 'OVERLOADED'
   | 'QUERY_TIMEOUT'
   | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE';
@@ -14,6 +15,7 @@ export type ErrorCode =
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
+  OVERLOADED: 503,
   QUERY_TIMEOUT: 504,
   REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
@@ -28,6 +30,11 @@ export class KairographError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.status = ERROR_STATUS[code];
+  }
+
+  /** HTTP headers the answer carries besides the status (both front ends send them). */
+  get headers(): Readonly<Record<string, string>> {
+    return {};
   }
 }
 
@@ -75,6 +82,24 @@ export class QueryTimeoutError extends KairographError {
 export class RequestTimeoutError extends KairographError {
   constructor(readonly timeoutMs: number) {
     super('REQUEST_TIMEOUT', `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`);
+  }
+}
+
+/**
+ * The request was refused before it ran (admission control, src/server/admission.ts): the server already runs all the
+ * requests it may and the queue is full, or the request would wait, or did wait, past its time limit. Clients may
+ * try again after `retryAfterSeconds`, which the answer's Retry-After header says.
+ */
+export class OverloadedError extends KairographError {
+  constructor(
+    reason: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('OVERLOADED', `the server is overloaded: ${reason}; retry in ${retryAfterSeconds} s`);
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
   }
 }
 

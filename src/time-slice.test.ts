@@ -1,5 +1,6 @@
+/** Time slicing: work gives the thread back between slices, short work goes first, and no lane starves. */
 import { describe, expect, it } from 'vitest';
-import { Lane, SLICE_MS, yieldIfDue } from './time-slice.js';
+import { Lane, SHORT_MS, SLICE_MS, yieldIfDue } from './time-slice.js';
 
 /** Busy work that checks the slice between units, as the engine does between runs; records when it ran. */
 async function busy(name: string, units: number, trace: string[], lane?: Lane): Promise<void> {
@@ -57,5 +58,26 @@ describe('yieldIfDue', () => {
     // Between its arrival and its end, the short lane had every turn but the one already running.
     const heavyMeanwhile = trace.slice(arrivedAt, finishedAt).filter((name) => name !== 'short').length;
     expect(heavyMeanwhile).toBeLessThanOrEqual(2 * SLICE_MS);
+  });
+
+  it('does not let a stream of newer heavy lanes starve one that has had its share', async () => {
+    const trace: string[] = [];
+    const old = new Lane();
+    let oldDone = false;
+    const running = busy('old', 12 * SLICE_MS, trace, old).then(() => (oldDone = true));
+    while (old.used < SHORT_MS + 2 * SLICE_MS) await new Promise((resolve) => setTimeout(resolve, 1));
+    // Heavy newcomers, two at a time, each ending with less time used than the old lane has had: by least time used
+    // alone, every one of them would go first, and the old lane would wait for the whole stream.
+    let started = 0;
+    const newcomer = async (): Promise<void> => {
+      while (!oldDone && started < 20) {
+        started++;
+        await busy(`new${started}`, 6 * SLICE_MS, trace, new Lane());
+      }
+    };
+    await Promise.all([newcomer(), newcomer(), running]);
+    expect(oldDone).toBe(true);
+    // The old lane needed about four more slices; it had them while the stream went on, long before its end.
+    expect(started).toBeLessThan(12);
   });
 });

@@ -2,9 +2,9 @@
  * Cooperative time slicing for the one thread every request shares. Long work (the engine's merge, planning over many
  * series, writing a large answer) calls `yieldIfDue(lane)` between units of work; once the running slice has used
  * SLICE_MS, the caller queues in its lane (one per request) and one slice runs per event-loop turn, so I/O (a health
- * check, a new request) never waits behind more than about one slice. The next slice goes to the waiting lane that
- * has used the least time so far: a small query finishes in a few slices however many heavy requests are running,
- * and heavy requests share what is left, each the same, whatever number of queries it runs.
+ * check, a new request) never waits behind more than about one slice. Lanes that have had less than SHORT_MS go first,
+ * the least-served first: a small query finishes in a few slices however many heavy requests are running. The others
+ * take turns in the order they asked, so heavy requests share what is left evenly and none waits behind newer ones.
  */
 
 /**
@@ -12,6 +12,14 @@
  * of slices fit in the 50 ms a health check may wait.
  */
 export const SLICE_MS = 8;
+
+/**
+ * What a request may use before it stops going ahead of the others: a small query's planning, reads and answer fit
+ * (a few slices), and a stream of new requests can hold an older one back by no more than that each. Least-served-first
+ * alone starves under steady load: every newcomer has used less than a request that has run for a while, and while
+ * 4 clients kept sending 0.15 s requests, one waited 11 s (bench/RESULTS.md, `npm run bench:admission`).
+ */
+export const SHORT_MS = 5 * SLICE_MS;
 
 /** Where one request's work queues for its turns, and the thread time it has had. */
 export class Lane {
@@ -51,16 +59,31 @@ export function yieldIfDue(lane: Lane = SHARED_LANE): Promise<void> | undefined 
 }
 
 /**
- * Releases the first waiter of the lane that has used the least time. Its continuation runs in the microtasks right
- * after this callback, and an immediate queued from here runs in the next turn, after the poll phase has taken new I/O.
+ * Releases the first waiter of the next lane (see `nextLane`). Its continuation runs in the microtasks right after
+ * this callback, and an immediate queued from here runs in the next turn, after the poll phase has taken new I/O.
  */
 function pump(): void {
-  let next: Lane | undefined;
-  for (const lane of waitingLanes) if (next === undefined || lane.used < next.used) next = lane;
+  const next = nextLane();
   const resolve = next?.waiting.shift();
-  if (next !== undefined && next.waiting.length === 0) waitingLanes.delete(next);
+  if (next !== undefined) {
+    // To the back of the line: lanes past SHORT_MS take turns in the order they asked.
+    waitingLanes.delete(next);
+    if (next.waiting.length > 0) waitingLanes.add(next);
+  }
   sliceStart = performance.now();
   if (waitingLanes.size > 0) setImmediate(pump);
   else pumping = false;
   resolve?.();
+}
+
+/** The least-served waiting lane that has used less than SHORT_MS; otherwise the one that has waited longest. */
+function nextLane(): Lane | undefined {
+  let short: Lane | undefined;
+  let first: Lane | undefined;
+  for (const lane of waitingLanes) {
+    if (lane.used < SHORT_MS) {
+      if (short === undefined || lane.used < short.used) short = lane;
+    } else first ??= lane;
+  }
+  return short ?? first;
 }

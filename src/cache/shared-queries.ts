@@ -33,10 +33,14 @@ export class SharedQueries {
 
   /**
    * The answer to `query` in the request of `ctx`: from a run of the identical query under way, or from a new run
-   * with `ctx` (its loaders, lane, stats and cache), which others may join. A waiter that joined has `shared` set in
-   * its statistics and nothing else: the reads are the first request's.
+   * with `ctx` (its loaders, lane, stats and cache), which others may join, started after `beforeRunning` (the
+   * request's turn under admission control). A waiter that joined has `shared` set in its statistics and nothing
+   * else: the reads are the first request's.
    */
-  async run(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {
+  async run(query: MetricQuery, ctx: EngineContext, beforeRunning?: () => Promise<void>): Promise<QueryOutput> {
+    // A turn under admission control is for running a query; waiting for one under way needs none. After the wait
+    // for a turn the key is taken again: the metric may have been written meanwhile.
+    if (beforeRunning !== undefined && !this.flights.has(this.keyOf(query, ctx))) await beforeRunning();
     const { value, joined } = await this.flights.do(
       this.keyOf(query, ctx),
       { request: ctx.request },

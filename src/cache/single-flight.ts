@@ -88,6 +88,11 @@ export class SingleFlight<T, W> {
     });
   }
 
+  /** Whether work for `key` is under way (a caller now would join it). */
+  has(key: string): boolean {
+    return this.flights.has(key);
+  }
+
   /** Pieces of work under way. */
   get size(): number {
     return this.flights.size;

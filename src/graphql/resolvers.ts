@@ -14,7 +14,7 @@ import { planSeries } from '../query/plan.js';
 import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
 import { checkMetricPrefix } from '../store/key-limits.js';
 import type { RowKey, ValueType } from '../store/store.js';
-import { validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
+import { pointPath, validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
@@ -76,8 +76,8 @@ export const resolvers: Resolvers = {
   Mutation: {
     async addPoints(_, { series }, ctx) {
       const batch = withTagEntryFields(series, () =>
-        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits }, (value, pointPath) =>
-          timeArg(ctx, value as string | number, `${pointPath}.time`),
+        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits }, (value, seriesPath, index) =>
+          timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
         ),
       );
       await ctx.store.write(batch);

@@ -112,25 +112,36 @@ class Parser {
 
   private array(depth: number): JsonValue[] {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
-    const array: JsonValue[] = [];
     this.pos++;
     this.skipSpace();
     if (this.text.charCodeAt(this.pos) === 0x5d) {
       this.pos++;
-      return array;
+      return [];
     }
-    for (;;) {
-      array.push(this.value(depth));
-      this.skipSpace();
-      const c = this.text.charCodeAt(this.pos);
-      this.pos++;
-      if (c === 0x5d) return array;
-      if (c !== 0x2c) {
-        this.pos--;
-        this.fail(this.expected("',' or ']'"));
-      }
-      this.skipSpace();
+    // Most arrays of an ingest body are [timestamp, value] pairs: made at their size, they take a quarter of the
+    // memory of an array grown from empty, which reserves 17 slots on its first push.
+    const first = this.value(depth);
+    if (this.endOfArray()) return [first];
+    const second = this.value(depth);
+    if (this.endOfArray()) return [first, second];
+    const array = [first, second];
+    do array.push(this.value(depth));
+    while (!this.endOfArray());
+    return array;
+  }
+
+  /** After an element: true past the closing ']', false past a ',' (and the space after it). */
+  private endOfArray(): boolean {
+    this.skipSpace();
+    const c = this.text.charCodeAt(this.pos);
+    this.pos++;
+    if (c === 0x5d) return true;
+    if (c !== 0x2c) {
+      this.pos--;
+      this.fail(this.expected("',' or ']'"));
     }
+    this.skipSpace();
+    return false;
   }
 
   private string(): string {

@@ -5,6 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { compileAggregators } from '../engine/aggregators/registry.js';
@@ -16,7 +18,9 @@ import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import type { Admission } from '../server/admission.js';
 import { AnswerWriter, type Answer } from '../server/answer-writer.js';
+import { answerCoding, createCompressor, textChunks, varies, type CompressionOptions } from '../server/compression.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
 import type { Store } from '../store/store.js';
@@ -40,6 +44,8 @@ export interface KairosRestDeps {
   readonly store: Store;
   readonly config: Config;
   readonly log: Logger;
+  /** The gateway's admission control, shared with GraphQL; without it queries run at once. */
+  readonly admission?: Admission;
   /** The gateway's shared reads (results cache, work in flight); `store` is its store. */
   readonly shared?: SharedReads;
 }
@@ -121,7 +127,12 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
   });
   const header = req.headers['x-request-id'];
-  const ctx = createRequestContext(deps.store, deps.config, deps.log, { requestId: typeof header === 'string' ? header : null, clientSignal: clientGone.signal, ...(deps.shared ? { shared: deps.shared } : {}) });
+  const ctx = createRequestContext(deps.store, deps.config, deps.log, {
+    requestId: typeof header === 'string' ? header : null,
+    clientSignal: clientGone.signal,
+    ...(deps.admission ? { admission: deps.admission } : {}),
+    ...(deps.shared ? { shared: deps.shared } : {}),
+  });
   res.on('close', () => ctx.dispose());
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
@@ -129,8 +140,12 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   try {
     const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
     status = reply.status;
-    if (typeof reply.body === 'object') await sendAnswer(res, reply.status, reply.body, idHeader, ctx.signal);
-    else send(res, reply.status, reply.body, idHeader);
+    if (reply.body === undefined) send(res, reply.status, undefined, idHeader);
+    else {
+      const answer = typeof reply.body === 'object' ? reply.body : { chunks: [...textChunks(reply.body)], bytes: Buffer.byteLength(reply.body) };
+      const compression = { enabled: deps.config.compression, minBytes: deps.config.compressionMinBytes };
+      await sendAnswer(req, res, reply.status, answer, idHeader, ctx.signal, compression);
+    }
   } catch (error) {
     status = sendError(res, ctx, error, idHeader);
   } finally {
@@ -149,16 +164,12 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
   return undefined;
 }
 
-/** Typed errors keep their message and status; anything else is logged in full and masked, as GraphQL does. */
+/** Typed errors keep their message, status and headers; anything else is logged in full and masked, as GraphQL does. */
 function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>): number {
   const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
   if (res.destroyed) return 499;
-  if (known instanceof HttpError) {
-    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
-    return known.status;
-  }
   if (known !== undefined) {
-    send(res, known.status, errorsBody([known.message]), headers);
+    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return known.status;
   }
   ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
@@ -183,11 +194,33 @@ function send(res: ServerResponse, status: number, body?: string, headers: Reado
 /**
  * Writes an answer chunk by chunk, waiting for the socket to drain between chunks, so a large answer neither holds
  * the thread nor piles up in the socket's buffer; a client that stops reading is cut off when the request's time
- * limit passes.
+ * limit passes. A large answer goes compressed (brotli or gzip) to a client that accepts it, through zlib's threads.
  */
-async function sendAnswer(res: ServerResponse, status: number, answer: Answer, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<void> {
+async function sendAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  answer: Answer,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+  compression: CompressionOptions,
+): Promise<void> {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-length': String(answer.bytes), ...headers });
+  const coding = answerCoding(req.headers['accept-encoding'], answer.bytes, compression);
+  const vary = varies(answer.bytes, compression) ? { vary: 'Accept-Encoding' } : {};
+  if (coding !== undefined) {
+    // No Content-Length: the compressed size is known only at the end, so Node sends it chunked.
+    res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-encoding': coding, ...vary, ...headers });
+    try {
+      await pipeline(Readable.from(answer.chunks), createCompressor(coding, answer.bytes), res, { signal });
+    } catch (error) {
+      // The client left, or stopped reading until the time limit cut it off: there is nobody left to answer.
+      if (!res.destroyed && !signal.aborted) throw error;
+      res.destroy();
+    }
+    return;
+  }
+  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-length': String(answer.bytes), ...vary, ...headers });
   for (const chunk of answer.chunks) {
     if (res.destroyed) return;
     if (!res.write(chunk)) await drained(res, signal);

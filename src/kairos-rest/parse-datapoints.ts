@@ -7,7 +7,7 @@ import { dictOf } from '../dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
 import type { ValueType, WriteBatch } from '../store/store.js';
-import { validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
+import { pointPath, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
 import { JsonNumber, type JsonValue } from './json-text.js';
 import { renamedInputError } from './rest-errors.js';
 
@@ -46,7 +46,7 @@ interface Source {
 function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], sources: Source[]): void {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
   const explicit = readType(value.type, `${path}.type`);
-  const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: plainNumber(value.ttl) };
+  const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: gsonInt(value.ttl) };
   const byType = new Map<ValueType, { points: PointInput[]; source: Source }>();
   const add = (type: ValueType, point: PointInput, ref: number, timeField: string): void => {
     let series = byType.get(type);
@@ -61,8 +61,8 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], so
   const timestamp = value[timeField];
   if (timestamp !== undefined && timestamp !== null) {
     if (value.value === undefined) throw new InputError(`${path}.value`, value.value, `is required with ${timeField}`);
-    const type = explicit ?? inferType(value.value, `${path}.value`);
-    add(type, { timestamp, value: pointValue(value.value, type, explicit !== undefined, `${path}.value`) }, -1, timeField);
+    const type = explicit ?? inferType(value.value, path, -1);
+    add(type, { timestamp, value: pointValue(value.value, type, explicit !== undefined, path, -1) }, -1, timeField);
   } else if (value.value !== undefined && value.value !== null) {
     throw new InputError(`${path}.timestamp`, timestamp, 'is required with value');
   }
@@ -70,14 +70,14 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], so
   const datapoints = value.datapoints;
   if (datapoints !== undefined && datapoints !== null) {
     if (!Array.isArray(datapoints)) throw new InputError(`${path}.datapoints`, datapoints, 'must be an array of [timestamp, value] or [timestamp, value, type]');
-    datapoints.forEach((pair, j) => {
-      const at = `${path}.datapoints[${j}]`;
-      if (!Array.isArray(pair) || pair.length < 2 || pair.length > 3) throw new InputError(at, pair, 'must be [timestamp, value] or [timestamp, value, type]');
-      const own = pair.length === 3 ? readType(pair[2], `${at}.type`) : undefined;
+    for (let j = 0; j < datapoints.length; j++) {
+      const pair = datapoints[j]!;
+      if (!Array.isArray(pair) || pair.length < 2 || pair.length > 3) throw new InputError(`${path}.datapoints[${j}]`, pair, 'must be [timestamp, value] or [timestamp, value, type]');
+      const own = pair.length === 3 ? readType(pair[2], `${path}.datapoints[${j}].type`) : undefined;
       const given = own ?? explicit;
-      const type = given ?? inferType(pair[1]!, `${at}.value`);
-      add(type, { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, `${at}.value`) }, j, 'timestamp');
-    });
+      const type = given ?? inferType(pair[1]!, path, j);
+      add(type, { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, path, j) }, j, 'timestamp');
+    }
   }
 
   if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
@@ -95,27 +95,36 @@ function readType(value: JsonValue | undefined, field: string): ValueType | unde
 
 /**
  * KairosDB's inference: a JSON number, or a string that looks like a decimal number, is a long when its text has
- * no '.', otherwise a double; anything else is a string.
+ * no '.', otherwise a double; anything else is a string. Errors name the value of point `index` of the metric object
+ * at `path` (valueField).
  */
-function inferType(value: JsonValue, field: string): ValueType {
-  if (value === null) throw new InputError(field, value, 'must not be null');
+function inferType(value: JsonValue, path: string, index: number): ValueType {
+  if (value === null) throw new InputError(valueField(path, index), value, 'must not be null');
   if (typeof value === 'number') return 'long';
   if (value instanceof JsonNumber) return value.text.includes('.') ? 'double' : 'long';
   if (typeof value === 'string') {
     // KairosDB refuses an empty value whatever the type; validateWrite says so for declared types.
-    if (value === '') throw new InputError(field, value, 'must not be empty');
+    if (value === '') throw new InputError(valueField(path, index), value, 'must not be empty');
     return NUMERIC.test(value) ? (value.includes('.') ? 'double' : 'long') : 'string';
   }
   if (typeof value === 'boolean') return 'string';
-  throw new InputError(field, value, 'must be a number, a string or a boolean');
+  throw new InputError(valueField(path, index), value, 'must be a number, a string or a boolean');
+}
+
+/**
+ * Where the value of point `index` of the metric object at `path` is: `metric[0].datapoints[3].value`, or the object's
+ * own `metric[0].value` for index −1. Spelled out only for a point that fails, never for the many that pass.
+ */
+function valueField(path: string, index: number): string {
+  return index < 0 ? `${path}.value` : `${path}.datapoints[${index}].value`;
 }
 
 /** Util.isNumber, without the oddities it lets through (".5.5", which KairosDB then fails to parse). */
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
 
 /** The value as validateWrite takes it for `type`. */
-function pointValue(value: JsonValue, type: ValueType, declared: boolean, field: string): unknown {
-  if (declared && value === null) throw new InputError(field, value, 'must not be null');
+function pointValue(value: JsonValue, type: ValueType, declared: boolean, path: string, index: number): unknown {
+  if (declared && value === null) throw new InputError(valueField(path, index), value, 'must not be null');
   if (type === 'string') {
     // Gson's getAsString: numbers keep their text, booleans become "true" and "false".
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -157,11 +166,11 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long,
  * under the one time rule of every front end (src/epoch-ms.ts), which is narrower than Java's long.
  */
-function readTimestamp(value: unknown, pointPath: string): number {
+function readTimestamp(value: unknown, seriesPath: string, index: number): number {
   let ms: unknown = value;
   if (value instanceof JsonNumber) ms = Number(value.text);
   else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) ms = Number(value);
-  if (!isEpochMs(ms)) throw new InputError(`${pointPath}.timestamp`, value, EPOCH_MS_RULE);
+  if (!isEpochMs(ms)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
   return ms;
 }
 
@@ -177,8 +186,14 @@ function readTags(value: JsonValue | undefined): unknown {
   return dictOf(Object.entries(value).map(([name, tagValue]) => [name, gsonString(tagValue)]));
 }
 
-function plainNumber(value: JsonValue | undefined): unknown {
-  return value instanceof JsonNumber ? Number(value.text) : value;
+/**
+ * Gson reads an int field from a JSON number or from a string that holds one (`"ttl": "3600"`), so KairosDB takes both;
+ * anything else goes on to validateWrite as it is, to be refused there by name.
+ */
+function gsonInt(value: JsonValue | undefined): unknown {
+  if (value instanceof JsonNumber) return Number(value.text);
+  if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) return Number(value);
+  return value;
 }
 
 /** Renames a validateWrite field (`series[4].points[2].value`) to where it came from in the body. */

@@ -17,6 +17,8 @@ import { createGatewaySchema } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
+import { Admission } from './admission.js';
+import { useCompression } from './compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
@@ -42,6 +44,8 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
   const manifest = loadManifest(config);
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
+  // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
+  const admission = new Admission({ maxRunning: config.maxConcurrentRequests, maxQueued: config.maxQueuedRequests }, metrics);
   const yoga = createYoga<object, RequestContext>({
     schema: createGatewaySchema(),
     graphqlEndpoint: '/graphql',
@@ -53,7 +57,7 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
     multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
-      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, shared });
+      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, admission, shared });
       contexts.set(request, context);
       return context;
     },
@@ -97,11 +101,13 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(),
       useBoundedAnswers((request) => contexts.get(request)),
+      // Last: it replaces the response, and headers set on the old one after it would be lost.
+      config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
     ],
   });
 
   // KairosDB's REST API shares the listener, the store and the request contexts; everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ store, config, log, shared });
+  const kairosRest = createKairosRestHandler({ store, config, log, admission, shared });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) kairosRest(req, res);
     else void yoga.handle(req, res);

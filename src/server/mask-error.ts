@@ -21,14 +21,18 @@ export function createMaskError(log: Logger): MaskError {
   };
 }
 
-/** A typed error as clients see it: its message, `extensions.code`, the field of bad input, and its HTTP status. */
+/**
+ * A typed error as clients see it: its message, `extensions.code`, the field of bad input, and its HTTP status and
+ * headers (yoga puts `http` on the response and leaves it out of the body).
+ */
 export function toGraphQLError(error: KairographError, located?: GraphQLError): GraphQLError {
+  const { headers } = error;
   return createGraphQLError(error.message, {
     ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path } : {}),
     extensions: {
       code: error.code,
       ...(error instanceof InputError ? { field: error.field } : {}),
-      http: { status: error.status },
+      http: { status: error.status, ...(Object.keys(headers).length > 0 ? { headers } : {}) },
     },
   });
 }

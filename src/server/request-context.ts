@@ -1,19 +1,21 @@
 /**
  * The per-request context shared by GraphQL and the REST API: the store, the request's own index loaders (never
  * shared between requests), one clock so every relative time in a request means the same "now", one abort signal
- * that fires when the client goes away or the request's time limit passes, and a record of every query it ran.
+ * that fires when the client goes away or the request's time limit passes, its turn under admission control, and a
+ * record of every query it ran.
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
-import { QueryTimeoutError } from '../errors.js';
+import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import type { Store } from '../store/store.js';
 import { Lane } from '../time-slice.js';
+import type { Admission, Release } from './admission.js';
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -49,7 +51,7 @@ export interface RequestContext {
   readonly queries: QueryRecord[];
   /** Runs one query through the engine with the configured budgets and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
-  /** Releases the request's timer; called when the response is done. */
+  /** Releases the request's timer and its turn (admission control); called when the response is done. */
   dispose(): void;
 }
 
@@ -57,6 +59,8 @@ export interface RequestContextOptions {
   /** The client's request id (`x-request-id`), kept when it is sane; otherwise one is made. */
   readonly requestId?: string | null;
   readonly clientSignal?: AbortSignal;
+  /** Admission control: the request waits for a turn at its first query and gives it back in `dispose`. */
+  readonly admission?: Admission;
   /**
    * The gateway's shared reads (results cache, identical work in flight); its `store` is the one to pass. A context
    * without it reads alone, as tests and tools that make one directly do.
@@ -72,6 +76,8 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   setMaxListeners(0, controller.signal);
   const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
   timer.unref();
+  const deadline = performance.now() + config.queryTimeoutMs;
+  let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   const loaders = new IndexLoaders(store, shared?.generations);
@@ -101,16 +107,23 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     lane,
     queries,
     async runQuery(query, label) {
+      // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
+      // waits for an identical query under way adds no work, and needs none.
+      const admit = async () => {
+        if (options.admission) await (turn ??= options.admission.admit(controller.signal, deadline));
+      };
+      if (!shared) await admit();
       const stats = newQueryStats();
       const cache = shared?.cache;
       const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
       const started = performance.now();
       let output: QueryOutput;
       try {
-        output = shared ? await shared.queries.run(query, engine) : await executeQuery(query, engine);
+        output = shared ? await shared.queries.run(query, engine, admit) : await executeQuery(query, engine);
       } catch (error) {
         // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
-        throw controller.signal.aborted ? controller.signal.reason : error;
+        // A refusal by admission control is news of its own, whatever the signal says.
+        throw controller.signal.aborted && !(error instanceof OverloadedError) ? controller.signal.reason : error;
       }
       const record = {
         label,
@@ -127,6 +140,10 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     dispose() {
       clearTimeout(timer);
       clientSignal?.removeEventListener('abort', onClientGone);
+      turn?.then(
+        (release) => release(),
+        () => undefined,
+      );
     },
   };
 }

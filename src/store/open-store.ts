@@ -27,6 +27,7 @@ export async function openStore(config: Config, log?: Logger): Promise<Store> {
     readAhead: config.cassandraReadAhead,
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
     scanDecoder: config.cassandraScanDecoder,
+    writeEncoder: config.cassandraWriteEncoder,
     ...spec,
     ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
   });

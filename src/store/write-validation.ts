@@ -36,9 +36,15 @@ export interface WriteLimits {
 
 /**
  * Reads a point's timestamp as the front end accepts it (GraphQL's Time, KairosDB's epoch ms) and throws an
- * InputError naming the field in its own vocabulary under `pointPath` (e.g. `series[0].points[3]`).
+ * InputError naming the field in its own vocabulary under `pointPath(seriesPath, index)` (e.g. `series[0].points[3]`).
+ * The path comes in pieces so that it is spelled out only for a point that fails, never for the many that pass.
  */
-export type TimestampReader = (value: unknown, pointPath: string) => number;
+export type TimestampReader = (value: unknown, seriesPath: string, index: number) => number;
+
+/** Where point `index` of the series at `seriesPath` is, as errors name it: `series[0].points[3]`. */
+export function pointPath(seriesPath: string, index: number): string {
+  return `${seriesPath}.points[${index}]`;
+}
 
 /** Cassandra's MAX_TTL (20 years); KairosDB drops points with a longer TTL (#621), we reject them. */
 export const MAX_TTL_SECONDS = 630_720_000;
@@ -61,12 +67,14 @@ function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, 
   checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
   const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
   const parse = VALUE_PARSERS[series.type];
-  const timestamps: number[] = new Array(series.points.length);
-  const values: (number | bigint | string)[] = new Array(series.points.length);
-  series.points.forEach((point, j) => {
-    timestamps[j] = readTimestamp(point.timestamp, `${path}.points[${j}]`);
-    values[j] = parse(point.value, `${path}.points[${j}].value`);
-  });
+  const points = series.points;
+  const timestamps: number[] = new Array(points.length);
+  const values: (number | bigint | string)[] = new Array(points.length);
+  for (let j = 0; j < points.length; j++) {
+    const point = points[j]!;
+    timestamps[j] = readTimestamp(point.timestamp, path, j);
+    values[j] = parse(point.value, path, j);
+  }
   return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
 }
 
@@ -107,35 +115,41 @@ function validateTtl(value: unknown, field: string): number {
 }
 
 /** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/epoch-ms.ts). */
-export function epochMillis(value: unknown, pointPath: string): number {
-  if (!isEpochMs(value)) throw new InputError(`${pointPath}.timestamp`, value, EPOCH_MS_RULE);
+export function epochMillis(value: unknown, seriesPath: string, index: number): number {
+  if (!isEpochMs(value)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
   return value;
 }
 
-const VALUE_PARSERS: Record<ValueType, (value: unknown, field: string) => number | bigint | string> = {
-  long(value, field) {
+/** A point's value for its series' type; errors name `<point path>.value`. */
+const VALUE_PARSERS: Record<ValueType, (value: unknown, seriesPath: string, index: number) => number | bigint | string> = {
+  long(value, seriesPath, index) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
     let integer: bigint;
     if (typeof value === 'number' && Number.isInteger(value)) integer = BigInt(value);
     else if (typeof value === 'bigint') integer = value;
     else if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) integer = BigInt(value.trim());
-    else throw new InputError(field, value, 'must be an integer for type long');
-    if (integer < MIN_LONG || integer > MAX_LONG) throw new InputError(field, value, 'must fit in a signed 64-bit long');
+    else throw new InputError(valueField(seriesPath, index), value, 'must be an integer for type long');
+    if (integer < MIN_LONG || integer > MAX_LONG) throw new InputError(valueField(seriesPath, index), value, 'must fit in a signed 64-bit long');
     return integer >= -MAX_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
   },
-  double(value, field) {
+  double(value, seriesPath, index) {
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) throw new InputError(field, value, 'must be a finite number for type double');
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new InputError(valueField(seriesPath, index), value, 'must be a finite number for type double');
     return number;
   },
-  string(value, field) {
-    if (typeof value !== 'string') throw new InputError(field, value, 'must be a string for type string');
+  string(value, seriesPath, index) {
+    if (typeof value !== 'string') throw new InputError(valueField(seriesPath, index), value, 'must be a string for type string');
     // KairosDB 1.3 refuses an empty value whatever its type ("value may not be empty"), so no store holds one.
-    if (value === '') throw new InputError(field, value, 'must not be empty');
+    if (value === '') throw new InputError(valueField(seriesPath, index), value, 'must not be empty');
     const bytes = modifiedUtf8Length(value);
-    if (bytes > MAX_STRING_BYTES) throw new InputError(field, `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
+    if (bytes > MAX_STRING_BYTES) throw new InputError(valueField(seriesPath, index), `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
     return value;
   },
 };
+
+function valueField(seriesPath: string, index: number): string {
+  return `${pointPath(seriesPath, index)}.value`;
+}
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

@@ -42,7 +42,7 @@ async function ready(gw: TestGateway): Promise<number> {
   return (await fetch(`${gw.url}/ready`)).status;
 }
 
-/** The gateway as main.ts builds it: configuration from the environment, then openStore. */
+/** The gateway as start.ts builds it: configuration from the environment, then openStore. */
 async function gatewayThrough(proxy: TcpProxy, env: Record<string, string> = {}): Promise<{ gw: TestGateway; store: Store }> {
   const node = testNode();
   const settings = {

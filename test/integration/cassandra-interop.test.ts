@@ -1,13 +1,16 @@
 /**
  * Interoperability with KairosDB on a real Cassandra: rows laid out with plain CQL exactly as KairosDB writes them
  * (hex bytes from the reference, not from our codecs) are read through the gateway's REST API, and what the gateway
- * writes is read back with plain CQL and checked byte for byte, with millisecond write times and TTLs.
+ * writes is read back with plain CQL and checked byte for byte, with millisecond write times and TTLs, by both write
+ * encoders and beside KairosDB's own insert statement.
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
+import type { WriteEncoder } from '../../src/store/cassandra/options.js';
+import type { WriteBatch } from '../../src/store/store.js';
 import { startRestGateway, type RestGateway } from '../rest/rest-client.js';
-import { plainClient, storeOptions } from './cassandra-stores.js';
+import { emptyKeyspace, plainClient, storeOptions } from './cassandra-stores.js';
 
 /** ClusterConnection's DDL (KairosDB 1.3), without the COMPACT STORAGE that Cassandra 4+ refuses. */
 const KAIROSDB_TABLES = [
@@ -347,5 +350,148 @@ describe('what the gateway writes, read back with plain CQL', () => {
     expect(last.status).toBe(204);
     expect(await keysLeft()).toEqual([]);
     expect(await timesLeft()).toBe(0);
+  });
+});
+
+describe("what both write encoders store, beside KairosDB's own insert, on tables with a default_time_to_live", () => {
+  /** A day by default: a cell written with TTL 0 must still never expire, as KairosDB's explicit `USING TTL 0` makes it. */
+  const DEFAULT_TTL = 86_400;
+  const tableOptions = { data_points: `WITH default_time_to_live = ${DEFAULT_TTL}`, row_keys: `WITH default_time_to_live = ${DEFAULT_TTL}` };
+  const batch: WriteBatch = {
+    series: [
+      { metric: 'enc', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [R, R + 1, R2 + 5], values: [300, -1, 2n ** 63n - 1n] },
+      { metric: 'enc', tags: { host: 'b' }, type: 'double', ttlSeconds: 3600, timestamps: [R + 5], values: [1.5] },
+      { metric: 'enc', tags: { host: 'c' }, type: 'string', ttlSeconds: 0, timestamps: [R + 7], values: ['hi'] },
+      // Alone in its row_keys partition, so that partition's static mtime carries this series' index TTL.
+      { metric: 'forever', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [R], values: [1] },
+    ],
+  };
+  interface Cell {
+    key: string;
+    column: string;
+    value: string | null;
+    writeTime: number;
+    ttl: number | null;
+  }
+  const written: Partial<Record<WriteEncoder | 'kairosdb', { keyspace: string; cells: Cell[]; before: number; after: number }>> = {};
+
+  /** A keyspace with KairosDB's tables made with the options above, empty. */
+  async function keyspaceWithOptions(name: string, encoder: WriteEncoder = 'lean'): Promise<{ keyspace: string; store: CassandraStore }> {
+    const keyspace = ks(name);
+    await emptyKeyspace(cql, keyspace);
+    return { keyspace, store: await CassandraStore.open(storeOptions(keyspace, { tableOptions, writeEncoder: encoder })) };
+  }
+
+  async function cellsOf(keyspace: string): Promise<Cell[]> {
+    const rows = await cql.execute(`SELECT key, column1, value, WRITETIME(value) AS wt, TTL(value) AS ttl FROM ${keyspace}.data_points`);
+    return rows.rows
+      .map((r) => ({
+        key: (r.get('key') as Buffer).toString('hex'),
+        column: (r.get('column1') as Buffer).toString('hex'),
+        value: (r.get('value') as Buffer | null)?.toString('hex') ?? null,
+        writeTime: Number(r.get('wt')),
+        ttl: r.get('ttl') as number | null,
+      }))
+      .sort((a, b) => (a.key + a.column < b.key + b.column ? -1 : 1));
+  }
+
+  beforeAll(async () => {
+    for (const encoder of ['lean', 'driver'] as const) {
+      const { keyspace, store } = await keyspaceWithOptions(`enc_${encoder}`, encoder);
+      try {
+        const before = Date.now();
+        await store.write(batch);
+        written[encoder] = { keyspace, cells: await cellsOf(keyspace), before, after: Date.now() };
+      } finally {
+        await store.close();
+      }
+    }
+    // KairosDB's own statement, `USING TTL ? AND TIMESTAMP ?`, for the same cells at the write time the gateway used,
+    // in an unlogged batch per partition as KairosDB sends them.
+    const { keyspace, store } = await keyspaceWithOptions('enc_kairosdb');
+    await store.close();
+    const lean = written.lean!;
+    const ttlOf = (cell: Cell) => (cell.ttl === null ? 0 : 3600);
+    const byKey = new Map<string, Cell[]>();
+    for (const cell of lean.cells) byKey.set(cell.key, [...(byKey.get(cell.key) ?? []), cell]);
+    for (const cells of byKey.values()) {
+      const queries = cells.map((cell) => ({
+        query: `INSERT INTO ${keyspace}.data_points (key, column1, value) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+        params: [Buffer.from(cell.key, 'hex'), Buffer.from(cell.column, 'hex'), Buffer.from(cell.value!, 'hex'), ttlOf(cell), cell.writeTime],
+      }));
+      await cql.batch(queries, { prepare: true, logged: false, timestamp: cells[0]!.writeTime });
+    }
+    written.kairosdb = { keyspace, cells: await cellsOf(keyspace), before: lean.before, after: lean.after };
+  });
+
+  it('lay out the same cells with either encoder, every one with the write time of the write', () => {
+    const { lean, driver } = written;
+    const layout = (cells: Cell[]) => cells.map(({ key, column, value, ttl }) => ({ key, column, value, expires: ttl !== null }));
+    expect(layout(lean!.cells)).toEqual(layout(driver!.cells));
+    expect(lean!.cells).toHaveLength(6);
+    for (const { cells, before, after } of [lean!, driver!]) {
+      expect(new Set(cells.map((c) => c.writeTime)).size).toBe(1);
+      expect(cells[0]!.writeTime).toBeGreaterThanOrEqual(before);
+      expect(cells[0]!.writeTime).toBeLessThanOrEqual(after);
+    }
+  });
+
+  it("store what KairosDB's insert stores: the same cells, write times and TTLs", () => {
+    const { lean, kairosdb } = written;
+    const rounded = (cells: Cell[]) => cells.map(({ ttl, ...cell }) => ({ ...cell, ttl: ttl === null ? null : Math.round(ttl / 60) }));
+    expect(rounded(lean!.cells)).toEqual(rounded(kairosdb!.cells));
+  });
+
+  it('keep TTL 0 as "never expires" on a table with a default TTL, and a TTL as given', async () => {
+    // The table's default at work: a cell inserted without a TTL of its own expires after a day.
+    const { keyspace } = written.kairosdb!;
+    await cql.execute(`INSERT INTO ${keyspace}.data_points (key, column1, value) VALUES (0x00, 0x00000000, 0x00)`);
+    const defaulted = await cql.execute(`SELECT TTL(value) AS ttl FROM ${keyspace}.data_points WHERE key = 0x00`);
+    expect(defaulted.rows[0]!.get('ttl')).toBeGreaterThan(DEFAULT_TTL - 60);
+    for (const { cells } of [written.lean!, written.driver!]) {
+      // Varints 300, -1, Long.MAX and 1 (reference §3).
+      const longs = cells.filter((c) => ['d804', '01', 'feffffffffffffffff01', '02'].includes(c.value!));
+      expect(longs.map((c) => c.ttl)).toEqual([null, null, null, null]);
+      const double = cells.filter((c) => c.value === '3ff8000000000000');
+      expect(double).toHaveLength(1);
+      expect(double[0]!.ttl).toBeGreaterThan(3600 - 60);
+      expect(double[0]!.ttl).toBeLessThanOrEqual(3600);
+      expect(cells.filter((c) => c.value === '00026869').map((c) => c.ttl)).toEqual([null]);
+    }
+  });
+
+  it('keep the index of a series that never expires without a TTL, on a row_keys table with a default TTL', async () => {
+    for (const { keyspace } of [written.lean!, written.driver!]) {
+      const rows = await cql.execute(`SELECT data_type, TTL(mtime) AS ttl FROM ${keyspace}.row_keys WHERE metric = ? AND table_name = ? AND row_time = ?`, ['forever', 'data_points', new Date(R)], {
+        prepare: true,
+      });
+      expect(rows.rows.map((r) => [r.get('data_type'), r.get('ttl')])).toEqual([['kairos_long', null]]);
+    }
+  });
+
+  it("write rows as KairosDB's INSERT does: the row outlives its value (a row marker), in both", async () => {
+    const { lean, kairosdb } = written;
+    const cell = lean!.cells[0]!;
+    for (const { keyspace } of [lean!, kairosdb!]) {
+      await cql.execute(`DELETE value FROM ${keyspace}.data_points USING TIMESTAMP ? WHERE key = ? AND column1 = ?`, [cell.writeTime + 1, Buffer.from(cell.key, 'hex'), Buffer.from(cell.column, 'hex')], {
+        prepare: true,
+      });
+      const rows = await cql.execute(`SELECT column1, value FROM ${keyspace}.data_points WHERE key = ? AND column1 = ?`, [Buffer.from(cell.key, 'hex'), Buffer.from(cell.column, 'hex')], { prepare: true });
+      expect(rows.rows.map((r) => [(r.get('column1') as Buffer).toString('hex'), r.get('value')])).toEqual([[cell.column, null]]);
+    }
+  });
+
+  it('give each write a later write time than the one before, even within one millisecond', async () => {
+    const { keyspace, store } = await keyspaceWithOptions('enc_lean');
+    try {
+      const cell = (value: number): WriteBatch => ({ series: [{ metric: 'again', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [R], values: [value] }] });
+      // Sent together, so most likely within one millisecond. Cassandra breaks a tie of write times by the greater
+      // value, 3 (varint 06), so only write times in the order of the writes let the last one, 1 (02), win.
+      await Promise.all([store.write(cell(3)), store.write(cell(2)), store.write(cell(1))]);
+      const rows = await cql.execute(`SELECT value FROM ${keyspace}.data_points`);
+      expect(rows.rows.map((r) => (r.get('value') as Buffer).toString('hex'))).toEqual(['02']);
+    } finally {
+      await store.close();
+    }
   });
 });

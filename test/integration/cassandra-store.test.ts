@@ -59,8 +59,9 @@ describe('requests by statement', () => {
         ],
       }),
     );
-    // Three partitions (a@0, a@1000, b@0), two row times, one metric name; a@0 has two cells, one batch.
-    expect(made).toEqual({ 'row_keys.insert': 3, 'row_key_time_index.insert': 2, 'string_index.insert': 1, 'data_points.insert': 3 });
+    // Three partitions (a@0, a@1000, b@0), each one data batch (a@0 has two cells); the index in one batch per index
+    // partition: row_keys of m@0 (a and b) and m@1000, row_key_time_index of m (both row times), string_index.
+    expect(made).toEqual({ 'row_keys.insert': 2, 'row_key_time_index.insert': 1, 'string_index.insert': 1, 'data_points.insert': 3 });
   });
 
   it('reads row_keys once per metric and row time for a request, however many queries ask', async () => {

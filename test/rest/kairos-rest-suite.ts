@@ -136,7 +136,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
     });
 
     describe('POST /datapoints', () => {
-      it('takes a single object or an array, timestamp or time with value, and datapoints, inferring types as KairosDB does', async () => {
+      it('takes a single object or an array, timestamp or time with value, and datapoints, inferring types as KairosDB does (and a ttl as a number or, as Gson reads an int, a numeric string)', async () => {
         const gw = await start();
         const single = await gw.call('POST', '/api/v1/datapoints', { body: '{"name": "one", "timestamp": 1000, "value": 7, "tags": {"host": "a"}}' });
         expect(exchange(single)).toEqual(noContent);
@@ -147,7 +147,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
               [11, 9223372036854775807], [12, "-9223372036854775808"], [13, 12, "double"], [14, 12, "string"]
             ]},
             {"name": "typed", "tags": {"host": "b"}, "time": 20, "timestamp": 99, "value": "x", "ttl": 3600},
-            {"name": "typed", "tags": {"host": "c"}, "type": "double", "datapoints": [[30, 1], [31, "2"]]}
+            {"name": "typed", "tags": {"host": "c"}, "type": "double", "ttl": "7200", "datapoints": [[30, 1], [31, "2"]]}
           ]`,
         });
         expect(exchange(many)).toEqual(noContent);
@@ -232,6 +232,7 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         ['a long beyond 64 bits', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, 9223372036854775808]]}', 'metric[0].datapoints[0].value must fit in a signed 64-bit long (got 9223372036854775808)'],
         ['a double that overflows', '{"name": "m", "tags": {"h": "a"}, "datapoints": [[1, 1.0e999]]}', 'metric[0].datapoints[0].value must be a finite number for type double (got Infinity)'],
         ['a negative ttl', '{"name": "m", "tags": {"h": "a"}, "ttl": -1, "datapoints": [[1, 2]]}', 'metric[0].ttl must be a whole number of seconds from 0 to 630720000 (got -1)'],
+        ['a ttl in text that is no whole number', '{"name": "m", "tags": {"h": "a"}, "ttl": "1h", "datapoints": [[1, 2]]}', 'metric[0].ttl must be a whole number of seconds from 0 to 630720000 (got "1h")'],
         ['more points than MAX_WRITE_POINTS', JSON.stringify({ name: 'm', tags: { h: 'a' }, datapoints: Array.from({ length: 51 }, (_, i) => [i, i]) }), 'body must hold at most 50 points in one batch (got 51)'],
       ])('refuses %s with 400, naming the field, and writes nothing of the batch', async (_, body, message) => {
         const gw = await start({ MAX_WRITE_POINTS: '50' });

@@ -11,6 +11,10 @@ export interface Faults {
   pageDelayMs?: number;
   /** Thrown by ping: the store is unreachable. */
   pingError?: Error;
+  /** Called as each scan begins: a test awaits a query that is under way. */
+  onScan?: () => void;
+  /** Every scan waits for this before its first slice, whatever its abort signal says: a store that hangs. */
+  scanGate?: Promise<void>;
 }
 
 /** Delegates to `inner` except where `faults` (which a test may change at any time) say otherwise. */
@@ -26,6 +30,8 @@ export function faultyStore(inner: Store, faults: Faults): Store {
     legacyRowKeys: (metric, start, end) => inner.legacyRowKeys(metric, start, end),
     async *scan(key: RowKey, start: number, end: number, options?: ScanOptions): AsyncGenerator<Slice> {
       if (faults.scanError) throw faults.scanError;
+      faults.onScan?.();
+      if (faults.scanGate) await faults.scanGate;
       for await (const slice of inner.scan(key, start, end, options)) {
         if (faults.pageDelayMs) await sleep(faults.pageDelayMs, undefined, options?.signal ? { signal: options.signal } : {});
         yield slice;

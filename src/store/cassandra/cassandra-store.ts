@@ -10,6 +10,7 @@ import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
+import { installLeanBatchHook } from './lean-batch-hook.js';
 import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
 import { Limiter } from './limiter.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
@@ -57,12 +58,13 @@ export class CassandraStore implements Store {
   private closed = false;
 
   /**
-   * Validates the options (throws on a bad one, or when the lean decoder cannot hook the installed driver) and
+   * Validates the options (throws on a bad one, or when the lean decoder or encoder cannot hook the installed driver) and
    * starts connecting in the background.
    */
   constructor(options: CassandraStoreOptions) {
     this.options = resolveOptions(options);
     if (this.options.scanDecoder === 'lean') installLeanPageHook();
+    if (this.options.writeEncoder === 'lean') installLeanBatchHook();
     this.readAhead = this.options.readAhead;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
@@ -126,7 +128,7 @@ export class CassandraStore implements Store {
 
   async write(batch: WriteBatch): Promise<void> {
     const { exec, spec } = await this.connected();
-    await writePartitions(exec, this.st, spec, batch, this.clock.next());
+    await writePartitions(exec, this.st, spec, batch, this.clock.next(), this.options.writeEncoder);
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {

@@ -3,6 +3,7 @@
 // mean KairosDB's keyspace or a table is gone are reported to the store, which re-creates them.
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
+import type { PointCells } from './lean-batch-hook.js';
 import type { Limiter } from './limiter.js';
 import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
 import type { StatementName } from './statements.js';
@@ -85,17 +86,20 @@ export class Executor {
     await this.send(name, () => this.client.execute(query, params, options));
   }
 
-  /** An UNLOGGED batch: KairosDB groups data_points inserts this way; one partition per batch is one mutation. */
+  /**
+   * An UNLOGGED batch: KairosDB groups its inserts this way; one partition per batch is one mutation, applied whole.
+   * Its millisecond write time is the batch's default timestamp, which every statement without its own takes.
+   */
   async batch(name: StatementName, queries: BatchQuery[], timestampMs: number): Promise<void> {
-    const options = {
-      prepare: true,
-      logged: false,
-      consistency: this.write,
-      isIdempotent: true,
-      readTimeout: this.options.requestTimeoutMs,
-      timestamp: timestampMs,
-    };
-    await this.send(name, () => this.client.batch(queries, options));
+    await this.send(name, () => this.client.batch(queries, this.batchOptions(timestampMs)));
+  }
+
+  /**
+   * A data_points batch of one partition's cells, written by the lean batch encoder (lean-batch-hook.ts): the driver
+   * prepares, routes (by the cells' key), sends and retries it as any batch; only its statements' bytes are written in one piece.
+   */
+  async cells(name: StatementName, query: string, cells: PointCells, timestampMs: number): Promise<void> {
+    await this.send(name, () => this.client.batch([{ query, params: cells.params }], this.batchOptions(timestampMs)));
   }
 
   /** Schema lookups while connecting: not counted, not limited (nothing else runs yet). */
@@ -120,6 +124,10 @@ export class Executor {
   schemaReady(): void {
     this.schemaGeneration++;
     this.client.metadata.clearPrepared();
+  }
+
+  private batchOptions(timestampMs: number): cassandra.QueryOptions {
+    return { prepare: true, logged: false, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
   }
 
   private async send<T>(name: StatementName | undefined, request: () => Promise<T>, signal?: AbortSignal, limited = true): Promise<T> {

@@ -34,6 +34,7 @@ describe('resolveOptions', () => {
       rowTimeUnit: 'MILLISECONDS',
       rowWidth: undefined,
       scanDecoder: 'lean',
+      writeEncoder: 'lean',
     });
     expect(typeof log.warn).toBe('function');
   });
@@ -57,6 +58,7 @@ describe('resolveOptions', () => {
     [{ fetchSize: 0 }, 'Cassandra store: the fetch size must be a positive integer (got 0)'],
     [{ concurrency: 1.5 }, 'Cassandra store: the concurrency must be a positive integer (got 1.5)'],
     [{ scanDecoder: 'rows' as 'lean' }, 'Cassandra store: the scan decoder must be one of lean, driver (got "rows")'],
+    [{ writeEncoder: 'fast' as 'lean' }, 'Cassandra store: the write encoder must be one of lean, driver (got "fast")'],
   ])('refuses %o', (options, message) => {
     expect(() => resolveOptions({ ...base, ...options })).toThrow(new Error(message));
   });

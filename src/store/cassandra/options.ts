@@ -25,6 +25,11 @@ export type ScanDecoder = (typeof SCAN_DECODERS)[number];
 
 export const SCAN_DECODERS = ['lean', 'driver'] as const;
 
+/** How data_points batches are encoded: `lean` straight from a partition's cells (lean-batch-hook.ts), `driver` as a query per cell. */
+export type WriteEncoder = (typeof WRITE_ENCODERS)[number];
+
+export const WRITE_ENCODERS = ['lean', 'driver'] as const;
+
 export interface CassandraStoreOptions {
   /** `host` or `host:port` (default port 9042). */
   readonly contactPoints: readonly string[];
@@ -57,6 +62,8 @@ export interface CassandraStoreOptions {
   readonly rowWidth?: number;
   /** Default `lean`; `driver` is the driver's stock decoding, the reference the lean decoder is tested against. */
   readonly scanDecoder?: ScanDecoder;
+  /** Default `lean`; `driver` is the driver's stock batch encoding, the reference the lean encoder is tested against. */
+  readonly writeEncoder?: WriteEncoder;
   /** Where connection changes are reported; silent by default. */
   readonly log?: StoreLog;
 }
@@ -84,6 +91,7 @@ export interface ResolvedOptions {
   readonly rowTimeUnit: RowTimeUnit;
   readonly rowWidth: number | undefined;
   readonly scanDecoder: ScanDecoder;
+  readonly writeEncoder: WriteEncoder;
   readonly log: StoreLog;
 }
 
@@ -122,7 +130,8 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     reconnectDelayMs: positive(options.reconnectDelayMs ?? 1000, 'reconnect delay'),
     rowTimeUnit: options.rowTimeUnit ?? 'MILLISECONDS',
     rowWidth: options.rowWidth === undefined ? undefined : positive(options.rowWidth, 'row width'),
-    scanDecoder: scanDecoder(options.scanDecoder ?? 'lean'),
+    scanDecoder: oneOf(options.scanDecoder ?? 'lean', SCAN_DECODERS, 'scan decoder'),
+    writeEncoder: oneOf(options.writeEncoder ?? 'lean', WRITE_ENCODERS, 'write encoder'),
     log: options.log ?? SILENT,
   };
 }
@@ -157,8 +166,8 @@ export function tableOptionsProblem(options: Readonly<Record<string, unknown>>):
   return undefined;
 }
 
-function scanDecoder(value: ScanDecoder): ScanDecoder {
-  if (!(SCAN_DECODERS as readonly string[]).includes(value)) throw new Error(`Cassandra store: the scan decoder must be one of ${SCAN_DECODERS.join(', ')} (got ${JSON.stringify(value)})`);
+function oneOf<T extends string>(value: T, allowed: readonly T[], what: string): T {
+  if (!allowed.includes(value)) throw new Error(`Cassandra store: the ${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value;
 }
 

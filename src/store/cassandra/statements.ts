@@ -1,5 +1,5 @@
-// Every CQL statement the store runs, as KairosDB's ClusterConnection spells them, qualified with the validated
-// keyspace. Values always travel as bound parameters of prepared statements.
+// Every CQL statement the store runs, as KairosDB's ClusterConnection spells them (the data_points insert aside, see
+// insertPoint), qualified with the validated keyspace. Values always travel as bound parameters of prepared statements.
 
 /** What the store counts: one per request sent to Cassandra (a page, a batch, a statement). */
 export type StatementName =
@@ -37,8 +37,10 @@ export function statementsFor(keyspace: string) {
     selectPointsDesc: `${selectPoints} DESC`,
     selectPointsAscLimit: `${selectPoints} ASC LIMIT ?`,
     selectPointsDescLimit: `${selectPoints} DESC LIMIT ?`,
-    // Millisecond write times on every mutation (KairosDB's convention; see timestamps.ts).
-    insertPoint: `INSERT INTO ${t('data_points')} (key, column1, value) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+    // KairosDB binds `USING TTL ? AND TIMESTAMP ?` per cell; the write time here is the batch's (the same millisecond
+    // timestamp for every cell, as KairosDB's), which spares a bound value per cell on both sides. The TTL stays bound:
+    // 0 must mean "never expires" also on a table with a default_time_to_live, which only an explicit TTL 0 overrides.
+    insertPoint: `INSERT INTO ${t('data_points')} (key, column1, value) VALUES (?, ?, ?) USING TTL ?`,
     deletePartition: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ?`,
     deleteRange: `DELETE FROM ${t('data_points')} USING TIMESTAMP ? WHERE key = ? AND column1 >= ? AND column1 < ?`,
 

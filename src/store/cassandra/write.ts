@@ -1,65 +1,114 @@
 // Writes a validated batch as KairosDB lays it out (reference §4.1): first the index rows (row_keys per partition,
-// row_key_time_index per metric and row time, string_index per metric), then the data_points cells in UNLOGGED
-// batches of one partition each, every cell with its TTL and the batch's millisecond write time.
+// row_key_time_index per metric and row time, string_index per metric), then the data_points cells, all of them in
+// UNLOGGED batches of one partition each with the write's millisecond timestamp, every cell and index row with its TTL.
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec, WriteBatch } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import type { BatchQuery, Executor } from './executor.js';
+import { PointCells } from './lean-batch-hook.js';
+import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
-import { DATA_POINTS_TABLE, type Statements } from './statements.js';
+import { DATA_POINTS_TABLE, type StatementName, type Statements } from './statements.js';
 
 /** A batch of one partition is one mutation and must stay under Cassandra's max_mutation_size (half a commit log segment). */
-const MAX_CELLS_PER_BATCH = 1000;
+const MAX_STATEMENTS_PER_BATCH = 1000;
 const MAX_BYTES_PER_BATCH = 256 * 1024;
 
-/** Resolves once Cassandra acknowledged every statement; with any failure, rejects after all of them settled. */
-export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number): Promise<void> {
+/** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
+export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number, encoder: WriteEncoder): Promise<void> {
+  const { index, data } = encodeWrite(st, spec, batch, encoder);
+  if (data.length === 0) return;
+  await settleAll(index.map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
+  await settleAll(data.map((cells) => (cells instanceof PointCells ? exec.cells('data_points.insert', st.insertPoint, cells, timestampMs) : exec.batch('data_points.insert', cells, timestampMs))));
+}
+
+/** A batch of index statements of one partition. */
+interface IndexBatch {
+  readonly name: StatementName;
+  readonly statements: BatchQuery[];
+}
+
+/**
+ * Every batch of the write, built before anything is sent: the data batches are then compact (one buffer each with
+ * the lean encoder) and the batch's per-cell objects die young instead of outliving the round trip of the index rows.
+ */
+function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: WriteEncoder): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
-  if (writes.partitions.length === 0) return;
-  await settleAll(indexWrites(exec, st, writes, timestampMs));
-  await settleAll(writes.partitions.flatMap((partition) => dataWrites(exec, st, partition, timestampMs)));
+  return { index: indexBatches(st, writes), data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)) };
 }
 
-function indexWrites(exec: Executor, st: Statements, { partitions, rowTimes, metrics }: BatchWrites, timestampMs: number): Promise<void>[] {
-  const writes: Promise<void>[] = [];
-  for (const { key, indexTtlSeconds } of partitions) {
-    const tags = new Map(Object.entries(key.tags));
-    writes.push(exec.mutate('row_keys.insert', st.insertRowKey, [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags, indexTtlSeconds], timestampMs));
+/**
+ * The index rows, one batch per index partition: every series of a metric and row time shares a row_keys partition,
+ * every row time of a metric a row_key_time_index partition, and every name the one string_index partition.
+ */
+function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWrites): IndexBatch[] {
+  const rowKeys = new Map<string, Statement[]>();
+  for (const { key, keyBytes, indexTtlSeconds } of partitions) {
+    const params = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, new Map(Object.entries(key.tags)), indexTtlSeconds];
+    // The row key holds the metric and the tags, what the row_keys row holds.
+    append(rowKeys, `${key.rowTime}\u0000${key.metric}`, { query: st.insertRowKey, params, bytes: keyBytes.length });
   }
+  const times = new Map<string, Statement[]>();
   for (const { metric, rowTime, ttlSeconds } of rowTimes) {
-    writes.push(exec.mutate('row_key_time_index.insert', st.insertRowTime, [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds], timestampMs));
+    append(times, metric, { query: st.insertRowTime, params: [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds], bytes: Buffer.byteLength(metric) + 8 });
   }
-  for (const metric of metrics) writes.push(exec.mutate('string_index.insert', st.insertName, [METRIC_NAMES_KEY, metric], timestampMs));
-  return writes;
+  const names = metrics.map((metric) => ({ query: st.insertName, params: [METRIC_NAMES_KEY, metric], bytes: Buffer.byteLength(metric) }));
+  return [
+    ...[...rowKeys.values()].flatMap((statements) => partitionBatches('row_keys.insert', statements)),
+    ...[...times.values()].flatMap((statements) => partitionBatches('row_key_time_index.insert', statements)),
+    ...partitionBatches('string_index.insert', names),
+  ];
 }
 
-function dataWrites(exec: Executor, st: Statements, partition: PartitionWrite, timestampMs: number): Promise<void>[] {
+/** A partition's cells in batches: PointCells for the lean encoder, a query per cell for the driver's. */
+function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEncoder): (PointCells | BatchQuery[])[] {
   const { keyBytes, columns, values, ttls } = partition;
   const key = bufferOf(keyBytes);
-  const names = Buffer.allocUnsafe(columns.length * 4);
-  const writes: Promise<void>[] = [];
-  let queries: BatchQuery[] = [];
+  return runs(columns.length, (i) => values[i]!.length + 4).map(([from, to]) => {
+    if (encoder === 'lean') return new PointCells(key, columns, values, ttls, from, to);
+    const names = Buffer.allocUnsafe((to - from) * 4);
+    const queries: BatchQuery[] = [];
+    for (let i = from; i < to; i++) {
+      writeColumn(names, (i - from) * 4, columns[i]!);
+      queries.push({ query: st.insertPoint, params: [key, names.subarray((i - from) * 4, (i - from) * 4 + 4), bufferOf(values[i]!), ttls[i]!] });
+    }
+    return queries;
+  });
+}
+
+interface Statement extends BatchQuery {
+  /** About what the statement adds to its partition's mutation. */
+  readonly bytes: number;
+}
+
+function append<K>(groups: Map<K, Statement[]>, key: K, statement: Statement): void {
+  const group = groups.get(key);
+  if (group === undefined) groups.set(key, [statement]);
+  else group.push(statement);
+}
+
+/** The statements of one partition in as few batches as the limits allow. */
+function partitionBatches(name: StatementName, statements: Statement[]): IndexBatch[] {
+  return runs(statements.length, (i) => statements[i]!.bytes).map(([from, to]) => ({ name, statements: statements.slice(from, to) }));
+}
+
+/** [from, to) runs of `count` items, each of at most MAX_STATEMENTS_PER_BATCH and MAX_BYTES_PER_BATCH (or one item). */
+function runs(count: number, bytesOf: (i: number) => number): [number, number][] {
+  const out: [number, number][] = [];
+  let from = 0;
   let bytes = 0;
-  const send = () => {
-    writes.push(
-      queries.length === 1
-        ? exec.mutate('data_points.insert', st.insertPoint, queries[0]!.params, timestampMs)
-        : exec.batch('data_points.insert', queries, timestampMs),
-    );
-    queries = [];
-    bytes = 0;
-  };
-  for (let i = 0; i < columns.length; i++) {
-    writeColumn(names, i * 4, columns[i]!);
-    const value = values[i]!;
-    if (queries.length === MAX_CELLS_PER_BATCH || (queries.length > 0 && bytes + value.length > MAX_BYTES_PER_BATCH)) send();
-    const params = [key, names.subarray(i * 4, i * 4 + 4), bufferOf(value), ttls[i]!, timestampMs];
-    queries.push({ query: st.insertPoint, params });
-    bytes += value.length + 4;
+  for (let i = 0; i < count; i++) {
+    const size = bytesOf(i);
+    if (i - from === MAX_STATEMENTS_PER_BATCH || (i > from && bytes + size > MAX_BYTES_PER_BATCH)) {
+      out.push([from, i]);
+      from = i;
+      bytes = 0;
+    }
+    bytes += size;
   }
-  if (queries.length > 0) send();
-  return writes;
+  if (count > from) out.push([from, count]);
+  return out;
 }
 
 /** Like Promise.all, but a failure is reported only once nothing of the batch is still in flight. */

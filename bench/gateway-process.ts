@@ -1,0 +1,63 @@
+/**
+ * The gateway as production runs it, for benchmarks that measure it from outside: `node dist/main.js` in a process of
+ * its own (built first), its log drained, its URL read from its listening line, its CPU time and RSS read from /proc.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** SIGTERM, then waits for the process to end. */
+  stop(): Promise<void>;
+}
+
+/** Compiles `dir` with tsconfig.build.json (as `npm start` does). */
+export function buildGateway(dir: string): void {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+}
+
+/**
+ * Starts `dir`'s dist/main.js on a free port of 127.0.0.1 with `env` added; resolves once it listens. `onLine`
+ * sees each JSON log line (the seeding summary, say); every line is read, since a full pipe would stall the server.
+ */
+export function startGateway(dir: string, env: Record<string, string>, onLine: (entry: Record<string, unknown>) => void = () => {}): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise<GatewayProcess>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before it listened`)));
+    lines.on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      onLine(entry);
+      if (typeof entry['url'] === 'string' && entry['msg'] !== undefined && String(entry['msg']).includes('listening')) {
+        resolve({
+          url: entry['url'],
+          pid: child.pid!,
+          child,
+          stop: async () => {
+            child.kill('SIGTERM');
+            await new Promise((done) => child.once('exit', done));
+          },
+        });
+      }
+    });
+  });
+}
+
+/** User plus system CPU seconds a process has used (any process: the gateway, a JVM). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A field of /proc/<pid>/status in kB: VmRSS now, VmHWM the peak. */
+export function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? 0);
+}

@@ -1,0 +1,266 @@
+/**
+ * Kairograph against real KairosDB 1.3.0-1 on one Cassandra keyspace: the same points (20 series at 10 s, 2,000,000 by
+ * default), the five aggregated queries of the cold-read issue, raw points of one series and a dashboard (GraphQL
+ * aliases on Kairograph, the same metrics in one REST body on KairosDB), sent to each server in turn (which goes
+ * first alternates), medians of several runs after a warm-up. Every answer is compared; the CPU seconds of each
+ * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and the floor is measured in the
+ * same run: a bare read of the same partitions with the project's own page decoder, no engine, no HTTP.
+ *
+ *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8]
+ */
+import { fileURLToPath } from 'node:url';
+import cassandra from 'cassandra-driver';
+import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import { installLeanPageHook, leanPagesEncoding } from '../src/store/cassandra/lean-page-hook.js';
+import type { RowKey, SeriesWrite } from '../src/store/store.js';
+import { startCassandra } from '../test/support/cassandra-server.js';
+import { startKairosDB } from '../test/support/kairosdb-server.js';
+import { partitionsOf } from '../test/support/store-reads.js';
+import { readPartitions, sumLeanRows } from './floor-read.js';
+import { buildGateway, cpuSeconds, startGateway } from './gateway-process.js';
+import { median, parseArgs } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const RUNS = Number(args.get('runs') ?? 5);
+const SERIES = Number(args.get('series') ?? 20);
+const POINTS = Number(args.get('points') ?? 100_000);
+const READ_AHEAD = args.get('read-ahead') ?? '8';
+const KEYSPACE = 'bench_vs_kairosdb';
+const METRIC = 'bench.vs.cpu';
+const STEP_MS = 10_000;
+const START_MS = Date.UTC(2026, 0, 1);
+const END_MS = START_MS + POINTS * STEP_MS - 1;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const host = (s: number) => `h${String(s).padStart(2, '0')}`;
+const dc = (s: number) => (s < SERIES / 2 ? 'a' : 'b');
+
+const range = { start_absolute: START_MS, end_absolute: END_MS };
+const aggregated = (aggregator: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  ...range,
+  metrics: [{ name: METRIC, aggregators: [{ align_sampling: true, ...aggregator }], ...extra }],
+});
+/** Queries sent to both servers as KairosDB REST bodies; `graphql` is what Kairograph is sent instead, where given. */
+interface BenchQuery {
+  readonly name: string;
+  readonly rest: unknown;
+  readonly graphql?: string;
+  /** Why the answers may differ, when they may. */
+  readonly differs?: string;
+}
+const DASHBOARD_PANELS = [0, 1, 2, 3].map((p) => ({
+  hosts: [0, 1, 2, 3, 4].map((k) => host((p * 5 + k) % SERIES)),
+}));
+const QUERIES: readonly BenchQuery[] = [
+  { name: 'avg per hour, all series in one group', rest: aggregated({ name: 'avg', sampling: { value: 1, unit: 'hours' } }) },
+  { name: 'max per day, grouped by host', rest: aggregated({ name: 'max', sampling: { value: 1, unit: 'days' } }, { group_by: [{ name: 'tag', tags: ['host'] }] }) },
+  {
+    name: 'percentile 0.95 per hour',
+    rest: aggregated({ name: 'percentile', percentile: 0.95, sampling: { value: 1, unit: 'hours' } }),
+    differs: 'KairosDB samples a random reservoir of 1,028 values per range (SEMANTICS.md, percentile)',
+  },
+  { name: 'sum per 10 min, one tag value', rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }) },
+  { name: 'count per minute, grouped by a tag', rest: aggregated({ name: 'count', sampling: { value: 1, unit: 'minutes' } }, { group_by: [{ name: 'tag', tags: ['dc'] }] }) },
+  { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] } },
+  {
+    name: 'dashboard: 4 panels of 5 hosts, 1-minute averages',
+    rest: {
+      ...range,
+      metrics: DASHBOARD_PANELS.map((panel) => ({
+        name: METRIC,
+        tags: { host: panel.hosts },
+        group_by: [{ name: 'tag', tags: ['host'] }],
+        aggregators: [{ name: 'avg', align_sampling: true, sampling: { value: 1, unit: 'minutes' } }],
+      })),
+    },
+    graphql: `query Dashboard { ${DASHBOARD_PANELS.map(
+      (panel, p) => `p${p}: series(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
+        groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) { host: tag(name: "host") points { t: epochMs value } }`,
+    ).join('\n')} }`,
+  },
+];
+
+console.log(`command: npm run bench:vs-kairosdb -- --runs ${RUNS} --series ${SERIES} --points ${POINTS} --read-ahead ${READ_AHEAD}`);
+console.log(`dataset: ${METRIC}, ${SERIES} series (host × dc) × ${POINTS} doubles at 10 s = ${(SERIES * POINTS).toLocaleString('en-US')} points from ${new Date(START_MS).toISOString()}`);
+const node = await startCassandra();
+console.log(`cassandra: ${node.contactPoint}${node.pid ? ` (pid ${node.pid}, booted in ${(node.bootMs / 1000).toFixed(1)} s)` : ' (reused)'}`);
+const store = await CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace: KEYSPACE, writeConsistency: 'ONE' });
+const partitions = await ensureDataset();
+const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace: KEYSPACE, heap: '1g' });
+buildGateway(ROOT);
+const gateway = await startGateway(ROOT, {
+  STORE: 'cassandra',
+  CASSANDRA_CONTACT_POINTS: node.contactPoint,
+  CASSANDRA_LOCAL_DC: node.localDataCenter,
+  CASSANDRA_KEYSPACE: KEYSPACE,
+  CASSANDRA_READ_AHEAD: READ_AHEAD,
+  SEED_DEMO: 'false',
+  // Cold reads are the point: no results cache, and limits that a 2M-point answer does not reach.
+  CACHE_MAX_BYTES: '0',
+  QUERY_TIMEOUT_MS: '600000',
+  MAX_REQUEST_POINTS: '1000000000',
+  MAX_QUERY_POINTS: '1000000000',
+  MAX_RESPONSE_BYTES: '4294967296',
+});
+console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: node dist/main.js, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
+const cassandraPid = node.pid;
+try {
+  const floor = await floorReader();
+  const rows: string[] = [];
+  for (const query of QUERIES) {
+    const times = { kairosdb: [] as number[], kairograph: [] as number[] };
+    const cpu = { kairosdb: [] as number[], kairograph: [] as number[], cassandraK: [] as number[], cassandraG: [] as number[] };
+    let compared = '';
+    for (let run = 0; run <= RUNS; run++) {
+      // Run 0 is the warm-up; which server goes first alternates so neither always reads a cold page cache.
+      const order: ('kairosdb' | 'kairograph')[] = run % 2 === 0 ? ['kairosdb', 'kairograph'] : ['kairograph', 'kairosdb'];
+      const answers: Record<string, unknown> = {};
+      for (const server of order) {
+        const pid = server === 'kairosdb' ? kairosdb.pid : gateway.pid;
+        const c0 = cpuSeconds(pid);
+        const k0 = cassandraPid ? cpuSeconds(cassandraPid) : 0;
+        const t0 = performance.now();
+        answers[server] = server === 'kairosdb' ? await rest(kairosdb.url, query.rest) : query.graphql ? await graphql(gateway.url, query.graphql) : await rest(gateway.url, query.rest);
+        const ms = performance.now() - t0;
+        if (run === 0) continue;
+        times[server].push(ms);
+        cpu[server].push(cpuSeconds(pid) - c0);
+        if (cassandraPid) (server === 'kairosdb' ? cpu.cassandraK : cpu.cassandraG).push(cpuSeconds(cassandraPid) - k0);
+      }
+      if (run === 0) compared = compare(query, answers['kairosdb'], answers['kairograph']);
+    }
+    const k = median(times.kairosdb);
+    const g = median(times.kairograph);
+    const line =
+      `${query.name}: KairosDB ${(k / 1000).toFixed(2)} s, Kairograph ${(g / 1000).toFixed(2)} s, ratio ${(g / k).toFixed(2)} | ` +
+      `CPU s (median): KairosDB JVM ${median(cpu.kairosdb).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraK).toFixed(2) : 'n/a'}; ` +
+      `Kairograph ${median(cpu.kairograph).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraG).toFixed(2) : 'n/a'} | answers: ${compared}`;
+    console.log(line);
+    rows.push(line);
+  }
+  // The floor: every partition of the metric read with the project's page decoder, as many at once as the gateway may.
+  const floorTimes: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const t0 = performance.now();
+    const points = await floor.readAll(partitions);
+    if (points !== SERIES * POINTS) throw new Error(`the floor read ${points} points, not ${SERIES * POINTS}`);
+    if (run > 0) floorTimes.push(performance.now() - t0);
+  }
+  console.log(`floor: a bare read of all ${partitions.length} partitions (${(SERIES * POINTS).toLocaleString('en-US')} points) with the lean page decoder, ${floor.concurrency} at a time: ${(median(floorTimes) / 1000).toFixed(2)} s (median of ${RUNS})`);
+  await floor.close();
+} finally {
+  await gateway.stop();
+  await kairosdb.stop();
+  await store.close();
+  await node.stop();
+}
+
+/** Writes the dataset through the store unless the keyspace already holds all of it; returns the metric's partitions. */
+async function ensureDataset(): Promise<RowKey[]> {
+  const present = (await store.metricNames(METRIC, 1)).includes(METRIC) ? await countPoints() : 0;
+  if (present !== SERIES * POINTS) {
+    if (present > 0) throw new Error(`keyspace ${KEYSPACE} holds ${present} points of ${METRIC}, not ${SERIES * POINTS}: drop it and run again`);
+    const started = performance.now();
+    const batch = 10_000;
+    for (let s = 0; s < SERIES; s++) {
+      for (let from = 0; from < POINTS; from += batch) {
+        const timestamps = Array.from({ length: Math.min(batch, POINTS - from) }, (_, i) => START_MS + (from + i) * STEP_MS);
+        const series: SeriesWrite = { metric: METRIC, tags: { host: host(s), dc: dc(s) }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => valueAt(s, from + i)) };
+        await store.write({ series: [series] });
+      }
+    }
+    console.log(`wrote the dataset through the store in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } else {
+    console.log(`the dataset is in keyspace ${KEYSPACE} already`);
+  }
+  return partitionsOf(store, METRIC, START_MS, END_MS);
+}
+
+/** Deterministic values with a fractional part, so sums exercise floating point. */
+function valueAt(series: number, i: number): number {
+  return ((series * 7919 + i * 104729) % 10007) / 100;
+}
+
+async function countPoints(): Promise<number> {
+  const keys = await partitionsOf(store, METRIC, START_MS, END_MS);
+  let total = 0;
+  for (const key of keys) for await (const slice of store.scan(key, START_MS, END_MS)) total += slice.timestamps.length;
+  return total;
+}
+
+async function rest(url: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${url}/api/v1/datapoints/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function graphql(url: string, query: string): Promise<unknown> {
+  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query }) });
+  const body = (await response.json()) as { data?: unknown; errors?: unknown };
+  if (response.status !== 200 || body.errors) throw new Error(`${url}: ${response.status} ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+interface Series {
+  readonly key: string;
+  readonly values: readonly (readonly [number, number])[];
+}
+
+/** Both answers as series keyed by their group, values as [time, value] pairs. */
+function seriesOf(answer: unknown, fromGraphql: boolean): Series[] {
+  if (fromGraphql) {
+    const data = answer as Record<string, { host: string; points: { t: number; value: number }[] }[]>;
+    return Object.values(data).flatMap((panel) => panel.map((s) => ({ key: s.host, values: s.points.map((p) => [p.t, p.value] as const) })));
+  }
+  const queries = (answer as { queries: { results: { tags: Record<string, string[]>; group_by?: { name: string; group?: Record<string, string> }[]; values: [number, number][] }[] }[] }).queries;
+  return queries.flatMap((q) =>
+    q.results.map((r) => ({ key: JSON.stringify(r.group_by?.find((g) => g.name === 'tag')?.group ?? {}).replace(/^\{"host":"(.*)"\}$/, '$1'), values: r.values })),
+  );
+}
+
+/** "identical", "equal within 1e-12 relative (...)", or the first difference. */
+function compare(query: BenchQuery, kairosdbAnswer: unknown, kairographAnswer: unknown): string {
+  const k = seriesOf(kairosdbAnswer, false).sort((a, b) => a.key.localeCompare(b.key));
+  const g = seriesOf(kairographAnswer, query.graphql !== undefined).sort((a, b) => a.key.localeCompare(b.key));
+  const points = k.reduce((n, s) => n + s.values.length, 0);
+  if (k.length !== g.length) return `DIFFERENT: ${k.length} series on KairosDB, ${g.length} on Kairograph`;
+  let worst = 0;
+  let different = 0;
+  for (let s = 0; s < k.length; s++) {
+    const a = k[s]!;
+    const b = g[s]!;
+    if (a.key !== b.key || a.values.length !== b.values.length) return `DIFFERENT: series ${a.key} has ${a.values.length} points on KairosDB, ${b.key} ${b.values.length} on Kairograph`;
+    for (let i = 0; i < a.values.length; i++) {
+      const [ta, va] = a.values[i]!;
+      const [tb, vb] = b.values[i]!;
+      if (ta !== tb) return `DIFFERENT: series ${a.key} point ${i} at ${ta} on KairosDB, ${tb} on Kairograph`;
+      if (va !== vb) {
+        different++;
+        worst = Math.max(worst, Math.abs(va - vb) / Math.max(Math.abs(va), Math.abs(vb)));
+      }
+    }
+  }
+  if (different === 0) return `identical (${k.length} series, ${points} points)`;
+  if (query.differs) return `${different} of ${points} values differ, by up to ${(worst * 100).toFixed(2)}% (expected: ${query.differs})`;
+  if (worst <= 1e-12) return `${different} of ${points} values differ in the last bits (up to ${worst.toExponential(1)} relative: Kairograph sums with compensation, KairosDB plainly)`;
+  return `DIFFERENT: ${different} of ${points} values, by up to ${worst.toExponential(2)} relative`;
+}
+
+/** The floor: the store's own SELECT and lean page decoder over every partition, no engine, no HTTP. */
+async function floorReader() {
+  installLeanPageHook();
+  const client = new cassandra.Client({
+    contactPoints: [node.contactPoint],
+    localDataCenter: node.localDataCenter,
+    protocolOptions: { maxVersion: 4 },
+    encoding: leanPagesEncoding(KEYSPACE) as cassandra.ClientOptions['encoding'],
+  });
+  await client.connect();
+  const spec = await store.spec();
+  const concurrency = 20;
+  return {
+    concurrency,
+    readAll: async (keys: readonly RowKey[]) => (await readPartitions(client, KEYSPACE, spec, keys, { concurrency, fetchSize: 5000, read: sumLeanRows })).points,
+    close: () => client.shutdown(),
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The store's second reach into cassandra-driver's internals: a data_points batch goes onto the wire written straight
+ * from a partition's cells, one buffer for all its statements, instead of a query object, a params array and four
+ * encoded Buffers per cell. Pinned with lean-page-hook.ts; lean-batch-hook.test.ts fails when an upgrade moves it.
+ */
+import { createRequire } from 'node:module';
+import cassandra from 'cassandra-driver';
+import { HOOKED_DRIVER_VERSION } from './lean-page-hook.js';
+
+/**
+ * The cells of one data_points batch, the payload of its one query item (`[key, cells]`): the key stays first so
+ * that the driver routes the batch from it as it routes any prepared statement; only the lean writer reads the cells.
+ * They are encoded when made, so a write holds one buffer per batch, not an object per cell, while it waits for the
+ * index rows and for a request permit.
+ */
+export class PointCells {
+  /** Per cell, everything the stock writer writes after the query id: [short] 4 values, then key, column1, value, TTL as [bytes]. */
+  readonly body: Buffer;
+  readonly count: number;
+
+  /** Cells `from` to `to` of a partition's columns, values and TTLs; `key` is the partition's row key. */
+  constructor(
+    readonly key: Buffer,
+    columns: readonly number[], values: readonly Uint8Array[],     ttls: readonly number[],
+    from: number,
+    to: number,
+  ) {
+    const fixed = CELL_FIXED_BYTES + key.length;
+    let size = 0;
+    for (let i = from; i < to; i++) size += fixed + values[i]!.length;
+    const body = Buffer.allocUnsafe(size);
+    let p = 0;
+    for (let i = from; i < to; i++) {
+      p = body.writeUInt16BE(4, p);
+      p = body.writeInt32BE(key.length, p);
+      p += key.copy(body, p);
+      p = body.writeInt32BE(4, p);
+      p = body.writeUInt32BE(columns[i]!, p);
+      const value = values[i]!;
+      p = body.writeInt32BE(value.length, p);
+      body.set(value, p);
+      p += value.length;
+      p = body.writeInt32BE(4, p);
+      p = body.writeInt32BE(ttls[i]!, p);
+    }
+    this.body = body;
+    this.count = to - from;
+  }
+
+  /** The query item that carries these cells: the key first, for the driver's routing. */
+  get params(): [Buffer, PointCells] {
+    return [this.key, this];
+  }
+
+  /** The batch's statements as BatchRequest.write encodes one prepared item per cell: kind 1, [short bytes] query id, the cell. */
+  statements(queryId: Buffer): Buffer {
+    const head = 1 + 2 + queryId.length;
+    const out = Buffer.allocUnsafe(this.body.length + this.count * head);
+    const body = this.body;
+    // A cell's value length sits after its values count, key and column1.
+    const valueLengthAt = 2 + 4 + this.key.length + 4 + 4;
+    let from = 0;
+    let p = 0;
+    for (let i = 0; i < this.count; i++) {
+      const to = from + CELL_FIXED_BYTES + this.key.length + body.readInt32BE(from + valueLengthAt);
+      out[p++] = 1;
+      p = out.writeUInt16BE(queryId.length, p);
+      p += queryId.copy(out, p);
+      p += body.copy(out, p, from, to);
+      from = to;
+    }
+    return out;
+  }
+}
+
+/** A cell's bytes besides its key and value: [short] values count, four [int] lengths, column1 (4) and the TTL (4). */
+const CELL_FIXED_BYTES = 2 + 4 * 4 + 4 + 4;
+
+/**
+ * Installs the hook once per process (every client shares the driver's BatchRequest prototype). Throws, naming the
+ * way out, when the running driver is not the release the hook was verified on or lacks what it relies on.
+ */
+export function installLeanBatchHook(): void {
+  const prototype = driverBatchRequest().prototype;
+  if (prototype.write === leanWrite) return;
+  const problem = leanBatchHookProblem(String((cassandra as unknown as { version: unknown }).version), prototype);
+  if (problem !== undefined) throw new Error(problem);
+  stockWrite = prototype.write;
+  prototype.write = leanWrite;
+}
+
+/** Why the hook cannot go into this driver, or undefined when it can. */
+export function leanBatchHookProblem(version: string, prototype: Partial<BatchRequestPrototype>): string | undefined {
+  if (version !== HOOKED_DRIVER_VERSION) {
+    return (
+      `the lean batch encoder hooks cassandra-driver ${HOOKED_DRIVER_VERSION}'s batch request writer, but ${version} is installed: ` +
+      'make src/store/cassandra/lean-batch-hook.test.ts pass on it and update HOOKED_DRIVER_VERSION, or set CASSANDRA_WRITE_ENCODER=driver'
+    );
+  }
+  if (typeof prototype.write !== 'function') return `the lean batch encoder needs cassandra-driver's BatchRequest.prototype.write, which ${version} does not have`;
+  return undefined;
+}
+
+/** The driver's own `BatchRequest` (lib/requests.js), the one `Client.batch` instantiates; exported for the hook's test. */
+export function driverBatchRequest(): { prototype: BatchRequestPrototype } {
+  return require('cassandra-driver/lib/requests.js').BatchRequest as { prototype: BatchRequestPrototype };
+}
+
+// What the hook relies on, as lib/requests.js, lib/writers.js and lib/execution-options.js of 4.10.0 define it.
+
+/** A query item as `PrepareHandler.getPreparedMultiple` leaves it: the statement's id and its bound variables. */
+interface PreparedItem {
+  readonly params?: readonly unknown[];
+  readonly queryId?: Buffer;
+  readonly meta?: { readonly columns: readonly { readonly name: string; readonly type: { readonly code: number } }[] };
+}
+
+interface ExecutionOptions {
+  isQueryTracing(): boolean;
+  getCustomPayload(): Record<string, Buffer> | undefined;
+  getConsistency(): number;
+  getSerialConsistency(): number | undefined;
+  getKeyspace(): string | undefined;
+}
+
+interface BatchRequest {
+  readonly queries: readonly PreparedItem[];
+  readonly options: ExecutionOptions;
+  /** A driver Long, or null without a timestamp. */
+  readonly timestamp: unknown;
+  /** logged, unlogged or counter. */
+  readonly type: number;
+  length: number;
+}
+
+interface Encoder {
+  readonly protocolVersion: number;
+}
+
+interface FrameWriter {
+  readonly bodyLength: number;
+  add(buf: Buffer): void;
+  writeByte(n: number): void;
+  writeShort(n: number): void;
+  writeInt(n: number): void;
+  writeLong(n: unknown): void;
+  writeString(s: string): void;
+  writeCustomPayload(payload: Record<string, Buffer>): void;
+  write(version: number, streamId: number, flags: number): Buffer;
+}
+
+type Write = (this: BatchRequest, encoder: Encoder, streamId: number) => Buffer;
+
+export interface BatchRequestPrototype {
+  write: Write;
+}
+
+const require = createRequire(import.meta.url);
+const FrameWriterClass = require('cassandra-driver/lib/writers.js').FrameWriter as new (opcode: number) => FrameWriter;
+const driverTypes = require('cassandra-driver/lib/types/index.js') as {
+  opcodes: { batch: number };
+  frameFlags: { tracing: number; customPayload: number };
+  protocolVersion: Record<'supportsTimestamp' | 'supportsKeyspaceInRequest' | 'uses4BytesQueryFlags', (version: number) => boolean>;
+};
+const { protocolVersion } = driverTypes;
+const { dataTypes } = cassandra.types;
+/** lib/requests.js's `batchFlag`, which it does not export. */
+const WITH_SERIAL_CONSISTENCY = 0x10;
+const WITH_DEFAULT_TIMESTAMP = 0x20;
+const WITH_KEYSPACE = 0x80;
+/** The bound variables of the data_points insert, in order: `key`, `column1`, `value` (blobs) and `[ttl]` (int). */
+const INSERT_VARIABLES = [
+  ['key', dataTypes.blob],
+  ['column1', dataTypes.blob],
+  ['value', dataTypes.blob],
+  ['[ttl]', dataTypes.int],
+] as const;
+let stockWrite: Write | undefined;
+
+/**
+ * `BatchRequest.prototype.write` for every connection of the process. A batch whose one query item carries PointCells
+ * is written here, byte for byte as the stock writer writes one prepared item per cell (the test compares both);
+ * everything else goes to the driver's own writer. A throw fails the request through the driver's write callback.
+ */
+function leanWrite(this: BatchRequest, encoder: Encoder, streamId: number): Buffer {
+  const item = this.queries.length === 1 ? this.queries[0]! : undefined;
+  const cells = item?.params?.[1];
+  if (!(cells instanceof PointCells)) return stockWrite!.call(this, encoder, streamId);
+  if (item!.queryId === undefined) throw new TypeError('a data_points batch must be prepared');
+  const columns = item!.meta?.columns ?? [];
+  const matches = columns.length === INSERT_VARIABLES.length && INSERT_VARIABLES.every(([name, code], i) => columns[i]!.name === name && columns[i]!.type.code === code);
+  if (!matches) {
+    const found = columns.map((c) => `${c.name}:${c.type.code}`).join(', ');
+    throw new TypeError(`a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds ${found}`);
+  }
+  if (cells.count <= 0 || cells.count > 0xffff) throw new RangeError(`a data_points batch must hold 1 to 65535 cells (got ${cells.count})`);
+
+  // From here on, the stock writer's own steps, with the statements written in one piece.
+  const frameWriter = new FrameWriterClass(driverTypes.opcodes.batch);
+  let headerFlags = this.options.isQueryTracing() ? driverTypes.frameFlags.tracing : 0;
+  const payload = this.options.getCustomPayload();
+  if (payload) {
+    headerFlags |= driverTypes.frameFlags.customPayload;
+    frameWriter.writeCustomPayload(payload);
+  }
+  frameWriter.writeByte(this.type);
+  frameWriter.writeShort(cells.count);
+  frameWriter.add(cells.statements(item!.queryId));
+  frameWriter.writeShort(this.options.getConsistency());
+  const version = encoder.protocolVersion;
+  if (protocolVersion.supportsTimestamp(version)) {
+    const serial = this.options.getSerialConsistency();
+    let flags = serial ? WITH_SERIAL_CONSISTENCY : 0;
+    const timestamp = this.timestamp;
+    flags |= timestamp !== null && timestamp !== undefined ? WITH_DEFAULT_TIMESTAMP : 0;
+    const keyspace = this.options.getKeyspace();
+    flags |= keyspace && protocolVersion.supportsKeyspaceInRequest(version) ? WITH_KEYSPACE : 0;
+    if (protocolVersion.uses4BytesQueryFlags(version)) frameWriter.writeInt(flags);
+    else frameWriter.writeByte(flags);
+    if (flags & WITH_SERIAL_CONSISTENCY) frameWriter.writeShort(serial!);
+    if (flags & WITH_DEFAULT_TIMESTAMP) frameWriter.writeLong(timestamp);
+    if (flags & WITH_KEYSPACE) frameWriter.writeString(keyspace!);
+  }
+  this.length = frameWriter.bodyLength;
+  return frameWriter.write(version, streamId, headerFlags);
+}

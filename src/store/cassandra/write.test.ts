@@ -1,0 +1,216 @@
+/**
+ * What a write sends, on a stand-in executor that records each batch and settles it when the test says: index
+ * batches per index partition before any data, data batches under the size limits, both encoders carrying the same
+ * cells, one write time for all, and a failure reported only once nothing of the write is in flight.
+ */
+import { describe, expect, it } from 'vitest';
+import { encodeColumn, encodeDouble, encodeRowKey } from '../format/index.js';
+import type { RowSpec, SeriesWrite } from '../store.js';
+import type { BatchQuery, Executor } from './executor.js';
+import { PointCells } from './lean-batch-hook.js';
+import type { WriteEncoder } from './options.js';
+import { statementsFor, type StatementName } from './statements.js';
+import { writePartitions } from './write.js';
+
+const st = statementsFor('kg');
+const MS: RowSpec = { unit: 'MILLISECONDS', width: 1_814_400_000 };
+const WIDTH_S = 1_814_400;
+const TS = 1_700_000_000_123;
+
+interface Sent {
+  readonly name: StatementName;
+  readonly statements: BatchQuery[] | undefined;
+  readonly cells: PointCells | undefined;
+  readonly timestampMs: number;
+  settle(error?: Error): void;
+}
+
+/** An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. */
+function recorder(): { exec: Executor; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const record = (name: StatementName, statements: BatchQuery[] | undefined, cells: PointCells | undefined, timestampMs: number) =>
+    new Promise<void>((resolve, reject) => sent.push({ name, statements, cells, timestampMs, settle: (error) => (error ? reject(error) : resolve()) }));
+  const exec = {
+    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) => record(name, statements, undefined, timestampMs),
+    cells: (name: StatementName, query: string, cells: PointCells, timestampMs: number) => {
+      expect(query).toBe(st.insertPoint);
+      return record(name, undefined, cells, timestampMs);
+    },
+  };
+  return { exec: exec as unknown as Executor, sent };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+function series(metric: string, host: string, timestamps: number[], ttlSeconds = 0): SeriesWrite {
+  return { metric, tags: { host }, type: 'double', ttlSeconds, timestamps, values: timestamps.map((t) => t / 10) };
+}
+
+/** The cells of a data batch as [column, value hex, ttl], whichever the encoder. */
+function cellsOf(s: Sent): [number, string, number][] {
+  if (s.statements !== undefined) {
+    return s.statements.map(({ params }) => [(params[1] as Buffer).readUInt32BE(0), (params[2] as Buffer).toString('hex'), params[3] as number]);
+  }
+  // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
+  const { body, key, count } = s.cells!;
+  const out: [number, string, number][] = [];
+  let p = 0;
+  for (let i = 0; i < count; i++) {
+    expect(body.readUInt16BE(p)).toBe(4);
+    expect(body.subarray(p + 6, p + 6 + key.length)).toEqual(key);
+    p += 6 + key.length + 4;
+    const column = body.readUInt32BE(p);
+    const length = body.readInt32BE(p + 4);
+    const value = body.subarray(p + 8, p + 8 + length).toString('hex');
+    p += 8 + length + 4;
+    out.push([column, value, body.readInt32BE(p)]);
+    p += 4;
+  }
+  expect(p).toBe(body.length);
+  return out;
+}
+
+/** The row key a data batch writes, whichever the encoder. */
+function keyOf(s: Sent): string {
+  return (s.cells?.key ?? (s.statements![0]!.params[0] as Buffer)).toString('hex');
+}
+
+describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (encoder) => {
+  it('sends the index rows, one batch per index partition, and only once they are acknowledged the data', async () => {
+    const { exec, sent } = recorder();
+    const rowTwo = MS.width;
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: [series('cpu', 'a', [10, 20, rowTwo + 5], 3600), series('cpu', 'b', [30]), series('mem', 'a', [40], 60)] },
+      TS,
+      encoder,
+    );
+    await flush();
+    expect(sent.map((s) => [s.name, s.statements!.length])).toEqual([
+      // cpu@0 holds a and b, cpu@row two holds a, mem@0 holds a.
+      ['row_keys.insert', 2],
+      ['row_keys.insert', 1],
+      ['row_keys.insert', 1],
+      // One partition per metric.
+      ['row_key_time_index.insert', 2],
+      ['row_key_time_index.insert', 1],
+      ['string_index.insert', 2],
+    ]);
+    const [cpuRow0, cpuRow2, memRow0, cpuTimes, memTimes, names] = sent;
+    expect(cpuRow0!.statements!.map((q) => [q.query, q.params[0], q.params[2], q.params[3], Object.fromEntries(q.params[4] as Map<string, string>), q.params[5]])).toEqual([
+      // The index outlives the data by a row width; a series that never expires has no TTL.
+      [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'a' }, 3600 + WIDTH_S],
+      [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'b' }, 0],
+    ]);
+    expect(cpuRow2!.statements!.map((q) => [q.params[2], q.params[5]])).toEqual([[rowTwo, 3600 + WIDTH_S]]);
+    expect(memRow0!.statements!.map((q) => [q.params[0], q.params[5]])).toEqual([['mem', 60 + WIDTH_S]]);
+    // The row time of cpu@0 holds a series that never expires, so its entry never expires either.
+    expect(cpuTimes!.statements!.map((q) => [q.query, ...q.params])).toEqual([
+      [st.insertRowTime, 'cpu', 'data_points', 0, 0],
+      [st.insertRowTime, 'cpu', 'data_points', rowTwo, 3600 + WIDTH_S],
+    ]);
+    expect(memTimes!.statements!.map((q) => q.params)).toEqual([['mem', 'data_points', 0, 60 + WIDTH_S]]);
+    expect(names!.statements!.map((q) => [q.query, (q.params[0] as Buffer).toString(), q.params[1]])).toEqual([
+      [st.insertName, 'metric_names', 'cpu'],
+      [st.insertName, 'metric_names', 'mem'],
+    ]);
+
+    for (const s of sent.slice(0, 5)) s.settle();
+    await flush();
+    expect(sent).toHaveLength(6);
+    sent[5]!.settle();
+    await flush();
+    const data = sent.slice(6);
+    expect(data.map((s) => s.name)).toEqual(['data_points.insert', 'data_points.insert', 'data_points.insert', 'data_points.insert']);
+    expect(data.every((s) => (encoder === 'lean' ? s.cells !== undefined : s.statements !== undefined))).toBe(true);
+    const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') => Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
+    const value = (v: number) => Buffer.from(encodeDouble(v)).toString('hex');
+    expect(data.map((s) => [keyOf(s), cellsOf(s)])).toEqual([
+      [key('cpu', 'a', 0), [[10, value(1), 3600], [20, value(2), 3600]]],
+      [key('cpu', 'a', rowTwo), [[encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600]]],
+      [key('cpu', 'b', 0), [[30, value(3), 0]]],
+      [key('mem', 'a', 0), [[40, value(4), 60]]],
+    ]);
+    expect(sent.every((s) => s.timestampMs === TS)).toBe(true);
+    for (const s of data) s.settle();
+    await expect(written).resolves.toBeUndefined();
+  });
+
+  it("splits a partition's cells into batches of at most 1000 cells and about 256 KiB", async () => {
+    const { exec, sent } = recorder();
+    const many = Array.from({ length: 2500 }, (_, i) => i);
+    const big = 'x'.repeat(60_000);
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      {
+        series: [
+          series('n', 'a', many),
+          { metric: 's', tags: { host: 'a' }, type: 'string', ttlSeconds: 0, timestamps: [1, 2, 3, 4, 5], values: [big, big, big, big, big] },
+        ],
+      },
+      TS,
+      encoder,
+    );
+    await flush();
+    for (const s of sent) s.settle();
+    await flush();
+    const data = sent.filter((s) => s.name === 'data_points.insert');
+    // 60,002 bytes a cell: four fit in 256 KiB, the fifth starts the next batch.
+    expect(data.map((s) => cellsOf(s).length)).toEqual([1000, 1000, 500, 4, 1]);
+    expect(data.flatMap((s) => cellsOf(s).map(([column]) => column)).slice(0, 2500)).toEqual(many);
+    for (const s of data) s.settle();
+    await written;
+  });
+
+  it('fails when an index batch fails, after every index batch settled, and sends no data', async () => {
+    const { exec, sent } = recorder();
+    let outcome: unknown = 'pending';
+    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] }, TS, encoder).then(
+      () => (outcome = 'resolved'),
+      (error: unknown) => (outcome = error),
+    );
+    await flush();
+    expect(sent.map((s) => s.name)).toEqual(['row_keys.insert', 'row_keys.insert', 'row_key_time_index.insert', 'row_key_time_index.insert', 'string_index.insert']);
+    const failure = new Error('row_keys is gone');
+    sent[0]!.settle(failure);
+    for (const s of sent.slice(1, 4)) s.settle();
+    await flush();
+    expect(outcome).toBe('pending');
+    sent[4]!.settle();
+    await written;
+    expect(outcome).toBe(failure);
+    expect(sent.some((s) => s.name === 'data_points.insert')).toBe(false);
+  });
+
+  it('fails when a data batch fails, only once every data batch settled', async () => {
+    const { exec, sent } = recorder();
+    let outcome: unknown = 'pending';
+    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] }, TS, encoder).then(
+      () => (outcome = 'resolved'),
+      (error: unknown) => (outcome = error),
+    );
+    await flush();
+    for (const s of sent) s.settle();
+    await flush();
+    const data = sent.filter((s) => s.name === 'data_points.insert');
+    expect(data).toHaveLength(3);
+    const failure = new Error('write timeout');
+    data[0]!.settle(failure);
+    data[1]!.settle();
+    await flush();
+    expect(outcome).toBe('pending');
+    data[2]!.settle();
+    await written;
+    expect(outcome).toBe(failure);
+  });
+
+  it('sends nothing for a batch without points', async () => {
+    const { exec, sent } = recorder();
+    await writePartitions(exec, st, MS, { series: [] }, TS, encoder);
+    expect(sent).toEqual([]);
+  });
+});
