@@ -6,7 +6,7 @@
  * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and the floor is measured in the
  * same run: a bare read of the same partitions with the project's own page decoder, no engine, no HTTP.
  *
- *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8]
+ *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>]
  */
 import { fileURLToPath } from 'node:url';
 import cassandra from 'cassandra-driver';
@@ -102,7 +102,8 @@ const gateway = await startGateway(ROOT, {
   MAX_RESPONSE_BYTES: '4294967296',
 });
 console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: node dist/main.js, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
-const cassandraPid = node.pid;
+// A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
+const cassandraPid = node.pid ?? (Number(args.get('cassandra-pid') ?? 0) || undefined);
 try {
   const floor = await floorReader();
   const rows: string[] = [];

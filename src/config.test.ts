@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       cassandraFetchSize: 5000,
       cassandraConcurrency: 20,
       cassandraReadAhead: 8,
+      cassandraReadAheadPoints: 1_048_576,
       cassandraRequestTimeoutMs: 12_000,
       cassandraScanDecoder: 'lean',
       cassandraWriteEncoder: 'lean',

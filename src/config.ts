@@ -41,6 +41,7 @@ export interface Config {
   readonly cassandraFetchSize: number;
   readonly cassandraConcurrency: number;
   readonly cassandraReadAhead: number;
+  readonly cassandraReadAheadPoints: number;
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
   readonly cassandraWriteEncoder: WriteEncoder;
@@ -108,6 +109,13 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_FETCH_SIZE', key: 'cassandraFetchSize', default: '5000', meaning: 'Rows per page of a read (KairosDB\'s driver default)', parse: (raw, env) => integer(raw, env, 1, 1_000_000) }),
   setting({ env: 'CASSANDRA_CONCURRENCY', key: 'cassandraConcurrency', default: '20', meaning: 'Requests in flight to Cassandra at once, counted per page (KairosDB\'s `simultaneous_cql_queries`)', parse: (raw, env) => integer(raw, env, 1, 10_000) }),
   setting({ env: 'CASSANDRA_READ_AHEAD', key: 'cassandraReadAhead', default: '8', meaning: 'Partition scans a query keeps started ahead of the one it reads when it reads series one after another (order-free aggregators); 0 reads one at a time', parse: (raw, env) => integer(raw, env, 0, 1000) }),
+  setting({
+    env: 'CASSANDRA_READ_AHEAD_POINTS',
+    key: 'cassandraReadAheadPoints',
+    default: '1048576',
+    meaning: 'Points one request may hold read ahead of its queries (all of them together), about 16 bytes each; the scans started early read on while it has room',
+    parse: (raw, env) => integer(raw, env, 0, 1_000_000_000),
+  }),
   setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'CASSANDRA_SCAN_DECODER', key: 'cassandraScanDecoder', default: 'lean', meaning: '`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0\'s result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver\'s own rows, same answers at several times the CPU per point', parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS) }),
   setting({ env: 'CASSANDRA_WRITE_ENCODER', key: 'cassandraWriteEncoder', default: 'lean', meaning: '`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0\'s batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point', parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS) }),

@@ -79,6 +79,31 @@ describe('executeQuery', () => {
     expect(answers[2]).toEqual(answers[0]);
   });
 
+  it('reads ahead across row groups: grouped by host, the next hosts are read while the first is aggregated', async () => {
+    const inner = await storeWith(noisy(4, 50));
+    const log: string[] = [];
+    const logged: Store = Object.assign(Object.create(inner) as Store, {
+      readAhead: 2,
+      scan: (...args: Parameters<Store['scan']>) => {
+        const host = args[0].tags['host']!;
+        log.push(`scan ${host}`);
+        return (async function* () {
+          yield* inner.scan(...args);
+          log.push(`done ${host}`);
+        })();
+      },
+    });
+    const q = query({ groupBy: [{ name: 'tag', params: { tags: ['host'] } }], aggregators: [{ name: 'avg', params: { sampling: { value: 100, unit: 'milliseconds' } } }] });
+    const ahead = await executeQuery(q, context(logged));
+    // h1 and h2 were asked for before h0 was done; h3 once the engine opened h1.
+    expect(log.indexOf('scan h1')).toBeLessThan(log.indexOf('done h0'));
+    expect(log.indexOf('scan h2')).toBeLessThan(log.indexOf('done h0'));
+    expect(log.filter((entry) => entry.startsWith('scan')).sort()).toEqual(['scan h0', 'scan h1', 'scan h2', 'scan h3']);
+    const alone = await executeQuery(q, context(inner, { readAhead: 0 }));
+    expect(ahead.groups.map((g) => [g.tags, g.points.timestamps, g.points.values])).toEqual(alone.groups.map((g) => [g.tags, g.points.timestamps, g.points.values]));
+    expect(ahead.groups).toHaveLength(4);
+  });
+
   it('validates the whole query before it touches the store', async () => {
     const calls: string[] = [];
     const store = await storeWith(noisy(1, 10));

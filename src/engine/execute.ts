@@ -19,12 +19,12 @@ import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
-import { ReadAhead } from './read-ahead.js';
+import { DEFAULT_READ_AHEAD_POINTS, ReadAhead, ReadAheadBudget } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
-import { applicableAggregators, GroupRouter, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
-import { CachedQuery, type BucketCache } from './bucket-cache.js';
+import { applicableAggregators, GroupRouter, isSeriesMajor, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+import { CachedQuery, type BucketCache, type RowGroupBuckets } from './bucket-cache.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
 export type { Budgets, QueryStats } from './budget.js';
@@ -54,6 +54,11 @@ export interface EngineContext {
   /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
   readonly readAhead?: number;
   /**
+   * Points the request may hold read ahead of its queries, shared by all of them (read-ahead.ts); a query without one
+   * gets one of its own of DEFAULT_READ_AHEAD_POINTS.
+   */
+  readonly readAheadBudget?: ReadAheadBudget;
+  /**
    * The results cache: complete ranges of qualifying pipelines are taken from it and kept in it, and only the rest is
    * read from the store. Answers are the same with it and without it (bucket-cache.ts says which pipelines qualify).
    */
@@ -81,11 +86,17 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     ctx.stats.seriesMatched += series.length;
     const cached = CachedQuery.of(ctx.cache, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
     const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set() };
+    const planned = rowGroupsOf(series, compiled.pipeline.groupBys).map((rowGroup) => planRowGroup(rowGroup, run));
+    const ahead = readAheadOf(planned, ctx);
     const groups: GroupOutput[] = [];
-    for (const rowGroup of rowGroupsOf(series, compiled.pipeline.groupBys)) {
-      if (tracker.stopped) break;
-      ctx.signal?.throwIfAborted();
-      groups.push(...(await runRowGroup(rowGroup, run)));
+    try {
+      for (const rowGroup of planned) {
+        if (tracker.stopped) break;
+        ctx.signal?.throwIfAborted();
+        groups.push(...(await runRowGroup(rowGroup, run, ahead)));
+      }
+    } finally {
+      await ahead?.reads.close();
     }
     const warnings = [...plan.warnings];
     if (tracker.truncated) warnings.push(`the answer is incomplete: the query reached its ${tracker.truncated.budget} budget of ${tracker.truncated.limit}`);
@@ -212,27 +223,71 @@ interface Read {
   readonly toMs: number;
 }
 
-async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupOutput[]> {
-  const { compiled, ctx, tracker, widthMs } = run;
+/** A row group with its reads decided before any row group runs, so that reads can start ahead across groups. */
+interface PlannedRowGroup {
+  readonly rowGroup: RowGroup;
+  /** Its use of the results cache, when its pipeline qualifies. */
+  readonly buckets: RowGroupBuckets | undefined;
+  /** Its series' reads: every partition over the query's range, or over each part the cache does not answer. */
+  readonly reads: ReadonlyMap<SeriesEntry, readonly Read[]>;
+  /** Series are fed one after another (GroupRouter.seriesMajor), each whole before the next. */
+  readonly seriesMajor: boolean;
+}
+
+function planRowGroup(rowGroup: RowGroup, run: RowGroupRun): PlannedRowGroup {
+  const { compiled, widthMs } = run;
   const { pipeline, startMs, endMs } = compiled;
-  const saves: WriteBatch[] = [];
   const buckets = run.cached?.rowGroup(rowGroup, applicableAggregators(pipeline.aggregators, rowGroup.type)[0]);
-  const router = new GroupRouter(rowGroup, pipeline, tracker, saves, buckets?.tap);
-  buckets?.begin(router, tracker, ctx.stats);
-  // Without the cache every partition is read over the query's range; with it, over each uncached part it touches.
   const readsOf = (s: SeriesEntry): Read[] =>
     buckets === undefined
       ? s.partitions.map((key) => ({ key, fromMs: startMs, toMs: endMs }))
       : s.partitions.flatMap((key) => buckets.live.filter(([a, b]) => a < key.rowTime + widthMs && b >= key.rowTime).map(([a, b]) => ({ key, fromMs: a, toMs: b })));
-  const reads = new Map(rowGroup.series.map((s) => [s, readsOf(s)]));
-  // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points.
-  const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
-  const scanOptions: ScanOptions = {
-    order: router.seriesMajor ? 'asc' : pipeline.order,
-    ...(scanLimit > 0 ? { limit: scanLimit } : {}),
+  return { rowGroup, buckets, reads: new Map(rowGroup.series.map((s) => [s, readsOf(s)])), seriesMajor: isSeriesMajor(pipeline, rowGroup.type) };
+}
+
+/** The query's series-major reads in the order the engine takes them, row group after row group. */
+interface QueryReadAhead {
+  readonly reads: ReadAhead;
+  readonly position: ReadonlyMap<Read, number>;
+}
+
+/**
+ * One read-ahead over the whole query: a query grouped by host reads one series per row group, and a read-ahead per
+ * row group would start nothing early. Undefined where the store's reads never wait (or the context says 0).
+ */
+function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext): QueryReadAhead | undefined {
+  const depth = ctx.readAhead ?? ctx.store.readAhead;
+  if (depth === 0) return undefined;
+  const order = planned.filter((p) => p.seriesMajor).flatMap((p) => p.rowGroup.series.flatMap((s) => p.reads.get(s)!));
+  if (order.length === 0) return undefined;
+  const options = scanOptionsOf('asc', 0, ctx);
+  const budget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
+  return {
+    reads: new ReadAhead(order.map((read) => () => ctx.store.scan(read.key, read.fromMs, read.toMs, options)), depth, budget),
+    position: new Map(order.map((read, k) => [read, k])),
+  };
+}
+
+function scanOptionsOf(order: 'asc' | 'desc', limit: number, ctx: EngineContext): ScanOptions {
+  return {
+    order,
+    ...(limit > 0 ? { limit } : {}),
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
+}
+
+async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: QueryReadAhead | undefined): Promise<GroupOutput[]> {
+  const { compiled, ctx, tracker, widthMs } = run;
+  const { pipeline } = compiled;
+  const { rowGroup, buckets, reads } = planned;
+  const saves: WriteBatch[] = [];
+  const router = new GroupRouter(rowGroup, pipeline, tracker, saves, buckets?.tap);
+  buckets?.begin(router, tracker, ctx.stats);
+  // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points (and
+  // a limit is never series-major).
+  const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
+  const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, ctx);
   /** `scan` starts the read's store scan; the default starts it when the merge reaches it. */
   const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
@@ -246,19 +301,11 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
   const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
   if (router.seriesMajor) {
-    // Series one after another: the partitions are read in a known order, so the next ones can be started early.
-    const order = rowGroup.series.flatMap((s) => reads.get(s)!);
-    const depth = ctx.readAhead ?? ctx.store.readAhead;
-    const ahead = depth > 0 ? new ReadAhead(order.map((read) => () => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)), depth) : undefined;
-    const position = new Map(order.map((read, k) => [read, k]));
-    try {
-      for (const series of rowGroup.series) {
-        ctx.signal?.throwIfAborted();
-        const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (read) => ahead.open(position.get(read)!));
-        if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
-      }
-    } finally {
-      await ahead?.close();
+    // Series one after another: the partitions are read in a known order, so the next ones were started early.
+    for (const series of rowGroup.series) {
+      ctx.signal?.throwIfAborted();
+      const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (read) => ahead.reads.open(ahead.position.get(read)!));
+      if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
     }
   } else {
     await mergeRuns(inputsOf(rowGroup.series), pipeline.order, onRun, options);

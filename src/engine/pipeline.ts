@@ -80,7 +80,7 @@ export class GroupRouter {
     private readonly tap?: (rest: PointSink) => BucketTap,
   ) {
     this.applicable = applicableAggregators(spec.aggregators, rowGroup.type);
-    this.seriesMajor = spec.limit === 0 && this.applicable[0]?.stage.orderFree === true;
+    this.seriesMajor = isSeriesMajor(spec, rowGroup.type);
   }
 
   /**
@@ -240,6 +240,14 @@ export class GroupRouter {
  * The aggregators that run on a group of the given type: KairosDB skips those whose canAggregate refuses the
  * type (number-only aggregators on text), and the type changes as aggregators produce numbers.
  */
+/**
+ * Whether a row group of `type` feeds its series one after another: the first aggregator that applies is a range
+ * aggregator whose ranges do not care about arrival order, and no limit needs the merged order.
+ */
+export function isSeriesMajor(spec: PipelineSpec, type: GroupType): boolean {
+  return spec.limit === 0 && applicableAggregators(spec.aggregators, type)[0]?.stage.orderFree === true;
+}
+
 export function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
   let current = type;
   return aggregators.filter(({ definition }) => {

@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
+import { ReadAheadBudget } from '../engine/read-ahead.js';
 import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
@@ -89,6 +90,8 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     (error) => controller.abort(error),
   );
   const lane = new Lane();
+  // Points read ahead of the request's queries (src/engine/read-ahead.ts), all of them together.
+  const readAheadBudget = new ReadAheadBudget(config.cassandraReadAheadPoints);
   const budgets = {
     maxSeries: config.maxQuerySeries,
     maxPointsRead: config.maxPointsRead,
@@ -115,7 +118,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
       if (!shared) await admit();
       const stats = newQueryStats();
       const cache = shared?.cache;
-      const engine: EngineContext = { store, index: loaders, budgets, request: budget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
+      const engine: EngineContext = { store, index: loaders, budgets, request: budget, readAheadBudget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
       const started = performance.now();
       let output: QueryOutput;
       try {
