@@ -103,7 +103,7 @@ const gateway = await startGateway(ROOT, {
 });
 console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: node dist/main.js, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
 // A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
-const cassandraPid = node.pid ?? (Number(args.get('cassandra-pid') ?? 0) || undefined);
+const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undefined;
 try {
   const floor = await floorReader();
   const rows: string[] = [];
