@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build, startDemoServer, type DemoServer } from './demo-server.js';
+import { productionNodeArgs } from './gateway-process.js';
 import { median, parseArgs, percentile } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -57,7 +58,7 @@ interface Outcome {
 }
 
 console.log(`command: npm run bench:admission -- --seconds ${SECONDS} --clients ${CLIENTS.join(',')} --limits ${LIMITS.map((l) => l.join('/')).join(',')} --overload ${OVERLOAD.join(',')} --heavy ${HEAVY}`);
-console.log(`server: node dist/main.js (embedded store, demo dataset, LOG_LEVEL=info); node ${process.version}; ${new Date().toISOString()}`);
+console.log(`server: node ${productionNodeArgs(DIR).join(' ')} dist/main.js (embedded store, demo dataset, LOG_LEVEL=info); node ${process.version}; ${new Date().toISOString()}`);
 console.log(
   HEAVY === 'rest40'
     ? `heavy request: REST, 3 days of the ${METRICS.length} metrics ten times over, 1-minute averages per host; clients send Accept-Encoding: identity`

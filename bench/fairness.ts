@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { buildGateway, memoryKb, startGateway, type GatewayProcess } from './gateway-process.js';
+import { buildGateway, memoryKb, productionNodeArgs, startGateway, type GatewayProcess } from './gateway-process.js';
 import { median, parseArgs, percentile } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -52,7 +52,7 @@ Promise.all([
 `;
 
 console.log(`command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${SERVER_DIR}` : ''}`);
-console.log(`server: node dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`);
+console.log(`server: node ${productionNodeArgs(SERVER_DIR).join(' ')} dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`);
 buildGateway(SERVER_DIR);
 let dataDir = '';
 let server: GatewayProcess;

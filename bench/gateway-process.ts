@@ -1,6 +1,7 @@
 /**
- * The gateway as production runs it, for benchmarks that measure it from outside: `node dist/main.js` in a process of
- * its own (built first), its log drained, its URL read from its listening line, its CPU time and RSS read from /proc.
+ * The gateway as production runs it, for benchmarks that measure it from outside: `node dist/main.js` with the node
+ * options of `npm start`, in a process of its own (built first), its log drained, its URL read from its listening
+ * line, its CPU time and RSS read from /proc.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { createInterface } from 'node:readline';
 export interface GatewayProcess {
   readonly url: string;
   readonly pid: number;
+  /** How it was started: `node <options> dist/main.js`. */
+  readonly command: string;
   readonly child: ChildProcess;
   /** SIGTERM, then waits for the process to end. */
   stop(): Promise<void>;
@@ -23,8 +26,15 @@ export function buildGateway(dir: string): void {
  * Starts `dir`'s dist/main.js on a free port of 127.0.0.1 with `env` added; resolves once it listens. `onLine`
  * sees each JSON log line (the seeding summary, say); every line is read, since a full pipe would stall the server.
  */
-export function startGateway(dir: string, env: Record<string, string>, onLine: (entry: Record<string, unknown>) => void = () => {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+export function startGateway(
+  dir: string,
+  env: Record<string, string>,
+  onLine: (entry: Record<string, unknown>) => void = () => {},
+  /** Options for node itself (`--cpu-prof` may not go in NODE_OPTIONS). */
+  nodeArgs: readonly string[] = [],
+): Promise<GatewayProcess> {
+  const args = [...productionNodeArgs(dir), ...nodeArgs, 'dist/main.js'];
+  const child = spawn(process.execPath, args, {
     cwd: dir,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -38,6 +48,7 @@ export function startGateway(dir: string, env: Record<string, string>, onLine: (
       if (typeof entry['url'] === 'string' && entry['msg'] !== undefined && String(entry['msg']).includes('listening')) {
         resolve({
           url: entry['url'],
+          command: ['node', ...args].join(' '),
           pid: child.pid!,
           child,
           stop: async () => {
@@ -48,6 +59,17 @@ export function startGateway(dir: string, env: Record<string, string>, onLine: (
       }
     });
   });
+}
+
+/**
+ * The options `npm start` gives node (package.json's start script: `... node <options> dist/main.js`), so that a
+ * benchmark measures the gateway as it runs in production, young-generation size included.
+ */
+export function productionNodeArgs(dir: string): string[] {
+  const scripts = (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const match = /\bnode((?: --[^ ]+)*) dist\/main\.js/.exec(scripts['start'] ?? '');
+  if (match === null) throw new Error(`package.json's start script does not run node dist/main.js: ${scripts['start']}`);
+  return match[1]!.split(' ').filter((arg) => arg !== '');
 }
 
 /** User plus system CPU seconds a process has used (any process: the gateway, a JVM). */

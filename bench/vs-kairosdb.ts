@@ -6,8 +6,14 @@
  * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and the floor is measured in the
  * same run: a bare read of the same partitions with the project's own page decoder, no engine, no HTTP.
  *
- *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>]
+ *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
+ *                                 --profile <dir> --node-args "<options for the gateway's node>"]
+ *
+ * --profile runs the gateway under `node --cpu-prof` into <dir> and prints where its CPU went (the profiler costs
+ * time of its own: take the timings from a run without it).
  */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cassandra from 'cassandra-driver';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
@@ -16,6 +22,7 @@ import type { RowKey, SeriesWrite } from '../src/store/store.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { startKairosDB } from '../test/support/kairosdb-server.js';
 import { partitionsOf } from '../test/support/store-reads.js';
+import { formatProfileSummary, summarizeCpuProfile } from './cpu-profile.js';
 import { readPartitions, sumLeanRows } from './floor-read.js';
 import { buildGateway, cpuSeconds, startGateway } from './gateway-process.js';
 import { median, parseArgs } from './measure.js';
@@ -25,6 +32,8 @@ const RUNS = Number(args.get('runs') ?? 5);
 const SERIES = Number(args.get('series') ?? 20);
 const POINTS = Number(args.get('points') ?? 100_000);
 const READ_AHEAD = args.get('read-ahead') ?? '8';
+const PROFILE_DIR = args.get('profile');
+const NODE_ARGS = (args.get('node-args') ?? '').split(' ').filter((arg) => arg !== '');
 const KEYSPACE = 'bench_vs_kairosdb';
 const METRIC = 'bench.vs.cpu';
 const STEP_MS = 10_000;
@@ -87,21 +96,26 @@ const store = await CassandraStore.open({ contactPoints: [node.contactPoint], lo
 const partitions = await ensureDataset();
 const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace: KEYSPACE, heap: '1g' });
 buildGateway(ROOT);
-const gateway = await startGateway(ROOT, {
-  STORE: 'cassandra',
-  CASSANDRA_CONTACT_POINTS: node.contactPoint,
-  CASSANDRA_LOCAL_DC: node.localDataCenter,
-  CASSANDRA_KEYSPACE: KEYSPACE,
-  CASSANDRA_READ_AHEAD: READ_AHEAD,
-  SEED_DEMO: 'false',
-  // Cold reads are the point: no results cache, and limits that a 2M-point answer does not reach.
-  CACHE_MAX_BYTES: '0',
-  QUERY_TIMEOUT_MS: '600000',
-  MAX_REQUEST_POINTS: '1000000000',
-  MAX_QUERY_POINTS: '1000000000',
-  MAX_RESPONSE_BYTES: '4294967296',
-});
-console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: node dist/main.js, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
+const gateway = await startGateway(
+  ROOT,
+  {
+    STORE: 'cassandra',
+    CASSANDRA_CONTACT_POINTS: node.contactPoint,
+    CASSANDRA_LOCAL_DC: node.localDataCenter,
+    CASSANDRA_KEYSPACE: KEYSPACE,
+    CASSANDRA_READ_AHEAD: READ_AHEAD,
+    SEED_DEMO: 'false',
+    // Cold reads are the point: no results cache, and limits that a 2M-point answer does not reach.
+    CACHE_MAX_BYTES: '0',
+    QUERY_TIMEOUT_MS: '600000',
+    MAX_REQUEST_POINTS: '1000000000',
+    MAX_QUERY_POINTS: '1000000000',
+    MAX_RESPONSE_BYTES: '4294967296',
+  },
+  undefined,
+  [...NODE_ARGS, ...(PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+);
+console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: ${gateway.command}, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
 // A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
 const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undefined;
 try {
@@ -153,6 +167,15 @@ try {
   await kairosdb.stop();
   await store.close();
   await node.stop();
+}
+if (PROFILE_DIR !== undefined) {
+  // The gateway writes its profile as it exits; the newest one in the directory is this run's.
+  const newest = readdirSync(PROFILE_DIR)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => join(PROFILE_DIR, name))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (newest === undefined) throw new Error(`no .cpuprofile was written to ${PROFILE_DIR}`);
+  console.log(`profile of the gateway over the whole run (${newest}):\n${formatProfileSummary(summarizeCpuProfile(newest))}`);
 }
 
 /** Writes the dataset through the store unless the keyspace already holds all of it; returns the metric's partitions. */
