@@ -42,6 +42,20 @@ describe('embedded store', () => {
     expect((await scanAll(store, key!, 498, 3502, { order: 'desc' })).map((p) => p.t)).toEqual([3502, 3501, 499, 498]);
   });
 
+  it('ends scans left suspended before it closes, so no LMDB cursor outlives its environment', async () => {
+    const store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 10_000_000 });
+    const timestamps = Array.from({ length: 50 }, (_, i) => i);
+    await store.write({ series: [{ metric: 'c', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    const [key] = await partitionsOf(store, 'c', 0, 1e7);
+    // Left between slices, as a read abandoned at a time limit is, and one never started.
+    const suspended = store.scan(key!, 0, 1e7, { pageSize: 1 });
+    expect((await suspended.next()).value?.timestamps).toEqual(Float64Array.of(0));
+    const unstarted = store.scan(key!, 0, 1e7, { pageSize: 1 });
+    await store.close();
+    expect(await suspended.next()).toEqual({ done: true, value: undefined });
+    expect(await unstarted.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('drops cells and index rows once their TTL has passed, in either scan order', async () => {
     let nowMs = 1_000_000;
     const store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 10_000_000, now: () => nowMs });

@@ -68,6 +68,8 @@ export class EmbeddedStore implements Store {
   private readonly dataPoints: Database<Buffer, Buffer>;
   private readonly now: () => number;
   private readonly rowSpec: RowSpec;
+  /** Scans started and not yet ended: close() ends them first. */
+  private readonly openScans = new Set<AsyncGenerator<Slice>>();
 
   private constructor(options: EmbeddedStoreOptions) {
     mkdirSync(options.path, { recursive: true });
@@ -131,7 +133,22 @@ export class EmbeddedStore implements Store {
     return [];
   }
 
-  async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+  scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    const open = this.openScans;
+    const blocks = this.scanBlocks(key, startMs, endMs, options);
+    const tracked = { scan: undefined as AsyncGenerator<Slice> | undefined };
+    tracked.scan = (async function* () {
+      try {
+        yield* blocks;
+      } finally {
+        open.delete(tracked.scan!);
+      }
+    })();
+    open.add(tracked.scan);
+    return tracked.scan;
+  }
+
+  private async *scanBlocks(key: RowKey, startMs: number, endMs: number, options: ScanOptions): AsyncGenerator<Slice> {
     const legacyRow = key.dataType === LEGACY_DATA_TYPE;
     const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
     if (start >= end) return;
@@ -229,6 +246,10 @@ export class EmbeddedStore implements Store {
   }
 
   async close(): Promise<void> {
+    // A scan suspended between slices holds an LMDB cursor in a read transaction: end it while the environment is
+    // open (a cursor closed after it is native misuse; lmdb warns "cursor_close: mc->mc_txn ... is NULL"). Scans a
+    // consumer left without return() are the usual case: a read abandoned at a time limit, or shared and let go.
+    await Promise.all([...this.openScans].map((scan) => scan.return(undefined).catch(() => undefined)));
     await this.env.close();
   }
 
