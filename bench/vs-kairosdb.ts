@@ -7,7 +7,7 @@
  * same run: a bare read of the same partitions with the project's own page decoder, no engine, no HTTP.
  *
  *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
- *                                 --profile <dir> --node-args "<options for the gateway's node>"]
+ *                                 --profile <dir> --node-args "<options for the gateway's node>" --only <part of a query's name>]
  *
  * --profile runs the gateway under `node --cpu-prof` into <dir> and prints where its CPU went (the profiler costs
  * time of its own: take the timings from a run without it).
@@ -33,6 +33,8 @@ const SERIES = Number(args.get('series') ?? 20);
 const POINTS = Number(args.get('points') ?? 100_000);
 const READ_AHEAD = args.get('read-ahead') ?? '8';
 const PROFILE_DIR = args.get('profile');
+/** Runs only the queries whose name contains this (a profile of one query, say). */
+const ONLY = args.get('only');
 const NODE_ARGS = (args.get('node-args') ?? '').split(' ').filter((arg) => arg !== '');
 const KEYSPACE = 'bench_vs_kairosdb';
 const METRIC = 'bench.vs.cpu';
@@ -121,7 +123,7 @@ const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undef
 try {
   const floor = await floorReader();
   const rows: string[] = [];
-  for (const query of QUERIES) {
+  for (const query of QUERIES.filter((q) => ONLY === undefined || q.name.includes(ONLY))) {
     const times = { kairosdb: [] as number[], kairograph: [] as number[] };
     const cpu = { kairosdb: [] as number[], kairograph: [] as number[], cassandraK: [] as number[], cassandraG: [] as number[] };
     let compared = '';
