@@ -1,10 +1,12 @@
 /**
- * Starting the gateway: configuration → store → (demo data) → HTTP server; a graceful shutdown on SIGINT/SIGTERM.
+ * Starting the gateway: configuration → store → (demo data) → its source → HTTP server; a graceful shutdown on
+ * SIGINT/SIGTERM.
  */
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoData } from './demo/seed.js';
 import { createLogger } from './log.js';
 import { createGateway, listen } from './server/create-gateway.js';
+import { primaryOnly } from './sources/open-sources.js';
 import { openStore } from './store/open-store.js';
 
 export async function main(): Promise<void> {
@@ -26,9 +28,10 @@ export async function main(): Promise<void> {
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
-  const gateway = createGateway({ store, config, log });
+  const sources = primaryOnly(config, store);
+  const gateway = createGateway({ sources, config, log });
   const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
-  log.info({ url: server.url, store: store.kind }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
+  log.info({ url: server.url, store: store.kind, source: sources.primary.name }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -36,7 +39,7 @@ export async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await server.close();
-    await store.close();
+    await sources.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,18 +1,17 @@
 /**
  * The one read path: executeQuery validates a metric query (aggregators and group-bys through their registries,
- * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
- * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
+ * zone, limit), asks the query's source for its series through the request's loaders, reads the partitions, groups,
+ * aggregates, and answers in KairosDB's shape. GraphQL and the REST facade both call it; neither reads a source
+ * itself, and it knows no layout: everything it reads comes through the Source seam (src/sources/source.ts).
  */
 import { dictOf } from '../dict.js';
 import { isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
-import type { IndexReader } from '../query/index-loaders.js';
+import type { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
-import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
-import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store/store.js';
-import { validateMetricName } from '../store/write-validation.js';
+import { encodeTagString, sliceKindOf, validateMetricName, type RowKey, type ScanOptions, type Slice, type StoreLimits, type WriteBatch } from '../sources/series.js';
+import type { Source } from '../sources/source.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
 import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from './budget.js';
@@ -34,9 +33,10 @@ export type { GroupByResult } from './group-by/group-by.js';
 export type { BucketCache, CachedExtent } from './bucket-cache.js';
 
 export interface EngineContext {
-  readonly store: Store;
+  /** Where the query's series live (the request resolved the query's `source`); save_as writes there too. */
+  readonly source: Source;
   /** The request's index loaders. */
-  readonly index: IndexReader;
+  readonly index: IndexLoaders;
   readonly budgets: Budgets;
   /** What the whole request may still spend; shared by every query of the request. */
   readonly request: RequestBudget;
@@ -51,7 +51,7 @@ export interface EngineContext {
   readonly pageSize?: number;
   /** Partition scans started together when a merge reaches several at once (default 8). */
   readonly concurrency?: number;
-  /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
+  /** Partition scans started ahead of the one read, when series are read one after another (default: the source's). */
   readonly readAhead?: number;
   /**
    * The results cache: complete ranges of qualifying pipelines are taken from it and kept in it, and only the rest is
@@ -64,11 +64,10 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   // A request of many queries starts them together; each takes its turn, or their set-up alone holds the thread.
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
-  const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
-  const spec = await ctx.store.spec();
-  const widthMs = rowWidthMs(spec);
-  const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs, ctx.lane);
-  ctx.stats.rowTimes += plan.rowTimes.length;
+  const compiled = compileQuery(query, ctx.nowMs, ctx.source.limits);
+  const plan = await ctx.source.findSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, ctx.lane !== undefined ? { lane: ctx.lane } : {});
+  const widthMs = plan.widthMs;
+  ctx.stats.rowTimes += plan.periods;
   ctx.stats.planMs += performance.now() - planStarted;
   await yieldIfDue(ctx.lane);
   ctx.signal?.throwIfAborted();
@@ -79,7 +78,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
-    const cached = CachedQuery.of(ctx.cache, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
+    const cached = CachedQuery.of(ctx.cache, ctx.source.name, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
     const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set() };
     const groups: GroupOutput[] = [];
     for (const rowGroup of rowGroupsOf(series, compiled.pipeline.groupBys)) {
@@ -233,8 +232,8 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
-  /** `scan` starts the read's store scan; the default starts it when the merge reaches it. */
-  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
+  /** `scan` starts the read of the partition; the default starts it when the merge reaches it. */
+  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
       reads.get(s)!.map((read) => ({
         open: () => counted(scan(read), read.key, s, ctx.stats, run.yielded),
@@ -248,8 +247,8 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   if (router.seriesMajor) {
     // Series one after another: the partitions are read in a known order, so the next ones can be started early.
     const order = rowGroup.series.flatMap((s) => reads.get(s)!);
-    const depth = ctx.readAhead ?? ctx.store.readAhead;
-    const ahead = depth > 0 ? new ReadAhead(order.map((read) => () => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)), depth) : undefined;
+    const depth = ctx.readAhead ?? ctx.source.readAhead;
+    const ahead = depth > 0 ? new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)), depth) : undefined;
     const position = new Map(order.map((read, k) => [read, k]));
     try {
       for (const series of rowGroup.series) {
@@ -267,7 +266,7 @@ async function runRowGroup(rowGroup: RowGroup, run: RowGroupRun): Promise<GroupO
   // Only a whole answer is kept (a truncated one stops mid-range; truncation never uses the cache anyway).
   if (!tracker.stopped) buckets?.finish();
   if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped) outputs = [router.emptyGroup()];
-  for (const batch of saves) await ctx.store.write(batch);
+  for (const batch of saves) await ctx.source.write(batch);
   return outputs;
 }
 

@@ -3,7 +3,7 @@
  * have already asked the store for their first page, so a store that waits on the network (Cassandra) works on the
  * next partitions while the engine aggregates this one. Memory: at most `depth` first pages, per query.
  */
-import type { Slice } from '../store/store.js';
+import type { Slice } from '../sources/series.js';
 
 export class ReadAhead {
   private readonly early = new Map<number, AsyncIterator<Slice>>();

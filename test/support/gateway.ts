@@ -4,6 +4,7 @@
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createGateway, listen } from '../../src/server/create-gateway.js';
+import { primaryOnly } from '../../src/sources/open-sources.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface GraphQLResponse {
@@ -42,7 +43,7 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...fromRun, ...env });
   const lines = options.logLines;
   const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
-  const gateway = createGateway({ store, config, log });
+  const gateway = createGateway({ sources: primaryOnly(config, store), config, log });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {
