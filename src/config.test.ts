@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       store: 'embedded',
       dataDir: './data',
       primarySourceName: 'kairosdb',
+      sourcesFile: '',
       rowTimeUnit: 'MILLISECONDS',
       rowWidth: 0,
       cassandraContactPoints: ['127.0.0.1:9042'],

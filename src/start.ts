@@ -1,18 +1,21 @@
 /**
- * Starting the gateway: configuration → store → (demo data) → its source → HTTP server; a graceful shutdown on
- * SIGINT/SIGTERM.
+ * Starting the gateway: configuration (and SOURCES_FILE) → primary store → (demo data) → sources → HTTP server;
+ * a graceful shutdown on SIGINT/SIGTERM.
  */
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoData } from './demo/seed.js';
 import { createLogger } from './log.js';
 import { createGateway, listen } from './server/create-gateway.js';
-import { primaryOnly } from './sources/open-sources.js';
+import { openSources } from './sources/open-sources.js';
+import { loadSourcesFile, type SourceSettings } from './sources/sources-file.js';
 import { openStore } from './store/open-store.js';
 
 export async function main(): Promise<void> {
   let config: Config;
+  let sourceSettings: SourceSettings[];
   try {
     config = loadConfig();
+    sourceSettings = loadSourcesFile(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
@@ -28,10 +31,11 @@ export async function main(): Promise<void> {
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
-  const sources = primaryOnly(config, store);
+  const sources = await openSources(config, store, sourceSettings, log);
   const gateway = createGateway({ sources, config, log });
   const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
-  log.info({ url: server.url, store: store.kind, source: sources.primary.name }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
+  const names = sources.all.map((source) => source.name);
+  log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
   let stopping = false;
   const stop = async (signal: string) => {
