@@ -1,6 +1,6 @@
 /**
- * Resolvers of schema.graphql. They translate arguments into the query model, find series through the primary source
- * with the request's loaders, and read through the engine; no resolver reaches a source's tables.
+ * Resolvers of schema.graphql. They translate arguments into the query model, pick the source a field names, find
+ * series through it with the request's loaders, and read through the engine; no resolver reaches a source's tables.
  */
 import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
@@ -29,23 +29,26 @@ export const resolvers: Resolvers = {
   PointValue: PointValueScalar,
 
   Query: {
-    async metricNames(_, { prefix, limit }, ctx) {
-      const source = ctx.sources.primary;
+    sources(_, __, ctx) {
+      return ctx.sources.all.map((source) => ({ name: source.name, layout: source.layout, writable: source.writable, primary: source === ctx.sources.primary }));
+    },
+    async metricNames(_, { prefix, limit, source: name }, ctx) {
+      const source = ctx.source(name);
       const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
       checkMetricPrefix(source.limits, prefix ?? '', 'prefix');
       return source.metricNames(prefix ?? '', max === 0 ? undefined : max);
     },
     async tagNames(_, args, ctx) {
-      const keys = await seriesOf(ctx, ctx.sources.primary, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
     },
     async tagValues(_, args, ctx) {
       if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-      const keys = await seriesOf(ctx, ctx.sources.primary, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
     },
     async seriesKeys(_, args, ctx) {
-      const keys = await seriesOf(ctx, ctx.sources.primary, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       const unique = new Map<string, RowKey>();
       for (const key of keys) unique.set(JSON.stringify([key.dataType, key.tags]), key);
       return [...unique.keys()].sort().map((id) => unique.get(id)!);
@@ -72,8 +75,8 @@ export const resolvers: Resolvers = {
   },
 
   Mutation: {
-    async addPoints(_, { series }, ctx) {
-      const source = ctx.sources.primary;
+    async addPoints(_, { series, source: name }, ctx) {
+      const source = ctx.source(name);
       const batch = withTagEntryFields(series, () =>
         validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: source.limits }, (value, seriesPath, index) =>
           timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
@@ -84,7 +87,7 @@ export const resolvers: Resolvers = {
       return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
     },
     async deletePoints(_, args, ctx) {
-      const source = ctx.sources.primary;
+      const source = ctx.source(args.source);
       const range = rangeArgs(ctx, args.from, args.to);
       const metric = validateMetricName(args.metric, 'metric', source.limits);
       const matches = wherePredicate(args.where);
@@ -208,8 +211,8 @@ function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: (
  * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
  * `withGraphQLFields` renames.
  */
-function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null }) {
-  const source = ctx.sources.primary.name;
+function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null }) {
+  const source = ctx.source(args.source).name;
   const range = rangeArgs(ctx, args.from, args.to);
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
   return { source, metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };

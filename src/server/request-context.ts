@@ -13,6 +13,7 @@ import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
+import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { Lane } from '../time-slice.js';
 import type { Admission, Release } from './admission.js';
@@ -32,7 +33,7 @@ export interface QueryRecord {
 
 export interface RequestContext {
   readonly requestId: string;
-  /** Every configured source. */
+  /** Every configured source; `source(name)` picks the one a request names. */
   readonly sources: Sources;
   readonly config: Config;
   readonly loaders: IndexLoaders;
@@ -52,6 +53,11 @@ export interface RequestContext {
   readonly lane: Lane;
   /** Every query the request ran, in the order they finished. */
   readonly queries: QueryRecord[];
+  /**
+   * The source a request names in `field` (GraphQL's `source` argument), or the primary one when it names none; an
+   * unknown name is an InputError naming it and the configured sources.
+   */
+  source(name?: string | null, field?: string): Source;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
   /** Releases the request's timer and its turn (admission control); called when the response is done. */
@@ -109,6 +115,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     budget,
     lane,
     queries,
+    source: (name, field) => sources.get(name, field),
     async runQuery(given, label) {
       const source = sources.get(given.source);
       // Named, so the shared work and the results cache never mix two sources' metrics of one name.
