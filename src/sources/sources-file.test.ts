@@ -1,10 +1,12 @@
 /**
  * SOURCES_FILE: what a good file configures, the exact message for each field a bad one gets wrong, the real process
- * refusing to start on one, and the sources opened from it reading and writing their own stores.
+ * refusing to start on one and serving the sources of a good one, and the sources opened from it reading and writing
+ * their own stores.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
@@ -104,12 +106,44 @@ describe('loadSourcesFile', () => {
   });
 });
 
+const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+
 it('stops start-up with a message that names the source and the field', () => {
   const { path } = file({ sources: [{ ...embedded, layout: 'heroic' }] });
-  const main = fileURLToPath(new URL('../main.ts', import.meta.url));
   const result = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, SOURCES_FILE: path, PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
   expect(result.status).toBe(2);
   expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb (got "heroic")\n');
+});
+
+it('starts with the sources of the file and serves them', async () => {
+  const { path } = file({ sources: [{ ...embedded, name: 'archive', path: tempDir() }] });
+  const env = { ...process.env, SOURCES_FILE: path, DATA_DIR: tempDir(), SEED_DEMO: 'false', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+  const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    // The listening line names the URL and the sources; every line is read, since a full pipe would stall the server.
+    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before it listened`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (typeof entry['url'] === 'string') resolve(entry);
+      });
+    });
+    expect(listening['sources']).toEqual(['kairosdb', 'archive']);
+    const response = await fetch(`${String(listening['url'])}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ sources { name layout writable primary } }' }),
+    });
+    expect(((await response.json()) as { data: unknown }).data).toEqual({
+      sources: [
+        { name: 'kairosdb', layout: 'kairosdb', writable: true, primary: true },
+        { name: 'archive', layout: 'kairosdb', writable: true, primary: false },
+      ],
+    });
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((done) => child.once('exit', done));
+  }
 });
 
 describe('openSources', () => {
