@@ -16,6 +16,7 @@ import cassandra from 'cassandra-driver';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../src/config.js';
 import { createGateway, listen, type ListeningGateway } from '../src/server/create-gateway.js';
+import { primaryOnly } from '../src/sources/open-sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { encodeRowKey } from '../src/store/format/index.js';
@@ -100,7 +101,7 @@ async function refresh(url: string): Promise<Refresh> {
 
 async function startGateway(store: Store, env: Record<string, string>): Promise<ListeningGateway> {
   const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '600000', ...env });
-  const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
   return listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
 }
 

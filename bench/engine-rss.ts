@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import type { AggregatorSpec } from '../src/query/model.js';
 import { IndexLoaders } from '../src/query/index-loaders.js';
+import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { tempDir } from '../test/support/temp-dir.js';
 import { describeShape, METRIC, shapeFromArgs, START_MS, writeBatches } from './dataset.js';
@@ -97,7 +98,7 @@ async function query(store: EmbeddedStore, name: string): Promise<{ read: number
       order: 'asc',
       excludeTags: false,
     },
-    { store, index: new IndexLoaders(store), budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' }, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() },
+    { source: new KairosdbSource('bench', store), index: new IndexLoaders(), budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' }, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() },
   );
   return { read: out.sampleSize, pointsOut: out.groups.reduce((n, g) => n + g.points.length, 0) };
 }

@@ -6,7 +6,9 @@
  *   npm run bench:engine [-- --series 100 --points 100000 --step 1000 --runs 5]
  */
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
+import { IndexLoaders } from '../src/query/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
+import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Slice, type Store } from '../src/store/store.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
@@ -97,8 +99,8 @@ async function run(c: (typeof CASES)[number]): Promise<{ ms: number; out: QueryO
   };
   const t = performance.now();
   const out = await executeQuery(query, {
-    store,
-    index: store,
+    source: new KairosdbSource('bench', store),
+    index: new IndexLoaders(),
     budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' },
     request: unlimitedRequest(),
     stats: newQueryStats(),

@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { parseJson } from '../src/kairos-rest/json-text.js';
 import { parseDatapoints } from '../src/kairos-rest/parse-datapoints.js';
 import { createGateway, listen } from '../src/server/create-gateway.js';
+import { primaryOnly } from '../src/sources/open-sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { CASSANDRA_KEY_LIMITS } from '../src/store/cassandra/key-limits.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
@@ -184,7 +185,7 @@ for (let run = 0; run <= RUNS; run++) {
 
   const store = await stores.fresh(run, 'rest');
   const config = loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) });
-  const gateway = createGateway({ store, config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const restPhase = await phase(serverPid, async (i) => {
     const response = await fetch(`${server.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: new Uint8Array(bodies[i]!) });

@@ -18,6 +18,7 @@ import {
   type TableName,
   type WriteEncoder,
 } from './store/cassandra/options.js';
+import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources/sources.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -26,6 +27,8 @@ export interface Config {
   readonly port: number;
   readonly store: 'embedded' | 'cassandra';
   readonly dataDir: string;
+  readonly primarySourceName: string;
+  readonly sourcesFile: string;
   readonly rowTimeUnit: 'MILLISECONDS' | 'SECONDS';
   readonly rowWidth: number;
   readonly cassandraContactPoints: readonly string[];
@@ -94,6 +97,8 @@ export const SETTINGS = [
   setting({ env: 'HOST', key: 'host', default: '127.0.0.1', meaning: 'Address to listen on (`0.0.0.0` for every interface)', parse: (raw, env) => nonEmpty(raw, env) }),
   setting({ env: 'STORE', key: 'store', default: 'embedded', meaning: '`embedded`: LMDB in `DATA_DIR`, no server needed; `cassandra`: KairosDB\'s keyspace on a Cassandra cluster (`CASSANDRA_*`)', parse: (raw, env) => oneOf(raw, env, ['embedded', 'cassandra'] as const) }),
   setting({ env: 'DATA_DIR', key: 'dataDir', default: './data', meaning: 'Directory of the embedded store', parse: (raw, env) => nonEmpty(raw, env) }),
+  setting({ env: 'PRIMARY_SOURCE_NAME', key: 'primarySourceName', default: 'kairosdb', meaning: 'Name of the primary source (the `STORE` above, with the `kairosdb` layout): what GraphQL\'s `source` argument takes for it, and what fields without one and the REST API use', parse: (raw, env) => sourceName(raw, env) }),
+  setting({ env: 'SOURCES_FILE', key: 'sourcesFile', default: '', meaning: 'A JSON file of more sources, `{"sources": [...]}`, read and checked at start ([Sources](#sources)); empty for none', parse: (raw) => raw }),
   setting({ env: 'ROW_TIME_UNIT', key: 'rowTimeUnit', default: 'MILLISECONDS', meaning: 'KairosDB\'s `row_time_unit`, written to the `spec` of a new store only (one over old KairosDB data gets LEGACY): MILLISECONDS or SECONDS', parse: (raw, env) => oneOf(raw, env, ['MILLISECONDS', 'SECONDS'] as const) }),
   setting({ env: 'ROW_WIDTH', key: 'rowWidth', default: '0', meaning: 'KairosDB\'s `row_width`, written to the `spec` of a new store only; `0` for KairosDB\'s 1814400000 ms (1814400 with SECONDS)', parse: (raw, env) => integer(raw, env, 0, 1_000_000_000_000) }),
   setting({ env: 'CASSANDRA_CONTACT_POINTS', key: 'cassandraContactPoints', default: '127.0.0.1:9042', meaning: 'Comma-separated `host` or `host:port` (port 9042 when omitted)', parse: (raw, env) => contactPoints(raw, env) }),
@@ -163,6 +168,11 @@ function integer(raw: string, env: string, min: number, max: number): number {
     throw new ConfigError(`${env} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   }
   return value;
+}
+
+function sourceName(raw: string, env: string): string {
+  if (!SOURCE_NAME.test(raw)) throw new ConfigError(`${env} ${SOURCE_NAME_RULE} (got ${JSON.stringify(raw)})`);
+  return raw;
 }
 
 function nonEmpty(raw: string, env: string): string {

@@ -1,16 +1,21 @@
 /**
- * Starting the gateway: configuration → store → (demo data) → HTTP server; a graceful shutdown on SIGINT/SIGTERM.
+ * Starting the gateway: configuration (and SOURCES_FILE) → primary store → (demo data) → sources → HTTP server;
+ * a graceful shutdown on SIGINT/SIGTERM.
  */
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoData } from './demo/seed.js';
 import { createLogger } from './log.js';
 import { createGateway, listen } from './server/create-gateway.js';
+import { openSources } from './sources/open-sources.js';
+import { loadSourcesFile, type SourceSettings } from './sources/sources-file.js';
 import { openStore } from './store/open-store.js';
 
 export async function main(): Promise<void> {
   let config: Config;
+  let sourceSettings: SourceSettings[];
   try {
     config = loadConfig();
+    sourceSettings = loadSourcesFile(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
@@ -26,9 +31,11 @@ export async function main(): Promise<void> {
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
-  const gateway = createGateway({ store, config, log });
+  const sources = await openSources(config, store, sourceSettings, log);
+  const gateway = createGateway({ sources, config, log });
   const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
-  log.info({ url: server.url, store: store.kind }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
+  const names = sources.all.map((source) => source.name);
+  log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -36,7 +43,7 @@ export async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await server.close();
-    await store.close();
+    await sources.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,5 +1,5 @@
-// ResultsCache: bounded by bytes, aged from when an entry's oldest range was read, and invalidated per metric by the
-// writes that may reach a kept range, not by writes of fresh points.
+// ResultsCache: bounded by bytes, aged from when an entry's oldest range was read, and invalidated per source and
+// metric by the writes that may reach a kept range, not by writes of fresh points.
 import { describe, expect, it } from 'vitest';
 import type { CachedExtent } from '../engine/bucket-cache.js';
 import { ResultsCache } from './results-cache.js';
@@ -44,18 +44,20 @@ describe('ResultsCache', () => {
     expect(c.entries).toBe(0);
   });
 
-  it("drops a metric's entries and moves its generation on for a write older than the freshness window, and only then", () => {
+  it("drops a source's metric's entries and moves its generation on for a write older than the freshness window, and only then", () => {
     const { c, generations, clock } = cache();
-    c.put('cpu\u0000a', 'cpu', extent(100, clock.ms));
-    c.put('cpu\u0000b', 'cpu', extent(100, clock.ms));
-    c.put('mem\u0000a', 'mem', extent(100, clock.ms));
-    generations.bump('cpu', clock.ms - 60_000);
-    expect([c.generation('cpu'), c.entries, c.invalidations]).toEqual([0, 3, 0]);
-    generations.bump('cpu', clock.ms - 60_001);
-    expect([c.generation('cpu'), c.generation('mem'), c.entries, c.invalidations]).toEqual([1, 0, 1, 2]);
-    expect(c.get('mem\u0000a')).toBeDefined();
+    c.put('k/cpu\u0000a', 'k/cpu', extent(100, clock.ms));
+    c.put('k/cpu\u0000b', 'k/cpu', extent(100, clock.ms));
+    c.put('k/mem\u0000a', 'k/mem', extent(100, clock.ms));
+    // Another source's metric of the same name is another metric.
+    c.put('archive/cpu\u0000a', 'archive/cpu', extent(100, clock.ms));
+    generations.bump('k', 'cpu', clock.ms - 60_000);
+    expect([c.generation('k/cpu'), c.entries, c.invalidations]).toEqual([0, 4, 0]);
+    generations.bump('k', 'cpu', clock.ms - 60_001);
+    expect([c.generation('k/cpu'), c.generation('k/mem'), c.generation('archive/cpu'), c.entries, c.invalidations]).toEqual([1, 0, 0, 2, 2]);
+    expect([c.get('k/mem\u0000a'), c.get('archive/cpu\u0000a')].map((e) => e !== undefined)).toEqual([true, true]);
     // A whole metric deleted: no time known.
-    generations.bump('mem');
-    expect([c.generation('mem'), c.entries]).toEqual([1, 0]);
+    generations.bump('k', 'mem');
+    expect([c.generation('k/mem'), c.entries]).toEqual([1, 1]);
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The results cache: complete ranges ("buckets") of aggregated queries, per row group and extent, in an LRU bounded
- * by bytes (lru-cache) with a time to live. Keys carry the metric's cache generation, which a write or delete through
- * this gateway moves on at once when it touched a point older than the freshness window (the only points a kept
- * range can hold), so the metric's entries become unreachable, and they are dropped from memory too. Writes of fresh
- * points, a live feed's, leave the entries alone. What goes in and how answers are assembled from it is the
- * engine's business (src/engine/bucket-cache.ts).
+ * by bytes (lru-cache) with a time to live. Keys carry the cache generation of the source's metric, which a write or
+ * delete through this gateway moves on at once when it touched a point older than the freshness window (the only
+ * points a kept range can hold), so that metric's entries become unreachable, and they are dropped from memory too.
+ * Writes of fresh points, a live feed's, leave the entries alone. What goes in and how answers are assembled from it
+ * is the engine's business (src/engine/bucket-cache.ts).
  */
 import { LRUCache } from 'lru-cache';
 import type { BucketCache, CachedExtent } from '../engine/bucket-cache.js';
@@ -31,7 +31,7 @@ export class ResultsCache implements BucketCache {
   /** Entries made unreachable by writes and deletes through this gateway. */
   invalidations = 0;
   private readonly lru: LRUCache<string, CachedExtent>;
-  /** Keys by metric, to drop a metric's entries when it is written. */
+  /** Keys by source and metric (`metricScope`), to drop a metric's entries when it is written. */
   private readonly keysOf = new Map<string, Set<string>>();
   private readonly ttlMs: number;
   private readonly clock: () => number;
@@ -53,15 +53,15 @@ export class ResultsCache implements BucketCache {
       noDisposeOnSet: true,
       dispose: (_extent, key) => this.unindex(key),
     });
-    options.generations.onBump((metric, earliestMs) => this.written(metric, earliestMs));
+    options.generations.onBump((scope, earliestMs) => this.written(scope, earliestMs));
   }
 
   now(): number {
     return this.clock();
   }
 
-  generation(metric: string): number {
-    return this.stale.of(metric);
+  generation(scope: string): number {
+    return this.stale.ofScope(scope);
   }
 
   get(key: string): CachedExtent | undefined {
@@ -74,17 +74,17 @@ export class ResultsCache implements BucketCache {
     return extent;
   }
 
-  put(key: string, metric: string, extent: CachedExtent): void {
+  put(key: string, scope: string, extent: CachedExtent): void {
     const left = this.ttlMs - (this.clock() - extent.readAtMs);
     if (left <= 0) return;
     this.lru.set(key, extent, { ttl: Math.ceil(left) });
-    let keys = this.keysOf.get(metric);
+    let keys = this.keysOf.get(scope);
     // An entry too large for the whole cache is not stored at all (and the one it was to replace is gone).
     if (!this.lru.has(key)) {
       keys?.delete(key);
       return;
     }
-    if (keys === undefined) this.keysOf.set(metric, (keys = new Set()));
+    if (keys === undefined) this.keysOf.set(scope, (keys = new Set()));
     keys.add(key);
   }
 
@@ -103,26 +103,27 @@ export class ResultsCache implements BucketCache {
   }
 
   /**
-   * A write or delete of `metric` was acknowledged `now`. Every range kept ends before the freshness window of the
-   * moment it was read (by the wall clock too: the engine keeps nothing later), and any read that missed this write
-   * began before now, so a write whose points are all within the freshness window of now changed no kept range.
-   * Any other write makes the metric's entries unreachable, those being read too, and drops them.
+   * A write or delete of a source's metric (`scope`) was acknowledged `now`. Every range kept ends before the
+   * freshness window of the moment it was read (by the wall clock too: the engine keeps nothing later), and any read
+   * that missed this write began before now, so a write whose points are all within the freshness window of now
+   * changed no kept range. Any other write makes the metric's entries unreachable, those being read too, and drops
+   * them.
    */
-  private written(metric: string, earliestMs: number): void {
+  private written(scope: string, earliestMs: number): void {
     if (earliestMs >= this.clock() - this.freshnessMs) return;
-    this.stale.bump(metric);
-    const keys = this.keysOf.get(metric);
+    this.stale.bumpScope(scope);
+    const keys = this.keysOf.get(scope);
     if (keys === undefined) return;
     this.invalidations += keys.size;
     for (const key of [...keys]) this.lru.delete(key);
-    this.keysOf.delete(metric);
+    this.keysOf.delete(scope);
   }
 
-  /** Keys begin with the metric name and U+0000, which no metric name holds (validateMetricName). */
+  /** Keys begin with the scope and U+0000, which no metric name holds (validateMetricName) and no source name. */
   private unindex(key: string): void {
-    const metric = key.slice(0, key.indexOf('\u0000'));
-    const keys = this.keysOf.get(metric);
+    const scope = key.slice(0, key.indexOf('\u0000'));
+    const keys = this.keysOf.get(scope);
     keys?.delete(key);
-    if (keys?.size === 0) this.keysOf.delete(metric);
+    if (keys?.size === 0) this.keysOf.delete(scope);
   }
 }

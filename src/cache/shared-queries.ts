@@ -63,14 +63,14 @@ export class SharedQueries {
   }
 
   /**
-   * Everything an answer depends on: the query but its alias, the budgets, the metric's write generation (so a
-   * query never joins a run that started before a write it must see), and the request's clock for gaps (the only
-   * aggregator that reads it: its walk stops at now).
+   * Everything an answer depends on: the query but its alias, its source, the budgets, the metric's write generation
+   * (so a query never joins a run that started before a write it must see), and the request's clock for gaps (the
+   * only aggregator that reads it: its walk stops at now).
    */
   private keyOf(query: MetricQuery, ctx: EngineContext): string {
     const { alias: _, ...rest } = query;
     const clock = query.aggregators.some((a) => a.name === 'gaps') ? ctx.nowMs : null;
-    return JSON.stringify([rest, ctx.budgets, clock, this.generations.of(query.metric)], (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    return JSON.stringify([rest, ctx.source.name, ctx.budgets, clock, this.generations.of(ctx.source.name, query.metric)], (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
   }
 }
 

@@ -1,20 +1,20 @@
 /**
  * What a gateway's requests share beyond themselves: the results cache, identical queries and partition reads in
  * flight, and the write generations that keep all three from handing out what was read before a write through the
- * gateway. One per gateway, made with it; its numbers go to /metrics.
+ * gateway. One per gateway, for all its sources, made with it; its numbers go to /metrics.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Store } from '../store/store.js';
-import { invalidatingStore } from './invalidating-store.js';
+import type { Sources } from '../sources/sources.js';
+import { InvalidatingSource } from './invalidating-source.js';
 import { ResultsCache } from './results-cache.js';
 import { SharedQueries } from './shared-queries.js';
 import { SharedScans } from './shared-scans.js';
 import { WriteGenerations } from './write-generations.js';
 
 export interface SharedReads {
-  /** The store requests use: writes and deletes invalidate, identical partition reads are shared. */
-  readonly store: Store;
+  /** The sources requests use: writes and deletes invalidate, identical partition reads are shared. */
+  readonly sources: Sources;
   /** Undefined with CACHE_MAX_BYTES=0. */
   readonly cache: ResultsCache | undefined;
   readonly queries: SharedQueries;
@@ -22,13 +22,13 @@ export interface SharedReads {
   readonly generations: WriteGenerations;
 }
 
-export function createSharedReads(inner: Store, config: Config): SharedReads {
+export function createSharedReads(inner: Sources, config: Config): SharedReads {
   const generations = new WriteGenerations();
-  const scans = new SharedScans(inner, generations);
+  const scans = new SharedScans(generations);
   const cache =
     config.cacheMaxBytes > 0 ? new ResultsCache({ maxBytes: config.cacheMaxBytes, freshnessMs: config.cacheFreshnessMs, ttlMs: config.cacheTtlMs, generations }) : undefined;
   return {
-    store: invalidatingStore(inner, generations, (key, start, end, options) => scans.scan(key, start, end, options)),
+    sources: inner.map((source) => new InvalidatingSource(source, generations, scans)),
     cache,
     queries: new SharedQueries(generations),
     scans,

@@ -1,22 +1,24 @@
-// SharedScans: identical partition reads at once are one store read; a reader that falls behind reads on alone from
-// exactly where it was; a reader that leaves is gone, and the store read stops with the last.
+// SharedScans: identical partition reads of one source at once are one read; a reader that falls behind reads on alone
+// from exactly where it was; a reader that leaves is gone, and the source's read stops with the last.
 import { describe, expect, it } from 'vitest';
-import type { RowKey, ScanOptions, Slice, Store } from '../store/store.js';
+import type { RowKey, ScanOptions, Slice } from '../sources/series.js';
+import type { Source } from '../sources/source.js';
 import { SharedScans } from './shared-scans.js';
 import { WriteGenerations } from './write-generations.js';
 
 const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { host: 'a' } };
 
 /**
- * A store whose partition holds `timestamps` (values = index), paged by `pageSize`, that counts its scans and can
- * hold each page until `release` is called.
+ * A source named `name` whose partition holds `timestamps` (values = index), paged by `pageSize`, that counts its
+ * reads and can hold each page until `release` is called.
  */
-function pagedStore(timestamps: number[], hold = false) {
+function pagedStore(timestamps: number[], hold = false, name = 'primary') {
   const scans: { start: number; end: number; options: ScanOptions }[] = [];
   const signals: AbortSignal[] = [];
   let waiting: (() => void)[] = [];
   const store = {
-    scan(_key: RowKey, start: number, end: number, options: ScanOptions = {}): AsyncIterable<Slice> {
+    name,
+    read(_key: RowKey, start: number, end: number, options: ScanOptions = {}): AsyncIterable<Slice> {
       scans.push({ start, end, options });
       if (options.signal) signals.push(options.signal);
       return (async function* () {
@@ -39,7 +41,7 @@ function pagedStore(timestamps: number[], hold = false) {
     waiting = [];
     for (const resolve of all) resolve();
   };
-  return { store: store as unknown as Store, scans, signals, release, pending: () => waiting.length };
+  return { store: store as unknown as Source, scans, signals, release, pending: () => waiting.length };
 }
 
 async function readAll(scan: AsyncIterable<Slice>): Promise<[number, number][]> {
@@ -54,18 +56,23 @@ describe('SharedScans', () => {
   it('reads identical partition reads that run at the same time once, and different ones apart', async () => {
     const source = pagedStore(range(2500));
     const generations = new WriteGenerations();
-    const shared = new SharedScans(source.store, generations);
-    const same = await Promise.all([0, 1, 2].map(() => readAll(shared.scan(KEY, 0, 9999, { pageSize: 1000 }))));
+    const shared = new SharedScans(generations);
+    const other = pagedStore(range(2500), false, 'archive');
+    const [same, elsewhere] = await Promise.all([
+      Promise.all([0, 1, 2].map(() => readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000 })))),
+      readAll(shared.scan(other.store, KEY, 0, 9999, { pageSize: 1000 })),
+    ]);
     expect(same[1]).toEqual(same[0]);
     expect(same[2]).toEqual(same[0]);
-    expect([same[0]!.length, source.scans.length, shared.joins]).toEqual([2500, 1, 2]);
+    // The same partition of another source is another read.
+    expect([same[0]!.length, source.scans.length, shared.joins, elsewhere.length, other.scans.length]).toEqual([2500, 1, 2, 2500, 1]);
     // Another range, other options, or a write to the metric in between: reads of their own.
-    await Promise.all([readAll(shared.scan(KEY, 1, 9999, { pageSize: 1000 })), readAll(shared.scan(KEY, 0, 9999, { pageSize: 10 })), readAll(shared.scan(KEY, 0, 9999, { pageSize: 1000, order: 'desc' }))]);
+    await Promise.all([readAll(shared.scan(source.store, KEY, 1, 9999, { pageSize: 1000 })), readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 10 })), readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000, order: 'desc' }))]);
     expect(source.scans.length).toBe(4);
-    const before = shared.scan(KEY, 0, 9999, { pageSize: 1000 })[Symbol.asyncIterator]();
+    const before = shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000 })[Symbol.asyncIterator]();
     await before.next();
-    generations.bump('m');
-    await readAll(shared.scan(KEY, 0, 9999, { pageSize: 1000 }));
+    generations.bump('primary', 'm');
+    await readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000 }));
     await before.return!();
     expect([source.scans.length, shared.size]).toEqual([6, 0]);
   });
@@ -79,12 +86,12 @@ describe('SharedScans', () => {
     // Pairs of points at one time, as a legacy row can hold them: resuming must skip exactly those already taken.
     const timestamps = range(40_000).map((i) => Math.floor(i / 2) * 10);
     const source = pagedStore(timestamps);
-    const shared = new SharedScans(source.store, new WriteGenerations());
+    const shared = new SharedScans(new WriteGenerations());
     const options: ScanOptions = { pageSize, order, ...(limit ? { limit } : {}) };
-    const expected = await readAll(source.store.scan(KEY, 0, 1e9, options));
+    const expected = await readAll(source.store.read(KEY, 0, 1e9, options));
     const scansBefore = source.scans.length;
-    const fast = shared.scan(KEY, 0, 1e9, options)[Symbol.asyncIterator]();
-    const slow = shared.scan(KEY, 0, 1e9, options)[Symbol.asyncIterator]();
+    const fast = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
+    const slow = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
     const slowPoints: [number, number][] = [];
     const take = async (it: AsyncIterator<Slice>, into?: [number, number][]) => {
       const next = await it.next();
@@ -107,11 +114,11 @@ describe('SharedScans', () => {
 
   it('lets a reader leave when its signal aborts, and stops the store read when the last one leaves', async () => {
     const source = pagedStore(range(3000), true);
-    const shared = new SharedScans(source.store, new WriteGenerations());
+    const shared = new SharedScans(new WriteGenerations());
     const first = new AbortController();
     const second = new AbortController();
-    const a = readAll(shared.scan(KEY, 0, 9999, { pageSize: 1000, signal: first.signal }));
-    const b = readAll(shared.scan(KEY, 0, 9999, { pageSize: 1000, signal: second.signal }));
+    const a = readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000, signal: first.signal }));
+    const b = readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000, signal: second.signal }));
     await expect.poll(() => source.pending()).toBe(1);
     first.abort(new Error('first client gone'));
     await expect(a).rejects.toThrow('first client gone');

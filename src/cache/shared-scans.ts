@@ -1,12 +1,14 @@
 /**
- * Identical partition reads running at the same time are read from the store once: readers of the same partition,
- * range and options (and write generation) take the same slices, each at its own pace. Memory stays bounded: slices
- * every reader has passed are let go (a small prefix is kept a while, so readers that arrive a moment later can still
- * start from the beginning), and a reader that falls far behind the others goes on with a read of its own from where
- * it is. A reader leaves when its signal aborts or it is closed; the store's read stops when the last one leaves.
+ * Identical partition reads running at the same time are read from their source once: readers of the same source,
+ * partition, range and options (and write generation) take the same slices, each at its own pace. Memory stays
+ * bounded: slices every reader has passed are let go (a small prefix is kept a while, so readers that arrive a moment
+ * later can still start from the beginning), and a reader that falls far behind the others goes on with a read of its
+ * own from where it is. A reader leaves when its signal aborts or it is closed; the source's read stops when the last
+ * one leaves.
  */
-import { encodeTagString } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store } from '../store/store.js';
+import { encodeTagString } from '../sources/series.js';
+import type { RowKey, ScanOptions, Slice } from '../sources/series.js';
+import type { Source } from '../sources/source.js';
 import { sliceRange } from '../engine/points.js';
 import type { WriteGenerations } from './write-generations.js';
 
@@ -20,19 +22,18 @@ export class SharedScans {
   /** Readers that joined a read under way, since start. */
   joins = 0;
 
-  constructor(
-    private readonly inner: Store,
-    private readonly generations: WriteGenerations,
-  ) {}
+  constructor(private readonly generations: WriteGenerations) {}
 
-  scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncIterable<Slice> {
-    return { [Symbol.asyncIterator]: () => new Reader(this, key, startMs, endMs, options) };
+  /** `source.read(key, startMs, endMs, options)`, shared with identical reads under way. */
+  scan(source: Source, key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncIterable<Slice> {
+    return { [Symbol.asyncIterator]: () => new Reader(this, source, key, startMs, endMs, options) };
   }
 
   /** The read `reader` should take its slices from: one under way that still holds its start, or a new one. */
   attach(reader: Reader): SharedRead {
-    const { key, startMs, endMs, options } = reader;
+    const { source, key, startMs, endMs, options } = reader;
     const id = JSON.stringify([
+      source.name,
       key.metric,
       key.rowTime,
       key.dataType,
@@ -42,14 +43,14 @@ export class SharedScans {
       options.order ?? 'asc',
       options.limit ?? 0,
       options.pageSize ?? 0,
-      this.generations.of(key.metric),
+      this.generations.of(source.name, key.metric),
     ]);
     let read = this.reads.get(id);
     if (read !== undefined && read.joinable) {
       this.joins++;
     } else {
       const { signal: _, ...rest } = options;
-      read = new SharedRead(id, this, (signal) => this.inner.scan(key, startMs, endMs, { ...rest, signal }));
+      read = new SharedRead(id, this, (signal) => source.read(key, startMs, endMs, { ...rest, signal }));
       this.reads.set(id, read);
     }
     read.readers.add(reader);
@@ -62,12 +63,12 @@ export class SharedScans {
 
   /** A reader's own read from where it is (it fell behind), or from the start. */
   resume(reader: Reader): AsyncIterator<Slice> {
-    const { key, startMs, endMs, options, consumed, lastTs, sameTs } = reader;
-    if (consumed === 0) return this.inner.scan(key, startMs, endMs, options)[Symbol.asyncIterator]();
+    const { source, key, startMs, endMs, options, consumed, lastTs, sameTs } = reader;
+    if (consumed === 0) return source.read(key, startMs, endMs, options)[Symbol.asyncIterator]();
     const asc = (options.order ?? 'asc') === 'asc';
     // From the last time read, skipping the points at that time already read (legacy rows can hold two at one time).
     const limit = options.limit === undefined || options.limit === 0 ? {} : { limit: options.limit - consumed + sameTs };
-    const rest = this.inner.scan(key, asc ? lastTs : startMs, asc ? endMs : lastTs, { ...options, ...limit });
+    const rest = source.read(key, asc ? lastTs : startMs, asc ? endMs : lastTs, { ...options, ...limit });
     return skipFirst(rest, sameTs)[Symbol.asyncIterator]();
   }
 
@@ -188,6 +189,7 @@ class Reader implements AsyncIterator<Slice> {
 
   constructor(
     private readonly owner: SharedScans,
+    readonly source: Source,
     readonly key: RowKey,
     readonly startMs: number,
     readonly endMs: number,

@@ -1,16 +1,19 @@
 // The results cache changes no answer: random pipelines (qualifying and not), ranges and clocks, interleaved with
-// writes and deletes through the invalidating store, answered with the cache and without it, bit for bit; and the
+// writes and deletes through the invalidating source, answered with the cache and without it, bit for bit; and the
 // statistics of what it saved.
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { invalidatingStore } from '../cache/invalidating-store.js';
+import { InvalidatingSource } from '../cache/invalidating-source.js';
 import { ResultsCache } from '../cache/results-cache.js';
+import { SharedScans } from '../cache/shared-scans.js';
 import { WriteGenerations } from '../cache/write-generations.js';
 import { KairographError } from '../errors.js';
 import { deletePoints } from '../query/delete-points.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
+import type { Source } from '../sources/source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { SeriesWrite, Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
@@ -29,7 +32,7 @@ const T0 = Date.UTC(2024, 2, 29);
 const SPAN = 4 * DAY;
 
 interface World {
-  readonly store: Store;
+  readonly source: Source;
   readonly cache: ResultsCache;
   clockMs: number;
 }
@@ -40,7 +43,7 @@ async function world(initial: SeriesWrite[], clockMs: number): Promise<World> {
   opened.push(inner);
   await inner.write({ series: initial });
   const generations = new WriteGenerations();
-  const w: World = { store: invalidatingStore(inner, generations), clockMs, cache: undefined! };
+  const w: World = { source: new InvalidatingSource(new KairosdbSource('kairosdb', inner), generations, new SharedScans(generations)), clockMs, cache: undefined! };
   return Object.assign(w, { cache: new ResultsCache({ maxBytes: 32 * 1024 * 1024, freshnessMs: 60_000, ttlMs: DAY, generations, now: () => w.clockMs }) });
 }
 
@@ -63,8 +66,8 @@ const INITIAL: SeriesWrite[] = [
 async function answer(w: World, query: MetricQuery, nowMs: number, cached: boolean, stats: QueryStats): Promise<{ output: QueryOutput } | { error: string }> {
   try {
     const output = await executeQuery(query, {
-      store: w.store,
-      index: new IndexLoaders(w.store),
+      source: w.source,
+      index: new IndexLoaders(),
       budgets: { maxSeries: 1000, maxPointsRead: 1e9, maxPointsReturned: 1e9, onExceed: 'error' },
       request: unlimitedRequest(),
       stats,
@@ -214,10 +217,10 @@ describe('the results cache', () => {
         for (const c of commands) {
           if (c.kind === 'write') {
             const unique = [...new Set(c.times.map((t) => t.at ?? nowMs + t.fromNow!))].sort((x, y) => x - y);
-            await w.store.write({ series: [{ metric: 'm', tags: { host: c.host, dc: 'x' }, type: c.type, ttlSeconds: 0, timestamps: unique, values: unique.map(() => c.value) }] });
+            await w.source.write({ series: [{ metric: 'm', tags: { host: c.host, dc: 'x' }, type: c.type, ttlSeconds: 0, timestamps: unique, values: unique.map(() => c.value) }] });
           } else if (c.kind === 'delete') {
-            const loaders = new IndexLoaders(w.store);
-            await deletePoints(w.store, loaders, 'm', { startMs: c.startMs, endMs: c.endMs }, compileTagFilter([{ tag: 'host', in: [c.host] }], 'tags'));
+            const loaders = new IndexLoaders();
+            await deletePoints(w.source, loaders, 'm', { startMs: c.startMs, endMs: c.endMs }, compileTagFilter([{ tag: 'host', in: [c.host] }], 'tags'));
           } else {
             nowMs += c.advanceMs;
             w.clockMs += c.advanceMs;
@@ -329,12 +332,12 @@ describe('the results cache', () => {
     await answer(w, avgPerMinute, NOW, true, newQueryStats());
     const point = (t: number): SeriesWrite => ({ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [t], values: [1e6] });
     // Within the freshness window of the wall clock: no kept range can hold it.
-    await w.store.write({ series: [point(NOW - 59_000)] });
+    await w.source.write({ series: [point(NOW - 59_000)] });
     const afterFresh = newQueryStats();
     expect(await answer(w, avgPerMinute, NOW, true, afterFresh)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
     expect([afterFresh.cacheHits, afterFresh.cacheMisses]).toEqual([358, 0]);
     // An hour old: in a kept range, which must be read again.
-    await w.store.write({ series: [point(NOW - HOUR)] });
+    await w.source.write({ series: [point(NOW - HOUR)] });
     const afterLate = newQueryStats();
     expect(await answer(w, avgPerMinute, NOW, true, afterLate)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
     expect([afterLate.cacheHits, afterLate.cacheMisses]).toEqual([0, 358]);
@@ -346,7 +349,7 @@ describe('the results cache', () => {
     const w = await world([steady()], clock);
     const q = at(avgPerMinute, clock - 6 * HOUR, clock);
     await answer(w, q, clock, true, newQueryStats());
-    await w.store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [clock - 60_001], values: [1e6] }] });
+    await w.source.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [clock - 60_001], values: [1e6] }] });
     expect(await answer(w, q, clock, true, newQueryStats())).toEqual(await answer(w, q, clock, false, newQueryStats()));
   });
 });

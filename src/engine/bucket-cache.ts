@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MetricQuery } from '../query/model.js';
+import { metricScope } from '../sources/source.js';
 import type { BucketObserver } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { Budgets, BudgetTracker, QueryStats } from './budget.js';
@@ -48,11 +49,14 @@ export interface BucketCache {
    * of it is kept, whatever the request's clock says (the cache's invalidation rule counts on it).
    */
   now(): number;
-  /** The metric's cache generation: in every key, so nothing read before a write through this gateway that may have changed it is found after it. */
-  generation(metric: string): number;
+  /**
+   * The cache generation of a metric of a source (`scope`: sources/source.ts `metricScope`): in every key, so nothing
+   * read before a write through this gateway that may have changed it is found after it.
+   */
+  generation(scope: string): number;
   get(key: string): CachedExtent | undefined;
-  /** Keys begin with the metric name and U+0000. */
-  put(key: string, metric: string, extent: CachedExtent): void;
+  /** Keys begin with the scope and U+0000. */
+  put(key: string, scope: string, extent: CachedExtent): void;
   /** Ranges answered from the cache and ranges it could keep that were read (for /metrics). */
   counted(hits: number, misses: number): void;
 }
@@ -70,11 +74,14 @@ const MAX_EXTENTS = 10_000;
  */
 export class CachedQuery {
   private readonly hash: string;
+  /** The source and metric (`metricScope`): two sources' metrics of one name are different entries. */
+  private readonly scope: string;
   private readonly generation: number;
   private readonly readAtMs: number;
 
   private constructor(
     private readonly cache: BucketCache,
+    source: string,
     query: MetricQuery,
     private readonly pipeline: PipelineSpec,
     private readonly startMs: number,
@@ -86,15 +93,16 @@ export class CachedQuery {
       typeof v === 'bigint' ? `${v}n` : v,
     );
     this.hash = createHash('sha256').update(canonical).digest('base64url');
-    this.generation = cache.generation(pipeline.metric);
+    this.scope = metricScope(source, pipeline.metric);
+    this.generation = cache.generation(this.scope);
     this.readAtMs = cache.now();
   }
 
-  static of(cache: BucketCache | undefined, query: MetricQuery, pipeline: PipelineSpec, budgets: Budgets, startMs: number, endMs: number, nowMs: number): CachedQuery | undefined {
+  static of(cache: BucketCache | undefined, source: string, query: MetricQuery, pipeline: PipelineSpec, budgets: Budgets, startMs: number, endMs: number, nowMs: number): CachedQuery | undefined {
     if (cache === undefined || budgets.onExceed !== 'error') return undefined;
     if (pipeline.limit !== 0 || pipeline.groupBys.points.length > 0 || pipeline.groupBys.series) return undefined;
     if (pipeline.aggregators.some((a) => a.definition.name === 'save_as')) return undefined;
-    return new CachedQuery(cache, query, pipeline, startMs, endMs, nowMs);
+    return new CachedQuery(cache, source, query, pipeline, startMs, endMs, nowMs);
   }
 
   /**
@@ -119,7 +127,7 @@ export class CachedQuery {
     const phase = fixedMs === undefined ? `@${range.anchorMs}` : `${fixedMs}+${(((range.anchorMs % fixedMs) + fixedMs) % fixedMs)}`;
     const gridKey = `${range.sampling.value} ${range.sampling.unit} ${range.zone.name} ${phase}`;
     const group = JSON.stringify([rowGroup.type, rowGroup.tagGroup === undefined ? null : Object.entries(rowGroup.tagGroup)]);
-    const base = [this.pipeline.metric, this.generation, this.hash, gridKey, group].join('\u0000');
+    const base = [this.scope, this.generation, this.hash, gridKey, group].join('\u0000');
 
     const hits: Hit[] = [];
     const misses: Miss[] = [];
@@ -136,7 +144,7 @@ export class CachedQuery {
       hits.push({ entry, from: Math.max(from, entry.fromMs), to: Math.min(to, entry.toMs) });
       if (entry.fromMs > from || entry.toMs < to) misses.push({ key, from, to, kept: entry });
     }
-    return new RowGroupBuckets(this.cache, grid, this.pipeline, rowGroup, this.startMs, endExclusive, this.readAtMs, hits, misses);
+    return new RowGroupBuckets(this.cache, this.scope, grid, this.pipeline, rowGroup, this.startMs, endExclusive, this.readAtMs, hits, misses);
   }
 }
 
@@ -165,6 +173,7 @@ export class RowGroupBuckets {
 
   constructor(
     private readonly cache: BucketCache,
+    private readonly scope: string,
     grid: RangeGrid,
     private readonly pipeline: PipelineSpec,
     private readonly rowGroup: RowGroup,
@@ -241,7 +250,7 @@ export class RowGroupBuckets {
         if (runs === undefined) series.set(tagString, [first, last]);
         else runs.push(first, last);
       });
-      this.cache.put(miss.key, this.pipeline.metric, builder.build(from, to, kept?.readAtMs ?? this.readAtMs, series));
+      this.cache.put(miss.key, this.scope, builder.build(from, to, kept?.readAtMs ?? this.readAtMs, series));
     }
     this.cache.counted(this.hitRanges, this.missRanges);
   }

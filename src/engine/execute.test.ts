@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../errors.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
+import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { SeriesWrite, Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
@@ -29,8 +30,8 @@ function query(overrides: Partial<MetricQuery> = {}): MetricQuery {
 
 function context(store: Store, extra: Partial<EngineContext> = {}): EngineContext & { stats: QueryStats } {
   return {
-    store,
-    index: new IndexLoaders(store),
+    source: new KairosdbSource('kairosdb', store),
+    index: new IndexLoaders(),
     budgets: { maxSeries: 1e6, maxPointsRead: 1e9, maxPointsReturned: 1e9, onExceed: 'error' },
     request: unlimitedRequest(),
     stats: newQueryStats(),

@@ -1,18 +1,17 @@
 /**
  * The one read path: executeQuery validates a metric query (aggregators and group-bys through their registries,
- * zone, limit), plans its series through the request's loaders, scans the partitions, groups, aggregates, and
- * answers in KairosDB's shape. GraphQL and the REST facade both call it; neither scans a store itself.
+ * zone, limit), asks the query's source for its series through the request's loaders, reads the partitions, groups,
+ * aggregates, and answers in KairosDB's shape. GraphQL and the REST facade both call it; neither reads a source
+ * itself, and it knows no layout: everything it reads comes through the Source seam (src/sources/source.ts).
  */
 import { dictOf } from '../dict.js';
 import { isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
-import type { IndexReader } from '../query/index-loaders.js';
+import type { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
-import { planSeries } from '../query/plan.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
-import { encodeTagString, rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store/store.js';
-import { validateMetricName } from '../store/write-validation.js';
+import { encodeTagString, sliceKindOf, validateMetricName, type RowKey, type ScanOptions, type Slice, type StoreLimits, type WriteBatch } from '../sources/series.js';
+import type { Source } from '../sources/source.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
 import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from './budget.js';
@@ -34,9 +33,10 @@ export type { GroupByResult } from './group-by/group-by.js';
 export type { BucketCache, CachedExtent } from './bucket-cache.js';
 
 export interface EngineContext {
-  readonly store: Store;
+  /** Where the query's series live (the request resolved the query's `source`); save_as writes there too. */
+  readonly source: Source;
   /** The request's index loaders. */
-  readonly index: IndexReader;
+  readonly index: IndexLoaders;
   readonly budgets: Budgets;
   /** What the whole request may still spend; shared by every query of the request. */
   readonly request: RequestBudget;
@@ -51,7 +51,7 @@ export interface EngineContext {
   readonly pageSize?: number;
   /** Partition scans started together when a merge reaches several at once (default 8). */
   readonly concurrency?: number;
-  /** Partition scans started ahead of the one read, when series are read one after another (default: the store's). */
+  /** Partition scans started ahead of the one read, when series are read one after another (default: the source's). */
   readonly readAhead?: number;
   /**
    * Points the request may hold read ahead of its queries, shared by all of them (read-ahead.ts); a query without one
@@ -69,11 +69,10 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   // A request of many queries starts them together; each takes its turn, or their set-up alone holds the thread.
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
-  const compiled = compileQuery(query, ctx.nowMs, ctx.store.limits);
-  const spec = await ctx.store.spec();
-  const widthMs = rowWidthMs(spec);
-  const plan = await planSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, widthMs, ctx.lane);
-  ctx.stats.rowTimes += plan.rowTimes.length;
+  const compiled = compileQuery(query, ctx.nowMs, ctx.source.limits);
+  const plan = await ctx.source.findSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, ctx.lane !== undefined ? { lane: ctx.lane } : {});
+  const widthMs = plan.widthMs;
+  ctx.stats.rowTimes += plan.periods;
   ctx.stats.planMs += performance.now() - planStarted;
   await yieldIfDue(ctx.lane);
   ctx.signal?.throwIfAborted();
@@ -84,7 +83,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
-    const cached = CachedQuery.of(ctx.cache, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
+    const cached = CachedQuery.of(ctx.cache, ctx.source.name, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
     const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set() };
     const planned = rowGroupsOf(series, compiled.pipeline.groupBys).map((rowGroup) => planRowGroup(rowGroup, run));
     const ahead = readAheadOf(planned, ctx);
@@ -256,14 +255,14 @@ interface QueryReadAhead {
  * row group would start nothing early. Undefined where the store's reads never wait (or the context says 0).
  */
 function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext): QueryReadAhead | undefined {
-  const depth = ctx.readAhead ?? ctx.store.readAhead;
+  const depth = ctx.readAhead ?? ctx.source.readAhead;
   if (depth === 0) return undefined;
   const order = planned.filter((p) => p.seriesMajor).flatMap((p) => p.rowGroup.series.flatMap((s) => p.reads.get(s)!));
   if (order.length === 0) return undefined;
   const options = scanOptionsOf('asc', 0, ctx);
   const budget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
   return {
-    reads: new ReadAhead(order.map((read) => () => ctx.store.scan(read.key, read.fromMs, read.toMs, options)), depth, budget),
+    reads: new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)), depth, budget),
     position: new Map(order.map((read, k) => [read, k])),
   };
 }
@@ -288,8 +287,8 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   // a limit is never series-major).
   const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
   const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, ctx);
-  /** `scan` starts the read's store scan; the default starts it when the merge reaches it. */
-  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.store.scan(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
+  /** `scan` starts the read of the partition; the default starts it when the merge reaches it. */
+  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>
       reads.get(s)!.map((read) => ({
         open: () => counted(scan(read), read.key, s, ctx.stats, run.yielded),
@@ -314,7 +313,7 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   // Only a whole answer is kept (a truncated one stops mid-range; truncation never uses the cache anyway).
   if (!tracker.stopped) buckets?.finish();
   if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped) outputs = [router.emptyGroup()];
-  for (const batch of saves) await ctx.store.write(batch);
+  for (const batch of saves) await ctx.source.write(batch);
   return outputs;
 }
 

@@ -4,7 +4,7 @@
  * KairosDB's rules for which aggregators apply to which group type and in which order groups come out.
  */
 import { dict } from '../dict.js';
-import type { RowKey, Slice, Tags, WriteBatch } from '../store/store.js';
+import type { RowKey, Slice, Tags, WriteBatch } from '../sources/series.js';
 import type { AggregatorDefinition, BucketObserver, GroupType, StageEnv } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { BudgetTracker } from './budget.js';

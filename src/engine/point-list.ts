@@ -2,7 +2,7 @@
  * Points that leave the engine for a front end: columnar, keeping each point's type (long, double, string,
  * complex, or null for an empty range marked by `gaps`) so GraphQL and REST can render values exactly.
  */
-import type { Slice, SliceKind } from '../store/store.js';
+import type { Slice, SliceKind } from '../sources/series.js';
 import { bigExtra } from './points.js';
 
 export interface ComplexValue {

@@ -9,7 +9,7 @@
  * one slice per started scan, the one under way when the budget filled). A scan the engine waits for always reads
  * its next slice, budget or not: the budget bounds reading ahead, never reading.
  */
-import type { Slice } from '../store/store.js';
+import type { Slice } from '../sources/series.js';
 
 /** The default of CASSANDRA_READ_AHEAD_POINTS: 16 MB of slices of doubles (a timestamp and a value, 8 bytes each). */
 export const DEFAULT_READ_AHEAD_POINTS = 1_048_576;

@@ -2,7 +2,7 @@
 import type { TimeInput } from '../query/time.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { SeriesModel, PointModel, RowModel } from '../graphql/models.js';
-import type { RowKey } from '../store/store.js';
+import type { RowKey } from '../sources/series.js';
 import type { GroupByResult } from '../engine/execute.js';
 import type { RequestContext } from '../server/request-context.js';
 export type Maybe<T> = T | null;
@@ -178,12 +178,14 @@ export type Mutation = {
 
 export type MutationAddPointsArgs = {
   series: Array<SeriesPointsInput>;
+  source?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 export type MutationDeletePointsArgs = {
   from: Scalars['Time']['input'];
   metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
   to: Scalars['Time']['input'];
   where?: InputMaybe<Array<TagMatch>>;
 };
@@ -248,6 +250,8 @@ export type Query = {
   series: Array<Series>;
   /** The series (tag sets and types) of a metric, with the same time range and filter rules as `tagNames`. */
   seriesKeys: Array<SeriesKey>;
+  /** The configured sources, the primary one first. */
+  sources: Array<Source>;
   /**
    * Tag names of the series of a metric with data between `from` and `to` (default: the last 24 hours), optionally
    * only series that pass `where`. Series are found at row granularity, as in KairosDB (rows span 3 weeks).
@@ -261,6 +265,7 @@ export type Query = {
 export type QueryMetricNamesArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   prefix?: InputMaybe<Scalars['String']['input']>;
+  source?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -269,6 +274,7 @@ export type QueryPointsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   metric: Scalars['String']['input'];
   order?: InputMaybe<Order>;
+  source?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
 };
@@ -283,6 +289,7 @@ export type QueryRowsArgs = {
   metric: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   order?: InputMaybe<Order>;
+  source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
@@ -298,6 +305,7 @@ export type QuerySeriesArgs = {
   metric: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   order?: InputMaybe<Order>;
+  source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
@@ -307,6 +315,7 @@ export type QuerySeriesArgs = {
 export type QuerySeriesKeysArgs = {
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
 };
@@ -315,6 +324,7 @@ export type QuerySeriesKeysArgs = {
 export type QueryTagNamesArgs = {
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
 };
@@ -323,6 +333,7 @@ export type QueryTagNamesArgs = {
 export type QueryTagValuesArgs = {
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
   tag: Scalars['String']['input'];
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
@@ -479,6 +490,23 @@ export type SeriesTag = {
 /** Simple moving average of the last `size` points. */
 export type SmaInput = {
   size: Scalars['Int']['input'];
+};
+
+/**
+ * A named place where series live, and the storage design (layout) it is read with. The primary source is the
+ * gateway's `STORE`; more come from its `SOURCES_FILE`. Every field that reads or writes series takes a `source`
+ * argument naming one; without it, the primary source is used, as the KairosDB REST API always does.
+ */
+export type Source = {
+  __typename?: 'Source';
+  /** The storage design: `kairosdb` (KairosDB's tables, on the embedded store or on Cassandra). */
+  layout: Scalars['String']['output'];
+  /** What the `source` argument of the other fields takes. */
+  name: Scalars['String']['output'];
+  /** True for the source used when a field names none (and by the KairosDB REST API). */
+  primary: Scalars['Boolean']['output'];
+  /** Whether `addPoints`, `deletePoints` and the `saveAs` aggregator can write to it. */
+  writable: Scalars['Boolean']['output'];
 };
 
 export type Tag = {
@@ -650,6 +678,7 @@ export type ResolversTypes = ResolversObject<{
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: ResolverTypeWrapper<SeriesTag>;
   SmaInput: SmaInput;
+  Source: ResolverTypeWrapper<Source>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Tag: ResolverTypeWrapper<Tag>;
   TagInput: TagInput;
@@ -696,6 +725,7 @@ export type ResolversParentTypes = ResolversObject<{
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: SeriesTag;
   SmaInput: SmaInput;
+  Source: Source;
   String: Scalars['String']['output'];
   Tag: Tag;
   TagInput: TagInput;
@@ -753,6 +783,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   rows?: Resolver<Array<ResolversTypes['Row']>, ParentType, ContextType, RequireFields<QueryRowsArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   series?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QuerySeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   seriesKeys?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType, RequireFields<QuerySeriesKeysArgs, 'metric'>>;
+  sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
   tagNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagNamesArgs, 'metric'>>;
   tagValues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagValuesArgs, 'metric' | 'tag'>>;
 }>;
@@ -794,6 +825,13 @@ export type SeriesTagResolvers<ContextType = RequestContext, ParentType extends 
   values?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type SourceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Source'] = ResolversParentTypes['Source']> = ResolversObject<{
+  layout?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  primary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  writable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export type TagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -816,6 +854,7 @@ export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   Series?: SeriesResolvers<ContextType>;
   SeriesKey?: SeriesKeyResolvers<ContextType>;
   SeriesTag?: SeriesTagResolvers<ContextType>;
+  Source?: SourceResolvers<ContextType>;
   Tag?: TagResolvers<ContextType>;
   Time?: GraphQLScalarType;
 }>;

@@ -1,6 +1,6 @@
 /**
- * Resolvers of schema.graphql. They translate arguments into the query model, plan through the request's
- * loaders, and read through the engine; no resolver talks to a store table directly except through those.
+ * Resolvers of schema.graphql. They translate arguments into the query model, pick the source a field names, find
+ * series through it with the request's loaders, and read through the engine; no resolver reaches a source's tables.
  */
 import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
@@ -10,16 +10,13 @@ import type { PointList } from '../engine/point-list.js';
 import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
-import { planSeries } from '../query/plan.js';
-import { rowWidthMs, sliceKindOf } from '../store/format/index.js';
-import { checkMetricPrefix } from '../store/key-limits.js';
-import type { RowKey, ValueType } from '../store/store.js';
-import { pointPath, validateMetricName, validateWrite, type SeriesInput } from '../store/write-validation.js';
+import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import type { RequestContext } from '../server/request-context.js';
+import type { Source } from '../sources/source.js';
 import type { PointModel, SeriesModel } from './models.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
@@ -32,22 +29,26 @@ export const resolvers: Resolvers = {
   PointValue: PointValueScalar,
 
   Query: {
-    async metricNames(_, { prefix, limit }, ctx) {
+    sources(_, __, ctx) {
+      return ctx.sources.all.map((source) => ({ name: source.name, layout: source.layout, writable: source.writable, primary: source === ctx.sources.primary }));
+    },
+    async metricNames(_, { prefix, limit, source: name }, ctx) {
+      const source = ctx.source(name);
       const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
-      checkMetricPrefix(ctx.store.limits, prefix ?? '', 'prefix');
-      return ctx.store.metricNames(prefix ?? '', max === 0 ? undefined : max);
+      checkMetricPrefix(source.limits, prefix ?? '', 'prefix');
+      return source.metricNames(prefix ?? '', max === 0 ? undefined : max);
     },
     async tagNames(_, args, ctx) {
-      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
     },
     async tagValues(_, args, ctx) {
       if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
     },
     async seriesKeys(_, args, ctx) {
-      const keys = await seriesOf(ctx, args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       const unique = new Map<string, RowKey>();
       for (const key of keys) unique.set(JSON.stringify([key.dataType, key.tags]), key);
       return [...unique.keys()].sort().map((id) => unique.get(id)!);
@@ -74,21 +75,23 @@ export const resolvers: Resolvers = {
   },
 
   Mutation: {
-    async addPoints(_, { series }, ctx) {
+    async addPoints(_, { series, source: name }, ctx) {
+      const source = ctx.source(name);
       const batch = withTagEntryFields(series, () =>
-        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits }, (value, seriesPath, index) =>
+        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: source.limits }, (value, seriesPath, index) =>
           timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
         ),
       );
-      await ctx.store.write(batch);
+      await source.write(batch);
       ctx.loaders.clear();
       return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
     },
     async deletePoints(_, args, ctx) {
+      const source = ctx.source(args.source);
       const range = rangeArgs(ctx, args.from, args.to);
-      const metric = validateMetricName(args.metric, 'metric', ctx.store.limits);
+      const metric = validateMetricName(args.metric, 'metric', source.limits);
       const matches = wherePredicate(args.where);
-      const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(ctx.store, ctx.loaders, metric, range, matches);
+      const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(source, ctx.loaders, metric, range, matches);
       for (const warning of warnings) ctx.log.warn(warning);
       return { series, partitionsDeleted, rangesDeleted };
     },
@@ -156,11 +159,11 @@ const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'legacy', 
 
 const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
 
-/** The partitions of `metric` in `range` that pass `where`, through the request's loaders. */
-async function seriesOf(ctx: RequestContext, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
-  const name = validateMetricName(metric, 'metric', ctx.store.limits);
+/** The partitions of `metric` in `range` that pass `where`, from `source`, through the request's loaders. */
+async function seriesOf(ctx: RequestContext, source: Source, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
+  const name = validateMetricName(metric, 'metric', source.limits);
   const predicate = wherePredicate(where);
-  const plan = await planSeries(ctx.loaders, name, range, predicate, rowWidthMs(await ctx.store.spec()), ctx.lane);
+  const plan = await source.findSeries(ctx.loaders, name, range, predicate, { lane: ctx.lane });
   for (const warning of plan.warnings) ctx.log.warn(warning);
   return [...plan.partitions];
 }
@@ -208,10 +211,11 @@ function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: (
  * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
  * `withGraphQLFields` renames.
  */
-function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null }) {
+function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null }) {
+  const source = ctx.source(args.source).name;
   const range = rangeArgs(ctx, args.from, args.to);
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-  return { metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
+  return { source, metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
 }
 
 async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, label: string): Promise<SeriesModel[]> {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TagFilter } from '../query/model.js';
+import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import { validateWrite } from '../store/write-validation.js';
 import { findTags } from './find-tags.js';
@@ -14,8 +15,10 @@ import { OPEN_END_MS } from './parse-kairos-query.js';
 afterAll(removeTempDirs);
 
 let store: EmbeddedStore;
+let source: KairosdbSource;
 beforeEach(async () => {
   store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 1000 });
+  source = new KairosdbSource('kairosdb', store);
   // Twelve row periods; period k holds host h<k> and, in even periods, a second series in dc "even".
   const series = Array.from({ length: 12 }, (_, k) => [
     { metric: 'm', tags: { host: `h${k}` }, type: 'long' as const, points: [{ timestamp: k * 1000 + 1, value: k }] },
@@ -40,31 +43,31 @@ const query = (startMs: number, endMs: number, tags: TagFilter = []): MetricQuer
 
 describe('findTags', () => {
   it('reads one row-time lookup, the latest N row periods and one legacy slice for a start of 0', async () => {
-    const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(0, OPEN_END_MS), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
+    const loaders = new IndexLoaders();
+    expect(await findTags(source, loaders, query(0, OPEN_END_MS), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
+    expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
   });
 
   it('keeps the row periods within the range, and all of them when there are few', async () => {
-    const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(2500, 5500), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
-    const few = new IndexLoaders(store);
-    expect(await findTags(few, query(10_000, 20_000), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
-    expect(few.calls).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1 });
+    const loaders = new IndexLoaders();
+    expect(await findTags(source, loaders, query(2500, 5500), 3)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
+    expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
+    const few = new IndexLoaders();
+    expect(await findTags(source, few, query(10_000, 20_000), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
+    expect(few.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1 });
   });
 
   it('answers only the series that pass the filter, and nothing for an unknown metric', async () => {
-    const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
-    expect(await findTags(loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4, 1000)).toEqual({ tags: {}, warnings: [] });
+    const loaders = new IndexLoaders();
+    expect(await findTags(source, loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
+    expect(await findTags(source, loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4)).toEqual({ tags: {}, warnings: [] });
   });
 
   it("finds the series of KairosDB's unaligned negative rows just after a negative start, as every query does", async () => {
     // Width 1000: -999 is stored in row -1998, before rowTimeOf(-1001) = -1002 where KairosDB's own lookup starts.
     await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1, keys: store.limits }));
-    const loaders = new IndexLoaders(store);
-    expect(await findTags(loaders, { ...query(-1001, -900), metric: 'neg' }, 3, 1000)).toEqual({ tags: { host: ['late'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });
+    const loaders = new IndexLoaders();
+    expect(await findTags(source, loaders, { ...query(-1001, -900), metric: 'neg' }, 3)).toEqual({ tags: { host: ['late'] }, warnings: [] });
+    expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });
   });
 });

@@ -4,10 +4,10 @@
  * `start_absolute: 0` that grafana/kairosdb-datasource sends for autocompletion never walks all history.
  */
 import { dict } from '../dict.js';
-import type { IndexLoaders, IndexReader } from '../query/index-loaders.js';
+import type { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
-import { lookupStartMs, planSeries } from '../query/plan.js';
 import { compileTagFilter } from '../query/tag-filter.js';
+import type { Source } from '../sources/source.js';
 
 export interface FoundTags {
   /** Tag name → sorted distinct values, names sorted. */
@@ -16,23 +16,13 @@ export interface FoundTags {
 }
 
 /**
- * Index reads: one row_key_time_index read for the range (one small partition: a row per row period), at most
- * `maxRowPeriods` row_keys reads, and one legacy-index read from the earliest row period kept to the end.
+ * Index reads of the KairosDB layout: one row_key_time_index read for the range (one small partition: a row per row
+ * period), at most `maxRowPeriods` row_keys reads, and one legacy-index read from the earliest row period kept to the
+ * end.
  */
-export async function findTags(loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number, widthMs: number): Promise<FoundTags> {
+export async function findTags(source: Source, loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number): Promise<FoundTags> {
   const matches = compileTagFilter(query.tags, 'tags');
-  const { metric, range } = query;
-  // Read from where the planner would, so the kept periods include the rows of points just after a negative start.
-  const all = await loaders.rowTimes(metric, lookupStartMs(range.startMs, widthMs), range.endMs);
-  const kept = all.slice(-maxRowPeriods);
-  const narrowed = all.length > maxRowPeriods ? { startMs: Math.max(range.startMs, kept[0]!), endMs: range.endMs } : range;
-  // The planner asks for row times again; this reader answers with the kept ones instead of the store's.
-  const reader: IndexReader = {
-    rowTimes: async () => kept,
-    rowKeys: (m, rowTime) => loaders.rowKeys(m, rowTime),
-    legacyRowKeys: (m, startMs, endMs) => loaders.legacyRowKeys(m, startMs, endMs),
-  };
-  const plan = await planSeries(reader, metric, narrowed, matches, widthMs);
+  const plan = await source.findSeries(loaders, query.metric, query.range, matches, { latestPeriods: maxRowPeriods });
   const values = new Map<string, Set<string>>();
   for (const key of plan.partitions) {
     for (const [name, value] of Object.entries(key.tags)) {

@@ -1,7 +1,8 @@
 /**
  * KairosDB's REST API under /api/v1 (reference §5–6, clients.md §2): routes, CORS, one request context per
  * request, and the one place REST errors become KairosDB's {"errors": [...]}. Reads go through the engine, writes
- * through validateWrite, deletes through the shared delete module: this file only translates.
+ * through validateWrite, deletes through the shared delete module: this file only translates. It serves the primary
+ * source: KairosDB's API has no way to name another.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -23,9 +24,8 @@ import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { answerCoding, createCompressor, textChunks, varies, type CompressionOptions } from '../server/compression.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
-import type { Store } from '../store/store.js';
-import { checkMetricPrefix } from '../store/key-limits.js';
-import { validateMetricName } from '../store/write-validation.js';
+import { checkMetricPrefix, validateMetricName } from '../sources/series.js';
+import type { Sources } from '../sources/sources.js';
 import { findTags } from './find-tags.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from './json-text.js';
 import { parseDatapoints } from './parse-datapoints.js';
@@ -33,7 +33,6 @@ import { parseKairosQuery } from './parse-kairos-query.js';
 import { readBody } from './read-body.js';
 import { renderQueryResponse, renderTagsResponse } from './render-response.js';
 import { HttpError, renamedInputError } from './rest-errors.js';
-import { rowWidthMs } from '../store/format/index.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -41,12 +40,12 @@ const API_PREFIX = '/api/v1';
 export const VERSION = `KairosDB 1.3.0-1 (Kairograph ${(createRequire(import.meta.url)('../../package.json') as { version: string }).version})`;
 
 export interface KairosRestDeps {
-  readonly store: Store;
+  readonly sources: Sources;
   readonly config: Config;
   readonly log: Logger;
   /** The gateway's admission control, shared with GraphQL; without it queries run at once. */
   readonly admission?: Admission;
-  /** The gateway's shared reads (results cache, work in flight); `store` is its store. */
+  /** The gateway's shared reads (results cache, work in flight); `sources` are its sources. */
   readonly shared?: SharedReads;
 }
 
@@ -127,7 +126,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
   });
   const header = req.headers['x-request-id'];
-  const ctx = createRequestContext(deps.store, deps.config, deps.log, {
+  const ctx = createRequestContext(deps.sources, deps.config, deps.log, {
     requestId: typeof header === 'string' ? header : null,
     clientSignal: clientGone.signal,
     ...(deps.admission ? { admission: deps.admission } : {}),
@@ -282,7 +281,7 @@ async function healthStatus({ ctx }: Call): Promise<Reply> {
 /** Undefined when the store answers; otherwise what the client may be told (a typed error's message, else masked). */
 async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
   try {
-    await ctx.store.ping();
+    await ctx.sources.primary.ping();
     return undefined;
   } catch (error) {
     if (error instanceof KairographError) return error.message;
@@ -293,16 +292,18 @@ async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
 
 async function metricNames({ ctx, params }: Call): Promise<Reply> {
   const prefix = params.get('prefix') ?? '';
-  checkMetricPrefix(ctx.store.limits, prefix, 'prefix');
-  const names = await ctx.store.metricNames(prefix);
+  const source = ctx.sources.primary;
+  checkMetricPrefix(source.limits, prefix, 'prefix');
+  const names = await source.metricNames(prefix);
   return { status: 200, body: JSON.stringify({ results: names }) };
 }
 
 async function addDatapoints({ req, ctx }: Call): Promise<Reply> {
   const json = await readJsonBody(req, ctx, true);
-  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints, keys: ctx.store.limits });
+  const source = ctx.sources.primary;
+  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints, keys: source.limits });
   if (batch.series.length > 0) {
-    await ctx.store.write(batch);
+    await source.write(batch);
     ctx.loaders.clear();
   }
   return { status: 204 };
@@ -333,8 +334,7 @@ async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */
 async function queryTags({ req, ctx }: Call): Promise<Reply> {
   const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
-  const widthMs = rowWidthMs(await ctx.store.spec());
-  const found = await Promise.all(queries.map((query) => findTags(ctx.loaders, query, ctx.config.restTagsRowPeriods, widthMs)));
+  const found = await Promise.all(queries.map((query) => findTags(ctx.sources.primary, ctx.loaders, query, ctx.config.restTagsRowPeriods)));
   found.forEach((f, i) => f.warnings.forEach((warning) => ctx.log.warn({ query: `metrics[${i}]` }, warning)));
   return { status: 200, body: renderTagsResponse(found.map((f, i) => ({ name: queries[i]!.metric, tags: f.tags }))) };
 }
@@ -343,7 +343,7 @@ async function queryTags({ req, ctx }: Call): Promise<Reply> {
 async function deleteDatapoints({ req, ctx }: Call): Promise<Reply> {
   const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
   for (const query of queries) {
-    const summary = await deletePoints(ctx.store, ctx.loaders, query.metric, query.range, compileTagFilter(query.tags, 'tags'));
+    const summary = await deletePoints(ctx.sources.primary, ctx.loaders, query.metric, query.range, compileTagFilter(query.tags, 'tags'));
     for (const warning of summary.warnings) ctx.log.warn({ metric: query.metric }, warning);
   }
   return { status: 204 };
@@ -360,10 +360,11 @@ async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
   } catch {
     throw new InputError('metric', encoded, 'is not valid percent-encoding');
   }
-  const metric = validateMetricName(name, 'metric', ctx.store.limits);
-  const summary = await deletePoints(ctx.store, ctx.loaders, metric, ALL_TIME, () => true);
+  const source = ctx.sources.primary;
+  const metric = validateMetricName(name, 'metric', source.limits);
+  const summary = await deletePoints(source, ctx.loaders, metric, ALL_TIME, () => true);
   for (const warning of summary.warnings) ctx.log.warn({ metric }, warning);
-  await ctx.store.deleteMetricName(metric);
+  await source.deleteMetricName(metric);
   return { status: 204 };
 }
 
@@ -372,13 +373,14 @@ async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
  * errors under the metric's path: `query.metric[1].aggregators[0].name …`.
  */
 function parseAndCheck(ctx: RequestContext, json: JsonValue): MetricQuery[] {
-  const queries = parseKairosQuery(json, ctx.nowMs, ctx.store.limits);
+  const { limits } = ctx.sources.primary;
+  const queries = parseKairosQuery(json, ctx.nowMs, limits);
   queries.forEach((query, i) =>
     inMetric(i, () => {
       const zone = readZone(query.timeZone, 'time_zone');
       const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
       const { metric, range } = query;
-      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits: ctx.store.limits });
+      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
     }),
   );
   return queries;

@@ -6,8 +6,7 @@
 import { dictOf } from '../dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
-import type { ValueType, WriteBatch } from '../store/store.js';
-import { pointPath, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
+import { pointPath, validateWrite, type PointInput, type SeriesInput, type ValueType, type WriteBatch, type WriteLimits } from '../sources/series.js';
 import { JsonNumber, type JsonValue } from './json-text.js';
 import { renamedInputError } from './rest-errors.js';
 

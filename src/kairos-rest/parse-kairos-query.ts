@@ -11,8 +11,7 @@ import { parseTimeUnit, TIME_UNITS } from '../engine/time-units.js';
 import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import { plusUtc } from '../query/time.js';
-import type { StoreLimits } from '../store/store.js';
-import { validateMetricName } from '../store/write-validation.js';
+import { validateMetricName, type StoreLimits } from '../sources/series.js';
 import { renamedInputError } from './rest-errors.js';
 
 /**

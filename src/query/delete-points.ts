@@ -1,13 +1,11 @@
 /**
  * The one delete path, shared by GraphQL's deletePoints and the KairosDB REST API's /datapoints/delete and
- * DELETE /metric/{name}: plan the matching partitions through the request's loaders as a query does, then delete
- * each partition's part of the range (reference §4.4).
+ * DELETE /metric/{name}: find the matching partitions through the request's loaders as a query does, then have the
+ * source delete each partition's part of the range (reference §4.4).
  */
-import { partitionCovered, rowWidthMs } from '../store/format/index.js';
-import type { Store } from '../store/store.js';
+import type { Source } from '../sources/source.js';
 import type { IndexLoaders } from './index-loaders.js';
 import type { TimeRange } from './model.js';
-import { planSeries } from './plan.js';
 import type { SeriesPredicate } from './tag-filter.js';
 
 export interface DeleteSummary {
@@ -22,16 +20,14 @@ export interface DeleteSummary {
 }
 
 /** `metric` must already be a valid name and `matches` a compiled filter: callers validate in their own vocabulary. */
-export async function deletePoints(store: Store, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
-  const spec = await store.spec();
-  const plan = await planSeries(loaders, metric, range, matches, rowWidthMs(spec));
+export async function deletePoints(source: Source, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
+  const plan = await source.findSeries(loaders, metric, range, matches);
   const series = new Set<string>();
   let partitionsDeleted = 0;
   let rangesDeleted = 0;
   for (const key of plan.partitions) {
     series.add(JSON.stringify([key.dataType, key.tags]));
-    await store.deleteRange(key, range.startMs, range.endMs);
-    if (partitionCovered(spec, key.rowTime, range.startMs, range.endMs)) partitionsDeleted++;
+    if ((await source.deleteRange(key, range.startMs, range.endMs)) === 'partition') partitionsDeleted++;
     else rangesDeleted++;
   }
   // The index changed under this request's loaders.

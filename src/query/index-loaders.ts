@@ -1,99 +1,71 @@
 /**
- * Per-request loaders over the index tables. Every lookup of one request goes through them, so however many
- * aliases or tag selections name a metric, each (metric, row time) costs one `row_keys` read. They cache
- * metadata only, never points, and live exactly as long as one request, or until a write through the gateway
- * changes a metric they read (its write generation moved: other requests' work may run on these loaders).
+ * Per-request loaders over the sources' index reads. Every lookup of one request goes through them, so however many
+ * aliases or tag selections name a metric, each index read (KairosDB: each (metric, row time) of `row_keys`) is made
+ * once per source. They know no layout: a source names each read and its key, and they count the calls by source
+ * and read for the request's statistics. They cache metadata only, never points, and live exactly as long as one
+ * request, or until a write through the gateway changes a metric they read (its write generation moved: other
+ * requests' work may run on these loaders).
  */
 import DataLoader from 'dataloader';
-import type { RowKey, Store } from '../store/store.js';
+import { metricScope } from '../sources/source.js';
 
-/** Store calls made for one request, by table. Scans are counted by the engine. */
-export interface IndexCallCounts {
-  rowTimes: number;
-  rowKeys: number;
-  legacyRowKeys: number;
-}
+/** Index reads made for one request: source name → read name → calls. Scans are counted by the engine. */
+export type IndexCallCounts = Map<string, Record<string, number>>;
 
-export interface IndexReader {
-  rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]>;
-  rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
-  legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
-}
-
-/** Per-metric write generations (src/cache/write-generations.ts). */
+/** Per-source, per-metric write generations (src/cache/write-generations.ts). */
 export interface Generations {
-  of(metric: string): number;
+  of(source: string, metric: string): number;
 }
 
-export class IndexLoaders implements IndexReader {
-  readonly calls: IndexCallCounts = { rowTimes: 0, rowKeys: 0, legacyRowKeys: 0 };
-  private readonly rowTimesLoader: DataLoader<RangeKey, number[], string>;
-  private readonly rowKeysLoader: DataLoader<RowTimeKey, RowKey[], string>;
-  private readonly legacyLoader: DataLoader<RangeKey, RowKey[], string>;
-  /** The write generation of each metric when the loaders first read it. */
+interface IndexRead {
+  /** The read's identity within the request: source, read name, metric and key. */
+  readonly id: string;
+  readonly source: string;
+  readonly read: string;
+  readonly run: () => Promise<unknown>;
+}
+
+export class IndexLoaders {
+  readonly calls: IndexCallCounts = new Map();
+  private readonly loader: DataLoader<IndexRead, unknown, string>;
+  /** The write generation of each source and metric when the loaders first read it. */
   private readonly seen = new Map<string, number>();
 
-  constructor(
-    store: Store,
-    private readonly generations?: Generations,
-  ) {
+  constructor(private readonly generations?: Generations) {
     // Keys that share a batch are read concurrently; the win is that repeated keys are read once.
-    this.rowTimesLoader = new DataLoader(
-      (keys) => Promise.all(keys.map((k) => (this.calls.rowTimes++, store.rowTimes(k.metric, k.startMs, k.endMs)))),
-      { cacheKeyFn: (k) => JSON.stringify([k.metric, k.startMs, k.endMs]) },
-    );
-    this.rowKeysLoader = new DataLoader(
-      (keys) => Promise.all(keys.map((k) => (this.calls.rowKeys++, store.rowKeys(k.metric, k.rowTime)))),
-      { cacheKeyFn: (k) => JSON.stringify([k.metric, k.rowTime]) },
-    );
-    this.legacyLoader = new DataLoader(
-      (keys) => Promise.all(keys.map((k) => (this.calls.legacyRowKeys++, store.legacyRowKeys(k.metric, k.startMs, k.endMs)))),
-      { cacheKeyFn: (k) => JSON.stringify([k.metric, k.startMs, k.endMs]) },
-    );
+    this.loader = new DataLoader((reads) => Promise.all(reads.map((r) => (this.count(r.source, r.read), r.run()))), { cacheKeyFn: (r) => r.id });
   }
 
-  rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]> {
-    this.checkWrites(metric);
-    return this.rowTimesLoader.load({ metric, startMs, endMs });
-  }
-
-  rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
-    this.checkWrites(metric);
-    return this.rowKeysLoader.load({ metric, rowTime });
-  }
-
-  legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
-    this.checkWrites(metric);
-    return this.legacyLoader.load({ metric, startMs, endMs });
-  }
-
-  /** Forgets everything read once a metric it read was written since (writes are rare next to reads). */
-  private checkWrites(metric: string): void {
-    if (this.generations === undefined) return;
-    const now = this.generations.of(metric);
-    const then = this.seen.get(metric);
-    if (then !== undefined && then !== now) {
-      this.clear();
-      this.seen.clear();
-    }
-    this.seen.set(metric, now);
+  /**
+   * `run`'s answer, made at most once per request for the same source, read, metric and key. `read` names the index
+   * read in statistics (one of the source's `indexReads`); `key` holds every other argument of it.
+   */
+  load<T>(source: string, read: string, metric: string, key: readonly (string | number)[], run: () => Promise<T>): Promise<T> {
+    this.checkWrites(source, metric);
+    return this.loader.load({ id: JSON.stringify([source, read, metric, ...key]), source, read, run }) as Promise<T>;
   }
 
   /** Drops cached index reads after this request changed the index (a write or a delete). */
   clear(): void {
-    this.rowTimesLoader.clearAll();
-    this.rowKeysLoader.clearAll();
-    this.legacyLoader.clearAll();
+    this.loader.clearAll();
   }
-}
 
-interface RangeKey {
-  readonly metric: string;
-  readonly startMs: number;
-  readonly endMs: number;
-}
+  private count(source: string, read: string): void {
+    let bySource = this.calls.get(source);
+    if (bySource === undefined) this.calls.set(source, (bySource = {}));
+    bySource[read] = (bySource[read] ?? 0) + 1;
+  }
 
-interface RowTimeKey {
-  readonly metric: string;
-  readonly rowTime: number;
+  /** Forgets everything read once a metric it read was written since (writes are rare next to reads). */
+  private checkWrites(source: string, metric: string): void {
+    if (this.generations === undefined) return;
+    const now = this.generations.of(source, metric);
+    const id = metricScope(source, metric);
+    const then = this.seen.get(id);
+    if (then !== undefined && then !== now) {
+      this.clear();
+      this.seen.clear();
+    }
+    this.seen.set(id, now);
+  }
 }

@@ -40,6 +40,8 @@ export interface GroupBySpec {
 }
 
 export interface MetricQuery {
+  /** The source whose series to read (src/sources/): absent for the primary one. REST always reads the primary. */
+  readonly source?: string;
   readonly metric: string;
   readonly range: TimeRange;
   readonly tags: TagFilter;

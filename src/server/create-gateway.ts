@@ -16,7 +16,7 @@ import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/store.js';
+import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
 import { useCompression } from './compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
@@ -29,17 +29,18 @@ import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 export interface GatewayDeps {
-  readonly store: Store;
+  /** Where series live: the primary source and those of SOURCES_FILE (src/sources/open-sources.ts). */
+  readonly sources: Sources;
   readonly config: Config;
   readonly log: Logger;
 }
 
-export function createGateway({ store: inner, config, log }: GatewayDeps) {
+export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   // One registry per gateway: /metrics shows this gateway's numbers, and tests can run several side by side.
   const metrics = new Registry();
   // Requests read and write through it: the results cache, shared work in flight, invalidation by writes.
   const shared = createSharedReads(inner, config);
-  const store = shared.store;
+  const sources = shared.sources;
   registerSharedReadMetrics(metrics, shared);
   const manifest = loadManifest(config);
   // A request's context owns a timer; it is released when yoga has sent the response.
@@ -57,7 +58,7 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
     multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
-      const context = createRequestContext(store, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, admission, shared });
+      const context = createRequestContext(sources, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, admission, shared });
       contexts.set(request, context);
       return context;
     },
@@ -79,10 +80,12 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
           context.dispose();
         },
       },
+      // The primary source only: it serves REST and every request that names no source, and another source's outage
+      // must not take the gateway out of a load balancer (its own requests answer STORE_UNAVAILABLE).
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {
-          await store.ping();
+          await sources.primary.ping();
         },
       }),
       usePrometheus({ endpoint: '/metrics', registry: metrics }),
@@ -106,8 +109,9 @@ export function createGateway({ store: inner, config, log }: GatewayDeps) {
     ],
   });
 
-  // KairosDB's REST API shares the listener, the store and the request contexts; everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ store, config, log, admission, shared });
+  // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
+  // everything else is yoga's.
+  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) kairosRest(req, res);
     else void yoga.handle(req, res);

@@ -1,5 +1,5 @@
 /**
- * The per-request context shared by GraphQL and the REST API: the store, the request's own index loaders (never
+ * The per-request context shared by GraphQL and the REST API: the sources, the request's own index loaders (never
  * shared between requests), one clock so every relative time in a request means the same "now", one abort signal
  * that fires when the client goes away or the request's time limit passes, its turn under admission control, and a
  * record of every query it ran.
@@ -14,7 +14,8 @@ import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
-import type { Store } from '../store/store.js';
+import type { Source } from '../sources/source.js';
+import type { Sources } from '../sources/sources.js';
 import { Lane } from '../time-slice.js';
 import type { Admission, Release } from './admission.js';
 
@@ -22,6 +23,8 @@ import type { Admission, Release } from './admission.js';
 export interface QueryRecord {
   /** Where the query came from: the GraphQL response path, or `metrics[i]` for REST. */
   readonly label: string;
+  /** The source it read. */
+  readonly source: string;
   readonly metric: string;
   readonly stats: QueryStats;
   readonly ms: number;
@@ -31,7 +34,8 @@ export interface QueryRecord {
 
 export interface RequestContext {
   readonly requestId: string;
-  readonly store: Store;
+  /** Every configured source; `source(name)` picks the one a request names. */
+  readonly sources: Sources;
   readonly config: Config;
   readonly loaders: IndexLoaders;
   readonly nowMs: number;
@@ -50,7 +54,12 @@ export interface RequestContext {
   readonly lane: Lane;
   /** Every query the request ran, in the order they finished. */
   readonly queries: QueryRecord[];
-  /** Runs one query through the engine with the configured budgets and records what it cost. */
+  /**
+   * The source a request names in `field` (GraphQL's `source` argument), or the primary one when it names none; an
+   * unknown name is an InputError naming it and the configured sources.
+   */
+  source(name?: string | null, field?: string): Source;
+  /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
   /** Releases the request's timer and its turn (admission control); called when the response is done. */
   dispose(): void;
@@ -63,13 +72,13 @@ export interface RequestContextOptions {
   /** Admission control: the request waits for a turn at its first query and gives it back in `dispose`. */
   readonly admission?: Admission;
   /**
-   * The gateway's shared reads (results cache, identical work in flight); its `store` is the one to pass. A context
-   * without it reads alone, as tests and tools that make one directly do.
+   * The gateway's shared reads (results cache, identical work in flight); its `sources` are the ones to pass. A
+   * context without it reads alone, as tests and tools that make one directly do.
    */
   readonly shared?: SharedReads;
 }
 
-export function createRequestContext(store: Store, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
+export function createRequestContext(sources: Sources, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
   const { clientSignal, shared } = options;
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
@@ -81,7 +90,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  const loaders = new IndexLoaders(store, shared?.generations);
+  const loaders = new IndexLoaders(shared?.generations);
   const nowMs = Date.now();
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
@@ -100,7 +109,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
   };
   return {
     requestId,
-    store,
+    sources,
     config,
     loaders,
     nowMs,
@@ -109,7 +118,11 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
     budget,
     lane,
     queries,
-    async runQuery(query, label) {
+    source: (name, field) => sources.get(name, field),
+    async runQuery(given, label) {
+      const source = sources.get(given.source);
+      // Named, so the shared work and the results cache never mix two sources' metrics of one name.
+      const query: MetricQuery = { ...given, source: source.name };
       // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
       // waits for an identical query under way adds no work, and needs none.
       const admit = async () => {
@@ -118,7 +131,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
       if (!shared) await admit();
       const stats = newQueryStats();
       const cache = shared?.cache;
-      const engine: EngineContext = { store, index: loaders, budgets, request: budget, readAheadBudget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
+      const engine: EngineContext = { source, index: loaders, budgets, request: budget, readAheadBudget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
       const started = performance.now();
       let output: QueryOutput;
       try {
@@ -130,6 +143,7 @@ export function createRequestContext(store: Store, config: Config, log: Logger, 
       }
       const record = {
         label,
+        source: source.name,
         metric: output.metric,
         stats,
         ms: performance.now() - started,

@@ -1,7 +1,7 @@
 /**
  * Reports what each GraphQL request cost, in the response (`extensions.statistics`) and in one structured log line
- * per request: the plan (row times, series matched), the reads (partitions, points, store calls by table) and the
- * time per stage. Grafana ignores extensions, so dashboards are unaffected.
+ * per request: the plan (row times, series matched), the reads (partitions, points, store calls by table, in all and
+ * per source) and the time per stage. Grafana ignores extensions, so dashboards are unaffected.
  */
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -10,13 +10,26 @@ import type { RequestContext } from './request-context.js';
 export interface RequestStatistics {
   readonly requestId: string;
   readonly ms: number;
-  /** Index reads the request made (shared by its queries through the loaders), and the partition scans. */
-  readonly storeCalls: { readonly rowTimes: number; readonly rowKeys: number; readonly legacyRowKeys: number; readonly scans: number; readonly total: number };
+  /**
+   * Index reads the request made (shared by its queries through the loaders) by read, the partition scans, and their
+   * total, over every source.
+   */
+  readonly storeCalls: StoreCalls;
+  /** The same for each source the request read from, by name: which source every store call went to. */
+  readonly storeCallsBySource: Readonly<Record<string, StoreCalls>>;
   readonly queries: readonly QueryStatistics[];
 }
 
+/**
+ * Calls by index read (the sources' `indexReads`: `rowTimes`, `rowKeys` and `legacyRowKeys` of KairosDB's tables),
+ * then scans and their total.
+ */
+export type StoreCalls = Readonly<Record<string, number>> & { readonly scans: number; readonly total: number };
+
 export interface QueryStatistics {
   readonly path: string;
+  /** The source the query read. */
+  readonly source: string;
   readonly metric: string;
   readonly rowTimes: number;
   readonly seriesMatched: number;
@@ -36,14 +49,29 @@ export interface QueryStatistics {
 }
 
 export function requestStatistics(ctx: RequestContext, ms: number): RequestStatistics {
-  const calls = ctx.loaders.calls;
+  const bySource: Record<string, StoreCalls> = {};
+  const all: Record<string, number> = {};
+  // Every source's reads are named in the totals, zero or not, so their keys do not depend on what the request did.
+  for (const source of ctx.sources.all) for (const read of source.indexReads) all[read] = 0;
+  for (const source of ctx.sources.all) {
+    const reads = ctx.loaders.calls.get(source.name);
+    const queries = ctx.queries.filter((q) => q.source === source.name);
+    if (reads === undefined && queries.length === 0) continue;
+    const calls: Record<string, number> = {};
+    for (const read of source.indexReads) calls[read] = reads?.[read] ?? 0;
+    const scans = queries.reduce((n, q) => n + q.stats.scans, 0);
+    bySource[source.name] = { ...calls, scans, total: sum(Object.values(calls)) + scans };
+    for (const read of source.indexReads) all[read]! += calls[read]!;
+  }
   const scans = ctx.queries.reduce((n, q) => n + q.stats.scans, 0);
   return {
     requestId: ctx.requestId,
     ms: round(ms),
-    storeCalls: { ...calls, scans, total: calls.rowTimes + calls.rowKeys + calls.legacyRowKeys + scans },
+    storeCalls: { ...all, scans, total: sum(Object.values(all)) + scans },
+    storeCallsBySource: bySource,
     queries: ctx.queries.map((q) => ({
       path: q.label,
+      source: q.source,
       metric: q.metric,
       rowTimes: q.stats.rowTimes,
       seriesMatched: q.stats.seriesMatched,
@@ -77,6 +105,10 @@ export function useQueryStatistics(): Plugin<RequestContext> {
       };
     },
   };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 function round(ms: number): number {

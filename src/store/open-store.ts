@@ -1,6 +1,7 @@
 /**
- * Opens the store the configuration names. The Cassandra store returns at once and connects in the background,
- * so the gateway starts (and /ready answers 503) while Cassandra is still unreachable.
+ * Opens a store: the one the configuration names (`STORE`), or one a source of SOURCES_FILE names, with the other
+ * settings from the configuration. The Cassandra store returns at once and connects in the background, so the gateway
+ * starts (and /ready answers 503) while Cassandra is still unreachable.
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -8,13 +9,25 @@ import { CassandraStore } from './cassandra/cassandra-store.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import type { Store } from './store.js';
 
-export async function openStore(config: Config, log?: Logger): Promise<Store> {
+/** Which store, and where: the settings a source may give its own (the rest are the CASSANDRA_* and row settings). */
+export type StoreSettings =
+  | { readonly kind: 'embedded'; readonly path: string }
+  | { readonly kind: 'cassandra'; readonly contactPoints: readonly string[]; readonly localDataCenter: string; readonly keyspace: string };
+
+/** The store `STORE` names, with DATA_DIR or the CASSANDRA_* settings. */
+export function configuredStore(config: Config): StoreSettings {
+  return config.store === 'embedded'
+    ? { kind: 'embedded', path: config.dataDir }
+    : { kind: 'cassandra', contactPoints: config.cassandraContactPoints, localDataCenter: config.cassandraLocalDc, keyspace: config.cassandraKeyspace };
+}
+
+export async function openStore(config: Config, log?: Logger, settings: StoreSettings = configuredStore(config)): Promise<Store> {
   const spec = { rowTimeUnit: config.rowTimeUnit, ...(config.rowWidth > 0 ? { rowWidth: config.rowWidth } : {}) };
-  if (config.store === 'embedded') return EmbeddedStore.open({ path: config.dataDir, ...spec });
+  if (settings.kind === 'embedded') return EmbeddedStore.open({ path: settings.path, ...spec });
   return new CassandraStore({
-    contactPoints: config.cassandraContactPoints,
-    localDataCenter: config.cassandraLocalDc,
-    keyspace: config.cassandraKeyspace,
+    contactPoints: settings.contactPoints,
+    localDataCenter: settings.localDataCenter,
+    keyspace: settings.keyspace,
     replication: config.cassandraReplication,
     tableOptions: config.cassandraTableOptions,
     username: config.cassandraUsername,

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, listen, type ListeningGateway } from '../../src/server/create-gateway.js';
+import { primaryOnly } from '../../src/sources/open-sources.js';
 import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
 import { callRest } from '../rest/rest-client.js';
 
@@ -100,7 +101,7 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const c = counted(await createStore());
       const config = loadConfig({ SEED_DEMO: 'false', ...env, ...extra });
       const lines: string[] = [];
-      const gateway = createGateway({ store: c.store, config, log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
+      const gateway = createGateway({ sources: primaryOnly(config, c.store), config, log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
       const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
       open.push({ store: c.store, server });
       const graphql = async (query: string, signal?: AbortSignal) => {

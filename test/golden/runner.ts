@@ -16,6 +16,7 @@ import { IndexLoaders } from '../../src/query/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
 import { validateWrite, type SeriesInput } from '../../src/store/write-validation.js';
 import { parseKairosQuery } from '../../src/kairos-rest/parse-kairos-query.js';
+import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { toKairosAnswer, type KairosAnswer, type KairosQuery } from './kairos-json.js';
 
 export interface GoldenStoreOptions {
@@ -145,8 +146,8 @@ async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Va
   try {
     const nowMs = file.now ?? DEFAULT_NOW;
     const output = await executeQuery(parseKairosQuery(c.query, nowMs, store.limits)[0]!, {
-      store,
-      index: new IndexLoaders(store),
+      source: new KairosdbSource('kairosdb', store),
+      index: new IndexLoaders(),
       budgets: { ...GENEROUS, ...c.budgets },
       request: unlimitedRequest(),
       stats,

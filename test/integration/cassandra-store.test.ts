@@ -7,6 +7,7 @@ import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../../src/engine/execute.js';
 import { IndexLoaders } from '../../src/query/index-loaders.js';
+import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { CassandraStore, type CassandraStoreOptions, type StatementCounts } from '../../src/store/cassandra/cassandra-store.js';
 import type { MetricQuery } from '../../src/query/model.js';
 import { partitionsOf, scanAll } from '../support/store-reads.js';
@@ -70,8 +71,8 @@ describe('requests by statement', () => {
     await store.write({
       series: ['a', 'b', 'c'].map((h) => ({ metric: 'cpu', tags: { host: h }, type: 'long' as const, ttlSeconds: 0, timestamps, values: timestamps })),
     });
-    const loaders = new IndexLoaders(store);
-    const ctx = { store, index: loaders, budgets: GENEROUS, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() };
+    const loaders = new IndexLoaders();
+    const ctx = { source: new KairosdbSource('kairosdb', store), index: loaders, budgets: GENEROUS, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() };
     const made = await counted(store, () =>
       Promise.all([
         executeQuery(metricQuery('cpu', 0, 2999, ['a']), ctx),
@@ -128,8 +129,8 @@ describe('scans', () => {
     // The engine opens 16 scans together and waits for the first page of each before it consumes any; a permit
     // held across a suspended scan would leave 14 of them waiting forever.
     const output = await executeQuery(metricQuery('wide', 0, 10_000), {
-      store,
-      index: new IndexLoaders(store),
+      source: new KairosdbSource('kairosdb', store),
+      index: new IndexLoaders(),
       budgets: GENEROUS,
       request: unlimitedRequest(),
       stats: newQueryStats(),

@@ -1,9 +1,12 @@
 /**
- * Starts the real gateway on a free 127.0.0.1 port for a test, over a given store, and sends GraphQL like a client.
+ * Starts the real gateway on a free 127.0.0.1 port for a test, over a given store (the primary source) and any more
+ * stores as further sources, and sends GraphQL like a client.
  */
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createGateway, listen } from '../../src/server/create-gateway.js';
+import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
+import { Sources } from '../../src/sources/sources.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface GraphQLResponse {
@@ -29,6 +32,8 @@ export interface TestGateway {
 export interface TestGatewayOptions {
   /** Where the gateway's JSON log lines go (silent when absent). */
   readonly logLines?: string[];
+  /** More sources, by name, each with the KairosDB layout over its store (as SOURCES_FILE would configure them). */
+  readonly sources?: Readonly<Record<string, Store>>;
 }
 
 /**
@@ -42,7 +47,8 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...fromRun, ...env });
   const lines = options.logLines;
   const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
-  const gateway = createGateway({ store, config, log });
+  const others = Object.entries(options.sources ?? {}).map(([name, other]) => new KairosdbSource(name, other));
+  const gateway = createGateway({ sources: new Sources(new KairosdbSource(config.primarySourceName, store), others), config, log });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {

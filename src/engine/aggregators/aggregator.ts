@@ -4,7 +4,7 @@
  * operator per result group.
  */
 import type { Zone } from 'luxon';
-import type { StoreLimits, WriteBatch } from '../../store/store.js';
+import type { StoreLimits, WriteBatch } from '../../sources/series.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
 import type { RangeOptions } from './range.js';
@@ -23,7 +23,7 @@ export interface CompileContext {
   readonly zone: Zone;
   /** Tags named by the query's tag group-by (save_as keeps those with one value). */
   readonly tagGroupBy: readonly string[];
-  /** The store's key limits: save_as writes to it. */
+  /** The key limits of the query's source: save_as writes to it. */
   readonly limits: StoreLimits;
 }
 

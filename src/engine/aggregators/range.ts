@@ -7,7 +7,7 @@
 import type { Zone } from 'luxon';
 import { isEpochMs } from '../../epoch-ms.js';
 import { InputError } from '../../errors.js';
-import type { Slice } from '../../store/store.js';
+import type { Slice } from '../../sources/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';

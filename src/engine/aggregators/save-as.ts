@@ -9,8 +9,8 @@ import { InputError } from '../../errors.js';
 import type { PointKind } from '../point-list.js';
 import { readStringMap } from '../params.js';
 import type { Extra, PointSink } from '../points.js';
-import { MAX_TTL_SECONDS, validateMetricName, validateWrite, type SeriesInput } from '../../store/write-validation.js';
-import type { StoreLimits, ValueType } from '../../store/store.js';
+import { MAX_TTL_SECONDS, validateMetricName, validateWrite, type SeriesInput } from '../../sources/series.js';
+import type { StoreLimits, ValueType } from '../../sources/series.js';
 import type { StageEnv } from './aggregator.js';
 import { defineStream, PointStage } from './stream.js';
 

@@ -1,0 +1,83 @@
+/**
+ * The KairosDB layout: a source over KairosDB's tables (`data_points`, `row_key_time_index`, `row_keys`, the legacy
+ * `row_key_index`, `string_index`, `spec`) on one store, embedded (LMDB) or Cassandra. The store interface speaks in
+ * those tables; this turns them into the seam's finding, reading, writing and deleting of series.
+ */
+import type { IndexLoaders } from '../../query/index-loaders.js';
+import type { TimeRange } from '../../query/model.js';
+import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
+import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import { planSeries, type IndexReader } from './plan.js';
+
+export const KAIROSDB_LAYOUT = 'kairosdb';
+
+/** The index reads the request statistics count, by the names they always had (`storeCalls.rowKeys`, ...). */
+const INDEX_READS = ['rowTimes', 'rowKeys', 'legacyRowKeys'] as const;
+
+export class KairosdbSource implements Source {
+  readonly layout = KAIROSDB_LAYOUT;
+  /** KairosDB's tables take writes and deletes on both stores. */
+  readonly writable = true;
+  readonly indexReads = INDEX_READS;
+
+  constructor(
+    readonly name: string,
+    private readonly store: Store,
+  ) {}
+
+  get limits(): StoreLimits {
+    return this.store.limits;
+  }
+
+  get readAhead(): number {
+    return this.store.readAhead;
+  }
+
+  metricNames(prefix: string, limit?: number): Promise<string[]> {
+    return this.store.metricNames(prefix, limit);
+  }
+
+  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+    const widthMs = rowWidthMs(await this.store.spec());
+    const plan = await planSeries(this.reader(index), metric, range, matches, widthMs, options.lane, options.latestPeriods);
+    return { periods: plan.rowTimes.length, partitions: plan.partitions, widthMs, warnings: plan.warnings };
+  }
+
+  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice> {
+    return this.store.scan(key, startMs, endMs, options);
+  }
+
+  write(batch: WriteBatch): Promise<void> {
+    return this.store.write(batch);
+  }
+
+  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+    const spec = await this.store.spec();
+    await this.store.deleteRange(key, startMs, endMs);
+    return partitionCovered(spec, key.rowTime, startMs, endMs) ? 'partition' : 'range';
+  }
+
+  deleteMetricName(metric: string): Promise<void> {
+    return this.store.deleteMetricName(metric);
+  }
+
+  ping(): Promise<void> {
+    return this.store.ping();
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  /** The index tables through the request's loaders: one read per source, table, metric and key per request. */
+  private reader(index: IndexLoaders): IndexReader {
+    const { name, store } = this;
+    return {
+      rowTimes: (metric, startMs, endMs) => index.load(name, 'rowTimes', metric, [startMs, endMs], () => store.rowTimes(metric, startMs, endMs)),
+      rowKeys: (metric, rowTime) => index.load(name, 'rowKeys', metric, [rowTime], () => store.rowKeys(metric, rowTime)),
+      legacyRowKeys: (metric, startMs, endMs) => index.load(name, 'legacyRowKeys', metric, [startMs, endMs], () => store.legacyRowKeys(metric, startMs, endMs)),
+    };
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * How the KairosDB layout finds a metric's series (reference §4.2): time bounds → row times → series keys → tag
+ * filter, over its index tables (`row_key_time_index`, `row_keys`, the legacy `row_key_index`). The reads go through
+ * the request's loaders, so concurrent plans share them.
+ */
+import type { TimeRange } from '../../query/model.js';
+import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { yieldIfDue, type Lane } from '../../time-slice.js';
+import { encodeTagString, sliceKindOf } from '../../store/format/index.js';
+import type { RowKey } from '../../store/store.js';
+
+/** The index tables as one request reads them (kairosdb-source.ts puts the request's loaders in front of the store). */
+export interface IndexReader {
+  rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]>;
+  rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
+  legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
+}
+
+export interface RowPlan {
+  /** Row times of the metric in the range, from row_key_time_index: one row_keys read each. */
+  readonly rowTimes: readonly number[];
+  /** Partitions to read: legacy-index keys first, then row_keys in row-time order, de-duplicated. */
+  readonly partitions: readonly RowKey[];
+  /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * `widthMs` is the row width in ms (format/row-time.ts `rowWidthMs` of the store's spec); `lane` whose turns it takes.
+ * `latestRowTimes` keeps only the latest that many row times with data in the range (and narrows the legacy lookup to
+ * them), so a lookup from `start_absolute: 0` never walks all history.
+ */
+export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number, lane?: Lane, latestRowTimes?: number): Promise<RowPlan> {
+  const lookupStart = lookupStartMs(range.startMs, widthMs);
+  let rowTimes: number[];
+  let legacy: RowKey[];
+  let startMs = range.startMs;
+  if (latestRowTimes === undefined) {
+    [rowTimes, legacy] = await Promise.all([index.rowTimes(metric, lookupStart, range.endMs), index.legacyRowKeys(metric, lookupStart, range.endMs)]);
+  } else {
+    const all = await index.rowTimes(metric, lookupStart, range.endMs);
+    rowTimes = all.slice(-latestRowTimes);
+    // Looked up from where a whole plan would, so the kept rows include those of points just after a negative start.
+    if (all.length > latestRowTimes) startMs = Math.max(range.startMs, rowTimes[0]!);
+    legacy = await index.legacyRowKeys(metric, lookupStartMs(startMs, widthMs), range.endMs);
+  }
+  const perRowTime = await Promise.all(rowTimes.map((rowTime) => index.rowKeys(metric, rowTime)));
+  const seen = new Set<string>();
+  const partitions: RowKey[] = [];
+  const unknownTypes = new Set<string>();
+  const keys = [legacy, ...perRowTime].flat();
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    // A metric can have a million series, and a regex filter costs microseconds each.
+    if ((i & 1023) === 1023) {
+      const turn = yieldIfDue(lane);
+      if (turn !== undefined) await turn;
+    }
+    // Every row holds points in [rowTime, rowTime + width), negative rows included.
+    if (key.rowTime + widthMs <= startMs || !matches(key.tags)) continue;
+    if (sliceKindOf(key.dataType) === undefined) {
+      unknownTypes.add(key.dataType);
+      continue;
+    }
+    // The legacy and the new index can both list a partition (reference §4.2: KairosDB de-duplicates through a set).
+    const id = `${key.rowTime}\u0000${key.dataType}\u0000${encodeTagString(key.tags)}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    partitions.push(key);
+  }
+  const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
+  return { rowTimes, partitions, warnings };
+}
+
+/**
+ * Where the index lookup of a range must start. A negative timestamp's row starts up to a row width before it
+ * (KairosDB's rows are unaligned there: -9 is in row -18 of a 10 ms width), so KairosDB's own lookup from
+ * rowTimeOf(start) misses points just after a negative start. Look one width earlier; planSeries drops the rows that
+ * cannot reach the range.
+ */
+export function lookupStartMs(startMs: number, widthMs: number): number {
+  return startMs < 0 ? Math.max(startMs - widthMs + 1, Number.MIN_SAFE_INTEGER) : startMs;
+}

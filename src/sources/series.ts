@@ -1,0 +1,27 @@
+/**
+ * The seam's vocabulary: series, their partitions and slices, write batches and key limits, as every layer above the
+ * sources speaks of them. The data model is KairosDB's (docs/architecture.md, decision 1), whatever the storage design
+ * beneath: a series is a metric, a data type and a tag set; its points come as columnar slices of one partition. So
+ * these are KairosDB's own definitions and codecs, implemented beside its format in src/store/ and re-exported here:
+ * the planner, engine, cache and front ends take them from this module and never reach into src/store/ themselves
+ * (test/architecture/import-graph.test.ts holds them to it).
+ */
+export type {
+  ComplexSlice,
+  NumberSlice,
+  RowKey,
+  ScanOptions,
+  SeriesWrite,
+  Slice,
+  SliceKind,
+  StoreLimits,
+  StringSlice,
+  Tags,
+  ValueType,
+  WriteBatch,
+} from '../store/store.js';
+/** A series' canonical tag string (KairosDB's order of series and groups) and the slice kind of a data type. */
+export { encodeTagString, sliceKindOf } from '../store/format/index.js';
+/** What a written series must be before any source sees it, held to the source's key limits. */
+export { checkMetricPrefix } from '../store/key-limits.js';
+export { MAX_TTL_SECONDS, pointPath, validateMetricName, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';

@@ -1,0 +1,89 @@
+/**
+ * The layout seam. A source is a named place where series live; its layout is how one storage design finds series
+ * and reads, writes and deletes them. Everything above this seam (planner, engine, budgets, statistics, the results
+ * cache and shared work, both front ends) works through a Source and never through a design's tables or stores.
+ */
+import type { IndexLoaders } from '../query/index-loaders.js';
+import type { TimeRange } from '../query/model.js';
+import type { SeriesPredicate } from '../query/tag-filter.js';
+import type { Lane } from '../time-slice.js';
+import type { RowKey, ScanOptions, Slice, StoreLimits, WriteBatch } from './series.js';
+
+export interface Source {
+  /** How clients name it (GraphQL's `source` argument, statistics, logs). */
+  readonly name: string;
+  /** The storage design: `kairosdb`. */
+  readonly layout: string;
+  /** Whether it takes writes and deletes (addPoints, deletePoints, save_as, REST writes). */
+  readonly writable: boolean;
+  /** What its keys can hold; front ends refuse larger names and series before calling it. */
+  readonly limits: StoreLimits;
+  /**
+   * Partition reads the engine keeps started ahead of the one it reads, where it reads them one after another: a
+   * source whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
+   */
+  readonly readAhead: number;
+  /**
+   * Names of its index reads, as the request statistics count them (`index.load`'s `read`): every one is reported,
+   * zero or not, so a client sees the same keys whatever the request did.
+   */
+  readonly indexReads: readonly string[];
+
+  /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
+  metricNames(prefix: string, limit?: number): Promise<string[]>;
+
+  /**
+   * The partitions of `metric`'s series with points in `range` whose tags pass `matches`. Its index reads go through
+   * the request's loaders (`index`), so every read of one request is made once, whoever asked.
+   */
+  findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options?: FindSeriesOptions): Promise<SeriesPlan>;
+
+  /** Points of one partition with start <= ts <= end (both inclusive), streamed as slices in time order. */
+  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice>;
+
+  /** Writes a validated batch; resolves only once all of it is durable. */
+  write(batch: WriteBatch): Promise<void>;
+
+  /** Deletes the points of one partition with start <= ts <= end: the whole partition, or a part of it. */
+  deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart>;
+
+  /** Forgets a metric's name (after all its data was deleted). */
+  deleteMetricName(metric: string): Promise<void>;
+
+  /** Resolves when the source answers a trivial read; rejects with a StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+export interface FindSeriesOptions {
+  /** Whose turns the work takes on the thread (time-slice.ts): a metric can have a million series. */
+  readonly lane?: Lane;
+  /**
+   * Only the latest this many periods (partitions' time spans) that have data in the range: bounds a lookup that
+   * would otherwise walk all history, as REST's `/datapoints/query/tags` asks.
+   */
+  readonly latestPeriods?: number;
+}
+
+export interface SeriesPlan {
+  /** Periods of the metric looked up in the range (KairosDB: row times): reported as the query's `rowTimes`. */
+  readonly periods: number;
+  /** Partitions to read, each once, in the source's order; every one holds points in [rowTime, rowTime + widthMs). */
+  readonly partitions: readonly RowKey[];
+  /** The time span of one partition, in ms. */
+  readonly widthMs: number;
+  /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
+  readonly warnings: readonly string[];
+}
+
+/** `partition`: the range covered the partition and it is gone; `range`: a part of it was deleted. */
+export type DeletedPart = 'partition' | 'range';
+
+/**
+ * One metric of one source, as the results cache and write generations key it: `<source>/<metric>`. Source names hold
+ * no `/` (sources.ts) and metric names no U+0000, which cache keys put after it.
+ */
+export function metricScope(source: string, metric: string): string {
+  return `${source}/${metric}`;
+}
