@@ -18,6 +18,13 @@ export function invalidatingStore(inner: Store, generations: WriteGenerations, s
     rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),
     rowKeys: (metric, rowTime) => inner.rowKeys(metric, rowTime),
     legacyRowKeys: (metric, start, end) => inner.legacyRowKeys(metric, start, end),
+    // The tag index is read-only here: writes and deletes below maintain it inside the store.
+    ...(inner.indexedTags && inner.tagIndexedRowKeys
+      ? {
+          indexedTags: (metric: string, rowTime: number) => inner.indexedTags!(metric, rowTime),
+          tagIndexedRowKeys: (metric: string, rowTime: number, tag: string, value: string, limit?: number) => inner.tagIndexedRowKeys!(metric, rowTime, tag, value, limit),
+        }
+      : {}),
     scan,
     async write(batch) {
       try {

@@ -42,16 +42,16 @@ describe('findTags', () => {
   it('reads one row-time lookup, the latest N row periods and one legacy slice for a start of 0', async () => {
     const loaders = new IndexLoaders(store);
     expect(await findTags(loaders, query(0, OPEN_END_MS), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
+    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1, tagIndexedRowKeys: 0 });
   });
 
   it('keeps the row periods within the range, and all of them when there are few', async () => {
     const loaders = new IndexLoaders(store);
     expect(await findTags(loaders, query(2500, 5500), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
+    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1, tagIndexedRowKeys: 0 });
     const few = new IndexLoaders(store);
     expect(await findTags(few, query(10_000, 20_000), 3, 1000)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
-    expect(few.calls).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1 });
+    expect(few.calls).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1, tagIndexedRowKeys: 0 });
   });
 
   it('answers only the series that pass the filter, and nothing for an unknown metric', async () => {
@@ -65,6 +65,6 @@ describe('findTags', () => {
     await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1, keys: store.limits }));
     const loaders = new IndexLoaders(store);
     expect(await findTags(loaders, { ...query(-1001, -900), metric: 'neg' }, 3, 1000)).toEqual({ tags: { host: ['late'] }, warnings: [] });
-    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });
+    expect(loaders.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0 });
   });
 });

@@ -11,7 +11,14 @@ export interface RequestStatistics {
   readonly requestId: string;
   readonly ms: number;
   /** Index reads the request made (shared by its queries through the loaders), and the partition scans. */
-  readonly storeCalls: { readonly rowTimes: number; readonly rowKeys: number; readonly legacyRowKeys: number; readonly scans: number; readonly total: number };
+  readonly storeCalls: {
+    readonly rowTimes: number;
+    readonly rowKeys: number;
+    readonly legacyRowKeys: number;
+    readonly tagIndexedRowKeys: number;
+    readonly scans: number;
+    readonly total: number;
+  };
   readonly queries: readonly QueryStatistics[];
 }
 
@@ -41,7 +48,7 @@ export function requestStatistics(ctx: RequestContext, ms: number): RequestStati
   return {
     requestId: ctx.requestId,
     ms: round(ms),
-    storeCalls: { ...calls, scans, total: calls.rowTimes + calls.rowKeys + calls.legacyRowKeys + scans },
+    storeCalls: { ...calls, scans, total: calls.rowTimes + calls.rowKeys + calls.legacyRowKeys + calls.tagIndexedRowKeys + scans },
     queries: ctx.queries.map((q) => ({
       path: q.label,
       metric: q.metric,

@@ -10,7 +10,7 @@ import type { Store } from './store.js';
 
 export async function openStore(config: Config, log?: Logger): Promise<Store> {
   const spec = { rowTimeUnit: config.rowTimeUnit, ...(config.rowWidth > 0 ? { rowWidth: config.rowWidth } : {}) };
-  if (config.store === 'embedded') return EmbeddedStore.open({ path: config.dataDir, ...spec });
+  if (config.store === 'embedded') return EmbeddedStore.open({ path: config.dataDir, ...spec, tagIndexedMetrics: config.tagIndexedMetrics });
   return new CassandraStore({
     contactPoints: config.cassandraContactPoints,
     localDataCenter: config.cassandraLocalDc,
@@ -28,6 +28,7 @@ export async function openStore(config: Config, log?: Logger): Promise<Store> {
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
     scanDecoder: config.cassandraScanDecoder,
     writeEncoder: config.cassandraWriteEncoder,
+    tagIndexedMetrics: config.tagIndexedMetrics,
     ...spec,
     ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
   });
