@@ -1,7 +1,9 @@
 /**
  * KairosDB 1.3 with its tag index on (a KairosDB of this file's own, booted with tag_indexed_row_key_lookup_metrics) and
  * Kairograph with the same TAG_INDEXED_METRICS: KairosDB's tag_indexed_row_keys rows are the ones Kairograph writes for
- * the same series, hash included, and Kairograph reads KairosDB's, also where KairosDB itself answers nothing.
+ * the same series, hash included, and Kairograph reads KairosDB's, also where KairosDB itself answers nothing: a filter
+ * on a tag that is not indexed, and series written before the index was turned on (reference tag-indexed-row-keys.md
+ * §4 A and B, seen here on KairosDB 1.3.0-1 itself).
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,4 +101,45 @@ describe("KairosDB 1.3's tag index beside Kairograph's", () => {
         `"values":[[${R + 1},2.5]]}]}]}`,
     );
   });
+});
+
+describe('a tag index turned on over data KairosDB wrote without one', () => {
+  const LATE = 'kg.late';
+  const KEYSPACE = 'kg_kairos_tagindex_late';
+  const lateQuery = { start_absolute: R - 10, end_absolute: R + 10, metrics: [{ name: LATE, tags: { host: ['a'] } }] };
+  let before: KairosDBServer | undefined;
+  let after: KairosDBServer | undefined;
+  let store: CassandraStore | undefined;
+  let lateGw: RestGateway | undefined;
+
+  afterAll(async () => {
+    await before?.stop();
+    await after?.stop();
+    await lateGw?.close();
+    await store?.close();
+  });
+
+  it('is found by Kairograph through row_keys, where KairosDB 1.3 answers nothing until a backfill', async () => {
+    await cql.execute(`DROP KEYSPACE IF EXISTS ${KEYSPACE}`);
+    before = await startKairosDB({ cassandra: testNode().contactPoint, keyspace: KEYSPACE, reuse: '' });
+    const first: RestServer = { name: 'kairosdb', url: before.url, call: (method, path, options) => callRest(before!.url, method, path, options, true) };
+    const body = JSON.stringify([{ name: LATE, tags: { host: 'a', dc: 'x' }, datapoints: [[R, 1.5]] }]);
+    expect((await first.call('POST', '/api/v1/datapoints', { body })).status).toBe(204);
+    await until(first, 'POST', '/api/v1/datapoints/query', { body: lateQuery }, (a) => a.text.includes('"sample_size":1'));
+    await before.stop();
+    before = undefined;
+
+    after = await startKairosDB({ cassandra: testNode().contactPoint, keyspace: KEYSPACE, tagIndexed: `{"${LATE}": ["host"]}`, reuse: '' });
+    const second: RestServer = { name: 'kairosdb', url: after.url, call: (method, path, options) => callRest(after!.url, method, path, options, true) };
+    store = await CassandraStore.open(storeOptions(KEYSPACE, { tagIndexedMetrics: parseTagIndexConfig({ [LATE]: ['host'] }) }));
+    lateGw = await startRestGateway(store);
+    // KairosDB reads the host=a partition, which nothing wrote before the index was on (reference §4 B).
+    const fromKairosdb = await second.call('POST', '/api/v1/datapoints/query', { body: lateQuery });
+    expect(fromKairosdb.status).toBe(200);
+    expect(JSON.parse(fromKairosdb.text).queries[0].sample_size).toBe(0);
+    expect((await lateGw.call('POST', '/api/v1/datapoints/query', { body: lateQuery })).text).toBe(
+      `{"queries":[{"sample_size":1,"results":[{"name":"${LATE}","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["x"],"host":["a"]},"values":[[${R},1.5]]}]}]}`,
+    );
+    expect(store.statements['tag_indexed_row_keys.select']).toBeUndefined();
+  }, 180_000);
 });
