@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       cassandraRequestTimeoutMs: 12_000,
       cassandraScanDecoder: 'lean',
       cassandraWriteEncoder: 'lean',
+      tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
       logLevel: 'info',
       seedDemo: true,
       maxWritePoints: 100_000,
@@ -90,6 +91,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads TAG_INDEXED_METRICS in KairosDB's forms", () => {
+    const read = (raw: string) => loadConfig({ TAG_INDEXED_METRICS: raw }).tagIndexedMetrics;
+    expect(read('{"cpu": ["host", "dc"], "mem": [], "disk": ["host", "*"]}')).toEqual({
+      everyMetric: false,
+      metrics: new Map<string, unknown>([['cpu', new Set(['host', 'dc'])], ['mem', 'all'], ['disk', 'all']]),
+    });
+    expect(read('["cpu", "mem"]')).toEqual({ everyMetric: false, metrics: new Map([['cpu', 'all'], ['mem', 'all']]) });
+    // KairosDB: a `*` among the metrics indexes every tag of every metric, whatever else is listed.
+    expect(read('["*"]')).toEqual({ everyMetric: true, metrics: new Map() });
+    expect(read('["cpu", "*"]')).toEqual({ everyMetric: true, metrics: new Map() });
+    expect(read('{"*": ["host"], "cpu": ["dc"]}')).toEqual({ everyMetric: true, metrics: new Map() });
+    expect(read('{}')).toEqual({ everyMetric: false, metrics: new Map() });
+  });
+
   it('reads and trims values', () => {
     expect(loadConfig({ PORT: ' 8080 ', SEED_DEMO: 'false', LOG_LEVEL: 'debug' })).toMatchObject({ port: 8080, seedDemo: false, logLevel: 'debug' });
   });
@@ -110,6 +125,13 @@ describe('loadConfig', () => {
     [{ CASSANDRA_WRITE_CONSISTENCY: 'MOST' }, 'CASSANDRA_WRITE_CONSISTENCY must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE (got "MOST")'],
     [{ CASSANDRA_SCAN_DECODER: 'rows' }, 'CASSANDRA_SCAN_DECODER must be one of lean, driver (got "rows")'],
     [{ CASSANDRA_WRITE_ENCODER: 'fast' }, 'CASSANDRA_WRITE_ENCODER must be one of lean, driver (got "fast")'],
+    [{ TAG_INDEXED_METRICS: 'cpu' }, 'TAG_INDEXED_METRICS must be a JSON object from metric to a list of tags, or a JSON list of metrics (got "cpu")'],
+    [{ TAG_INDEXED_METRICS: '"cpu"' }, 'TAG_INDEXED_METRICS must be a JSON object from metric to a list of tags, or a JSON list of metrics (got "cpu")'],
+    [{ TAG_INDEXED_METRICS: '{"cpu": "host"}' }, 'TAG_INDEXED_METRICS must give metric "cpu" a list of tags (got "host")'],
+    [{ TAG_INDEXED_METRICS: '{"cpu": ["host", 3]}' }, 'TAG_INDEXED_METRICS must have a tag name at .cpu[1] (got 3)'],
+    [{ TAG_INDEXED_METRICS: '{"cpu": [""]}' }, 'TAG_INDEXED_METRICS must have a tag name at .cpu[0] (got "")'],
+    [{ TAG_INDEXED_METRICS: '{"": ["host"]}' }, 'TAG_INDEXED_METRICS names an empty metric'],
+    [{ TAG_INDEXED_METRICS: '["cpu", null]' }, 'TAG_INDEXED_METRICS must have a metric name at [1] (got null)'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],

@@ -19,6 +19,7 @@ import {
   type WriteEncoder,
 } from './store/cassandra/options.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources/sources.js';
+import { parseTagIndexConfig, type TagIndexConfig } from './store/tag-index.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -48,6 +49,7 @@ export interface Config {
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
   readonly cassandraWriteEncoder: WriteEncoder;
+  readonly tagIndexedMetrics: TagIndexConfig;
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
@@ -124,6 +126,7 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_REQUEST_TIMEOUT_MS', key: 'cassandraRequestTimeoutMs', default: '12000', meaning: 'A request Cassandra has not answered in this time fails with STORE_UNAVAILABLE', parse: (raw, env) => integer(raw, env, 1, 600_000) }),
   setting({ env: 'CASSANDRA_SCAN_DECODER', key: 'cassandraScanDecoder', default: 'lean', meaning: '`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0\'s result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver\'s own rows, same answers at several times the CPU per point', parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS) }),
   setting({ env: 'CASSANDRA_WRITE_ENCODER', key: 'cassandraWriteEncoder', default: 'lean', meaning: '`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0\'s batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point', parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS) }),
+  setting({ env: 'TAG_INDEXED_METRICS', key: 'tagIndexedMetrics', default: '{}', meaning: 'KairosDB 1.3\'s `tag_indexed_row_key_lookup_metrics`, in its forms: JSON from metric to the tags to index (`[]` or `["*"]`: all of them), e.g. `{"system.cpu.usage":["host"]}`, or a JSON list of metrics (all tags; `["*"]`: every metric). Writes add `tag_indexed_row_keys` rows as KairosDB does, and exact tag filters read the most selective of them instead of every series of the row period ([tag index](#the-tag-index)); the embedded store keeps its own index of the same tags', parse: (raw, env) => tagIndexedMetrics(raw, env) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
   setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the embedded store has no metrics (`false` to start empty; never into Cassandra)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
@@ -223,4 +226,18 @@ function tableOptions(raw: string, env: string): Partial<Record<TableName, strin
   }
   checked(raw, env, tableOptionsProblem(value as Record<string, unknown>));
   return value as Partial<Record<TableName, string>>;
+}
+
+function tagIndexedMetrics(raw: string, env: string): TagIndexConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${env} must be a JSON object from metric to a list of tags, or a JSON list of metrics (got ${JSON.stringify(raw)})`);
+  }
+  try {
+    return parseTagIndexConfig(value);
+  } catch (error) {
+    throw new ConfigError(`${env} ${(error as Error).message}`);
+  }
 }

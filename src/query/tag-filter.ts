@@ -8,7 +8,12 @@ import { InputError } from '../errors.js';
 import type { Tags } from '../sources/series.js';
 import type { TagFilter } from './model.js';
 
-export type SeriesPredicate = (tags: Tags) => boolean;
+/**
+ * `exact`: the tags the filter pins to a few values (a condition with `in` and no `regex`; several such conditions on one
+ * tag intersect). Every passing series has one of those values of each, so a tag index of any of them may stand in
+ * for row_keys; the predicate still decides.
+ */
+export type SeriesPredicate = ((tags: Tags) => boolean) & { readonly exact?: ReadonlyMap<string, readonly string[]> };
 
 /** `field` names the filter in the caller's vocabulary, for errors such as `where[1].regex`. */
 export function compileTagFilter(filter: TagFilter, field: string): SeriesPredicate {
@@ -33,7 +38,20 @@ export function compileTagFilter(filter: TagFilter, field: string): SeriesPredic
       return (allowed?.has(value) ?? false) || (regex?.test(value) ?? false);
     };
   });
-  return (tags) => checks.every((check) => check(tags));
+  const predicate = (tags: Tags): boolean => checks.every((check) => check(tags));
+  return Object.assign(predicate, { exact: exactValues(filter) });
+}
+
+function exactValues(filter: TagFilter): ReadonlyMap<string, readonly string[]> {
+  const exact = new Map<string, readonly string[]>();
+  for (const condition of filter) {
+    // With a regex too, a value outside `in` may pass.
+    if (condition.in === undefined || condition.regex !== undefined) continue;
+    const before = exact.get(condition.tag);
+    const values = [...new Set(condition.in)];
+    exact.set(condition.tag, before === undefined ? values : before.filter((value) => values.includes(value)));
+  }
+  return exact;
 }
 
 /**

@@ -21,7 +21,8 @@ export interface RequestStatistics {
 }
 
 /**
- * Calls by index read (the sources' `indexReads`: `rowTimes`, `rowKeys` and `legacyRowKeys` of KairosDB's tables),
+ * Calls by index read (the sources' `indexReads`: `rowTimes`, `rowKeys`, `legacyRowKeys` and `tagIndexedRowKeys` of
+ * KairosDB's tables),
  * then scans and their total.
  */
 export type StoreCalls = Readonly<Record<string, number>> & { readonly scans: number; readonly total: number };

@@ -23,7 +23,7 @@ export function configuredStore(config: Config): StoreSettings {
 
 export async function openStore(config: Config, log?: Logger, settings: StoreSettings = configuredStore(config)): Promise<Store> {
   const spec = { rowTimeUnit: config.rowTimeUnit, ...(config.rowWidth > 0 ? { rowWidth: config.rowWidth } : {}) };
-  if (settings.kind === 'embedded') return EmbeddedStore.open({ path: settings.path, ...spec });
+  if (settings.kind === 'embedded') return EmbeddedStore.open({ path: settings.path, ...spec, tagIndexedMetrics: config.tagIndexedMetrics });
   return new CassandraStore({
     contactPoints: settings.contactPoints,
     localDataCenter: settings.localDataCenter,
@@ -41,6 +41,7 @@ export async function openStore(config: Config, log?: Logger, settings: StoreSet
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
     scanDecoder: config.cassandraScanDecoder,
     writeEncoder: config.cassandraWriteEncoder,
+    tagIndexedMetrics: config.tagIndexedMetrics,
     ...spec,
     ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
   });

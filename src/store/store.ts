@@ -17,6 +17,9 @@ export const DEFAULT_ROW_WIDTH_MS = 1_814_400_000;
 
 export type Tags = Readonly<Record<string, string>>;
 
+/** The tags a tag index holds for a metric and row period: all of them, or these (tag-index.ts). */
+export type IndexedTags = 'all' | ReadonlySet<string>;
+
 /** The identity of one `data_points` partition (one series in one row period). */
 export interface RowKey {
   readonly metric: string;
@@ -110,6 +113,13 @@ export interface StoreLimits {
   readonly maxRowKeysTagsBytes?: number;
 }
 
+/** Series found through a tag index. */
+export interface TaggedRowKeys {
+  readonly keys: RowKey[];
+  /** False when a `limit` left some out. */
+  readonly complete: boolean;
+}
+
 export interface Store {
   readonly kind: 'embedded' | 'cassandra';
 
@@ -133,6 +143,19 @@ export interface Store {
 
   /** `row_keys`: every series of a metric at one row time. */
   rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
+
+  /**
+   * The tags whose tag index (KairosDB 1.3's `tag_indexed_row_keys`, or the embedded store's own) lists every series of
+   * the metric at that row time that carries them: `tagIndexedRowKeys` may replace `rowKeys` for an exact filter on one
+   * of them. An empty set where nothing is indexed, or the period was written before indexing was turned on.
+   */
+  indexedTags?(metric: string, rowTime: number): Promise<IndexedTags>;
+
+  /**
+   * From the tag index: the series of a metric at one row time whose tag `tag` is `value`, at most `limit` of them
+   * (`complete` says whether that is all). Only for tags `indexedTags` names for that row time.
+   */
+  tagIndexedRowKeys?(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys>;
 
   /** The legacy `row_key_index` (KairosDB ≤ 1.1) for the row times covering [start, end]. Stores without it return []. */
   legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;

@@ -209,7 +209,7 @@ describe('operations endpoints and logs', () => {
       requestId: 'grafana-42',
       operation: 'Cpu',
       errors: 0,
-      statistics: { requestId: 'grafana-42', storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 2, total: 5 }, queries: [{ path: 'points', metric: 'system.cpu.usage', rowTimes: 1, seriesMatched: 2, partitionsRead: 2, pointsRead: 20, pointsReturned: 20 }] },
+      statistics: { requestId: 'grafana-42', storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 }, queries: [{ path: 'points', metric: 'system.cpu.usage', rowTimes: 1, seriesMatched: 2, partitionsRead: 2, pointsRead: 20, pointsReturned: 20 }] },
     });
     expect(given.extensions!['statistics']).toEqual(logged[0]!['statistics']);
   });

@@ -91,10 +91,10 @@ describe('sources', () => {
     const statistics = response.extensions!['statistics'] as { storeCalls: unknown; storeCallsBySource: unknown; queries: { path: string; source: string }[] };
     // points and rows of the archive share its index reads through the request's loaders; each reads its partition.
     expect(statistics.storeCallsBySource).toEqual({
-      kairosdb: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 1, total: 4 },
-      archive: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 2, total: 5 },
+      kairosdb: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 1, total: 4 },
+      archive: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 },
     });
-    expect(statistics.storeCalls).toEqual({ rowTimes: 2, rowKeys: 2, legacyRowKeys: 2, scans: 3, total: 9 });
+    expect(statistics.storeCalls).toEqual({ rowTimes: 2, rowKeys: 2, legacyRowKeys: 2, tagIndexedRowKeys: 0, scans: 3, total: 9 });
     expect(statistics.queries.map((q) => [q.path, q.source]).sort()).toEqual([
       ['points', 'archive'],
       ['primary', 'kairosdb'],

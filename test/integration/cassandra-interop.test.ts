@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
 import type { WriteEncoder } from '../../src/store/cassandra/options.js';
 import type { WriteBatch } from '../../src/store/store.js';
+import { murmur3TagHash } from '../../src/store/format/murmur3.js';
+import { parseTagIndexConfig } from '../../src/store/tag-index.js';
 import { startRestGateway, type RestGateway } from '../rest/rest-client.js';
 import { emptyKeyspace, plainClient, storeOptions } from './cassandra-stores.js';
 
@@ -79,8 +81,8 @@ const spec = (unit: string, width: string): [string, unknown[]][] => [
   ['INSERT INTO %ks.spec (spec_type, name, value) VALUES (?, ?, ?)', ['cluster_config', 'row_width', width]],
 ];
 
-async function gatewayOn(keyspace: string): Promise<{ store: CassandraStore; gw: RestGateway }> {
-  const store = await CassandraStore.open(storeOptions(keyspace));
+async function gatewayOn(keyspace: string, tagIndexed?: unknown): Promise<{ store: CassandraStore; gw: RestGateway }> {
+  const store = await CassandraStore.open(storeOptions(keyspace, tagIndexed === undefined ? {} : { tagIndexedMetrics: parseTagIndexConfig(tagIndexed) }));
   return { store, gw: await startRestGateway(store) };
 }
 
@@ -495,3 +497,149 @@ describe("what both write encoders store, beside KairosDB's own insert, on table
     }
   });
 });
+
+/** KairosDB 1.3's TagIndexedRowKeysTableLookup insert, as ClusterConnection prepares it. */
+const tagIndexed = (metric: string, time: number, dataType: string, pair: string, hash: number, tags: Record<string, string>, ttl = 0): [string, unknown[]] => [
+  'INSERT INTO %ks.tag_indexed_row_keys (metric, table_name, row_time, data_type, single_tag_pair, tag_collection_hash, tags, mtime) VALUES (?, ?, ?, ?, ?, ?, ?, now()) USING TTL ?',
+  [metric, 'data_points', new Date(time), dataType, pair, hash, new Map(Object.entries(tags)), ttl],
+];
+/** `cpu` 00 R 00 0b `kairos_long` and a tag string. */
+const cpuLongKey = (tagHex: string) => `637075 00 ${R_HEX} 00 0b 6b6169726f735f6c6f6e67 ${tagHex}`;
+const DC_X_HOST_A = '64633d783a686f73743d613a';
+const DC_Z_HOST_A = '64633d7a3a686f73743d613a';
+const DC_Y_HOST_B = '64633d793a686f73743d623a';
+/** The reference's worked examples (tag-indexed-row-keys.md §2.2): murmur3 of "hosta" and of "dcxhosta". */
+const HASH_HOST_A = -1147264974;
+const HASH_DC_X_HOST_A = 1750428808;
+const murmur3 = (text: string) => murmur3TagHash([text]);
+
+describe("KairosDB 1.3's tag index, tag_indexed_row_keys", () => {
+  it('finds the series KairosDB indexed by the pinned tag, and those of tags it does not index through row_keys', async () => {
+    const keyspace = await kairosKeyspace('tagindex_read');
+    await kairosInsert(keyspace, spec('MILLISECONDS', '1814400000'));
+    // Indexing is on before any data, as for a keyspace KairosDB has always indexed: every period is complete.
+    const { store, gw } = await gatewayOn(keyspace, { cpu: ['host'] });
+    try {
+      await kairosInsert(keyspace, [
+        metricName('cpu'),
+        rowTime('cpu', R),
+        rowKey('cpu', R, 'kairos_long', { dc: 'x', host: 'a' }),
+        rowKey('cpu', R, 'kairos_long', { dc: 'y', host: 'b' }),
+        tagIndexed('cpu', R, 'kairos_long', 'host=a', HASH_HOST_A, { dc: 'x', host: 'a' }),
+        tagIndexed('cpu', R, 'kairos_long', 'host=b', murmur3('hostb'), { dc: 'y', host: 'b' }),
+        // Listed by the index alone: a reader that finds it went through tag_indexed_row_keys, as KairosDB's does.
+        tagIndexed('cpu', R, 'kairos_long', 'host=a', murmur3('hosta'), { dc: 'z', host: 'a' }),
+        dataPoint(cpuLongKey(DC_X_HOST_A), '00000000', '02'),
+        dataPoint(cpuLongKey(DC_Z_HOST_A), '00000001', '04'),
+        dataPoint(cpuLongKey(DC_Y_HOST_B), '00000002', '06'),
+      ]);
+      const before = store.statements;
+      expect(await query(gw, 'cpu', { host: ['a'] }, R, R + 10)).toBe(
+        '{"queries":[{"sample_size":2,"results":[{"name":"cpu","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["x","z"],"host":["a"]},' +
+          `"values":[[${R},1],[${R + 1},2]]}]}]}`,
+      );
+      expect(delta(before, store.statements)).toEqual({ 'tag_indexed_row_keys.select': 1, 'row_key_time_index.select': 1, 'row_key_index.select': 1, 'data_points.select': 2 });
+      // dc is not indexed: KairosDB 1.3 reads the empty dc=y partition and answers nothing; row_keys has the series.
+      const again = store.statements;
+      expect(await query(gw, 'cpu', { dc: ['y'] }, R, R + 10)).toBe(
+        '{"queries":[{"sample_size":1,"results":[{"name":"cpu","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["y"],"host":["b"]},' +
+          `"values":[[${R + 2},3]]}]}]}`,
+      );
+      expect(delta(again, store.statements)).toMatchObject({ 'row_keys.select': 1 });
+    } finally {
+      await gw.close();
+      await store.close();
+    }
+  });
+
+  it('finds series of periods written before indexing was turned on, through row_keys', async () => {
+    const keyspace = await kairosKeyspace('tagindex_late');
+    await kairosInsert(keyspace, [
+      ...spec('MILLISECONDS', '1814400000'),
+      metricName('cpu'),
+      rowTime('cpu', R),
+      rowKey('cpu', R, 'kairos_long', { dc: 'x', host: 'a' }),
+      dataPoint(cpuLongKey(DC_X_HOST_A), '00000000', '02'),
+    ]);
+    const { store, gw } = await gatewayOn(keyspace, { cpu: ['host'] });
+    try {
+      expect(await query(gw, 'cpu', { host: ['a'] }, R, R + 10)).toBe(
+        '{"queries":[{"sample_size":1,"results":[{"name":"cpu","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["x"],"host":["a"]},' +
+          `"values":[[${R},1]]}]}]}`,
+      );
+      expect(store.statements['tag_indexed_row_keys.select']).toBeUndefined();
+      // The gateway noted since when host is indexed: the first row period after the current one.
+      const marker = await cql.execute(`SELECT key, value FROM ${keyspace}.service_index WHERE service = ? AND service_key = ?`, ['kairograph', 'tag_index_since'], { prepare: true });
+      const next = Date.now() - (Date.now() % WIDTH) + WIDTH;
+      expect(marker.rows.map((r) => [r.get('key'), r.get('value')])).toEqual([['["cpu","host"]', String(next)]]);
+    } finally {
+      await gw.close();
+      await store.close();
+    }
+  });
+
+  it("writes KairosDB's rows: the literal pair, the murmur3 hash of the indexed tags, the full tag map, the row_keys TTL", async () => {
+    const rows = async (keyspace: string) =>
+      (
+        await cql.execute(
+          `SELECT metric, table_name, row_time, single_tag_pair, data_type, tag_collection_hash, tags, value, TTL(mtime) AS ttl, WRITETIME(mtime) AS wt FROM ${keyspace}.tag_indexed_row_keys`,
+          [],
+          { prepare: true },
+        )
+      ).rows.map((r) => ({
+        partition: [r.get('metric'), r.get('table_name'), (r.get('row_time') as Date).getTime(), r.get('single_tag_pair')],
+        clustering: [r.get('data_type'), r.get('tag_collection_hash'), Object.fromEntries(r.get('tags') as Map<string, string>)],
+        value: r.get('value'),
+        ttl: r.get('ttl') as number | null,
+        writeTime: Number(r.get('wt')),
+      }))
+        // A whole-table SELECT comes in token order.
+        .sort((a, b) => JSON.stringify(a.partition).localeCompare(JSON.stringify(b.partition)));
+    const series = { metric: 'cpu', tags: { host: 'a', dc: 'x' }, type: 'long' as const, timestamps: [R + 1] };
+    const ours = await kairosKeyspace('tagindex_write');
+    const theirs = await kairosKeyspace('tagindex_kairos');
+    await kairosInsert(ours, spec('MILLISECONDS', '1814400000'));
+    for (const [config, expected] of [
+      [{ cpu: ['host'] }, [['host=a', HASH_HOST_A]]],
+      [{ cpu: [] }, [['dc=x', HASH_DC_X_HOST_A], ['host=a', HASH_DC_X_HOST_A]]],
+    ] as const) {
+      await Promise.all(['tag_indexed_row_keys', 'service_index'].flatMap((t) => [cql.execute(`TRUNCATE ${ours}.${t}`), cql.execute(`TRUNCATE ${theirs}.${t}`)]));
+      const store = await CassandraStore.open(storeOptions(ours, { tagIndexedMetrics: parseTagIndexConfig(config) }));
+      const started = Date.now();
+      try {
+        await store.write({ series: [{ ...series, ttlSeconds: 0, values: [7] }, { ...series, metric: 'mem', ttlSeconds: 3600, values: [7] }] });
+      } finally {
+        await store.close();
+      }
+      const written = await rows(ours);
+      expect(written.map(({ partition, clustering, value, ttl }) => ({ partition, clustering, value, ttl }))).toEqual(
+        expected.map(([pair, hash]) => ({ partition: ['cpu', 'data_points', R, pair], clustering: ['kairos_long', hash, { dc: 'x', host: 'a' }], value: null, ttl: null })),
+      );
+      for (const row of written) expect(row.writeTime).toBeGreaterThanOrEqual(started);
+      // KairosDB's own insert of the same rows gives the same rows.
+      await kairosInsert(theirs, expected.map(([pair, hash]) => tagIndexed('cpu', R, 'kairos_long', pair, hash, { dc: 'x', host: 'a' })));
+      expect((await rows(theirs)).map(({ partition, clustering }) => ({ partition, clustering }))).toEqual(written.map(({ partition, clustering }) => ({ partition, clustering })));
+    }
+    // mem is not indexed: no rows, whatever its TTL.
+    expect((await rows(ours)).filter((r) => r.partition[0] === 'mem')).toEqual([]);
+    const store = await CassandraStore.open(storeOptions(ours, { tagIndexedMetrics: parseTagIndexConfig(['mem']) }));
+    try {
+      await store.write({ series: [{ ...series, metric: 'mem', ttlSeconds: 3600, values: [7] }] });
+    } finally {
+      await store.close();
+    }
+    // A TTL as row_keys has it: the data's plus a row width.
+    const mem = (await rows(ours)).filter((r) => r.partition[0] === 'mem');
+    expect(mem.map((r) => r.partition[3])).toEqual(['dc=x', 'host=a']);
+    for (const row of mem) {
+      expect(row.ttl).toBeGreaterThan(3600 + WIDTH / 1000 - 60);
+      expect(row.ttl).toBeLessThanOrEqual(3600 + WIDTH / 1000);
+    }
+  });
+});
+
+function delta(before: Readonly<Record<string, number | undefined>>, after: Readonly<Record<string, number | undefined>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, count] of Object.entries(after)) if (count! - (before[name] ?? 0) > 0) out[name] = count! - (before[name] ?? 0);
+  return out;
+}

@@ -29,6 +29,8 @@ export interface StartKairosDBOptions {
   heap?: string;
   /** `table_create_with.data_points` (default `""`, Kairograph's table; KairosDB's own default is `WITH COMPACT STORAGE`). */
   dataPointsWith?: string;
+  /** `write_cluster.tag_indexed_row_key_lookup_metrics` as JSON (default `{}`: KairosDB's, no tag index). */
+  tagIndexed?: string;
   /** How long the JVM may take to answer REST (default 120 s); the Maven fetch before it is not counted. */
   bootTimeoutMs?: number;
   /** `host:port` of a running KairosDB to use instead of booting; defaults to env KAIROGRAPH_KAIROSDB. */
@@ -133,6 +135,7 @@ async function boot(options: StartKairosDBOptions): Promise<KairosDBServer> {
   const args = ['--cassandra', options.cassandra, '--keyspace', keyspace, '--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
   if (options.heap) args.push('--heap', options.heap);
   if (options.dataPointsWith !== undefined) args.push('--data-points-with', options.dataPointsWith);
+  if (options.tagIndexed !== undefined) args.push('--tag-indexed', options.tagIndexed);
   const { ready, stop } = await supervise({
     label: 'KairosDB',
     scriptName: 'tools/kairosdb/run.sh',

@@ -7,7 +7,7 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 Usage: tools/kairosdb/run.sh --cassandra HOST:PORT [--keyspace NAME] [--foreground] [--port N] [--heap SIZE]
-                             [--data-points-with CLAUSE] [--timeout SECONDS] [--keep-dir]
+                             [--data-points-with CLAUSE] [--tag-indexed JSON] [--timeout SECONDS] [--keep-dir]
 
 Starts KairosDB 1.3.0-1 on 127.0.0.1 (REST on a free port) over an existing Cassandra, in a fresh temp dir.
   --cassandra H:P   the Cassandra to use (default: env KAIROGRAPH_CASSANDRA); `npm run cassandra` starts one.
@@ -20,6 +20,8 @@ Starts KairosDB 1.3.0-1 on 127.0.0.1 (REST on a free port) over an existing Cass
   --data-points-with CLAUSE
                     table_create_with.data_points, for a data_points table KairosDB creates (default "": the
                     table Kairograph creates; KairosDB's own default is "WITH COMPACT STORAGE").
+  --tag-indexed JSON
+                    write_cluster.tag_indexed_row_key_lookup_metrics (default {}: no tag index), e.g. '{"cpu":["host"]}'.
   --timeout S       seconds to wait for REST before giving up (default 120).
   --keep-dir        leave the run dir (config, logs, ingest queue) in place after stop.
 Env: KAIROGRAPH_KAIROSDB_JVM_OPTS  extra JVM options, appended last (e.g. -XX:NativeMemoryTracking=summary).
@@ -31,6 +33,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 LIB=${KAIROGRAPH_KAIROSDB_LIB:-$ROOT/.kairosdb/lib}
 
 FOREGROUND=0 CASSANDRA=${KAIROGRAPH_CASSANDRA:-} KEYSPACE=kairosdb HTTP_PORT='' HEAP='' DATA_POINTS_WITH='' BOOT_TIMEOUT=120
+TAG_INDEXED='{}'
 KEEP_DIR=0
 # Measured: 2-5 s from TERM to exit (closing the driver's connections is most of it); the rest is margin for a busy machine.
 STOP_TIMEOUT=${KAIROGRAPH_KAIROSDB_STOP_TIMEOUT:-20}
@@ -42,6 +45,7 @@ while (($#)); do
     --port) HTTP_PORT=${2:?--port needs a number}; shift ;;
     --heap) HEAP=${2:?--heap needs a size}; shift ;;
     --data-points-with) DATA_POINTS_WITH=${2?--data-points-with needs a clause (may be "")}; shift ;;
+    --tag-indexed) TAG_INDEXED=${2:?--tag-indexed needs JSON}; shift ;;
     --timeout) BOOT_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
     --keep-dir) KEEP_DIR=1 ;;
     -h | --help) usage; exit 0 ;;
@@ -62,6 +66,8 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 [[ -z $HTTP_PORT || $HTTP_PORT =~ ^[0-9]{1,5}$ ]] || die "--port must be a number, got \"$HTTP_PORT\""
 [[ $DATA_POINTS_WITH =~ ^[A-Za-z0-9\ _=,:\'{}().-]*$ ]] ||
   die "--data-points-with may hold letters, digits, spaces and _=,:'{}().- only, got \"$DATA_POINTS_WITH\""
+TAG_INDEXED_CHARS='^[][A-Za-z0-9 _,:"{}.*-]*$'
+[[ $TAG_INDEXED =~ $TAG_INDEXED_CHARS ]] || die "--tag-indexed may hold letters, digits, spaces and _,:\"{}[].*- only, got \"$TAG_INDEXED\""
 
 command -v java >/dev/null || die "'java' not found on PATH: install a JDK 17."
 command -v node >/dev/null || die "'node' not found on PATH (needed to pick a port and to check Cassandra and REST)."
@@ -152,7 +158,7 @@ launch() {
   PORT=${HTTP_PORT:-$(free_port)}
   [[ -n $PORT ]] || die "could not pick a free port"
   sed -e "s#__WORK__#$RUN_DIR#g" -e "s#__HTTP_PORT__#$PORT#g" -e "s#__CASSANDRA__#$CASSANDRA#g" \
-    -e "s#__KEYSPACE__#$KEYSPACE#g" -e "s#__DATA_POINTS_WITH__#$DATA_POINTS_WITH#g" \
+    -e "s#__KEYSPACE__#$KEYSPACE#g" -e "s#__DATA_POINTS_WITH__#$DATA_POINTS_WITH#g" -e "s#__TAG_INDEXED__#$TAG_INDEXED#g" \
     "$HERE/kairosdb.conf" >"$RUN_DIR/conf/kairosdb.conf"
   cp "$HERE/logback.xml" "$RUN_DIR/conf/logback.xml"
   local heap=() extra=()

@@ -13,8 +13,8 @@ import { planSeries, type IndexReader } from './plan.js';
 
 export const KAIROSDB_LAYOUT = 'kairosdb';
 
-/** The index reads the request statistics count, by the names they always had (`storeCalls.rowKeys`, ...). */
-const INDEX_READS = ['rowTimes', 'rowKeys', 'legacyRowKeys'] as const;
+/** The index reads the request statistics count, by the names they always had (`storeCalls.rowKeys`, ...), and the tag index's. */
+const INDEX_READS = ['rowTimes', 'rowKeys', 'legacyRowKeys', 'tagIndexedRowKeys'] as const;
 
 export class KairosdbSource implements Source {
   readonly layout = KAIROSDB_LAYOUT;
@@ -78,6 +78,15 @@ export class KairosdbSource implements Source {
       rowTimes: (metric, startMs, endMs) => index.load(name, 'rowTimes', metric, [startMs, endMs], () => store.rowTimes(metric, startMs, endMs)),
       rowKeys: (metric, rowTime) => index.load(name, 'rowKeys', metric, [rowTime], () => store.rowKeys(metric, rowTime)),
       legacyRowKeys: (metric, startMs, endMs) => index.load(name, 'legacyRowKeys', metric, [startMs, endMs], () => store.legacyRowKeys(metric, startMs, endMs)),
+      // KairosDB 1.3's tag index, where the store keeps one: what it covers is in memory (read when the store
+      // connected), so not a store call; each tag=value partition is read once per row time and limit per request.
+      ...(store.indexedTags !== undefined && store.tagIndexedRowKeys !== undefined
+        ? {
+            indexedTags: (metric: string, rowTime: number) => store.indexedTags!(metric, rowTime),
+            tagIndexedRowKeys: (metric: string, rowTime: number, tag: string, value: string, limit?: number) =>
+              index.load(name, 'tagIndexedRowKeys', metric, [rowTime, tag, value, limit ?? 0], () => store.tagIndexedRowKeys!(metric, rowTime, tag, value, limit)),
+          }
+        : {}),
     };
   }
 }

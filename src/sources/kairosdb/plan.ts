@@ -7,13 +7,17 @@ import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { yieldIfDue, type Lane } from '../../time-slice.js';
 import { encodeTagString, sliceKindOf } from '../../store/format/index.js';
-import type { RowKey } from '../../store/store.js';
+import type { IndexedTags, RowKey, TaggedRowKeys } from '../../store/store.js';
 
 /** The index tables as one request reads them (kairosdb-source.ts puts the request's loaders in front of the store). */
 export interface IndexReader {
   rowTimes(metric: string, startMs: number, endMs: number): Promise<number[]>;
   rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
   legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
+  /** Store.indexedTags; a reader without it never uses a tag index. */
+  indexedTags?(metric: string, rowTime: number): Promise<IndexedTags>;
+  /** Store.tagIndexedRowKeys. */
+  tagIndexedRowKeys?(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys>;
 }
 
 export interface RowPlan {
@@ -44,7 +48,7 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
     if (all.length > latestRowTimes) startMs = Math.max(range.startMs, rowTimes[0]!);
     legacy = await index.legacyRowKeys(metric, lookupStartMs(startMs, widthMs), range.endMs);
   }
-  const perRowTime = await Promise.all(rowTimes.map((rowTime) => index.rowKeys(metric, rowTime)));
+  const perRowTime = await Promise.all(rowTimes.map((rowTime) => seriesAt(index, metric, rowTime, matches.exact)));
   const seen = new Set<string>();
   const partitions: RowKey[] = [];
   const unknownTypes = new Set<string>();
@@ -70,6 +74,39 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
   }
   const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
   return { rowTimes, partitions, warnings };
+}
+
+/**
+ * Rows of one tag=value partition read to learn whether it is small, where a filter pins several indexed tags: one
+ * page of Cassandra's default 5000 rows.
+ */
+export const TAG_INDEX_PROBE_ROWS = 4096;
+
+/**
+ * The candidate series of one row time: row_keys, or where the filter pins tags whose index is complete there, the
+ * most selective of them from the tag index (KairosDB 1.3's lookup; reference tag-indexed-row-keys.md §3). The caller
+ * checks every candidate against the whole filter, so the index only narrows. Unlike KairosDB, tags that are not indexed
+ * (or periods written before they were) are read from row_keys instead of from an index that never listed them.
+ */
+async function seriesAt(index: IndexReader, metric: string, rowTime: number, exact: ReadonlyMap<string, readonly string[]> | undefined): Promise<RowKey[]> {
+  if (exact === undefined || exact.size === 0 || index.indexedTags === undefined || index.tagIndexedRowKeys === undefined) return index.rowKeys(metric, rowTime);
+  const indexed = await index.indexedTags(metric, rowTime);
+  const groups = [...exact].filter(([tag]) => indexed === 'all' || indexed.has(tag));
+  if (groups.length === 0) return index.rowKeys(metric, rowTime);
+  const read = async ([tag, values]: [string, readonly string[]], limit?: number) => {
+    const parts = await Promise.all(values.map((value) => index.tagIndexedRowKeys!(metric, rowTime, tag, value, limit)));
+    return { keys: parts.flatMap((part) => part.keys), complete: parts.every((part) => part.complete) };
+  };
+  if (groups.length === 1) return (await read(groups[0]!)).keys;
+  // Several pinned tags: the smallest group wins (any one holds every match). KairosDB estimates sizes from 50 rows by
+  // the wrong column (§4 C); here each group's first rows are read and a group that ends within them is counted exactly.
+  const probes = await Promise.all(groups.map((group) => read(group, TAG_INDEX_PROBE_ROWS)));
+  let best: RowKey[] | undefined;
+  for (const probe of probes) if (probe.complete && (best === undefined || probe.keys.length < best.length)) best = probe.keys;
+  if (best !== undefined) return best;
+  // Every group is large: the one with the fewest partitions to read, read whole (never more than row_keys holds).
+  const fewest = groups.reduce((a, b) => (b[1].length < a[1].length ? b : a));
+  return (await read(fewest)).keys;
 }
 
 /**

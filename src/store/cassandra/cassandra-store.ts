@@ -5,10 +5,11 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
-import type { RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../store.js';
+import type { IndexedTags, RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, TaggedRowKeys, WriteBatch } from '../store.js';
+import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
-import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes } from './index-reads.js';
+import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes, readTagIndexed } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanBatchHook } from './lean-batch-hook.js';
 import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
@@ -17,6 +18,7 @@ import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from
 import { scanPartition, type ScanPageCounts } from './scan.js';
 import { createMissingSchema, describeMissingSchema, findMissingSchema, readSpec } from './schema.js';
 import { statementsFor, type Statements } from './statements.js';
+import { readCoverage } from './tag-index-coverage.js';
 import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
 import { writePartitions } from './write.js';
 
@@ -27,6 +29,8 @@ export type { ScanPageCounts } from './scan.js';
 interface Connection {
   readonly exec: Executor;
   readonly spec: RowSpec;
+  /** Which tags tag_indexed_row_keys answers for, per metric and row time (read with the spec). */
+  readonly coverage: TagIndexCoverage;
 }
 
 /** The keyspace or a table is gone and is being created again; every request fails with this meanwhile. */
@@ -115,6 +119,14 @@ export class CassandraStore implements Store {
     return readRowKeys((await this.connected()).exec, this.st, metric, rowTime);
   }
 
+  async indexedTags(metric: string, rowTime: number): Promise<IndexedTags> {
+    return (await this.connected()).coverage.indexedTags(metric, rowTime);
+  }
+
+  async tagIndexedRowKeys(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys> {
+    return readTagIndexed((await this.connected()).exec, this.st, metric, rowTime, tag, value, limit);
+  }
+
   async legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
     const { exec, spec } = await this.connected();
     return readLegacyRowKeys(exec, this.st, spec, metric, startMs, endMs);
@@ -128,12 +140,12 @@ export class CassandraStore implements Store {
 
   async write(batch: WriteBatch): Promise<void> {
     const { exec, spec } = await this.connected();
-    await writePartitions(exec, this.st, spec, batch, this.clock.next(), this.options.writeEncoder);
+    await writePartitions(exec, this.st, spec, batch, this.clock.next(), this.options.writeEncoder, this.options.tagIndexedMetrics);
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
     const { exec, spec } = await this.connected();
-    await deletePartitionRange(exec, this.st, spec, key, startMs, endMs, this.clock.next());
+    await deletePartitionRange(exec, this.st, spec, key, startMs, endMs, this.clock.next(), this.options.tagIndexedMetrics);
   }
 
   async deleteMetricName(metric: string): Promise<void> {
@@ -212,7 +224,7 @@ export class CassandraStore implements Store {
     try {
       await client.connect();
       const exec: Executor = new Executor(client, this.limiter, this.stats, this.options, (reason) => this.schemaLost(exec, reason));
-      return { exec, spec: await this.prepareKeyspace(exec) };
+      return { exec, ...(await this.prepareKeyspace(exec)) };
     } catch (error) {
       await client.shutdown().catch(() => {});
       throw error;
@@ -221,15 +233,18 @@ export class CassandraStore implements Store {
 
   /**
    * The start-up schema step, also run to recover: creates the keyspace and tables that are missing (never alters
-   * one), then reads the spec, writing it first as for a new keyspace when its rows are gone.
+   * one), then reads the spec, writing it first as for a new keyspace when its rows are gone, and the tag index's
+   * coverage, marking the configured tags that have none yet.
    */
-  private async prepareKeyspace(exec: Executor, found: (missing: string) => void = () => {}): Promise<RowSpec> {
+  private async prepareKeyspace(exec: Executor, found: (missing: string) => void = () => {}): Promise<{ spec: RowSpec; coverage: TagIndexCoverage }> {
     const missing = await findMissingSchema(exec, this.options);
     const described = describeMissingSchema(this.options.keyspace, missing);
     if (described !== undefined) found(described);
     await createMissingSchema(exec, this.options, missing);
     exec.schemaReady();
-    return readSpec(exec, this.st, this.options, this.clock.next());
+    const spec = await readSpec(exec, this.st, this.options, this.clock.next());
+    const coverage = await readCoverage(exec, this.st, this.options.tagIndexedMetrics, spec, Date.now(), this.clock.next());
+    return { spec, coverage };
   }
 
   /**
@@ -252,10 +267,10 @@ export class CassandraStore implements Store {
       repair.reason = missing;
       repair.found = missing;
     }).then(
-      (spec) => {
+      ({ spec, coverage }) => {
         this.repairRun = undefined;
         if (this.closed) return;
-        this.connection = { exec, spec };
+        this.connection = { exec, spec, coverage };
         this.repair = undefined;
         this.options.log.info({ keyspace: this.options.keyspace, found: repair.found ?? 'nothing missing', spec }, "KairosDB's schema re-created");
       },

@@ -1,8 +1,10 @@
-// Deletes as KairosDB does (reference §4.4): a covered partition is one partition delete plus its index entries, a
+// Deletes as KairosDB does (reference §4.4): a covered partition is one partition delete plus its index entries (its
+// tag_indexed_row_keys rows too, KairosDB's createDeleteStatements), a
 // partial range one range tombstone; all with millisecond write times. Unlike KairosDB, the row_key_time_index entry
 // goes whenever no series is left at that row time (KairosDB removes it only for deletes without tags).
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered } from '../format/index.js';
 import type { RowKey, RowSpec } from '../store.js';
+import { indexedTagsOf, NO_TAG_INDEX, tagPair, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
 import type { Executor } from './executor.js';
@@ -10,7 +12,16 @@ import { isSeriesRow } from './index-reads.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 
-export async function deletePartitionRange(exec: Executor, st: Statements, spec: RowSpec, key: RowKey, startMs: number, endMs: number, timestampMs: number): Promise<void> {
+export async function deletePartitionRange(
+  exec: Executor,
+  st: Statements,
+  spec: RowSpec,
+  key: RowKey,
+  startMs: number,
+  endMs: number,
+  timestampMs: number,
+  tagIndex: TagIndexConfig = NO_TAG_INDEX,
+): Promise<void> {
   const keyBytes = bufferOf(encodeRowKey(key));
   if (!partitionCovered(spec, key.rowTime, startMs, endMs)) {
     const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
@@ -24,11 +35,36 @@ export async function deletePartitionRange(exec: Executor, st: Statements, spec:
   await Promise.all([
     exec.mutate('row_keys.delete', st.deleteRowKey, [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags], timestampMs),
     exec.mutate('row_key_index.delete', st.deleteLegacyRowKey, [timestampMs, Buffer.from(key.metric, 'utf8'), keyBytes], timestampMs),
+    deleteTagIndexed(exec, st, key, tags, timestampMs, tagIndex),
   ]);
   const left = await exec.mutationRead('row_keys.select_any', st.selectAnyRowKey, [key.metric, DATA_POINTS_TABLE, key.rowTime]);
   if (!left.rows.some(isSeriesRow)) {
     await exec.mutate('row_key_time_index.delete', st.deleteRowTime, [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime], timestampMs);
   }
+}
+
+/**
+ * The series' tag_indexed_row_keys rows in the partitions of its indexed tags. KairosDB deletes the row with the hash
+ * of its current configuration only; a series written while other tags were indexed has a row with another hash, which
+ * would list the deleted series again, so its rows are looked up by series first.
+ */
+async function deleteTagIndexed(exec: Executor, st: Statements, key: RowKey, tags: Map<string, string>, timestampMs: number, tagIndex: TagIndexConfig): Promise<void> {
+  const indexed = indexedTagsOf(tagIndex, key.metric);
+  if (indexed === undefined) return;
+  const pairs = Object.keys(key.tags)
+    .filter((tag) => indexed === 'all' || indexed.has(tag))
+    .map((tag) => tagPair(tag, key.tags[tag]!));
+  await Promise.all(
+    pairs.map(async (pair) => {
+      const partition = [key.metric, DATA_POINTS_TABLE, key.rowTime, pair];
+      const found = await exec.mutationRead('tag_indexed_row_keys.select_series', st.selectTagIndexedSeries, [...partition, key.dataType, tags]);
+      await Promise.all(
+        found.rows.map((row) =>
+          exec.mutate('tag_indexed_row_keys.delete', st.deleteTagIndexed, [timestampMs, ...partition, key.dataType, row.get('tag_collection_hash'), tags], timestampMs),
+        ),
+      );
+    }),
+  );
 }
 
 /** KairosDB's metric delete: the name in string_index and the metric's whole legacy row_key_index partition. */

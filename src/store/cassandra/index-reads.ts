@@ -3,7 +3,8 @@
 import type cassandra from 'cassandra-driver';
 import { dict, dictOf } from '../../dict.js';
 import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
-import type { RowKey, RowSpec } from '../store.js';
+import type { RowKey, RowSpec, TaggedRowKeys } from '../store.js';
+import { hasTag, tagPair } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import type { Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
@@ -18,6 +19,26 @@ export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec
 export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
   const rows = await exec.all('row_keys.select', st.selectRowKeys, [metric, DATA_POINTS_TABLE, rowTime]);
   return rows.filter(isSeriesRow).map((row) => ({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) }));
+}
+
+/**
+ * One `tag_indexed_row_keys` partition (KairosDB 1.3): the series of the metric at `rowTime` whose `single_tag_pair`
+ * is `tag=value`, at most `limit`. The pair is not escaped, so the partition may hold series with another tag that
+ * spells the same pair; they are left out.
+ */
+export async function readTagIndexed(exec: Executor, st: Statements, metric: string, rowTime: number, tag: string, value: string, limit: number | undefined): Promise<TaggedRowKeys> {
+  const partition = [metric, DATA_POINTS_TABLE, rowTime, tagPair(tag, value)];
+  const rows = limit === undefined
+    ? await exec.all('tag_indexed_row_keys.select', st.selectTagIndexed, partition)
+    : await exec.all('tag_indexed_row_keys.select', st.selectTagIndexedLimit, [...partition, limit + 1]);
+  const series = rows.filter(isSeriesRow);
+  const complete = limit === undefined || series.length <= limit;
+  const keys: RowKey[] = [];
+  for (const row of complete ? series : series.slice(0, limit)) {
+    const key = { metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) };
+    if (hasTag(key.tags, tag, value)) keys.push(key);
+  }
+  return { keys, complete };
 }
 
 /**

@@ -35,6 +35,7 @@ describe('resolveOptions', () => {
       rowWidth: undefined,
       scanDecoder: 'lean',
       writeEncoder: 'lean',
+      tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
     });
     expect(typeof log.warn).toBe('function');
   });

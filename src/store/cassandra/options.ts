@@ -1,6 +1,7 @@
 // The Cassandra store's options: validated once at construction into normalised values, so no statement is ever
 // built from anything but a checked keyspace name, replication map and per-table option suffix.
 import type { RowTimeUnit } from '../store.js';
+import { NO_TAG_INDEX, type TagIndexConfig } from '../tag-index.js';
 
 export type Consistency = (typeof CONSISTENCIES)[number];
 
@@ -64,6 +65,11 @@ export interface CassandraStoreOptions {
   readonly scanDecoder?: ScanDecoder;
   /** Default `lean`; `driver` is the driver's stock batch encoding, the reference the lean encoder is tested against. */
   readonly writeEncoder?: WriteEncoder;
+  /**
+   * KairosDB's `tag_indexed_row_key_lookup_metrics` (TAG_INDEXED_METRICS): writes add tag_indexed_row_keys rows for
+   * these tags and reads use them where complete. Default none.
+   */
+  readonly tagIndexedMetrics?: TagIndexConfig;
   /** Where connection changes are reported; silent by default. */
   readonly log?: StoreLog;
 }
@@ -92,6 +98,7 @@ export interface ResolvedOptions {
   readonly rowWidth: number | undefined;
   readonly scanDecoder: ScanDecoder;
   readonly writeEncoder: WriteEncoder;
+  readonly tagIndexedMetrics: TagIndexConfig;
   readonly log: StoreLog;
 }
 
@@ -132,6 +139,7 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     rowWidth: options.rowWidth === undefined ? undefined : positive(options.rowWidth, 'row width'),
     scanDecoder: oneOf(options.scanDecoder ?? 'lean', SCAN_DECODERS, 'scan decoder'),
     writeEncoder: oneOf(options.writeEncoder ?? 'lean', WRITE_ENCODERS, 'write encoder'),
+    tagIndexedMetrics: options.tagIndexedMetrics ?? NO_TAG_INDEX,
     log: options.log ?? SILENT,
   };
 }

@@ -11,6 +11,12 @@ export type StatementName =
   | 'row_keys.select_any'
   | 'row_keys.insert'
   | 'row_keys.delete'
+  | 'tag_indexed_row_keys.select'
+  | 'tag_indexed_row_keys.select_series'
+  | 'tag_indexed_row_keys.insert'
+  | 'tag_indexed_row_keys.delete'
+  | 'service_index.insert'
+  | 'service_index.delete'
   | 'row_key_time_index.select'
   | 'row_key_time_index.insert'
   | 'row_key_time_index.delete'
@@ -54,6 +60,20 @@ export function statementsFor(keyspace: string) {
     selectAnyRowKey: `SELECT data_type FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? LIMIT 1`,
     insertRowKey: `INSERT INTO ${t('row_keys')} (metric, table_name, row_time, data_type, tags, mtime) VALUES (?, ?, ?, ?, ?, now()) USING TTL ?`,
     deleteRowKey: `DELETE FROM ${t('row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND data_type = ? AND tags = ?`,
+
+    // KairosDB's SELECT reads row_time, TTL(value) and tag_collection_hash too, for a size estimate it takes from the
+    // wrong column (reference tag-indexed-row-keys.md §4 C); the planner counts rows instead.
+    selectTagIndexed: `SELECT data_type, tags FROM ${t('tag_indexed_row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ?`,
+    selectTagIndexedLimit: `SELECT data_type, tags FROM ${t('tag_indexed_row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ? LIMIT ?`,
+    // One series' rows in a partition, whatever hash they were written with (the indexed tags may have changed since).
+    // Filtering stays inside one partition: the hash, between data_type and tags, is what is not known.
+    selectTagIndexedSeries: `SELECT tag_collection_hash FROM ${t('tag_indexed_row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ? AND data_type = ? AND tags = ? ALLOW FILTERING`,
+    insertTagIndexed: `INSERT INTO ${t('tag_indexed_row_keys')} (metric, table_name, row_time, data_type, single_tag_pair, tag_collection_hash, tags, mtime) VALUES (?, ?, ?, ?, ?, ?, ?, now()) USING TTL ?`,
+    deleteTagIndexed: `DELETE FROM ${t('tag_indexed_row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ? AND data_type = ? AND tag_collection_hash = ? AND tags = ?`,
+    selectLatestRowTime: `SELECT toUnixTimestamp(row_time) AS row_time_ms FROM ${t('row_key_time_index')} WHERE metric = ? ORDER BY table_name DESC, row_time DESC LIMIT 1`,
+    selectServiceKeys: `SELECT key, value FROM ${t('service_index')} WHERE service = ? AND service_key = ?`,
+    insertServiceKey: `INSERT INTO ${t('service_index')} (service, service_key, key, value) VALUES (?, ?, ?, ?)`,
+    deleteServiceKey: `DELETE FROM ${t('service_index')} USING TIMESTAMP ? WHERE service = ? AND service_key = ? AND key = ?`,
 
     selectLegacyRowKeys: `SELECT column1 FROM ${t('row_key_index')} WHERE key = ? AND column1 >= ? AND column1 < ?`,
     deleteLegacyRowKey: `DELETE FROM ${t('row_key_index')} USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,

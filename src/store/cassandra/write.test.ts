@@ -10,6 +10,7 @@ import type { BatchQuery, Executor } from './executor.js';
 import { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { statementsFor, type StatementName } from './statements.js';
+import { parseTagIndexConfig } from '../tag-index.js';
 import { writePartitions } from './write.js';
 
 const st = statementsFor('kg');
@@ -212,5 +213,34 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     const { exec, sent } = recorder();
     await writePartitions(exec, st, MS, { series: [] }, TS, encoder);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('a write of indexed tags', () => {
+  it("adds KairosDB's tag_indexed_row_keys rows, one batch per metric, row time and tag=value, before any data", async () => {
+    const { exec, sent } = recorder();
+    const tagged = (host: string, dc: string, timestamps: number[], ttlSeconds = 0): SeriesWrite => ({ ...series('cpu', host, timestamps, ttlSeconds), tags: { host, dc } });
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: [tagged('a', 'x', [10], 3600), tagged('b', 'x', [20]), tagged('a', 'y', [MS.width + 5]), series('mem', 'a', [40])] },
+      TS,
+      'lean',
+      parseTagIndexConfig({ cpu: ['host'] }),
+    );
+    await flush();
+    const tagIndex = sent.filter((s) => s.name === 'tag_indexed_row_keys.insert');
+    expect(tagIndex.map((s) => s.statements!.map((q) => [q.query, q.params[0], q.params[1], q.params[2], q.params[3], q.params[4], q.params[5], Object.fromEntries(q.params[6] as Map<string, string>), q.params[7]]))).toEqual([
+      // The reference's hash of the indexed tags (host=a), the full tag map, the TTL of the row_keys row.
+      [[st.insertTagIndexed, 'cpu', 'data_points', 0, 'kairos_double', 'host=a', -1147264974, { dc: 'x', host: 'a' }, 3600 + WIDTH_S]],
+      [[st.insertTagIndexed, 'cpu', 'data_points', 0, 'kairos_double', 'host=b', expect.any(Number), { dc: 'x', host: 'b' }, 0]],
+      [[st.insertTagIndexed, 'cpu', 'data_points', MS.width, 'kairos_double', 'host=a', expect.any(Number), { dc: 'y', host: 'a' }, 0]],
+    ]);
+    expect(sent.some((s) => s.name === 'data_points.insert')).toBe(false);
+    for (const s of sent) s.settle();
+    await flush();
+    for (const s of sent.filter((s) => s.name === 'data_points.insert')) s.settle();
+    await written;
   });
 });

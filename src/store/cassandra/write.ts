@@ -1,9 +1,10 @@
 // Writes a validated batch as KairosDB lays it out (reference §4.1): first the index rows (row_keys per partition,
-// row_key_time_index per metric and row time, string_index per metric), then the data_points cells, all of them in
+// tag_indexed_row_keys per indexed tag of it, row_key_time_index per metric and row time, string_index per metric), then the data_points cells, all of them in
 // UNLOGGED batches of one partition each with the write's millisecond timestamp, every cell and index row with its TTL.
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec, WriteBatch } from '../store.js';
+import { NO_TAG_INDEX, tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import type { BatchQuery, Executor } from './executor.js';
 import { PointCells } from './lean-batch-hook.js';
@@ -16,8 +17,16 @@ const MAX_STATEMENTS_PER_BATCH = 1000;
 const MAX_BYTES_PER_BATCH = 256 * 1024;
 
 /** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
-export async function writePartitions(exec: Executor, st: Statements, spec: RowSpec, batch: WriteBatch, timestampMs: number, encoder: WriteEncoder): Promise<void> {
-  const { index, data } = encodeWrite(st, spec, batch, encoder);
+export async function writePartitions(
+  exec: Executor,
+  st: Statements,
+  spec: RowSpec,
+  batch: WriteBatch,
+  timestampMs: number,
+  encoder: WriteEncoder,
+  tagIndex: TagIndexConfig = NO_TAG_INDEX,
+): Promise<void> {
+  const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex);
   if (data.length === 0) return;
   await settleAll(index.map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
   await settleAll(data.map((cells) => (cells instanceof PointCells ? exec.cells('data_points.insert', st.insertPoint, cells, timestampMs) : exec.batch('data_points.insert', cells, timestampMs))));
@@ -33,21 +42,30 @@ interface IndexBatch {
  * Every batch of the write, built before anything is sent: the data batches are then compact (one buffer each with
  * the lean encoder) and the batch's per-cell objects die young instead of outliving the round trip of the index rows.
  */
-function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: WriteEncoder): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
+function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: WriteEncoder, tagIndex: TagIndexConfig): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
-  return { index: indexBatches(st, writes), data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)) };
+  return { index: indexBatches(st, writes, tagIndex), data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)) };
 }
 
 /**
  * The index rows, one batch per index partition: every series of a metric and row time shares a row_keys partition,
- * every row time of a metric a row_key_time_index partition, and every name the one string_index partition.
+ * every series with one indexed tag=value a tag_indexed_row_keys partition, every row time of a metric a
+ * row_key_time_index partition, and every name the one string_index partition.
  */
-function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWrites): IndexBatch[] {
+function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWrites, tagIndex: TagIndexConfig): IndexBatch[] {
   const rowKeys = new Map<string, Statement[]>();
+  const tagged = new Map<string, Statement[]>();
   for (const { key, keyBytes, indexTtlSeconds } of partitions) {
-    const params = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, new Map(Object.entries(key.tags)), indexTtlSeconds];
+    const tags = new Map(Object.entries(key.tags));
+    const params = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags, indexTtlSeconds];
     // The row key holds the metric and the tags, what the row_keys row holds.
     append(rowKeys, `${key.rowTime}\u0000${key.metric}`, { query: st.insertRowKey, params, bytes: keyBytes.length });
+    // KairosDB's TagIndexedRowKeysTableLookup.createIndexStatements: the full tag map, the row_keys TTL.
+    const indexRows = tagIndexRows(tagIndex, key);
+    for (const pair of indexRows?.pairs ?? []) {
+      const row = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, pair, indexRows!.hash, tags, indexTtlSeconds];
+      append(tagged, JSON.stringify([key.metric, key.rowTime, pair]), { query: st.insertTagIndexed, params: row, bytes: keyBytes.length + Buffer.byteLength(pair) });
+    }
   }
   const times = new Map<string, Statement[]>();
   for (const { metric, rowTime, ttlSeconds } of rowTimes) {
@@ -56,6 +74,7 @@ function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWr
   const names = metrics.map((metric) => ({ query: st.insertName, params: [METRIC_NAMES_KEY, metric], bytes: Buffer.byteLength(metric) }));
   return [
     ...[...rowKeys.values()].flatMap((statements) => partitionBatches('row_keys.insert', statements)),
+    ...[...tagged.values()].flatMap((statements) => partitionBatches('tag_indexed_row_keys.insert', statements)),
     ...[...times.values()].flatMap((statements) => partitionBatches('row_key_time_index.insert', statements)),
     ...partitionBatches('string_index.insert', names),
   ];

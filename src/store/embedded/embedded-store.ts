@@ -11,7 +11,9 @@ import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTime
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
+import { coverageEntries, hasTag, indexedTagsOf, NO_TAG_INDEX, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
 import {
+  type IndexedTags,
   type RowKey,
   type RowSpec,
   type RowTimeUnit,
@@ -19,6 +21,7 @@ import {
   type Slice,
   type Store,
   type StoreLimits,
+  type TaggedRowKeys,
   type WriteBatch,
 } from '../store.js';
 import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
@@ -26,9 +29,11 @@ import {
   blockFirstColumn,
   blockKey,
   decodeRowKeysKey,
+  decodeTagIndexKey,
   embeddedKeyLimits,
   METRIC_NAMES,
   metricNamesRange,
+  metricOfRowKeysKey,
   metricPrefix,
   partitionEnd,
   partitionPrefix,
@@ -39,6 +44,9 @@ import {
   specKey,
   stringIndexKey,
   stringIndexName,
+  tagIndexEnd,
+  tagIndexKey,
+  tagIndexPrefix,
 } from './keys.js';
 
 export interface EmbeddedStoreOptions {
@@ -48,6 +56,11 @@ export interface EmbeddedStoreOptions {
   readonly rowTimeUnit?: RowTimeUnit;
   /** Written to `spec` only when the store is new (default 1814400000 ms, or 1814400 with unit SECONDS). */
   readonly rowWidth?: number;
+  /**
+   * TAG_INDEXED_METRICS: the tags this store keeps its own tag index of (default none). A store opened with other tags
+   * than the last time rebuilds that index from row_keys first, so the index is complete for every period.
+   */
+  readonly tagIndexedMetrics?: TagIndexConfig;
   /** Clock for TTLs (epoch ms); tests move it forward to expire data. */
   readonly now?: () => number;
 }
@@ -66,6 +79,9 @@ export class EmbeddedStore implements Store {
   private readonly rowKeyTimeIndex: Database<Buffer, Buffer>;
   private readonly rowKeysTable: Database<Buffer, Buffer>;
   private readonly dataPoints: Database<Buffer, Buffer>;
+  private readonly tagIndex: Database<Buffer, Buffer>;
+  private readonly tagConfig: TagIndexConfig;
+  private readonly coverage: TagIndexCoverage;
   private readonly now: () => number;
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
@@ -84,6 +100,9 @@ export class EmbeddedStore implements Store {
     this.rowKeyTimeIndex = table('row_key_time_index');
     this.rowKeysTable = table('row_keys');
     this.dataPoints = table('data_points');
+    this.tagIndex = table('tag_index');
+    this.tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
+    this.coverage = TagIndexCoverage.complete(this.tagConfig);
     this.now = options.now ?? Date.now;
     this.rowSpec = this.initSpec(options);
   }
@@ -91,6 +110,7 @@ export class EmbeddedStore implements Store {
   static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     const store = new EmbeddedStore(options);
     await store.env.flushed;
+    await store.matchTagIndex();
     return store;
   }
 
@@ -126,6 +146,25 @@ export class EmbeddedStore implements Store {
       if (!isExpired(value, nowSeconds)) keys.push(decodeRowKeysKey(metric, key, prefixLength));
     }
     return keys;
+  }
+
+  async indexedTags(metric: string, rowTime: number): Promise<IndexedTags> {
+    return this.coverage.indexedTags(metric, rowTime);
+  }
+
+  async tagIndexedRowKeys(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys> {
+    const nowSeconds = this.nowSeconds();
+    const prefix = tagIndexPrefix(metric, rowTime, tag, value);
+    const keys: RowKey[] = [];
+    let entries = 0;
+    const range = { start: prefix, end: tagIndexEnd(prefix), ...(limit !== undefined ? { limit: limit + 1 } : {}) };
+    for (const { key, value: expiry } of this.tagIndex.getRange(range)) {
+      if (limit !== undefined && ++entries > limit) return { keys, complete: false };
+      if (isExpired(expiry, nowSeconds)) continue;
+      const found = decodeTagIndexKey(metric, rowTime, key, prefix.length);
+      if (hasTag(found.tags, tag, value)) keys.push(found);
+    }
+    return { keys, complete: true };
   }
 
   async legacyRowKeys(): Promise<RowKey[]> {
@@ -223,6 +262,8 @@ export class EmbeddedStore implements Store {
           this.dataPoints.removeSync(blockKeyBytes);
         }
         this.rowKeysTable.removeSync(rowKeysKey(key));
+        // Whatever the configuration: an entry of another one is stale too.
+        for (const tag of Object.keys(key.tags)) this.tagIndex.removeSync(tagIndexKey(key, tag));
         const others = this.rowKeysTable.getKeys({ start: rowTimeKey(key.metric, key.rowTime), end: rowTimeKeyAfter(key.metric, key.rowTime + 1), limit: 1 });
         if (isEmpty(others)) this.rowKeyTimeIndex.removeSync(rowTimeKey(key.metric, key.rowTime));
         return;
@@ -256,7 +297,9 @@ export class EmbeddedStore implements Store {
   /** The partition's row_keys entry, then its cells. */
   private writePartition(partition: PartitionWrite, nowMs: number): void {
     const { key, keyBytes } = partition;
-    putIndex(this.rowKeysTable, rowKeysKey(key), expiryOf(partition.indexTtlSeconds, nowMs));
+    const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
+    putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry);
+    this.putTagIndex(key, indexExpiry);
     const incoming: Cells = {
       columns: partition.columns,
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
@@ -264,6 +307,35 @@ export class EmbeddedStore implements Store {
     };
     const prefix = partitionPrefix(keyBytes);
     this.rewriteBlocks(prefix, partition.columns[0]!, partition.columns[partition.columns.length - 1]!, (cells) => mergeCells(cells, incoming));
+  }
+
+  /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
+  private putTagIndex(key: RowKey, expiry: number): void {
+    const indexed = indexedTagsOf(this.tagConfig, key.metric);
+    if (indexed === undefined) return;
+    for (const tag of Object.keys(key.tags)) {
+      if (indexed === 'all' || indexed.has(tag)) putIndex(this.tagIndex, tagIndexKey(key, tag), expiry);
+    }
+  }
+
+  /**
+   * Makes the tag index hold exactly the configured tags of every series in row_keys: when the configuration differs
+   * from the one the index was built with, it is built again, in one transaction (a local walk of row_keys, about a
+   * second per million series), so no period is ever half indexed and reads never need to fall back.
+   */
+  private async matchTagIndex(): Promise<void> {
+    const built = JSON.stringify(coverageEntries(this.tagConfig));
+    const stored = this.specTable.get(specKey(KAIROGRAPH, TAG_INDEX_BUILT))?.toString('utf8');
+    if (stored === built || (stored === undefined && built === '[]')) return;
+    await this.transaction(() => {
+      for (const key of [...this.tagIndex.getKeys()]) this.tagIndex.removeSync(key);
+      for (const { key, value } of this.rowKeysTable.getRange()) {
+        const { metric, prefixLength } = metricOfRowKeysKey(key);
+        if (indexedTagsOf(this.tagConfig, metric) === undefined) continue;
+        this.putTagIndex(decodeRowKeysKey(metric, key, prefixLength), value.readUInt32BE(0));
+      }
+      this.specTable.putSync(specKey(KAIROGRAPH, TAG_INDEX_BUILT), Buffer.from(built));
+    });
   }
 
   /** Rewrites the blocks that can hold columns in [from, to] (inclusive) with `change` applied to their cells. */
@@ -325,6 +397,9 @@ export class EmbeddedStore implements Store {
 }
 
 const CLUSTER_CONFIG = 'cluster_config';
+/** The spec rows of this store's own: which configuration the tag index was built for. */
+const KAIROGRAPH = 'kairograph';
+const TAG_INDEX_BUILT = 'tag_index';
 const ROW_TIME_UNIT = 'row_time_unit';
 const ROW_WIDTH = 'row_width';
 /** KairosDB writes 0x00 as every string_index value. */

@@ -3,6 +3,7 @@
  * blobs, so each layout puts the partition first and orders what follows the way KairosDB's clustering does.
  */
 import { decodeTagString, encodeTagString } from '../format/index.js';
+import { murmur3x86_32 } from '../format/murmur3.js';
 import type { RowKey, StoreLimits } from '../store.js';
 
 const utf8 = new TextEncoder();
@@ -68,6 +69,44 @@ export function decodeRowKeysKey(metric: string, key: Uint8Array, metricPrefixLe
   };
 }
 
+/**
+ * The tag index: [metric][0x00][sortable row time][u32 hash of the escaped `tag=value`][data type][0x00][tag string].
+ * A hash keeps the key as short as the row_keys key plus 4 bytes, whatever the pair's length; two pairs with one hash
+ * share a range, and readers keep only the series that have the pair.
+ */
+export function tagIndexPrefix(metric: string, rowTime: number, tag: string, value: string): Buffer {
+  const pair = utf8.encode(encodeTagString({ [tag]: value }));
+  const hash = Buffer.allocUnsafe(4);
+  hash.writeUInt32BE(murmur3x86_32(pair, 0) >>> 0, 0);
+  return Buffer.concat([rowTimeKey(metric, rowTime), hash]);
+}
+
+export function tagIndexKey(key: RowKey, tag: string): Buffer {
+  const prefix = tagIndexPrefix(key.metric, key.rowTime, tag, key.tags[tag]!);
+  return Buffer.concat([prefix, utf8.encode(key.dataType), ZERO, utf8.encode(encodeTagString(key.tags))]);
+}
+
+/** Sorts after every key of the pair's range (UTF-8 holds no 0xFF, and the data type follows the prefix). */
+export function tagIndexEnd(prefix: Buffer): Buffer {
+  return Buffer.concat([prefix, Buffer.from([0xff])]);
+}
+
+export function decodeTagIndexKey(metric: string, rowTime: number, key: Uint8Array, prefixLength: number): RowKey {
+  const typeEnd = key.indexOf(0, prefixLength);
+  return {
+    metric,
+    rowTime,
+    dataType: utf8Decoder.decode(key.subarray(prefixLength, typeEnd)),
+    tags: decodeTagString(utf8Decoder.decode(key.subarray(typeEnd + 1))),
+  };
+}
+
+/** The metric of a row_keys key (a metric name holds no U+0000) and the length of its prefix. */
+export function metricOfRowKeysKey(key: Uint8Array): { metric: string; prefixLength: number } {
+  const end = key.indexOf(0);
+  return { metric: utf8Decoder.decode(key.subarray(0, end)), prefixLength: end + 1 };
+}
+
 /** `string_index`: [partition name][0x00][name]. */
 export function stringIndexKey(partition: string, name: string): Buffer {
   return Buffer.concat([utf8.encode(partition), ZERO, utf8.encode(name)]);
@@ -88,7 +127,8 @@ export function metricNamesRange(prefix: string): { start: Buffer; end: Buffer }
  * holds a user string is that string plus fixed bytes, so the fixed bytes are measured on keys built from empty
  * strings: a metric name goes into string_index (with the 0xFF of a prefix scan: 14 bytes) and row_key_time_index
  * (10 with its scan bound); a row key into data_points (7: its u16 length and the 5-byte partition end; a block key
- * takes 6). row_keys holds metric, data type and tag string in 10 bytes, fewer than the row key's 11 + 7.
+ * takes 6). row_keys holds metric, data type and tag string in 10 bytes, the tag index in 14, fewer than the row key's
+ * 11 + 7.
  */
 export function embeddedKeyLimits(maxKeySize: number): StoreLimits {
   const noRowKey = partitionPrefix(new Uint8Array(0));
