@@ -61,6 +61,7 @@ function withoutTagIndex(store: Store): Store {
     kind: store.kind,
     limits: store.limits,
     readAhead: store.readAhead,
+    concurrentReads: store.concurrentReads,
     spec: () => store.spec(),
     metricNames: (prefix, limit) => store.metricNames(prefix, limit),
     rowTimes: (metric, start, end) => store.rowTimes(metric, start, end),

@@ -26,6 +26,7 @@ class MemoryStore implements Store {
   // No keys are written; the embedded store's limits at LMDB's default key size stand in.
   readonly limits = embeddedKeyLimits(1978);
   readonly readAhead = 0;
+  readonly concurrentReads = 8;
   readonly pages = new Map<RowKey, Slice[]>();
   readonly keys: RowKey[] = [];
 

@@ -40,6 +40,10 @@ export class InvalidatingSource implements Source {
     return this.inner.readAhead;
   }
 
+  get concurrentReads(): number {
+    return this.inner.concurrentReads;
+  }
+
   get indexReads(): readonly string[] {
     return this.inner.indexReads;
   }

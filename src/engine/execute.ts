@@ -49,7 +49,7 @@ export interface EngineContext {
   readonly lane?: Lane;
   /** Points per scanned page (tests use 1 to show answers do not depend on it). */
   readonly pageSize?: number;
-  /** Partition scans started together when a merge reaches several at once (default 8). */
+  /** First reads a merge keeps in flight when it reaches several partitions at once (default: the source's concurrentReads). */
   readonly concurrency?: number;
   /** Partition scans started ahead of the one read, when series are read one after another (default: the source's). */
   readonly readAhead?: number;
@@ -298,7 +298,7 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
       })),
     );
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
-  const options = { gate: tracker.gate, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}), ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}) };
+  const options = { gate: tracker.gate, concurrency: ctx.concurrency ?? ctx.source.concurrentReads, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}) };
   if (router.seriesMajor) {
     // Series one after another: the partitions are read in a known order, so the next ones were started early.
     for (const series of rowGroup.series) {

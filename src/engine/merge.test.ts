@@ -84,6 +84,36 @@ describe('mergeRuns', () => {
     expect(log.filter((l) => l.startsWith('close')).sort()).toEqual(['close 0', 'close 1', 'close 2']);
   });
 
+  it('keeps `concurrency` first reads in flight as a window: a slow one holds up only its own slot', async () => {
+    const log: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    let releaseSlow!: () => void;
+    const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const inputs: MergeInput[] = Array.from({ length: 6 }, (_, rank) => ({
+      open: async function* (): AsyncGenerator<Slice> {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        log.push(`start ${rank}`);
+        if (rank === 0) await slow;
+        else await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        log.push(`first ${rank}`);
+        yield { key: KEY, kind: 'double', timestamps: Float64Array.of(rank), values: Float64Array.of(rank) } satisfies NumberSlice;
+      },
+      fromMs: 0,
+      toMs: 10,
+      rank,
+    }));
+    const done = mergeRuns(inputs, 'asc', () => undefined, { concurrency: 2 });
+    // Input 0 holds its slot; the other slot goes through inputs 1 to 5 meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log.filter((entry) => entry.startsWith('first'))).toEqual(['first 1', 'first 2', 'first 3', 'first 4', 'first 5']);
+    releaseSlow();
+    await done;
+    expect(most).toBe(2);
+  });
+
   it('stops when the handler returns false, closing the scans it opened', async () => {
     const log: string[] = [];
     const done = await mergeRuns([input([[1, 1], [2, 2], [3, 3]], 0, 1, 0, 9, log)], 'asc', (slice, from) => slice.timestamps[from] !== 2 || false);

@@ -26,7 +26,7 @@ export type SliceGate = (slice: Slice) => Slice | undefined;
 
 export interface MergeOptions {
   readonly gate?: SliceGate;
-  /** Scans started at once when the merge reaches several inputs together (default 8). */
+  /** First reads in flight at once when the merge reaches several inputs together (default 8). */
   readonly concurrency?: number;
   /** Whose turns the merge takes when it yields the thread. */
   readonly lane?: Lane;
@@ -48,15 +48,25 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
       if (admitted === undefined) halted = true;
       return admitted;
     });
-  /** Opens the inputs [next, end) a few at a time; cursors join the heap in input order, whatever finished first. */
+  /**
+   * Opens the inputs [next, end) with at most `concurrency` first reads in flight: a window, not rounds, so a slow
+   * first page holds up only its own slot (a thousand one-point partitions on Cassandra were 125 round trips in
+   * turn). Cursors join the heap in input order, whatever finished first; the gate's refusal stops the opening.
+   */
   const openUpTo = async (end: number) => {
-    while (next < end) {
-      const batch = pending.slice(next, Math.min(end, next + concurrency)).map((input) => new Cursor(input.open()[Symbol.asyncIterator](), input.rank, guard));
-      next += batch.length;
-      opened.push(...batch);
-      const ready = await Promise.all(batch.map((cursor) => cursor.advance()));
-      batch.forEach((cursor, i) => ready[i] && heap.push(cursor));
-    }
+    const batch = pending.slice(next, end).map((input) => new Cursor(input.open()[Symbol.asyncIterator](), input.rank, guard));
+    next = end;
+    opened.push(...batch);
+    const ready: boolean[] = new Array<boolean>(batch.length).fill(false);
+    let taken = 0;
+    const slot = async () => {
+      while (taken < batch.length && !halted) {
+        const i = taken++;
+        ready[i] = await batch[i]!.advance();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, slot));
+    batch.forEach((cursor, i) => ready[i] && heap.push(cursor));
   };
   // An unopened input can hold no point before its bound, so the merge may run up to (not onto) that bound.
   const reached = (input: MergeInput, ts: number) => (asc ? input.fromMs <= ts : input.toMs >= ts);

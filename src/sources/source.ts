@@ -23,6 +23,8 @@ export interface Source {
    * source whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
    */
   readonly readAhead: number;
+  /** First reads a merge of many series keeps in flight (Store.concurrentReads for the KairosDB layout). */
+  readonly concurrentReads: number;
   /**
    * Names of its index reads, as the request statistics count them (`index.load`'s `read`): every one is reported,
    * zero or not, so a client sees the same keys whatever the request did.

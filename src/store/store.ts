@@ -129,6 +129,13 @@ export interface Store {
    */
   readonly readAhead: number;
 
+  /**
+   * Reads it serves at once to good effect: a merge of many partitions keeps that many first reads in flight (the
+   * Cassandra store's request limit; 8 for the embedded store, whose reads never wait, where it only bounds the
+   * pages a merge holds while it opens).
+   */
+  readonly concurrentReads: number;
+
   /** What its keys can hold; front ends refuse larger names and series before calling the store. */
   readonly limits: StoreLimits;
 

@@ -50,6 +50,7 @@ function counted(inner: Store): Counted {
       kind: inner.kind,
       limits: inner.limits,
       readAhead: inner.readAhead,
+      concurrentReads: inner.concurrentReads,
       spec: () => inner.spec(),
       metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
       rowTimes: (metric, start, end) => (c.calls.rowTimes++, inner.rowTimes(metric, start, end)),

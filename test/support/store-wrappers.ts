@@ -23,6 +23,7 @@ export function faultyStore(inner: Store, faults: Faults): Store {
     kind: inner.kind,
     limits: inner.limits,
     readAhead: inner.readAhead,
+    concurrentReads: inner.concurrentReads,
     spec: () => inner.spec(),
     metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
     rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),

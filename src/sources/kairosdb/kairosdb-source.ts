@@ -35,6 +35,10 @@ export class KairosdbSource implements Source {
     return this.store.readAhead;
   }
 
+  get concurrentReads(): number {
+    return this.store.concurrentReads;
+  }
+
   metricNames(prefix: string, limit?: number): Promise<string[]> {
     return this.store.metricNames(prefix, limit);
   }

@@ -46,6 +46,7 @@ export class CassandraStore implements Store {
   readonly kind = 'cassandra' as const;
   readonly limits: StoreLimits = CASSANDRA_KEY_LIMITS;
   readonly readAhead: number;
+  readonly concurrentReads: number;
   private readonly options: ResolvedOptions;
   private readonly st: Statements;
   private readonly limiter: Limiter;
@@ -70,6 +71,8 @@ export class CassandraStore implements Store {
     if (this.options.scanDecoder === 'lean') installLeanPageHook();
     if (this.options.writeEncoder === 'lean') installLeanBatchHook();
     this.readAhead = this.options.readAhead;
+    // As many as the limiter lets out at once: more would wait for a permit anyway.
+    this.concurrentReads = this.options.concurrency;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
     this.startAttempt();

@@ -72,6 +72,7 @@ export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
   readonly readAhead = 0;
+  readonly concurrentReads = 8;
   readonly limits: StoreLimits;
   private readonly env: RootDatabase;
   private readonly specTable: Database<Buffer, Buffer>;
@@ -86,6 +87,7 @@ export class EmbeddedStore implements Store {
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
   private readonly openScans = new Set<AsyncGenerator<Slice>>();
+  private closed = false;
 
   private constructor(options: EmbeddedStoreOptions) {
     mkdirSync(options.path, { recursive: true });
@@ -172,19 +174,16 @@ export class EmbeddedStore implements Store {
     return [];
   }
 
-  scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
-    const open = this.openScans;
+  async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    if (this.closed) return;
+    // Tracked from its first read, when it opens a cursor, to its end: close() ends it if its consumer has not.
     const blocks = this.scanBlocks(key, startMs, endMs, options);
-    const tracked = { scan: undefined as AsyncGenerator<Slice> | undefined };
-    tracked.scan = (async function* () {
-      try {
-        yield* blocks;
-      } finally {
-        open.delete(tracked.scan!);
-      }
-    })();
-    open.add(tracked.scan);
-    return tracked.scan;
+    this.openScans.add(blocks);
+    try {
+      yield* blocks;
+    } finally {
+      this.openScans.delete(blocks);
+    }
   }
 
   private async *scanBlocks(key: RowKey, startMs: number, endMs: number, options: ScanOptions): AsyncGenerator<Slice> {
@@ -290,6 +289,8 @@ export class EmbeddedStore implements Store {
     // A scan suspended between slices holds an LMDB cursor in a read transaction: end it while the environment is
     // open (a cursor closed after it is native misuse; lmdb warns "cursor_close: mc->mc_txn ... is NULL"). Scans a
     // consumer left without return() are the usual case: a read abandoned at a time limit, or shared and let go.
+    // Scans not started yet hold nothing, and end at once if they are read after this.
+    this.closed = true;
     await Promise.all([...this.openScans].map((scan) => scan.return(undefined).catch(() => undefined)));
     await this.env.close();
   }
