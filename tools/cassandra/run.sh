@@ -37,9 +37,10 @@ while (($#)); do
   shift
 done
 
-say() { echo "cassandra: $*" >&2 || true; }
-die() { say "$*"; exit 1; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+NAME=cassandra
+# say, die, now_ms; the stop, cleanup and traps, the parent watcher and the watchdog: one copy for both run scripts.
+# shellcheck source=../lib/supervise.sh
+source "$ROOT/tools/lib/supervise.sh"
 
 command -v java >/dev/null || die "'java' not found on PATH: install a JDK 17."
 command -v node >/dev/null || die "'node' not found on PATH (needed to pick ports and run the CQL check)."
@@ -52,61 +53,12 @@ JAVA_MAJOR=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.s
 JAMM=$(compgen -G "$LIB/jamm-*.jar" | head -n1) || true
 [[ -n $JAMM ]] || die "no jamm-*.jar in $LIB: delete $LIB and run tools/cassandra/fetch.sh again"
 
-NODE_DIR='' JAVA_PID='' LOG='' WATCHER='' WATCHDOG=''
+LOG=''
 # Cassandra mlockall()s at boot. For a non-root user the 8 MiB memlock limit makes that fail with one WARN; as root
 # (CI here) it succeeds and pins every committed page: measured RSS 910 MB instead of 455 MB with a 512m heap.
 # Dropping CAP_IPC_LOCK from the JVM's bounding set gives root the non-root behaviour.
 NO_MLOCK=()
 if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then NO_MLOCK=(setpriv --bounding-set=-ipc_lock --); fi
-
-stop_node() {
-  [[ -n $JAVA_PID ]] || return 0
-  local pid=$JAVA_PID started waited=0
-  JAVA_PID=''
-  if kill -0 "$pid" 2>/dev/null; then
-    started=$(now_ms)
-    kill -TERM "$pid" 2>/dev/null || true
-    while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT * 10)); do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 "$pid" 2>/dev/null; then
-      say "pid $pid still running ${STOP_TIMEOUT}s after TERM: KILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-    say "stopped pid $pid in $(($(now_ms) - started)) ms"
-  fi
-}
-
-cleanup() {
-  local rc=$?
-  # A second Ctrl-C or TERM must not cut the orderly stop short and leave the dir behind.
-  trap '' INT TERM HUP
-  trap - EXIT
-  [[ -z $WATCHER ]] || kill "$WATCHER" 2>/dev/null || true
-  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
-  stop_node
-  if [[ -n $NODE_DIR && -d $NODE_DIR ]]; then
-    if ((KEEP_DIR)); then say "kept $NODE_DIR"; else rm -rf "$NODE_DIR"; fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-# A dead parent leaves our stdout/stderr as broken pipes; the default SIGPIPE would kill us mid-cleanup on the next message.
-trap '' PIPE
-# No `read -t` here: Debian 12's bash 5.2.15 segfaults when a trap exits out of it, which killed this script mid-cleanup.
-# Hence the stdin watcher below, and `wait` (which trapped signals interrupt cleanly) as the idle loop.
-
-if ((!FOREGROUND)); then
-  # Supervised: the parent holds our stdin open and never writes; EOF means it is gone, however it died (even SIGKILL).
-  (
-    while IFS= read -r _; do :; done
-    kill -TERM $$ 2>/dev/null
-    echo "cassandra: stdin closed: parent gone, stopping" >&2 || true
-  ) <&0 &
-  WATCHER=$!
-fi
 
 free_ports() {
   # Two listeners open at once so the two ports differ; the kernel hands out ports nobody holds right now.
@@ -118,14 +70,14 @@ free_ports() {
 }
 
 launch() {
-  NODE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kairograph-cassandra.XXXXXX")
-  mkdir -p "$NODE_DIR"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,tmp,triggers}
-  LOG=$NODE_DIR/logs/cassandra.log
+  RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kairograph-cassandra.XXXXXX")
+  mkdir -p "$RUN_DIR"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,tmp,triggers}
+  LOG=$RUN_DIR/logs/cassandra.log
   read -r NATIVE_PORT STORAGE_PORT < <(free_ports)
   [[ -n ${STORAGE_PORT:-} ]] || die "could not pick free ports"
-  sed -e "s#__WORK__#$NODE_DIR#g" -e "s#__NATIVE_PORT__#$NATIVE_PORT#g" -e "s#__STORAGE_PORT__#$STORAGE_PORT#g" \
-    "$HERE/cassandra.yaml" >"$NODE_DIR/conf/cassandra.yaml"
-  cp "$HERE/logback.xml" "$NODE_DIR/conf/logback.xml"
+  sed -e "s#__WORK__#$RUN_DIR#g" -e "s#__NATIVE_PORT__#$NATIVE_PORT#g" -e "s#__STORAGE_PORT__#$STORAGE_PORT#g" \
+    "$HERE/cassandra.yaml" >"$RUN_DIR/conf/cassandra.yaml"
+  cp "$HERE/logback.xml" "$RUN_DIR/conf/logback.xml"
   local heap=() extra=()
   [[ -n $HEAP ]] && heap=("-Xms$HEAP" "-Xmx$HEAP")
   read -r -a extra <<<"${KAIROGRAPH_CASSANDRA_JVM_OPTS:-}"
@@ -133,28 +85,21 @@ launch() {
   # -Djava.io.tmpdir: JNA unpacks its native library there and must be able to exec it.
   setsid "${NO_MLOCK[@]}" java "@$HERE/jvm.options" "${heap[@]}" \
     "-javaagent:$JAMM" \
-    "-XX:HeapDumpPath=$NODE_DIR/logs" \
-    "-Djava.io.tmpdir=$NODE_DIR/tmp" \
-    "-Dcassandra.config=file://$NODE_DIR/conf/cassandra.yaml" \
-    "-Dcassandra.storagedir=$NODE_DIR" \
-    "-Dcassandra.logdir=$NODE_DIR/logs" \
-    "-Dcassandra.triggers_dir=$NODE_DIR/triggers" \
-    "-Dlogback.configurationFile=$NODE_DIR/conf/logback.xml" \
+    "-XX:HeapDumpPath=$RUN_DIR/logs" \
+    "-Djava.io.tmpdir=$RUN_DIR/tmp" \
+    "-Dcassandra.config=file://$RUN_DIR/conf/cassandra.yaml" \
+    "-Dcassandra.storagedir=$RUN_DIR" \
+    "-Dcassandra.logdir=$RUN_DIR/logs" \
+    "-Dcassandra.triggers_dir=$RUN_DIR/triggers" \
+    "-Dlogback.configurationFile=$RUN_DIR/conf/logback.xml" \
     "${extra[@]}" \
     -cp "$LIB/*" org.apache.cassandra.service.CassandraDaemon </dev/null >"$LOG" 2>&1 &
   JAVA_PID=$!
-  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
-  # If this script is SIGKILLed (a CI timeout killing the process group, the OOM killer) none of its traps run and the JVM,
-  # in its own session, would live on. This watchdog, in a session of its own too, then kills it and deletes the dir; it
-  # checks the pid still runs from our dir so a recycled pid is never hit.
-  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done
-    if tr "\0" " " <"/proc/$2/cmdline" 2>/dev/null | grep -qF -- "$3/conf/"; then kill -KILL "$2"; fi
-    [[ $4 == 1 ]] || rm -rf "$3"' cassandra-watchdog "$$" "$JAVA_PID" "$NODE_DIR" "$KEEP_DIR" </dev/null >/dev/null 2>&1 &
-  WATCHDOG=$!
+  start_watchdog
 }
 
 cql_ping() {
-  node "$HERE/cql-ping.mjs" "127.0.0.1:$NATIVE_PORT" 2>>"$NODE_DIR/logs/cql-ping.log"
+  node "$HERE/cql-ping.mjs" "127.0.0.1:$NATIVE_PORT" 2>>"$RUN_DIR/logs/cql-ping.log"
 }
 
 # Sets READY="release=<v> dc=<dc>" once CQL answers; returns 1 if the JVM died (JAVA_RC = its code), 2 on timeout.
@@ -186,26 +131,26 @@ for attempt in 1 2 3; do
   # Ports were free when picked but someone may have bound one before the JVM did: boot again on new ones.
   if grep -qE 'in use by another process|Address already in use|BindException' "$LOG" && ((attempt < 3)); then
     say "port taken between pick and bind (native $NATIVE_PORT, storage $STORAGE_PORT); retrying on new ports"
-    rm -rf "$NODE_DIR"
+    rm -rf "$RUN_DIR"
     continue
   fi
   hint=''
   ((JAVA_RC == 3)) && hint=' (3 = exception during startup, or heap exhausted: -XX:+ExitOnOutOfMemoryError)'
   say "JVM exited with code $JAVA_RC during boot$hint; last log lines of $LOG:"
   tail -n 60 "$LOG" >&2
-  ((KEEP_DIR)) || say "(rerun with --keep-dir to keep $NODE_DIR)"
+  ((KEEP_DIR)) || say "(rerun with --keep-dir to keep $RUN_DIR)"
   exit 1
 done
 BOOT_MS=$(($(now_ms) - BOOT_START))
 RELEASE=${READY%% *} RELEASE=${RELEASE#release=} DC=${READY##*dc=}
 RSS_KB=$(ps -o rss= -p "$JAVA_PID" | tr -d ' ')
 
-echo "KAIROGRAPH_CASSANDRA_READY port=$NATIVE_PORT pid=$JAVA_PID boot_ms=$BOOT_MS rss_kb=$RSS_KB storage_port=$STORAGE_PORT $READY dir=$NODE_DIR"
+echo "KAIROGRAPH_CASSANDRA_READY port=$NATIVE_PORT pid=$JAVA_PID boot_ms=$BOOT_MS rss_kb=$RSS_KB storage_port=$STORAGE_PORT $READY dir=$RUN_DIR"
 
 if ((FOREGROUND)); then
   cat >&2 <<EOF
 
-Cassandra $RELEASE is up on 127.0.0.1:$NATIVE_PORT (pid $JAVA_PID, CQL-ready in ${BOOT_MS} ms, dir $NODE_DIR).
+Cassandra $RELEASE is up on 127.0.0.1:$NATIVE_PORT (pid $JAVA_PID, CQL-ready in ${BOOT_MS} ms, dir $RUN_DIR).
   log:      tail -f $LOG
   gateway:  STORE=cassandra CASSANDRA_CONTACT_POINTS=127.0.0.1:$NATIVE_PORT npm run dev   (local data center: $DC)
   tests:    KAIROGRAPH_CASSANDRA=127.0.0.1:$NATIVE_PORT npm run test:integration   (reuses this node)

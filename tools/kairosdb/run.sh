@@ -54,9 +54,10 @@ while (($#)); do
   shift
 done
 
-say() { echo "kairosdb: $*" >&2 || true; }
-die() { say "$*"; exit 1; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+NAME=kairosdb
+# say, die, now_ms; the stop, cleanup and traps, the parent watcher and the watchdog: one copy for both run scripts.
+# shellcheck source=../lib/supervise.sh
+source "$ROOT/tools/lib/supervise.sh"
 
 # Every value below is pasted into HOCON by sed: checked here, so none can end a string or the sed expression.
 [[ -n $CASSANDRA ]] || die "no Cassandra: pass --cassandra host:port or set KAIROGRAPH_CASSANDRA (\`npm run cassandra\` starts one)."
@@ -89,59 +90,7 @@ node -e '
 ' "$CASSANDRA" ||
   die "nothing listens on $CASSANDRA (see the line above): start a Cassandra with \`npm run cassandra\`."
 
-RUN_DIR='' JAVA_PID='' LOG='' WATCHER='' WATCHDOG=''
-
-stop_kairosdb() {
-  [[ -n $JAVA_PID ]] || return 0
-  local pid=$JAVA_PID started waited=0
-  JAVA_PID=''
-  if kill -0 "$pid" 2>/dev/null; then
-    started=$(now_ms)
-    kill -TERM "$pid" 2>/dev/null || true
-    while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT * 10)); do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 "$pid" 2>/dev/null; then
-      say "pid $pid still running ${STOP_TIMEOUT}s after TERM: KILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-    say "stopped pid $pid in $(($(now_ms) - started)) ms"
-  fi
-}
-
-cleanup() {
-  local rc=$?
-  # A second Ctrl-C or TERM must not cut the orderly stop short and leave the dir behind.
-  trap '' INT TERM HUP
-  trap - EXIT
-  [[ -z $WATCHER ]] || kill "$WATCHER" 2>/dev/null || true
-  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
-  stop_kairosdb
-  if [[ -n $RUN_DIR && -d $RUN_DIR ]]; then
-    if ((KEEP_DIR)); then say "kept $RUN_DIR"; else rm -rf "$RUN_DIR"; fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-# A dead parent leaves our stdout/stderr as broken pipes; the default SIGPIPE would kill us mid-cleanup on the next message.
-trap '' PIPE
-# No `read -t` (Debian 12's bash 5.2.15 segfaults when a trap exits out of it): a stdin watcher and `wait` instead,
-# as in tools/cassandra/run.sh.
-
-if ((!FOREGROUND)); then
-  # Supervised: the parent holds our stdin open and never writes; EOF means it is gone, however it died (even SIGKILL).
-  (
-    while IFS= read -r _; do :; done
-    # Only while we are still its parent: after a SIGKILL of this script, $$ may be someone else's pid by now.
-    me=$BASHPID
-    [[ $(cut -d' ' -f4 "/proc/$me/stat" 2>/dev/null) == "$$" ]] || exit 0
-    kill -TERM $$ 2>/dev/null
-    echo "kairosdb: stdin closed: parent gone, stopping" >&2 || true
-  ) <&0 &
-  WATCHER=$!
-fi
+LOG=''
 
 free_port() {
   node -e '
@@ -177,14 +126,7 @@ launch() {
       -cp "$LIB/*" org.kairosdb.core.Main -c run -p "$RUN_DIR/conf/kairosdb.conf"
   ) </dev/null >"$LOG" 2>&1 &
   JAVA_PID=$!
-  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
-  # If this script is SIGKILLed (a CI timeout killing the process group, the OOM killer) none of its traps run and the JVM,
-  # in its own session, would live on. This watchdog, in a session of its own too, then kills it and deletes the dir; it
-  # checks the pid still runs from our dir so a recycled pid is never hit.
-  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done
-    if tr "\0" " " <"/proc/$2/cmdline" 2>/dev/null | grep -qF -- "$3/conf/"; then kill -KILL "$2"; fi
-    [[ $4 == 1 ]] || rm -rf "$3"' kairosdb-watchdog "$$" "$JAVA_PID" "$RUN_DIR" "$KEEP_DIR" </dev/null >/dev/null 2>&1 &
-  WATCHDOG=$!
+  start_watchdog
 }
 
 # Sets READY="version=<v>" once REST answers; returns 1 if the JVM died (JAVA_RC = its code), 2 on timeout.

@@ -1,0 +1,74 @@
+# Sourced by tools/cassandra/run.sh and tools/kairosdb/run.sh: the life of one throwaway JVM in a run directory of its
+# own, supervised by the script. Before sourcing, the script sets NAME (the prefix of its messages), STOP_TIMEOUT
+# (seconds from TERM to KILL), KEEP_DIR and FOREGROUND (0 or 1); it sets RUN_DIR and JAVA_PID as it launches, and calls
+# start_watchdog after each launch.
+
+RUN_DIR='' JAVA_PID='' WATCHER='' WATCHDOG=''
+
+say() { echo "$NAME: $*" >&2 || true; }
+die() { say "$*"; exit 1; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# TERM, then KILL after STOP_TIMEOUT seconds.
+stop_java() {
+  [[ -n $JAVA_PID ]] || return 0
+  local pid=$JAVA_PID started waited=0
+  JAVA_PID=''
+  if kill -0 "$pid" 2>/dev/null; then
+    started=$(now_ms)
+    kill -TERM "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT * 10)); do sleep 0.1; waited=$((waited + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then
+      say "pid $pid still running ${STOP_TIMEOUT}s after TERM: KILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+    say "stopped pid $pid in $(($(now_ms) - started)) ms"
+  fi
+}
+
+cleanup() {
+  local rc=$?
+  # A second Ctrl-C or TERM must not cut the orderly stop short and leave the dir behind.
+  trap '' INT TERM HUP
+  trap - EXIT
+  [[ -z $WATCHER ]] || kill "$WATCHER" 2>/dev/null || true
+  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
+  stop_java
+  if [[ -n $RUN_DIR && -d $RUN_DIR ]]; then
+    if ((KEEP_DIR)); then say "kept $RUN_DIR"; else rm -rf "$RUN_DIR"; fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+# A dead parent leaves our stdout/stderr as broken pipes; the default SIGPIPE would kill us mid-cleanup on the next message.
+trap '' PIPE
+# No `read -t` here: Debian 12's bash 5.2.15 segfaults when a trap exits out of it, which killed a run script
+# mid-cleanup. Hence the stdin watcher below, and `wait` (which trapped signals interrupt cleanly) as the idle loop.
+
+if ((!FOREGROUND)); then
+  # Supervised: the parent holds our stdin open and never writes; EOF means it is gone, however it died (even SIGKILL).
+  (
+    while IFS= read -r _; do :; done
+    # Only while we are still its parent: after a SIGKILL of the script, $$ may be someone else's pid by now.
+    me=$BASHPID
+    [[ $(cut -d' ' -f4 "/proc/$me/stat" 2>/dev/null) == "$$" ]] || exit 0
+    kill -TERM $$ 2>/dev/null
+    echo "$NAME: stdin closed: parent gone, stopping" >&2 || true
+  ) <&0 &
+  WATCHER=$!
+fi
+
+# If the script is SIGKILLed (a CI timeout killing the process group, the OOM killer) none of its traps run and the
+# JVM, in its own session, would live on. This watchdog, in a session of its own too, then kills it and deletes the
+# dir; it checks the pid still runs from our dir (its command line names RUN_DIR/conf/) so a recycled pid is never hit.
+start_watchdog() {
+  [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done
+    if tr "\0" " " <"/proc/$2/cmdline" 2>/dev/null | grep -qF -- "$3/conf/"; then kill -KILL "$2"; fi
+    [[ $4 == 1 ]] || rm -rf "$3"' "$NAME-watchdog" "$$" "$JAVA_PID" "$RUN_DIR" "$KEEP_DIR" </dev/null >/dev/null 2>&1 &
+  WATCHDOG=$!
+}
