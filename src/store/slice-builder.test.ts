@@ -11,8 +11,8 @@ const spec: RowSpec = { unit: 'MILLISECONDS', width: 1000 };
 const keyOf = (dataType: string): RowKey => ({ metric: 'm', rowTime: 0, dataType, tags: { h: 'a' } });
 
 /** Feeds cells at ts 0, 1, 2, ... through one builder and returns every slice it hands out. */
-function build(dataType: string, values: Uint8Array[], pageSize: number, columnOf = (ts: number) => encodeColumn(spec, 0, ts)): Slice[] {
-  const builder = new SliceBuilder(keyOf(dataType), spec, pageSize);
+function build(dataType: string, values: Uint8Array[], pageSize: number, columnOf = (ts: number) => encodeColumn(spec, 0, ts), firstCapacity?: number): Slice[] {
+  const builder = new SliceBuilder(keyOf(dataType), spec, pageSize, firstCapacity);
   const slices: Slice[] = [];
   values.forEach((value, ts) => {
     // Each value sits inside a larger buffer, as cells do inside a block.
@@ -24,6 +24,11 @@ function build(dataType: string, values: Uint8Array[], pageSize: number, columnO
   const rest = builder.flush();
   if (rest) slices.push(rest);
   return slices;
+}
+
+/** A slice as plain values, to compare slices whose arrays differ in capacity. */
+function plain(slice: Slice): unknown {
+  return Object.fromEntries(Object.entries(slice).map(([name, value]) => [name, ArrayBuffer.isView(value) ? [...(value as unknown as Iterable<unknown>)] : value]));
 }
 
 describe('SliceBuilder', () => {
@@ -63,6 +68,30 @@ describe('SliceBuilder', () => {
     const buf = Uint8Array.of(...encodeDouble(1.5), ...encodeDouble(2.5));
     expect(() => new SliceBuilder(keyOf('kairos_double'), spec).add(0, buf, 0, 7)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
     expect(() => new SliceBuilder(keyOf('kairos_complex'), spec).add(0, buf, 0, 12)).toThrow(new Error('double value is truncated: needs 8 bytes, has 4'));
+  });
+
+  it('grows a small first page to whole pages, with the same slices as whole pages from the start', () => {
+    const huge = 2n ** 60n;
+    const cases: [string, Uint8Array[], ((ts: number) => number)?][] = [
+      ['kairos_double', Array.from({ length: 23 }, (_, i) => encodeDouble(i * 1.5))],
+      ['kairos_long', Array.from({ length: 23 }, (_, i) => encodeLong(i === 9 ? huge + BigInt(i) : BigInt(i)))],
+      ['kairos_complex', Array.from({ length: 23 }, (_, i) => encodeComplex(i, -i))],
+      ['kairos_string', Array.from({ length: 23 }, (_, i) => encodeString(`s${i}`))],
+      ['kairos_legacy', Array.from({ length: 23 }, (_, i) => (i % 7 < 4 ? encodeLegacyLong(i) : encodeLegacyFloat(i + 0.5))), (ts) => encodeLegacyRowColumn(0, ts, ts % 7 >= 4)],
+    ];
+    for (const [dataType, values, columnOf] of cases) {
+      const whole = build(dataType, values, 8, columnOf);
+      for (const first of [1, 2, 3, 5]) {
+        const grown = build(dataType, values, 8, columnOf, first);
+        expect(grown.map(plain), `${dataType} from ${first}`).toEqual(whole.map(plain));
+      }
+    }
+  });
+
+  it('allocates a one-point partition no more than its first capacity', () => {
+    const [only] = build('kairos_double', [encodeDouble(7)], 4096, undefined, 4);
+    expect(only!.timestamps.buffer.byteLength).toBe(4 * 8);
+    expect((only as NumberSlice).values.buffer.byteLength).toBe(4 * 8);
   });
 
   it('hands out nothing when no cell was added', () => {

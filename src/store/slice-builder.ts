@@ -19,6 +19,9 @@ export const DEFAULT_PAGE_SIZE = 4096;
 /**
  * Accumulates cells of one partition, in scan order, into pages of `pageSize` points. `add` returns the page it
  * completed, if any (a full page, or the run that ended because a legacy row switched between long and float).
+ * The first page starts at `firstCapacity` points and grows eightfold as it fills, up to `pageSize`: a store that cannot tell
+ * a partition's size before it reads it (the embedded store) passes a small one, so that a one-point partition does
+ * not allocate a whole page (a query of a thousand such partitions allocated 64 MB of them). Later pages are whole.
  */
 export class SliceBuilder {
   private readonly legacy: boolean;
@@ -31,11 +34,15 @@ export class SliceBuilder {
   private imaginary: Float64Array | undefined;
   private strings: string[] | undefined;
   private exact: BigInt64Array | undefined;
+  /** Points the current page's arrays hold; a page is handed out at `pageSize` points, or earlier by flush. */
+  private capacity = 0;
+  private pages = 0;
 
   constructor(
     private readonly key: RowKey,
     private readonly spec: RowSpec,
     private readonly pageSize: number = DEFAULT_PAGE_SIZE,
+    private readonly firstCapacity: number = pageSize,
   ) {
     const kind = sliceKindOf(key.dataType);
     if (kind === undefined) throw new Error(`cannot decode data type ${JSON.stringify(key.dataType)} of metric ${key.metric}`);
@@ -49,6 +56,7 @@ export class SliceBuilder {
     let done: Slice | undefined;
     if (this.length === this.pageSize || (this.length > 0 && kind !== this.kind)) done = this.take();
     if (this.length === 0) this.begin(kind);
+    else if (this.length === this.capacity) this.grow();
     const i = this.length++;
     this.timestamps[i] = decodeColumn(this.spec, this.key.rowTime, column, this.legacy);
     switch (kind) {
@@ -85,18 +93,33 @@ export class SliceBuilder {
 
   private begin(kind: SliceKind): void {
     this.kind = kind;
+    this.capacity = this.pages++ === 0 ? Math.max(1, Math.min(this.firstCapacity, this.pageSize)) : this.pageSize;
     // Pages are handed out, never reused: consumers may keep a slice while the scan goes on.
-    this.timestamps = new Float64Array(this.pageSize);
-    this.numbers = new Float64Array(this.pageSize);
-    this.imaginary = kind === 'complex' ? new Float64Array(this.pageSize) : undefined;
+    this.timestamps = new Float64Array(this.capacity);
+    this.numbers = kind === 'string' ? EMPTY : new Float64Array(this.capacity);
+    this.imaginary = kind === 'complex' ? new Float64Array(this.capacity) : undefined;
     this.strings = kind === 'string' ? [] : undefined;
     this.exact = undefined;
+  }
+
+  /** Grows the first page's arrays eightfold, up to a whole page: two copies of a few hundred points to reach 4,096. */
+  private grow(): void {
+    this.capacity = Math.min(this.pageSize, this.capacity * 8);
+    const larger = <T extends Float64Array | BigInt64Array>(array: T, make: (n: number) => T): T => {
+      const next = make(this.capacity);
+      next.set(array as never);
+      return next;
+    };
+    this.timestamps = larger(this.timestamps, (n) => new Float64Array(n));
+    if (this.numbers !== EMPTY) this.numbers = larger(this.numbers, (n) => new Float64Array(n));
+    if (this.imaginary !== undefined) this.imaginary = larger(this.imaginary, (n) => new Float64Array(n));
+    if (this.exact !== undefined) this.exact = larger(this.exact, (n) => new BigInt64Array(n));
   }
 
   /** Longs beyond ±2^53 need their exact values kept beside the numeric view; earlier ones were safe integers. */
   private needExact(): BigInt64Array {
     if (this.exact === undefined) {
-      this.exact = new BigInt64Array(this.pageSize);
+      this.exact = new BigInt64Array(this.capacity);
       for (let j = 0; j < this.length - 1; j++) this.exact[j] = BigInt(this.numbers[j]!);
     }
     return this.exact;

@@ -68,6 +68,9 @@ export interface EmbeddedStoreOptions {
 /** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
 const BYTES_PER_TURN = 1 << 20;
 
+/** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
+const FIRST_PAGE_POINTS = 64;
+
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
@@ -192,7 +195,8 @@ export class EmbeddedStore implements Store {
     if (start >= end) return;
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const descending = options.order === 'desc';
-    const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE);
+    // The partition's size is known only once read: its first page starts small (slice-builder.ts).
+    const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE, FIRST_PAGE_POINTS);
     const prefix = partitionPrefix(encodeRowKey(key));
     const nowSeconds = this.nowSeconds();
     const ready: Slice[] = [];
