@@ -11,6 +11,7 @@ import { createGateway, listen, type ListeningGateway } from '../../src/server/c
 import { primaryOnly } from '../../src/sources/open-sources.js';
 import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
 import { callRest } from '../rest/rest-client.js';
+import { delegatingStore } from '../support/store-wrappers.js';
 
 /** Makes a fresh, empty store; the suite closes it. */
 export type SharedWorkStoreFactory = () => Promise<Store>;
@@ -46,13 +47,7 @@ function counted(inner: Store): Counted {
       for (const resolve of all) resolve();
     },
     held: () => waiting.length,
-    store: {
-      kind: inner.kind,
-      limits: inner.limits,
-      readAhead: inner.readAhead,
-      concurrentReads: inner.concurrentReads,
-      spec: () => inner.spec(),
-      metricNames: (prefix, limit) => inner.metricNames(prefix, limit),
+    store: delegatingStore(inner, {
       rowTimes: (metric, start, end) => (c.calls.rowTimes++, inner.rowTimes(metric, start, end)),
       rowKeys: (metric, rowTime) => (c.calls.rowKeys++, inner.rowKeys(metric, rowTime)),
       legacyRowKeys: (metric, start, end) => (c.calls.legacyRowKeys++, inner.legacyRowKeys(metric, start, end)),
@@ -62,12 +57,7 @@ function counted(inner: Store): Counted {
         if (c.hold) await new Promise<void>((resolve) => waiting.push(resolve));
         yield* inner.scan(key, start, end, options);
       },
-      write: (batch) => inner.write(batch),
-      deleteRange: (key, start, end) => inner.deleteRange(key, start, end),
-      deleteMetricName: (metric) => inner.deleteMetricName(metric),
-      ping: () => inner.ping(),
-      close: () => inner.close(),
-    },
+    }),
   };
   return c;
 }

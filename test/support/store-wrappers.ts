@@ -17,8 +17,12 @@ export interface Faults {
   scanGate?: Promise<void>;
 }
 
-/** Delegates to `inner` except where `faults` (which a test may change at any time) say otherwise. */
-export function faultyStore(inner: Store, faults: Faults): Store {
+/**
+ * A store that does what `inner` does but for `overrides`: the one place tests and benchmarks wrap a store. The
+ * optional tag index (`indexedTags`, `tagIndexedRowKeys`) is not passed on unless overridden, so a wrapped store
+ * plans through row_keys.
+ */
+export function delegatingStore(inner: Store, overrides: Partial<Store> = {}): Store {
   return {
     kind: inner.kind,
     limits: inner.limits,
@@ -29,6 +33,19 @@ export function faultyStore(inner: Store, faults: Faults): Store {
     rowTimes: (metric, start, end) => inner.rowTimes(metric, start, end),
     rowKeys: (metric, rowTime) => inner.rowKeys(metric, rowTime),
     legacyRowKeys: (metric, start, end) => inner.legacyRowKeys(metric, start, end),
+    scan: (key, start, end, options) => inner.scan(key, start, end, options),
+    write: (batch) => inner.write(batch),
+    deleteRange: (key, start, end) => inner.deleteRange(key, start, end),
+    deleteMetricName: (metric) => inner.deleteMetricName(metric),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    ...overrides,
+  };
+}
+
+/** Delegates to `inner` except where `faults` (which a test may change at any time) say otherwise. */
+export function faultyStore(inner: Store, faults: Faults): Store {
+  return delegatingStore(inner, {
     async *scan(key: RowKey, start: number, end: number, options?: ScanOptions): AsyncGenerator<Slice> {
       if (faults.scanError) throw faults.scanError;
       faults.onScan?.();
@@ -38,13 +55,9 @@ export function faultyStore(inner: Store, faults: Faults): Store {
         yield slice;
       }
     },
-    write: (batch) => inner.write(batch),
-    deleteRange: (key, start, end) => inner.deleteRange(key, start, end),
-    deleteMetricName: (metric) => inner.deleteMetricName(metric),
     async ping() {
       if (faults.pingError) throw faults.pingError;
       await inner.ping();
     },
-    close: () => inner.close(),
-  };
+  });
 }
