@@ -8,12 +8,14 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { IndexedTags, RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, TaggedRowKeys, WriteBatch } from '../store.js';
 import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
-import { Executor, schemaLostError, unavailableError, type ExecutorStats, type StatementCounts } from './executor.js';
+import { Executor, schemaLostError, type ExecutorStats, type StatementCounts } from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes, readTagIndexed } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanBatchHook } from './lean-batch-hook.js';
 import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
 import { Limiter } from './limiter.js';
+import { Reconnecting } from './reconnecting.js';
+import { clientOptions } from './client-options.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
 import { scanPartition, type ScanPageCounts } from './scan.js';
 import { createMissingSchema, describeMissingSchema, findMissingSchema, readSpec } from './schema.js';
@@ -53,10 +55,7 @@ export class CassandraStore implements Store {
   private readonly stats: ExecutorStats = { counts: {}, inFlight: 0 };
   private readonly pages: ScanPageCounts = { lean: 0, driver: 0 };
   private readonly clock = new MutationClock();
-  private connection: Connection | undefined;
-  private attempt: Promise<Connection> | undefined;
-  private lastFailure: { readonly error: unknown; readonly atMs: number } | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly link: Reconnecting<Connection>;
   private repair: Repair | undefined;
   private repairRun: Promise<void> | undefined;
   private repairTimer: NodeJS.Timeout | undefined;
@@ -75,7 +74,18 @@ export class CassandraStore implements Store {
     this.concurrentReads = this.options.concurrency;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
-    this.startAttempt();
+    const { log, keyspace, contactPoints, reconnectDelayMs } = this.options;
+    this.link = new Reconnecting(
+      () => this.connectOnce(),
+      (connection) => connection.exec.client.shutdown(),
+      reconnectDelayMs,
+      {
+        connected: (connection) => log.info({ keyspace, spec: connection.spec }, 'connected to Cassandra'),
+        failed: (error, repeated) => {
+          if (!repeated) log.warn({ err: error instanceof Error ? error.message : String(error), contactPoints, retryMs: reconnectDelayMs }, 'cannot reach Cassandra; retrying in the background');
+        },
+      },
+    );
   }
 
   /** A store that is connected, with its schema and spec in place; rejects (and closes it) if the first attempt fails. */
@@ -162,68 +172,29 @@ export class CassandraStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.retryTimer);
     clearTimeout(this.repairTimer);
-    await this.attempt?.catch(() => {});
     await this.repairRun;
-    const connection = this.connection;
-    this.connection = undefined;
-    await connection?.exec.client.shutdown();
+    await this.link.close();
   }
 
   /**
-   * The live connection. Without one, a caller waits for the attempt under way, or starts one when the last failed
-   * at least a reconnect delay ago; otherwise it fails at once with the last failure, never waiting on a dead node.
-   * While the schema is being re-created it fails at once too: DDL on a busy cluster can take minutes.
+   * The live connection (reconnecting.ts). While the schema is being re-created it fails at once: DDL on a busy
+   * cluster can take minutes.
    */
   private async connected(): Promise<Connection> {
     if (this.repair !== undefined) throw schemaLostError(this.repair.reason, this.repair.lastFailure);
-    if (this.connection !== undefined) return this.connection;
-    if (this.closed) throw new StoreUnavailableError('cassandra', new Error('the store is closed'));
-    if (this.attempt === undefined && (this.lastFailure === undefined || Date.now() - this.lastFailure.atMs >= this.options.reconnectDelayMs)) {
-      this.startAttempt();
-    }
-    try {
-      if (this.attempt !== undefined) return await this.attempt;
-      throw this.lastFailure!.error;
-    } catch (error) {
-      throw unavailableError(error);
-    }
-  }
-
-  private startAttempt(): void {
-    clearTimeout(this.retryTimer);
-    const attempt = this.connectOnce();
-    this.attempt = attempt;
-    attempt.then(
-      async (connection) => {
-        this.attempt = undefined;
-        if (this.closed) {
-          await connection.exec.client.shutdown();
-          return;
-        }
-        this.connection = connection;
-        this.lastFailure = undefined;
-        this.options.log.info({ keyspace: this.options.keyspace, spec: connection.spec }, 'connected to Cassandra');
-      },
-      (error: unknown) => {
-        this.attempt = undefined;
-        const message = error instanceof Error ? error.message : String(error);
-        const previous = this.lastFailure?.error;
-        if (!(previous instanceof Error) || previous.message !== message) {
-          this.options.log.warn({ err: message, contactPoints: this.options.contactPoints, retryMs: this.options.reconnectDelayMs }, 'cannot reach Cassandra; retrying in the background');
-        }
-        this.lastFailure = { error, atMs: Date.now() };
-        if (this.closed) return;
-        this.retryTimer = setTimeout(() => this.startAttempt(), this.options.reconnectDelayMs);
-        this.retryTimer.unref();
-      },
-    );
+    return this.link.get();
   }
 
   /** A fresh client per attempt: a client whose connect() failed cannot be connected again. */
   private async connectOnce(): Promise<Connection> {
-    const client = new cassandra.Client(clientOptions(this.options));
+    const client = new cassandra.Client(
+      clientOptions(this.options, {
+        // KairosDB writes in milliseconds: a delete of ours must shadow what KairosDB wrote, and the other way round.
+        timestampGeneration: new MillisecondTimestampGenerator() as unknown as cassandra.policies.timestampGeneration.TimestampGenerator,
+        ...(this.options.scanDecoder === 'lean' ? { encoding: leanPagesEncoding(this.options.keyspace) } : {}),
+      }),
+    );
     try {
       await client.connect();
       const exec: Executor = new Executor(client, this.limiter, this.stats, this.options, (reason) => this.schemaLost(exec, reason));
@@ -256,7 +227,7 @@ export class CassandraStore implements Store {
    * and concurrent failures do not each send their own.
    */
   private schemaLost(exec: Executor, reason: string): void {
-    if (this.closed || this.repair !== undefined || this.connection?.exec !== exec) return;
+    if (this.closed || this.repair !== undefined || this.link.value?.exec !== exec) return;
     this.repair = { reason, found: undefined, lastFailure: undefined };
     this.options.log.warn({ keyspace: this.options.keyspace, reason }, "KairosDB's schema is gone; re-creating what is missing");
     this.startRepair(exec);
@@ -273,7 +244,7 @@ export class CassandraStore implements Store {
       ({ spec, coverage }) => {
         this.repairRun = undefined;
         if (this.closed) return;
-        this.connection = { exec, spec, coverage };
+        this.link.replace({ exec, spec, coverage });
         this.repair = undefined;
         this.options.log.info({ keyspace: this.options.keyspace, found: repair.found ?? 'nothing missing', spec }, "KairosDB's schema re-created");
       },
@@ -297,24 +268,4 @@ export class CassandraStore implements Store {
 function failureMessage(error: unknown): string {
   const inner = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause : error;
   return inner instanceof Error ? inner.message : String(inner);
-}
-
-function clientOptions(options: ResolvedOptions): cassandra.ClientOptions {
-  const { policies, auth } = cassandra;
-  return {
-    contactPoints: [...options.contactPoints],
-    localDataCenter: options.localDataCenter,
-    // Driver 4.10 knows no protocol v5: offered v5-era servers, it first tries DSE_V2 and reconnects after the refusal.
-    protocolOptions: { maxVersion: 4 },
-    policies: {
-      timestampGeneration: new MillisecondTimestampGenerator() as unknown as cassandra.policies.timestampGeneration.TimestampGenerator,
-      // Recover within seconds once Cassandra is back, however long it was gone.
-      reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 10_000, false),
-    },
-    // Maps decode as Map, so a tag named __proto__ stays data.
-    encoding: { map: Map, ...(options.scanDecoder === 'lean' ? leanPagesEncoding(options.keyspace) : {}) },
-    socketOptions: { readTimeout: options.requestTimeoutMs, connectTimeout: Math.min(5000, options.requestTimeoutMs) },
-    ...(options.credentials ? { authProvider: new auth.PlainTextAuthProvider(options.credentials.username, options.credentials.password) } : {}),
-    ...(options.tls ? { sslOptions: { rejectUnauthorized: true } } : {}),
-  };
 }

@@ -8,11 +8,12 @@ import type { Limiter } from './limiter.js';
 import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
 import type { StatementName } from './statements.js';
 
-export type StatementCounts = Partial<Record<StatementName, number>>;
+/** Requests sent, by statement; readiness pings count as `system.ping` whatever the schema. */
+export type StatementCounts<Name extends string = StatementName> = Partial<Record<Name | 'system.ping', number>>;
 
 /** Counters shared by every client a store creates over its life (it makes a new one per connection attempt). */
-export interface ExecutorStats {
-  readonly counts: StatementCounts;
+export interface ExecutorStats<Name extends string = StatementName> {
+  readonly counts: StatementCounts<Name>;
   /** Driver requests sent and not yet settled. */
   inFlight: number;
 }
@@ -26,12 +27,24 @@ export interface PageRequest {
 /** Told when a request failed because KairosDB's keyspace or one of its tables is gone; `reason` names what. */
 export type SchemaLossListener = (reason: string) => void;
 
+/**
+ * The schema an executor watches: the tables whose loss a failure can reveal (statements are named `<table>.<what>`),
+ * and the error every such failure becomes (what is gone, what happens about it).
+ */
+export interface WatchedSchema {
+  readonly tables: readonly string[];
+  lostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError;
+}
+
+/** KairosDB's tables, which the store re-creates when they are gone. */
+export const KAIROSDB_SCHEMA: WatchedSchema = { tables: TABLE_NAMES, lostError: schemaLostError };
+
 export interface BatchQuery {
   readonly query: string;
   readonly params: unknown[];
 }
 
-export class Executor {
+export class Executor<Name extends string = StatementName> {
   private readonly read: number;
   private readonly write: number;
   /** Bumped when the schema step completes: failures of requests sent before say nothing about the schema since. */
@@ -40,16 +53,17 @@ export class Executor {
   constructor(
     readonly client: cassandra.Client,
     private readonly limiter: Limiter,
-    private readonly stats: ExecutorStats,
+    private readonly stats: ExecutorStats<Name>,
     private readonly options: ResolvedOptions,
     private readonly onSchemaLost: SchemaLossListener,
+    private readonly schema: WatchedSchema = KAIROSDB_SCHEMA,
   ) {
     this.read = consistencyOf(options.readConsistency);
     this.write = consistencyOf(options.writeConsistency);
   }
 
   /** One page of a read; a new page is fetched only when the caller asks, which is how scans apply backpressure. */
-  async page(name: StatementName, query: string, params: unknown[], request: PageRequest): Promise<cassandra.types.ResultSet> {
+  async page(name: Name, query: string, params: unknown[], request: PageRequest): Promise<cassandra.types.ResultSet> {
     const options: cassandra.QueryOptions = {
       prepare: true,
       consistency: this.read,
@@ -63,7 +77,7 @@ export class Executor {
   }
 
   /** Every row of a read (index tables: small partitions), page by page under the limiter. */
-  async all(name: StatementName, query: string, params: unknown[]): Promise<cassandra.types.Row[]> {
+  async all(name: Name, query: string, params: unknown[]): Promise<cassandra.types.Row[]> {
     const rows: cassandra.types.Row[] = [];
     let pageState: Buffer | undefined;
     do {
@@ -75,13 +89,13 @@ export class Executor {
   }
 
   /** A read that must see this store's own recent writes, so it runs at the write consistency. */
-  async mutationRead(name: StatementName, query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
+  async mutationRead(name: Name, query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
     const options = { prepare: true, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs };
     return this.send(name, () => this.client.execute(query, params, options));
   }
 
   /** A write or delete with its millisecond write time (used where the CQL has no USING TIMESTAMP of its own). */
-  async mutate(name: StatementName, query: string, params: unknown[], timestampMs: number): Promise<void> {
+  async mutate(name: Name, query: string, params: unknown[], timestampMs: number): Promise<void> {
     const options = { prepare: true, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
     await this.send(name, () => this.client.execute(query, params, options));
   }
@@ -90,7 +104,7 @@ export class Executor {
    * An UNLOGGED batch: KairosDB groups its inserts this way; one partition per batch is one mutation, applied whole.
    * Its millisecond write time is the batch's default timestamp, which every statement without its own takes.
    */
-  async batch(name: StatementName, queries: BatchQuery[], timestampMs: number): Promise<void> {
+  async batch(name: Name, queries: BatchQuery[], timestampMs: number): Promise<void> {
     await this.send(name, () => this.client.batch(queries, this.batchOptions(timestampMs)));
   }
 
@@ -98,7 +112,7 @@ export class Executor {
    * A data_points batch of one partition's cells, written by the lean batch encoder (lean-batch-hook.ts): the driver
    * prepares, routes (by the cells' key), sends and retries it as any batch; only its statements' bytes are written in one piece.
    */
-  async cells(name: StatementName, query: string, cells: PointCells, timestampMs: number): Promise<void> {
+  async cells(name: Name, query: string, cells: PointCells, timestampMs: number): Promise<void> {
     await this.send(name, () => this.client.batch([{ query, params: cells.params }], this.batchOptions(timestampMs)));
   }
 
@@ -130,7 +144,7 @@ export class Executor {
     return { prepare: true, logged: false, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
   }
 
-  private async send<T>(name: StatementName | undefined, request: () => Promise<T>, signal?: AbortSignal, limited = true): Promise<T> {
+  private async send<T>(name: Name | 'system.ping' | undefined, request: () => Promise<T>, signal?: AbortSignal, limited = true): Promise<T> {
     const generation = this.schemaGeneration;
     if (limited) await this.limiter.acquire(signal);
     if (name !== undefined) this.stats.counts[name] = (this.stats.counts[name] ?? 0) + 1;
@@ -142,10 +156,10 @@ export class Executor {
     try {
       return await (signal === undefined ? sent : abortable(sent, signal));
     } catch (error) {
-      const lost = schemaLoss(error, this.options.keyspace, name);
+      const lost = schemaLoss(error, this.options.keyspace, name, this.schema.tables);
       if (lost === undefined) throw storeError(error);
       if (generation === this.schemaGeneration) this.onSchemaLost(lost);
-      throw schemaLostError(lost, undefined, error);
+      throw this.schema.lostError(lost, undefined, error);
     }
   }
 }
@@ -194,11 +208,11 @@ export function unavailableError(error: unknown): StoreUnavailableError {
  * the drop fails differently: the node has forgotten it, the driver's attempt to prepare it again fails, and the
  * driver gives up with NoHostAvailableError holding the node's `unprepared` error, which no longer says why.
  */
-export function schemaLoss(error: unknown, keyspace: string, statement?: StatementName): string | undefined {
+export function schemaLoss(error: unknown, keyspace: string, statement?: string, tables: readonly string[] = TABLE_NAMES): string | undefined {
   const { errors } = cassandra;
   if (error instanceof errors.NoHostAvailableError) {
     for (const inner of Object.values((error.innerErrors ?? {}) as Record<string, unknown>)) {
-      const lost = schemaLoss(inner, keyspace, statement);
+      const lost = schemaLoss(inner, keyspace, statement, tables);
       if (lost !== undefined) return lost;
     }
     return undefined;
@@ -210,11 +224,11 @@ export function schemaLoss(error: unknown, keyspace: string, statement?: Stateme
     if (missingKeyspace === keyspace) return `keyspace ${keyspace} does not exist`;
     const missingTable = /^(?:table '?(?:\w+\.)?(\w+)'? does not exist|unconfigured table (\w+))$/i.exec(error.message);
     const table = missingTable?.[1] ?? missingTable?.[2];
-    return table !== undefined && isTableName(table) ? `table ${keyspace}.${table} does not exist` : undefined;
+    return table !== undefined && tables.includes(table) ? `table ${keyspace}.${table} does not exist` : undefined;
   }
   if (error.code === codes.unprepared) {
     const table = statement?.slice(0, statement.indexOf('.'));
-    return table !== undefined && isTableName(table)
+    return table !== undefined && tables.includes(table)
       ? `table ${keyspace}.${table} or its keyspace may be gone (statement ${statement} could not be prepared again)`
       : `keyspace ${keyspace} or one of its tables may be gone (a statement could not be prepared again)`;
   }
@@ -225,10 +239,6 @@ export function schemaLoss(error: unknown, keyspace: string, statement?: Stateme
 export function schemaLostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError {
   const failed = lastFailure === undefined ? '' : ` (last attempt failed: ${lastFailure})`;
   return new StoreUnavailableError('cassandra', new Error(`${reason}; re-creating KairosDB's tables${failed}`, { cause }));
-}
-
-function isTableName(name: string): boolean {
-  return (TABLE_NAMES as readonly string[]).includes(name);
 }
 
 const UNAVAILABLE_CODES = new Set<number>([
