@@ -221,7 +221,7 @@ function decodeNg(bytes: Uint8Array, withResource: boolean): DecodedKey {
   if (base % BigInt(NG_WIDTH_MS) !== 0n) {
     c.fail(`base: ${base} is not a multiple of the ng partition width ${NG_WIDTH_MS}, so Heroic did not write it`, baseAt);
   }
-  if (c.pos !== bytes.length) c.fail(`${bytes.length - c.pos} trailing bytes after the base`, c.pos);
+  if (c.pos !== bytes.length) c.fail(`${count(bytes.length - c.pos, 'trailing byte')} after the base`, c.pos);
   return { series: { key, tags, resource }, base: Number(base), form: withResource ? 'ng' : 'ng-pre-resource' };
 }
 
@@ -340,7 +340,7 @@ function decodeLegacy(bytes: Uint8Array): DecodedKey {
     c.pos += 8;
     return Number(v);
   });
-  if (c.pos !== bytes.length) c.fail(`${bytes.length - c.pos} trailing bytes after the base component`, c.pos);
+  if (c.pos !== bytes.length) c.fail(`${count(bytes.length - c.pos, 'trailing byte')} after the base component`, c.pos);
   return { series: { key: key ?? '', tags, resource: nullMap() }, base, form: 'legacy' };
 }
 
@@ -354,7 +354,7 @@ function readComponent<T>(c: Cursor, limit: number, within: string, what: string
   if (length > limit - c.pos) c.fail(`${what}: length ${length} runs past the end of ${within}`, at);
   const end = c.pos + length;
   const value = read(end);
-  if (c.pos !== end) c.fail(`${what}: ${end - c.pos} trailing bytes inside the component`, c.pos);
+  if (c.pos !== end) c.fail(`${what}: ${count(end - c.pos, 'trailing byte')} inside the component`, c.pos);
   if (c.pos >= limit) c.fail(`${what}: ${within} ends before the end-of-component byte`, c.pos);
   const b = c.bytes[c.pos]!;
   if (b !== END_OF_COMPONENT) c.fail(`${what}: end-of-component byte is 0x${hexByte(b)}, not 0x00`, c.pos);
@@ -377,7 +377,7 @@ function readLegacyString(c: Cursor, end: number, what: string): string | null {
   if (end === at) c.fail(`${what}: empty string payload, without the flag byte`, at);
   const flag = c.bytes[c.pos++]!;
   if (flag === LEGACY_NULL || flag === LEGACY_EMPTY) {
-    if (c.pos !== end) c.fail(`${what}: ${end - c.pos} bytes after the ${flag === LEGACY_NULL ? 'null' : 'empty'} string flag`, c.pos);
+    if (c.pos !== end) c.fail(`${what}: ${count(end - c.pos, 'byte')} after the ${flag === LEGACY_NULL ? 'null' : 'empty'} string flag`, c.pos);
     return flag === LEGACY_NULL ? null : '';
   }
   if (flag !== LEGACY_TEXT) c.fail(`${what}: unknown string flag 0x${hexByte(flag)}`, at);
@@ -428,7 +428,7 @@ class Cursor {
     try {
       s = utf8Decoder.decode(this.bytes.subarray(at, at + length));
     } catch {
-      return this.fail(`${what}: invalid UTF-8 in its ${length} bytes`, at);
+      return this.fail(`${what}: invalid UTF-8 in its ${count(length, 'byte')}`, at);
     }
     this.pos += length;
     return s;
@@ -444,6 +444,11 @@ function checkOrder(c: Cursor, what: string, previous: string | undefined, k: st
 
 function nullMap(): Record<string, string> {
   return Object.create(null) as Record<string, string>;
+}
+
+/** "1 byte", "2 bytes". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function hexByte(b: number): string {
