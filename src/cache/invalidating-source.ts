@@ -9,7 +9,7 @@ import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
-import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
+import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
 
@@ -46,6 +46,10 @@ export class InvalidatingSource implements Source {
 
   get indexReads(): readonly string[] {
     return this.inner.indexReads;
+  }
+
+  get catalogue(): CatalogueStatus | undefined {
+    return this.inner.catalogue;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

@@ -69,6 +69,32 @@ export type AggregatorInput =
   |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum: RangeInput; trim?: never; }
   |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim: TrimInput; };
 
+/**
+ * A source's list of its series, kept by scanning the distinct partition keys of its table in the background (or listed
+ * in its settings). Until the first pass ends, queries see the series found so far.
+ */
+export type Catalogue = {
+  __typename?: 'Catalogue';
+  /** Partition keys read by the pass under way. */
+  keysScanned: Scalars['Float']['output'];
+  /** `scan` (kept by scanning the table) or `static` (the series listed in the source's settings). */
+  kind: Scalars['String']['output'];
+  /** When the last whole pass ended; null before the first did. */
+  lastPassEndedAt: Maybe<Scalars['Time']['output']>;
+  /** Keys of that pass in the layout's other schema (legacy keys in an `ng` source, or the other way round): skipped. */
+  otherSchemaKeys: Scalars['Float']['output'];
+  /** Partitions (a series in one period) it knows. */
+  partitions: Scalars['Float']['output'];
+  /** Whole passes over the table ended. */
+  passes: Scalars['Int']['output'];
+  /** How far the pass under way has come, from 0 to 1. */
+  progress: Scalars['Float']['output'];
+  /** Keys of that pass whose metric name is too long for the catalogue: skipped. */
+  uncataloguedKeys: Scalars['Float']['output'];
+  /** Keys of the last whole pass (of the first, while it runs) that decode in none of the layout's forms: logged, skipped. */
+  undecodableKeys: Scalars['Float']['output'];
+};
+
 export type DeletePointsResult = {
   __typename?: 'DeletePointsResult';
   /** Partitions (series × row period) deleted whole. */
@@ -499,7 +525,9 @@ export type SmaInput = {
  */
 export type Source = {
   __typename?: 'Source';
-  /** The storage design: `kairosdb` (KairosDB's tables, on the embedded store or on Cassandra). */
+  /** How the source's own list of its series stands, where it keeps one (`heroic`: its table has no index); null otherwise. */
+  catalogue: Maybe<Catalogue>;
+  /** The storage design: `kairosdb` (KairosDB's tables, on the embedded store or on Cassandra) or `heroic` (Heroic's `metrics` table). */
   layout: Scalars['String']['output'];
   /** What the `source` argument of the other fields takes. */
   name: Scalars['String']['output'];
@@ -642,6 +670,7 @@ export type ResolversTypes = ResolversObject<{
   AddPointsResult: ResolverTypeWrapper<AddPointsResult>;
   AggregatorInput: AggregatorInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Catalogue: ResolverTypeWrapper<Catalogue>;
   DeletePointsResult: ResolverTypeWrapper<DeletePointsResult>;
   DevInput: DevInput;
   DevReturnType: DevReturnType;
@@ -696,6 +725,7 @@ export type ResolversParentTypes = ResolversObject<{
   AddPointsResult: AddPointsResult;
   AggregatorInput: AggregatorInput;
   Boolean: Scalars['Boolean']['output'];
+  Catalogue: Catalogue;
   DeletePointsResult: DeletePointsResult;
   DevInput: DevInput;
   DivInput: DivInput;
@@ -738,6 +768,18 @@ export type ResolversParentTypes = ResolversObject<{
 export type AddPointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AddPointsResult'] = ResolversParentTypes['AddPointsResult']> = ResolversObject<{
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type CatalogueResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Catalogue'] = ResolversParentTypes['Catalogue']> = ResolversObject<{
+  keysScanned?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastPassEndedAt?: Resolver<Maybe<ResolversTypes['Time']>, ParentType, ContextType>;
+  otherSchemaKeys?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  partitions?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  passes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  progress?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  uncataloguedKeys?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  undecodableKeys?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
 export type DeletePointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['DeletePointsResult'] = ResolversParentTypes['DeletePointsResult']> = ResolversObject<{
@@ -826,6 +868,7 @@ export type SeriesTagResolvers<ContextType = RequestContext, ParentType extends 
 }>;
 
 export type SourceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Source'] = ResolversParentTypes['Source']> = ResolversObject<{
+  catalogue?: Resolver<Maybe<ResolversTypes['Catalogue']>, ParentType, ContextType>;
   layout?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   primary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -843,6 +886,7 @@ export interface TimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   AddPointsResult?: AddPointsResultResolvers<ContextType>;
+  Catalogue?: CatalogueResolvers<ContextType>;
   DeletePointsResult?: DeletePointsResultResolvers<ContextType>;
   GroupKey?: GroupKeyResolvers<ContextType>;
   Long?: GraphQLScalarType;

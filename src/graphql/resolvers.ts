@@ -30,7 +30,16 @@ export const resolvers: Resolvers = {
 
   Query: {
     sources(_, __, ctx) {
-      return ctx.sources.all.map((source) => ({ name: source.name, layout: source.layout, writable: source.writable, primary: source === ctx.sources.primary }));
+      return ctx.sources.all.map((source) => {
+        const catalogue = source.catalogue;
+        return {
+          name: source.name,
+          layout: source.layout,
+          writable: source.writable,
+          primary: source === ctx.sources.primary,
+          catalogue: catalogue === undefined ? null : { ...catalogue, lastPassEndedAt: catalogue.lastPassEndedMs ?? null },
+        };
+      });
     },
     async metricNames(_, { prefix, limit, source: name }, ctx) {
       const source = ctx.source(name);

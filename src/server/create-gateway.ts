@@ -2,6 +2,7 @@
  * Builds the gateway: graphql-yoga with its plugins in one ordered list and the KairosDB REST API (/api/v1),
  * behind one Node HTTP listener.
  */
+import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
@@ -42,6 +43,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const shared = createSharedReads(inner, config);
   const sources = shared.sources;
   registerSharedReadMetrics(metrics, shared);
+  registerCatalogueMetrics(metrics, inner);
   const manifest = loadManifest(config);
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();

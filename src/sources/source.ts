@@ -30,6 +30,8 @@ export interface Source {
    * zero or not, so a client sees the same keys whatever the request did.
    */
   readonly indexReads: readonly string[];
+  /** Where a source finds its series by scanning its own tables (Heroic's catalogue): how far that is; absent for others. */
+  readonly catalogue?: CatalogueStatus | undefined;
 
   /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
   metricNames(prefix: string, limit?: number): Promise<string[]>;
@@ -77,6 +79,28 @@ export interface SeriesPlan {
   readonly widthMs: number;
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
   readonly warnings: readonly string[];
+}
+
+/** What a catalogue (a source's own list of its series, kept by scanning its table) knows of itself. */
+export interface CatalogueStatus {
+  /** `scan` (kept by scanning the table) or `static` (listed in the source's settings). */
+  readonly kind: 'scan' | 'static';
+  /** Partitions (series × period) it knows now. */
+  readonly partitions: number;
+  /** Passes over the whole table ended since the catalogue was made. */
+  readonly passes: number;
+  /** When the last whole pass ended (epoch ms), or undefined before the first did. */
+  readonly lastPassEndedMs: number | undefined;
+  /** How far the pass under way has come, from 0 to 1. */
+  readonly progress: number;
+  /** Keys read by the pass under way. */
+  readonly keysScanned: number;
+  /** Keys of the last whole pass (of the first, while it runs) that decode in none of the layout's forms. */
+  readonly undecodableKeys: number;
+  /** Keys of that pass written in another schema of the layout (legacy keys in an ng source, or the other way round). */
+  readonly otherSchemaKeys: number;
+  /** Keys of that pass the catalogue cannot hold (a metric name longer than its keys take). */
+  readonly uncataloguedKeys: number;
 }
 
 /** `partition`: the range covered the partition and it is gone; `range`: a part of it was deleted. */

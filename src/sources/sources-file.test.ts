@@ -80,7 +80,7 @@ describe('loadSourcesFile', () => {
     ['a name that cannot be a source name', [embedded, { ...embedded, name: 'a/b' }], 'SOURCES_FILE sources[1]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got "a/b")'],
     ["the primary source's name", [{ ...embedded, name: 'kairosdb' }], 'SOURCES_FILE source "kairosdb": name is taken by the primary source (PRIMARY_SOURCE_NAME)'],
     ['a name given twice', [embedded, { ...embedded, path: '/var/lib/b' }], 'SOURCES_FILE source "a": name is taken by sources[0]'],
-    ['an unknown layout', [{ ...embedded, layout: 'heroic' }], 'SOURCES_FILE source "a": layout must be one of kairosdb (got "heroic")'],
+    ['an unknown layout', [{ ...embedded, layout: 'influx' }], 'SOURCES_FILE source "a": layout must be one of kairosdb, heroic (got "influx")'],
     ['no store', [{ name: 'a', layout: 'kairosdb' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got nothing)'],
     ['an unknown store', [{ ...embedded, store: 'mysql' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got "mysql")'],
     ['a field of another store', [{ ...embedded, keyspace: 'k' }], 'SOURCES_FILE source "a": "keyspace" is not a field of a kairosdb source on the embedded store (its fields: name, layout, store, path)'],
@@ -98,6 +98,48 @@ describe('loadSourcesFile', () => {
     expect(() => loadSourcesFile(file({ sources }).config)).toThrow(message);
   });
 
+  it('reads heroic sources: schema, keyspace, catalogue, or a list of series instead', () => {
+    const { config } = file(
+      {
+        sources: [
+          { name: 'h', layout: 'heroic' },
+          { name: 'old', layout: 'heroic', schema: 'legacy', keyspace: 'heroic_old', contactPoints: ['h-1'], catalogue: '/var/lib/cat', catalogueRefreshSeconds: 60, configure: true },
+          { name: 'few', layout: 'heroic', series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem' }] },
+        ],
+      },
+      { CASSANDRA_CONTACT_POINTS: 'c-1', CASSANDRA_LOCAL_DC: 'east', DATA_DIR: '/data' },
+    );
+    const sources = loadSourcesFile(config);
+    expect(sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name))).toEqual([
+      ['h', 'ng', { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' }, false, { kind: 'scan', path: '/data/heroic-catalogues/h', refreshIntervalMs: 600_000 }],
+      ['old', 'legacy', { contactPoints: ['h-1'], localDataCenter: 'east', keyspace: 'heroic_old' }, true, { kind: 'scan', path: '/var/lib/cat', refreshIntervalMs: 60_000 }],
+      [
+        'few',
+        'ng',
+        { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' },
+        false,
+        { kind: 'static', series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem', tags: {}, resource: {} }] },
+      ],
+    ]);
+  });
+
+  const heroic = { name: 'a', layout: 'heroic' };
+  it.each([
+    ['an unknown schema', { ...heroic, schema: 'v2' }, 'schema must be one of ng, legacy (got "v2")'],
+    ['a store field', { ...heroic, store: 'cassandra' }, '"store" is not a field of a heroic source (its fields: name, layout, schema, contactPoints, localDataCenter, keyspace, configure, catalogue, catalogueRefreshSeconds, series)'],
+    ['configure that is not a boolean', { ...heroic, configure: 'yes' }, 'configure must be true or false (got "yes")'],
+    ['a refresh of no seconds', { ...heroic, catalogueRefreshSeconds: 0 }, 'catalogueRefreshSeconds must be a whole number of seconds from 1 to 604800 (got 0)'],
+    ['both series and a catalogue', { ...heroic, series: [{ key: 'm' }], catalogue: '/x' }, 'series lists the series instead of a catalogue: leave out catalogue and catalogueRefreshSeconds'],
+    ['an empty series list', { ...heroic, series: [] }, 'series must be a non-empty list of {"key": ..., "tags": {...}, "resource": {...}} (got [])'],
+    ['a series without a key', { ...heroic, series: [{ tags: {} }] }, 'series[0].key must be a non-empty string (got nothing)'],
+    ['a tag that is not a string', { ...heroic, series: [{ key: 'm', tags: { host: 1 } }] }, 'series[0].tags.host must be a string (got 1)'],
+    ['a misspelt series field', { ...heroic, series: [{ key: 'm', tag: {} }] }, 'series[0].tag is not a field of a series (its fields: key, tags, resource)'],
+    ['a resource in a legacy series', { ...heroic, schema: 'legacy', series: [{ key: 'm', resource: { r: 'x' } }] }, "series[0].resource must be empty: Heroic's legacy keys hold no resource"],
+    ['a bad keyspace', { ...heroic, keyspace: 'Heroic' }, 'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")'],
+  ])('refuses a heroic source with %s, naming the field', (_, source, message) => {
+    expect(() => loadSourcesFile(file({ sources: [source] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
+  });
+
   it('checks names against the primary source as PRIMARY_SOURCE_NAME names it', () => {
     expect(loadSourcesFile(file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config).map((s) => s.name)).toEqual(['kairosdb']);
     expect(() => loadSourcesFile(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config)).toThrow(
@@ -109,10 +151,10 @@ describe('loadSourcesFile', () => {
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 it('stops start-up with a message that names the source and the field', () => {
-  const { path } = file({ sources: [{ ...embedded, layout: 'heroic' }] });
+  const { path } = file({ sources: [{ ...embedded, layout: 'influx' }] });
   const result = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, SOURCES_FILE: path, PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
   expect(result.status).toBe(2);
-  expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb (got "heroic")\n');
+  expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb, heroic (got "influx")\n');
 });
 
 it('starts with the sources of the file and serves them', async () => {

@@ -111,6 +111,13 @@ export interface StoreLimits {
   readonly maxRowKeyBytes: number;
   /** The longest row_keys clustering (data type plus tags as a frozen map), where a store limits it apart. */
   readonly maxRowKeysTagsBytes?: number;
+  /**
+   * Set where it holds doubles only (Heroic's table), naming its layout as a possessive ("the heroic layout's"): it
+   * takes doubles and the longs a double holds exactly, and no strings.
+   */
+  readonly doublesOnly?: string;
+  /** The earliest time it holds, where it cannot hold all (Heroic's partitions start at 0). */
+  readonly minTimestampMs?: number;
 }
 
 /** Series found through a tag index. */

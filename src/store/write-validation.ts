@@ -66,6 +66,8 @@ function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, 
   const tags = validateTags(series.tags, `${path}.tags`, limits.allowNoTags === true);
   checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
   const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
+  const doublesOnly = keys.doublesOnly;
+  if (doublesOnly !== undefined && series.type === 'string') throw new InputError(`${path}.type`, series.type, `must be double or long: ${doublesOnly} values are doubles`);
   const parse = VALUE_PARSERS[series.type];
   const points = series.points;
   const timestamps: number[] = new Array(points.length);
@@ -73,7 +75,14 @@ function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, 
   for (let j = 0; j < points.length; j++) {
     const point = points[j]!;
     timestamps[j] = readTimestamp(point.timestamp, path, j);
+    if (keys.minTimestampMs !== undefined && timestamps[j]! < keys.minTimestampMs) {
+      throw new InputError(`${pointPath(path, j)}.timestamp`, point.timestamp, `must be at least ${keys.minTimestampMs}: ${keys.store} partitions start there`);
+    }
     values[j] = parse(point.value, path, j);
+    // A long goes into a double column: only one the double holds exactly.
+    if (doublesOnly !== undefined && typeof values[j] === 'bigint') {
+      throw new InputError(valueField(path, j), point.value, `must be within ±2^53 to be held exactly: ${doublesOnly} values are doubles`);
+    }
   }
   return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
 }

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createGateway, listen } from '../../src/server/create-gateway.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
+import type { Source } from '../../src/sources/source.js';
 import { Sources } from '../../src/sources/sources.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -34,6 +35,8 @@ export interface TestGatewayOptions {
   readonly logLines?: string[];
   /** More sources, by name, each with the KairosDB layout over its store (as SOURCES_FILE would configure them). */
   readonly sources?: Readonly<Record<string, Store>>;
+  /** Sources of other layouts, after those (a heroic source over a test keyspace). */
+  readonly layouts?: readonly Source[];
 }
 
 /**
@@ -47,7 +50,7 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...fromRun, ...env });
   const lines = options.logLines;
   const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
-  const others = Object.entries(options.sources ?? {}).map(([name, other]) => new KairosdbSource(name, other));
+  const others = [...Object.entries(options.sources ?? {}).map(([name, other]) => new KairosdbSource(name, other)), ...(options.layouts ?? [])];
   const gateway = createGateway({ sources: new Sources(new KairosdbSource(config.primarySourceName, store), others), config, log });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const post: TestGateway['post'] = async (payload, headers = {}) => {

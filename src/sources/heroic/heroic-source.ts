@@ -1,0 +1,237 @@
+/**
+ * The Heroic layout: a source over Heroic's Cassandra `metrics` table (reference heroic-cassandra.md), read and
+ * written in its own bytes, with series found through the catalogue instead of Heroic's Elasticsearch. In the seam's
+ * vocabulary a Heroic series is a metric (its `key`) and tags, a partition is a series in one period starting at its
+ * `base` (2^31 − 1 ms for ng, 2^32 for legacy), and every value is a double:
+ * - **Resource entries** (Heroic's second map, for ids that would multiply series in Elasticsearch) are tags named
+ *   `resource:<name>`: they filter, group and show like tags, and a write's `resource:` tags go into the resource map.
+ *   A key whose tags already hold such a name is ambiguous and is skipped (counted as undecodable).
+ * - **Partition starts**: Heroic reads `offset > start AND offset <= end`, so it never returns a point at offset 0 of
+ *   a partition (its issue #208). This layout returns every point in [start, end], as every other source does.
+ * - ng sources take writes (as Heroic writes them: one row per point, no TTL unless the write has one, microsecond
+ *   write times); legacy sources, whose schema Heroic removed in 2019, are read-only.
+ */
+import { dict } from '../../dict.js';
+import { InputError } from '../../errors.js';
+import type { IndexLoaders } from '../../query/index-loaders.js';
+import type { TimeRange } from '../../query/model.js';
+import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { yieldIfDue } from '../../time-slice.js';
+import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
+import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import { CATALOGUE_MAX_METRIC_BYTES, type Catalogue, type CataloguedPartition } from './catalogue.js';
+import type { MetricsTable } from './metrics-table.js';
+import { baseOf, columnOf, encodeKey, timestampOf, widthOf, type HeroicSchema, type HeroicSeries } from './row-key.js';
+
+export const HEROIC_LAYOUT = 'heroic';
+
+/** The tag name prefix resource entries take. */
+export const RESOURCE_PREFIX = 'resource:';
+
+/** Every Heroic value is a double; the engine's type for it. */
+const DATA_TYPE = 'kairos_double';
+
+/** Cassandra's partition keys hold 65,535 bytes; the catalogue's file keys hold shorter metric names. */
+const LIMITS: StoreLimits = {
+  store: "the heroic layout's",
+  maxMetricBytes: CATALOGUE_MAX_METRIC_BYTES,
+  maxRowKeyBytes: 65_535,
+  doublesOnly: "the heroic layout's",
+  minTimestampMs: 0,
+};
+
+export interface HeroicSourceOptions {
+  readonly name: string;
+  readonly schema: HeroicSchema;
+  readonly table: MetricsTable;
+  readonly catalogue: Catalogue;
+  /** Rows per page of a read that asks for none. */
+  readonly fetchSize: number;
+  readonly readAhead: number;
+  readonly concurrentReads: number;
+}
+
+export class HeroicSource implements Source {
+  readonly layout = HEROIC_LAYOUT;
+  readonly name: string;
+  readonly writable: boolean;
+  readonly limits = LIMITS;
+  readonly indexReads = ['catalogue'] as const;
+  readonly readAhead: number;
+  readonly concurrentReads: number;
+  private readonly schema: HeroicSchema;
+  private readonly widthMs: number;
+  /** The key bytes of each partition the catalogue found, as the table holds them (whatever form they were written in). */
+  private readonly keyBytes = new WeakMap<RowKey, Buffer>();
+
+  constructor(private readonly options: HeroicSourceOptions) {
+    this.name = options.name;
+    this.schema = options.schema;
+    this.writable = options.schema === 'ng';
+    this.widthMs = widthOf(options.schema);
+    this.readAhead = options.readAhead;
+    this.concurrentReads = options.concurrentReads;
+  }
+
+  /** The catalogue's state (logs, `/metrics`). */
+  get catalogue(): CatalogueStatus {
+    return this.options.catalogue.status();
+  }
+
+  async metricNames(prefix: string, limit?: number): Promise<string[]> {
+    return this.options.catalogue.metricNames(prefix, limit);
+  }
+
+  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+    const empty: SeriesPlan = { periods: 0, partitions: [], widthMs: this.widthMs, warnings: [] };
+    if (range.endMs < 0) return empty;
+    const fromBase = baseOf(this.schema, Math.max(0, range.startMs));
+    const toBase = baseOf(this.schema, range.endMs);
+    const found = await index.load(this.name, 'catalogue', metric, [fromBase, toBase], async () => this.options.catalogue.partitions(metric, fromBase, toBase));
+    let bases = [...new Set(found.map((p) => p.base))];
+    if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
+    const kept = new Set(bases);
+    const partitions: RowKey[] = [];
+    /** Where each series and period went in `partitions`. */
+    const placed = new Map<string, number>();
+    let ambiguous = 0;
+    let twoForms = 0;
+    for (let i = 0; i < found.length; i++) {
+      if ((i & 1023) === 1023) {
+        const turn = yieldIfDue(options.lane);
+        if (turn !== undefined) await turn;
+      }
+      const partition = found[i]!;
+      if (!kept.has(partition.base)) continue;
+      const tags = tagsOf(partition.series);
+      if (tags === undefined) {
+        ambiguous++;
+        continue;
+      }
+      if (!matches(tags)) continue;
+      const key: RowKey = { metric, rowTime: partition.base, dataType: DATA_TYPE, tags };
+      // A series written both before and after Heroic added resources (2017) has two keys in that period: the engine
+      // knows one partition per series and period, so the current form is read, and the plan says so.
+      const id = `${partition.base}\u0000${JSON.stringify(Object.entries(tags))}`;
+      const at = placed.get(id);
+      if (at !== undefined) {
+        twoForms++;
+        if (!encodeKey(this.schema, partition.series, partition.base).equals(partition.key)) continue;
+        partitions[at] = key;
+      } else {
+        placed.set(id, partitions.length);
+        partitions.push(key);
+      }
+      this.keyBytes.set(key, partition.key);
+    }
+    const warnings = [
+      ...(ambiguous > 0 ? [`skipped ${ambiguous} partitions of ${metric} whose tags already hold a name starting with "${RESOURCE_PREFIX}"`] : []),
+      ...(twoForms > 0 ? [`read ${twoForms} partitions of ${metric} in their current key form only: they have a key from before Heroic's resource map too`] : []),
+    ];
+    return { periods: bases.length, partitions, widthMs: this.widthMs, warnings };
+  }
+
+  async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    const base = key.rowTime;
+    const from = Math.max(startMs, base);
+    const to = Math.min(endMs, base + this.widthMs - 1);
+    if (from > to) return;
+    const bytes = this.keyBytes.get(key) ?? encodeKey(this.schema, seriesOf(key), base);
+    const origin = timestampOf(this.schema, base, 0);
+    const pages = this.options.table.read(bytes, columnOf(this.schema, base, from), columnOf(this.schema, base, to), {
+      order: options.order ?? 'asc',
+      limit: options.limit !== undefined && options.limit > 0 ? options.limit : 0,
+      fetchSize: options.pageSize ?? this.options.fetchSize,
+      signal: options.signal,
+    });
+    for await (const { columns, values } of pages) {
+      const timestamps = new Float64Array(columns.length);
+      for (let i = 0; i < columns.length; i++) timestamps[i] = origin + columns[i]!;
+      yield { kind: 'double', key, timestamps, values };
+    }
+  }
+
+  async write(batch: WriteBatch): Promise<void> {
+    this.checkWritable();
+    const partitions = new Map<string, { partition: CataloguedPartition; columns: number[]; values: number[]; ttlSeconds: number }>();
+    for (const series of batch.series) {
+      const heroic = seriesOf({ metric: series.metric, tags: series.tags });
+      for (let i = 0; i < series.timestamps.length; i++) {
+        const ts = series.timestamps[i]!;
+        const base = baseOf(this.schema, ts);
+        const id = `${base}\u0000${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}\u0000${series.ttlSeconds}`;
+        let write = partitions.get(id);
+        if (write === undefined) {
+          const partition = { series: heroic, base, key: encodeKey(this.schema, heroic, base) };
+          partitions.set(id, (write = { partition, columns: [], values: [], ttlSeconds: series.ttlSeconds }));
+        }
+        write.columns.push(columnOf(this.schema, base, ts));
+        // Validation let through only doubles and longs a double holds exactly (StoreLimits.doublesOnly).
+        write.values.push(Number(series.values[i]));
+      }
+    }
+    const writes = [...partitions.values()];
+    const settled = await Promise.allSettled(writes.map((w) => this.options.table.insert(w.partition.key, w.columns, w.values, w.ttlSeconds)));
+    // The catalogue learns every partition that may hold points now, also when a part of the batch failed.
+    this.options.catalogue.learn(writes.map((w) => w.partition));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+    this.checkWritable();
+    const base = key.rowTime;
+    const bytes = this.keyBytes.get(key) ?? encodeKey(this.schema, seriesOf(key), base);
+    const whole = startMs <= base && endMs >= base + this.widthMs - 1;
+    if (whole) {
+      await this.options.table.delete(bytes);
+      this.options.catalogue.forget({ series: seriesOf(key), base, key: bytes });
+      return 'partition';
+    }
+    const from = Math.max(startMs, base);
+    const to = Math.min(endMs, base + this.widthMs - 1);
+    if (from <= to) await this.options.table.delete(bytes, { from: columnOf(this.schema, base, from), to: columnOf(this.schema, base, to) });
+    return 'range';
+  }
+
+  async deleteMetricName(metric: string): Promise<void> {
+    this.options.catalogue.forgetMetric(metric);
+  }
+
+  ping(): Promise<void> {
+    return this.options.table.ping();
+  }
+
+  async close(): Promise<void> {
+    const results = await Promise.allSettled([this.options.catalogue.close(), this.options.table.close()]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  private checkWritable(): void {
+    if (!this.writable) throw new InputError('source', this.name, `is read-only: Heroic's ${this.schema} schema is read, never written (Heroic removed it in 2019)`);
+  }
+}
+
+/** A Heroic series as the seam's tags: its tags, and its resource entries under RESOURCE_PREFIX; undefined when they collide. */
+function tagsOf(series: HeroicSeries): Tags | undefined {
+  const tags = dict<string>();
+  for (const [name, value] of Object.entries(series.tags)) tags[name] = value;
+  for (const [name, value] of Object.entries(series.resource)) {
+    const tag = RESOURCE_PREFIX + name;
+    if (tag in tags) return undefined;
+    tags[tag] = value;
+  }
+  return tags;
+}
+
+/** The Heroic series of a metric and tags: `resource:` tags are its resource entries. */
+function seriesOf(key: { readonly metric: string; readonly tags: Tags }): HeroicSeries {
+  const tags = dict<string>();
+  const resource = dict<string>();
+  for (const [name, value] of Object.entries(key.tags)) {
+    if (name.startsWith(RESOURCE_PREFIX)) resource[name.slice(RESOURCE_PREFIX.length)] = value;
+    else tags[name] = value;
+  }
+  return { key: key.metric, tags, resource };
+}
