@@ -1,10 +1,10 @@
 /**
  * The layout seam holds: the planner, the engine, budgets, the results cache and shared work, the server, both front
- * ends and the copy tool (src/copy) reach series only through src/sources/'s own modules (the Source interface, the registry, the series
- * vocabulary), never a store (src/store/**) nor a layout's insides (src/sources/<layout>/**). Every import of every
- * module is read from TypeScript's own syntax tree (static, `export ... from`, dynamic, type-only and `import()` types
- * alike), so an import that goes around the seam fails here, whatever it imports. Tests may build real stores, so
- * they are exempt.
+ * ends and the copy tool (src/copy) reach series only through src/sources/'s own modules (the Source interface, the
+ * registry, the series vocabulary), never a store (src/store/**) nor a layout's insides (src/sources/<layout>/**).
+ * Every import of every module is read from TypeScript's own syntax tree (static, `export ... from`, dynamic,
+ * type-only and `import()` types alike), so an import that goes around the seam fails here, whatever it imports.
+ * Tests may build real stores, so they are exempt.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
