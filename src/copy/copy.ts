@@ -37,6 +37,8 @@ export interface CopyOptions {
   readonly onNotice?: (line: string) => void;
   /** Runs between the copy and the read-back (tests change the destination there). */
   readonly beforeReadBack?: () => Promise<void>;
+  /** How often to look whether a source's catalogue has ended its pass (default 1 s). */
+  readonly cataloguePollMs?: number;
 }
 
 export interface CopyProgress {
@@ -65,10 +67,31 @@ export interface CopyResult {
 
 const ALL_SERIES = (): boolean => true;
 
+/**
+ * A source that finds its series through a catalogue of its own (Heroic's table) knows only what its scan has seen:
+ * the copy waits for a pass over the whole table that ends after it started, so it copies every series the table
+ * held when it began, not those a pass half done or a day old happened to list.
+ */
+async function wholeCatalogue(source: Source, options: CopyOptions): Promise<void> {
+  if (source.catalogue?.kind !== 'scan') return;
+  const since = Date.now();
+  let said = 0;
+  for (;;) {
+    const status = source.catalogue;
+    if (status === undefined || (status.lastPassEndedMs !== undefined && status.lastPassEndedMs >= since)) return;
+    if (Date.now() - said >= 10_000) {
+      options.onNotice?.(`waiting for ${source.name}'s catalogue to list the whole table: ${status.keysScanned} keys read, ${Math.floor(status.progress * 100)}% of the ring`);
+      said = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.cataloguePollMs ?? 1000));
+  }
+}
+
 export async function copySeries(options: CopyOptions): Promise<CopyResult> {
   const { from, to, range } = options;
   const batchPoints = options.batchPoints ?? DEFAULT_BATCH_POINTS;
   if (!to.writable) throw new CopyError(`--to must be a writable source (got ${JSON.stringify(to.name)})`, 2);
+  await wholeCatalogue(from, options);
   const metrics = options.metrics ?? (await from.metricNames(''));
   const started = performance.now();
 

@@ -6,12 +6,17 @@
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { copySeries } from '../../src/copy/copy.js';
+import { IndexLoaders } from '../../src/query/index-loaders.js';
+import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { openHeroicSource } from '../../src/sources/heroic/open-heroic-source.js';
 import { encodeKey, type HeroicSchema } from '../../src/sources/heroic/row-key.js';
 import type { HeroicSourceSettings } from '../../src/sources/sources-file.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { scanAll } from '../support/store-reads.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { plainClient, testNode, waitFor } from './cassandra-stores.js';
 
@@ -170,6 +175,36 @@ describe('a heroic source', () => {
     expect(early.body.errors?.map((e) => e.message)).toEqual([`series[0].points[0].timestamp must be at least 0: the heroic layout's partitions start there (got -1000)`]);
     const legacy = await write('old', `{ metric: "m", tags: [{ name: "h", value: "x" }], points: [{ time: ${B2}, value: 1 }] }`);
     expect(legacy.body.errors?.map((e) => e.message)).toEqual([`source is read-only: Heroic's legacy schema is read, never written (Heroic removed it in 2019) (got "old")`]);
+  });
+
+  it('is copied into the KairosDB layout by the copy tool, point for point, checked by reading both back', async () => {
+    const heroic = openHeroicSource(loadConfig({ SEED_DEMO: 'false' }), settings('from', NG, 'ng'), undefined);
+    const store = await EmbeddedStore.open({ path: tempDir() });
+    const kairosdb = new KairosdbSource('to', store);
+    try {
+      const range = { startMs: F, endMs: F + 5 * HOUR };
+      const result = await copySeries({ from: heroic, to: kairosdb, metrics: ['cpu'], range, statePath: join(tempDir(), 'copy.state'), cataloguePollMs: 50 });
+      expect([result.points, result.series, result.mismatches]).toEqual([2 * TIMES.length, 2, []]);
+      const copied = await gw.graphql(`{ points(metric: "cpu", from: ${F}, to: ${F + 5 * HOUR}, source: "heroic") { tags { name values } points { epochMs value } } }`);
+      const plan = await kairosdb.findSeries(new IndexLoaders(), 'cpu', range, () => true);
+      const inKairosdb = await Promise.all(
+        plan.partitions.map(async (key) => ({ tags: { ...key.tags }, points: (await scanAll(store, key, range.startMs, range.endMs)).map((p) => ({ epochMs: p.t, value: p.v })) })),
+      );
+      const byHost = new Map<string, { epochMs: number; value: unknown }[]>();
+      for (const { tags, points } of inKairosdb) byHost.set(tags['host']!, [...(byHost.get(tags['host']!) ?? []), ...points]);
+      expect(inKairosdb.map((s) => s.tags).sort((a, b) => a['host']!.localeCompare(b['host']!))).toEqual([
+        { host: 'a', role: 'web' },
+        { host: 'b', role: 'web', 'resource:instance': 'i-1' },
+      ]);
+      const fromHeroic = (copied.body.data?.['points'] as { tags: { name: string; values: string[] }[]; points: unknown[] }[]).map((s) => [s.tags.find((t) => t.name === 'host')!.values[0], s.points]);
+      expect(fromHeroic).toEqual([
+        ['a', byHost.get('a')!.sort((x, y) => x.epochMs - y.epochMs)],
+        ['b', byHost.get('b')!.sort((x, y) => x.epochMs - y.epochMs)],
+      ]);
+    } finally {
+      await heroic.close();
+      await store.close();
+    }
   });
 
   it('shows its catalogue on /metrics', async () => {
