@@ -28,8 +28,23 @@ export async function openStore(config: Config, log?: Logger, settings: StoreSet
     contactPoints: settings.contactPoints,
     localDataCenter: settings.localDataCenter,
     keyspace: settings.keyspace,
-    replication: config.cassandraReplication,
     tableOptions: config.cassandraTableOptions,
+    ...cassandraSettings(config),
+    scanDecoder: config.cassandraScanDecoder,
+    writeEncoder: config.cassandraWriteEncoder,
+    tagIndexedMetrics: config.tagIndexedMetrics,
+    ...spec,
+    ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
+  });
+}
+
+/**
+ * The CASSANDRA_* settings every connection to Cassandra takes, whatever tables it reads (KairosDB's store, Heroic's
+ * table): credentials, TLS, consistency, replication of a keyspace it creates, page size, limits and timeouts.
+ */
+export function cassandraSettings(config: Config) {
+  return {
+    replication: config.cassandraReplication,
     username: config.cassandraUsername,
     password: config.cassandraPassword,
     readConsistency: config.cassandraReadConsistency,
@@ -39,10 +54,5 @@ export async function openStore(config: Config, log?: Logger, settings: StoreSet
     concurrency: config.cassandraConcurrency,
     readAhead: config.cassandraReadAhead,
     requestTimeoutMs: config.cassandraRequestTimeoutMs,
-    scanDecoder: config.cassandraScanDecoder,
-    writeEncoder: config.cassandraWriteEncoder,
-    tagIndexedMetrics: config.tagIndexedMetrics,
-    ...spec,
-    ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),
-  });
+  } as const;
 }

@@ -19,9 +19,9 @@ import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { yieldIfDue } from '../../time-slice.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
-import { CATALOGUE_MAX_METRIC_BYTES, type Catalogue, type CataloguedPartition } from './catalogue.js';
+import { CATALOGUE_MAX_GROUP_BYTES, type Catalogue, type CataloguedPartition, type DecodedPartition } from '../catalogue/scan-catalogue.js';
 import type { MetricsTable } from './metrics-table.js';
-import { baseOf, columnOf, encodeKey, timestampOf, widthOf, type HeroicSchema, type HeroicSeries } from './row-key.js';
+import { baseOf, columnOf, decodeKey, encodeKey, timestampOf, widthOf, type HeroicSchema, type HeroicSeries } from './row-key.js';
 
 export const HEROIC_LAYOUT = 'heroic';
 
@@ -34,7 +34,7 @@ const DATA_TYPE = 'kairos_double';
 /** Cassandra's partition keys hold 65,535 bytes; the catalogue's file keys hold shorter metric names. */
 const LIMITS: StoreLimits = {
   store: "the heroic layout's",
-  maxMetricBytes: CATALOGUE_MAX_METRIC_BYTES,
+  maxMetricBytes: CATALOGUE_MAX_GROUP_BYTES,
   maxRowKeyBytes: 65_535,
   doublesOnly: "the heroic layout's",
   minTimestampMs: 0,
@@ -44,7 +44,8 @@ export interface HeroicSourceOptions {
   readonly name: string;
   readonly schema: HeroicSchema;
   readonly table: MetricsTable;
-  readonly catalogue: Catalogue;
+  /** Partitions by metric (the catalogue's group), read by their key's bytes. */
+  readonly catalogue: Catalogue<Buffer>;
   /** Rows per page of a read that asks for none. */
   readonly fetchSize: number;
   readonly readAhead: number;
@@ -79,7 +80,7 @@ export class HeroicSource implements Source {
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
-    return this.options.catalogue.metricNames(prefix, limit);
+    return this.options.catalogue.groups(prefix, limit);
   }
 
   async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
@@ -94,7 +95,6 @@ export class HeroicSource implements Source {
     const partitions: RowKey[] = [];
     /** Where each series and period went in `partitions`. */
     const placed = new Map<string, number>();
-    let ambiguous = 0;
     let twoForms = 0;
     for (let i = 0; i < found.length; i++) {
       if ((i & 1023) === 1023) {
@@ -102,30 +102,23 @@ export class HeroicSource implements Source {
         if (turn !== undefined) await turn;
       }
       const partition = found[i]!;
-      if (!kept.has(partition.base)) continue;
-      const tags = tagsOf(partition.series);
-      if (tags === undefined) {
-        ambiguous++;
-        continue;
-      }
-      if (!matches(tags)) continue;
-      const key: RowKey = { metric, rowTime: partition.base, dataType: DATA_TYPE, tags };
+      if (!kept.has(partition.base) || !matches(partition.tags)) continue;
+      const key: RowKey = { metric, rowTime: partition.base, dataType: DATA_TYPE, tags: partition.tags };
       // A series written both before and after Heroic added resources (2017) has two keys in that period: the engine
       // knows one partition per series and period, so the current form is read, and the plan says so.
-      const id = `${partition.base}\u0000${JSON.stringify(Object.entries(tags))}`;
+      const id = `${partition.base}\u0000${JSON.stringify(Object.entries(partition.tags))}`;
       const at = placed.get(id);
       if (at !== undefined) {
         twoForms++;
-        if (!encodeKey(this.schema, partition.series, partition.base).equals(partition.key)) continue;
+        if (!encodeKey(this.schema, seriesOf(key), partition.base).equals(partition.stored)) continue;
         partitions[at] = key;
       } else {
         placed.set(id, partitions.length);
         partitions.push(key);
       }
-      this.keyBytes.set(key, partition.key);
+      this.keyBytes.set(key, partition.stored);
     }
     const warnings = [
-      ...(ambiguous > 0 ? [`skipped ${ambiguous} partitions of ${metric} whose tags already hold a name starting with "${RESOURCE_PREFIX}"`] : []),
       ...(twoForms > 0 ? [`read ${twoForms} partitions of ${metric} in their current key form only: they have a key from before Heroic's resource map too`] : []),
     ];
     return { periods: bases.length, partitions, widthMs: this.widthMs, warnings };
@@ -153,7 +146,7 @@ export class HeroicSource implements Source {
 
   async write(batch: WriteBatch): Promise<void> {
     this.checkWritable();
-    const partitions = new Map<string, { partition: CataloguedPartition; columns: number[]; values: number[]; ttlSeconds: number }>();
+    const partitions = new Map<string, { partition: CataloguedPartition<Buffer>; columns: number[]; values: number[]; ttlSeconds: number }>();
     for (const series of batch.series) {
       const heroic = seriesOf({ metric: series.metric, tags: series.tags });
       for (let i = 0; i < series.timestamps.length; i++) {
@@ -162,7 +155,7 @@ export class HeroicSource implements Source {
         const id = `${base}\u0000${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}\u0000${series.ttlSeconds}`;
         let write = partitions.get(id);
         if (write === undefined) {
-          const partition = { series: heroic, base, key: encodeKey(this.schema, heroic, base) };
+          const partition = { group: series.metric, base, tags: series.tags, stored: encodeKey(this.schema, heroic, base) };
           partitions.set(id, (write = { partition, columns: [], values: [], ttlSeconds: series.ttlSeconds }));
         }
         write.columns.push(columnOf(this.schema, base, ts));
@@ -171,7 +164,7 @@ export class HeroicSource implements Source {
       }
     }
     const writes = [...partitions.values()];
-    const settled = await Promise.allSettled(writes.map((w) => this.options.table.insert(w.partition.key, w.columns, w.values, w.ttlSeconds)));
+    const settled = await Promise.allSettled(writes.map((w) => this.options.table.insert(w.partition.stored, w.columns, w.values, w.ttlSeconds)));
     // The catalogue learns every partition that may hold points now, also when a part of the batch failed.
     this.options.catalogue.learn(writes.map((w) => w.partition));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -185,7 +178,7 @@ export class HeroicSource implements Source {
     const whole = startMs <= base && endMs >= base + this.widthMs - 1;
     if (whole) {
       await this.options.table.delete(bytes);
-      this.options.catalogue.forget({ series: seriesOf(key), base, key: bytes });
+      this.options.catalogue.forget({ group: key.metric, base, tags: key.tags, stored: bytes });
       return 'partition';
     }
     const from = Math.max(startMs, base);
@@ -195,7 +188,7 @@ export class HeroicSource implements Source {
   }
 
   async deleteMetricName(metric: string): Promise<void> {
-    this.options.catalogue.forgetMetric(metric);
+    this.options.catalogue.forgetGroup(metric);
   }
 
   ping(): Promise<void> {
@@ -213,6 +206,24 @@ export class HeroicSource implements Source {
   }
 }
 
+/**
+ * How the catalogue reads a key of the table: its series (resource entries as `resource:` tags) and base; keys in the
+ * other schema's form, in neither form, or whose tags and resource entries collide under the prefix, are skipped.
+ */
+export function heroicKeyDecoder(schema: HeroicSchema): (key: Buffer) => DecodedPartition<Buffer> {
+  const other: HeroicSchema = schema === 'ng' ? 'legacy' : 'ng';
+  return (key) => {
+    const decoded = decodeKey(schema, key);
+    if ('error' in decoded) {
+      const why = `${decoded.error}; key ${key.toString('hex').slice(0, 200)}`;
+      return 'error' in decodeKey(other, key) ? { skip: 'undecodable', why } : { skip: 'otherSchema', why: `a ${other} key in a ${schema} source; ${why}` };
+    }
+    const tags = tagsOf(decoded.series);
+    if (tags === undefined) return { skip: 'undecodable', why: `its tags already hold a name starting with "${RESOURCE_PREFIX}"; key ${key.toString('hex').slice(0, 200)}` };
+    return { group: decoded.series.key, base: decoded.base, tags, stored: key };
+  };
+}
+
 /** A Heroic series as the seam's tags: its tags, and its resource entries under RESOURCE_PREFIX; undefined when they collide. */
 function tagsOf(series: HeroicSeries): Tags | undefined {
   const tags = dict<string>();
@@ -225,8 +236,13 @@ function tagsOf(series: HeroicSeries): Tags | undefined {
   return tags;
 }
 
+/** The seam's tags of a Heroic series listed in settings (whose names cannot collide: checked when read). */
+export function listedTags(series: HeroicSeries): Tags {
+  return tagsOf(series) ?? series.tags;
+}
+
 /** The Heroic series of a metric and tags: `resource:` tags are its resource entries. */
-function seriesOf(key: { readonly metric: string; readonly tags: Tags }): HeroicSeries {
+export function seriesOf(key: { readonly metric: string; readonly tags: Tags }): HeroicSeries {
   const tags = dict<string>();
   const resource = dict<string>();
   for (const [name, value] of Object.entries(key.tags)) {

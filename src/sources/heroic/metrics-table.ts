@@ -28,7 +28,7 @@ export interface MetricsTableOptions {
 
 /** A partition key as the table holds it, with the token Cassandra placed it by. */
 export interface TableKey {
-  readonly bytes: Buffer;
+  readonly key: Buffer;
   readonly token: bigint;
 }
 
@@ -46,8 +46,7 @@ export interface ReadRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** The lowest token of Murmur3Partitioner, which no key has (its tokens run from −2^63 + 1): a scan starts after it. */
-export const FIRST_TOKEN = -(2n ** 63n);
+/** The highest token of Murmur3Partitioner: a page that ends on it ends the ring. */
 const LAST_TOKEN = 2n ** 63n - 1n;
 
 /** A batch of one partition is one mutation (the KairosDB store's bound, for the same reason). */
@@ -92,7 +91,7 @@ export class MetricsTable {
   async keys(after: bigint, limit: number): Promise<{ keys: TableKey[]; done: boolean }> {
     const exec = await this.link.get();
     const result = await exec.page('metrics.keys', this.q.keys, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    const keys = result.rows.map((row) => ({ bytes: row['metric_key'] as Buffer, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
+    const keys = result.rows.map((row) => ({ key: row['metric_key'] as Buffer, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
     const last = keys.at(-1);
     return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
   }

@@ -3,12 +3,18 @@
  * (consistency, credentials, TLS, limits; the driver's own decoding and write times), and its catalogue.
  */
 import type { Config } from '../../config.js';
+import { InputError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log.js';
 import { resolveOptions } from '../../store/cassandra/options.js';
+import { cassandraSettings } from '../../store/open-store.js';
 import type { HeroicSourceSettings } from '../sources-file.js';
-import { ScanCatalogue, StaticCatalogue, type Catalogue } from './catalogue.js';
-import { HeroicSource } from './heroic-source.js';
+import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
+import { heroicKeyDecoder, HeroicSource, listedTags, seriesOf } from './heroic-source.js';
 import { MetricsTable } from './metrics-table.js';
+import { encodeKey, widthOf } from './row-key.js';
+
+/** Periods a query may span over series listed in the settings: about 68 years of ng partitions. */
+const MAX_LISTED_PERIODS = 1000;
 
 /** Keys per page of the catalogue's scan: Heroic's `keys` task pages by the driver's 5,000 rows too. */
 const CATALOGUE_PAGE_KEYS = 5000;
@@ -17,31 +23,35 @@ export function openHeroicSource(config: Config, settings: HeroicSourceSettings,
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'heroic' });
   const cassandra = resolveOptions({
     ...settings.cassandra,
-    username: config.cassandraUsername,
-    password: config.cassandraPassword,
-    replication: config.cassandraReplication,
-    readConsistency: config.cassandraReadConsistency,
-    writeConsistency: config.cassandraWriteConsistency,
-    tls: config.cassandraTls,
-    fetchSize: config.cassandraFetchSize,
-    concurrency: config.cassandraConcurrency,
-    readAhead: config.cassandraReadAhead,
-    requestTimeoutMs: config.cassandraRequestTimeoutMs,
+    ...cassandraSettings(config),
     scanDecoder: 'driver',
     writeEncoder: 'driver',
     log: sourceLog,
   });
   const table = new MetricsTable({ cassandra, configure: settings.configure });
-  const catalogue: Catalogue =
+  const { schema } = settings;
+  const width = widthOf(schema);
+  const catalogue: Catalogue<Buffer> =
     settings.catalogue.kind === 'static'
-      ? new StaticCatalogue(settings.schema, settings.catalogue.series)
+      ? new StaticCatalogue(
+          settings.catalogue.series.map((series) => ({ group: series.key, tags: listedTags(series) })),
+          (fromBase, toBase) => {
+            const count = Math.floor((toBase - fromBase) / width) + 1;
+            // Listed series have no record of their periods: each one of the range is read, so the range is bounded.
+            if (count > MAX_LISTED_PERIODS) throw new InputError('from', fromBase, `and to span ${count} periods of ${width} ms; a source with listed series reads at most ${MAX_LISTED_PERIODS}`);
+            return Array.from({ length: count }, (_, i) => fromBase + i * width);
+          },
+          (group, tags, base) => encodeKey(schema, seriesOf({ metric: group, tags }), base),
+        )
       : new ScanCatalogue({
           path: settings.catalogue.path,
-          schema: settings.schema,
-          table,
+          pages: table,
+          decode: heroicKeyDecoder(schema),
+          identity: (key) => key,
           pageSize: CATALOGUE_PAGE_KEYS,
           refreshIntervalMs: settings.catalogue.refreshIntervalMs,
           retryDelayMs: cassandra.reconnectDelayMs,
+          what: `Heroic's table ${cassandra.keyspace}.metrics`,
           log: sourceLog,
         });
   return new HeroicSource({

@@ -1,14 +1,15 @@
 /**
- * The catalogue over scripted pages of partition keys (the real table's scan is in test/integration/heroic.test.ts):
+ * The catalogue over scripted pages of Heroic's partition keys (the real tables' scans are in test/integration/):
  * what a pass finds, what it skips and counts, where a restarted catalogue resumes, what a later pass forgets, and
  * what writes teach it at once; the static catalogue's partitions of every period.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { createLogger } from '../../log.js';
-import { ScanCatalogue, StaticCatalogue, type KeyPages } from './catalogue.js';
-import { FIRST_TOKEN, type TableKey } from './metrics-table.js';
-import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from './row-key.js';
+import { heroicKeyDecoder, listedTags, seriesOf } from '../heroic/heroic-source.js';
+import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
+import type { Tags } from '../series.js';
+import { FIRST_TOKEN, ScanCatalogue, StaticCatalogue, type CataloguedPartition, type KeyPages } from './scan-catalogue.js';
 
 afterAll(removeTempDirs);
 
@@ -19,8 +20,8 @@ const cpuB = series('cpu', { host: 'b' }, { pod: 'p-1' });
 const mem = series('mem', { host: 'a' });
 
 /** The table's keys in token order (tokens 1, 2, 3, ...), served `limit` at a time; `asked` records each page's start. */
-function table(keys: Buffer[], asked: bigint[] = []): KeyPages {
-  const all: TableKey[] = keys.map((bytes, i) => ({ bytes, token: BigInt(i + 1) }));
+function table(keys: Buffer[], asked: bigint[] = []): KeyPages<Buffer> {
+  const all = keys.map((key, i) => ({ key, token: BigInt(i + 1) }));
   return {
     async keys(after, limit) {
       asked.push(after);
@@ -30,34 +31,37 @@ function table(keys: Buffer[], asked: bigint[] = []): KeyPages {
   };
 }
 
-function catalogue(path: string, pages: KeyPages, refreshIntervalMs = 60_000) {
-  return new ScanCatalogue({ path, schema: 'ng', table: pages, pageSize: 2, refreshIntervalMs, retryDelayMs: 10, log: createLogger('silent') });
+function catalogue(path: string, pages: KeyPages<Buffer>, refreshIntervalMs = 60_000) {
+  return new ScanCatalogue({ path, pages, decode: heroicKeyDecoder('ng'), identity: (key) => key, pageSize: 2, refreshIntervalMs, retryDelayMs: 10, what: 'a test table', log: createLogger('silent') });
 }
+
+/** A catalogued partition of a Heroic series. */
+const partition = (s: HeroicSeries, base: number): CataloguedPartition<Buffer> => ({ group: s.key, base, tags: listedTags(s), stored: encodeKey('ng', s, base) });
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(check()).toBe(true);
 }
 
-const tagsOf = (found: { series: HeroicSeries; base: number }[]) => found.map((p) => [p.series.key, { ...p.series.tags }, { ...p.series.resource }, p.base]);
+const tagsOf = (found: { group: string; tags: Tags; base: number }[]) => found.map((p) => [p.group, { ...p.tags }, p.base]);
 
 describe('ScanCatalogue', () => {
   it('finds every partition in a pass, by metric and base, and counts the keys it cannot use', async () => {
     const keys = [encodeKey('ng', cpuA, B), encodeKey('ng', cpuB, B), encodeKey('ng', cpuA, B + NG_WIDTH_MS), Buffer.from('ffff', 'hex'), encodeKey('legacy', cpuA, 2 ** 32), encodeKey('ng', mem, B)];
     const c = catalogue(tempDir(), table(keys));
     await until(() => c.status().passes === 1);
-    expect(c.metricNames('')).toEqual(['cpu', 'mem']);
-    expect(c.metricNames('m')).toEqual(['mem']);
-    expect(c.metricNames('', 1)).toEqual(['cpu']);
+    expect(c.groups('')).toEqual(['cpu', 'mem']);
+    expect(c.groups('m')).toEqual(['mem']);
+    expect(c.groups('', 1)).toEqual(['cpu']);
     // Within a period, partitions come in the order of their keys' digests: sorted here by host.
     expect(tagsOf(c.partitions('cpu', B, B)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
-      ['cpu', { host: 'a' }, {}, B],
-      ['cpu', { host: 'b' }, { pod: 'p-1' }, B],
+      ['cpu', { host: 'a' }, B],
+      ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B],
     ]);
-    expect(tagsOf(c.partitions('cpu', B + NG_WIDTH_MS, B + NG_WIDTH_MS))).toEqual([['cpu', { host: 'a' }, {}, B + NG_WIDTH_MS]]);
+    expect(tagsOf(c.partitions('cpu', B + NG_WIDTH_MS, B + NG_WIDTH_MS))).toEqual([['cpu', { host: 'a' }, B + NG_WIDTH_MS]]);
     expect(c.partitions('cpu', B, B + NG_WIDTH_MS)).toHaveLength(3);
     // The key bytes are the table's own.
-    expect(c.partitions('mem', 0, B)[0]!.key.equals(keys[5]!)).toBe(true);
+    expect(c.partitions('mem', 0, B)[0]!.stored.equals(keys[5]!)).toBe(true);
     expect(c.status()).toMatchObject({ kind: 'scan', partitions: 4, passes: 1, undecodableKeys: 1, otherSchemaKeys: 1, uncataloguedKeys: 0 });
     await c.close();
   });
@@ -66,7 +70,7 @@ describe('ScanCatalogue', () => {
     const path = tempDir();
     const keys = [encodeKey('ng', cpuA, B), encodeKey('ng', cpuB, B), encodeKey('ng', mem, B), encodeKey('ng', cpuA, B + NG_WIDTH_MS)];
     // The first catalogue is stopped after its first page: the table fails every later one.
-    const first: KeyPages = {
+    const first: KeyPages<Buffer> = {
       async keys(after, limit) {
         if (after !== FIRST_TOKEN) throw new Error('Cassandra went away');
         return table(keys).keys(after, limit);
@@ -88,12 +92,12 @@ describe('ScanCatalogue', () => {
     const path = tempDir();
     const keys = [encodeKey('ng', cpuA, B), encodeKey('ng', mem, B)];
     const live = { keys };
-    const pages: KeyPages = { keys: (after, limit) => table(live.keys).keys(after, limit) };
+    const pages: KeyPages<Buffer> = { keys: (after, limit) => table(live.keys).keys(after, limit) };
     const c = catalogue(path, pages, 20);
     await until(() => c.status().passes === 1);
     live.keys = [keys[0]!];
     await until(() => c.status().passes >= 2);
-    expect(c.metricNames('')).toEqual(['cpu']);
+    expect(c.groups('')).toEqual(['cpu']);
     expect(c.partitions('mem', 0, B)).toEqual([]);
     await c.close();
   });
@@ -101,30 +105,33 @@ describe('ScanCatalogue', () => {
   it('learns written partitions at once, and forgets deleted ones', async () => {
     const c = catalogue(tempDir(), table([]));
     await until(() => c.status().passes === 1);
-    const key = encodeKey('ng', mem, B);
-    c.learn([{ series: mem, base: B, key }]);
-    expect(c.metricNames('')).toEqual(['mem']);
-    expect(tagsOf(c.partitions('mem', B, B))).toEqual([['mem', { host: 'a' }, {}, B]]);
-    c.forget({ series: mem, base: B, key });
+    c.learn([partition(mem, B)]);
+    expect(c.groups('')).toEqual(['mem']);
+    expect(tagsOf(c.partitions('mem', B, B))).toEqual([['mem', { host: 'a' }, B]]);
+    c.forget(partition(mem, B));
     expect(c.partitions('mem', B, B)).toEqual([]);
-    c.forgetMetric('mem');
-    expect(c.metricNames('')).toEqual([]);
+    c.forgetGroup('mem');
+    expect(c.groups('')).toEqual([]);
     await c.close();
   });
 });
 
 describe('StaticCatalogue', () => {
-  it('lists every listed series in every period of the range, with the keys Heroic would compute', () => {
-    const c = new StaticCatalogue('ng', [cpuA, cpuB, mem]);
-    expect(c.metricNames('')).toEqual(['cpu', 'mem']);
+  it('lists every listed series in every period of the range, with what the layout reads it by', () => {
+    const c = new StaticCatalogue(
+      [cpuA, cpuB, mem].map((s) => ({ group: s.key, tags: listedTags(s) })),
+      (from, to) => Array.from({ length: Math.floor((to - from) / NG_WIDTH_MS) + 1 }, (_, i) => from + i * NG_WIDTH_MS),
+      (group, tags, base) => encodeKey('ng', seriesOf({ metric: group, tags }), base),
+    );
+    expect(c.groups('')).toEqual(['cpu', 'mem']);
     const found = c.partitions('cpu', B, B + NG_WIDTH_MS);
     expect(tagsOf(found)).toEqual([
-      ['cpu', { host: 'a' }, {}, B],
-      ['cpu', { host: 'b' }, { pod: 'p-1' }, B],
-      ['cpu', { host: 'a' }, {}, B + NG_WIDTH_MS],
-      ['cpu', { host: 'b' }, { pod: 'p-1' }, B + NG_WIDTH_MS],
+      ['cpu', { host: 'a' }, B],
+      ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B],
+      ['cpu', { host: 'a' }, B + NG_WIDTH_MS],
+      ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B + NG_WIDTH_MS],
     ]);
-    expect(found[3]!.key.equals(encodeKey('ng', cpuB, B + NG_WIDTH_MS))).toBe(true);
+    expect(found[3]!.stored.equals(encodeKey('ng', cpuB, B + NG_WIDTH_MS))).toBe(true);
     expect(c.status()).toMatchObject({ kind: 'static', partitions: 3 });
   });
 });
