@@ -59,7 +59,7 @@ export class Buckets {
     }
     const columnTypes = BUCKET_COLUMN_TYPES[kind];
     if (!columnTypes.includes(columnType)) {
-      throw new Error(`a ${kind} bucket column must be of CQL type ${orList(columnTypes)}, not ${JSON.stringify(columnType)}`);
+      throw new Error(`${article(kind)} ${kind} bucket column must be of CQL type ${orList(columnTypes)}, not ${JSON.stringify(columnType)}`);
     }
     if (kind !== 'fixed' && spec.widthMs !== undefined) {
       throw new Error(`widthMs is for fixed buckets only, not ${kind}: ${spec.widthMs}`);
@@ -82,10 +82,6 @@ export class Buckets {
       this.#layout = new WidthLayout(kind, widthMs, columnType as 'int' | 'bigint' | 'timestamp');
       this.maxWidthMs = widthMs;
     }
-  }
-
-  get spec(): BucketSpec {
-    return this.#spec;
   }
 
   /** The bucket holding ts. Throws a RangeError for a timestamp outside years 0000 to 9999, or a bucket the column cannot hold. */
@@ -264,7 +260,7 @@ class WidthLayout implements Layout {
     }
     // Only buckets holding some accepted timestamp, so that every bucket's ends are safe integers.
     if (index < this.indexOf(MIN_TIMESTAMP_MS) || index > this.indexOf(MAX_TIMESTAMP_MS)) {
-      return { problem: `is a ${what} outside 0000-01-01 to 9999-12-31` };
+      return { problem: `is ${article(what)} ${what} outside 0000-01-01 to 9999-12-31` };
     }
     return index;
   }
@@ -290,8 +286,8 @@ function startOfDay(zone: IANAZone, day: number): number {
   const midnightUtc = day * DAY_MS;
   const guess = midnightUtc - zone.offset(midnightUtc) * 60_000;
   if (localDay(zone, guess) === day && localDay(zone, guess - 1) < day) return guess;
-  // Around a transition: the earliest instant on `day` or later, by bisection. Local dates only grow with time
-  // unless clocks go back across midnight, which no zone's rules do.
+  // Around a transition: the earliest instant on `day` or later, by bisection. This assumes local dates only grow with
+  // time; a zone whose clocks went back across midnight would make a day two spans, which buckets cannot describe.
   let lo = midnightUtc - OFFSET_REACH_MS;
   let hi = midnightUtc + OFFSET_REACH_MS;
   while (hi - lo > 1) {
@@ -312,7 +308,7 @@ const SCAN_STEP_MS = 7 * DAY_MS;
 /**
  * The longest day of a zone from 1900 to 2100: 25 h where DST moves by an hour, more where a zone changed its offset
  * (Asia/Magadan went back 2 h in 2014). Offsets are sampled weekly; each week whose offset changed is measured day by
- * day. Two changes that cancel within one week would be missed; tzdata has none since 1900 in the zones we tried.
+ * day. Two changes that cancel out within one week would be missed (not checked against all of tzdata).
  */
 function longestDayMs(layout: CalendarLayout): number {
   const known = longestDays.get(layout.zone.name);
