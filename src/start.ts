@@ -31,7 +31,18 @@ export async function main(): Promise<void> {
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
-  const sources = await openSources(config, store, sourceSettings, log);
+  let sources;
+  try {
+    sources = await openSources(config, store, sourceSettings, log);
+  } catch (error) {
+    // A source's settings that do not fit what it reads (a table's mapping against its schema).
+    if (error instanceof ConfigError) {
+      process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
+      await store.close();
+      process.exit(2);
+    }
+    throw error;
+  }
   const gateway = createGateway({ sources, config, log });
   const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
   const names = sources.all.map((source) => source.name);

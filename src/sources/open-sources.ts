@@ -1,13 +1,14 @@
 /**
  * The gateway's sources at start: the primary one, with the KairosDB layout over the store `STORE` names (opened by
  * the caller, which may seed demo data into it first), and each source of SOURCES_FILE: a KairosDB layout over a store
- * of its own, or Heroic's table; or, for tools, one configured source by its name, opened alone.
+ * of its own, Heroic's table or a user's table; or, for tools, one configured source by its name, opened alone.
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { openHeroicSource } from './heroic/open-heroic-source.js';
+import { openTableSource } from './table/open-table-source.js';
 import { KairosdbSource } from './kairosdb/kairosdb-source.js';
 import type { Source } from './source.js';
 import type { SourceSettings } from './sources-file.js';
@@ -49,5 +50,6 @@ export async function openSource(config: Config, settings: readonly SourceSettin
 /** A source of SOURCES_FILE, with its layout. */
 async function openConfigured(config: Config, source: SourceSettings, log: Logger | undefined): Promise<Source> {
   if (source.layout === 'heroic') return openHeroicSource(config, source, log);
+  if (source.layout === 'table') return openTableSource(config, source, log);
   return new KairosdbSource(source.name, await openStore(config, log?.child({ source: source.name }), source.store));
 }

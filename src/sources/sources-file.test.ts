@@ -80,7 +80,7 @@ describe('loadSourcesFile', () => {
     ['a name that cannot be a source name', [embedded, { ...embedded, name: 'a/b' }], 'SOURCES_FILE sources[1]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got "a/b")'],
     ["the primary source's name", [{ ...embedded, name: 'kairosdb' }], 'SOURCES_FILE source "kairosdb": name is taken by the primary source (PRIMARY_SOURCE_NAME)'],
     ['a name given twice', [embedded, { ...embedded, path: '/var/lib/b' }], 'SOURCES_FILE source "a": name is taken by sources[0]'],
-    ['an unknown layout', [{ ...embedded, layout: 'influx' }], 'SOURCES_FILE source "a": layout must be one of kairosdb, heroic (got "influx")'],
+    ['an unknown layout', [{ ...embedded, layout: 'influx' }], 'SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")'],
     ['no store', [{ name: 'a', layout: 'kairosdb' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got nothing)'],
     ['an unknown store', [{ ...embedded, store: 'mysql' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got "mysql")'],
     ['a field of another store', [{ ...embedded, keyspace: 'k' }], 'SOURCES_FILE source "a": "keyspace" is not a field of a kairosdb source on the embedded store (its fields: name, layout, store, path)'],
@@ -123,6 +123,36 @@ describe('loadSourcesFile', () => {
     ]);
   });
 
+  it('reads table sources: the mapping, the budget, writability, and a catalogue or a list of entities', () => {
+    const sensors = { name: 'sensors', layout: 'table', keyspace: 'iot', table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } };
+    const { config } = file({ sources: [sensors, { ...sensors, name: 'few', bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' }, writable: true, maxBucketsPerQuery: 10, series: [{ sensor_id: 's-1' }] }] }, { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' });
+    const [first, second] = loadSourcesFile(config);
+    expect(first).toEqual({
+      name: 'sensors',
+      layout: 'table',
+      mapping: { keyspace: 'iot', table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text', zone: 'UTC' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } },
+      cassandra: { contactPoints: ['c-1'], localDataCenter: 'datacenter1', keyspace: 'iot' },
+      writable: false,
+      maxBuckets: 1000,
+      catalogue: { kind: 'scan', path: '/data/table-catalogues/sensors', refreshIntervalMs: 600_000 },
+    });
+    expect(second).toMatchObject({ writable: true, maxBuckets: 10, catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] }, mapping: { bucket: { kind: 'date', zone: 'Europe/Berlin' } } });
+  });
+
+  const table = { name: 'a', layout: 'table', keyspace: 'iot', table: 't', time: 'ts', bucket: { column: 'day', kind: 'date-text' }, tags: ['id'], metrics: { m: 'v' } };
+  it.each([
+    ['no keyspace', { ...table, keyspace: undefined }, 'keyspace must be a non-empty string (got nothing)'],
+    ['a table name that is not a CQL name', { ...table, table: 't;drop' }, 'table must be a CQL name: a letter, then letters, digits or _, at most 48 (got "t;drop")'],
+    ['an unknown bucket kind', { ...table, bucket: { column: 'day', kind: 'week' } }, 'bucket.kind must be one of date-text, date, epoch-day, epoch-hour, fixed (got "week")'],
+    ['a fixed bucket without a width', { ...table, bucket: { column: 'b', kind: 'fixed' } }, 'bucket: a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined'],
+    ['an unknown zone', { ...table, bucket: { column: 'day', kind: 'date-text', zone: 'Mars/Olympus' } }, 'bucket: unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")'],
+    ['no metrics', { ...table, metrics: {} }, 'metrics must map metric names to value columns, e.g. {"sensor.value": "value"} (got {})'],
+    ['a listed entity without its tag', { ...table, series: [{ room: 'x' }] }, 'series[0].id must be a string (got nothing)'],
+    ['a misspelt field', { ...table, metric: {} }, '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)'],
+  ])('refuses a table source with %s, naming the field', (_, source, message) => {
+    expect(() => loadSourcesFile(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
+  });
+
   const heroic = { name: 'a', layout: 'heroic' };
   it.each([
     ['an unknown schema', { ...heroic, schema: 'v2' }, 'schema must be one of ng, legacy (got "v2")'],
@@ -154,7 +184,7 @@ it('stops start-up with a message that names the source and the field', () => {
   const { path } = file({ sources: [{ ...embedded, layout: 'influx' }] });
   const result = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, SOURCES_FILE: path, PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
   expect(result.status).toBe(2);
-  expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb, heroic (got "influx")\n');
+  expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")\n');
 });
 
 it('starts with the sources of the file and serves them', async () => {

@@ -12,10 +12,26 @@ import { dict } from '../dict.js';
 import { HEROIC_LAYOUT } from './heroic/heroic-source.js';
 import type { HeroicSchema, HeroicSeries } from './heroic/row-key.js';
 import { KAIROSDB_LAYOUT } from './kairosdb/kairosdb-source.js';
+import { BUCKET_COLUMN_TYPES, BUCKET_KINDS, Buckets, type BucketKind } from './table/buckets.js';
+import { CQL_NAME, type TableMapping } from './table/mapping.js';
+import { TABLE_LAYOUT } from './table/table-source.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources.js';
 
 /** One source of the file: its name, its layout and the layout's settings. */
-export type SourceSettings = KairosdbSourceSettings | HeroicSourceSettings;
+export type SourceSettings = KairosdbSourceSettings | HeroicSourceSettings | TableSourceSettings;
+
+/** A user's table, how it maps onto series, and how its series are found (table/mapping.ts, catalogue). */
+export interface TableSourceSettings {
+  readonly name: string;
+  readonly layout: typeof TABLE_LAYOUT;
+  readonly mapping: TableMapping;
+  readonly cassandra: { readonly contactPoints: readonly string[]; readonly localDataCenter: string; readonly keyspace: string };
+  readonly writable: boolean;
+  readonly maxBuckets: number;
+  readonly catalogue:
+    | { readonly kind: 'scan'; readonly path: string; readonly refreshIntervalMs: number }
+    | { readonly kind: 'static'; readonly series: readonly Readonly<Record<string, string>>[] };
+}
 
 export interface KairosdbSourceSettings {
   readonly name: string;
@@ -36,7 +52,10 @@ export interface HeroicSourceSettings {
     | { readonly kind: 'static'; readonly series: readonly HeroicSeries[] };
 }
 
-const LAYOUTS = [KAIROSDB_LAYOUT, HEROIC_LAYOUT] as const;
+const LAYOUTS = [KAIROSDB_LAYOUT, HEROIC_LAYOUT, TABLE_LAYOUT] as const;
+const TABLE_FIELDS = ['name', 'layout', 'keyspace', 'table', 'time', 'bucket', 'tags', 'metrics', 'contactPoints', 'localDataCenter', 'writable', 'maxBucketsPerQuery', 'catalogue', 'catalogueRefreshSeconds', 'series'];
+/** Buckets one query may span over a table source, by default: almost three years of days. */
+const DEFAULT_MAX_BUCKETS = 1000;
 const SCHEMAS = ['ng', 'legacy'] as const;
 /** The fields of a heroic source; Cassandra's may be left out for the CASSANDRA_* settings. */
 const HEROIC_FIELDS = ['name', 'layout', 'schema', 'contactPoints', 'localDataCenter', 'keyspace', 'configure', 'catalogue', 'catalogueRefreshSeconds', 'series'];
@@ -98,6 +117,10 @@ function readSource(entry: unknown, at: string, config: Config, taken: ReadonlyM
     if (typeof value !== 'string' || value.trim() === '') fail(field, `must be a non-empty string (got ${show(value)})`);
     return (value as string).trim();
   };
+  if (layout === TABLE_LAYOUT) {
+    for (const field of Object.keys(entry)) if (!TABLE_FIELDS.includes(field)) fail(JSON.stringify(field), `is not a field of a ${TABLE_LAYOUT} source (its fields: ${TABLE_FIELDS.join(', ')})`);
+    return readTableSource(name, given, text, fail, config);
+  }
   if (layout === HEROIC_LAYOUT) {
     for (const field of Object.keys(entry)) if (!HEROIC_FIELDS.includes(field)) fail(JSON.stringify(field), `is not a field of a ${HEROIC_LAYOUT} source (its fields: ${HEROIC_FIELDS.join(', ')})`);
     return readHeroicSource(name, given, text, fail, config);
@@ -135,6 +158,71 @@ function readHeroicSource(name: string, given: Given, text: Text, fail: Fail, co
   return { ...base, catalogue: { kind: 'scan', path, refreshIntervalMs: (refresh as number) * 1000 } };
 }
 
+function readTableSource(name: string, given: Given, text: Text, fail: Fail, config: Config): TableSourceSettings {
+  const cassandra = cassandraPlace(given, text, fail, config, '');
+  const cqlName = (field: string): string => {
+    const value = text(field);
+    if (!CQL_NAME.test(value)) fail(field, `must be a CQL name: a letter, then letters, digits or _, at most 48 (got ${show(value)})`);
+    return value;
+  };
+  const table = cqlName('table');
+  const time = cqlName('time');
+  const bucketField = given('bucket');
+  if (!isObject(bucketField)) fail('bucket', `must be {"column": ..., "kind": ...} (got ${show(bucketField)})`);
+  const bucket = bucketField as Record<string, unknown>;
+  for (const field of Object.keys(bucket)) if (!['column', 'kind', 'zone', 'widthMs'].includes(field)) fail(`bucket.${field}`, 'is not a field of a bucket (its fields: column, kind, zone, widthMs)');
+  const column = bucket['column'];
+  if (typeof column !== 'string' || !CQL_NAME.test(column)) fail('bucket.column', `must be a CQL name (got ${show(column)})`);
+  const kind = bucket['kind'];
+  if (!(BUCKET_KINDS as readonly unknown[]).includes(kind)) fail('bucket.kind', `must be one of ${BUCKET_KINDS.join(', ')} (got ${show(kind)})`);
+  const zone = bucket['zone'] ?? 'UTC';
+  if (typeof zone !== 'string') fail('bucket.zone', `must be an IANA time zone such as "Europe/Berlin" (got ${show(zone)})`);
+  const widthMs = bucket['widthMs'];
+  if (widthMs !== undefined && typeof widthMs !== 'number') fail('bucket.widthMs', `must be a number of ms (got ${show(widthMs)})`);
+  const spec = { kind: kind as BucketKind, zone: zone as string, ...(widthMs !== undefined ? { widthMs: widthMs as number } : {}) };
+  try {
+    // The spec alone (zone, width); the column's type is checked against the table when it connects.
+    new Buckets(spec, BUCKET_COLUMN_TYPES[spec.kind][0]!);
+  } catch (error) {
+    fail('bucket:', (error as Error).message);
+  }
+  const tags = given('tags');
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string' || !CQL_NAME.test(t))) fail('tags', `must be a list of the partition key's column names other than the bucket (got ${show(tags)})`);
+  const metrics = given('metrics');
+  if (!isObject(metrics) || Object.keys(metrics).length === 0) fail('metrics', `must map metric names to value columns, e.g. {"sensor.value": "value"} (got ${show(metrics)})`);
+  for (const [metric, col] of Object.entries(metrics as Record<string, unknown>)) {
+    if (metric === '' || metric.includes('\u0000')) fail('metrics', `names a metric ${show(metric)}, which cannot be a metric name`);
+    if (typeof col !== 'string' || !CQL_NAME.test(col)) fail(`metrics.${metric}`, `must be a CQL column name (got ${show(col)})`);
+  }
+  const writable = given('writable', false);
+  if (typeof writable !== 'boolean') fail('writable', `must be true or false (got ${show(writable)})`);
+  const maxBuckets = given('maxBucketsPerQuery', DEFAULT_MAX_BUCKETS);
+  if (typeof maxBuckets !== 'number' || !Number.isInteger(maxBuckets) || maxBuckets < 1 || maxBuckets > 100_000) fail('maxBucketsPerQuery', `must be a whole number from 1 to 100000 (got ${show(maxBuckets)})`);
+  const mapping: TableMapping = { keyspace: cassandra.keyspace, table, time, bucket: { column: column as string, ...spec }, tags: tags as string[], metrics: metrics as Record<string, string> };
+  const base = { name, layout: TABLE_LAYOUT, mapping, cassandra, writable: writable as boolean, maxBuckets: maxBuckets as number } as const;
+  const listed = given('series');
+  if (listed !== undefined) {
+    if (given('catalogue') !== undefined || given('catalogueRefreshSeconds') !== undefined) fail('series', 'lists the series instead of a catalogue: leave out catalogue and catalogueRefreshSeconds');
+    if (!Array.isArray(listed) || listed.length === 0) fail('series', `must be a non-empty list of the entities' tags, e.g. [{"sensor_id": "s-1"}] (got ${show(listed)})`);
+    const series = (listed as unknown[]).map((entry, i) => {
+      if (!isObject(entry)) fail(`series[${i}]`, `must be an object of tag values (got ${show(entry)})`);
+      const out = dict<string>();
+      for (const tag of tags as string[]) {
+        const value = (entry as Record<string, unknown>)[tag];
+        if (typeof value !== 'string') fail(`series[${i}].${tag}`, `must be a string (got ${show(value)})`);
+        out[tag] = value as string;
+      }
+      for (const key of Object.keys(entry as object)) if (!(tags as string[]).includes(key)) fail(`series[${i}].${key}`, `is not a tag (tags: ${(tags as string[]).join(', ')})`);
+      return out;
+    });
+    return { ...base, catalogue: { kind: 'static', series } };
+  }
+  const path = text('catalogue', join(config.dataDir, 'table-catalogues', name));
+  const refresh = given('catalogueRefreshSeconds', DEFAULT_REFRESH_SECONDS);
+  if (typeof refresh !== 'number' || !Number.isInteger(refresh) || refresh < 1 || refresh > 604_800) fail('catalogueRefreshSeconds', `must be a whole number of seconds from 1 to 604800 (got ${show(refresh)})`);
+  return { ...base, catalogue: { kind: 'scan', path, refreshIntervalMs: (refresh as number) * 1000 } };
+}
+
 function readSeries(value: unknown, at: string, schema: HeroicSchema, fail: Fail): HeroicSeries {
   if (!isObject(value)) fail(at, `must be {"key": ..., "tags": {...}, "resource": {...}} (got ${show(value)})`);
   const entry = value as Record<string, unknown>;
@@ -156,7 +244,10 @@ function readSeries(value: unknown, at: string, schema: HeroicSchema, fail: Fail
   return { key: key as string, tags: map('tags'), resource };
 }
 
-/** Where a Cassandra source's keyspace is: given fields, or the CASSANDRA_* settings (`keyspace` defaults to `defaultKeyspace`). */
+/**
+ * Where a Cassandra source's keyspace is: given fields, or the CASSANDRA_* settings; `keyspace` defaults to
+ * `defaultKeyspace`, or must be given when that is empty.
+ */
 function cassandraPlace(given: Given, text: Text, fail: Fail, config: Config, defaultKeyspace: string) {
   const points = given('contactPoints', config.cassandraContactPoints);
   if (!Array.isArray(points) || points.length === 0) fail('contactPoints', `must be a non-empty list of "host" or "host:port" (got ${show(points)})`);
@@ -166,7 +257,7 @@ function cassandraPlace(given: Given, text: Text, fail: Fail, config: Config, de
     if (problem !== undefined) fail(`contactPoints[${k}]:`, problem);
     return (point as string).trim();
   });
-  const keyspace = text('keyspace', defaultKeyspace);
+  const keyspace = text('keyspace', defaultKeyspace === '' ? undefined : defaultKeyspace);
   const problem = keyspaceProblem(keyspace);
   if (problem !== undefined) fail('keyspace:', problem);
   return { contactPoints, localDataCenter: text('localDataCenter', config.cassandraLocalDc), keyspace };

@@ -1,0 +1,73 @@
+/**
+ * A table source from its settings: a connection with the CASSANDRA_* settings it does not name itself, its buckets and
+ * its catalogue. Its mapping is checked against the table's schema as it connects; start-up waits for that check a
+ * few seconds, so a mapping that does not fit stops it, while a Cassandra that cannot be reached yet does not.
+ */
+import type { Config } from '../../config.js';
+import { ConfigError } from '../../config.js';
+import { createLogger, type Logger } from '../../log.js';
+import { resolveOptions } from '../../store/cassandra/options.js';
+import { cassandraSettings } from '../../store/open-store.js';
+import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
+import type { TableSourceSettings } from '../sources-file.js';
+import { Buckets, BUCKET_COLUMN_TYPES } from './buckets.js';
+import { tableKeyDecoder, TableSource } from './table-source.js';
+import { MappingError, UserTable } from './user-table.js';
+
+/** Keys per page of the catalogue's scan. */
+const CATALOGUE_PAGE_KEYS = 5000;
+/** How long start-up waits for the mapping's check before going on without it (Cassandra unreachable). */
+const CHECK_WAIT_MS = 10_000;
+
+export async function openTableSource(config: Config, settings: TableSourceSettings, log: Logger | undefined): Promise<TableSource> {
+  const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'table' });
+  const cassandra = resolveOptions({ ...settings.cassandra, ...cassandraSettings(config), scanDecoder: 'driver', writeEncoder: 'driver', log: sourceLog });
+  const { mapping } = settings;
+  const table = new UserTable(mapping, cassandra, settings.name);
+  const checked = await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
+    if (!(error instanceof MappingError)) return undefined;
+    await table.close();
+    throw new ConfigError(`SOURCES_FILE ${error.message}`);
+  });
+  // The bucket column's type decides how a bucket is bound; until the table was reached, the kind's first type.
+  const buckets = new Buckets(mapping.bucket, checked?.bucketType ?? BUCKET_COLUMN_TYPES[mapping.bucket.kind][0]!);
+  const partitionKey = checked?.partitionKey.map((c) => c.name);
+  const catalogue: Catalogue<string> =
+    settings.catalogue.kind === 'static'
+      ? new StaticCatalogue(
+          settings.catalogue.series.map((tags) => ({ group: '', tags })),
+          (fromBase, toBase) => buckets.between(fromBase, toBase, settings.maxBuckets).map((b) => b.startMs),
+          (_, tags) => JSON.stringify(Object.entries(tags)),
+        )
+      : new ScanCatalogue({
+          path: settings.catalogue.path,
+          pages: table,
+          decode: (key) => tableKeyDecoder(mapping, buckets, partitionKey ?? [...mapping.tags, mapping.bucket.column])(key),
+          identity: (stored) => stored,
+          pageSize: CATALOGUE_PAGE_KEYS,
+          refreshIntervalMs: settings.catalogue.refreshIntervalMs,
+          retryDelayMs: cassandra.reconnectDelayMs,
+          what: `table ${mapping.keyspace}.${mapping.table}`,
+          log: sourceLog,
+        });
+  return new TableSource({
+    name: settings.name,
+    mapping,
+    table,
+    buckets,
+    catalogue,
+    writable: settings.writable,
+    maxBuckets: settings.maxBuckets,
+    fetchSize: cassandra.fetchSize,
+    readAhead: cassandra.readAhead,
+    concurrentReads: cassandra.concurrency,
+  });
+}
+
+/** Resolves undefined after `ms`, without keeping the process alive. */
+function waitMs(ms: number): Promise<undefined> {
+  return new Promise((resolve) => {
+    const timer: NodeJS.Timeout = setTimeout(() => resolve(undefined), ms);
+    timer.unref();
+  });
+}

@@ -1,0 +1,301 @@
+/**
+ * The `table` layout: a user's own Cassandra table on the (entity, time bucket) pattern as a source. A series is a
+ * metric (a mapped value column) and the tags of one entity (the partition key columns other than the bucket, as
+ * strings); a partition is that entity in one bucket, read with one prepared statement; every value column of a row is
+ * a point of its metric, a null cell none. Series are found through the catalogue (the table's distinct partition
+ * keys, scanned in the background) or a list in the settings; a query may span at most `maxBuckets` buckets, and
+ * buckets wholly older than the table's default TTL are not read.
+ */
+import { dict } from '../../dict.js';
+import { BudgetExceededError, InputError } from '../../errors.js';
+import type { IndexLoaders } from '../../query/index-loaders.js';
+import type { TimeRange } from '../../query/model.js';
+import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { yieldIfDue } from '../../time-slice.js';
+import cassandra from 'cassandra-driver';
+import type { Catalogue, DecodedPartition } from '../catalogue/scan-catalogue.js';
+import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
+import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
+import { VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
+import type { PartitionValues, UserTable } from './user-table.js';
+
+export const TABLE_LAYOUT = 'table';
+
+const DATA_TYPES = { long: 'kairos_long', double: 'kairos_double', string: 'kairos_string' } as const;
+
+/** Cassandra's keys hold 65,535 bytes; names and tags are the table's own, so only those bound them. */
+const LIMITS: StoreLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
+
+export interface TableSourceOptions {
+  readonly name: string;
+  readonly mapping: TableMapping;
+  readonly table: UserTable;
+  readonly buckets: Buckets;
+  /** Partitions by bucket start (one group, ''), stored as their tags' JSON. */
+  readonly catalogue: Catalogue<string>;
+  readonly writable: boolean;
+  /** Most buckets one query may span (the budget `maxBucketsPerQuery`). */
+  readonly maxBuckets: number;
+  readonly fetchSize: number;
+  readonly readAhead: number;
+  readonly concurrentReads: number;
+  /** The clock (tests set it): buckets wholly before now − the table's TTL are skipped. */
+  readonly now?: () => number;
+}
+
+export class TableSource implements Source {
+  readonly layout = TABLE_LAYOUT;
+  readonly name: string;
+  readonly writable: boolean;
+  readonly limits = LIMITS;
+  readonly indexReads = ['catalogue'] as const;
+  readonly readAhead: number;
+  readonly concurrentReads: number;
+
+  constructor(private readonly options: TableSourceOptions) {
+    this.name = options.name;
+    this.writable = options.writable;
+    this.readAhead = options.readAhead;
+    this.concurrentReads = options.concurrentReads;
+  }
+
+  get catalogue(): CatalogueStatus {
+    return this.options.catalogue.status();
+  }
+
+  async metricNames(prefix: string, limit?: number): Promise<string[]> {
+    const names = Object.keys(this.options.mapping.metrics).filter((name) => name.startsWith(prefix)).sort();
+    return limit === undefined ? names : names.slice(0, limit);
+  }
+
+  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+    const { buckets, maxBuckets } = this.options;
+    const widthMs = buckets.maxWidthMs;
+    const column = this.options.mapping.metrics[metric];
+    if (column === undefined || range.startMs > range.endMs) return { periods: 0, partitions: [], widthMs, warnings: [] };
+    const checked = await this.options.table.checked();
+    // Buckets are calendar or epoch based, over the years 0000 to 9999; no row is outside them.
+    const startMs = Math.max(range.startMs, MIN_TIMESTAMP_MS);
+    const endMs = Math.min(range.endMs, MAX_TIMESTAMP_MS);
+    if (startMs > endMs) return { periods: 0, partitions: [], widthMs, warnings: [] };
+    let spanned;
+    try {
+      spanned = buckets.between(startMs, endMs, maxBuckets);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      throw new BudgetExceededError('query', 'buckets', maxBuckets, `maxBucketsPerQuery of source ${JSON.stringify(this.name)}: ${error.message}`);
+    }
+    // Buckets wholly older than the table's TTL hold nothing but tombstones.
+    const ttlMs = checked.defaultTtlSeconds * 1000;
+    const oldest = ttlMs > 0 ? (this.options.now ?? Date.now)() - ttlMs : -Infinity;
+    const live = spanned.filter((b) => b.endMs > oldest);
+    if (live.length === 0) return { periods: 0, partitions: [], widthMs, warnings: [] };
+    const fromBase = live[0]!.startMs;
+    const toBase = live.at(-1)!.startMs;
+    const found = await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () => this.options.catalogue.partitions('', fromBase, toBase));
+    let bases = [...new Set(found.map((p) => p.base))];
+    if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
+    const kept = new Set(bases);
+    const dataType = DATA_TYPES[VALUE_TYPES[checked.metricColumns[metric]!.type]!];
+    const partitions: RowKey[] = [];
+    for (let i = 0; i < found.length; i++) {
+      if ((i & 1023) === 1023) {
+        const turn = yieldIfDue(options.lane);
+        if (turn !== undefined) await turn;
+      }
+      const p = found[i]!;
+      if (kept.has(p.base) && matches(p.tags)) partitions.push({ metric, rowTime: p.base, dataType, tags: p.tags });
+    }
+    return { periods: bases.length, partitions, widthMs, warnings: [] };
+  }
+
+  async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+    const checked = await this.options.table.checked();
+    const metric = checked.metricColumns[key.metric];
+    if (metric === undefined) return;
+    const bucket = this.options.buckets.of(key.rowTime);
+    const from = Math.max(startMs, bucket.startMs);
+    const to = Math.min(endMs, bucket.endMs - 1);
+    if (from > to) return;
+    const kind = VALUE_TYPES[metric.type]!;
+    const pages = this.options.table.read(partitionValues(checked, key.tags, bucket.value), metric.column, from, to, {
+      order: options.order ?? 'asc',
+      limit: options.limit !== undefined && options.limit > 0 ? options.limit : 0,
+      fetchSize: options.pageSize ?? this.options.fetchSize,
+      signal: options.signal,
+    });
+    for await (const { times, values } of pages) {
+      // Rows whose cell of this metric is null carry no point of it.
+      let n = 0;
+      for (const v of values) if (v !== null && v !== undefined) n++;
+      const timestamps = new Float64Array(n);
+      if (kind === 'string') {
+        const texts: string[] = [];
+        for (let i = 0; i < values.length; i++) if (values[i] != null) (timestamps[texts.length] = times[i]!), texts.push(values[i] as string);
+        if (n > 0) yield { kind, key, timestamps, values: texts };
+        continue;
+      }
+      const numbers = new Float64Array(n);
+      let exact: BigInt64Array | undefined;
+      let j = 0;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (v === null || v === undefined) continue;
+        timestamps[j] = times[i]!;
+        if (v instanceof cassandra.types.Long) {
+          const big = BigInt(v.toString());
+          numbers[j] = Number(big);
+          if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER)) (exact ??= new BigInt64Array(n))[j] = big;
+        } else numbers[j] = typeof v === 'number' ? v : Number(String(v));
+        j++;
+      }
+      if (exact !== undefined) for (let i = 0; i < n; i++) if (exact[i] === 0n) exact[i] = BigInt(numbers[i]!);
+      if (n > 0) yield kind === 'long' ? { kind, key, timestamps, values: numbers, ...(exact ? { exact } : {}) } : { kind, key, timestamps, values: numbers };
+    }
+  }
+
+  async write(batch: WriteBatch): Promise<void> {
+    this.checkWritable();
+    const checked = await this.options.table.checked();
+    const writes = new Map<string, { key: PartitionValues; column: string; times: number[]; values: unknown[]; ttl: number; base: number; tags: Tags }>();
+    batch.series.forEach((series, s) => {
+      const metric = checked.metricColumns[series.metric];
+      if (metric === undefined) throw new InputError(`series[${s}].metric`, series.metric, `must be one of the metrics of source ${JSON.stringify(this.name)}: ${Object.keys(checked.metricColumns).join(', ')}`);
+      const tags = seriesTags(checked, series.tags, `series[${s}].tags`);
+      const kind = VALUE_TYPES[metric.type]!;
+      if ((kind === 'string') !== (series.type === 'string')) throw new InputError(`series[${s}].type`, series.type, `must fit column ${metric.column} of type ${metric.type}`);
+      for (let i = 0; i < series.timestamps.length; i++) {
+        const bucket = this.options.buckets.of(series.timestamps[i]!);
+        const id = `${series.metric}\u0000${bucket.startMs}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
+        let write = writes.get(id);
+        if (write === undefined) writes.set(id, (write = { key: partitionValues(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
+        write.times.push(series.timestamps[i]!);
+        write.values.push(cellValue(metric.type, series.values[i]!, `series[${s}].points[${i}].value`));
+      }
+    });
+    const all = [...writes.values()];
+    const settled = await Promise.allSettled(all.map((w) => this.options.table.insert(w.key, w.column, w.times, w.values, w.ttl)));
+    this.options.catalogue.learn(all.map((w) => ({ group: '', base: w.base, tags: w.tags, stored: JSON.stringify(Object.entries(w.tags)) })));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+    this.checkWritable();
+    const checked = await this.options.table.checked();
+    const metric = checked.metricColumns[key.metric];
+    if (metric === undefined) return 'range';
+    const bucket = this.options.buckets.of(key.rowTime);
+    const from = Math.max(startMs, bucket.startMs);
+    const to = Math.min(endMs, bucket.endMs - 1);
+    // With one metric a row is that metric's point: rows go; with several, only this metric's cells.
+    const alone = Object.keys(checked.metricColumns).length === 1;
+    if (from <= to) await this.options.table.delete(partitionValues(checked, key.tags, bucket.value), from, to, alone ? undefined : metric.column);
+    const whole = alone && startMs <= bucket.startMs && endMs >= bucket.endMs - 1;
+    if (whole) this.options.catalogue.forget({ group: '', base: bucket.startMs, tags: key.tags, stored: JSON.stringify(Object.entries(key.tags)) });
+    return whole ? 'partition' : 'range';
+  }
+
+  async deleteMetricName(): Promise<void> {
+    // The metrics are the mapping's columns: they stay.
+  }
+
+  ping(): Promise<void> {
+    return this.options.table.ping();
+  }
+
+  async close(): Promise<void> {
+    const results = await Promise.allSettled([this.options.catalogue.close(), this.options.table.close()]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  private checkWritable(): void {
+    if (!this.writable) throw new InputError('source', this.name, 'is read-only: a table source takes writes only with "writable": true in its settings');
+  }
+}
+
+/** How the catalogue reads a partition key of the table: the entity's tags and the bucket's start. */
+export function tableKeyDecoder(mapping: TableMapping, buckets: Buckets, partitionKey: readonly string[]): (key: PartitionValues) => DecodedPartition<string> {
+  return (values) => {
+    const tags = dict<string>();
+    let base: number | undefined;
+    for (let i = 0; i < partitionKey.length; i++) {
+      const name = partitionKey[i]!;
+      const value = values[i];
+      if (name === mapping.bucket.column) {
+        const bucket = buckets.fromColumn(value);
+        if ('error' in bucket) return { skip: 'undecodable', why: bucket.error };
+        base = bucket.startMs;
+      } else if (value === null || value === undefined) return { skip: 'undecodable', why: `partition key column ${name} is null` };
+      else tags[name] = String(value);
+    }
+    return { group: '', base: base!, tags, stored: JSON.stringify(Object.entries(tags)) };
+  };
+}
+
+/** A write's tags as the entity's: exactly the tag columns, each a value of its column's type. */
+function seriesTags(checked: CheckedTable, tags: Tags, field: string): Tags {
+  for (const name of Object.keys(tags)) if (checked.tagTypes[name] === undefined) throw new InputError(`${field}.${name}`, tags[name], `is not a tag of this table: its tags are ${checked.mapping.tags.join(', ')}`);
+  for (const name of checked.mapping.tags) if (tags[name] === undefined) throw new InputError(field, Object.keys(tags).join(','), `must have the tag ${name} (a partition key column)`);
+  for (const [name, value] of Object.entries(tags)) tagValue(checked.tagTypes[name]!, value, `${field}.${name}`);
+  return tags;
+}
+
+/** The partition key's values in key order: tags bound as their columns' types, the bucket's value. */
+function partitionValues(checked: CheckedTable, tags: Tags, bucketValue: unknown): PartitionValues {
+  return checked.partitionKey.map((c) => (c.name === checked.mapping.bucket.column ? bucketValue : tagValue(c.type, tags[c.name] ?? '', `tags.${c.name}`)));
+}
+
+/** A tag's text as its column's CQL value. */
+function tagValue(type: string, text: string, field: string): unknown {
+  const { Long, Uuid, TimeUuid } = cassandra.types;
+  switch (type) {
+    case 'int':
+    case 'smallint':
+    case 'tinyint': {
+      const n = Number(text);
+      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new InputError(field, text, `must be an integer for a ${type} column`);
+      return n;
+    }
+    case 'bigint':
+      if (!/^-?\d+$/.test(text)) throw new InputError(field, text, 'must be an integer for a bigint column');
+      return Long.fromString(text);
+    case 'uuid':
+    case 'timeuuid':
+      try {
+        return type === 'uuid' ? Uuid.fromString(text) : TimeUuid.fromString(text);
+      } catch {
+        throw new InputError(field, text, `must be a ${type}`);
+      }
+    case 'boolean':
+      if (text !== 'true' && text !== 'false') throw new InputError(field, text, 'must be true or false for a boolean column');
+      return text === 'true';
+    default:
+      return text;
+  }
+}
+
+const INT_BITS: Readonly<Record<string, number>> = { int: 32, smallint: 16, tinyint: 8 };
+
+/** A point's value as its column's CQL value. */
+function cellValue(type: string, value: number | bigint | string, field: string): unknown {
+  switch (type) {
+    case 'bigint':
+      return cassandra.types.Long.fromString(String(value));
+    case 'int':
+    case 'smallint':
+    case 'tinyint': {
+      const bits = INT_BITS[type]!;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < -(2 ** (bits - 1)) || value >= 2 ** (bits - 1)) {
+        throw new InputError(field, typeof value === 'bigint' ? String(value) : value, `must be a ${bits}-bit integer for the ${type} column`);
+      }
+      return value;
+    }
+    case 'decimal':
+      return cassandra.types.BigDecimal.fromString(String(value));
+    default:
+      return typeof value === 'bigint' ? Number(value) : value;
+  }
+}
