@@ -166,6 +166,65 @@ describe('a table source', () => {
     expect((await write('date-text', 'room')).body.errors?.map((e) => e.message)).toEqual(['series[0].tags.room is not a tag of this table: its tags are sensor_id (got "x")']);
   });
 
+  it('reads every value type, lean and through the driver alike, a null cell being no point', async () => {
+    await client.execute(
+      `CREATE TABLE IF NOT EXISTS ${KS}.typed (id text, day text, ts timestamp, i int, b bigint, s smallint, t tinyint, f float, d double, dec decimal, txt text, PRIMARY KEY ((id, day), ts))`,
+    );
+    const t0 = END - 2 * HOUR;
+    const rows: unknown[][] = [
+      [t0, 1, '9007199254740993', 2, 3, 1.5, 0.1, '12.25', 'up'],
+      [t0 + 1000, null, '-5', null, -4, null, -2.5, null, null],
+      [t0 + 2000, -2147483648, '9223372036854775807', -32768, -128, -1.25, 1e300, '-0.5', 'down'],
+    ];
+    for (const [ts, ...values] of rows) {
+      await client.execute(`INSERT INTO ${KS}.typed (id, day, ts, i, b, s, t, f, d, dec, txt) VALUES ('x', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        new Date(ts as number).toISOString().slice(0, 10),
+        new Date(ts as number),
+        values[0],
+        values[1] === null ? null : cassandraDriver.types.Long.fromString(values[1] as string),
+        values[2],
+        values[3],
+        values[4],
+        values[5],
+        values[6] === null ? null : cassandraDriver.types.BigDecimal.fromString(values[6] as string),
+        values[7],
+      ], { prepare: true });
+    }
+    const columns = ['i', 'b', 's', 't', 'f', 'd', 'dec', 'txt'];
+    const typed = (name: string, decoder: string) =>
+      openTableSource(loadConfig({ CASSANDRA_SCAN_DECODER: decoder }), {
+        ...settings(name, KINDS[0]!),
+        mapping: { keyspace: KS, table: 'typed', time: 'ts', bucket: { column: 'day', kind: 'date-text', zone: 'UTC' }, tags: ['id'], metrics: Object.fromEntries(columns.map((c) => [`m.${c}`, c])) },
+        catalogue: { kind: 'static', series: [{ id: 'x' }] },
+      }, undefined);
+    const [lean, driver] = await Promise.all([typed('typed-lean', 'lean'), typed('typed-driver', 'driver')]);
+    const other = await startGateway(primary, {}, { layouts: [lean, driver] });
+    try {
+      const answers = await Promise.all(
+        ['typed-lean', 'typed-driver'].map(async (source) => {
+          const fields = columns.map((c) => `${c}: points(metric: "m.${c}", from: ${t0}, to: ${t0 + 2000}, source: "${source}") { points { epochMs value long text } }`).join(' ');
+          return (await other.graphql(`{ ${fields} }`)).body;
+        }),
+      );
+      expect(answers[0]).toEqual(answers[1]);
+      const points = (c: string) => (answers[0]!.data![c] as { points: unknown[] }[])[0]!.points;
+      expect(points('i')).toEqual([{ epochMs: t0, value: 1, long: 1, text: null }, { epochMs: t0 + 2000, value: -2147483648, long: -2147483648, text: null }]);
+      expect(points('b')).toEqual([
+        { epochMs: t0, value: 9007199254740992, long: '9007199254740993', text: null },
+        { epochMs: t0 + 1000, value: -5, long: -5, text: null },
+        { epochMs: t0 + 2000, value: 9223372036854775807, long: '9223372036854775807', text: null },
+      ]);
+      expect(points('t').map((p) => (p as { value: number }).value)).toEqual([3, -4, -128]);
+      expect(points('f').map((p) => (p as { value: number }).value)).toEqual([1.5, -1.25]);
+      expect(points('d').map((p) => (p as { value: number }).value)).toEqual([0.1, -2.5, 1e300]);
+      expect(points('dec').map((p) => (p as { value: number }).value)).toEqual([12.25, -0.5]);
+      expect(points('txt').map((p) => (p as { text: string }).text)).toEqual(['up', 'down']);
+    } finally {
+      await other.close();
+      await Promise.all([lean.close(), driver.close()]);
+    }
+  });
+
   it.each([
     ['a table that does not exist', { table: 'nope' }, 'table kg_user_tables.nope does not exist'],
     ['a bucket column that is not in the partition key', { time: 'reading_time', bucket: { column: 'value', kind: 'date-text', zone: 'UTC' } }, 'bucket column "value" must be in the partition key of kg_user_tables.sensor_readings (it is a regular column)'],

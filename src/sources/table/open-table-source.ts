@@ -23,7 +23,7 @@ export async function openTableSource(config: Config, settings: TableSourceSetti
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'table' });
   const cassandra = resolveOptions({ ...settings.cassandra, ...cassandraSettings(config), scanDecoder: 'driver', writeEncoder: 'driver', log: sourceLog });
   const { mapping } = settings;
-  const table = new UserTable(mapping, cassandra, settings.name);
+  const table = new UserTable(mapping, cassandra, settings.name, config.cassandraScanDecoder === 'lean');
   const checked = await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
     if (!(error instanceof MappingError)) return undefined;
     await table.close();

@@ -18,6 +18,7 @@ import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
 import { VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
+import { TimeValueRows } from './time-value-rows.js';
 import type { PartitionValues, UserTable } from './user-table.js';
 
 export const TABLE_LAYOUT = 'table';
@@ -125,33 +126,13 @@ export class TableSource implements Source {
       fetchSize: options.pageSize ?? this.options.fetchSize,
       signal: options.signal,
     });
-    for await (const { times, values } of pages) {
-      // Rows whose cell of this metric is null carry no point of it.
-      let n = 0;
-      for (const v of values) if (v !== null && v !== undefined) n++;
-      const timestamps = new Float64Array(n);
-      if (kind === 'string') {
-        const texts: string[] = [];
-        for (let i = 0; i < values.length; i++) if (values[i] != null) (timestamps[texts.length] = times[i]!), texts.push(values[i] as string);
-        if (n > 0) yield { kind, key, timestamps, values: texts };
+    for await (const page of pages) {
+      if (page instanceof TimeValueRows) {
+        if (page.times.length > 0) yield kind === 'long' ? { kind, key, timestamps: page.times, values: page.values, ...(page.exact ? { exact: page.exact } : {}) } : { kind: 'double', key, timestamps: page.times, values: page.values };
         continue;
       }
-      const numbers = new Float64Array(n);
-      let exact: BigInt64Array | undefined;
-      let j = 0;
-      for (let i = 0; i < values.length; i++) {
-        const v = values[i];
-        if (v === null || v === undefined) continue;
-        timestamps[j] = times[i]!;
-        if (v instanceof cassandra.types.Long) {
-          const big = BigInt(v.toString());
-          numbers[j] = Number(big);
-          if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER)) (exact ??= new BigInt64Array(n))[j] = big;
-        } else numbers[j] = typeof v === 'number' ? v : Number(String(v));
-        j++;
-      }
-      if (exact !== undefined) for (let i = 0; i < n; i++) if (exact[i] === 0n) exact[i] = BigInt(numbers[i]!);
-      if (n > 0) yield kind === 'long' ? { kind, key, timestamps, values: numbers, ...(exact ? { exact } : {}) } : { kind, key, timestamps, values: numbers };
+      const slice = sliceOfCells(kind, key, page.times, page.cells);
+      if (slice !== undefined) yield slice;
     }
   }
 
@@ -214,6 +195,27 @@ export class TableSource implements Source {
   private checkWritable(): void {
     if (!this.writable) throw new InputError('source', this.name, 'is read-only: a table source takes writes only with "writable": true in its settings');
   }
+}
+
+/** A page decoded through the driver's rows as a slice of the rows with a value (text and decimal columns, or a driver-decoded client). */
+function sliceOfCells(kind: 'long' | 'double' | 'string', key: RowKey, times: Float64Array, cells: readonly unknown[]): Slice | undefined {
+  const kept: number[] = [];
+  for (let i = 0; i < cells.length; i++) if (cells[i] !== null && cells[i] !== undefined) kept.push(i);
+  if (kept.length === 0) return undefined;
+  const timestamps = Float64Array.from(kept, (i) => times[i]!);
+  if (kind === 'string') return { kind, key, timestamps, values: kept.map((i) => cells[i] as string) };
+  const values = new Float64Array(kept.length);
+  let exact: BigInt64Array | undefined;
+  kept.forEach((i, j) => {
+    const v = cells[i];
+    if (v instanceof cassandra.types.Long) {
+      const big = BigInt(v.toString());
+      values[j] = Number(big);
+      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER)) exact ??= new BigInt64Array(kept.length);
+    } else values[j] = typeof v === 'number' ? v : Number(String(v));
+  });
+  if (exact !== undefined) kept.forEach((i, j) => (exact![j] = BigInt(String(cells[i]))));
+  return kind === 'long' ? { kind, key, timestamps, values, ...(exact ? { exact } : {}) } : { kind, key, timestamps, values };
 }
 
 /** How the catalogue reads a partition key of the table: the entity's tags and the bucket's start. */

@@ -9,11 +9,13 @@ import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
 import { Executor, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
 import { pageStateOf } from '../../store/cassandra/executor.js';
+import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-page-hook.js';
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
 import type { KeyPages } from '../catalogue/scan-catalogue.js';
 import { checkMapping, type CheckedTable, type SchemaColumn, type TableMapping } from './mapping.js';
+import { TimeValuePages, TimeValueRows } from './time-value-rows.js';
 
 type TableStatement = 'table.select' | 'table.keys' | 'table.insert' | 'table.delete';
 
@@ -28,11 +30,11 @@ interface Connection {
 /** The mapping does not fit the table: start-up stops on it; later, requests say it. */
 export class MappingError extends Error {}
 
-/** Rows of one partition in the read's order: times and the value column's cells (null where a row has none). */
-export interface TableRows {
-  readonly times: Float64Array;
-  readonly values: readonly unknown[];
-}
+/**
+ * Rows of one partition in the read's order: decoded lean (times and numbers of the rows with a value), or through the
+ * driver's rows (times and the value column's cells, null where a row has none).
+ */
+export type TableRows = TimeValueRows | { readonly times: Float64Array; readonly cells: readonly unknown[] };
 
 const LAST_TOKEN = 2n ** 63n - 1n;
 
@@ -41,11 +43,14 @@ export class UserTable implements KeyPages<PartitionValues> {
   private readonly link: Reconnecting<Connection>;
   private readonly q: (name: string) => string;
 
+  /** `lean`: numeric reads decoded from the frame's bytes (time-value-rows.ts), as CASSANDRA_SCAN_DECODER=lean does. */
   constructor(
     private readonly mapping: TableMapping,
     private readonly cassandraOptions: ResolvedOptions,
     private readonly source: string,
+    private readonly lean: boolean,
   ) {
+    if (lean) installLeanPageHook();
     const target = `${quote(mapping.keyspace)}.${quote(mapping.table)}`;
     this.q = (rest) => rest.replaceAll('$T', target);
     const limiter = new Limiter(cassandraOptions.concurrency);
@@ -97,16 +102,20 @@ export class UserTable implements KeyPages<PartitionValues> {
       const result = await next;
       const pageState = pageStateOf(result);
       next = pageState === undefined ? undefined : fetch(pageState);
-      const rows = result.rows;
+      const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
       if (rows.length === 0) continue;
+      if (rows instanceof TimeValueRows) {
+        yield rows;
+        continue;
+      }
       const times = new Float64Array(rows.length);
-      const values: unknown[] = new Array(rows.length);
+      const cells: unknown[] = new Array(rows.length);
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]!;
         times[i] = (row[checked.mapping.time] as Date).getTime();
-        values[i] = row[column];
+        cells[i] = row[column];
       }
-      yield { times, values };
+      yield { times, cells };
     }
   }
 
@@ -167,7 +176,8 @@ export class UserTable implements KeyPages<PartitionValues> {
   }
 
   private async connectOnce(limiter: Limiter): Promise<Connection> {
-    const client = new cassandra.Client(clientOptions(this.cassandraOptions));
+    const { keyspace: ks, table: tbl, time } = this.mapping;
+    const client = new cassandra.Client(clientOptions(this.cassandraOptions, this.lean ? { encoding: { [LEAN_PAGES_KEY]: new TimeValuePages(ks, tbl, time) } as cassandra.ClientOptions['encoding'] } : {}));
     try {
       await client.connect();
       const exec = new Executor<TableStatement>(client, limiter, this.stats, this.cassandraOptions, () => {}, this.watched());

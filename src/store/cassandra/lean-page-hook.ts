@@ -17,8 +17,18 @@ export const HOOKED_DRIVER_VERSION = '4.10.0';
  */
 export const LEAN_PAGES_KEY = 'kairographLeanPages';
 
-/** What a store's client carries under LEAN_PAGES_KEY: which keyspace's data_points pages to hand over raw. */
-export class LeanPages {
+/**
+ * What a client carries under LEAN_PAGES_KEY: which results it decodes from the frame's bytes itself, and into what.
+ * `read` gets the page's `count` rows at `buf[start]` (and the result's columns) and returns what `result.rows` becomes; it throws on a page whose
+ * rows do not fit the frame, which fails the request as the driver's own parse errors do.
+ */
+export interface LeanReader {
+  matches(meta: RowsMetadata): boolean;
+  read(buf: Buffer, start: number, count: number, meta: RowsMetadata): object;
+}
+
+/** What the KairosDB store's client carries: its keyspace's data_points pages, as ScanRows. */
+export class LeanPages implements LeanReader {
   constructor(readonly keyspace: string) {}
 
   /**
@@ -28,6 +38,10 @@ export class LeanPages {
   matches(meta: RowsMetadata): boolean {
     const columns = meta.columns;
     return columns.length === 2 && this.isColumn(meta, columns[0]!, 'column1') && this.isColumn(meta, columns[1]!, 'value');
+  }
+
+  read(buf: Buffer, start: number, count: number): ScanRows {
+    return ScanRows.framed(buf, start, count);
   }
 
   private isColumn(meta: RowsMetadata, column: ColumnSpec, name: string): boolean {
@@ -87,7 +101,7 @@ interface FrameReader {
   readonly offset: number;
 }
 
-interface ColumnSpec {
+export interface ColumnSpec {
   readonly ksname?: string;
   readonly tablename?: string;
   readonly name: string;
@@ -95,7 +109,7 @@ interface ColumnSpec {
 }
 
 /** `FrameReader.readMetadata`'s result for a ROWS result. */
-interface RowsMetadata {
+export interface RowsMetadata {
   readonly columns: readonly ColumnSpec[];
   readonly keyspace?: string;
   readonly table?: string;
@@ -130,20 +144,20 @@ let stockParseRows: ParseRows | undefined;
 
 /**
  * `Parser.prototype.parseRows` for every connection of the process. A frame that is not parsed as it streams in
- * arrives here whole (the parser buffers it), with the reader at the rows count. Pages of an opted-in client's scan
- * become one ScanRows on the result the driver completes the request with (`result.rows`, which it passes to the
+ * arrives here whole (the parser buffers it), with the reader at the rows count. Pages its client's LeanReader matches
+ * become what the reader makes of them (the KairosDB store's scans: one ScanRows), on the result the driver completes the request with (`result.rows`, which it passes to the
  * ResultSet untouched); everything else goes to the driver's own parseRows. A malformed page fails its request as
  * the driver's own parse errors do.
  */
 function leanParseRows(this: Parser, frameInfo: FrameInfo, reader: FrameReader): void {
-  const lean = this.encoder.encodingOptions[LEAN_PAGES_KEY];
-  if (!(lean instanceof LeanPages) || frameInfo.byRow === true || !lean.matches(frameInfo.meta)) {
+  const lean = this.encoder.encodingOptions[LEAN_PAGES_KEY] as Partial<LeanReader> | undefined;
+  if (typeof lean?.matches !== 'function' || typeof lean.read !== 'function' || frameInfo.byRow === true || !lean.matches(frameInfo.meta)) {
     return stockParseRows!.call(this, frameInfo, reader);
   }
-  let rows: ScanRows;
+  let rows: object;
   try {
-    if (reader.offset + 4 > reader.buf.length) throw new Error('data_points page is malformed: its rows count is past the end of the frame');
-    rows = ScanRows.framed(reader.buf, reader.offset + 4, reader.buf.readInt32BE(reader.offset));
+    if (reader.offset + 4 > reader.buf.length) throw new Error('the page is malformed: its rows count is past the end of the frame');
+    rows = lean.read(reader.buf, reader.offset + 4, reader.buf.readInt32BE(reader.offset), frameInfo.meta);
   } catch (error) {
     return this.handleParsingError(error, frameInfo, null);
   }
