@@ -2,6 +2,7 @@
  * The configured sources of one gateway: the primary source (`STORE`, named by PRIMARY_SOURCE_NAME) and those of
  * SOURCES_FILE. Requests name a source by its name; one that names none gets the primary.
  */
+import { settleAll } from '../settle-all.js';
 import { InputError } from '../errors.js';
 import type { Source } from './source.js';
 
@@ -43,8 +44,6 @@ export class Sources {
 
   /** Closes every source, even when one fails to close; rejects with the first failure. */
   async close(): Promise<void> {
-    const results = await Promise.allSettled(this.all.map((source) => source.close()));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await settleAll(this.all.map((source) => source.close()));
   }
 }

@@ -11,6 +11,7 @@
  * - ng sources take writes (as Heroic writes them: one row per point, no TTL unless the write has one, microsecond
  *   write times); legacy sources, whose schema Heroic removed in 2019, are read-only.
  */
+import { settleAll } from '../../settle-all.js';
 import { dict } from '../../dict.js';
 import { InputError } from '../../errors.js';
 import type { IndexLoaders } from '../../query/index-loaders.js';
@@ -164,11 +165,12 @@ export class HeroicSource implements Source {
       }
     }
     const writes = [...partitions.values()];
-    const settled = await Promise.allSettled(writes.map((w) => this.options.table.insert(w.partition.stored, w.columns, w.values, w.ttlSeconds)));
-    // The catalogue learns every partition that may hold points now, also when a part of the batch failed.
-    this.options.catalogue.learn(writes.map((w) => w.partition));
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    try {
+      await settleAll(writes.map((w) => this.options.table.insert(w.partition.stored, w.columns, w.values, w.ttlSeconds)));
+    } finally {
+      // The catalogue learns every partition that may hold points now, also when a part of the batch failed.
+      this.options.catalogue.learn(writes.map((w) => w.partition));
+    }
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
@@ -196,9 +198,7 @@ export class HeroicSource implements Source {
   }
 
   async close(): Promise<void> {
-    const results = await Promise.allSettled([this.options.catalogue.close(), this.options.table.close()]);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await settleAll([this.options.catalogue.close(), this.options.table.close()]);
   }
 
   private checkWritable(): void {

@@ -4,10 +4,11 @@
  * key a series has and what its columns mean is the layout's (row-key.ts, heroic-source.ts). Statements are Heroic's
  * own, prepared, with every value bound.
  */
+import { settleAll } from '../../settle-all.js';
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
-import { Executor, pageStateOf, type ExecutorStats, type StatementCounts, type WatchedSchema } from '../../store/cassandra/executor.js';
+import { Executor, pagesAhead, type ExecutorStats, type StatementCounts, type WatchedSchema } from '../../store/cassandra/executor.js';
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
@@ -105,16 +106,7 @@ export class MetricsTable {
     const query = request.limit > 0 ? (desc ? this.q.selectDescLimit : this.q.selectAscLimit) : desc ? this.q.selectDesc : this.q.selectAsc;
     const params: unknown[] = [key, from, to];
     if (request.limit > 0) params.push(request.limit);
-    const fetch = (pageState: Buffer | undefined) => {
-      const sent = exec.page('metrics.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal });
-      sent.catch(() => undefined);
-      return sent;
-    };
-    let next: ReturnType<typeof fetch> | undefined = fetch(undefined);
-    while (next !== undefined) {
-      const result = await next;
-      const pageState = pageStateOf(result);
-      next = pageState === undefined ? undefined : fetch(pageState);
+    for await (const result of pagesAhead((pageState) => exec.page('metrics.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }))) {
       const rows = result.rows;
       if (rows.length === 0) continue;
       const columns = new Int32Array(rows.length);
@@ -143,9 +135,7 @@ export class MetricsTable {
       }
       batches.push(exec.batch('metrics.insert', queries, microsecondsNow()));
     }
-    const settled = await Promise.allSettled(batches);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await settleAll(batches);
   }
 
   /** Deletes the rows with from <= column <= to, or the whole partition when `from`/`to` are undefined. */

@@ -6,6 +6,7 @@
  * keys, scanned in the background) or a list in the settings; a query may span at most `maxBuckets` buckets, and
  * buckets wholly older than the table's default TTL are not read.
  */
+import { settleAll } from '../../settle-all.js';
 import { dict } from '../../dict.js';
 import { BudgetExceededError, InputError } from '../../errors.js';
 import type { IndexLoaders } from '../../query/index-loaders.js';
@@ -156,10 +157,12 @@ export class TableSource implements Source {
       }
     });
     const all = [...writes.values()];
-    const settled = await Promise.allSettled(all.map((w) => this.options.table.insert(w.key, w.column, w.times, w.values, w.ttl)));
-    this.options.catalogue.learn(all.map((w) => ({ group: '', base: w.base, tags: w.tags, stored: JSON.stringify(Object.entries(w.tags)) })));
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    try {
+      await settleAll(all.map((w) => this.options.table.insert(w.key, w.column, w.times, w.values, w.ttl)));
+    } finally {
+      // Every partition that may hold points now, also when a part of the batch failed.
+      this.options.catalogue.learn(all.map((w) => ({ group: '', base: w.base, tags: w.tags, stored: JSON.stringify(Object.entries(w.tags)) })));
+    }
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
@@ -187,9 +190,7 @@ export class TableSource implements Source {
   }
 
   async close(): Promise<void> {
-    const results = await Promise.allSettled([this.options.catalogue.close(), this.options.table.close()]);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await settleAll([this.options.catalogue.close(), this.options.table.close()]);
   }
 
   private checkWritable(): void {

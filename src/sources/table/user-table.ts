@@ -4,11 +4,11 @@
  * columns and deletes inside one bucket. Every name in the CQL was checked against system_schema when it connected
  * (mapping.ts) and is quoted; every value is bound.
  */
+import { settleAll } from '../../settle-all.js';
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
-import { Executor, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
-import { pageStateOf } from '../../store/cassandra/executor.js';
+import { Executor, pagesAhead, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
 import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-page-hook.js';
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
@@ -92,16 +92,7 @@ export class UserTable implements KeyPages<PartitionValues> {
     const query = this.q(`SELECT ${time}, ${quote(column)} FROM $T WHERE ${where} AND ${time} >= ? AND ${time} <= ? ORDER BY ${time} ${request.order.toUpperCase()}${request.limit > 0 ? ' LIMIT ?' : ''}`);
     const params: unknown[] = [...key, new Date(fromMs), new Date(toMs)];
     if (request.limit > 0) params.push(request.limit);
-    const fetch = (pageState: Buffer | undefined) => {
-      const sent = exec.page('table.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal });
-      sent.catch(() => undefined);
-      return sent;
-    };
-    let next: ReturnType<typeof fetch> | undefined = fetch(undefined);
-    while (next !== undefined) {
-      const result = await next;
-      const pageState = pageStateOf(result);
-      next = pageState === undefined ? undefined : fetch(pageState);
+    for await (const result of pagesAhead((pageState) => exec.page('table.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }))) {
       const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
       if (rows.length === 0) continue;
       if (rows instanceof TimeValueRows) {
@@ -134,9 +125,7 @@ export class UserTable implements KeyPages<PartitionValues> {
       }
       batches.push(exec.batch('table.insert', queries, Date.now() * 1000));
     }
-    const settled = await Promise.allSettled(batches);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await settleAll(batches);
   }
 
   /**

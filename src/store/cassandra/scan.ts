@@ -7,7 +7,7 @@ import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
-import { pageStateOf, type Executor } from './executor.js';
+import { pageStateOf, pagesAhead, type Executor } from './executor.js';
 import { ScanRows } from './scan-rows.js';
 import type { Statements } from './statements.js';
 
@@ -32,19 +32,10 @@ export async function* scanPartition(
   if (limit > 0) params.push(limit);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const request = { fetchSize: options.pageSize ?? fetchSize, signal: options.signal };
-  const fetch = (pageState: Buffer | undefined) => {
-    const sent = exec.page('data_points.select', query, params, { ...request, pageState });
-    // A page asked for ahead fails when the scan reaches it; a scan ended before that must not leave it unhandled.
-    sent.catch(() => undefined);
-    return sent;
-  };
   let builder: SliceBuilder | undefined;
-  let next: ReturnType<typeof fetch> | undefined = fetch(undefined);
-  while (next !== undefined) {
-    const result = await next;
+  // The next page is on its way while this one is decoded and consumed, so Cassandra and Node work at once.
+  for await (const result of pagesAhead((pageState) => exec.page('data_points.select', query, params, { ...request, pageState }))) {
     const pageState = pageStateOf(result);
-    // The next page is on its way while this one is decoded and consumed, so Cassandra and Node work at once.
-    next = pageState === undefined ? undefined : fetch(pageState);
     const rows = result.rows as unknown as ScanRows | cassandra.types.Row[];
     if (rows.length === 0) continue;
     // The builder allocates whole slices up front: a partition that fits in one page needs them no longer than it.
