@@ -24,25 +24,31 @@ export async function openTableSource(config: Config, settings: TableSourceSetti
   const cassandra = resolveOptions({ ...settings.cassandra, ...cassandraSettings(config), scanDecoder: 'driver', writeEncoder: 'driver', log: sourceLog });
   const { mapping } = settings;
   const table = new UserTable(mapping, cassandra, settings.name, config.cassandraScanDecoder === 'lean');
-  const checked = await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
+  await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
     if (!(error instanceof MappingError)) return undefined;
     await table.close();
     throw new ConfigError(`SOURCES_FILE ${error.message}`);
   });
-  // The bucket column's type decides how a bucket is bound; until the table was reached, the kind's first type.
-  const buckets = new Buckets(mapping.bucket, checked?.bucketType ?? BUCKET_COLUMN_TYPES[mapping.bucket.kind][0]!);
-  const partitionKey = checked?.partitionKey.map((c) => c.name);
+  // The bucket column's type decides how a bucket is bound: known once the table was reached, which may be after start.
+  const byType = new Map<string, Buckets>();
+  const buckets = (of: { readonly bucketType: string }): Buckets => {
+    let made = byType.get(of.bucketType);
+    if (made === undefined) byType.set(of.bucketType, (made = new Buckets(mapping.bucket, of.bucketType)));
+    return made;
+  };
+  const listedBuckets = () => buckets(table.current ?? { bucketType: BUCKET_COLUMN_TYPES[mapping.bucket.kind][0]! });
   const catalogue: Catalogue<string> =
     settings.catalogue.kind === 'static'
       ? new StaticCatalogue(
           settings.catalogue.series.map((tags) => ({ group: '', tags })),
-          (fromBase, toBase) => buckets.between(fromBase, toBase, settings.maxBuckets).map((b) => b.startMs),
+          (fromBase, toBase) => listedBuckets().between(fromBase, toBase, settings.maxBuckets).map((b) => b.startMs),
           (_, tags) => JSON.stringify(Object.entries(tags)),
         )
       : new ScanCatalogue({
           path: settings.catalogue.path,
           pages: table,
-          decode: (key) => tableKeyDecoder(mapping, buckets, partitionKey ?? [...mapping.tags, mapping.bucket.column])(key),
+          // Keys are read only over a live connection, so its checked table is there.
+          decode: (key) => tableKeyDecoder(mapping, buckets(table.current!))(key),
           identity: (stored) => stored,
           pageSize: CATALOGUE_PAGE_KEYS,
           refreshIntervalMs: settings.catalogue.refreshIntervalMs,

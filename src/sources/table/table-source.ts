@@ -20,7 +20,7 @@ import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Sourc
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
 import { VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
 import { TimeValueRows } from './time-value-rows.js';
-import type { PartitionValues, UserTable } from './user-table.js';
+import type { KeyColumns, PartitionValues, UserTable } from './user-table.js';
 
 export const TABLE_LAYOUT = 'table';
 
@@ -33,7 +33,8 @@ export interface TableSourceOptions {
   readonly name: string;
   readonly mapping: TableMapping;
   readonly table: UserTable;
-  readonly buckets: Buckets;
+  /** The buckets of the table's bucket column as its type binds them (known once the table was reached). */
+  readonly buckets: (checked: CheckedTable) => Buckets;
   /** Partitions by bucket start (one group, ''), stored as their tags' JSON. */
   readonly catalogue: Catalogue<string>;
   readonly writable: boolean;
@@ -72,11 +73,12 @@ export class TableSource implements Source {
   }
 
   async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
-    const { buckets, maxBuckets } = this.options;
-    const widthMs = buckets.maxWidthMs;
+    const { maxBuckets } = this.options;
     const column = this.options.mapping.metrics[metric];
-    if (column === undefined || range.startMs > range.endMs) return { periods: 0, partitions: [], widthMs, warnings: [] };
+    if (column === undefined || range.startMs > range.endMs) return { periods: 0, partitions: [], widthMs: 0, warnings: [] };
     const checked = await this.options.table.checked();
+    const buckets = this.options.buckets(checked);
+    const widthMs = buckets.maxWidthMs;
     // Buckets are calendar or epoch based, over the years 0000 to 9999; no row is outside them.
     const startMs = Math.max(range.startMs, MIN_TIMESTAMP_MS);
     const endMs = Math.min(range.endMs, MAX_TIMESTAMP_MS);
@@ -116,7 +118,7 @@ export class TableSource implements Source {
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
     if (metric === undefined) return;
-    const bucket = this.options.buckets.of(key.rowTime);
+    const bucket = this.options.buckets(checked).of(key.rowTime);
     const from = Math.max(startMs, bucket.startMs);
     const to = Math.min(endMs, bucket.endMs - 1);
     if (from > to) return;
@@ -148,7 +150,7 @@ export class TableSource implements Source {
       const kind = VALUE_TYPES[metric.type]!;
       if ((kind === 'string') !== (series.type === 'string')) throw new InputError(`series[${s}].type`, series.type, `must fit column ${metric.column} of type ${metric.type}`);
       for (let i = 0; i < series.timestamps.length; i++) {
-        const bucket = this.options.buckets.of(series.timestamps[i]!);
+        const bucket = this.options.buckets(checked).of(series.timestamps[i]!);
         const id = `${series.metric}\u0000${bucket.startMs}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
         let write = writes.get(id);
         if (write === undefined) writes.set(id, (write = { key: partitionValues(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
@@ -170,7 +172,7 @@ export class TableSource implements Source {
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
     if (metric === undefined) return 'range';
-    const bucket = this.options.buckets.of(key.rowTime);
+    const bucket = this.options.buckets(checked).of(key.rowTime);
     const from = Math.max(startMs, bucket.startMs);
     const to = Math.min(endMs, bucket.endMs - 1);
     // With one metric a row is that metric's point: rows go; with several, only this metric's cells.
@@ -220,21 +222,17 @@ function sliceOfCells(kind: 'long' | 'double' | 'string', key: RowKey, times: Fl
 }
 
 /** How the catalogue reads a partition key of the table: the entity's tags and the bucket's start. */
-export function tableKeyDecoder(mapping: TableMapping, buckets: Buckets, partitionKey: readonly string[]): (key: PartitionValues) => DecodedPartition<string> {
-  return (values) => {
+export function tableKeyDecoder(mapping: TableMapping, buckets: Buckets): (key: KeyColumns) => DecodedPartition<string> {
+  return (columns) => {
+    const bucket = buckets.fromColumn(columns[mapping.bucket.column]);
+    if ('error' in bucket) return { skip: 'undecodable', why: bucket.error };
     const tags = dict<string>();
-    let base: number | undefined;
-    for (let i = 0; i < partitionKey.length; i++) {
-      const name = partitionKey[i]!;
-      const value = values[i];
-      if (name === mapping.bucket.column) {
-        const bucket = buckets.fromColumn(value);
-        if ('error' in bucket) return { skip: 'undecodable', why: bucket.error };
-        base = bucket.startMs;
-      } else if (value === null || value === undefined) return { skip: 'undecodable', why: `partition key column ${name} is null` };
-      else tags[name] = String(value);
+    for (const name of mapping.tags) {
+      const value = columns[name];
+      if (value === null || value === undefined) return { skip: 'undecodable', why: `partition key column ${name} is null` };
+      tags[name] = String(value);
     }
-    return { group: '', base: base!, tags, stored: JSON.stringify(Object.entries(tags)) };
+    return { group: '', base: bucket.startMs, tags, stored: JSON.stringify(Object.entries(tags)) };
   };
 }
 

@@ -22,6 +22,9 @@ type TableStatement = 'table.select' | 'table.keys' | 'table.insert' | 'table.de
 /** A partition's key values in partition key order, bound as the columns' types. */
 export type PartitionValues = readonly unknown[];
 
+/** A partition key as the catalogue's scan reads it: each column's value by its name. */
+export type KeyColumns = Readonly<Record<string, unknown>>;
+
 interface Connection {
   readonly exec: Executor<TableStatement>;
   readonly checked: CheckedTable;
@@ -38,7 +41,7 @@ export type TableRows = TimeValueRows | { readonly times: Float64Array; readonly
 
 const LAST_TOKEN = 2n ** 63n - 1n;
 
-export class UserTable implements KeyPages<PartitionValues> {
+export class UserTable implements KeyPages<KeyColumns> {
   private readonly stats: ExecutorStats<TableStatement> = { counts: {}, inFlight: 0 };
   private readonly link: Reconnecting<Connection>;
   private readonly q: (name: string) => string;
@@ -68,17 +71,22 @@ export class UserTable implements KeyPages<PartitionValues> {
     );
   }
 
+  /** The checked table of the live connection, if there is one now (the catalogue's scan reads only while connected). */
+  get current(): CheckedTable | undefined {
+    return this.link.value?.checked;
+  }
+
   /** The checked table, once connected; rejects with a MappingError when the mapping does not fit the table. */
   async checked(): Promise<CheckedTable> {
     return (await this.connection()).checked;
   }
 
-  async keys(after: bigint, limit: number): Promise<{ keys: { token: bigint; key: PartitionValues }[]; done: boolean }> {
+  async keys(after: bigint, limit: number): Promise<{ keys: { token: bigint; key: KeyColumns }[]; done: boolean }> {
     const { exec, checked } = await this.connection();
     const names = checked.partitionKey.map((c) => quote(c.name)).join(', ');
     const query = this.q(`SELECT DISTINCT ${names}, token(${names}) AS key_token FROM $T WHERE token(${names}) > ? LIMIT ?`);
     const result = await exec.page('table.keys', query, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    const keys = result.rows.map((row) => ({ key: checked.partitionKey.map((c) => row[c.name]), token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
+    const keys = result.rows.map((row) => ({ key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
     const last = keys.at(-1);
     return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
   }
