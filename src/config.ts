@@ -81,6 +81,11 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** What a process prints before it exits 2 on a configuration it cannot run with; undefined for any other failure. */
+export function invalidConfiguration(error: unknown): string | undefined {
+  return error instanceof ConfigError ? `kairograph: invalid configuration: ${error.message}\n` : undefined;
+}
+
 interface Setting<K extends keyof Config> {
   readonly env: string;
   readonly key: K;

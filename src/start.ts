@@ -2,7 +2,7 @@
  * Starting the gateway: configuration (and SOURCES_FILE) → primary store → (demo data) → sources → HTTP server;
  * a graceful shutdown on SIGINT/SIGTERM.
  */
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { invalidConfiguration, loadConfig, type Config } from './config.js';
 import { seedDemoData } from './demo/seed.js';
 import { createLogger } from './log.js';
 import { createGateway, listen } from './server/create-gateway.js';
@@ -17,10 +17,7 @@ export async function main(): Promise<void> {
     config = loadConfig();
     sourceSettings = loadSourcesFile(config);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
-      process.exit(2);
-    }
+    exitIfInvalid(error);
     throw error;
   }
   const log = createLogger(config.logLevel);
@@ -36,11 +33,8 @@ export async function main(): Promise<void> {
     sources = await openSources(config, store, sourceSettings, log);
   } catch (error) {
     // A source's settings that do not fit what it reads (a table's mapping against its schema).
-    if (error instanceof ConfigError) {
-      process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
-      await store.close();
-      process.exit(2);
-    }
+    if (invalidConfiguration(error) !== undefined) await store.close();
+    exitIfInvalid(error);
     throw error;
   }
   const gateway = createGateway({ sources, config, log });
@@ -61,3 +55,10 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** Exits 2, saying why, when `error` is a configuration the gateway cannot run with. */
+function exitIfInvalid(error: unknown): void {
+  const message = invalidConfiguration(error);
+  if (message === undefined) return;
+  process.stderr.write(message);
+  process.exit(2);
+}

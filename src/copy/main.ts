@@ -4,7 +4,7 @@
  * copy failed, 2 for bad arguments or configuration.
  */
 import { SingleBar } from 'cli-progress';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { invalidConfiguration, loadConfig, type Config } from '../config.js';
 import { createLogger } from '../log.js';
 import { configuredSourceNames, openSource } from '../sources/open-sources.js';
 import { loadSourcesFile, type SourceSettings } from '../sources/sources-file.js';
@@ -33,11 +33,10 @@ async function main(argv: readonly string[]): Promise<number> {
     config = loadConfig();
     settings = loadSourcesFile(config);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`kairograph: invalid configuration: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
+    const message = invalidConfiguration(error);
+    if (message === undefined) throw error;
+    process.stderr.write(message);
+    return 2;
   }
   const names = configuredSourceNames(config, settings);
   for (const [option, name] of [['--from', args.from], ['--to', args.to]] as const) {

@@ -164,6 +164,7 @@ describe('loadSourcesFile', () => {
     ['a series without a key', { ...heroic, series: [{ tags: {} }] }, 'series[0].key must be a non-empty string (got nothing)'],
     ['a tag that is not a string', { ...heroic, series: [{ key: 'm', tags: { host: 1 } }] }, 'series[0].tags.host must be a string (got 1)'],
     ['a misspelt series field', { ...heroic, series: [{ key: 'm', tag: {} }] }, 'series[0].tag is not a field of a series (its fields: key, tags, resource)'],
+    ['a tag named as a resource entry', { ...heroic, series: [{ key: 'm', tags: { 'resource:pod': 'p' } }] }, 'series[0].tags.resource:pod must not start with "resource:": list it under resource'],
     ['a resource in a legacy series', { ...heroic, schema: 'legacy', series: [{ key: 'm', resource: { r: 'x' } }] }, "series[0].resource must be empty: Heroic's legacy keys hold no resource"],
     ['a bad keyspace', { ...heroic, keyspace: 'Heroic' }, 'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")'],
   ])('refuses a heroic source with %s, naming the field', (_, source, message) => {

@@ -9,7 +9,7 @@ import { ConfigError, type Config } from '../config.js';
 import { contactPointProblem, keyspaceProblem } from '../store/cassandra/options.js';
 import type { StoreSettings } from '../store/open-store.js';
 import { dict } from '../dict.js';
-import { HEROIC_LAYOUT } from './heroic/heroic-source.js';
+import { HEROIC_LAYOUT, RESOURCE_PREFIX } from './heroic/heroic-source.js';
 import type { HeroicSchema, HeroicSeries } from './heroic/row-key.js';
 import { KAIROSDB_LAYOUT } from './kairosdb/kairosdb-source.js';
 import { BUCKET_COLUMN_TYPES, BUCKET_KINDS, Buckets, type BucketKind } from './table/buckets.js';
@@ -241,7 +241,10 @@ function readSeries(value: unknown, at: string, schema: HeroicSchema, fail: Fail
   };
   const resource = map('resource');
   if (schema === 'legacy' && Object.keys(resource).length > 0) fail(`${at}.resource`, "must be empty: Heroic's legacy keys hold no resource");
-  return { key: key as string, tags: map('tags'), resource };
+  const tags = map('tags');
+  // Resource entries show as `resource:` tags: a tag of that name could not be told from one.
+  for (const name of Object.keys(tags)) if (name.startsWith(RESOURCE_PREFIX)) fail(`${at}.tags.${name}`, `must not start with "${RESOURCE_PREFIX}": list it under resource`);
+  return { key: key as string, tags, resource };
 }
 
 /**

@@ -57,6 +57,19 @@ export interface Catalogue<S> {
 /** The lowest token of Murmur3Partitioner, which no key has (its tokens run from −2^63 + 1): a scan starts after it. */
 export const FIRST_TOKEN = -(2n ** 63n);
 
+/** The highest token of Murmur3Partitioner: a page that ends on it ends the ring. */
+const LAST_TOKEN = 2n ** 63n - 1n;
+
+/**
+ * A page of `SELECT DISTINCT <key>, token(<key>) ... WHERE token(<key>) > ? LIMIT limit`, and whether it ended the
+ * ring. Two keys with the same token would hide one another from a scan that resumes after a token; with 64-bit
+ * Murmur3 tokens that is left to chance, as Heroic's own `keys` task leaves it.
+ */
+export function pageOfKeys<K>(keys: { readonly token: bigint; readonly key: K }[], limit: number): { keys: { readonly token: bigint; readonly key: K }[]; done: boolean } {
+  const last = keys.at(-1);
+  return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
+}
+
 /** The longest group name the file's keys hold (LMDB's 1,978-byte keys, less the base and digest). */
 export const CATALOGUE_MAX_GROUP_BYTES = 1800;
 

@@ -11,12 +11,12 @@
  * - ng sources take writes (as Heroic writes them: one row per point, no TTL unless the write has one, microsecond
  *   write times); legacy sources, whose schema Heroic removed in 2019, are read-only.
  */
-import { settleAll } from '../../settle-all.js';
 import { dict } from '../../dict.js';
 import { InputError } from '../../errors.js';
 import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { settleAll } from '../../settle-all.js';
 import { yieldIfDue } from '../../time-slice.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
@@ -150,10 +150,11 @@ export class HeroicSource implements Source {
     const partitions = new Map<string, { partition: CataloguedPartition<Buffer>; columns: number[]; values: number[]; ttlSeconds: number }>();
     for (const series of batch.series) {
       const heroic = seriesOf({ metric: series.metric, tags: series.tags });
+      const seriesId = `${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}\u0000${series.ttlSeconds}`;
       for (let i = 0; i < series.timestamps.length; i++) {
         const ts = series.timestamps[i]!;
         const base = baseOf(this.schema, ts);
-        const id = `${base}\u0000${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}\u0000${series.ttlSeconds}`;
+        const id = `${base}\u0000${seriesId}`;
         let write = partitions.get(id);
         if (write === undefined) {
           const partition = { group: series.metric, base, tags: series.tags, stored: encodeKey(this.schema, heroic, base) };
@@ -236,9 +237,9 @@ function tagsOf(series: HeroicSeries): Tags | undefined {
   return tags;
 }
 
-/** The seam's tags of a Heroic series listed in settings (whose names cannot collide: checked when read). */
+/** The seam's tags of a Heroic series listed in settings, whose tag names hold no RESOURCE_PREFIX (sources-file.ts). */
 export function listedTags(series: HeroicSeries): Tags {
-  return tagsOf(series) ?? series.tags;
+  return tagsOf(series)!;
 }
 
 /** The Heroic series of a metric and tags: `resource:` tags are its resource entries. */

@@ -4,7 +4,6 @@
  * key a series has and what its columns mean is the layout's (row-key.ts, heroic-source.ts). Statements are Heroic's
  * own, prepared, with every value bound.
  */
-import { settleAll } from '../../settle-all.js';
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
@@ -12,6 +11,7 @@ import { Executor, pagesAhead, type ExecutorStats, type StatementCounts, type Wa
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
+import { pageOfKeys } from '../catalogue/scan-catalogue.js';
 
 export type MetricsStatement =
   | 'metrics.select'
@@ -47,11 +47,6 @@ export interface ReadRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** The highest token of Murmur3Partitioner: a page that ends on it ends the ring. */
-const LAST_TOKEN = 2n ** 63n - 1n;
-
-/** A batch of one partition is one mutation (the KairosDB store's bound, for the same reason). */
-const ROWS_PER_BATCH = 1000;
 const DDL_TIMEOUT_MS = 60_000;
 
 export class MetricsTable {
@@ -85,16 +80,13 @@ export class MetricsTable {
   }
 
   /**
-   * Up to `limit` distinct partition keys with tokens after `after`, in token order (Heroic's `keys` task): `done`
-   * once the ring's end was reached. Two keys with the same token would hide one another; with 64-bit Murmur3 tokens
-   * that is left to chance, as Heroic leaves it.
+   * Up to `limit` distinct partition keys with tokens after `after`, in token order (Heroic's `keys` task), and
+   * whether the ring's end was reached (pageOfKeys).
    */
   async keys(after: bigint, limit: number): Promise<{ keys: TableKey[]; done: boolean }> {
     const exec = await this.link.get();
     const result = await exec.page('metrics.keys', this.q.keys, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    const keys = result.rows.map((row) => ({ key: row['metric_key'] as Buffer, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
-    const last = keys.at(-1);
-    return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
+    return pageOfKeys(result.rows.map((row) => ({ key: row['metric_key'] as Buffer, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) })), limit);
   }
 
   /** Rows of one partition with from <= column <= to, paged, the next page on its way while one is consumed. */
@@ -127,15 +119,8 @@ export class MetricsTable {
   async insert(key: Buffer, columns: readonly number[], values: readonly number[], ttlSeconds: number): Promise<void> {
     const exec = await this.link.get();
     const query = ttlSeconds > 0 ? this.q.insertTtl : this.q.insert;
-    const batches: Promise<void>[] = [];
-    for (let start = 0; start < columns.length; start += ROWS_PER_BATCH) {
-      const queries = [];
-      for (let i = start; i < Math.min(columns.length, start + ROWS_PER_BATCH); i++) {
-        queries.push({ query, params: ttlSeconds > 0 ? [key, columns[i], values[i], ttlSeconds] : [key, columns[i], values[i]] });
-      }
-      batches.push(exec.batch('metrics.insert', queries, microsecondsNow()));
-    }
-    await settleAll(batches);
+    const queries = columns.map((column, i) => ({ query, params: ttlSeconds > 0 ? [key, column, values[i], ttlSeconds] : [key, column, values[i]] }));
+    await exec.partitionBatches('metrics.insert', queries, microsecondsNow());
   }
 
   /** Deletes the rows with from <= column <= to, or the whole partition when `from`/`to` are undefined. */

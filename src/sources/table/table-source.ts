@@ -6,14 +6,14 @@
  * keys, scanned in the background) or a list in the settings; a query may span at most `maxBuckets` buckets, and
  * buckets wholly older than the table's default TTL are not read.
  */
-import { settleAll } from '../../settle-all.js';
+import cassandra from 'cassandra-driver';
 import { dict } from '../../dict.js';
 import { BudgetExceededError, InputError } from '../../errors.js';
 import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
+import { settleAll } from '../../settle-all.js';
 import { yieldIfDue } from '../../time-slice.js';
-import cassandra from 'cassandra-driver';
 import type { Catalogue, DecodedPartition } from '../catalogue/scan-catalogue.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
@@ -149,9 +149,11 @@ export class TableSource implements Source {
       const tags = seriesTags(checked, series.tags, `series[${s}].tags`);
       const kind = VALUE_TYPES[metric.type]!;
       if ((kind === 'string') !== (series.type === 'string')) throw new InputError(`series[${s}].type`, series.type, `must fit column ${metric.column} of type ${metric.type}`);
+      const buckets = this.options.buckets(checked);
+      const seriesId = `${series.metric}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
       for (let i = 0; i < series.timestamps.length; i++) {
-        const bucket = this.options.buckets(checked).of(series.timestamps[i]!);
-        const id = `${series.metric}\u0000${bucket.startMs}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
+        const bucket = buckets.of(series.timestamps[i]!);
+        const id = `${bucket.startMs}\u0000${seriesId}`;
         let write = writes.get(id);
         if (write === undefined) writes.set(id, (write = { key: partitionValues(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
         write.times.push(series.timestamps[i]!);

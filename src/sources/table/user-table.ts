@@ -4,7 +4,6 @@
  * columns and deletes inside one bucket. Every name in the CQL was checked against system_schema when it connected
  * (mapping.ts) and is quoted; every value is bound.
  */
-import { settleAll } from '../../settle-all.js';
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
@@ -13,7 +12,7 @@ import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
-import type { KeyPages } from '../catalogue/scan-catalogue.js';
+import { pageOfKeys, type KeyPages } from '../catalogue/scan-catalogue.js';
 import { checkMapping, type CheckedTable, type SchemaColumn, type TableMapping } from './mapping.js';
 import { TimeValuePages, TimeValueRows } from './time-value-rows.js';
 
@@ -39,7 +38,6 @@ export class MappingError extends Error {}
  */
 export type TableRows = TimeValueRows | { readonly times: Float64Array; readonly cells: readonly unknown[] };
 
-const LAST_TOKEN = 2n ** 63n - 1n;
 
 export class UserTable implements KeyPages<KeyColumns> {
   private readonly stats: ExecutorStats<TableStatement> = { counts: {}, inFlight: 0 };
@@ -86,9 +84,10 @@ export class UserTable implements KeyPages<KeyColumns> {
     const names = checked.partitionKey.map((c) => quote(c.name)).join(', ');
     const query = this.q(`SELECT DISTINCT ${names}, token(${names}) AS key_token FROM $T WHERE token(${names}) > ? LIMIT ?`);
     const result = await exec.page('table.keys', query, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    const keys = result.rows.map((row) => ({ key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) }));
-    const last = keys.at(-1);
-    return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
+    return pageOfKeys(
+      result.rows.map((row) => ({ key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) })),
+      limit,
+    );
   }
 
   /** Rows of one partition with from <= time <= to whose `column` is set, paged, the next page on its way. */
@@ -123,17 +122,9 @@ export class UserTable implements KeyPages<KeyColumns> {
     const { exec, checked } = await this.connection();
     const names = [...checked.partitionKey.map((c) => quote(c.name)), quote(checked.mapping.time), quote(column)];
     const query = this.q(`INSERT INTO $T (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})${ttlSeconds > 0 ? ' USING TTL ?' : ''}`);
-    const batches: Promise<void>[] = [];
-    for (let start = 0; start < times.length; start += ROWS_PER_BATCH) {
-      const queries = [];
-      for (let i = start; i < Math.min(times.length, start + ROWS_PER_BATCH); i++) {
-        const params = [...key, new Date(times[i]!), values[i]];
-        if (ttlSeconds > 0) params.push(ttlSeconds);
-        queries.push({ query, params });
-      }
-      batches.push(exec.batch('table.insert', queries, Date.now() * 1000));
-    }
-    await settleAll(batches);
+    const queries = times.map((t, i) => ({ query, params: ttlSeconds > 0 ? [...key, new Date(t), values[i], ttlSeconds] : [...key, new Date(t), values[i]] }));
+    // The driver's unit (microseconds): what a user's own writer most likely used.
+    await exec.partitionBatches('table.insert', queries, Date.now() * 1000);
   }
 
   /**
@@ -207,9 +198,6 @@ export class UserTable implements KeyPages<KeyColumns> {
     return { tables: [table], lostError: (reason, _last, cause) => new StoreUnavailableError('cassandra', new Error(`${reason}: the table of source ${JSON.stringify(this.source)} (${keyspace}.${table}) is gone`, { cause })) };
   }
 }
-
-/** A batch of one partition is one mutation (the KairosDB store's bound, for the same reason). */
-const ROWS_PER_BATCH = 1000;
 
 /** A checked name (mapping.ts CQL_NAME) as a quoted CQL identifier, so its case is kept. */
 function quote(name: string): string {

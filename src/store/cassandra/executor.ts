@@ -3,6 +3,7 @@
 // mean KairosDB's keyspace or a table is gone are reported to the store, which re-creates them.
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
+import { settleAll } from '../../settle-all.js';
 import type { PointCells } from './lean-batch-hook.js';
 import type { Limiter } from './limiter.js';
 import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
@@ -23,6 +24,9 @@ export interface PageRequest {
   readonly pageState?: Buffer | undefined;
   readonly signal?: AbortSignal | undefined;
 }
+
+/** A batch of one partition is one mutation and must stay under Cassandra's max_mutation_size (half a commit log segment). */
+export const MAX_STATEMENTS_PER_BATCH = 1000;
 
 /** Told when a request failed because KairosDB's keyspace or one of its tables is gone; `reason` names what. */
 export type SchemaLossListener = (reason: string) => void;
@@ -102,10 +106,21 @@ export class Executor<Name extends string = StatementName> {
 
   /**
    * An UNLOGGED batch: KairosDB groups its inserts this way; one partition per batch is one mutation, applied whole.
-   * Its millisecond write time is the batch's default timestamp, which every statement without its own takes.
+   * Its write time (in the schema's unit: KairosDB's milliseconds) is the batch's default timestamp, which every
+   * statement without its own takes.
    */
   async batch(name: Name, queries: BatchQuery[], timestampMs: number): Promise<void> {
     await this.send(name, () => this.client.batch(queries, this.batchOptions(timestampMs)));
+  }
+
+  /**
+   * Statements of one partition in UNLOGGED batches of at most MAX_STATEMENTS_PER_BATCH, sent together: resolves once
+   * Cassandra acknowledged all of them, rejects after all settled when one failed.
+   */
+  async partitionBatches(name: Name, queries: readonly BatchQuery[], writeTime: number): Promise<void> {
+    const batches: Promise<void>[] = [];
+    for (let start = 0; start < queries.length; start += MAX_STATEMENTS_PER_BATCH) batches.push(this.batch(name, queries.slice(start, start + MAX_STATEMENTS_PER_BATCH), writeTime));
+    await settleAll(batches);
   }
 
   /**

@@ -7,14 +7,12 @@ import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../par
 import type { RowSpec, WriteBatch } from '../store.js';
 import { NO_TAG_INDEX, tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
-import type { BatchQuery, Executor } from './executor.js';
+import { MAX_STATEMENTS_PER_BATCH, type BatchQuery, type Executor } from './executor.js';
 import { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type StatementName, type Statements } from './statements.js';
 
-/** A batch of one partition is one mutation and must stay under Cassandra's max_mutation_size (half a commit log segment). */
-const MAX_STATEMENTS_PER_BATCH = 1000;
 const MAX_BYTES_PER_BATCH = 256 * 1024;
 
 /** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
