@@ -9,7 +9,7 @@ import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from 
 import { IndexLoaders } from '../src/query/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Slice, type Store } from '../src/store/store.js';
+import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Slice, type Store } from '../src/store/store.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
 import { median, parseArgs } from './measure.js';
@@ -29,6 +29,14 @@ class MemoryStore implements Store {
   readonly concurrentReads = 8;
   readonly pages = new Map<RowKey, Slice[]>();
   readonly keys: RowKey[] = [];
+  /** An empty service_index, read-only as the rest. */
+  readonly serviceIndex: ServiceIndex = {
+    serviceKeys: async () => [],
+    keys: async () => [],
+    value: async () => undefined,
+    set: async () => Promise.reject(new Error('the benchmark store is read-only')),
+    delete: async () => Promise.reject(new Error('the benchmark store is read-only')),
+  };
 
   constructor(shape: DatasetShape) {
     for (let s = 0; s < shape.series; s++) {

@@ -211,5 +211,51 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
     it('answers ping', async () => {
       await expect((await fresh()).ping()).resolves.toBeUndefined();
     });
+
+    describe('service_index', () => {
+      // Cassandra's text order (UTF-8 bytes): U+FF71 before U+1F600, which JavaScript's UTF-16 `<` puts the other way.
+      const KEYS = ['b', 'a', 'ab', 'a\u{10FFFF}', '\u{1F600}', '\uFF71', 'a b', 'ac'];
+
+      it('lists keys and service keys in text order, by prefix, and reads values back exactly', async () => {
+        const index = (await fresh()).serviceIndex;
+        const before = Date.now();
+        for (const key of KEYS) await index.set('svc', 'sk 1', key, `value of ${key}`);
+        await index.set('svc', 'sk 2', 'k', '');
+        await index.set('svc', '\u{1F600}', 'k', 'emoji');
+        await index.set('other', 'sk 3', 'k', 'other service');
+        expect(await index.keys('svc', 'sk 1')).toEqual(['a', 'a b', 'ab', 'ac', 'a\u{10FFFF}', 'b', '\uFF71', '\u{1F600}']);
+        expect(await index.keys('svc', 'sk 1', 'a')).toEqual(['a', 'a b', 'ab', 'ac', 'a\u{10FFFF}']);
+        expect(await index.keys('svc', 'sk 1', 'a\u{10FFFF}')).toEqual(['a\u{10FFFF}']);
+        expect(await index.keys('svc', 'sk 1', 'z')).toEqual([]);
+        expect(await index.keys('svc', 'nothing')).toEqual([]);
+        expect(await index.serviceKeys('svc')).toEqual(['sk 1', 'sk 2', '\u{1F600}']);
+        expect(await index.serviceKeys('other')).toEqual(['sk 3']);
+        expect(await index.serviceKeys('none')).toEqual([]);
+        const value = await index.value('svc', 'sk 1', '\u{1F600}');
+        expect(value?.value).toBe('value of \u{1F600}');
+        expect(value!.writtenMs).toBeGreaterThanOrEqual(before - 1000);
+        expect(value!.writtenMs).toBeLessThanOrEqual(Date.now() + 1000);
+        expect((await index.value('svc', 'sk 2', 'k'))?.value).toBe('');
+        expect(await index.value('svc', 'sk 1', 'missing')).toBeUndefined();
+      });
+
+      it('overwrites a value and deletes keys; a service key whose keys are all gone is not listed', async () => {
+        const index = (await fresh()).serviceIndex;
+        await index.set('svc', 'a', 'k1', 'first');
+        await index.set('svc', 'a', 'k1', 'second');
+        await index.set('svc', 'a', 'k2', 'kept');
+        await index.set('svc', 'b', 'k', 'only');
+        expect((await index.value('svc', 'a', 'k1'))?.value).toBe('second');
+        await index.delete('svc', 'a', 'k1');
+        await index.delete('svc', 'a', 'never there');
+        await index.delete('svc', 'b', 'k');
+        expect(await index.value('svc', 'a', 'k1')).toBeUndefined();
+        expect(await index.keys('svc', 'a')).toEqual(['k2']);
+        expect(await index.keys('svc', 'b')).toEqual([]);
+        expect(await index.serviceKeys('svc')).toEqual(['a']);
+        await index.set('svc', 'b', 'k', 'again');
+        expect(await index.serviceKeys('svc')).toEqual(['a', 'b']);
+      });
+    });
   });
 }

@@ -189,8 +189,34 @@ export interface Store {
   /** Removes a metric's name from `string_index` (used after all its data was deleted). */
   deleteMetricName(metric: string): Promise<void>;
 
+  /** KairosDB's `service_index`: the metadata API's values, and KairosDB's own services (named `_...`). */
+  readonly serviceIndex: ServiceIndex;
+
   /** Resolves when the store answers a trivial read; rejects with a StoreUnavailableError otherwise. */
   ping(): Promise<void>;
 
   close(): Promise<void>;
+}
+
+/**
+ * KairosDB's `service_index` table: text values under (service, service key, key), partitioned by (service, service
+ * key) and sorted by key. The metadata API reads and writes it, and KairosDB keeps its roll-up tasks there.
+ */
+export interface ServiceIndex {
+  /** The service keys of `service` that hold at least one key, sorted. */
+  serviceKeys(service: string): Promise<string[]>;
+  /** The keys of one service key, sorted, those starting with `prefix` when given. */
+  keys(service: string, serviceKey: string, prefix?: string): Promise<string[]>;
+  /** A key's value and when it was written (ms), or undefined when there is none. */
+  value(service: string, serviceKey: string, key: string): Promise<ServiceValue | undefined>;
+  /** Sets a key's value; resolves once it is durable. */
+  set(service: string, serviceKey: string, key: string, value: string): Promise<void>;
+  /** Removes a key (nothing happens when there is none); resolves once it is durable. */
+  delete(service: string, serviceKey: string, key: string): Promise<void>;
+}
+
+export interface ServiceValue {
+  readonly value: string;
+  /** The write time, in epoch ms. */
+  readonly writtenMs: number;
 }

@@ -37,6 +37,7 @@ export function delegatingStore(inner: Store, overrides: Partial<Store> = {}): S
     write: (batch) => inner.write(batch),
     deleteRange: (key, start, end) => inner.deleteRange(key, start, end),
     deleteMetricName: (metric) => inner.deleteMetricName(metric),
+    serviceIndex: inner.serviceIndex,
     ping: () => inner.ping(),
     close: () => inner.close(),
     ...overrides,

@@ -21,6 +21,7 @@ import { scanPartition, type ScanPageCounts } from './scan.js';
 import { createMissingSchema, describeMissingSchema, findMissingSchema, readSpec } from './schema.js';
 import { statementsFor, type Statements } from './statements.js';
 import { readCoverage } from './tag-index-coverage.js';
+import { CassandraServiceIndex } from './service-index.js';
 import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
 import { writePartitions } from './write.js';
 
@@ -60,6 +61,7 @@ export class CassandraStore implements Store {
   private repairRun: Promise<void> | undefined;
   private repairTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  readonly serviceIndex: CassandraServiceIndex;
 
   /**
    * Validates the options (throws on a bad one, or when the lean decoder or encoder cannot hook the installed driver) and
@@ -74,6 +76,7 @@ export class CassandraStore implements Store {
     this.concurrentReads = this.options.concurrency;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
+    this.serviceIndex = new CassandraServiceIndex(async () => (await this.connected()).exec, this.st, this.clock);
     const { log, keyspace, contactPoints, reconnectDelayMs } = this.options;
     this.link = new Reconnecting(
       () => this.connectOnce(),

@@ -9,6 +9,7 @@ import { bufferOf } from './buffer-of.js';
 import type { Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
+import { successorOf } from '../text-order.js';
 
 export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
   if (endMs < startMs) return [];
@@ -90,22 +91,6 @@ function legacyIndexBound(metric: string, rowTime: number, marker: number): Buff
   const key = encodeRowKey({ metric, rowTime, dataType: '', tags: {} });
   key[key.length - 2] = marker;
   return bufferOf(key);
-}
-
-/**
- * The smallest text after every text that starts with `prefix` (Cassandra orders text by UTF-8 bytes, which is
- * code point order): the prefix with its last code point incremented. Undefined when no such text exists.
- */
-function successorOf(prefix: string): string | undefined {
-  const points = [...prefix].map((c) => c.codePointAt(0)!);
-  while (points.length > 0) {
-    let last = points.pop()!;
-    if (last < 0x10ffff) {
-      last = last + 1 === 0xd800 ? 0xe000 : last + 1;
-      return String.fromCodePoint(...points, last);
-    }
-  }
-  return undefined;
 }
 
 /**

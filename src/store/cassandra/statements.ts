@@ -15,6 +15,8 @@ export type StatementName =
   | 'tag_indexed_row_keys.select_series'
   | 'tag_indexed_row_keys.insert'
   | 'tag_indexed_row_keys.delete'
+  | 'service_index.select'
+  | 'service_index.select_partitions'
   | 'service_index.insert'
   | 'service_index.delete'
   | 'row_key_time_index.select'
@@ -74,6 +76,18 @@ export function statementsFor(keyspace: string) {
     selectServiceKeys: `SELECT key, value FROM ${t('service_index')} WHERE service = ? AND service_key = ?`,
     insertServiceKey: `INSERT INTO ${t('service_index')} (service, service_key, key, value) VALUES (?, ?, ?, ?)`,
     deleteServiceKey: `DELETE FROM ${t('service_index')} USING TIMESTAMP ? WHERE service = ? AND service_key = ? AND key = ?`,
+    // The metadata API's statements, as KairosDB's (mtime, the partition's last change, is what its roll-up manager
+    // polls), but for listing a service's keys: KairosDB filters the whole table (ALLOW FILTERING); this reads the
+    // distinct partition keys, paged, which touches one row per partition instead of every row.
+    selectServicePartitions: `SELECT DISTINCT service, service_key FROM ${t('service_index')}`,
+    selectServiceIndexKeys: `SELECT key FROM ${t('service_index')} WHERE service = ? AND service_key = ?`,
+    selectServiceIndexKeysFrom: `SELECT key FROM ${t('service_index')} WHERE service = ? AND service_key = ? AND key >= ?`,
+    selectServiceIndexKeysBetween: `SELECT key FROM ${t('service_index')} WHERE service = ? AND service_key = ? AND key >= ? AND key < ?`,
+    selectServiceIndexAnyKey: `SELECT key FROM ${t('service_index')} WHERE service = ? AND service_key = ? LIMIT 1`,
+    selectServiceIndexValue: `SELECT value, WRITETIME(value) AS written FROM ${t('service_index')} WHERE service = ? AND service_key = ? AND key = ?`,
+    insertServiceIndexValue: `INSERT INTO ${t('service_index')} (service, service_key, key, value, mtime) VALUES (?, ?, ?, ?, now())`,
+    deleteServiceIndexValue: `DELETE FROM ${t('service_index')} WHERE service = ? AND service_key = ? AND key = ?`,
+    touchServiceIndex: `INSERT INTO ${t('service_index')} (service, service_key, mtime) VALUES (?, ?, now())`,
 
     selectLegacyRowKeys: `SELECT column1 FROM ${t('row_key_index')} WHERE key = ? AND column1 >= ? AND column1 < ?`,
     deleteLegacyRowKey: `DELETE FROM ${t('row_key_index')} USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,

@@ -25,6 +25,7 @@ import {
   type WriteBatch,
 } from '../store.js';
 import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import { EmbeddedServiceIndex } from './service-index.js';
 import {
   blockFirstColumn,
   blockKey,
@@ -84,6 +85,7 @@ export class EmbeddedStore implements Store {
   private readonly rowKeysTable: Database<Buffer, Buffer>;
   private readonly dataPoints: Database<Buffer, Buffer>;
   private readonly tagIndex: Database<Buffer, Buffer>;
+  readonly serviceIndex: EmbeddedServiceIndex;
   private readonly tagConfig: TagIndexConfig;
   private readonly coverage: TagIndexCoverage;
   private readonly now: () => number;
@@ -106,6 +108,7 @@ export class EmbeddedStore implements Store {
     this.rowKeysTable = table('row_keys');
     this.dataPoints = table('data_points');
     this.tagIndex = table('tag_index');
+    this.serviceIndex = new EmbeddedServiceIndex(table('service_index'), (work) => this.transaction(work), () => this.now());
     this.tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
     this.coverage = TagIndexCoverage.complete(this.tagConfig);
     this.now = options.now ?? Date.now;

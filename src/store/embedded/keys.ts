@@ -161,3 +161,33 @@ function readSortableInt64(key: Uint8Array, offset: number): number {
 }
 
 const ZERO = Buffer.from([0]);
+
+/**
+ * `service_index`: [u16 service length][service][u16 service key length][service key][key], all UTF-8. Lengths, not
+ * separators, since the names are any text; a partition's keys sort by their bytes after its prefix, as Cassandra's.
+ */
+export function serviceIndexPrefix(service: string, serviceKey?: string): Buffer {
+  const parts = [lengthPrefixed(service, 'service')];
+  if (serviceKey !== undefined) parts.push(lengthPrefixed(serviceKey, 'service key'));
+  return Buffer.concat(parts);
+}
+
+export function serviceIndexKey(service: string, serviceKey: string, key: string): Buffer {
+  return Buffer.concat([serviceIndexPrefix(service, serviceKey), utf8.encode(key)]);
+}
+
+/** The service key and key of a `service_index` key under `serviceIndexPrefix(service)`. */
+export function decodeServiceIndexKey(key: Uint8Array, servicePrefixLength: number): { serviceKey: string; key: string } {
+  const length = (key[servicePrefixLength]! << 8) | key[servicePrefixLength + 1]!;
+  const start = servicePrefixLength + 2;
+  return { serviceKey: utf8Decoder.decode(key.subarray(start, start + length)), key: utf8Decoder.decode(key.subarray(start + length)) };
+}
+
+function lengthPrefixed(text: string, what: string): Buffer {
+  const bytes = utf8.encode(text);
+  if (bytes.length > 0xffff) throw new RangeError(`a ${what} of ${bytes.length} bytes is over the 65535-byte limit`);
+  const out = Buffer.allocUnsafe(2 + bytes.length);
+  out.writeUInt16BE(bytes.length, 0);
+  out.set(bytes, 2);
+  return out;
+}

@@ -1,0 +1,75 @@
+// KairosDB's service_index through the metadata API's statements (statements.ts): values KairosDB 1.3 wrote read
+// back here, and the reverse. Write times are the store's milliseconds, as KairosDB's own (its client's timestamp
+// generator is System.currentTimeMillis), so a delete here shadows a value KairosDB wrote and the other way round.
+import type cassandra from 'cassandra-driver';
+import type { ServiceIndex, ServiceValue } from '../store.js';
+import { compareText, successorOf } from '../text-order.js';
+import type { Executor } from './executor.js';
+import type { Statements } from './statements.js';
+import type { MutationClock } from './timestamps.js';
+
+export class CassandraServiceIndex implements ServiceIndex {
+  constructor(
+    private readonly exec: () => Promise<Executor>,
+    private readonly st: Statements,
+    private readonly clock: MutationClock,
+  ) {}
+
+  async serviceKeys(service: string): Promise<string[]> {
+    const exec = await this.exec();
+    const candidates: string[] = [];
+    for (const row of await exec.all('service_index.select_partitions', this.st.selectServicePartitions, [])) {
+      if (row.get('service') === service) candidates.push(row.get('service_key') as string);
+    }
+    // A partition whose keys were all deleted keeps its static mtime: one row with a null key, which lists nothing.
+    const held = await Promise.all(
+      candidates.map(async (serviceKey) => {
+        const rows = await exec.all('service_index.select', this.st.selectServiceIndexAnyKey, [service, serviceKey]);
+        return rows.some((row) => row.get('key') !== null);
+      }),
+    );
+    return candidates.filter((_, i) => held[i]).sort(compareText);
+  }
+
+  async keys(service: string, serviceKey: string, prefix = ''): Promise<string[]> {
+    const exec = await this.exec();
+    const end = prefix === '' ? undefined : successorOf(prefix);
+    const rows =
+      prefix === ''
+        ? await exec.all('service_index.select', this.st.selectServiceIndexKeys, [service, serviceKey])
+        : end === undefined
+          ? await exec.all('service_index.select', this.st.selectServiceIndexKeysFrom, [service, serviceKey, prefix])
+          : await exec.all('service_index.select', this.st.selectServiceIndexKeysBetween, [service, serviceKey, prefix, end]);
+    const keys: string[] = [];
+    for (const row of rows) {
+      // The static row of a partition whose keys were all deleted has none.
+      const key = row.get('key') as string | null;
+      if (key !== null) keys.push(key);
+    }
+    return keys;
+  }
+
+  async value(service: string, serviceKey: string, key: string): Promise<ServiceValue | undefined> {
+    const exec = await this.exec();
+    const [row] = await exec.all('service_index.select', this.st.selectServiceIndexValue, [service, serviceKey, key]);
+    const value = row?.get('value') as string | null | undefined;
+    if (row === undefined || value === null || value === undefined) return undefined;
+    return { value, writtenMs: (row.get('written') as cassandra.types.Long).toNumber() };
+  }
+
+  async set(service: string, serviceKey: string, key: string, value: string): Promise<void> {
+    const exec = await this.exec();
+    await exec.mutate('service_index.insert', this.st.insertServiceIndexValue, [service, serviceKey, key, value], this.clock.next());
+  }
+
+  async delete(service: string, serviceKey: string, key: string): Promise<void> {
+    const exec = await this.exec();
+    // One partition, one mutation: the key goes and the partition's mtime moves together, as KairosDB's two statements.
+    const queries = [
+      { query: this.st.deleteServiceIndexValue, params: [service, serviceKey, key] },
+      { query: this.st.touchServiceIndex, params: [service, serviceKey] },
+    ];
+    await exec.batch('service_index.delete', queries, this.clock.next());
+  }
+}
+

@@ -1,0 +1,62 @@
+// KairosDB's service_index in the embedded store: one LMDB table, a value and its write time under each key.
+import type { Database } from 'lmdb';
+import type { ServiceIndex, ServiceValue } from '../store.js';
+import { compareText } from '../text-order.js';
+import { decodeServiceIndexKey, serviceIndexKey, serviceIndexPrefix } from './keys.js';
+
+const utf8 = new TextDecoder();
+
+export class EmbeddedServiceIndex implements ServiceIndex {
+  constructor(
+    private readonly table: Database<Buffer, Buffer>,
+    /** Runs `work` as one transaction and resolves once it is durable. */
+    private readonly transaction: (work: () => void) => Promise<void>,
+    private readonly now: () => number,
+  ) {}
+
+  async serviceKeys(service: string): Promise<string[]> {
+    const prefix = serviceIndexPrefix(service);
+    const serviceKeys = new Set<string>();
+    for (const key of this.table.getKeys(prefixRange(prefix))) serviceKeys.add(decodeServiceIndexKey(key, prefix.length).serviceKey);
+    return [...serviceKeys].sort(compareText);
+  }
+
+  async keys(service: string, serviceKey: string, prefix = ''): Promise<string[]> {
+    const partition = serviceIndexPrefix(service, serviceKey);
+    const keys: string[] = [];
+    for (const key of this.table.getKeys({ start: serviceIndexKey(service, serviceKey, prefix), end: prefixRange(partition).end })) {
+      const name = utf8.decode(key.subarray(partition.length));
+      if (!name.startsWith(prefix)) break;
+      keys.push(name);
+    }
+    return keys;
+  }
+
+  async value(service: string, serviceKey: string, key: string): Promise<ServiceValue | undefined> {
+    const stored = this.table.get(serviceIndexKey(service, serviceKey, key));
+    if (stored === undefined) return undefined;
+    return { writtenMs: stored.readDoubleBE(0), value: utf8.decode(stored.subarray(8)) };
+  }
+
+  async set(service: string, serviceKey: string, key: string, value: string): Promise<void> {
+    const text = Buffer.from(value, 'utf8');
+    const stored = Buffer.allocUnsafe(8 + text.length);
+    stored.writeDoubleBE(this.now(), 0);
+    stored.set(text, 8);
+    const at = serviceIndexKey(service, serviceKey, key);
+    await this.transaction(() => void this.table.putSync(at, stored));
+  }
+
+  async delete(service: string, serviceKey: string, key: string): Promise<void> {
+    const at = serviceIndexKey(service, serviceKey, key);
+    await this.transaction(() => void this.table.removeSync(at));
+  }
+}
+
+/**
+ * Every key that starts with `prefix`. What follows a prefix is UTF-8 (never a 0xff byte) or a u16 length, which
+ * stays below 0xff00 since LMDB keys are under 2 kB.
+ */
+function prefixRange(prefix: Buffer): { start: Buffer; end: Buffer } {
+  return { start: prefix, end: Buffer.concat([prefix, Buffer.from([0xff, 0xff])]) };
+}
