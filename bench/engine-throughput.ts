@@ -31,6 +31,7 @@ class MemoryStore implements Store {
   readonly keys: RowKey[] = [];
   /** An empty service_index, read-only as the rest. */
   readonly serviceIndex: ServiceIndex = {
+    maxKeyBytes: 0,
     serviceKeys: async () => [],
     keys: async () => [],
     value: async () => undefined,

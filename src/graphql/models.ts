@@ -3,6 +3,7 @@
  */
 import type { GroupByResult } from '../engine/execute.js';
 import type { PointKind, PointList, PointValue } from '../engine/point-list.js';
+import type { Source } from '../sources/source.js';
 
 export interface SeriesModel {
   readonly name: string;
@@ -26,4 +27,10 @@ export interface PointModel {
 export interface RowModel {
   readonly series: SeriesModel;
   readonly point: PointModel;
+}
+
+/** A `MetadataService`: the service and the source whose service_index holds it (its name already checked). */
+export interface MetadataServiceModel {
+  readonly service: string;
+  readonly source: Source;
 }

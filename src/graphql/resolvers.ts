@@ -9,6 +9,7 @@ import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
+import { metadataFor } from '../query/metadata.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
@@ -70,6 +71,11 @@ export const resolvers: Resolvers = {
     async series(_, args, ctx, info) {
       return aggregatedSeries(ctx, args, responsePath(info.path));
     },
+    metadata(_, { service, source: name }, ctx) {
+      const source = ctx.source(name);
+      metadataFor(source, { service }, false);
+      return { service, source };
+    },
     async rows(_, args, ctx, info) {
       const series = await aggregatedSeries(ctx, args, responsePath(info.path));
       const total = series.reduce((n, s) => n + s.points.length, 0);
@@ -95,6 +101,14 @@ export const resolvers: Resolvers = {
       ctx.loaders.clear();
       return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
     },
+    async setMetadata(_, { service, serviceKey, key, value, source }, ctx) {
+      const index = metadataFor(ctx.source(source), { service, serviceKey, key }, true);
+      return { value, writtenMs: await index.set(service, serviceKey, key, value) };
+    },
+    async deleteMetadata(_, { service, serviceKey, key, source }, ctx) {
+      await metadataFor(ctx.source(source), { service, serviceKey, key }, true).delete(service, serviceKey, key);
+      return true;
+    },
     async deletePoints(_, args, ctx) {
       const source = ctx.source(args.source);
       const range = rangeArgs(ctx, args.from, args.to);
@@ -103,6 +117,15 @@ export const resolvers: Resolvers = {
       const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(source, ctx.loaders, metric, range, matches);
       for (const warning of warnings) ctx.log.warn(warning);
       return { series, partitionsDeleted, rangesDeleted };
+    },
+  },
+
+  MetadataService: {
+    service: (m) => m.service,
+    serviceKeys: (m) => metadataFor(m.source, m, false).serviceKeys(m.service),
+    keys: (m, { serviceKey, startsWith }) => metadataFor(m.source, { service: m.service, serviceKey }, false).keys(m.service, serviceKey, startsWith ?? ''),
+    async value(m, { serviceKey, key }) {
+      return (await metadataFor(m.source, { service: m.service, serviceKey, key }, false).value(m.service, serviceKey, key)) ?? null;
     },
   },
 

@@ -17,6 +17,7 @@ import { readZone } from '../engine/params.js';
 import { InputError, KairographError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
+import { metadataFor } from '../query/metadata.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import type { Admission } from '../server/admission.js';
@@ -76,6 +77,8 @@ interface Reply {
   readonly status: number;
   /** Short bodies as text; query answers as the AnswerWriter's counted chunks. */
   readonly body?: string | Answer;
+  /** Headers besides the common ones (a body that is not JSON names its type). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 type Handler = (call: Call) => Promise<Reply>;
@@ -95,6 +98,9 @@ const ROUTES: readonly Route[] = [
   { pattern: /^\/datapoints\/query\/tags$/, methods: { POST: queryTags } },
   { pattern: /^\/datapoints\/delete$/, methods: { POST: deleteDatapoints } },
   { pattern: /^\/metric\/([^/]+)$/, methods: { DELETE: deleteMetric } },
+  { pattern: /^\/metadata\/([^/]+)$/, methods: { GET: metadataServiceKeys } },
+  { pattern: /^\/metadata\/([^/]+)\/([^/]+)$/, methods: { GET: metadataKeys } },
+  { pattern: /^\/metadata\/([^/]+)\/([^/]+)\/([^/]+)$/, methods: { GET: metadataValue, POST: setMetadataValue, DELETE: deleteMetadataValue } },
 ];
 
 const UNEXPECTED = 'Unexpected error.';
@@ -139,11 +145,12 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   try {
     const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
     status = reply.status;
-    if (reply.body === undefined) send(res, reply.status, undefined, idHeader);
+    const headers = { ...idHeader, ...reply.headers };
+    if (reply.body === undefined) send(res, reply.status, undefined, headers);
     else {
       const answer = typeof reply.body === 'object' ? reply.body : { chunks: [...textChunks(reply.body)], bytes: Buffer.byteLength(reply.body) };
       const compression = { enabled: deps.config.compression, minBytes: deps.config.compressionMinBytes };
-      await sendAnswer(req, res, reply.status, answer, idHeader, ctx.signal, compression);
+      await sendAnswer(req, res, reply.status, answer, headers, ctx.signal, compression);
     }
   } catch (error) {
     status = sendError(res, ctx, error, idHeader);
@@ -184,7 +191,7 @@ function send(res: ServerResponse, status: number, body?: string, headers: Reado
   const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
   res.writeHead(status, {
     ...COMMON_HEADERS,
-    ...(payload !== undefined ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) } : {}),
+    ...(payload !== undefined ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) } : status !== 204 ? { 'content-length': '0' } : {}),
     ...headers,
   });
   res.end(payload);
@@ -353,19 +360,71 @@ async function deleteDatapoints({ req, ctx }: Call): Promise<Reply> {
 const ALL_TIME = { startMs: -Number.MAX_SAFE_INTEGER, endMs: Number.MAX_SAFE_INTEGER };
 
 async function deleteMetric({ ctx, captures }: Call): Promise<Reply> {
-  const encoded = captures[0]!;
-  let name: string;
-  try {
-    name = decodeURIComponent(encoded);
-  } catch {
-    throw new InputError('metric', encoded, 'is not valid percent-encoding');
-  }
   const source = ctx.sources.primary;
-  const metric = validateMetricName(name, 'metric', source.limits);
+  const metric = validateMetricName(pathSegment(captures[0]!, 'metric'), 'metric', source.limits);
   const summary = await deletePoints(source, ctx.loaders, metric, ALL_TIME, () => true);
   for (const warning of summary.warnings) ctx.log.warn({ metric }, warning);
   await source.deleteMetricName(metric);
   return { status: 204 };
+}
+
+/** A path parameter, percent-decoded; `field` names it in the error when it cannot be. */
+function pathSegment(encoded: string, field: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new InputError(field, encoded, 'is not valid percent-encoding');
+  }
+}
+
+// KairosDB's MetadataResource: lists as {"results": [...]}, a value as its own text, changes answered with 204.
+
+function metadataAt(ctx: RequestContext, captures: readonly string[], change: boolean) {
+  const [service, serviceKey, key] = captures.map((segment, i) => pathSegment(segment, ['service', 'serviceKey', 'key'][i]!));
+  const at = { service: service!, ...(serviceKey !== undefined ? { serviceKey } : {}), ...(key !== undefined ? { key } : {}) };
+  return { index: metadataFor(ctx.sources.primary, at, change), service: service!, serviceKey: serviceKey!, key: key! };
+}
+
+async function metadataServiceKeys({ ctx, captures }: Call): Promise<Reply> {
+  const { index, service } = metadataAt(ctx, captures, false);
+  return { status: 200, body: JSON.stringify({ results: await index.serviceKeys(service) }) };
+}
+
+async function metadataKeys({ ctx, captures, params }: Call): Promise<Reply> {
+  const { index, service, serviceKey } = metadataAt(ctx, captures, false);
+  return { status: 200, body: JSON.stringify({ results: await index.keys(service, serviceKey, params.get('startsWith') ?? '') }) };
+}
+
+/**
+ * The value as it was set, not as JSON: KairosDB answers with the text itself, typed as JSON unless the client asks
+ * for text/plain. A missing key is a 404, with KairosDB's error body unless the client asked for text.
+ */
+async function metadataValue({ req, ctx, captures }: Call): Promise<Reply> {
+  const { index, service, serviceKey, key } = metadataAt(ctx, captures, false);
+  const text = wantsPlainText(req.headers.accept);
+  const found = await index.value(service, serviceKey, key);
+  if (found === undefined) return text ? { status: 404 } : { status: 404, body: errorsBody(['Key not found']) };
+  return { status: 200, body: found.value, ...(text ? { headers: { 'content-type': 'text/plain; charset=UTF-8' } } : {}) };
+}
+
+async function setMetadataValue({ req, ctx, captures }: Call): Promise<Reply> {
+  const { index, service, serviceKey, key } = metadataAt(ctx, captures, true);
+  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+  await index.set(service, serviceKey, key, body.toString('utf8'));
+  return { status: 204 };
+}
+
+async function deleteMetadataValue({ ctx, captures }: Call): Promise<Reply> {
+  const { index, service, serviceKey, key } = metadataAt(ctx, captures, true);
+  await index.delete(service, serviceKey, key);
+  return { status: 204 };
+}
+
+/** True when the client prefers text/plain to JSON (JAX-RS picks KairosDB's text/plain method for such an Accept). */
+function wantsPlainText(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  return types.includes('text/plain') && !types.includes('application/json');
 }
 
 /**

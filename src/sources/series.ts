@@ -12,6 +12,8 @@ export type {
   RowKey,
   ScanOptions,
   SeriesWrite,
+  ServiceIndex,
+  ServiceValue,
   Slice,
   SliceKind,
   StoreLimits,
@@ -24,4 +26,6 @@ export type {
 export { encodeTagString, sliceKindOf } from '../store/format/index.js';
 /** What a written series must be before any source sees it, held to the source's key limits. */
 export { checkMetricPrefix } from '../store/key-limits.js';
+/** The service_index partition the stores keep their tag index markers in (read-only through the metadata API). */
+export { COVERAGE_SERVICE } from '../store/tag-index.js';
 export { MAX_TTL_SECONDS, pointPath, validateMetricName, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';

@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
 import type { Lane } from '../time-slice.js';
-import type { RowKey, ScanOptions, Slice, StoreLimits, WriteBatch } from './series.js';
+import type { RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -32,6 +32,8 @@ export interface Source {
   readonly indexReads: readonly string[];
   /** Where a source finds its series by scanning its own tables (Heroic's catalogue): how far that is; absent for others. */
   readonly catalogue?: CatalogueStatus | undefined;
+  /** KairosDB's service_index, for the metadata API: the KairosDB layout's; absent for layouts that keep none. */
+  readonly metadata?: ServiceIndex | undefined;
 
   /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
   metricNames(prefix: string, limit?: number): Promise<string[]>;

@@ -203,14 +203,16 @@ export interface Store {
  * key) and sorted by key. The metadata API reads and writes it, and KairosDB keeps its roll-up tasks there.
  */
 export interface ServiceIndex {
+  /** The UTF-8 bytes a service, service key and key may take together (the store's key size). */
+  readonly maxKeyBytes: number;
   /** The service keys of `service` that hold at least one key, sorted. */
   serviceKeys(service: string): Promise<string[]>;
   /** The keys of one service key, sorted, those starting with `prefix` when given. */
   keys(service: string, serviceKey: string, prefix?: string): Promise<string[]>;
   /** A key's value and when it was written (ms), or undefined when there is none. */
   value(service: string, serviceKey: string, key: string): Promise<ServiceValue | undefined>;
-  /** Sets a key's value; resolves once it is durable. */
-  set(service: string, serviceKey: string, key: string, value: string): Promise<void>;
+  /** Sets a key's value; resolves with its write time (ms) once it is durable. */
+  set(service: string, serviceKey: string, key: string, value: string): Promise<number>;
   /** Removes a key (nothing happens when there is none); resolves once it is durable. */
   delete(service: string, serviceKey: string, key: string): Promise<void>;
 }

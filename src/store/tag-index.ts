@@ -17,6 +17,13 @@ export interface TagIndexConfig {
 }
 
 /** KairosDB's default, `{}`: nothing is indexed. */
+/**
+ * The service_index partition (service, service key) where a store keeps since when each configured tag index is
+ * complete. KairosDB's metadata API lists it, and nothing of KairosDB's reads it.
+ */
+export const COVERAGE_SERVICE = 'kairograph';
+export const COVERAGE_SERVICE_KEY = 'tag_index_since';
+
 export const NO_TAG_INDEX: TagIndexConfig = { everyMetric: false, metrics: new Map() };
 
 const NO_TAGS: ReadonlySet<string> = new Set();

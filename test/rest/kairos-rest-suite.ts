@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
 import type { Store } from '../../src/store/store.js';
-import { jsonHeaders, NO_CONTENT_HEADERS, startRestGateway, type RestGateway, type RestResponse } from './rest-client.js';
+import { callRest, jsonHeaders, NO_CONTENT_HEADERS, startRestGateway, type RestGateway, type RestResponse } from './rest-client.js';
 
 export interface RestStoreOptions {
   /** Row width in ms of a fresh store; undefined for KairosDB's 3 weeks. */
@@ -573,6 +573,77 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         expect((await gw.call('GET', '/api/v1/metricnames')).json).toEqual({ results: ['kept'] });
         expect(await valuesOf(gw, 'kept')).toHaveLength(2);
         expect(exchange(await gw.call('DELETE', '/api/v1/metric/%E0%A4%A'))).toEqual(refused(400, 'metric is not valid percent-encoding (got "%E0%A4%A")'));
+      });
+    });
+
+    describe('metadata', () => {
+      const path = (...parts: string[]) => `/api/v1/metadata/${parts.map(encodeURIComponent).join('/')}`;
+      const text = (value: string) => ({ status: 200, headers: { ...jsonHeaders(value), 'content-type': 'text/plain; charset=UTF-8' }, text: value });
+      const raw = (value: string) => ({ status: 200, headers: jsonHeaders(value), text: value });
+      // A value is answered as its own text, which need not be JSON.
+      const getValue = async (gw: RestGateway, at: string, headers: Record<string, string> = {}) => exchange(await callRest(gw.url, 'GET', at, { headers }, true));
+
+      it('sets, lists, reads and deletes values as KairosDB does, any text in names and values', async () => {
+        const gw = await start();
+        for (const [serviceKey, key, value] of [
+          ['hosts', 'web-1', '{"rack": "r1"}'],
+          ['hosts', 'web-2', 'not JSON at all'],
+          ['hosts', 'db/1 ✓', ''],
+          ['teams', 'ops', 'pager'],
+        ]) {
+          expect(exchange(await gw.call('POST', path('inventory', serviceKey!, key!), { body: value!, headers: { 'content-type': 'text/plain' } }))).toEqual(noContent);
+        }
+        expect(exchange(await gw.call('GET', path('inventory')))).toEqual(ok('{"results":["hosts","teams"]}'));
+        expect(exchange(await gw.call('GET', path('inventory', 'hosts')))).toEqual(ok('{"results":["db/1 ✓","web-1","web-2"]}'));
+        expect(exchange(await gw.call('GET', `${path('inventory', 'hosts')}?startsWith=web`))).toEqual(ok('{"results":["web-1","web-2"]}'));
+        expect(exchange(await gw.call('GET', `${path('inventory', 'hosts')}?startsWith=zzz`))).toEqual(ok('{"results":[]}'));
+        expect(await getValue(gw, path('inventory', 'hosts', 'web-1'))).toEqual(raw('{"rack": "r1"}'));
+        expect(await getValue(gw, path('inventory', 'hosts', 'web-2'))).toEqual(raw('not JSON at all'));
+        expect(await getValue(gw, path('inventory', 'hosts', 'web-2'), { accept: 'text/plain' })).toEqual(text('not JSON at all'));
+        expect(await getValue(gw, path('inventory', 'hosts', 'db/1 ✓'))).toEqual({ status: 200, headers: { ...NO_CONTENT_HEADERS, 'content-length': '0', 'content-type': 'application/json; charset=UTF-8' }, text: '' });
+        expect(await getValue(gw, path('inventory', 'hosts', 'nobody'))).toEqual(refused(404, 'Key not found'));
+        expect(await getValue(gw, path('inventory', 'hosts', 'nobody'), { accept: 'text/plain' })).toEqual({ status: 404, headers: { ...NO_CONTENT_HEADERS, 'content-length': '0' }, text: '' });
+
+        expect(exchange(await gw.call('DELETE', path('inventory', 'teams', 'ops')))).toEqual(noContent);
+        expect(exchange(await gw.call('DELETE', path('inventory', 'teams', 'never set')))).toEqual(noContent);
+        expect(exchange(await gw.call('GET', path('inventory')))).toEqual(ok('{"results":["hosts"]}'));
+        expect(exchange(await gw.call('GET', path('inventory', 'teams')))).toEqual(ok('{"results":[]}'));
+      });
+
+      it("refuses KairosDB's own services, changes to the gateway's own, and names that cannot be keys, changing nothing", async () => {
+        const gw = await start();
+        const rollups = "service starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve (got \"_Rollups\")";
+        expect(exchange(await gw.call('GET', path('_Rollups')))).toEqual(refused(400, rollups));
+        expect(exchange(await gw.call('POST', path('_Rollups', 'Config', 'x'), { body: '{}' }))).toEqual(refused(400, rollups));
+        const own = "service is the gateway's own (since when each tag index is complete): it may be read, not changed (got \"kairograph\")";
+        expect(exchange(await gw.call('POST', path('kairograph', 'tag_index_since', 'x'), { body: '1' }))).toEqual(refused(400, own));
+        expect(exchange(await gw.call('DELETE', path('kairograph', 'tag_index_since', 'x')))).toEqual(refused(400, own));
+        expect(exchange(await gw.call('GET', path('kairograph', 'tag_index_since')))).toEqual(ok('{"results":[]}'));
+        expect(exchange(await gw.call('GET', '/api/v1/metadata/s/%E0%A4%A'))).toEqual(refused(400, 'serviceKey is not valid percent-encoding (got "%E0%A4%A")'));
+        // Past either store's key size (a URL that long is refused before any route, so this goes through GraphQL).
+        const tooLong = await gw.graphql('mutation Set($key: String!) { setMetadata(service: "s", serviceKey: "sk", key: $key, value: "v") { value } }', { key: 'k'.repeat(70_000) });
+        expect(tooLong.body).toMatchObject({ errors: [{ message: expect.stringMatching(/^key makes the service, service key and key 70003 bytes of UTF-8 together, over the store's \d+ \(got "k{10}/), extensions: { code: 'BAD_USER_INPUT' } }] });
+        expect(exchange(await gw.call('GET', path('s')))).toEqual(ok('{"results":[]}'));
+        expect(exchange(await gw.call('PUT', path('s', 'sk', 'k')))).toEqual(refused(405, `PUT is not allowed on ${path('s', 'sk', 'k')} (GET, POST, DELETE, OPTIONS)`, { allow: 'GET, POST, DELETE, OPTIONS' }, false));
+      });
+
+      it('is the same metadata through GraphQL, both ways', async () => {
+        const gw = await start();
+        expect(exchange(await gw.call('POST', path('dash', 'panels', 'cpu'), { body: '{"title": "CPU"}' }))).toEqual(noContent);
+        const set = await gw.graphql(`mutation { setMetadata(service: "dash", serviceKey: "panels", key: "mem", value: "{\\"title\\": \\"Memory\\"}") { value writtenMs } }`);
+        const writtenMs = (set.body as { data: { setMetadata: { writtenMs: number } } }).data.setMetadata.writtenMs;
+        expect(set.body).toEqual({ data: { setMetadata: { value: '{"title": "Memory"}', writtenMs } } });
+        expect(Math.abs(writtenMs - Date.now())).toBeLessThan(60_000);
+        const read = await gw.graphql(`{ metadata(service: "dash") { service serviceKeys keys(serviceKey: "panels") m: keys(serviceKey: "panels", startsWith: "m") cpu: value(serviceKey: "panels", key: "cpu") { value } none: value(serviceKey: "panels", key: "none") { value } } }`);
+        expect(read.body).toEqual({ data: { metadata: { service: 'dash', serviceKeys: ['panels'], keys: ['cpu', 'mem'], m: ['mem'], cpu: { value: '{"title": "CPU"}' }, none: null } } });
+        expect(await getValue(gw, path('dash', 'panels', 'mem'))).toEqual(raw('{"title": "Memory"}'));
+        expect((await gw.graphql(`mutation { deleteMetadata(service: "dash", serviceKey: "panels", key: "cpu") }`)).body).toEqual({ data: { deleteMetadata: true } });
+        expect(exchange(await gw.call('GET', path('dash', 'panels')))).toEqual(ok('{"results":["mem"]}'));
+        const refusedRead = await gw.graphql(`{ metadata(service: "_Hosts") { serviceKeys } }`);
+        expect(refusedRead.status).toBe(400);
+        expect(refusedRead.body).toMatchObject({ errors: [{ message: "service starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve (got \"_Hosts\")", extensions: { code: 'BAD_USER_INPUT' } }] });
+        const empty = await gw.graphql(`mutation { setMetadata(service: "dash", serviceKey: "", key: "k", value: "v") { value } }`);
+        expect(empty.body).toMatchObject({ errors: [{ message: 'serviceKey must not be empty (got "")', extensions: { code: 'BAD_USER_INPUT' } }] });
       });
     });
 

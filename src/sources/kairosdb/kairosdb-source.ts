@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type { RowKey, ScanOptions, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
+import type { RowKey, ScanOptions, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { planSeries, type IndexReader } from './plan.js';
 
@@ -37,6 +37,10 @@ export class KairosdbSource implements Source {
 
   get concurrentReads(): number {
     return this.store.concurrentReads;
+  }
+
+  get metadata(): ServiceIndex {
+    return this.store.serviceIndex;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

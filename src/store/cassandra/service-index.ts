@@ -9,6 +9,9 @@ import type { Statements } from './statements.js';
 import type { MutationClock } from './timestamps.js';
 
 export class CassandraServiceIndex implements ServiceIndex {
+  /** A partition key of (service, service key) takes 3 bytes per part beside them, within Cassandra's 65,535. */
+  readonly maxKeyBytes = 65_529;
+
   constructor(
     private readonly exec: () => Promise<Executor>,
     private readonly st: Statements,
@@ -57,9 +60,11 @@ export class CassandraServiceIndex implements ServiceIndex {
     return { value, writtenMs: (row.get('written') as cassandra.types.Long).toNumber() };
   }
 
-  async set(service: string, serviceKey: string, key: string, value: string): Promise<void> {
+  async set(service: string, serviceKey: string, key: string, value: string): Promise<number> {
     const exec = await this.exec();
-    await exec.mutate('service_index.insert', this.st.insertServiceIndexValue, [service, serviceKey, key, value], this.clock.next());
+    const writtenMs = this.clock.next();
+    await exec.mutate('service_index.insert', this.st.insertServiceIndexValue, [service, serviceKey, key, value], writtenMs);
+    return writtenMs;
   }
 
   async delete(service: string, serviceKey: string, key: string): Promise<void> {

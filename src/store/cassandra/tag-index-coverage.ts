@@ -4,14 +4,10 @@
 import type cassandra from 'cassandra-driver';
 import { rowTimeOf } from '../format/index.js';
 import type { RowSpec } from '../store.js';
-import { coverageEntries, entryMetric, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
+import { COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, coverageEntries, entryMetric, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
 import type { Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import type { Statements } from './statements.js';
-
-/** service_index's partition of the markers: KairosDB's metadata API lists it, and nothing of KairosDB's reads it. */
-export const COVERAGE_SERVICE = 'kairograph';
-export const COVERAGE_SERVICE_KEY = 'tag_index_since';
 
 /**
  * Reads the markers at connect time, writes those of configuration lines that have none, and removes those of lines no

@@ -108,7 +108,7 @@ export class EmbeddedStore implements Store {
     this.rowKeysTable = table('row_keys');
     this.dataPoints = table('data_points');
     this.tagIndex = table('tag_index');
-    this.serviceIndex = new EmbeddedServiceIndex(table('service_index'), (work) => this.transaction(work), () => this.now());
+    this.serviceIndex = new EmbeddedServiceIndex(maxKeySize!, table('service_index'), (work) => this.transaction(work), () => this.now());
     this.tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
     this.coverage = TagIndexCoverage.complete(this.tagConfig);
     this.now = options.now ?? Date.now;

@@ -7,12 +7,18 @@ import { decodeServiceIndexKey, serviceIndexKey, serviceIndexPrefix } from './ke
 const utf8 = new TextDecoder();
 
 export class EmbeddedServiceIndex implements ServiceIndex {
+  /** LMDB's key size, less the two u16 lengths of the key layout. */
+  readonly maxKeyBytes: number;
+
   constructor(
+    maxKeySize: number,
     private readonly table: Database<Buffer, Buffer>,
     /** Runs `work` as one transaction and resolves once it is durable. */
     private readonly transaction: (work: () => void) => Promise<void>,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.maxKeyBytes = maxKeySize - 4;
+  }
 
   async serviceKeys(service: string): Promise<string[]> {
     const prefix = serviceIndexPrefix(service);
@@ -38,13 +44,15 @@ export class EmbeddedServiceIndex implements ServiceIndex {
     return { writtenMs: stored.readDoubleBE(0), value: utf8.decode(stored.subarray(8)) };
   }
 
-  async set(service: string, serviceKey: string, key: string, value: string): Promise<void> {
+  async set(service: string, serviceKey: string, key: string, value: string): Promise<number> {
     const text = Buffer.from(value, 'utf8');
     const stored = Buffer.allocUnsafe(8 + text.length);
-    stored.writeDoubleBE(this.now(), 0);
+    const writtenMs = this.now();
+    stored.writeDoubleBE(writtenMs, 0);
     stored.set(text, 8);
     const at = serviceIndexKey(service, serviceKey, key);
     await this.transaction(() => void this.table.putSync(at, stored));
+    return writtenMs;
   }
 
   async delete(service: string, serviceKey: string, key: string): Promise<void> {
