@@ -146,9 +146,10 @@ describe('loadSourcesFile', () => {
     ['an unknown bucket kind', { ...table, bucket: { column: 'day', kind: 'week' } }, 'bucket.kind must be one of date-text, date, epoch-day, epoch-hour, fixed (got "week")'],
     ['a fixed bucket without a width', { ...table, bucket: { column: 'b', kind: 'fixed' } }, 'bucket: a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined'],
     ['an unknown zone', { ...table, bucket: { column: 'day', kind: 'date-text', zone: 'Mars/Olympus' } }, 'bucket: unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")'],
+    ['an unknown time unit', { ...table, timeUnit: 'minutes' }, 'timeUnit must be one of milliseconds, seconds, microseconds (got "minutes")'],
     ['no metrics', { ...table, metrics: {} }, 'metrics must map metric names to value columns, e.g. {"sensor.value": "value"} (got {})'],
     ['a listed entity without its tag', { ...table, series: [{ room: 'x' }] }, 'series[0].id must be a string (got nothing)'],
-    ['a misspelt field', { ...table, metric: {} }, '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)'],
+    ['a misspelt field', { ...table, metric: {} }, '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, timeUnit, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)'],
   ])('refuses a table source with %s, naming the field', (_, source, message) => {
     expect(() => loadSourcesFile(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
   });

@@ -14,6 +14,7 @@ import type { HeroicSchema, HeroicSeries } from './heroic/row-key.js';
 import { KAIROSDB_LAYOUT } from './kairosdb/kairosdb-source.js';
 import { BUCKET_COLUMN_TYPES, BUCKET_KINDS, Buckets, type BucketKind } from './table/buckets.js';
 import { CQL_NAME, type TableMapping } from './table/mapping.js';
+import { TIME_UNITS, type TimeUnit } from './table/time-column.js';
 import { TABLE_LAYOUT } from './table/table-source.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources.js';
 
@@ -53,7 +54,7 @@ export interface HeroicSourceSettings {
 }
 
 const LAYOUTS = [KAIROSDB_LAYOUT, HEROIC_LAYOUT, TABLE_LAYOUT] as const;
-const TABLE_FIELDS = ['name', 'layout', 'keyspace', 'table', 'time', 'bucket', 'tags', 'metrics', 'contactPoints', 'localDataCenter', 'writable', 'maxBucketsPerQuery', 'catalogue', 'catalogueRefreshSeconds', 'series'];
+const TABLE_FIELDS = ['name', 'layout', 'keyspace', 'table', 'time', 'timeUnit', 'bucket', 'tags', 'metrics', 'contactPoints', 'localDataCenter', 'writable', 'maxBucketsPerQuery', 'catalogue', 'catalogueRefreshSeconds', 'series'];
 /** Buckets one query may span over a table source, by default: almost three years of days. */
 const DEFAULT_MAX_BUCKETS = 1000;
 const SCHEMAS = ['ng', 'legacy'] as const;
@@ -167,6 +168,8 @@ function readTableSource(name: string, given: Given, text: Text, fail: Fail, con
   };
   const table = cqlName('table');
   const time = cqlName('time');
+  const timeUnit = given('timeUnit');
+  if (timeUnit !== undefined && !(TIME_UNITS as readonly unknown[]).includes(timeUnit)) fail('timeUnit', `must be one of ${TIME_UNITS.join(', ')} (got ${show(timeUnit)})`);
   const bucketField = given('bucket');
   if (!isObject(bucketField)) fail('bucket', `must be {"column": ..., "kind": ...} (got ${show(bucketField)})`);
   const bucket = bucketField as Record<string, unknown>;
@@ -187,7 +190,7 @@ function readTableSource(name: string, given: Given, text: Text, fail: Fail, con
     fail('bucket:', (error as Error).message);
   }
   const tags = given('tags');
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string' || !CQL_NAME.test(t))) fail('tags', `must be a list of the partition key's column names other than the bucket (got ${show(tags)})`);
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string' || !CQL_NAME.test(t))) fail('tags', `must be a list of column names: the partition key's other than the bucket, the clustering columns other than the time, and any regular columns (got ${show(tags)})`);
   const metrics = given('metrics');
   if (!isObject(metrics) || Object.keys(metrics).length === 0) fail('metrics', `must map metric names to value columns, e.g. {"sensor.value": "value"} (got ${show(metrics)})`);
   for (const [metric, col] of Object.entries(metrics as Record<string, unknown>)) {
@@ -198,7 +201,7 @@ function readTableSource(name: string, given: Given, text: Text, fail: Fail, con
   if (typeof writable !== 'boolean') fail('writable', `must be true or false (got ${show(writable)})`);
   const maxBuckets = given('maxBucketsPerQuery', DEFAULT_MAX_BUCKETS);
   if (typeof maxBuckets !== 'number' || !Number.isInteger(maxBuckets) || maxBuckets < 1 || maxBuckets > 100_000) fail('maxBucketsPerQuery', `must be a whole number from 1 to 100000 (got ${show(maxBuckets)})`);
-  const mapping: TableMapping = { keyspace: cassandra.keyspace, table, time, bucket: { column: column as string, ...spec }, tags: tags as string[], metrics: metrics as Record<string, string> };
+  const mapping: TableMapping = { keyspace: cassandra.keyspace, table, time, ...(timeUnit !== undefined ? { timeUnit: timeUnit as TimeUnit } : {}), bucket: { column: column as string, ...spec }, tags: tags as string[], metrics: metrics as Record<string, string> };
   const base = { name, layout: TABLE_LAYOUT, mapping, cassandra, writable: writable as boolean, maxBuckets: maxBuckets as number } as const;
   const listed = given('series');
   if (listed !== undefined) {

@@ -231,7 +231,7 @@ describe('a table source', () => {
     ['a bucket column of the wrong type', { bucket: { column: 'day', kind: 'epoch-day', zone: 'UTC' } }, 'bucket column "day" has type text; a epoch-day bucket must be int or bigint'],
     ['a missing value column', { metrics: { 'sensor.value': 'temperature' } }, `metric "sensor.value"'s column "temperature" is not a column of kg_user_tables.sensor_readings (its columns: `],
     ['a partition key column left out of the tags', { tags: [] }, 'partition key column "sensor_id" of kg_user_tables.sensor_readings must be a tag (add it to tags)'],
-    ['a time column that is not the clustering column', { time: 'value' }, 'time column "value" must be the first clustering column of kg_user_tables.sensor_readings (it is a regular column)'],
+    ['a time column that is not the clustering column', { time: 'value' }, 'time column "value" must be a clustering column of kg_user_tables.sensor_readings (it is a regular column)'],
   ])('stops start-up on %s, naming the source and the column', async (_, change, message) => {
     const base = settings('bad', KINDS[0]!);
     await expect(openTableSource(loadConfig({}), { ...base, mapping: { ...base.mapping, ...change } as TableSourceSettings['mapping'] }, undefined)).rejects.toThrow(`SOURCES_FILE source "bad": ${message}`);

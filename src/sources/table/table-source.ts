@@ -14,13 +14,13 @@ import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { settleAll } from '../../settle-all.js';
 import { yieldIfDue } from '../../time-slice.js';
-import type { Catalogue, DecodedPartition } from '../catalogue/scan-catalogue.js';
+import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/scan-catalogue.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
-import { VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
+import { rowTags, VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
 import { TimeValueRows } from './time-value-rows.js';
-import type { KeyColumns, PartitionValues, UserTable } from './user-table.js';
+import type { KeyColumns, SeriesPlace, UserTable } from './user-table.js';
 
 export const TABLE_LAYOUT = 'table';
 
@@ -28,6 +28,9 @@ const DATA_TYPES = { long: 'kairos_long', double: 'kairos_double', string: 'kair
 
 /** Cassandra's keys hold 65,535 bytes; names and tags are the table's own, so only those bound them. */
 const LIMITS: StoreLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
+
+/** Most values of an indexed tag a filter may pin for the index to be asked (one index query each); beyond, the catalogue answers. */
+export const MAX_INDEXED_VALUES = 32;
 
 export interface TableSourceOptions {
   readonly name: string;
@@ -52,7 +55,7 @@ export class TableSource implements Source {
   readonly name: string;
   readonly writable: boolean;
   readonly limits = LIMITS;
-  readonly indexReads = ['catalogue'] as const;
+  readonly indexReads = ['catalogue', 'index'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
 
@@ -97,7 +100,11 @@ export class TableSource implements Source {
     if (live.length === 0) return { periods: 0, partitions: [], widthMs, warnings: [] };
     const fromBase = live[0]!.startMs;
     const toBase = live.at(-1)!.startMs;
-    const found = await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () => this.options.catalogue.partitions('', fromBase, toBase));
+    const indexed = indexedFilter(checked, matches);
+    const found =
+      indexed === undefined
+        ? await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () => this.options.catalogue.partitions('', fromBase, toBase))
+        : await index.load(this.name, 'index', '', [indexed.tag, fromBase, toBase, ...indexed.values], () => this.findIndexed(checked, buckets, indexed, fromBase, toBase));
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
@@ -114,6 +121,40 @@ export class TableSource implements Source {
     return { periods: bases.length, partitions, widthMs, warnings: [] };
   }
 
+  /**
+   * The partitions of the range's buckets with a row whose indexed tag has one of `values`, through the tag's SAI index
+   * (user-table.ts partitionsWith), so a series the catalogue has not seen yet is found; what it finds is taught to the
+   * catalogue. Where the partition holds other series beside (prefix or row tags not pinned here), they are listed as
+   * the catalogue lists them, and the filter keeps its own.
+   */
+  private async findIndexed(checked: CheckedTable, buckets: Buckets, indexed: { tag: string; values: readonly string[] }, fromBase: number, toBase: number): Promise<CataloguedPartition<string>[]> {
+    const { table } = this.options;
+    const decode = tableKeyDecoder(checked.mapping, buckets);
+    const others = [...checked.prefixTags, ...rowTags(checked)].filter((c) => c.name !== indexed.tag);
+    const found = new Map<string, CataloguedPartition<string>>();
+    for (const value of indexed.values) {
+      let bound: unknown;
+      try {
+        bound = tagValue(checked.tagTypes[indexed.tag]!, value, 'where');
+      } catch {
+        continue; // no row of the column's type holds it
+      }
+      for await (const keys of table.partitionsWith(indexed.tag, bound)) {
+        for (const key of keys) {
+          const bucket = buckets.fromColumn(key[checked.mapping.bucket.column]);
+          if ('error' in bucket || bucket.startMs < fromBase || bucket.startMs > toBase) continue;
+          for (const series of others.length === 0 ? [key] : (await table.seriesOf(key)).map((more) => ({ ...key, ...more }))) {
+            const p = decode(series);
+            if (!('skip' in p)) found.set(`${p.base}\u0000${p.stored}`, p);
+          }
+        }
+      }
+    }
+    const partitions = [...found.values()].sort((a, b) => a.base - b.base);
+    this.options.catalogue.learn(partitions);
+    return partitions;
+  }
+
   async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
@@ -123,7 +164,7 @@ export class TableSource implements Source {
     const to = Math.min(endMs, bucket.endMs - 1);
     if (from > to) return;
     const kind = VALUE_TYPES[metric.type]!;
-    const pages = this.options.table.read(partitionValues(checked, key.tags, bucket.value), metric.column, from, to, {
+    const pages = this.options.table.read(seriesPlace(checked, key.tags, bucket.value), metric.column, from, to, {
       order: options.order ?? 'asc',
       limit: options.limit !== undefined && options.limit > 0 ? options.limit : 0,
       fetchSize: options.pageSize ?? this.options.fetchSize,
@@ -142,7 +183,7 @@ export class TableSource implements Source {
   async write(batch: WriteBatch): Promise<void> {
     this.checkWritable();
     const checked = await this.options.table.checked();
-    const writes = new Map<string, { key: PartitionValues; column: string; times: number[]; values: unknown[]; ttl: number; base: number; tags: Tags }>();
+    const writes = new Map<string, { key: SeriesPlace; column: string; times: number[]; values: unknown[]; ttl: number; base: number; tags: Tags }>();
     batch.series.forEach((series, s) => {
       const metric = checked.metricColumns[series.metric];
       if (metric === undefined) throw new InputError(`series[${s}].metric`, series.metric, `must be one of the metrics of source ${JSON.stringify(this.name)}: ${Object.keys(checked.metricColumns).join(', ')}`);
@@ -152,10 +193,11 @@ export class TableSource implements Source {
       const buckets = this.options.buckets(checked);
       const seriesId = `${series.metric}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
       for (let i = 0; i < series.timestamps.length; i++) {
+        if (!checked.time.holds(series.timestamps[i]!)) throw new InputError(`series[${s}].points[${i}].time`, series.timestamps[i]!, `must be a whole second for the time column ${checked.mapping.time} of unit seconds`);
         const bucket = buckets.of(series.timestamps[i]!);
         const id = `${bucket.startMs}\u0000${seriesId}`;
         let write = writes.get(id);
-        if (write === undefined) writes.set(id, (write = { key: partitionValues(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
+        if (write === undefined) writes.set(id, (write = { key: seriesPlace(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
         write.times.push(series.timestamps[i]!);
         write.values.push(cellValue(metric.type, series.values[i]!, `series[${s}].points[${i}].value`));
       }
@@ -179,7 +221,7 @@ export class TableSource implements Source {
     const to = Math.min(endMs, bucket.endMs - 1);
     // With one metric a row is that metric's point: rows go; with several, only this metric's cells.
     const alone = Object.keys(checked.metricColumns).length === 1;
-    if (from <= to) await this.options.table.delete(partitionValues(checked, key.tags, bucket.value), from, to, alone ? undefined : metric.column);
+    if (from <= to) await this.options.table.delete(seriesPlace(checked, key.tags, bucket.value), from, to, alone ? undefined : metric.column);
     const whole = alone && startMs <= bucket.startMs && endMs >= bucket.endMs - 1;
     if (whole) this.options.catalogue.forget({ group: '', base: bucket.startMs, tags: key.tags, stored: JSON.stringify(Object.entries(key.tags)) });
     return whole ? 'partition' : 'range';
@@ -246,9 +288,28 @@ function seriesTags(checked: CheckedTable, tags: Tags, field: string): Tags {
   return tags;
 }
 
-/** The partition key's values in key order: tags bound as their columns' types, the bucket's value. */
-function partitionValues(checked: CheckedTable, tags: Tags, bucketValue: unknown): PartitionValues {
-  return checked.partitionKey.map((c) => (c.name === checked.mapping.bucket.column ? bucketValue : tagValue(c.type, tags[c.name] ?? '', `tags.${c.name}`)));
+/** Where a series' rows are in one bucket: tags bound as their columns' types, the bucket's value in the partition key. */
+function seriesPlace(checked: CheckedTable, tags: Tags, bucketValue: unknown): SeriesPlace {
+  const bind = (c: { name: string; type: string }) => tagValue(c.type, tags[c.name] ?? '', `tags.${c.name}`);
+  return {
+    partition: checked.partitionKey.map((c) => (c.name === checked.mapping.bucket.column ? bucketValue : bind(c))),
+    prefix: checked.prefixTags.map(bind),
+    rows: rowTags(checked).map((c) => ({ name: c.name, text: tags[c.name] ?? '', value: bind(c) })),
+  };
+}
+
+/**
+ * The indexed tag a filter pins to the fewest values (at most MAX_INDEXED_VALUES), whose index finds the query's
+ * series; undefined when the filter pins none, and the catalogue answers.
+ */
+export function indexedFilter(checked: Pick<CheckedTable, 'indexedTags'>, matches: SeriesPredicate): { tag: string; values: readonly string[] } | undefined {
+  let best: { tag: string; values: readonly string[] } | undefined;
+  for (const tag of checked.indexedTags) {
+    const values = matches.exact?.get(tag);
+    if (values === undefined || values.length > MAX_INDEXED_VALUES) continue;
+    if (best === undefined || values.length < best.values.length) best = { tag, values };
+  }
+  return best;
 }
 
 /** A tag's text as its column's CQL value. */

@@ -92,4 +92,12 @@ describe('TimeValuePages', () => {
     expect(pages.matches(meta(dataTypes.double, 'system', 't'))).toBe(false);
     expect(pages.matches({ ...meta(dataTypes.double), columns: [meta(dataTypes.double).columns[0]!] })).toBe(false);
   });
+
+  it('takes only mapped value columns beside the time (a numeric tag is no value), and bigint times only in milliseconds', () => {
+    const mapped = new TimeValuePages('iot', 't', 'ts', new Set(['v']));
+    const probe = { ...meta(dataTypes.int), columns: [meta(dataTypes.int).columns[0]!, { name: 'probe', type: { code: dataTypes.int } }] };
+    expect([mapped.matches(meta(dataTypes.int)), mapped.matches(probe)]).toEqual([true, false]);
+    const bigintTime = { ...meta(dataTypes.double), columns: [{ name: 'ts', type: { code: dataTypes.bigint } }, meta(dataTypes.double).columns[1]!] };
+    expect([mapped.matches(bigintTime), new TimeValuePages('iot', 't', 'ts', undefined, true).matches(bigintTime)]).toEqual([false, true]);
+  });
 });

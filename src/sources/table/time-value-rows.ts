@@ -31,10 +31,16 @@ export class TimeValueRows {
 
 /** Opts a table's client into lean pages for its reads of `<time>, <value>`. */
 export class TimeValuePages implements LeanReader {
+  /**
+   * `values`: the mapped value columns (a numeric tag beside the time, as a read of its values selects it, is no value).
+   * `bigintMs`: a bigint time column holds epoch ms, the same 8 bytes as a timestamp (other units go through the driver).
+   */
   constructor(
     private readonly keyspace: string,
     private readonly table: string,
     private readonly time: string,
+    private readonly values?: ReadonlySet<string>,
+    private readonly bigintMs = false,
   ) {}
 
   matches(meta: RowsMetadata): boolean {
@@ -43,8 +49,9 @@ export class TimeValuePages implements LeanReader {
       meta.columns.length === 2 &&
       this.ofTable(meta, time!) &&
       time!.name === this.time &&
-      time!.type.code === dataTypes.timestamp &&
+      (time!.type.code === dataTypes.timestamp || (this.bigintMs && time!.type.code === dataTypes.bigint)) &&
       this.ofTable(meta, value!) &&
+      (this.values === undefined || this.values.has(value!.name)) &&
       NUMERIC.has(value!.type.code)
     );
   }

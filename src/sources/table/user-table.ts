@@ -13,16 +13,29 @@ import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
 import { pageOfKeys, type KeyPages } from '../catalogue/scan-catalogue.js';
-import { checkMapping, type CheckedTable, type SchemaColumn, type TableMapping } from './mapping.js';
+import { checkMapping, rowTags, type CheckedTable, type SchemaColumn, type SchemaIndex, type TableMapping } from './mapping.js';
 import { TimeValuePages, TimeValueRows } from './time-value-rows.js';
 
-type TableStatement = 'table.select' | 'table.keys' | 'table.insert' | 'table.delete';
+type TableStatement = 'table.select' | 'table.keys' | 'table.series' | 'table.index' | 'table.insert' | 'table.delete';
 
 /** A partition's key values in partition key order, bound as the columns' types. */
 export type PartitionValues = readonly unknown[];
 
-/** A partition key as the catalogue's scan reads it: each column's value by its name. */
+/**
+ * Where one series' rows are: its partition, the values of its prefix tags (bound by equality), and its row tags
+ * (clustering columns after the time, then regular columns), as text to tell its rows apart and bound for writes.
+ */
+export interface SeriesPlace {
+  readonly partition: PartitionValues;
+  readonly prefix: readonly unknown[];
+  readonly rows: readonly { readonly name: string; readonly text: string; readonly value: unknown }[];
+}
+
+/** A partition key as the catalogue's scan reads it, with one series' other tags: each column's value by its name. */
 export type KeyColumns = Readonly<Record<string, unknown>>;
+
+/** Most series one partition may hold (values of its prefix and row tags): a partition beyond it is catalogued in part. */
+export const MAX_SERIES_PER_PARTITION = 10_000;
 
 interface Connection {
   readonly exec: Executor<TableStatement>;
@@ -79,26 +92,98 @@ export class UserTable implements KeyPages<KeyColumns> {
     return (await this.connection()).checked;
   }
 
+  /**
+   * A page of the table's distinct partition keys in token order; where a partition holds several series (prefix or
+   * row tags), one entry per series, each with the partition's token (a page always ends after a whole partition).
+   */
   async keys(after: bigint, limit: number): Promise<{ keys: { token: bigint; key: KeyColumns }[]; done: boolean }> {
     const { exec, checked } = await this.connection();
     const names = checked.partitionKey.map((c) => quote(c.name)).join(', ');
     const query = this.q(`SELECT DISTINCT ${names}, token(${names}) AS key_token FROM $T WHERE token(${names}) > ? LIMIT ?`);
     const result = await exec.page('table.keys', query, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    return pageOfKeys(
+    const page = pageOfKeys(
       result.rows.map((row) => ({ key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) })),
       limit,
     );
+    if (checked.prefixTags.length === 0 && rowTags(checked).length === 0) return page;
+    const keys: { token: bigint; key: KeyColumns }[] = [];
+    for (const { token, key } of page.keys) for (const more of await this.seriesOf(key)) keys.push({ token, key: { ...key, ...more } });
+    return { keys, done: page.done };
   }
 
-  /** Rows of one partition with from <= time <= to whose `column` is set, paged, the next page on its way. */
-  async *read(key: PartitionValues, column: string, fromMs: number, toMs: number, request: { order: 'asc' | 'desc'; limit: number; fetchSize: number; signal?: AbortSignal | undefined }): AsyncGenerator<TableRows> {
+  /**
+   * The values of the prefix and row tags in one partition, one entry per series, at most MAX_SERIES_PER_PARTITION.
+   * Prefix tags alone are listed by skipping: `(c1, c2) > (?, ?) LIMIT 1` from one series to the next, a read of one
+   * row per series whatever the partition holds. Row tags are in the rows themselves, so their partition is read whole
+   * (only the tag columns): that is the price of tags outside the primary key's prefix.
+   */
+  async seriesOf(key: KeyColumns): Promise<KeyColumns[]> {
+    const { exec, checked } = await this.connection();
+    const where = checked.partitionKey.map((c) => `${quote(c.name)} = ?`).join(' AND ');
+    const partition = checked.partitionKey.map((c) => key[c.name]);
+    const found: KeyColumns[] = [];
+    const rows = rowTags(checked);
+    if (rows.length === 0) {
+      const names = checked.prefixTags.map((c) => quote(c.name)).join(', ');
+      // A skip moves in clustering order: past the last value up an ascending column, below it down a descending one.
+      const step = checked.prefixTags[0]!.order === 'desc' ? '<' : '>';
+      const first = this.q(`SELECT ${names} FROM $T WHERE ${where} LIMIT 1`);
+      const next = this.q(`SELECT ${names} FROM $T WHERE ${where} AND (${names}) ${step} (${checked.prefixTags.map(() => '?').join(', ')}) LIMIT 1`);
+      let last: cassandra.types.Row | undefined;
+      while (found.length < MAX_SERIES_PER_PARTITION) {
+        const params = last === undefined ? partition : [...partition, ...checked.prefixTags.map((c) => last![c.name])];
+        const result = await exec.page('table.series', last === undefined ? first : next, [...params], { fetchSize: 1 });
+        last = result.rows[0];
+        if (last === undefined) break;
+        found.push(Object.fromEntries(checked.prefixTags.map((c) => [c.name, last![c.name]])));
+      }
+      return found;
+    }
+    const columns = [...checked.prefixTags, ...rows];
+    const query = this.q(`SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM $T WHERE ${where}`);
+    const seen = new Set<string>();
+    for await (const result of pagesAhead((pageState) => exec.page('table.series', query, [...partition], { fetchSize: 5000, pageState }))) {
+      for (const row of result.rows) {
+        const values = columns.map((c) => row[c.name]);
+        // A row without a value of a row tag belongs to no series.
+        if (values.some((v) => v === null || v === undefined)) continue;
+        const id = JSON.stringify(values.map(String));
+        if (seen.has(id)) continue;
+        seen.add(id);
+        found.push(Object.fromEntries(columns.map((c, i) => [c.name, values[i]])));
+        if (found.length >= MAX_SERIES_PER_PARTITION) return found;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The partitions with a row whose `tag` is `value`, through the tag's storage-attached index: one row per partition
+   * (`PER PARTITION LIMIT 1`, paged), its key columns and the tag. SAI takes no restriction of the bucket alone beside it
+   * (Cassandra asks for ALLOW FILTERING), so every bucket's partitions come and the caller keeps those of its range.
+   */
+  async *partitionsWith(tag: string, value: unknown): AsyncGenerator<KeyColumns[]> {
+    const { exec, checked } = await this.connection();
+    const names = [...checked.partitionKey.map((c) => c.name), ...(checked.partitionKey.some((c) => c.name === tag) ? [] : [tag])];
+    const query = this.q(`SELECT ${names.map(quote).join(', ')} FROM $T WHERE ${quote(tag)} = ? PER PARTITION LIMIT 1`);
+    for await (const result of pagesAhead((pageState) => exec.page('table.index', query, [value], { fetchSize: 1000, pageState }))) {
+      yield result.rows.map((row) => Object.fromEntries(names.map((name) => [name, row[name]])));
+    }
+  }
+
+  /**
+   * Rows of one series with from <= time <= to whose `column` is set, paged, the next page on its way. Row tags are
+   * selected beside the value and a row of another series is left out here.
+   */
+  async *read(place: SeriesPlace, column: string, fromMs: number, toMs: number, request: { order: 'asc' | 'desc'; limit: number; fetchSize: number; signal?: AbortSignal | undefined }): AsyncGenerator<TableRows> {
     request.signal?.throwIfAborted();
     const { exec, checked } = await this.connection();
     const time = quote(checked.mapping.time);
-    const where = checked.partitionKey.map((c) => `${quote(c.name)} = ?`).join(' AND ');
-    const query = this.q(`SELECT ${time}, ${quote(column)} FROM $T WHERE ${where} AND ${time} >= ? AND ${time} <= ? ORDER BY ${time} ${request.order.toUpperCase()}${request.limit > 0 ? ' LIMIT ?' : ''}`);
-    const params: unknown[] = [...key, new Date(fromMs), new Date(toMs)];
-    if (request.limit > 0) params.push(request.limit);
+    const selected = [time, quote(column), ...place.rows.map((r) => quote(r.name))];
+    const query = this.q(`SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)} ORDER BY ${time} ${request.order.toUpperCase()}${request.limit > 0 && place.rows.length === 0 ? ' LIMIT ?' : ''}`);
+    const params: unknown[] = [...place.partition, ...place.prefix, checked.time.from(fromMs), checked.time.to(toMs)];
+    if (request.limit > 0 && place.rows.length === 0) params.push(request.limit);
+    let left = request.limit > 0 ? request.limit : Infinity;
     for await (const result of pagesAhead((pageState) => exec.page('table.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }))) {
       const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
       if (rows.length === 0) continue;
@@ -106,43 +191,71 @@ export class UserTable implements KeyPages<KeyColumns> {
         yield rows;
         continue;
       }
-      const times = new Float64Array(rows.length);
-      const cells: unknown[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) {
+      const times: number[] = [];
+      const cells: unknown[] = [];
+      for (let i = 0; i < rows.length && left > 0; i++) {
         const row = rows[i]!;
-        times[i] = (row[checked.mapping.time] as Date).getTime();
-        cells[i] = row[column];
+        if (!ofSeries(row, place)) continue;
+        times.push(checked.time.ms(row[checked.mapping.time]));
+        cells.push(row[column]);
+        // A limit counts the series' points, which only this side can tell apart from other series' rows.
+        if (place.rows.length > 0 && row[column] !== null && row[column] !== undefined) left--;
       }
-      yield { times, cells };
+      if (times.length > 0) yield { times: Float64Array.from(times), cells };
+      if (left <= 0) return;
     }
   }
 
-  /** Writes one cell per point of one partition, with a TTL when `ttlSeconds` > 0 (else the table's default applies). */
-  async insert(key: PartitionValues, column: string, times: readonly number[], values: readonly unknown[], ttlSeconds: number): Promise<void> {
+  /** Writes one cell per point of one series, with a TTL when `ttlSeconds` > 0 (else the table's default applies). */
+  async insert(place: SeriesPlace, column: string, times: readonly number[], values: readonly unknown[], ttlSeconds: number): Promise<void> {
     const { exec, checked } = await this.connection();
-    const names = [...checked.partitionKey.map((c) => quote(c.name)), quote(checked.mapping.time), quote(column)];
+    const names = [...checked.partitionKey, ...checked.prefixTags].map((c) => quote(c.name));
+    names.push(quote(checked.mapping.time), ...place.rows.map((r) => quote(r.name)), quote(column));
     const query = this.q(`INSERT INTO $T (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})${ttlSeconds > 0 ? ' USING TTL ?' : ''}`);
-    const queries = times.map((t, i) => ({ query, params: ttlSeconds > 0 ? [...key, new Date(t), values[i], ttlSeconds] : [...key, new Date(t), values[i]] }));
+    const keyed = [...place.partition, ...place.prefix];
+    const rowed = place.rows.map((r) => r.value);
+    const queries = times.map((t, i) => {
+      const params = [...keyed, checked.time.value(t), ...rowed, values[i]];
+      return { query, params: ttlSeconds > 0 ? [...params, ttlSeconds] : params };
+    });
     // The driver's unit (microseconds): what a user's own writer most likely used.
     await exec.partitionBatches('table.insert', queries, Date.now() * 1000);
   }
 
   /**
-   * Deletes within one partition: the rows with from <= time <= to when `column` is undefined (a table of one metric),
-   * else only `column`'s cells of those rows (other metrics' values stay), one statement per row.
+   * Deletes within one series: its rows with from <= time <= to when `column` is undefined (a table of one metric),
+   * else only `column`'s cells of those rows (other metrics' values stay). A range delete where the primary key's prefix
+   * pins the series; one statement per row where the partition holds other series' rows between (row tags) or a cell
+   * goes.
    */
-  async delete(key: PartitionValues, fromMs: number, toMs: number, column?: string): Promise<void> {
+  async delete(place: SeriesPlace, fromMs: number, toMs: number, column?: string): Promise<void> {
     const { exec, checked } = await this.connection();
     const time = quote(checked.mapping.time);
-    const where = checked.partitionKey.map((c) => `${quote(c.name)} = ?`).join(' AND ');
-    if (column === undefined) {
-      await exec.mutate('table.delete', this.q(`DELETE FROM $T WHERE ${where} AND ${time} >= ? AND ${time} <= ?`), [...key, new Date(fromMs), new Date(toMs)], Date.now() * 1000);
+    const keyed = [...place.partition, ...place.prefix];
+    if (column === undefined && place.rows.length === 0) {
+      await exec.mutate('table.delete', this.q(`DELETE FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`), [...keyed, checked.time.from(fromMs), checked.time.to(toMs)], Date.now() * 1000);
       return;
     }
-    const deleteCell = this.q(`DELETE ${quote(column)} FROM $T WHERE ${where} AND ${time} = ?`);
-    for await (const { times } of this.read(key, column, fromMs, toMs, { order: 'asc', limit: 0, fetchSize: 1000 })) {
-      await Promise.all(Array.from(times, (t) => exec.mutate('table.delete', deleteCell, [...key, new Date(t)], Date.now() * 1000)));
+    const after = checked.afterTimeTags.map((c) => ` AND ${quote(c.name)} = ?`).join('');
+    const deleteRow = this.q(`DELETE ${column === undefined ? '' : `${quote(column)} `}FROM $T WHERE ${this.placeWhere(checked)} AND ${time} = ?${after}`);
+    const afterValues = place.rows.slice(0, checked.afterTimeTags.length).map((r) => r.value);
+    const selected = [time, ...(column === undefined ? [] : [quote(column)]), ...place.rows.map((r) => quote(r.name))];
+    const query = this.q(`SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`);
+    for await (const result of pagesAhead((pageState) => exec.page('table.select', query, [...keyed, checked.time.from(fromMs), checked.time.to(toMs)], { fetchSize: 1000, pageState }))) {
+      const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
+      // The row's own time value: a timeuuid or a microsecond is more than the ms the engine knows. Lean pages come
+      // only of timestamp and millisecond columns, whose ms are their values.
+      const times =
+        rows instanceof TimeValueRows
+          ? Array.from(rows.times, (ms) => checked.time.value(ms))
+          : rows.filter((row) => ofSeries(row, place) && (column === undefined || (row[column] !== null && row[column] !== undefined))).map((row) => row[checked.mapping.time]);
+      await Promise.all(times.map((time) => exec.mutate('table.delete', deleteRow, [...keyed, time, ...afterValues], Date.now() * 1000)));
     }
+  }
+
+  /** Statements sent, by name (tests prove which path a query took). */
+  get statements(): Readonly<Record<string, number>> {
+    return this.stats.counts;
   }
 
   async ping(): Promise<void> {
@@ -163,15 +276,32 @@ export class UserTable implements KeyPages<KeyColumns> {
     }
   }
 
+  /** The series' partition and prefix tags, bound in that order. */
+  private placeWhere(checked: CheckedTable): string {
+    return [...checked.partitionKey, ...checked.prefixTags].map((c) => `${quote(c.name)} = ?`).join(' AND ');
+  }
+
+  /** `time >= ? AND time <= ?`, each end as the time column's type compares. */
+  private timeRange(checked: CheckedTable): string {
+    const time = quote(checked.mapping.time);
+    return `${time} >= ${checked.time.marker('from')} AND ${time} <= ${checked.time.marker('to')}`;
+  }
+
   private async connectOnce(limiter: Limiter): Promise<Connection> {
     const { keyspace: ks, table: tbl, time } = this.mapping;
-    const client = new cassandra.Client(clientOptions(this.cassandraOptions, this.lean ? { encoding: { [LEAN_PAGES_KEY]: new TimeValuePages(ks, tbl, time) } as cassandra.ClientOptions['encoding'] } : {}));
+    const client = new cassandra.Client(clientOptions(this.cassandraOptions, this.lean ? { encoding: { [LEAN_PAGES_KEY]: new TimeValuePages(ks, tbl, time, new Set(Object.values(this.mapping.metrics)), (this.mapping.timeUnit ?? 'milliseconds') === 'milliseconds') } as cassandra.ClientOptions['encoding'] } : {}));
     try {
       await client.connect();
       const exec = new Executor<TableStatement>(client, limiter, this.stats, this.cassandraOptions, () => {}, this.watched());
       const { keyspace, table } = this.mapping;
       const columns = await exec.system('SELECT column_name, kind, position, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
       const tables = await exec.system('SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
+      const indexRows = await exec.system('SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
+      const indexes: SchemaIndex[] = indexRows.rows.map((row) => {
+        const options = (row['options'] ?? {}) as Record<string, string> | Map<string, string>;
+        const option = (name: string) => (options instanceof Map ? options.get(name) : options[name]);
+        return { name: row['index_name'] as string, className: option('class_name'), target: option('target') };
+      });
       const schema: SchemaColumn[] = columns.rows.map((row) => ({
         name: row['column_name'] as string,
         kind: row['kind'] as SchemaColumn['kind'],
@@ -181,7 +311,7 @@ export class UserTable implements KeyPages<KeyColumns> {
       }));
       let checked: CheckedTable;
       try {
-        checked = checkMapping(this.mapping, schema, (tables.rows[0]?.['default_time_to_live'] as number | undefined) ?? 0);
+        checked = checkMapping(this.mapping, schema, (tables.rows[0]?.['default_time_to_live'] as number | undefined) ?? 0, indexes);
       } catch (error) {
         throw new MappingError(`source ${JSON.stringify(this.source)}: ${(error as Error).message}`);
       }
@@ -197,6 +327,15 @@ export class UserTable implements KeyPages<KeyColumns> {
     const { keyspace, table } = this.mapping;
     return { tables: [table], lostError: (reason, _last, cause) => new StoreUnavailableError('cassandra', new Error(`${reason}: the table of source ${JSON.stringify(this.source)} (${keyspace}.${table}) is gone`, { cause })) };
   }
+}
+
+/** Whether a row holds the series' row tags (each cell as the text its tag is). */
+function ofSeries(row: cassandra.types.Row, place: SeriesPlace): boolean {
+  for (const r of place.rows) {
+    const cell = row[r.name];
+    if (cell === null || cell === undefined || String(cell) !== r.text) return false;
+  }
+  return true;
 }
 
 /** A checked name (mapping.ts CQL_NAME) as a quoted CQL identifier, so its case is kept. */
