@@ -125,7 +125,7 @@ describe('loadSourcesFile', () => {
 
   it('reads table sources: the mapping, the budget, writability, and a catalogue or a list of entities', () => {
     const sensors = { name: 'sensors', layout: 'table', keyspace: 'iot', table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } };
-    const { config } = file({ sources: [sensors, { ...sensors, name: 'few', bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' }, writable: true, maxBucketsPerQuery: 10, series: [{ sensor_id: 's-1' }] }] }, { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' });
+    const { config } = file({ sources: [sensors, { ...sensors, name: 'few', timeUnit: 'seconds', bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' }, writable: true, maxBucketsPerQuery: 10, series: [{ sensor_id: 's-1' }] }] }, { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' });
     const [first, second] = loadSourcesFile(config);
     expect(first).toEqual({
       name: 'sensors',
@@ -136,7 +136,7 @@ describe('loadSourcesFile', () => {
       maxBuckets: 1000,
       catalogue: { kind: 'scan', path: '/data/table-catalogues/sensors', refreshIntervalMs: 600_000 },
     });
-    expect(second).toMatchObject({ writable: true, maxBuckets: 10, catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] }, mapping: { bucket: { kind: 'date', zone: 'Europe/Berlin' } } });
+    expect(second).toMatchObject({ writable: true, maxBuckets: 10, catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] }, mapping: { timeUnit: 'seconds', bucket: { kind: 'date', zone: 'Europe/Berlin' } } });
   });
 
   const table = { name: 'a', layout: 'table', keyspace: 'iot', table: 't', time: 'ts', bucket: { column: 'day', kind: 'date-text' }, tags: ['id'], metrics: { m: 'v' } };

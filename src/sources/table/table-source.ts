@@ -1,8 +1,9 @@
 /**
  * The `table` layout: a user's own Cassandra table on the (entity, time bucket) pattern as a source. A series is a
- * metric (a mapped value column) and the tags of one entity (the partition key columns other than the bucket, as
- * strings); a partition is that entity in one bucket, read with one prepared statement; every value column of a row is
- * a point of its metric, a null cell none. Series are found through the catalogue (the table's distinct partition
+ * metric (a mapped value column) and its tags (the partition key columns other than the bucket, and any clustering or
+ * regular columns named as tags, as strings); a partition is that series in one bucket, read with one prepared
+ * statement (rows of other series in the same table partition told apart in memory); every value column of a row is
+ * a point of its metric, a null cell none. A filter pinning a tag with an SAI index finds its series there. Series are found through the catalogue (the table's distinct partition
  * keys, scanned in the background) or a list in the settings; a query may span at most `maxBuckets` buckets, and
  * buckets wholly older than the table's default TTL are not read.
  */

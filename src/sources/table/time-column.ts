@@ -64,18 +64,12 @@ export class TimeColumn {
     }
   }
 
-  /** The value a write stores for a point at `ms`: a timeuuid is a new one of that ms (so every write adds a row). */
+  /**
+   * The value a write stores for a point at `ms`: a timeuuid is a new one of that ms (so every write adds a row); the
+   * other types store what a range from `ms` starts at (a seconds column takes only whole seconds: `holds`).
+   */
   value(ms: number): unknown {
-    if (this.type === 'timeuuid') return cassandra.types.TimeUuid.fromDate(new Date(ms));
-    if (this.type === 'timestamp') return new Date(ms);
-    switch (this.unit) {
-      case 'seconds':
-        return long(Math.floor(ms / 1000));
-      case 'microseconds':
-        return micros(BigInt(ms) * 1000n);
-      default:
-        return long(ms);
-    }
+    return this.type === 'timeuuid' ? cassandra.types.TimeUuid.fromDate(new Date(ms)) : this.from(ms);
   }
 
   /** Whether a time of `ms` can be stored without losing part of it (a seconds column holds whole seconds). */

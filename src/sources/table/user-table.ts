@@ -1,7 +1,7 @@
 /**
  * A user's own table on Cassandra, as its mapping reads it: one prepared statement per (series, bucket) read, never
- * `ALLOW FILTERING` nor an `IN` over partitions; the distinct partition keys for the catalogue; inserts into the mapped
- * columns and deletes inside one bucket. Every name in the CQL was checked against system_schema when it connected
+ * `ALLOW FILTERING` nor an `IN` over partitions; the distinct partition keys and the series in each for the catalogue;
+ * the partitions an SAI index finds; inserts into the mapped columns and deletes inside one bucket. Every name in the CQL was checked against system_schema when it connected
  * (mapping.ts) and is quoted; every value is bound.
  */
 import cassandra from 'cassandra-driver';
