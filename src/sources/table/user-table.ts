@@ -137,6 +137,7 @@ export class UserTable implements KeyPages<KeyColumns> {
         if (last === undefined) break;
         found.push(Object.fromEntries(checked.prefixTags.map((c) => [c.name, last![c.name]])));
       }
+      if (found.length >= MAX_SERIES_PER_PARTITION) this.tooManySeries(key);
       return found;
     }
     const columns = [...checked.prefixTags, ...rows];
@@ -151,10 +152,19 @@ export class UserTable implements KeyPages<KeyColumns> {
         if (seen.has(id)) continue;
         seen.add(id);
         found.push(Object.fromEntries(columns.map((c, i) => [c.name, values[i]])));
-        if (found.length >= MAX_SERIES_PER_PARTITION) return found;
+        if (found.length >= MAX_SERIES_PER_PARTITION) {
+          this.tooManySeries(key);
+          return found;
+        }
       }
     }
     return found;
+  }
+
+  /** Says which partition was cut short: its series past the limit are not found until it is raised. */
+  private tooManySeries(key: KeyColumns): void {
+    const partition = Object.fromEntries(Object.entries(key).map(([name, value]) => [name, String(value)]));
+    this.cassandraOptions.log.warn({ source: this.source, partition, limit: MAX_SERIES_PER_PARTITION }, 'a partition holds more series than a table source lists; the rest are not found');
   }
 
   /**
