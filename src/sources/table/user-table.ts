@@ -161,7 +161,7 @@ export class UserTable implements KeyPages<KeyColumns> {
     return found;
   }
 
-  /** Says which partition was cut short: its series past the limit are not found until it is raised. */
+  /** Says which partition was cut short: its series past MAX_SERIES_PER_PARTITION are not found. */
   private tooManySeries(key: KeyColumns): void {
     const partition = Object.fromEntries(Object.entries(key).map(([name, value]) => [name, String(value)]));
     this.cassandraOptions.log.warn({ source: this.source, partition, limit: MAX_SERIES_PER_PARTITION }, 'a partition holds more series than a table source lists; the rest are not found');
