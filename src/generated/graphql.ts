@@ -7,6 +7,7 @@ import type { GroupByResult } from '../engine/execute.js';
 import type { RequestContext } from '../server/request-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -28,15 +29,22 @@ export type Scalars = {
   /**
    * A point in time. Accepted as epoch milliseconds (a JSON number, or a numeric string: 13-digit values overflow
    * GraphQL `Int`), as ISO-8601 text (`2024-05-01T10:00:00Z`; text without an offset is read as UTC), or relative to
-   * now as Grafana writes it (`now`, `now-6h`, `now-30m`, `now-7d`; units ms s m h d w M y, calendar-aware in UTC).
-   * Returned as ISO-8601 UTC text.
+   * now in Grafana's date-math syntax: `now`, then any number of steps, each `+N<unit>` or `-N<unit>` (add or take
+   * away) or `/<unit>` (round down to the start of that unit; in a `to` argument, up to its last millisecond, as Grafana
+   * does): `now-6h`, `now/d` (midnight today), `now-1d/d` (midnight yesterday; as `to`, the end of yesterday), `now/w`
+   * (Monday 00:00, ISO weeks), `now-1M/M` (the first of last month). Units: ms s m h d w M Q y. The calendar is the
+   * query's `timeZone` where the field has one, else UTC. A 10-digit number is refused as epoch seconds: multiply by
+   * 1,000. Returned as ISO-8601 UTC text.
    */
   Time: { input: TimeInput; output: number; }
 };
 
+/** What `addPoints` stored. */
 export type AddPointsResult = {
   __typename?: 'AddPointsResult';
+  /** Points written. */
   points: Scalars['Int']['output'];
+  /** Series written. */
   series: Scalars['Int']['output'];
 };
 
@@ -45,29 +53,48 @@ export type AddPointsResult = {
  * its options. Number-only aggregators pass text series through untouched, as in KairosDB.
  */
 export type AggregatorInput =
+  /** Average per range. */
   { avg: RangeInput; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count: RangeInput; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev: DevInput; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Number of points per range. */
+  { avg?: never; count: RangeInput; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Standard deviation per range. */
+  { avg?: never; count?: never; dev: DevInput; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
   |  /** Difference to the previous point. Set to true. */
   { avg?: never; count?: never; dev?: never; diff: Scalars['Boolean']['input']; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div: DivInput; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter: FilterInput; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first: RangeInput; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Divides each value. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div: DivInput; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Drops points by their value. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter: FilterInput; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** First point per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first: RangeInput; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
   |  /** Marks each empty range with a null point. Set the range options. */
   { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps: RangeInput; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last: RangeInput; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares: RangeInput; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max: RangeInput; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min: RangeInput; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile: PercentileInput; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate: RateInput; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler: SamplerInput; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs: SaveAsInput; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale: ScaleInput; score?: never; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score: ScoreInput; sma?: never; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma: SmaInput; sum?: never; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum: RangeInput; trim?: never; }
-  |  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim: TrimInput; };
+  |  /** Last point per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last: RangeInput; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Least-squares line per range: its values at the range's first and last point. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares: RangeInput; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Largest value per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max: RangeInput; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Smallest value per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min: RangeInput; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** A percentile per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile: PercentileInput; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Change per unit of time. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate: RateInput; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Value per unit of time since the previous point. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler: SamplerInput; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Writes the points it passes through to another metric. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs: SaveAsInput; scale?: never; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Multiplies each value. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale: ScaleInput; score?: never; sma?: never; sum?: never; trim?: never; }
+  |  /** Maps values to threshold indexes. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score: ScoreInput; sma?: never; sum?: never; trim?: never; }
+  |  /** Simple moving average. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma: SmaInput; sum?: never; trim?: never; }
+  |  /** Sum per range. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum: RangeInput; trim?: never; }
+  |  /** Drops the first or last point. */
+  { avg?: never; count?: never; dev?: never; diff?: never; div?: never; filter?: never; first?: never; gaps?: never; last?: never; leastSquares?: never; max?: never; min?: never; percentile?: never; rate?: never; sampler?: never; saveAs?: never; scale?: never; score?: never; sma?: never; sum?: never; trim: TrimInput; };
 
 /**
  * A source's list of its series, kept by scanning the distinct partition keys of its table in the background (or listed
@@ -95,6 +122,7 @@ export type Catalogue = {
   undecodableKeys: Scalars['Float']['output'];
 };
 
+/** What `deletePoints` deleted. */
 export type DeletePointsResult = {
   __typename?: 'DeletePointsResult';
   /** Partitions (series × row period) deleted whole. */
@@ -107,51 +135,83 @@ export type DeletePointsResult = {
 
 /** Sample standard deviation per range; POS_SD / NEG_SD give avg ± devCount·sd. */
 export type DevInput = {
+  /** Time each output point at its range's end. Default false. */
   alignEndTime?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Start ranges at a calendar boundary in the zone (sub-day units: midnight). Default true. */
   alignSampling?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Time each output point at its range's start. Default false. */
   alignStartTime?: InputMaybe<Scalars['Boolean']['input']>;
+  /** How many standard deviations POS_SD and NEG_SD add or take away; default 1. */
   devCount?: InputMaybe<Scalars['Int']['input']>;
+  /** End of the exhaustive ranges of gaps. Default: the query's end. */
   endTime?: InputMaybe<Scalars['Time']['input']>;
+  /** What to answer; default VALUE. */
   returnType?: InputMaybe<DevReturnType>;
+  /** Width of each range. Default 1 millisecond (KairosDB's default). */
   sampling?: InputMaybe<DurationInput>;
+  /** Anchor of the ranges when alignSampling is false. Default: the query's start. */
   startTime?: InputMaybe<Scalars['Time']['input']>;
+  /** Overrides the query's timeZone for this aggregator. */
   timeZone?: InputMaybe<Scalars['String']['input']>;
+  /** gaps only: start the exhaustive ranges at the first point instead of the query's start. */
   trim?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/** What `dev` answers per range. */
 export type DevReturnType =
+  /** The average minus `devCount` standard deviations. */
   | 'NEG_SD'
+  /** The average plus `devCount` standard deviations. */
   | 'POS_SD'
+  /** The sample standard deviation. */
   | 'VALUE';
 
+/** Divides every value by `divisor`. */
 export type DivInput = {
+  /** The divisor; not 0. */
   divisor: Scalars['Float']['input'];
 };
 
 /** An amount of a time unit. Calendar units (days and longer) are counted in the query's zone. */
 export type DurationInput = {
+  /** The unit. */
   unit: TimeUnit;
+  /** How many units. */
   value: Scalars['Int']['input'];
 };
 
+/** How series of an answer that lack some of its timestamps are completed. */
 export type Fill =
+  /** Each series keeps its own timestamps. */
   | 'NONE'
+  /** Missing timestamps get a null point. */
   | 'NULL'
+  /** Missing timestamps get the series' previous value (null before its first). */
   | 'PREVIOUS'
+  /** Missing timestamps get 0. */
   | 'ZERO';
 
 /** Drops the points for which `value <op> threshold` holds (numbers compare to numbers, strings to strings). */
 export type FilterInput = {
+  /** The comparison. */
   filterOp: FilterOp;
+  /** What values are compared with. */
   threshold?: InputMaybe<Scalars['PointValue']['input']>;
 };
 
+/** A comparison of `filter`. */
 export type FilterOp =
+  /** Equal. */
   | 'EQUAL'
+  /** Greater than. */
   | 'GT'
+  /** Greater than or equal. */
   | 'GTE'
+  /** Less than. */
   | 'LT'
+  /** Less than or equal. */
   | 'LTE'
+  /** Not equal. */
   | 'NE';
 
 /**
@@ -176,6 +236,7 @@ export type GroupKey = {
   binNumber: Maybe<Scalars['Int']['output']>;
   /** TIME and VALUE: the group's number. */
   groupNumber: Maybe<Scalars['Int']['output']>;
+  /** The group-by this key comes from. */
   kind: GroupKind;
   /** TAG: the grouped tags and the values this series has for them ('' when a series lacks the tag, as in KairosDB). */
   tags: Maybe<Array<Tag>>;
@@ -183,11 +244,17 @@ export type GroupKey = {
   valueType: Maybe<Scalars['String']['output']>;
 };
 
+/** Which kind of group-by a `GroupKey` comes from. */
 export type GroupKind =
+  /** `groupBy.bins`. */
   | 'BIN'
+  /** `groupBy.tags`. */
   | 'TAG'
+  /** `groupBy.time`. */
   | 'TIME'
+  /** The value type, which KairosDB always groups by last. */
   | 'TYPE'
+  /** `groupBy.valueRangeSize`. */
   | 'VALUE';
 
 /** One service of KairosDB's metadata. */
@@ -226,6 +293,7 @@ export type MetadataValue = {
   writtenMs: Scalars['Long']['output'];
 };
 
+/** What can be written: points, and deletions of them. */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -242,12 +310,14 @@ export type Mutation = {
 };
 
 
+/** What can be written: points, and deletions of them. */
 export type MutationAddPointsArgs = {
   series: Array<SeriesPointsInput>;
   source?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** What can be written: points, and deletions of them. */
 export type MutationDeleteMetadataArgs = {
   key: Scalars['String']['input'];
   service: Scalars['String']['input'];
@@ -256,6 +326,7 @@ export type MutationDeleteMetadataArgs = {
 };
 
 
+/** What can be written: points, and deletions of them. */
 export type MutationDeletePointsArgs = {
   from: Scalars['Time']['input'];
   metric: Scalars['String']['input'];
@@ -265,6 +336,7 @@ export type MutationDeletePointsArgs = {
 };
 
 
+/** What can be written: points, and deletions of them. */
 export type MutationSetMetadataArgs = {
   key: Scalars['String']['input'];
   service: Scalars['String']['input'];
@@ -273,34 +345,47 @@ export type MutationSetMetadataArgs = {
   value: Scalars['String']['input'];
 };
 
+/** The order of points by time. */
 export type Order =
+  /** Oldest first. */
   | 'ASC'
+  /** Newest first. */
   | 'DESC';
 
 /** A percentile (0 < percentile ≤ 1; 1 is the maximum) per range: exact up to 1,028 values, a deterministic sketch within 0.5% above. */
 export type PercentileInput = {
+  /** Time each output point at its range's end. Default false. */
   alignEndTime?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Start ranges at a calendar boundary in the zone (sub-day units: midnight). Default true. */
   alignSampling?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Time each output point at its range's start. Default false. */
   alignStartTime?: InputMaybe<Scalars['Boolean']['input']>;
+  /** End of the exhaustive ranges of gaps. Default: the query's end. */
   endTime?: InputMaybe<Scalars['Time']['input']>;
+  /** Which percentile, as a fraction: 0.99 for the 99th. */
   percentile: Scalars['Float']['input'];
+  /** Width of each range. Default 1 millisecond (KairosDB's default). */
   sampling?: InputMaybe<DurationInput>;
+  /** Anchor of the ranges when alignSampling is false. Default: the query's start. */
   startTime?: InputMaybe<Scalars['Time']['input']>;
+  /** Overrides the query's timeZone for this aggregator. */
   timeZone?: InputMaybe<Scalars['String']['input']>;
+  /** gaps only: start the exhaustive ranges at the first point instead of the query's start. */
   trim?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/** One point of a series. */
 export type Point = {
   __typename?: 'Point';
-  /** Epoch milliseconds. */
-  epochMs: Scalars['Float']['output'];
+  /** The same time in epoch milliseconds (a JSON number: every time fits within ±2^53). */
+  epochMs: Scalars['Long']['output'];
   /** The imaginary part of a COMPLEX point. */
   imaginary: Maybe<Scalars['Float']['output']>;
   /** The exact 64-bit value of a LONG point. */
   long: Maybe<Scalars['Long']['output']>;
   /** The value of a STRING point. */
   text: Maybe<Scalars['String']['output']>;
-  /** ISO-8601 UTC. */
+  /** The point's time, as ISO-8601 UTC text. */
   time: Scalars['Time']['output'];
   /** The type of the value; null for a null point (an empty range marked by gaps). */
   type: Maybe<ValueType>;
@@ -308,11 +393,15 @@ export type Point = {
   value: Maybe<Scalars['Float']['output']>;
 };
 
+/** A point to write. */
 export type PointInput = {
+  /** Its time. */
   time: Scalars['Time']['input'];
+  /** Its value, read according to the series' `type`. */
   value: Scalars['PointValue']['input'];
 };
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type Query = {
   __typename?: 'Query';
   /**
@@ -320,13 +409,23 @@ export type Query = {
    * and a key, kept in KairosDB's `service_index` table, so values KairosDB wrote read back here and the reverse.
    */
   metadata: MetadataService;
-  /** Metric names in sorted order, optionally only those starting with `prefix`. */
-  metricNames: Array<Scalars['String']['output']>;
   /**
-   * The raw points of a metric between `from` and `to` (both inclusive; `to` defaults to now), one entry per series.
-   * `limit` caps the points of each series; `order` sorts them by time.
+   * Metric names in sorted order, optionally only those starting with `prefix`, at most `limit` of them (default
+   * 1,000; 0: all of them). `metricNamesPage` pages through any number and says when there are more.
+   */
+  metricNames: Array<Scalars['String']['output']>;
+  /** Metric names in sorted order, a page at a time: `hasMore` says whether another page follows, `nextCursor` asks for it. */
+  metricNamesPage: StringPage;
+  /**
+   * The same as `rawSeries`, under its first name (which made `points { points { ... } }`).
+   * @deprecated Use `rawSeries`: the same arguments and answer.
    */
   points: Array<Series>;
+  /**
+   * The raw points of a metric between `from` and `to` (both inclusive; `to` defaults to now), one entry per stored
+   * series. `limit` caps the points of each series; `order` sorts them by time.
+   */
+  rawSeries: Array<Series>;
   /** The points of `series`, one row per point, each carrying its series' tags and group. Same arguments. */
   rows: Array<Row>;
   /**
@@ -338,6 +437,8 @@ export type Query = {
   series: Array<Series>;
   /** The series (tag sets and types) of a metric, with the same time range and filter rules as `tagNames`. */
   seriesKeys: Array<SeriesKey>;
+  /** `seriesKeys` a page at a time: `hasMore` says whether another page follows, `nextCursor` asks for it. */
+  seriesKeysPage: SeriesKeyPage;
   /** The configured sources, the primary one first. */
   sources: Array<Source>;
   /**
@@ -345,17 +446,21 @@ export type Query = {
    * only series that pass `where`. Series are found at row granularity, as in KairosDB (rows span 3 weeks).
    */
   tagNames: Array<Scalars['String']['output']>;
-  /** Values of one tag, with the same time range and filter rules as `tagNames`. */
+  /** Values of one tag, sorted, with the same time range and filter rules as `tagNames`. */
   tagValues: Array<Scalars['String']['output']>;
+  /** `tagValues` a page at a time: `hasMore` says whether another page follows, `nextCursor` asks for it. */
+  tagValuesPage: StringPage;
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryMetadataArgs = {
   service: Scalars['String']['input'];
   source?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryMetricNamesArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   prefix?: InputMaybe<Scalars['String']['input']>;
@@ -363,6 +468,16 @@ export type QueryMetricNamesArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
+export type QueryMetricNamesPageArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  prefix?: InputMaybe<Scalars['String']['input']>;
+  source?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryPointsArgs = {
   from: Scalars['Time']['input'];
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -374,6 +489,19 @@ export type QueryPointsArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
+export type QueryRawSeriesArgs = {
+  from: Scalars['Time']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  metric: Scalars['String']['input'];
+  order?: InputMaybe<Order>;
+  source?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['Time']['input']>;
+  where?: InputMaybe<Array<TagMatch>>;
+};
+
+
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryRowsArgs = {
   aggregators?: InputMaybe<Array<AggregatorInput>>;
   fill?: InputMaybe<Fill>;
@@ -390,6 +518,7 @@ export type QueryRowsArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QuerySeriesArgs = {
   aggregators?: InputMaybe<Array<AggregatorInput>>;
   fill?: InputMaybe<Fill>;
@@ -406,6 +535,7 @@ export type QuerySeriesArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QuerySeriesKeysArgs = {
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
@@ -415,6 +545,19 @@ export type QuerySeriesKeysArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
+export type QuerySeriesKeysPageArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  from?: InputMaybe<Scalars['Time']['input']>;
+  metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['Time']['input']>;
+  where?: InputMaybe<Array<TagMatch>>;
+};
+
+
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryTagNamesArgs = {
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
@@ -424,7 +567,21 @@ export type QueryTagNamesArgs = {
 };
 
 
+/** What can be read: sources, metric names, tags, series and their points. */
 export type QueryTagValuesArgs = {
+  from?: InputMaybe<Scalars['Time']['input']>;
+  metric: Scalars['String']['input'];
+  source?: InputMaybe<Scalars['String']['input']>;
+  tag: Scalars['String']['input'];
+  to?: InputMaybe<Scalars['Time']['input']>;
+  where?: InputMaybe<Array<TagMatch>>;
+};
+
+
+/** What can be read: sources, metric names, tags, series and their points. */
+export type QueryTagValuesPageArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
   from?: InputMaybe<Scalars['Time']['input']>;
   metric: Scalars['String']['input'];
   source?: InputMaybe<Scalars['String']['input']>;
@@ -438,9 +595,11 @@ export type QueryTagValuesArgs = {
  * data; its time is the first point's time, or the range's start or end with `alignStartTime` / `alignEndTime`.
  */
 export type RangeInput = {
+  /** Time each output point at its range's end. Default false. */
   alignEndTime?: InputMaybe<Scalars['Boolean']['input']>;
   /** Start ranges at a calendar boundary in the zone (sub-day units: midnight). Default true. */
   alignSampling?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Time each output point at its range's start. Default false. */
   alignStartTime?: InputMaybe<Scalars['Boolean']['input']>;
   /** End of the exhaustive ranges of gaps. Default: the query's end. */
   endTime?: InputMaybe<Scalars['Time']['input']>;
@@ -456,27 +615,41 @@ export type RangeInput = {
 
 /** Change per `unit` between consecutive points (or per `sampling`). */
 export type RateInput = {
+  /** The time the change is counted per, as an amount (whichever of `unit` and `sampling` comes last applies, as in KairosDB). */
   sampling?: InputMaybe<DurationInput>;
+  /** Overrides the query's timeZone for this aggregator. */
   timeZone?: InputMaybe<Scalars['String']['input']>;
+  /** The unit of time of the rate (per second, per minute...); default MILLISECONDS. */
   unit?: InputMaybe<TimeUnit>;
 };
 
 /** One point of a series with that series' identity, for clients that want one row per point (Grafana's GraphQL plugins). */
 export type Row = {
   __typename?: 'Row';
-  epochMs: Scalars['Float']['output'];
+  /** The same time in epoch milliseconds. */
+  epochMs: Scalars['Long']['output'];
+  /** The group-by keys of the row's series. */
   group: Array<GroupKey>;
+  /** The exact 64-bit value of a LONG point. */
   long: Maybe<Scalars['Long']['output']>;
+  /** The metric name. */
   metric: Scalars['String']['output'];
+  /** The row's series' `name`: the `name` the query gave, else the metric name. */
   name: Scalars['String']['output'];
   /** The value of one tag when the row's series has exactly one value for it; null otherwise. */
   tag: Maybe<Scalars['String']['output']>;
-  /** The tags with exactly one value in the row's series. */
+  /**
+   * The tags with exactly one value in the row's series, as `Tag`s (a row is flat: a tag with several values in its
+   * group has no single value to show; `Series.tags` lists those).
+   */
   tags: Array<Tag>;
+  /** The value of a STRING point. */
   text: Maybe<Scalars['String']['output']>;
-  /** ISO-8601 UTC. */
+  /** The point's time, as ISO-8601 UTC text. */
   time: Scalars['Time']['output'];
+  /** The type of the value; null for a null point. */
   type: Maybe<ValueType>;
+  /** The numeric value (LONG, DOUBLE, or the real part of COMPLEX); null for strings and null points. */
   value: Maybe<Scalars['Float']['output']>;
 };
 
@@ -488,38 +661,57 @@ export type RowTagArgs = {
 
 /** Value per `unit` of the time since the previous point. */
 export type SamplerInput = {
+  /** Overrides the query's timeZone for this aggregator. */
   timeZone?: InputMaybe<Scalars['String']['input']>;
+  /** The unit of time the value is counted per; default MILLISECONDS. */
   unit?: InputMaybe<TimeUnit>;
 };
 
 /** Passes points through and also writes them to `metricName` (tagged saved_from and with single-valued group tags). */
 export type SaveAsInput = {
+  /** Tag each written series with `saved_from: <the query's metric>`; default true. */
   addSavedFrom?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The metric to write to. */
   metricName: Scalars['String']['input'];
+  /** More tags for every series written. */
   tags?: InputMaybe<Array<TagInput>>;
+  /** Seconds until the written points expire; 0 or absent means never. */
   ttl?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** Multiplies every value by `factor`. */
 export type ScaleInput = {
+  /** The factor. */
   factor: Scalars['Float']['input'];
 };
 
+/** Which side of a `score` threshold a value equal to it falls on. */
 export type ScoreBoundary =
+  /** An equal value is above the threshold. */
   | 'INFERIOR'
+  /** An equal value is below the threshold. */
   | 'SUPERIOR';
 
 /** Maps each value to the index of the first threshold it is below (0..n); DESCENDING gives n − index. */
 export type ScoreInput = {
+  /** ASCENDING (default) or DESCENDING. */
   order?: InputMaybe<ScoreOrder>;
+  /** The thresholds, in any order. */
   thresholds: Array<ScoreThresholdInput>;
 };
 
+/** How `score` counts. */
 export type ScoreOrder =
+  /** The number of thresholds a value is not below. */
   | 'ASCENDING'
+  /** The number of thresholds minus that. */
   | 'DESCENDING';
 
+/** One threshold of `score`. */
 export type ScoreThresholdInput = {
+  /** Which side a value equal to it falls on. */
   boundary: ScoreBoundary;
+  /** The threshold. */
   value: Scalars['Float']['input'];
 };
 
@@ -532,6 +724,7 @@ export type Series = {
   metric: Scalars['String']['output'];
   /** The `name` the query gave, else the metric name. */
   name: Scalars['String']['output'];
+  /** The series' points, in the query's `order`. */
   points: Array<Point>;
   /** Raw points read into this series before its aggregators. */
   sampleSize: Scalars['Int']['output'];
@@ -552,10 +745,13 @@ export type SeriesTagArgs = {
 /** One stored series of a metric: its tag set and data type. */
 export type SeriesKey = {
   __typename?: 'SeriesKey';
+  /** The metric name. */
   metric: Scalars['String']['output'];
   /** The value of one tag, or null when the series does not have it. */
   tag: Maybe<Scalars['String']['output']>;
+  /** Its tags: a stored series has exactly one value per tag, so each is a `Tag`. */
   tags: Array<Tag>;
+  /** The data type the series is stored as. */
   type: ValueType;
 };
 
@@ -565,24 +761,43 @@ export type SeriesKeyTagArgs = {
   name: Scalars['String']['input'];
 };
 
+/** A page of series keys. */
+export type SeriesKeyPage = {
+  __typename?: 'SeriesKeyPage';
+  /** Whether more series follow this page. */
+  hasMore: Scalars['Boolean']['output'];
+  /** The series of this page, in a stable order (by type, then tags). */
+  items: Array<SeriesKey>;
+  /** Pass as `after` for the next page; null when there is none. */
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** The points of one series to write. */
 export type SeriesPointsInput = {
+  /** The metric name. */
   metric: Scalars['String']['input'];
+  /** The points. */
   points: Array<PointInput>;
+  /** The series' tags (KairosDB requires at least one). */
   tags: Array<TagInput>;
   /** Seconds until the points expire; 0 or absent means never. */
   ttl?: InputMaybe<Scalars['Int']['input']>;
+  /** The data type to store the values as; COMPLEX cannot be written. */
   type?: InputMaybe<ValueType>;
 };
 
 /** A tag of a series and its values: one value for a stored series, the union of values for a merged group. */
 export type SeriesTag = {
   __typename?: 'SeriesTag';
+  /** The tag name. */
   name: Scalars['String']['output'];
+  /** Its values among the series merged into this one, sorted: one for a stored series. */
   values: Array<Scalars['String']['output']>;
 };
 
 /** Simple moving average of the last `size` points. */
 export type SmaInput = {
+  /** How many points the average spans. */
   size: Scalars['Int']['input'];
 };
 
@@ -605,14 +820,34 @@ export type Source = {
   writable: Scalars['Boolean']['output'];
 };
 
+/** A page of text items (metric names, tag values). */
+export type StringPage = {
+  __typename?: 'StringPage';
+  /** Whether more items follow this page. */
+  hasMore: Scalars['Boolean']['output'];
+  /** The items of this page, sorted. */
+  items: Array<Scalars['String']['output']>;
+  /**
+   * Pass as `after` for the next page; null when there is none. It names the last item of this page, so items added
+   * or removed meanwhile neither repeat nor shift the next page.
+   */
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** A tag of one stored series (or of a row of one): a name and its single value. */
 export type Tag = {
   __typename?: 'Tag';
+  /** The tag name. */
   name: Scalars['String']['output'];
+  /** Its value. */
   value: Scalars['String']['output'];
 };
 
+/** A tag to write: a name and its value. */
 export type TagInput = {
+  /** The tag name. */
   name: Scalars['String']['input'];
+  /** Its value. */
   value: Scalars['String']['input'];
 };
 
@@ -622,43 +857,71 @@ export type TagInput = {
  * (a series without the tag passes a match that only excludes). Several matches on one request must all pass.
  */
 export type TagMatch = {
+  /** The value must be this one. */
   eq?: InputMaybe<Scalars['String']['input']>;
+  /** The value must be one of these (with `eq`, one of both). */
   in?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The value must not be this one. */
   notEq?: InputMaybe<Scalars['String']['input']>;
+  /** The value must be none of these (with `notEq`, none of both). */
   notIn?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The whole value must match this regular expression (JavaScript syntax, run on V8's linear-time engine: no backreferences or lookaround). */
   regex?: InputMaybe<Scalars['String']['input']>;
+  /** The tag name the match is about. */
   tag: Scalars['String']['input'];
 };
 
+/** `groupBy.time`: group number = ((t − from) / rangeSize) mod groupCount. */
 export type TimeGroupInput = {
+  /** How many groups before the numbers repeat. */
   groupCount: Scalars['Int']['input'];
+  /** The width of one group's slots. */
   rangeSize: DurationInput;
 };
 
+/** A unit of time. Days and longer are calendar units, counted in the query's zone. */
 export type TimeUnit =
+  /** Calendar days. */
   | 'DAYS'
+  /** Hours. */
   | 'HOURS'
+  /** Milliseconds. */
   | 'MILLISECONDS'
+  /** Minutes. */
   | 'MINUTES'
+  /** Calendar months. */
   | 'MONTHS'
+  /** Seconds. */
   | 'SECONDS'
+  /** Calendar weeks. */
   | 'WEEKS'
+  /** Calendar years. */
   | 'YEARS';
 
+/** Drops the first or last point of each series (often partial ranges). */
 export type TrimInput = {
+  /** Which points to drop. */
   trim: TrimMode;
 };
 
+/** Which points `trim` drops. */
 export type TrimMode =
+  /** The first and the last point. */
   | 'BOTH'
+  /** The first point. */
   | 'FIRST'
+  /** The last point. */
   | 'LAST';
 
 /** The value types KairosDB stores (data types kairos_long, kairos_double, kairos_string, kairos_complex). */
 export type ValueType =
+  /** Complex numbers, a real and an imaginary double (kairos_complex): read only, KairosDB's REST API cannot write them either. */
   | 'COMPLEX'
+  /** IEEE 754 doubles (kairos_double). */
   | 'DOUBLE'
+  /** 64-bit integers (kairos_long). */
   | 'LONG'
+  /** UTF-8 text (kairos_string). */
   | 'STRING';
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -774,11 +1037,13 @@ export type ResolversTypes = ResolversObject<{
   ScoreThresholdInput: ScoreThresholdInput;
   Series: ResolverTypeWrapper<SeriesModel>;
   SeriesKey: ResolverTypeWrapper<RowKey>;
+  SeriesKeyPage: ResolverTypeWrapper<Omit<SeriesKeyPage, 'items'> & { items: Array<ResolversTypes['SeriesKey']> }>;
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: ResolverTypeWrapper<SeriesTag>;
   SmaInput: SmaInput;
   Source: ResolverTypeWrapper<Source>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  StringPage: ResolverTypeWrapper<StringPage>;
   Tag: ResolverTypeWrapper<Tag>;
   TagInput: TagInput;
   TagMatch: TagMatch;
@@ -824,11 +1089,13 @@ export type ResolversParentTypes = ResolversObject<{
   ScoreThresholdInput: ScoreThresholdInput;
   Series: SeriesModel;
   SeriesKey: RowKey;
+  SeriesKeyPage: Omit<SeriesKeyPage, 'items'> & { items: Array<ResolversParentTypes['SeriesKey']> };
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: SeriesTag;
   SmaInput: SmaInput;
   Source: Source;
   String: Scalars['String']['output'];
+  StringPage: StringPage;
   Tag: Tag;
   TagInput: TagInput;
   TagMatch: TagMatch;
@@ -892,7 +1159,7 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
 }>;
 
 export type PointResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
-  epochMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epochMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   imaginary?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   long?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -908,17 +1175,21 @@ export interface PointValueScalarConfig extends GraphQLScalarTypeConfig<Resolver
 export type QueryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   metadata?: Resolver<ResolversTypes['MetadataService'], ParentType, ContextType, RequireFields<QueryMetadataArgs, 'service'>>;
   metricNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryMetricNamesArgs, 'limit' | 'prefix'>>;
+  metricNamesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryMetricNamesPageArgs, 'first' | 'prefix'>>;
   points?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryPointsArgs, 'from' | 'metric' | 'order'>>;
+  rawSeries?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryRawSeriesArgs, 'from' | 'metric' | 'order'>>;
   rows?: Resolver<Array<ResolversTypes['Row']>, ParentType, ContextType, RequireFields<QueryRowsArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   series?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QuerySeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   seriesKeys?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType, RequireFields<QuerySeriesKeysArgs, 'metric'>>;
+  seriesKeysPage?: Resolver<ResolversTypes['SeriesKeyPage'], ParentType, ContextType, RequireFields<QuerySeriesKeysPageArgs, 'first' | 'metric'>>;
   sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
   tagNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagNamesArgs, 'metric'>>;
   tagValues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagValuesArgs, 'metric' | 'tag'>>;
+  tagValuesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryTagValuesPageArgs, 'first' | 'metric' | 'tag'>>;
 }>;
 
 export type RowResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Row'] = ResolversParentTypes['Row']> = ResolversObject<{
-  epochMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epochMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   group?: Resolver<Array<ResolversTypes['GroupKey']>, ParentType, ContextType>;
   long?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -949,6 +1220,12 @@ export type SeriesKeyResolvers<ContextType = RequestContext, ParentType extends 
   type?: Resolver<ResolversTypes['ValueType'], ParentType, ContextType>;
 }>;
 
+export type SeriesKeyPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesKeyPage'] = ResolversParentTypes['SeriesKeyPage']> = ResolversObject<{
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
 export type SeriesTagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesTag'] = ResolversParentTypes['SeriesTag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -960,6 +1237,12 @@ export type SourceResolvers<ContextType = RequestContext, ParentType extends Res
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   primary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   writable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type StringPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['StringPage'] = ResolversParentTypes['StringPage']> = ResolversObject<{
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type TagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
@@ -986,8 +1269,10 @@ export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   Row?: RowResolvers<ContextType>;
   Series?: SeriesResolvers<ContextType>;
   SeriesKey?: SeriesKeyResolvers<ContextType>;
+  SeriesKeyPage?: SeriesKeyPageResolvers<ContextType>;
   SeriesTag?: SeriesTagResolvers<ContextType>;
   Source?: SourceResolvers<ContextType>;
+  StringPage?: StringPageResolvers<ContextType>;
   Tag?: TagResolvers<ContextType>;
   Time?: GraphQLScalarType;
 }>;

@@ -78,3 +78,34 @@ export function positiveIntArg(value: number | null | undefined, field: string, 
   if (!Number.isInteger(value) || value < 0 || value > max) throw new InputError(field, value, `must be an integer from 0 to ${max}`);
   return value;
 }
+
+/** The largest page `first` may ask for: a page is answered whole, like any list. */
+export const MAX_PAGE_SIZE = 10_000;
+
+export function pageSizeArg(first: number | null | undefined): number {
+  const size = first ?? 1000;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new InputError('first', first, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  return size;
+}
+
+/**
+ * A cursor is the sort key of the last item of a page, base64url-encoded so clients treat it as opaque; the next page
+ * starts after that key, so items added or removed in between neither repeat nor shift it.
+ */
+export function cursorArg(after: string | null | undefined): string | undefined {
+  if (after === null || after === undefined) return undefined;
+  const key = Buffer.from(after, 'base64url').toString('utf8');
+  if (Buffer.from(key, 'utf8').toString('base64url') !== after) throw new InputError('after', after, 'is not a cursor this field answered (pass a page\'s nextCursor as it came)');
+  return key;
+}
+
+/**
+ * The first `size` items whose key comes after `afterKey`, in the order of their keys, and whether more follow. It
+ * sorts by the same comparison it pages with, whatever order a store listed them in (bytes and UTF-16 differ).
+ */
+export function page<T>(items: readonly T[], keyOf: (item: T) => string, afterKey: string | undefined, size: number) {
+  const rest = items.filter((item) => afterKey === undefined || keyOf(item) > afterKey).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const taken = rest.slice(0, size);
+  const hasMore = rest.length > size;
+  return { items: taken, hasMore, nextCursor: hasMore ? Buffer.from(keyOf(taken[taken.length - 1]!), 'utf8').toString('base64url') : null };
+}

@@ -7,14 +7,14 @@ import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
-import type { Order, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
-import { DEFAULT_METADATA_WINDOW_MS, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
+import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
@@ -48,6 +48,14 @@ export const resolvers: Resolvers = {
       checkMetricPrefix(source.limits, prefix ?? '', 'prefix');
       return source.metricNames(prefix ?? '', max === 0 ? undefined : max);
     },
+    async metricNamesPage(_, { prefix, first, after, source: name }, ctx) {
+      const source = ctx.source(name);
+      const size = pageSizeArg(first);
+      const start = cursorArg(after);
+      checkMetricPrefix(source.limits, prefix ?? '', 'prefix');
+      // Sources list names from the start of a prefix only, so a later page reads the names before its cursor too.
+      return page(await source.metricNames(prefix ?? ''), (name) => name, start, size);
+    },
     async tagNames(_, args, ctx) {
       const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
@@ -57,17 +65,24 @@ export const resolvers: Resolvers = {
       const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
       return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
     },
-    async seriesKeys(_, args, ctx) {
+    async tagValuesPage(_, args, ctx) {
+      const size = pageSizeArg(args.first);
+      const start = cursorArg(args.after);
+      if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
       const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
-      const unique = new Map<string, RowKey>();
-      for (const key of keys) unique.set(JSON.stringify([key.dataType, key.tags]), key);
-      return [...unique.keys()].sort().map((id) => unique.get(id)!);
+      return page(sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : []))), (value) => value, start, size);
     },
-    async points(_, args, ctx, info) {
-      const query: MetricQuery = { ...metricQueryBase(ctx, args), aggregators: [], groupBy: [{ name: 'series', params: {} }], timeZone: DEFAULT_TIME_ZONE };
-      const output = await withGraphQLFields({}, () => ctx.runQuery(query, responsePath(info.path)));
-      return output.groups.map((group) => seriesModel(group, group.name));
+    async seriesKeys(_, args, ctx) {
+      return uniqueSeriesKeys(await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where));
     },
+    async seriesKeysPage(_, args, ctx) {
+      const size = pageSizeArg(args.first);
+      const start = cursorArg(args.after);
+      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      return page(uniqueSeriesKeys(keys), seriesKeyId, start, size);
+    },
+    rawSeries: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
+    points: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
     async series(_, args, ctx, info) {
       return aggregatedSeries(ctx, args, responsePath(info.path));
     },
@@ -191,6 +206,23 @@ const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'legacy', 
 
 const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
 
+async function rawSeries(ctx: RequestContext, args: QueryRawSeriesArgs, label: string): Promise<SeriesModel[]> {
+  const query: MetricQuery = { ...metricQueryBase(ctx, args), aggregators: [], groupBy: [{ name: 'series', params: {} }], timeZone: DEFAULT_TIME_ZONE };
+  const output = await withGraphQLFields({}, () => ctx.runQuery(query, label));
+  return output.groups.map((group) => seriesModel(group, group.name));
+}
+
+/** One key per series (a series spans several row periods), in the order of their ids. */
+function uniqueSeriesKeys(keys: readonly RowKey[]): RowKey[] {
+  const unique = new Map<string, RowKey>();
+  for (const key of keys) unique.set(seriesKeyId(key), key);
+  return [...unique.keys()].sort().map((id) => unique.get(id)!);
+}
+
+function seriesKeyId(key: RowKey): string {
+  return JSON.stringify([key.dataType, key.tags]);
+}
+
 /** The partitions of `metric` in `range` that pass `where`, from `source`, through the request's loaders. */
 async function seriesOf(ctx: RequestContext, source: Source, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric', source.limits);
@@ -243,7 +275,10 @@ function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: (
  * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
  * `withGraphQLFields` renames.
  */
-function metricQueryBase(ctx: RequestContext, args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null }) {
+function metricQueryBase(
+  ctx: RequestContext,
+  args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null; timeZone?: string | null },
+) {
   const source = ctx.source(args.source).name;
   const range = rangeArgs(ctx, args.from, args.to);
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);

@@ -142,7 +142,7 @@ const CASES: Record<string, Case> = {
     status: 400,
     body: { errors: [error('Syntax Error: Query depth limit of 2 exceeded, found 3.', 'QUERY_TOO_COMPLEX')] },
   },
-  'an unknown field': { request: query('{ metricNamez }'), status: 400, body: { errors: [error('Cannot query field "metricNamez" on type "Query". Did you mean "metricNames"?', 'GRAPHQL_VALIDATION_FAILED', at(1, 3))] } },
+  'an unknown field': { request: query('{ metricNamez }'), status: 400, body: { errors: [error('Cannot query field "metricNamez" on type "Query". Did you mean "metricNames" or "metricNamesPage"?', 'GRAPHQL_VALIDATION_FAILED', at(1, 3))] } },
   'a literal of the wrong type': { request: query('{ metricNames(limit: "x") }'), status: 400, body: { errors: [error('Int cannot represent non-integer value: "x"', 'GRAPHQL_VALIDATION_FAILED', at(1, 22))] } },
   'an unknown argument': { request: query('{ metricNames(limitt: 1) }'), status: 400, body: { errors: [error('Unknown argument "limitt" on field "Query.metricNames". Did you mean "limit"?', 'GRAPHQL_VALIDATION_FAILED', at(1, 15))] } },
   'a missing required argument': {
