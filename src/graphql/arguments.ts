@@ -5,31 +5,39 @@ import { InputError } from '../errors.js';
 import type { TagMatch } from '../generated/graphql.js';
 import type { TagCondition, TagFilter, TimeRange } from '../query/model.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
-import { formatTime, parseTime, TimeParseError, type TimeInput } from '../query/time.js';
+import type { Zone } from 'luxon';
+import { resolveZone } from '../engine/time-units.js';
+import { formatTime, parseTime, TimeParseError, type ParseTimeOptions, type TimeInput } from '../query/time.js';
 import type { RequestContext } from '../server/request-context.js';
 
 /** Metadata queries look at the last 24 hours unless told otherwise (a start of 0 would scan all history). */
 export const DEFAULT_METADATA_WINDOW_MS = 24 * 3600 * 1000;
 
-export function timeArg(ctx: RequestContext, value: TimeInput, field: string): number {
+export function timeArg(ctx: RequestContext, value: TimeInput, field: string, options: ParseTimeOptions = {}): number {
   try {
-    return parseTime(value, ctx.nowMs);
+    return parseTime(value, ctx.nowMs, options);
   } catch (error) {
     if (error instanceof TimeParseError) throw new InputError(field, value, error.message);
     throw error;
   }
 }
 
-/** `from`/`to` → an inclusive range; `to` defaults to now, `from` to `defaultFromMs` when that is given. */
+/**
+ * `from`/`to` → an inclusive range; `to` defaults to now, `from` to `defaultFromMs` when that is given. Relative
+ * times count on `zone`'s calendar (the query's `timeZone`, else UTC), and `to` rounds up as Grafana's does: from
+ * `now/d` to `now/d` is today, midnight to 23:59:59.999.
+ */
 export function rangeArgs(
   ctx: RequestContext,
   from: TimeInput | null | undefined,
   to: TimeInput | null | undefined,
   defaultWindowMs?: number,
+  zone?: Zone,
 ): TimeRange {
-  const endMs = to === null || to === undefined ? ctx.nowMs : timeArg(ctx, to, 'to');
+  const calendar = zone ? { zone } : {};
+  const endMs = to === null || to === undefined ? ctx.nowMs : timeArg(ctx, to, 'to', { ...calendar, roundUp: true });
   let startMs: number;
-  if (from !== null && from !== undefined) startMs = timeArg(ctx, from, 'from');
+  if (from !== null && from !== undefined) startMs = timeArg(ctx, from, 'from', calendar);
   else if (defaultWindowMs !== undefined) startMs = endMs - defaultWindowMs;
   else throw new InputError('from', from, 'is required');
   if (endMs < startMs) throw new InputError('to', to ?? formatTime(endMs), `must not be before from (${formatTime(startMs)})`);
@@ -71,6 +79,14 @@ export function tagFilterArg(where: readonly TagMatch[] | null | undefined): Tag
       ...(match.notEq != null || match.notIn != null ? { notIn: exclude } : {}),
     };
   });
+}
+
+/** The query's `timeZone` (absent: UTC), refused as the engine refuses it, before any time is read in it. */
+export function zoneArg(timeZone: string | null | undefined): Zone | undefined {
+  if (timeZone === null || timeZone === undefined) return undefined;
+  const zone = resolveZone(timeZone);
+  if (zone === undefined) throw new InputError('timeZone', timeZone, 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30');
+  return zone;
 }
 
 export function positiveIntArg(value: number | null | undefined, field: string, max: number): number | undefined {

@@ -14,7 +14,7 @@ import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/mo
 import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
-import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate } from './arguments.js';
+import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate, zoneArg } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
@@ -280,7 +280,7 @@ function metricQueryBase(
   args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null; timeZone?: string | null },
 ) {
   const source = ctx.source(args.source).name;
-  const range = rangeArgs(ctx, args.from, args.to);
+  const range = rangeArgs(ctx, args.from, args.to, undefined, zoneArg(args.timeZone));
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
   return { source, metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
 }

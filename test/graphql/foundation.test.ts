@@ -168,7 +168,7 @@ describe('bad input', () => {
     ['no tags', { metric: 'm', tags: [], points: [{ time: 1, value: 1 }] }, 'series[1].tags', 'series[1].tags must hold at least one tag (got [])'],
     ['a non-numeric value for a long', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'LONG', points: [{ time: 1, value: 1 }, { time: 2, value: 'abc' }] }, 'series[1].points[1].value', 'series[1].points[1].value must be an integer for type long (got "abc")'],
     ['a fraction for a long', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'LONG', points: [{ time: 1, value: 1.5 }] }, 'series[1].points[0].value', 'series[1].points[0].value must be an integer for type long (got 1.5)'],
-    ['an unparseable time', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 'yesterday-ish', value: 1 }] }, 'series[1].points[0].time', 'series[1].points[0].time is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h (got "yesterday-ish")'],
+    ['an unparseable time', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 'yesterday-ish', value: 1 }] }, 'series[1].points[0].time', 'series[1].points[0].time is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d (got "yesterday-ish")'],
     ['a relative time past the representable range', { metric: 'm', tags: [{ name: 'h', value: 'a' }], points: [{ time: 1, value: 1 }, { time: 2, value: 2 }, { time: 'now+99999999y', value: 3 }] }, 'series[1].points[2].time', 'series[1].points[2].time must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now+99999999y")'],
     ['a negative ttl', { metric: 'm', tags: [{ name: 'h', value: 'a' }], ttl: -1, points: [{ time: 1, value: 1 }] }, 'series[1].ttl', 'series[1].ttl must be a whole number of seconds from 0 to 630720000 (got -1)'],
     ['an empty string value', { metric: 'm', tags: [{ name: 'h', value: 'a' }], type: 'STRING', points: [{ time: 1, value: 'x' }, { time: 2, value: '' }] }, 'series[1].points[1].value', 'series[1].points[1].value must not be empty (got "")'],
@@ -196,7 +196,7 @@ describe('bad input', () => {
 
   it.each([
     ['end before start', '{ points(metric: "m", from: 2000, to: 1000) { metric } }', 'to', 'to must not be before from (1970-01-01T00:00:02.000Z) (got 1000)'],
-    ['an unparseable time', '{ points(metric: "m", from: "last tuesday") { metric } }', 'from', 'from is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h (got "last tuesday")'],
+    ['an unparseable time', '{ points(metric: "m", from: "last tuesday") { metric } }', 'from', 'from is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d (got "last tuesday")'],
     ['a relative from past the representable range', '{ points(metric: "m", from: "now-99999999y") { metric } }', 'from', 'from must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now-99999999y")'],
     ['a relative to past the representable range', '{ series(metric: "m", from: 0, to: "now+99999999y") { name } }', 'to', 'to must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now+99999999y")'],
     ['an epoch-ms string past the representable range', '{ tagNames(metric: "m", from: "99999999999999999999") }', 'from', 'from must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got "99999999999999999999")'],

@@ -138,3 +138,28 @@ describe('paged metadata', () => {
     expect(response.body.data).toEqual({ two: ['m0', 'm1'], all: ['cpu', 'm0', 'm1', 'm2', 'm3', 'm4'] });
   });
 });
+
+describe("Grafana's times", () => {
+  it('takes date math with rounding in from and to, and rounds `to` up: from now/d to now/d is the whole day', async () => {
+    const response = await gw.graphql(`{
+      today: series(metric: "cpu", from: "now/d", to: "now/d", aggregators: [{ count: { sampling: { value: 1, unit: DAYS } } }]) { points { time } }
+      yesterdayInBerlin: series(metric: "cpu", from: "now-1d/d", to: "now-1d/d", timeZone: "Europe/Berlin") { name }
+      thisWeek: rawSeries(metric: "cpu", from: "now/w", to: "now") { name }
+      lastMonth: tagValues(metric: "cpu", tag: "host", from: "now-1M/M", to: "now-1M/M")
+    }`);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses a 10-digit epoch as seconds, and a zone it cannot read before reading any time in it', async () => {
+    const seconds = await gw.graphql('{ rawSeries(metric: "cpu", from: 1714557600) { name } }');
+    expect(seconds.status).toBe(400);
+    expect(seconds.body.errors?.[0]).toMatchObject({
+      message: 'from looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970 (got 1714557600)',
+      extensions: { code: 'BAD_USER_INPUT', field: 'from' },
+    });
+    const zone = await gw.graphql('{ series(metric: "cpu", from: "now/d", timeZone: "Mars/Olympus") { name } }');
+    expect(zone.status).toBe(400);
+    expect(zone.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'timeZone' } });
+  });
+});
