@@ -91,8 +91,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         },
       }),
       usePrometheus({ endpoint: '/metrics', registry: metrics }),
-      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass.
-      withErrorCode(useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }), 'CSRF_PREVENTED'),
+      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass. Apollo
+      // Client's users know its own preflight header (for GETs of persisted queries), so it passes too.
+      withErrorCode(useCSRFPrevention({ requestHeaders: CSRF_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
       useErrorCodes(),
       usePersistedOperationsPolicy(config, manifest),
       EnvelopArmorPlugin({
@@ -121,6 +122,12 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   return { yoga, handle, shared };
 }
+
+const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'];
+
+/** A plain `curl -d` sends a form's media type: say what passes, since REST's examples teach that style. */
+const CSRF_HINT =
+  "a POST must send Content-Type: application/json (curl: -H 'Content-Type: application/json'), and a GET the header x-graphql-yoga-csrf: 1; other requests could be a cross-site form";
 
 /** graphql-armor's rejections get a code clients can branch on; useErrorCodes gives it its status. */
 function tooComplex(_: unknown, error: GraphQLError): void {

@@ -2,11 +2,14 @@
  * Persisted operations: the manifest codegen writes from operations/*.graphql (or an operator's own file), served by
  * hash (`extensions.persistedQuery.sha256Hash`), and the policy for full-text operations: allowed by default, or
  * with PERSISTED_ONLY only from clients that send a trusted token (GraphiQL users and Grafana data sources add the
- * header; CI pipelines send hashes).
+ * header; CI pipelines send hashes). Clients that use automatic persisted queries (Apollo's APQ link) register
+ * their own hashes by sending query text with its hash, once the hash is checked.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { createGraphQLError } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 
 /** src/server and dist/server are both two levels below the project root. */
@@ -26,16 +29,28 @@ export function loadManifest(config: Config): PersistedManifest {
   return new Map(Object.entries(manifest as Record<string, string>));
 }
 
-export function usePersistedOperationsPolicy(config: Config, manifest: PersistedManifest) {
+/**
+ * Automatic persisted queries registered by clients: bounded (an LRU of documents, by count and text size), since
+ * any client that may send text may register; one a client needs again after eviction is registered again by its
+ * APQ link's retry.
+ */
+const APQ_MAX_ENTRIES = 10_000;
+const APQ_MAX_CHARS = 16 * 1024 * 1024;
+
+export function usePersistedOperationsPolicy(config: Config, manifest: PersistedManifest): Plugin {
   const trusted = new Set(config.trustedClientTokens);
-  return usePersistedOperations({
-    // Clients send the bare hex digest (the APQ shape); codegen's manifest keys carry the algorithm.
-    getPersistedOperation: (hash) => manifest.get(`sha256:${hash}`) ?? manifest.get(hash) ?? null,
-    allowArbitraryOperations: (request) => !config.persistedOnly || trusted.has(request.headers.get(TRUSTED_TOKEN_HEADER) ?? ''),
+  const maySendText = (request: Request) => !config.persistedOnly || trusted.has(request.headers.get(TRUSTED_TOKEN_HEADER) ?? '');
+  const registered = new LRUCache<string, string>({ max: APQ_MAX_ENTRIES, maxSize: APQ_MAX_CHARS, sizeCalculation: (text) => text.length + 64 });
+  const policy = usePersistedOperations({
+    // Clients send the bare hex digest (the APQ shape); codegen's manifest keys carry the algorithm. Registered
+    // hashes serve only clients that may send text anyway: with PERSISTED_ONLY, the manifest is the whole list.
+    getPersistedOperation: (hash, request) => manifest.get(`sha256:${hash}`) ?? manifest.get(hash) ?? (maySendText(request) ? registered.get(hash) : undefined) ?? null,
+    allowArbitraryOperations: maySendText,
     customErrors: {
+      // Apollo's APQ link retries with the text on this code (and this status), which registers the hash.
       notFound: ({ params }) =>
         createGraphQLError(
-          `no persisted operation has the hash ${JSON.stringify(persistedHash(params.extensions))}; run \`npm run codegen\` and deploy the manifest, or send the query text`,
+          `no persisted operation has the hash ${JSON.stringify(persistedHash(params.extensions))}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
           { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } },
         ),
       persistedQueryOnly: {
@@ -49,6 +64,39 @@ export function usePersistedOperationsPolicy(config: Config, manifest: Persisted
       },
     },
   });
+  const registration = useApqRegistration(registered, maySendText);
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(registration);
+      addPlugin(policy);
+    },
+  };
+}
+
+/**
+ * Query text sent with a hash (an APQ link's retry after PERSISTED_QUERY_NOT_FOUND) is checked against the hash,
+ * then registered, so the client's next hash-only request finds it. Runs before the policy, which still refuses
+ * the text of a client that may not send any.
+ */
+function useApqRegistration(registered: LRUCache<string, string>, maySendText: (request: Request) => boolean): Plugin {
+  return {
+    onParams({ params, request }) {
+      const hash = persistedHash(params.extensions);
+      if (typeof params.query !== 'string' || hash === undefined || !maySendText(request)) return;
+      if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
+        throw createGraphQLError(`extensions.persistedQuery.sha256Hash must be a sha256 digest in 64 lowercase hex digits (got ${JSON.stringify(hash)})`, {
+          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
+        });
+      }
+      const actual = createHash('sha256').update(params.query).digest('hex');
+      if (actual !== hash) {
+        throw createGraphQLError(`extensions.persistedQuery.sha256Hash ${hash} is not the sha256 of the query text (${actual}); nothing was run or registered`, {
+          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
+        });
+      }
+      registered.set(hash, params.query);
+    },
+  };
 }
 
 function persistedHash(extensions: Record<string, unknown> | undefined): unknown {

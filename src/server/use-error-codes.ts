@@ -19,6 +19,7 @@ export const GRAPHQL_ERROR_STATUS: Readonly<Record<string, number>> = {
   PERSISTED_QUERY_ID_REQUIRED: 400,
   PERSISTED_QUERY_ONLY: 403,
   PERSISTED_QUERY_NOT_FOUND: 404,
+  PERSISTED_QUERY_HASH_MISMATCH: 400,
   GRAPHQL_PARSE_FAILED: 400,
   QUERY_TOO_COMPLEX: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
@@ -64,8 +65,11 @@ export function useErrorCodes(): Plugin {
   };
 }
 
-/** `plugin` with a code on the errors its onRequestParse throws without one (yoga's CSRF prevention has none). */
-export function withErrorCode<T extends Plugin>(plugin: T, code: string): T {
+/**
+ * `plugin` with a code on the errors its onRequestParse throws without one (yoga's CSRF prevention has none), and
+ * `hint` after their message: what the client should send instead.
+ */
+export function withErrorCode<T extends Plugin>(plugin: T, code: string, hint?: string): T {
   const onRequestParse = plugin.onRequestParse;
   if (onRequestParse === undefined) return plugin;
   return {
@@ -74,7 +78,9 @@ export function withErrorCode<T extends Plugin>(plugin: T, code: string): T {
       try {
         return onRequestParse(payload);
       } catch (error) {
-        throw isGraphQLError(error) ? withCode(error, code) : error;
+        if (!isGraphQLError(error)) throw error;
+        const coded = withCode(error, code);
+        throw hint === undefined ? coded : createGraphQLError(`${coded.message}: ${hint}`, { extensions: coded.extensions });
       }
     },
   };

@@ -59,6 +59,7 @@ const json = (payload: unknown, headers: Record<string, string> = {}): RequestIn
 });
 const query = (text: string, variables?: Record<string, unknown>) => json({ query: text, ...(variables ? { variables } : {}) });
 const csrf = { 'x-graphql-yoga-csrf': '1' };
+const CSRF_HINT = "a POST must send Content-Type: application/json (curl: -H 'Content-Type: application/json'), and a GET the header x-graphql-yoga-csrf: 1; other requests could be a cross-site form";
 const error = (message: string, code: string, more: Record<string, unknown> = {}) => ({ message, ...more, extensions: { code, ...((more['extensions'] as object) ?? {}) } });
 const at = (line: number, column: number) => ({ locations: [{ line, column }] });
 
@@ -113,9 +114,14 @@ const CASES: Record<string, Case> = {
   'a text/plain POST without the CSRF header': {
     request: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"query": "{ metricNames }"}' },
     status: 403,
-    body: { errors: [error('Required CSRF header(s) not present', 'CSRF_PREVENTED')] },
+    body: { errors: [error(`Required CSRF header(s) not present: ${CSRF_HINT}`, 'CSRF_PREVENTED')] },
   },
-  'a GET without the CSRF header': { request: { path: `/graphql?query=${encodeURIComponent('{ metricNames }')}` }, status: 403, body: { errors: [error('Required CSRF header(s) not present', 'CSRF_PREVENTED')] } },
+  'a plain curl -d (a form POST)': {
+    request: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{"query": "{ metricNames }"}' },
+    status: 403,
+    body: { errors: [error(`Required CSRF header(s) not present: ${CSRF_HINT}`, 'CSRF_PREVENTED')] },
+  },
+  'a GET without the CSRF header': { request: { path: `/graphql?query=${encodeURIComponent('{ metricNames }')}` }, status: 403, body: { errors: [error(`Required CSRF header(s) not present: ${CSRF_HINT}`, 'CSRF_PREVENTED')] } },
   // Persisted operations.
   'query text under PERSISTED_ONLY': {
     env: { PERSISTED_ONLY: 'true' },
@@ -126,7 +132,7 @@ const CASES: Record<string, Case> = {
   'an unknown persisted hash': {
     request: json({ extensions: { persistedQuery: { version: 1, sha256Hash: 'cd'.repeat(32) } } }),
     status: 404,
-    body: { errors: [error(`no persisted operation has the hash "${'cd'.repeat(32)}"; run \`npm run codegen\` and deploy the manifest, or send the query text`, 'PERSISTED_QUERY_NOT_FOUND')] },
+    body: { errors: [error(`no persisted operation has the hash "${'cd'.repeat(32)}"; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`, 'PERSISTED_QUERY_NOT_FOUND')] },
   },
   // The document: parsing, graphql-armor's limits, validation, choosing the operation.
   'a syntax error': { request: query('{ metricNames'), status: 400, body: { errors: [error('Syntax Error: Expected Name, found <EOF>.', 'GRAPHQL_PARSE_FAILED', at(1, 14))] } },

@@ -2,6 +2,7 @@
  * What keeps the gateway safe and operable over HTTP: introspection for Grafana, limits on operation shape, CSRF,
  * masked internal errors, persisted operations, time limits, and the operations endpoints and logs.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardOverviewDocument, MetricCatalogDocument } from '../../src/generated/operations/graphql.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
@@ -136,7 +137,7 @@ describe('persisted operations', () => {
     expect(response.status).toBe(404);
     expect(response.body.errors).toEqual([
       {
-        message: `no persisted operation has the hash "${'ab'.repeat(32)}"; run \`npm run codegen\` and deploy the manifest, or send the query text`,
+        message: `no persisted operation has the hash "${'ab'.repeat(32)}"; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
         extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
       },
     ]);
@@ -149,7 +150,7 @@ describe('persisted operations', () => {
       status: 404,
       errors: [
         {
-          message: `no persisted operation has the hash ${JSON.stringify(hash)}; run \`npm run codegen\` and deploy the manifest, or send the query text`,
+          message: `no persisted operation has the hash ${JSON.stringify(hash)}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
           extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
         },
       ],
@@ -171,6 +172,58 @@ describe('persisted operations', () => {
     const byHash = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(DashboardOverviewDocument) } }, variables: { from: 1_000_000, to: 1_599_000 } });
     expect(byHash.status).toBe(200);
     expect(Object.keys(byHash.body.data!)).toEqual(['cpu', 'latencyP99', 'requestRate']);
+  });
+});
+
+/**
+ * Apollo Client's persisted-queries link, replayed as it sends them: a hash-only POST; on PERSISTED_QUERY_NOT_FOUND
+ * the same with the query text (which registers the hash); then hash-only again. With `useGETForHashedQueries`, the
+ * hash-only requests are GETs with `extensions` in the URL and Apollo's preflight header.
+ */
+describe('automatic persisted queries (Apollo APQ)', () => {
+  const QUERY = 'query Names($prefix: String) {\n  metricNames(prefix: $prefix)\n}';
+  const HASH = createHash('sha256').update(QUERY).digest('hex');
+  const apollo = { accept: '*/*' };
+  const hashOnly = { operationName: 'Names', variables: { prefix: 'system.' }, extensions: { persistedQuery: { version: 1, sha256Hash: HASH } } };
+
+  it('registers a hash with its text, after which hash-only requests (POST and GET) run it', async () => {
+    const g = await gateway();
+    const first = await g.post(hashOnly, apollo);
+    expect(first.status).toBe(404);
+    expect(first.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_NOT_FOUND' });
+    const retry = await g.post({ ...hashOnly, query: QUERY }, apollo);
+    expect({ status: retry.status, body: retry.body }).toEqual({ status: 200, body: { data: { metricNames: ['system.cpu.usage'] } } });
+    const again = await g.post(hashOnly, apollo);
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { data: { metricNames: ['system.cpu.usage'] } } });
+    const params = new URLSearchParams({ operationName: 'Names', variables: JSON.stringify(hashOnly.variables), extensions: JSON.stringify(hashOnly.extensions) });
+    const get = await fetch(`${g.url}/graphql?${params}`, { headers: { ...apollo, 'apollo-require-preflight': 'true' } });
+    expect(get.status).toBe(200);
+    expect(await get.json()).toMatchObject({ data: { metricNames: ['system.cpu.usage'] } });
+  });
+
+  it('refuses text whose hash is not its sha256, runs nothing and registers nothing', async () => {
+    const g = await gateway();
+    const wrong = 'ab'.repeat(32);
+    const response = await g.post({ ...hashOnly, query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } }, apollo);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      errors: [{ message: `extensions.persistedQuery.sha256Hash ${wrong} is not the sha256 of the query text (${HASH}); nothing was run or registered`, extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } }],
+    });
+    expect((await g.post({ ...hashOnly, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).status).toBe(404);
+    const notHex = await g.post({ query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: 'md5:abc' } } });
+    expect(notHex.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_HASH_MISMATCH' });
+  });
+
+  it('keeps PERSISTED_ONLY whole: untrusted clients neither register nor run registered hashes', async () => {
+    const g = await gateway({ PERSISTED_ONLY: 'true', TRUSTED_CLIENT_TOKENS: 'graphiql' });
+    const untrusted = await g.post({ ...hashOnly, query: QUERY });
+    expect(untrusted.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_ONLY' });
+    expect((await g.post(hashOnly)).status).toBe(404);
+    const trusted = { 'x-kairograph-token': 'graphiql' };
+    expect((await g.post({ ...hashOnly, query: QUERY }, trusted)).status).toBe(200);
+    expect((await g.post(hashOnly, trusted)).status).toBe(200);
+    // Registered by a trusted client, still unknown to the others: only the manifest serves them.
+    expect((await g.post(hashOnly)).status).toBe(404);
   });
 });
 
