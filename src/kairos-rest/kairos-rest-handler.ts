@@ -1,5 +1,5 @@
 /**
- * KairosDB's REST API under /api/v1 (reference §5–6, clients.md §2): routes, CORS, one request context per
+ * KairosDB's REST API under /api/v1 (COMPATIBILITY.md beside this file): routes, CORS, one request context per
  * request, and the one place REST errors become KairosDB's {"errors": [...]}. Reads go through the engine, writes
  * through validateWrite, deletes through the shared delete module: this file only translates. It serves the primary
  * source: KairosDB's API has no way to name another.

@@ -508,7 +508,7 @@ const cpuLongKey = (tagHex: string) => `637075 00 ${R_HEX} 00 0b 6b6169726f735f6
 const DC_X_HOST_A = '64633d783a686f73743d613a';
 const DC_Z_HOST_A = '64633d7a3a686f73743d613a';
 const DC_Y_HOST_B = '64633d793a686f73743d623a';
-/** The reference's worked examples (tag-indexed-row-keys.md §2.2): murmur3 of "hosta" and of "dcxhosta". */
+/** The reference's worked examples (docs/kairosdb-format.md §6): murmur3 of "hosta" and of "dcxhosta". */
 const HASH_HOST_A = -1147264974;
 const HASH_DC_X_HOST_A = 1750428808;
 const murmur3 = (text: string) => murmur3TagHash([text]);

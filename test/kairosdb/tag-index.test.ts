@@ -2,8 +2,8 @@
  * KairosDB 1.3 with its tag index on (a KairosDB of this file's own, booted with tag_indexed_row_key_lookup_metrics) and
  * Kairograph with the same TAG_INDEXED_METRICS: KairosDB's tag_indexed_row_keys rows are the ones Kairograph writes for
  * the same series, hash included, and Kairograph reads KairosDB's, also where KairosDB itself answers nothing: a filter
- * on a tag that is not indexed, and series written before the index was turned on (reference tag-indexed-row-keys.md
- * §4 A and B, seen here on KairosDB 1.3.0-1 itself).
+ * on a tag that is not indexed, and series written before the index was turned on (src/kairos-rest/COMPATIBILITY.md
+ * item 20, its first two cases, seen here on KairosDB 1.3.0-1 itself).
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,7 +92,7 @@ describe("KairosDB 1.3's tag index beside Kairograph's", () => {
   });
 
   it('answers a tag that is not indexed, where KairosDB 1.3 finds nothing', async () => {
-    // KairosDB reads the dc=y partition, which nobody writes (reference tag-indexed-row-keys.md §4 A).
+    // KairosDB reads the dc=y partition, which nobody writes (COMPATIBILITY.md item 20).
     const fromKairosdb = await kairosdb.call('POST', '/api/v1/datapoints/query', { body: query({ dc: ['y'] }) });
     expect(fromKairosdb.status).toBe(200);
     expect(JSON.parse(fromKairosdb.text).queries[0].sample_size).toBe(0);
@@ -133,7 +133,7 @@ describe('a tag index turned on over data KairosDB wrote without one', () => {
     const second: RestServer = { name: 'kairosdb', url: after.url, call: (method, path, options) => callRest(after!.url, method, path, options, true) };
     store = await CassandraStore.open(storeOptions(KEYSPACE, { tagIndexedMetrics: parseTagIndexConfig({ [LATE]: ['host'] }) }));
     lateGw = await startRestGateway(store);
-    // KairosDB reads the host=a partition, which nothing wrote before the index was on (reference §4 B).
+    // KairosDB reads the host=a partition, which nothing wrote before the index was on (COMPATIBILITY.md item 20).
     const fromKairosdb = await second.call('POST', '/api/v1/datapoints/query', { body: lateQuery });
     expect(fromKairosdb.status).toBe(200);
     expect(JSON.parse(fromKairosdb.text).queries[0].sample_size).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The Heroic layout: a source over Heroic's Cassandra `metrics` table (reference heroic-cassandra.md), read and
+ * The Heroic layout: a source over Heroic's Cassandra `metrics` table (docs/heroic-layout.md), read and
  * written in its own bytes, with series found through the catalogue instead of Heroic's Elasticsearch. In the seam's
  * vocabulary a Heroic series is a metric (its `key`) and tags, a partition is a series in one period starting at its
  * `base` (2^31 − 1 ms for ng, 2^32 for legacy), and every value is a double:

@@ -1,5 +1,5 @@
 /**
- * Heroic's `metrics` table on Cassandra (reference heroic-cassandra.md §1): `(metric_key blob, data_timestamp_offset
+ * Heroic's `metrics` table on Cassandra (docs/heroic-layout.md): `(metric_key blob, data_timestamp_offset
  * int, data_value double)`, a partition per series and base. This module speaks only in its bytes and columns: which
  * key a series has and what its columns mean is the layout's (row-key.ts, heroic-source.ts). Statements are Heroic's
  * own, prepared, with every value bound.

@@ -146,7 +146,7 @@ describe('partition maths', () => {
 });
 
 describe('encodeKey and decodeKey: golden vectors', () => {
-  it('ng: writes and reads the 28-byte worked example (reference 2.3)', () => {
+  it('ng: writes and reads the 28-byte worked example (docs/heroic-layout.md)', () => {
     const base = baseOf('ng', CPU_TS);
     expect(base).toBe(1599875317015);
     expect(columnOf('ng', base, CPU_TS)).toBe(124682985);
@@ -206,7 +206,7 @@ describe('encodeKey and decodeKey: golden vectors', () => {
     expect(decodeKey('ng', bytes)).toEqual({ series: series(''), base, form: 'ng' });
   });
 
-  it('legacy: writes and reads the 50-byte worked example (reference section 3)', () => {
+  it('legacy: writes and reads the 50-byte worked example (docs/heroic-layout.md)', () => {
     const base = baseOf('legacy', CPU_TS);
     expect(base).toBe(1597727834112);
     expect(columnOf('legacy', base, CPU_TS)).toBe(124682240);

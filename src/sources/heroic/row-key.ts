@@ -1,5 +1,5 @@
-// Heroic's Cassandra `metrics.metric_key` blobs and partition maths (docs: /work/shared/reference/heroic-cassandra.md
-// §2 ng, §3 legacy): encode the key Heroic writes for a (series, base), decode any key Heroic could have written, and
+// Heroic's Cassandra `metrics.metric_key` blobs and partition maths (docs/heroic-layout.md: ng
+// and legacy keys): encode the key Heroic writes for a (series, base), decode any key Heroic could have written, and
 // move between timestamps and (base, data_timestamp_offset). Pure: no I/O, no driver.
 
 export type HeroicSchema = 'ng' | 'legacy';

@@ -84,7 +84,7 @@ export const TAG_INDEX_PROBE_ROWS = 4096;
 
 /**
  * The candidate series of one row time: row_keys, or where the filter pins tags whose index is complete there, the
- * most selective of them from the tag index (KairosDB 1.3's lookup; reference tag-indexed-row-keys.md §3). The caller
+ * most selective of them from the tag index (KairosDB 1.3's lookup; docs/kairosdb-format.md §6). The caller
  * checks every candidate against the whole filter, so the index only narrows. Unlike KairosDB, tags that are not indexed
  * (or periods written before they were) are read from row_keys instead of from an index that never listed them.
  */

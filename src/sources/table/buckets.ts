@@ -1,4 +1,4 @@
-// Time buckets of a user's `table` source (reference user-tables.md §3.2): the partition-key column that cuts an
+// Time buckets of a user's `table` source (docs/table-layout.md): the partition-key column that cuts an
 // entity's rows by time (a day as text or CQL date, an epoch day or hour, a fixed width), moving between timestamps,
 // the value the driver binds or returns, and the bucket's time span. Pure: luxon for zones, driver types as values.
 import cassandra from 'cassandra-driver';

@@ -64,7 +64,7 @@ export function statementsFor(keyspace: string) {
     deleteRowKey: `DELETE FROM ${t('row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND data_type = ? AND tags = ?`,
 
     // KairosDB's SELECT reads row_time, TTL(value) and tag_collection_hash too, for a size estimate it takes from the
-    // wrong column (reference tag-indexed-row-keys.md §4 C); the planner counts rows instead.
+    // wrong column (COMPATIBILITY.md item 20); the planner counts rows instead.
     selectTagIndexed: `SELECT data_type, tags FROM ${t('tag_indexed_row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ?`,
     selectTagIndexedLimit: `SELECT data_type, tags FROM ${t('tag_indexed_row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ? LIMIT ?`,
     // One series' rows in a partition, whatever hash they were written with (the indexed tags may have changed since).

@@ -23,7 +23,7 @@ describe('murmur3x86_32', () => {
 describe('murmur3TagHash', () => {
   it("is Guava's murmur3_32 of the strings' UTF-8 bytes, as a signed int", () => {
     expect(murmur3TagHash(['hello'])).toBe(0x248bfa47);
-    // The reference's worked examples (tag-indexed-row-keys.md §2.2).
+    // The reference's worked examples (docs/kairosdb-format.md §6).
     expect(murmur3TagHash(['host', 'a'])).toBe(-1147264974);
     expect(murmur3TagHash(['dc', 'x', 'host', 'a'])).toBe(1750428808);
     expect(murmur3TagHash(['dcx', 'hosta'])).toBe(murmur3TagHash(['d', 'cxhost', 'a']));

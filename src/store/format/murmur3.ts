@@ -1,6 +1,6 @@
 // MurmurHash3 x86_32 as KairosDB 1.3 computes `tag_collection_hash`: Guava's `Hashing.murmur3_32()` (seed 0) fed
-// through a streaming Hasher with `putString(s, UTF_8)` per string, read back with `asInt()` (reference
-// tag-indexed-row-keys.md §2.2).
+// through a streaming Hasher with `putString(s, UTF_8)` per string, read back with `asInt()`
+// (docs/kairosdb-format.md §6).
 
 /**
  * The hash of the strings' UTF-8 bytes, concatenated, as a signed 32-bit integer. Guava's streaming `putString`
