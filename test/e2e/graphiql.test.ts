@@ -47,3 +47,18 @@ it('loads GraphiQL, runs the default query and shows the demo data', { timeout: 
   await page.screenshot({ path: new URL('graphiql.png', ARTIFACTS).pathname, fullPage: true });
   expect(failed).toEqual([]);
 });
+
+it("shows Time's description in GraphiQL's Docs pane", { timeout: 90_000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${gw.url}/graphql`, { waitUntil: 'load' });
+  await page.locator('button[aria-label="Show Documentation Explorer"]').click({ timeout: 30_000 });
+  const search = page.locator('.graphiql-doc-explorer-search-input input');
+  await search.fill('Time');
+  await page.locator('.graphiql-doc-explorer-search [role="option"]', { hasText: /^Time$/ }).first().click();
+  const docs = page.locator('.graphiql-doc-explorer');
+  await expect.poll(async () => docs.innerText(), { timeout: 30_000 }).toContain('date-math');
+  const text = await docs.innerText();
+  for (const expected of ['A point in time', 'now-1d/d', 'epoch seconds']) expect(text).toContain(expected);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: new URL('graphiql-docs-time.png', ARTIFACTS).pathname, fullPage: true });
+});
