@@ -97,10 +97,10 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       useErrorCodes(),
       usePersistedOperationsPolicy(config, manifest),
       EnvelopArmorPlugin({
-        maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex] },
-        maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex] },
-        costLimit: { maxCost: config.graphqlMaxCost, onReject: [tooComplex] },
-        maxTokens: { n: config.graphqlMaxTokens, onReject: [tooComplex] },
+        maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex('GRAPHQL_MAX_DEPTH')] },
+        maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex('GRAPHQL_MAX_ALIASES')] },
+        costLimit: { maxCost: config.graphqlMaxCost, onReject: [tooComplex('GRAPHQL_MAX_COST')] },
+        maxTokens: { n: config.graphqlMaxTokens, onReject: [tooComplex('GRAPHQL_MAX_TOKENS')] },
         // Introspection is on, so hiding "did you mean" suggestions would protect nothing and cost hand-writers.
         blockFieldSuggestion: { enabled: false },
       }),
@@ -129,9 +129,15 @@ const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'];
 const CSRF_HINT =
   "a POST must send Content-Type: application/json (curl: -H 'Content-Type: application/json'), and a GET the header x-graphql-yoga-csrf: 1; other requests could be a cross-site form";
 
-/** graphql-armor's rejections get a code clients can branch on; useErrorCodes gives it its status. */
-function tooComplex(_: unknown, error: GraphQLError): void {
-  Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX' });
+/**
+ * graphql-armor's rejections get a code clients can branch on (useErrorCodes gives it its status) and name the
+ * setting that raises the limit, as budget errors do. The error is the one armor throws next, so it is changed here.
+ */
+function tooComplex(setting: string) {
+  return (_: unknown, error: GraphQLError): void => {
+    Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX' });
+    error.message = `${error.message} (${setting})`;
+  };
 }
 
 /** Introspection off: graphql-js's own validation rule rejects __schema and __type. */

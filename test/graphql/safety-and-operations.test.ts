@@ -63,12 +63,12 @@ describe('operation limits', () => {
     expect((await g.graphql(aliases(300))).status).toBe(200);
     const over = await g.graphql(aliases(301));
     expect(over.status).toBe(400);
-    expect(over.body.errors).toEqual([{ message: 'Syntax Error: Aliases limit of 300 exceeded, found 301.', extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
+    expect(over.body.errors).toEqual([{ message: 'Syntax Error: Aliases limit of 300 exceeded, found 301. (GRAPHQL_MAX_ALIASES)', extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
   });
 
   it.each([
-    ['GRAPHQL_MAX_DEPTH', '2', '{ series(metric: "m", from: 0) { points { value } } }', 'Syntax Error: Query depth limit of 2 exceeded, found 3.'],
-    ['GRAPHQL_MAX_COST', '10', '{ series(metric: "m", from: 0) { name metric tags { name values } points { time value } } }', 'Syntax Error: Query Cost limit of 10 exceeded, found 20.'],
+    ['GRAPHQL_MAX_DEPTH', '2', '{ series(metric: "m", from: 0) { points { value } } }', 'Syntax Error: Query depth limit of 2 exceeded, found 3. (GRAPHQL_MAX_DEPTH)'],
+    ['GRAPHQL_MAX_COST', '10', '{ series(metric: "m", from: 0) { name metric tags { name values } points { time value } } }', 'Syntax Error: Query Cost limit of 10 exceeded, found 20. (GRAPHQL_MAX_COST)'],
   ])('rejects an operation over %s', async (setting, value, query, message) => {
     const g = await gateway({ [setting]: value });
     const response = await g.graphql(query);
@@ -79,7 +79,7 @@ describe('operation limits', () => {
   it('rejects an operation over GRAPHQL_MAX_TOKENS while parsing, with 400 for every client', async () => {
     const g = await gateway({ GRAPHQL_MAX_TOKENS: '10' });
     const query = '{ series(metric: "m", from: 0) { name metric } }';
-    const error = [{ message: 'Syntax Error: Token limit of 10 exceeded.', extensions: { code: 'QUERY_TOO_COMPLEX' } }];
+    const error = [{ message: 'Syntax Error: Token limit of 10 exceeded. (GRAPHQL_MAX_TOKENS)', extensions: { code: 'QUERY_TOO_COMPLEX' } }];
     // GraphQL-over-HTTP would let legacy application/json clients get 200 for a document that fails to parse; the
     // README promises QUERY_TOO_COMPLEX with 400, as every other limit answers, so the Accept header does not matter.
     const modern = await g.graphql(query, undefined, { accept: 'application/graphql-response+json' });
