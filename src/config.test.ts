@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       cassandraWriteEncoder: 'lean',
       tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
       logLevel: 'info',
+      logFormat: 'auto',
       seedDemo: true,
       maxWritePoints: 100_000,
       maxQuerySeries: 100_000,
@@ -64,6 +65,8 @@ describe('loadConfig', () => {
       persistedOnly: false,
       trustedClientTokens: [],
       persistedOperationsFile: '',
+      credentialsFile: '',
+      anonymousScopes: 'auto',
     });
   });
 
@@ -133,6 +136,8 @@ describe('loadConfig', () => {
     [{ TAG_INDEXED_METRICS: '{"": ["host"]}' }, 'TAG_INDEXED_METRICS names an empty metric'],
     [{ TAG_INDEXED_METRICS: '["cpu", null]' }, 'TAG_INDEXED_METRICS must have a metric name at [1] (got null)'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    [{ ANONYMOUS_SCOPES: 'read,root' }, 'ANONYMOUS_SCOPES must be auto, none, or scopes separated by commas from read, write, delete, admin (got "read,root")'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be one of auto, json, pretty (got "xml")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],
   ])('rejects %o', (env, message) => {

@@ -18,10 +18,12 @@ import {
   type TableName,
   type WriteEncoder,
 } from './store/cassandra/options.js';
+import { SCOPES, isScope, type Scope } from './server/scopes.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources/sources.js';
 import { parseTagIndexConfig, type TagIndexConfig } from './store/tag-index.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface Config {
   readonly host: string;
@@ -51,6 +53,7 @@ export interface Config {
   readonly cassandraWriteEncoder: WriteEncoder;
   readonly tagIndexedMetrics: TagIndexConfig;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
   readonly maxQuerySeries: number;
@@ -72,6 +75,9 @@ export interface Config {
   readonly persistedOnly: boolean;
   readonly trustedClientTokens: readonly string[];
   readonly persistedOperationsFile: string;
+  readonly credentialsFile: string;
+  /** `auto`: every scope on a loopback HOST without credentials, none once credentials exist, else refuse to start. */
+  readonly anonymousScopes: 'auto' | readonly Scope[];
   readonly restMaxBodyBytes: number;
   readonly restTagsRowPeriods: number;
   readonly cacheMaxBytes: number;
@@ -133,6 +139,7 @@ export const SETTINGS = [
   setting({ env: 'CASSANDRA_WRITE_ENCODER', key: 'cassandraWriteEncoder', default: 'lean', meaning: '`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0\'s batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point', parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS) }),
   setting({ env: 'TAG_INDEXED_METRICS', key: 'tagIndexedMetrics', default: '{}', meaning: 'KairosDB 1.3\'s `tag_indexed_row_key_lookup_metrics`, in its forms: JSON from metric to the tags to index (`[]` or `["*"]`: all of them), e.g. `{"system.cpu.usage":["host"]}`, or a JSON list of metrics (all tags; `["*"]`: every metric). Writes add `tag_indexed_row_keys` rows as KairosDB does, and exact tag filters read the most selective of them instead of every series of the row period ([tag index](#the-tag-index)); the embedded store keeps its own index of the same tags', parse: (raw, env) => tagIndexedMetrics(raw, env) }),
   setting({ env: 'LOG_LEVEL', key: 'logLevel', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent', parse: (raw, env) => oneOf(raw, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) }),
+  setting({ env: 'LOG_FORMAT', key: 'logFormat', default: 'auto', meaning: '`pretty`: one readable line per event; `json`: one JSON object per line (pino); `auto`: pretty when standard output is a terminal, JSON otherwise', parse: (raw, env) => oneOf(raw, env, ['auto', 'json', 'pretty'] as const) }),
   setting({ env: 'SEED_DEMO', key: 'seedDemo', default: 'true', meaning: 'Seed the demo dataset when the embedded store has no metrics (`false` to start empty; never into Cassandra)', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'MAX_WRITE_POINTS', key: 'maxWritePoints', default: '100000', meaning: 'Most points one write batch may carry', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
   setting({ env: 'MAX_QUERY_SERIES', key: 'maxQuerySeries', default: '100000', meaning: 'Most series one query may read', parse: (raw, env) => integer(raw, env, 1, 1_000_000_000) }),
@@ -156,9 +163,11 @@ export const SETTINGS = [
   setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),
   setting({ env: 'GRAPHQL_MAX_TOKENS', key: 'graphqlMaxTokens', default: '20000', meaning: 'Most tokens in one operation document', parse: (raw, env) => integer(raw, env, 1, 10_000_000) }),
   setting({ env: 'GRAPHQL_INTROSPECTION', key: 'graphqlIntrospection', default: 'true', meaning: "Serve introspection (Grafana's Save & test and GraphiQL use it)", parse: (raw, env) => boolean(raw, env) }),
-  setting({ env: 'PERSISTED_ONLY', key: 'persistedOnly', default: 'false', meaning: 'Accept only persisted operations (by sha256 hash), except from clients that send a trusted token', parse: (raw, env) => boolean(raw, env) }),
-  setting({ env: 'TRUSTED_CLIENT_TOKENS', key: 'trustedClientTokens', default: '', meaning: 'Comma-separated tokens; a request with `x-kairograph-token: <token>` may send full query text when PERSISTED_ONLY is on', parse: (raw) => list(raw) }),
+  setting({ env: 'PERSISTED_ONLY', key: 'persistedOnly', default: 'false', meaning: 'Accept only persisted operations (by sha256 hash) from requests without credentials: GraphQL text, and every REST request but version and health, need credentials ([Security](#security))', parse: (raw, env) => boolean(raw, env) }),
+  setting({ env: 'TRUSTED_CLIENT_TOKENS', key: 'trustedClientTokens', default: '', meaning: 'Deprecated (plain text): comma-separated tokens that, sent as `x-kairograph-token`, may send full query text when PERSISTED_ONLY is on, with the anonymous scopes only; use CREDENTIALS_FILE', parse: (raw) => list(raw) }),
   setting({ env: 'PERSISTED_OPERATIONS_FILE', key: 'persistedOperationsFile', default: '', meaning: "A manifest (JSON: `sha256:<hash>` → document) to serve instead of the project's own `operations/`", parse: (raw) => raw }),
+  setting({ env: 'CREDENTIALS_FILE', key: 'credentialsFile', default: '', meaning: 'A JSON file of API tokens and HTTP Basic users, each a scrypt hash (`kairograph hash-secret`), its scopes and optionally its sources, read and checked at start ([Security](#security)); empty for none', parse: (raw) => raw }),
+  setting({ env: 'ANONYMOUS_SCOPES', key: 'anonymousScopes', default: 'auto', meaning: `What requests without credentials may do: \`none\` or scopes separated by commas (${SCOPES.join(', ')}). \`auto\`: every scope when \`HOST\` is a loopback address and no credentials are configured, none when credentials are; on any other address the gateway refuses to start until one of the two is set`, parse: (raw, env) => anonymousScopes(raw, env) }),
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
@@ -200,6 +209,17 @@ function list(raw: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
+}
+
+function anonymousScopes(raw: string, env: string): 'auto' | Scope[] {
+  if (raw === 'auto') return 'auto';
+  if (raw === 'none') return [];
+  const scopes = list(raw);
+  const unknown = scopes.find((scope) => !isScope(scope));
+  if (unknown !== undefined || scopes.length === 0) {
+    throw new ConfigError(`${env} must be auto, none, or scopes separated by commas from ${SCOPES.join(', ')} (got ${JSON.stringify(raw)})`);
+  }
+  return [...new Set(scopes as Scope[])];
 }
 
 function boolean(raw: string, env: string): boolean {

@@ -6,19 +6,23 @@
 export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'BUDGET_EXCEEDED'
+  | 'FORBIDDEN'
   | 'OVERLOADED'
   | 'QUERY_TIMEOUT'
   | 'REQUEST_TIMEOUT'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  | 'UNAUTHENTICATED';
 
 /** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
+  FORBIDDEN: 403,
   OVERLOADED: 503,
   QUERY_TIMEOUT: 504,
   REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
+  UNAUTHENTICATED: 401,
 };
 
 export class KairographError extends Error {
@@ -100,6 +104,31 @@ export class OverloadedError extends KairographError {
 
   override get headers(): Readonly<Record<string, string>> {
     return { 'retry-after': String(this.retryAfterSeconds) };
+  }
+}
+
+/**
+ * The request has no valid credentials for what it asks: none where its action needs a scope anonymous requests lack,
+ * or credentials that are wrong. `challenge` is the scheme the answer's WWW-Authenticate offers (Basic where KairosDB
+ * clients and browsers can answer it, Bearer for GraphQL clients).
+ */
+export class UnauthenticatedError extends KairographError {
+  constructor(
+    message: string,
+    readonly challenge: 'Basic' | 'Bearer',
+  ) {
+    super('UNAUTHENTICATED', message);
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    return { 'www-authenticate': this.challenge === 'Basic' ? 'Basic realm="kairograph", charset="UTF-8"' : 'Bearer realm="kairograph"' };
+  }
+}
+
+/** The credentials are valid but lack the scope (or the source) the action needs; the message names which. */
+export class ForbiddenError extends KairographError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
   }
 }
 

@@ -5,6 +5,7 @@
 import { invalidConfiguration, loadConfig, type Config } from './config.js';
 import { seedDemoData } from './demo/seed.js';
 import { createLogger } from './log.js';
+import { loadAuthPolicy } from './server/auth.js';
 import { createGateway, listen } from './server/create-gateway.js';
 import { openSources } from './sources/open-sources.js';
 import { loadSourcesFile, type SourceSettings } from './sources/sources-file.js';
@@ -16,6 +17,9 @@ export async function main(): Promise<void> {
   try {
     config = loadConfig();
     sourceSettings = loadSourcesFile(config);
+    // Before the store opens (and the demo data is seeded): a gateway open to the network without credentials, or a
+    // credentials file that is wrong, stops here. The gateway checks the file again against the configured sources.
+    loadAuthPolicy(config);
   } catch (error) {
     exitIfInvalid(error);
     throw error;
@@ -37,7 +41,14 @@ export async function main(): Promise<void> {
     exitIfInvalid(error);
     throw error;
   }
-  const gateway = createGateway({ sources, config, log });
+  let gateway;
+  try {
+    gateway = createGateway({ sources, config, log });
+  } catch (error) {
+    if (invalidConfiguration(error) !== undefined) await sources.close();
+    exitIfInvalid(error);
+    throw error;
+  }
   const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
   const names = sources.all.map((source) => source.name);
   log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);

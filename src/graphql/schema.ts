@@ -1,17 +1,51 @@
 /**
- * The executable schema: schema.graphql (the contract, read at start) plus the resolvers.
+ * The executable schema: schema.graphql (the contract, read at start) plus the resolvers, each root field guarded by
+ * the scope FIELD_SCOPES gives it.
  */
 import { readFileSync } from 'node:fs';
 import { GraphQLScalarType } from 'graphql';
 import { createSchema } from 'graphql-yoga';
+import type { Resolvers } from '../generated/graphql.js';
 import type { RequestContext } from '../server/request-context.js';
+import type { Scope } from '../server/scopes.js';
 import { resolvers } from './resolvers.js';
 
 /** src/graphql and dist/graphql are both two levels below the project root, where schema.graphql lives. */
 export const SCHEMA_PATH = new URL('../../schema.graphql', import.meta.url);
 
+/**
+ * What each root field needs. A root field missing here stops the schema from being built, so no field can be added
+ * without a decision; a field that takes `source` is also checked against the sources a principal may use.
+ */
+export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation', Readonly<Record<string, Scope>>>> = {
+  Query: {
+    sources: 'read',
+    metricNames: 'read',
+    metricNamesPage: 'read',
+    tagNames: 'read',
+    tagValues: 'read',
+    tagValuesPage: 'read',
+    seriesKeys: 'read',
+    seriesKeysPage: 'read',
+    points: 'read',
+    rawSeries: 'read',
+    series: 'read',
+    rows: 'read',
+    metadata: 'read',
+  },
+  Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete' },
+};
+
 export function createGatewaySchema() {
-  return createSchema<RequestContext>({ typeDefs: readFileSync(SCHEMA_PATH, 'utf8'), resolvers: withScalarBehaviourOnly(resolvers) });
+  const typeDefs = readFileSync(SCHEMA_PATH, 'utf8');
+  const schema = createSchema<RequestContext>({ typeDefs, resolvers: guarded(withScalarBehaviourOnly(resolvers)) });
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!type) continue;
+    const scopes = FIELD_SCOPES[type.name as keyof typeof FIELD_SCOPES];
+    const unguarded = Object.keys(type.getFields()).find((field) => scopes?.[field] === undefined);
+    if (unguarded !== undefined) throw new Error(`${type.name}.${unguarded} has no scope in FIELD_SCOPES (src/graphql/schema.ts)`);
+  }
+  return schema;
 }
 
 /**
@@ -25,4 +59,26 @@ function withScalarBehaviourOnly<T extends object>(map: T): T {
       value instanceof GraphQLScalarType ? [name, { serialize: value.serialize, parseValue: value.parseValue, parseLiteral: value.parseLiteral }] : [name, value],
     ),
   ) as T;
+}
+
+type AnyResolver = (parent: unknown, args: Record<string, unknown>, ctx: RequestContext, info: unknown) => unknown;
+
+/** The resolvers with each root field's scope (and source) checked before it runs. */
+function guarded(all: Resolvers): Resolvers {
+  const copy: Record<string, unknown> = { ...all };
+  for (const [typeName, scopes] of Object.entries(FIELD_SCOPES)) {
+    const fields = { ...(all[typeName as keyof Resolvers] as Record<string, AnyResolver>) };
+    for (const [field, scope] of Object.entries(scopes)) {
+      const resolve = fields[field];
+      if (resolve === undefined) continue;
+      fields[field] = (parent, args, ctx, info) => {
+        // A field without a source argument (`sources`) touches no source's series.
+        const source = 'source' in args || field !== 'sources' ? ((args['source'] as string | null | undefined) ?? ctx.sources.primary.name) : undefined;
+        ctx.authorize(scope, field, source);
+        return resolve(parent, args, ctx, info);
+      };
+    }
+    copy[typeName] = fields;
+  }
+  return copy as Resolvers;
 }

@@ -14,13 +14,15 @@ import { compileAggregators } from '../engine/aggregators/registry.js';
 import type { QueryOutput } from '../engine/execute.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
-import { InputError, KairographError } from '../errors.js';
+import { InputError, KairographError, UnauthenticatedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import type { Admission } from '../server/admission.js';
+import { TOKEN_HEADER, type Authenticator, type Principal } from '../server/auth.js';
+import type { Scope } from '../server/scopes.js';
 import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { answerCoding, createCompressor, textChunks, varies, type CompressionOptions } from '../server/compression.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
@@ -48,6 +50,8 @@ export interface KairosRestDeps {
   readonly admission?: Admission;
   /** The gateway's shared reads (results cache, work in flight); `sources` are its sources. */
   readonly shared?: SharedReads;
+  /** Who may do what (src/server/auth.ts); without it every request may do everything. */
+  readonly auth?: Authenticator;
 }
 
 /** True for the paths this handler answers; the gateway routes them here. */
@@ -83,24 +87,34 @@ interface Reply {
 
 type Handler = (call: Call) => Promise<Reply>;
 
+/** A handler and the scope it needs; `null` for KairosDB's version and health checks, which monitors call without credentials. */
+type Endpoint = readonly [Handler, Scope | null];
+
 interface Route {
   readonly pattern: RegExp;
-  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>>;
+  /** The path as metrics and logs name it (`/api/v1/metric/{name}`): never the client's own path. */
+  readonly template: string;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'DELETE', Endpoint>>>;
 }
 
-const ROUTES: readonly Route[] = [
-  { pattern: /^\/version$/, methods: { GET: version } },
-  { pattern: /^\/health\/check$/, methods: { GET: healthCheck } },
-  { pattern: /^\/health\/status$/, methods: { GET: healthStatus } },
-  { pattern: /^\/metricnames$/, methods: { GET: metricNames } },
-  { pattern: /^\/datapoints$/, methods: { POST: addDatapoints } },
-  { pattern: /^\/datapoints\/query$/, methods: { GET: queryFromUrl, POST: queryFromBody } },
-  { pattern: /^\/datapoints\/query\/tags$/, methods: { POST: queryTags } },
-  { pattern: /^\/datapoints\/delete$/, methods: { POST: deleteDatapoints } },
-  { pattern: /^\/metric\/([^/]+)$/, methods: { DELETE: deleteMetric } },
-  { pattern: /^\/metadata\/([^/]+)$/, methods: { GET: metadataServiceKeys } },
-  { pattern: /^\/metadata\/([^/]+)\/([^/]+)$/, methods: { GET: metadataKeys } },
-  { pattern: /^\/metadata\/([^/]+)\/([^/]+)\/([^/]+)$/, methods: { GET: metadataValue, POST: setMetadataValue, DELETE: deleteMetadataValue } },
+/** Every route and what each method needs; the route of a query with `save_as` also needs `write` (RequestContext.runQuery). */
+export const ROUTES: readonly Route[] = [
+  { pattern: /^\/version$/, template: '/version', methods: { GET: [version, null] } },
+  { pattern: /^\/health\/check$/, template: '/health/check', methods: { GET: [healthCheck, null] } },
+  { pattern: /^\/health\/status$/, template: '/health/status', methods: { GET: [healthStatus, null] } },
+  { pattern: /^\/metricnames$/, template: '/metricnames', methods: { GET: [metricNames, 'read'] } },
+  { pattern: /^\/datapoints$/, template: '/datapoints', methods: { POST: [addDatapoints, 'write'] } },
+  { pattern: /^\/datapoints\/query$/, template: '/datapoints/query', methods: { GET: [queryFromUrl, 'read'], POST: [queryFromBody, 'read'] } },
+  { pattern: /^\/datapoints\/query\/tags$/, template: '/datapoints/query/tags', methods: { POST: [queryTags, 'read'] } },
+  { pattern: /^\/datapoints\/delete$/, template: '/datapoints/delete', methods: { POST: [deleteDatapoints, 'delete'] } },
+  { pattern: /^\/metric\/([^/]+)$/, template: '/metric/{name}', methods: { DELETE: [deleteMetric, 'delete'] } },
+  { pattern: /^\/metadata\/([^/]+)$/, template: '/metadata/{service}', methods: { GET: [metadataServiceKeys, 'read'] } },
+  { pattern: /^\/metadata\/([^/]+)\/([^/]+)$/, template: '/metadata/{service}/{serviceKey}', methods: { GET: [metadataKeys, 'read'] } },
+  {
+    pattern: /^\/metadata\/([^/]+)\/([^/]+)\/([^/]+)$/,
+    template: '/metadata/{service}/{serviceKey}/{key}',
+    methods: { GET: [metadataValue, 'read'], POST: [setMetadataValue, 'write'], DELETE: [deleteMetadataValue, 'delete'] },
+  },
 ];
 
 const UNEXPECTED = 'Unexpected error.';
@@ -121,10 +135,23 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     req.resume();
     return preflight(req, res, allowed);
   }
-  const handler = route.methods[req.method as keyof Route['methods']];
-  if (handler === undefined) {
+  const endpoint = route.methods[req.method as keyof Route['methods']];
+  if (endpoint === undefined) {
     req.resume();
     return send(res, 405, errorsBody([`${req.method} is not allowed on ${pathname} (${allowed})`]), { allow: allowed });
+  }
+  const [handler, scope] = endpoint;
+  let principal: Principal | undefined;
+  if (deps.auth !== undefined && scope !== null) {
+    try {
+      principal = await authorized(deps.auth, req, scope, `${req.method} ${API_PREFIX}${route.template}`, deps.sources.primary.name);
+    } catch (error) {
+      req.resume();
+      const known = error as KairographError;
+      send(res, known.status, errorsBody([known.message]), known.headers);
+      deps.log.info({ method: req.method, route: `${API_PREFIX}${route.template}`, status: known.status, code: known.code, message: known.message }, 'rest request refused');
+      return;
+    }
   }
 
   const clientGone = new AbortController();
@@ -137,6 +164,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     clientSignal: clientGone.signal,
     ...(deps.admission ? { admission: deps.admission } : {}),
     ...(deps.shared ? { shared: deps.shared } : {}),
+    ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
   });
   res.on('close', () => ctx.dispose());
   const started = performance.now();
@@ -159,7 +187,21 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (!req.readableEnded) req.resume();
   }
   // One line per request, as GraphQL logs one: what it cost, by query and by store table.
-  ctx.log.info({ method: req.method, path: pathname, status, statistics: requestStatistics(ctx, performance.now() - started) }, 'rest request');
+  ctx.log.info({ method: req.method, route: `${API_PREFIX}${route.template}`, status, principal: ctx.principal.name, statistics: requestStatistics(ctx, performance.now() - started) }, 'rest request');
+}
+
+/**
+ * The request's principal, once it has `scope` on the primary source. Under PERSISTED_ONLY a scoped request needs
+ * credentials: the REST API has no persisted queries, so every request of it is free-form, like GraphQL text.
+ */
+async function authorized(auth: Authenticator, req: IncomingMessage, scope: Scope, what: string, source: string): Promise<Principal> {
+  const token = req.headers[TOKEN_HEADER];
+  const principal = await auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, 'Basic');
+  if (!auth.mayQueryFreely(principal)) {
+    throw new UnauthenticatedError(`${what} needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests`, 'Basic');
+  }
+  auth.authorize(principal, scope, what, 'Basic', source);
+  return principal;
 }
 
 function matchRoute(path: string): { route: Route; captures: string[] } | undefined {

@@ -19,9 +19,11 @@ import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos
 import type { Logger } from '../log.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
+import { Authenticator, loadAuthPolicy, TOKEN_HEADER, type Principal } from './auth.js';
+import { KairographError } from '../errors.js';
 import { useCompression } from './compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
-import { createMaskError } from './mask-error.js';
+import { createMaskError, toGraphQLError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
@@ -45,6 +47,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   registerSharedReadMetrics(metrics, shared);
   registerCatalogueMetrics(metrics, inner);
   const manifest = loadManifest(config);
+  // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.
+  const auth = new Authenticator(loadAuthPolicy(config, inner.all.map((source) => source.name)));
+  const principals = new WeakMap<Request, Principal>();
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
@@ -60,7 +65,16 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     multipart: false,
     healthCheckEndpoint: '/health',
     context: ({ request }) => {
-      const context = createRequestContext(sources, config, log, { requestId: request.headers.get('x-request-id'), clientSignal: request.signal, admission, shared });
+      const principal = principals.get(request) ?? auth.anonymous;
+      const context = createRequestContext(sources, config, log, {
+        requestId: request.headers.get('x-request-id'),
+        clientSignal: request.signal,
+        admission,
+        shared,
+        auth,
+        principal,
+        challenge: 'Bearer',
+      });
       contexts.set(request, context);
       return context;
     },
@@ -95,7 +109,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       // Client's users know its own preflight header (for GETs of persisted queries), so it passes too.
       withErrorCode(useCSRFPrevention({ requestHeaders: CSRF_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
       useErrorCodes(),
-      usePersistedOperationsPolicy(config, manifest),
+      useAuthentication(auth, principals),
+      usePersistedOperationsPolicy(manifest, (request) => auth.mayQueryFreely(principals.get(request) ?? auth.anonymous)),
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex('GRAPHQL_MAX_DEPTH')] },
         maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex('GRAPHQL_MAX_ALIASES')] },
@@ -114,13 +129,50 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared });
+  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) kairosRest(req, res);
+    else if (isMetricsPath(req.url)) void metricsEndpoint(auth, req, res, () => yoga.handle(req, res));
     else void yoga.handle(req, res);
   };
 
   return { yoga, handle, shared };
+}
+
+/**
+ * Who a GraphQL request acts as, once per request before it is parsed: wrong credentials are refused whatever the
+ * operation; a missing scope is refused per field (src/graphql/schema.ts).
+ */
+function useAuthentication(auth: Authenticator, principals: WeakMap<Request, Principal>): Plugin {
+  return {
+    async onRequestParse({ request }) {
+      try {
+        principals.set(request, await auth.authenticate({ authorization: request.headers.get('authorization'), token: request.headers.get(TOKEN_HEADER) }, 'Bearer'));
+      } catch (error) {
+        throw error instanceof KairographError ? toGraphQLError(error) : error;
+      }
+    },
+  };
+}
+
+function isMetricsPath(url: string | undefined): boolean {
+  return url === '/metrics' || url?.startsWith('/metrics?') === true;
+}
+
+/** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
+async function metricsEndpoint(auth: Authenticator, req: IncomingMessage, res: ServerResponse, serve: () => unknown): Promise<void> {
+  try {
+    const token = req.headers[TOKEN_HEADER];
+    const principal = await auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, 'Basic');
+    auth.authorize(principal, 'admin', 'GET /metrics', 'Basic');
+  } catch (error) {
+    if (!(error instanceof KairographError)) throw error;
+    const body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+    res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...error.headers });
+    res.end(body);
+    return;
+  }
+  serve();
 }
 
 const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'];

@@ -1,9 +1,9 @@
 /**
  * Persisted operations: the manifest codegen writes from operations/*.graphql (or an operator's own file), served by
  * hash (`extensions.persistedQuery.sha256Hash`), and the policy for full-text operations: allowed by default, or
- * with PERSISTED_ONLY only from clients that send a trusted token (GraphiQL users and Grafana data sources add the
- * header; CI pipelines send hashes). Clients that use automatic persisted queries (Apollo's APQ link) register
- * their own hashes by sending query text with its hash, once the hash is checked.
+ * with PERSISTED_ONLY only from clients that send credentials (src/server/auth.ts: GraphiQL users and Grafana data
+ * sources add a header; CI pipelines send hashes or a bearer token). Clients that use automatic persisted queries
+ * (Apollo's APQ link) register their own hashes by sending query text with its hash, once the hash is checked.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,11 +11,10 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
+import { TOKEN_HEADER } from './auth.js';
 
 /** src/server and dist/server are both two levels below the project root. */
 const BUILT_IN_MANIFEST = new URL('../../src/generated/operations/persisted-documents.json', import.meta.url);
-
-const TRUSTED_TOKEN_HEADER = 'x-kairograph-token';
 
 /** Keyed by hash; a Map, because clients choose the hash they look up (`__proto__` must find nothing). */
 export type PersistedManifest = ReadonlyMap<string, string>;
@@ -37,9 +36,8 @@ export function loadManifest(config: Config): PersistedManifest {
 const APQ_MAX_ENTRIES = 10_000;
 const APQ_MAX_CHARS = 16 * 1024 * 1024;
 
-export function usePersistedOperationsPolicy(config: Config, manifest: PersistedManifest): Plugin {
-  const trusted = new Set(config.trustedClientTokens);
-  const maySendText = (request: Request) => !config.persistedOnly || trusted.has(request.headers.get(TRUSTED_TOKEN_HEADER) ?? '');
+/** `maySendText`: whether a request may send full text (always, unless PERSISTED_ONLY; then with credentials). */
+export function usePersistedOperationsPolicy(manifest: PersistedManifest, maySendText: (request: Request) => boolean): Plugin {
   const registered = new LRUCache<string, string>({ max: APQ_MAX_ENTRIES, maxSize: APQ_MAX_CHARS, sizeCalculation: (text) => text.length + 64 });
   const policy = usePersistedOperations({
     // Clients send the bare hex digest (the APQ shape); codegen's manifest keys carry the algorithm. Registered
@@ -54,7 +52,7 @@ export function usePersistedOperationsPolicy(config: Config, manifest: Persisted
           { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } },
         ),
       persistedQueryOnly: {
-        message: `this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs a trusted ${TRUSTED_TOKEN_HEADER} header`,
+        message: `this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or ${TOKEN_HEADER})`,
         extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 403 } },
       },
       keyNotFound: {

@@ -18,6 +18,8 @@ import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { Lane } from '../time-slice.js';
 import type { Admission, Release } from './admission.js';
+import { UNRESTRICTED, type Authenticator, type Challenge, type Principal } from './auth.js';
+import type { Scope } from './scopes.js';
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -54,6 +56,13 @@ export interface RequestContext {
   readonly lane: Lane;
   /** Every query the request ran, in the order they finished. */
   readonly queries: QueryRecord[];
+  /** Who the request acts as (src/server/auth.ts). */
+  readonly principal: Principal;
+  /**
+   * Throws UnauthenticatedError or ForbiddenError unless the request's principal has `scope` (and may use `source`,
+   * when given); `what` names the action in the message.
+   */
+  authorize(scope: Scope, what: string, source?: string): void;
   /**
    * The source a request names in `field` (GraphQL's `source` argument), or the primary one when it names none; an
    * unknown name is an InputError naming it and the configured sources.
@@ -76,10 +85,18 @@ export interface RequestContextOptions {
    * context without it reads alone, as tests and tools that make one directly do.
    */
   readonly shared?: SharedReads;
+  /** Who the request acts as and the gateway's check of it; without them every action is allowed (tools, tests). */
+  readonly principal?: Principal;
+  readonly auth?: Authenticator;
+  /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
+  readonly challenge?: Challenge;
 }
 
 export function createRequestContext(sources: Sources, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
-  const { clientSignal, shared } = options;
+  const { clientSignal, shared, auth } = options;
+  const principal = options.principal ?? UNRESTRICTED;
+  const challenge = options.challenge ?? 'Bearer';
+  const authorize = (scope: Scope, what: string, source?: string) => auth?.authorize(principal, scope, what, challenge, source);
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
   // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
@@ -118,9 +135,13 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     budget,
     lane,
     queries,
+    principal,
+    authorize,
     source: (name, field) => sources.get(name, field),
     async runQuery(given, label) {
       const source = sources.get(given.source);
+      // The one query that writes: both front ends' callers checked `read`; save_as also needs `write` on the source.
+      if (given.aggregators.some((aggregator) => aggregator.name === 'save_as')) authorize('write', `${label}: save_as`, source.name);
       // Named, so the shared work and the results cache never mix two sources' metrics of one name.
       const query: MetricQuery = { ...given, source: source.name };
       // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only

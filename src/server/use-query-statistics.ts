@@ -99,7 +99,7 @@ export function useQueryStatistics(): Plugin<RequestContext> {
           setResult({ ...result, extensions: { ...result.extensions, statistics } });
           const operation = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
           ctx.log.info(
-            { operation, errors: result.errors?.length ?? 0, statistics },
+            { operation, principal: ctx.principal.name, errors: result.errors?.length ?? 0, statistics },
             'graphql request',
           );
         },

@@ -246,7 +246,7 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       // REST spells the query its own way (another key): asked twice, its log line tells the same story.
       const body = { start_absolute: T0 + 30_000, end_absolute: END, metrics: [{ name: 'cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }] }] };
       for (let i = 0; i < 2; i++) expect((await callRest(gw.url, 'POST', '/api/v1/datapoints/query', { body })).json).toMatchObject({ queries: [{ sample_size: 3 * (POINTS - 3) }] });
-      const lines = gw.lines.filter((l) => l.includes('"path":"/api/v1/datapoints/query"')).map((l) => JSON.parse(l) as { statistics: { queries: { pointsRead: number; cache: unknown }[] } });
+      const lines = gw.lines.filter((l) => l.includes('"route":"/api/v1/datapoints/query"')).map((l) => JSON.parse(l) as { statistics: { queries: { pointsRead: number; cache: unknown }[] } });
       expect(lines.map((l) => l.statistics.queries[0])).toMatchObject([
         { pointsRead: 3 * (POINTS - 3), cache: { hits: 0, misses: cached ? 3 * 359 : 0, cachedPoints: 0 } },
         { pointsRead: cached ? 3 * 3 : 3 * (POINTS - 3), cache: { hits: cached ? 3 * 359 : 0, misses: 0, cachedPoints: cached ? 3 * 359 * 6 : 0 } },

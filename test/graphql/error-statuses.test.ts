@@ -127,7 +127,7 @@ const CASES: Record<string, Case> = {
     env: { PERSISTED_ONLY: 'true' },
     request: query('{ metricNames }'),
     status: 403,
-    body: { errors: [error('this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs a trusted x-kairograph-token header', 'PERSISTED_QUERY_ONLY')] },
+    body: { errors: [error('this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or x-kairograph-token)', 'PERSISTED_QUERY_ONLY')] },
   },
   'an unknown persisted hash': {
     request: json({ extensions: { persistedQuery: { version: 1, sha256Hash: 'cd'.repeat(32) } } }),

@@ -163,11 +163,12 @@ describe('persisted operations', () => {
     expect(text.status).toBe(403);
     expect(text.body.errors).toEqual([
       {
-        message: 'this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs a trusted x-kairograph-token header',
+        message: 'this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or x-kairograph-token)',
         extensions: { code: 'PERSISTED_QUERY_ONLY' },
       },
     ]);
-    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'wrong' })).status).toBe(403);
+    // A token that is neither trusted nor configured is wrong credentials, whatever the operation.
+    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'wrong' })).status).toBe(401);
     expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'grafana-prod' })).body).toEqual({ data: { metricNames: ['system.cpu.usage'] } });
     const byHash = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(DashboardOverviewDocument) } }, variables: { from: 1_000_000, to: 1_599_000 } });
     expect(byHash.status).toBe(200);
