@@ -25,7 +25,13 @@ export async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const store = await openStore(config, log);
+  let store;
+  try {
+    store = await openStore(config, log);
+  } catch (error) {
+    exitIfFailed(storeFailure(config, error));
+    throw error;
+  }
   // Demo data is for a first start on one machine; a Cassandra keyspace holds someone's real data.
   if (config.seedDemo && store.kind === 'embedded' && (await store.metricNames('', 1)).length === 0) {
     const started = performance.now();
@@ -49,7 +55,15 @@ export async function main(): Promise<void> {
     exitIfInvalid(error);
     throw error;
   }
-  const server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
+  let server;
+  try {
+    server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
+  } catch (error) {
+    const message = listenFailure(config, error);
+    if (message !== undefined) await sources.close();
+    exitIfFailed(message);
+    throw error;
+  }
   const names = sources.all.map((source) => source.name);
   log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
@@ -64,6 +78,37 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** The one line to print when the listener cannot be opened, naming the setting to change; undefined for other errors. */
+export function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unknown): string | undefined {
+  const at = `kairograph: cannot listen on ${config.host}:${config.port}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return `${at}: the port is in use; set PORT to a free port, or stop what listens there`;
+    case 'EACCES':
+      return `${at}: permission denied (ports below 1024 need privileges); set PORT to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${at}: this machine has no such address; set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for all)`;
+    default:
+      return undefined;
+  }
+}
+
+/** The one line to print when the primary store cannot be opened for a reason the configuration can fix. */
+export function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (config.store !== 'embedded' || code === undefined || !['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOSPC'].includes(code)) return undefined;
+  return `kairograph: cannot open the embedded store in DATA_DIR=${config.dataDir}: ${(error as Error).message}; set DATA_DIR to a directory this user can write`;
+}
+
+/** Exits 1 with `message` (a start-up failure the configuration can fix), when there is one. */
+function exitIfFailed(message: string | undefined): void {
+  if (message === undefined) return;
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
 }
 
 /** Exits 2, saying why, when `error` is a configuration the gateway cannot run with. */

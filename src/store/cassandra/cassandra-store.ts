@@ -85,7 +85,7 @@ export class CassandraStore implements Store {
       {
         connected: (connection) => log.info({ keyspace, spec: connection.spec }, 'connected to Cassandra'),
         failed: (error, repeated) => {
-          if (!repeated) log.warn({ err: error instanceof Error ? error.message : String(error), contactPoints, retryMs: reconnectDelayMs }, 'cannot reach Cassandra; retrying in the background');
+          if (!repeated) log.warn({ err: error instanceof Error ? error.message : String(error), contactPoints, retryMs: reconnectDelayMs }, 'cannot reach Cassandra (check CASSANDRA_CONTACT_POINTS and CASSANDRA_LOCAL_DC); retrying in the background: /ready answers 503 until it does');
         },
       },
     );
