@@ -23,6 +23,8 @@ import { compileTagFilter } from '../query/tag-filter.js';
 import type { Admission } from '../server/admission.js';
 import { TOKEN_HEADER, type Authenticator, type Principal } from '../server/auth.js';
 import type { Scope } from '../server/scopes.js';
+import type { Exchange } from '../server/request-observer.js';
+import type { RequestObserver } from '../server/request-observer.js';
 import { AnswerWriter, type Answer } from '../server/answer-writer.js';
 import { answerCoding, createCompressor, textChunks, varies, type CompressionOptions } from '../server/compression.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
@@ -52,7 +54,12 @@ export interface KairosRestDeps {
   readonly shared?: SharedReads;
   /** Who may do what (src/server/auth.ts); without it every request may do everything. */
   readonly auth?: Authenticator;
+  /** The gateway's record of each request (its log line and metrics); without it requests go unlogged. */
+  readonly observer?: RequestObserver;
 }
+
+/** How metrics and logs name a path under /api/v1 that no route matches: never the path itself. */
+export const UNKNOWN_REST_ROUTE = `${API_PREFIX}/{unknown}`;
 
 /** True for the paths this handler answers; the gateway routes them here. */
 export function isKairosRestPath(url: string | undefined): boolean {
@@ -124,33 +131,31 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const queryAt = rawUrl.indexOf('?');
   const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
   const path = pathname.slice(API_PREFIX.length);
-  const matched = matchRoute(path);
-  if (matched === undefined) {
+  const exchange = deps.observer?.exchange(req);
+  const refuse = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}) => {
     req.resume();
-    return send(res, 404, errorsBody([`${pathname} is not a path of the KairosDB REST API`]));
-  }
+    exchange?.errors.push({ code, message });
+    send(res, status, errorsBody([message]), headers);
+  };
+  const matched = matchRoute(path);
+  if (matched === undefined) return refuse(404, 'NOT_FOUND', `${pathname} is not a path of the KairosDB REST API`);
   const { route, captures } = matched;
+  if (exchange) exchange.route = `${API_PREFIX}${route.template}`;
   const allowed = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
   if (req.method === 'OPTIONS') {
     req.resume();
     return preflight(req, res, allowed);
   }
   const endpoint = route.methods[req.method as keyof Route['methods']];
-  if (endpoint === undefined) {
-    req.resume();
-    return send(res, 405, errorsBody([`${req.method} is not allowed on ${pathname} (${allowed})`]), { allow: allowed });
-  }
+  if (endpoint === undefined) return refuse(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname} (${allowed})`, { allow: allowed });
   const [handler, scope] = endpoint;
   let principal: Principal | undefined;
   if (deps.auth !== undefined && scope !== null) {
     try {
       principal = await authorized(deps.auth, req, scope, `${req.method} ${API_PREFIX}${route.template}`, deps.sources.primary.name);
     } catch (error) {
-      req.resume();
-      const known = error as KairographError;
-      send(res, known.status, errorsBody([known.message]), known.headers);
-      deps.log.info({ method: req.method, route: `${API_PREFIX}${route.template}`, status: known.status, code: known.code, message: known.message }, 'rest request refused');
-      return;
+      if (!(error instanceof KairographError)) throw error;
+      return refuse(error.status, error.code, error.message, error.headers);
     }
   }
 
@@ -167,12 +172,12 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
   });
   res.on('close', () => ctx.dispose());
+  if (exchange) exchange.ctx = ctx;
+  if (scope !== null) ctx.sourcesUsed.add(deps.sources.primary.name);
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
-  let status: number;
   try {
     const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
-    status = reply.status;
     const headers = { ...idHeader, ...reply.headers };
     if (reply.body === undefined) send(res, reply.status, undefined, headers);
     else {
@@ -181,13 +186,13 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
       await sendAnswer(req, res, reply.status, answer, headers, ctx.signal, compression);
     }
   } catch (error) {
-    status = sendError(res, ctx, error, idHeader);
+    sendError(res, ctx, error, idHeader, exchange);
   } finally {
     // A handler that answered without reading the body leaves it to be drained, so the connection stays usable.
     if (!req.readableEnded) req.resume();
   }
-  // One line per request, as GraphQL logs one: what it cost, by query and by store table.
-  ctx.log.info({ method: req.method, route: `${API_PREFIX}${route.template}`, status, principal: ctx.principal.name, statistics: requestStatistics(ctx, performance.now() - started) }, 'rest request');
+  // The request's log line (src/server/request-observer.ts) says what it cost, by query and by store table.
+  if (exchange) exchange.statistics = requestStatistics(ctx, performance.now() - started);
 }
 
 /**
@@ -213,17 +218,21 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
 }
 
 /** Typed errors keep their message, status and headers; anything else is logged in full and masked, as GraphQL does. */
-function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>): number {
+function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>, exchange: Exchange | undefined): void {
   const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
-  if (res.destroyed) return 499;
   if (known !== undefined) {
-    send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
-    return known.status;
+    exchange?.errors.push({ code: known instanceof KairographError ? known.code : HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message });
+    if (!res.destroyed) send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
+    return;
   }
+  // The client sees a masked message; the log keeps the whole error, stack included.
   ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
-  send(res, 500, errorsBody([UNEXPECTED]), headers);
-  return 500;
+  exchange?.errors.push({ code: 'INTERNAL_SERVER_ERROR', message: error instanceof Error ? error.message : String(error) });
+  if (!res.destroyed) send(res, 500, errorsBody([UNEXPECTED]), headers);
 }
+
+/** The codes of the REST API's HTTP-level refusals, named as GraphQL's table names them. */
+const HTTP_ERROR_CODES: Readonly<Record<number, string>> = { 408: 'REQUEST_TIMEOUT', 413: 'REQUEST_ENTITY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
 /** Every response carries KairosDB's headers (`MetricsResource.setHeaders`): CORS for any origin, no caching. */
 export const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;

@@ -9,13 +9,13 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, useReadinessCheck, type Plugin } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, useReadinessCheck, type Plugin } from 'graphql-yoga';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
 import { Registry } from 'prom-client';
 import { createSharedReads, registerSharedReadMetrics } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
-import { createKairosRestHandler, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
+import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
@@ -23,13 +23,14 @@ import { Authenticator, loadAuthPolicy, TOKEN_HEADER, type Principal } from './a
 import { KairographError } from '../errors.js';
 import { useCompression } from './compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
-import { createMaskError, toGraphQLError } from './mask-error.js';
+import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
 import { createRequestContext, type RequestContext } from './request-context.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
+import { RequestObserver, type Api, type Exchange } from './request-observer.js';
 
 export interface GatewayDeps {
   /** Where series live: the primary source and those of SOURCES_FILE (src/sources/open-sources.ts). */
@@ -50,6 +51,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.
   const auth = new Authenticator(loadAuthPolicy(config, inner.all.map((source) => source.name)));
   const principals = new WeakMap<Request, Principal>();
+  // One log line and one set of figures per request, for both front ends and the operations endpoints.
+  const observer = new RequestObserver(metrics, log);
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
@@ -64,7 +67,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     // The schema has no Upload scalar: multipart bodies could only buffer files, and their parser's errors carry no code.
     multipart: false,
     healthCheckEndpoint: '/health',
-    context: ({ request }) => {
+    context: (initial) => {
+      const { request } = initial;
+      const { req } = initial as unknown as NodeServerContext;
       const principal = principals.get(request) ?? auth.anonymous;
       const context = createRequestContext(sources, config, log, {
         requestId: request.headers.get('x-request-id'),
@@ -76,6 +81,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         challenge: 'Bearer',
       });
       contexts.set(request, context);
+      observer.attach(req, context);
       return context;
     },
     maskedErrors: { maskError: createMaskError(log) },
@@ -83,7 +89,12 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
       warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
+      // Yoga logs every error that masking replaced. A typed error is the client's and already in the request's line;
+      // anything else keeps its stack.
+      error: (...args) => {
+        if (args.every(isClientError)) log.debug(args.map(String).join(' '));
+        else log.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' '));
+      },
     },
     // In order: request bookkeeping and operations endpoints, then what may reject a request before it runs
     // (CSRF, persisted-only, size and shape limits), then what observes execution.
@@ -104,7 +115,27 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
           await sources.primary.ping();
         },
       }),
-      usePrometheus({ endpoint: '/metrics', registry: metrics }),
+      // GraphQL's phases by operation type only: operation names, paths and URLs are the client's to invent, and each
+      // new value would be a new series (HTTP requests of both APIs are counted by route template in request-observer.ts).
+      usePrometheus({
+        endpoint: '/metrics',
+        registry: metrics,
+        metrics: {
+          graphql_envelop_request: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_phase_parse: true,
+          graphql_envelop_phase_validate: true,
+          graphql_envelop_phase_context: true,
+          graphql_envelop_phase_execute: true,
+          graphql_yoga_http_duration: false,
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_error_result: false,
+          graphql_envelop_deprecated_field: false,
+          graphql_envelop_schema_change: false,
+        },
+        labels: { operationName: false, url: false, path: false, fieldName: false, typeName: false, returnType: false },
+      }),
+      useErrorLog(observer),
       // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass. Apollo
       // Client's users know its own preflight header (for GETs of persisted queries), so it passes too.
       withErrorCode(useCSRFPrevention({ requestHeaders: CSRF_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
@@ -120,7 +151,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         blockFieldSuggestion: { enabled: false },
       }),
       !config.graphqlIntrospection && disableIntrospection(),
-      useQueryStatistics(),
+      useQueryStatistics(observer),
       useBoundedAnswers((request) => contexts.get(request)),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
@@ -129,10 +160,16 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth });
+  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, observer });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    if (isKairosRestPath(req.url)) kairosRest(req, res);
-    else if (isMetricsPath(req.url)) void metricsEndpoint(auth, req, res, () => yoga.handle(req, res));
+    if (isKairosRestPath(req.url)) {
+      observer.begin(req, res, 'rest', UNKNOWN_REST_ROUTE);
+      kairosRest(req, res);
+      return;
+    }
+    const route = yogaRoute(req.url);
+    const exchange = observer.begin(req, res, route.api, route.template);
+    if (route.template === '/metrics') void metricsEndpoint(auth, req, res, exchange, () => yoga.handle(req, res));
     else void yoga.handle(req, res);
   };
 
@@ -155,24 +192,52 @@ function useAuthentication(auth: Authenticator, principals: WeakMap<Request, Pri
   };
 }
 
-function isMetricsPath(url: string | undefined): boolean {
-  return url === '/metrics' || url?.startsWith('/metrics?') === true;
+/** What yoga's node adapter passes plugins and the context factory besides the request. */
+interface NodeServerContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
+/** The paths yoga answers, as metrics and logs name them: a fixed list, whatever the client's path. */
+function yogaRoute(url: string | undefined): { api: Api; template: string } {
+  const path = (url ?? '/').split('?', 1)[0];
+  if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
+  if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
+  return { api: 'other', template: 'other' };
+}
+
+/** The codes and messages of a GraphQL answer's errors, for its log line and `kairograph_errors_total`. */
+function useErrorLog(observer: RequestObserver): Plugin {
+  return {
+    onResultProcess({ result, serverContext }) {
+      const exchange = observer.exchange((serverContext as unknown as NodeServerContext).req);
+      if (exchange === undefined || isAsyncIterable(result)) return;
+      for (const one of Array.isArray(result) ? result : [result]) {
+        for (const error of one.errors ?? []) exchange.errors.push({ code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'), message: error.message });
+      }
+    },
+  };
 }
 
 /** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
-async function metricsEndpoint(auth: Authenticator, req: IncomingMessage, res: ServerResponse, serve: () => unknown): Promise<void> {
+async function metricsEndpoint(auth: Authenticator, req: IncomingMessage, res: ServerResponse, exchange: Exchange, serve: () => unknown): Promise<void> {
   try {
     const token = req.headers[TOKEN_HEADER];
     const principal = await auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, 'Basic');
     auth.authorize(principal, 'admin', 'GET /metrics', 'Basic');
   } catch (error) {
     if (!(error instanceof KairographError)) throw error;
+    exchange.errors.push({ code: error.code, message: error.message });
     const body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code } }] });
     res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...error.headers });
     res.end(body);
     return;
   }
   serve();
+}
+
+function isClientError(value: unknown): boolean {
+  return value instanceof KairographError || (isGraphQLError(value) && value.originalError instanceof KairographError);
 }
 
 const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'];

@@ -63,6 +63,8 @@ export interface RequestContext {
    * when given); `what` names the action in the message.
    */
   authorize(scope: Scope, what: string, source?: string): void;
+  /** The sources the request was authorized on or queried: the `source` of its metrics and log line. */
+  readonly sourcesUsed: Set<string>;
   /**
    * The source a request names in `field` (GraphQL's `source` argument), or the primary one when it names none; an
    * unknown name is an InputError naming it and the configured sources.
@@ -96,7 +98,11 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
   const { clientSignal, shared, auth } = options;
   const principal = options.principal ?? UNRESTRICTED;
   const challenge = options.challenge ?? 'Bearer';
-  const authorize = (scope: Scope, what: string, source?: string) => auth?.authorize(principal, scope, what, challenge, source);
+  const sourcesUsed = new Set<string>();
+  const authorize = (scope: Scope, what: string, source?: string) => {
+    auth?.authorize(principal, scope, what, challenge, source);
+    if (source !== undefined) sourcesUsed.add(source);
+  };
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
   // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
@@ -137,6 +143,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     queries,
     principal,
     authorize,
+    sourcesUsed,
     source: (name, field) => sources.get(name, field),
     async runQuery(given, label) {
       const source = sources.get(given.source);

@@ -1,11 +1,12 @@
 /**
- * Reports what each GraphQL request cost, in the response (`extensions.statistics`) and in one structured log line
- * per request: the plan (row times, series matched), the reads (partitions, points, store calls by table, in all and
- * per source) and the time per stage. Grafana ignores extensions, so dashboards are unaffected.
+ * Reports what each GraphQL request cost, in the response (`extensions.statistics`) and the request's log line:
+ * the plan (row times, series matched), the reads (partitions, points, store calls by table, in all and per source)
+ * and the time per stage. Grafana ignores extensions, so dashboards are unaffected.
  */
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './request-context.js';
+import type { RequestObserver } from './request-observer.js';
 
 export interface RequestStatistics {
   readonly requestId: string;
@@ -87,7 +88,8 @@ export function requestStatistics(ctx: RequestContext, ms: number): RequestStati
   };
 }
 
-export function useQueryStatistics(): Plugin<RequestContext> {
+/** Puts the request's statistics in the response, and gives the request's log line the same (request-observer.ts). */
+export function useQueryStatistics(observer?: RequestObserver): Plugin<RequestContext> {
   return {
     onExecute({ args }) {
       const started = performance.now();
@@ -97,11 +99,10 @@ export function useQueryStatistics(): Plugin<RequestContext> {
           const ctx = args.contextValue;
           const statistics = requestStatistics(ctx, performance.now() - started);
           setResult({ ...result, extensions: { ...result.extensions, statistics } });
-          const operation = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
-          ctx.log.info(
-            { operation, principal: ctx.principal.name, errors: result.errors?.length ?? 0, statistics },
-            'graphql request',
-          );
+          const exchange = observer?.forContext(ctx);
+          if (exchange === undefined) return;
+          exchange.statistics = statistics;
+          exchange.operation = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
         },
       };
     },

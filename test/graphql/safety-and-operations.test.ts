@@ -246,8 +246,11 @@ describe('operations endpoints and logs', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();
-    expect(text).toContain('# TYPE graphql_yoga_http_duration histogram');
-    expect(text).toMatch(/graphql_envelop_phase_execute_count\{operationName="Names",operationType="query"\} 1/);
+    expect(text).toContain('kairograph_http_requests_total{api="graphql",route="/graphql",method="POST",status="200",source="kairosdb"} 1');
+    expect(text).toContain('graphql_envelop_phase_execute_count{operationType="query"} 1');
+    // The process and Node's runtime, from prom-client's defaults.
+    expect(text).toContain('# TYPE process_cpu_seconds_total counter');
+    expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
   });
 
   it("echoes the client's request id, makes one otherwise, and logs each request with its statistics", async () => {
@@ -262,7 +265,12 @@ describe('operations endpoints and logs', () => {
     expect(logged[0]).toMatchObject({
       requestId: 'grafana-42',
       operation: 'Cpu',
-      errors: 0,
+      api: 'graphql',
+      method: 'POST',
+      route: '/graphql',
+      status: 200,
+      principal: 'anonymous',
+      errors: [],
       statistics: { requestId: 'grafana-42', storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 }, queries: [{ path: 'points', metric: 'system.cpu.usage', rowTimes: 1, seriesMatched: 2, partitionsRead: 2, pointsRead: 20, pointsReturned: 20 }] },
     });
     expect(given.extensions!['statistics']).toEqual(logged[0]!['statistics']);

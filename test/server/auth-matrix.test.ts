@@ -305,3 +305,63 @@ describe('logs', () => {
     expect(log).toContain('"principal":"reader"');
   });
 });
+
+describe('/metrics', () => {
+  /** Every series of /metrics (name and labels) but Node's own by-kind series (GC kinds, handle types), which come as Node makes them. */
+  const seriesOf = async (url: string) =>
+    new Set(
+      (await (await fetch(`${url}/metrics`, { headers: CALLERS['operator']!.headers })).text())
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#') && !/^nodejs_(gc|active)_/.test(line))
+        .map((line) => line.slice(0, line.lastIndexOf(' '))),
+    );
+
+  it('keeps the same label sets after 1,000 requests with random Host headers, paths, methods and operation names', async () => {
+    const file = join(tempDir(), 'admin.json');
+    writeFileSync(file, JSON.stringify({ users: [{ name: 'operator', hash: await hashSecret('operator-password', 10), scopes: ['read', 'write', 'delete', 'admin'] }] }));
+    const g = await startGateway(store, { CREDENTIALS_FILE: file, ANONYMOUS_SCOPES: 'read' });
+    const random = () => Math.random().toString(36).slice(2);
+    const request = async (i: number) => {
+      const host = `${random()}.example`;
+      const { hostname, port } = new URL(g.url);
+      const { request: send } = await import('node:http');
+      const kinds: [string, string, string | undefined][] = [
+        ['GET', `/${random()}`, undefined],
+        ['GET', `/api/v1/${random()}`, undefined],
+        ['GET', `/api/v1/metric/${random()}`, undefined],
+        ['POST', `/graphql?${random()}=1`, JSON.stringify({ query: `query Q${random()} { metricNames(prefix: "keep") }` })],
+        ['POST', `/graphql`, JSON.stringify({ query: `mutation M${random()} { deletePoints(metric: "keep.me", ${range}) { series } }` })],
+        // Node's parser answers methods it does not know itself (400); none reaches the gateway.
+        [`X${random().toUpperCase()}`, `/graphql/${random()}`, undefined],
+        ['GET', `/metrics?${random()}`, undefined],
+      ];
+      const [method, path, body] = kinds[i % kinds.length]!;
+      await new Promise<void>((resolve, reject) => {
+        const req = send({ hostname, port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    };
+    try {
+      // Every kind once first, so the series they add exist before counting.
+      for (let i = 0; i < 7; i++) await request(i);
+      // A scrape is counted once its answer is sent: the first one adds its own series.
+      await seriesOf(g.url);
+      const before = await seriesOf(g.url);
+      for (let i = 0; i < 1000; i += 10) await Promise.all(Array.from({ length: 10 }, (_, k) => request(i + k)));
+      const after = await seriesOf(g.url);
+      expect([...after].filter((series) => !before.has(series))).toEqual([]);
+      expect(after.size).toBe(before.size);
+      const text = [...after].join('\n');
+      expect(text).not.toContain('.example');
+      expect(text).toContain('kairograph_http_requests_total{api="rest",route="/api/v1/{unknown}",method="GET",status="404",source=""}');
+      expect(text).toContain('kairograph_http_requests_total{api="other",route="other",method="GET",status="404",source=""}');
+      expect(text).toContain('kairograph_errors_total{api="graphql",code="UNAUTHENTICATED"}');
+    } finally {
+      await g.close();
+    }
+  });
+});
