@@ -8,62 +8,34 @@ import { createLogger } from './log.js';
 import { loadAuthPolicy } from './server/auth.js';
 import { createGateway, listen } from './server/create-gateway.js';
 import { openSources } from './sources/open-sources.js';
-import { loadSourcesFile, type SourceSettings } from './sources/sources-file.js';
+import { loadSourcesFile } from './sources/sources-file.js';
 import { openStore } from './store/open-store.js';
 
 export async function main(): Promise<void> {
-  let config: Config;
-  let sourceSettings: SourceSettings[];
-  try {
-    config = loadConfig();
-    sourceSettings = loadSourcesFile(config);
-    // Before the store opens (and the demo data is seeded): a gateway open to the network without credentials, or a
-    // credentials file that is wrong, stops here. The gateway checks the file again against the configured sources.
+  // Before the store opens (and the demo data is seeded): a gateway open to the network without credentials, or a
+  // credentials file that is wrong, stops here. The gateway checks the file again against the configured sources.
+  const { config, sourceSettings } = await step(invalidConfiguration, () => {
+    const config = loadConfig();
+    const sourceSettings = loadSourcesFile(config);
     loadAuthPolicy(config);
-  } catch (error) {
-    exitIfInvalid(error);
-    throw error;
-  }
-  const log = createLogger(config.logLevel);
-  let store;
-  try {
-    store = await openStore(config, log);
-  } catch (error) {
-    exitIfFailed(storeFailure(config, error));
-    throw error;
-  }
+    return { config, sourceSettings };
+  });
+  const log = createLogger(config.logLevel, config.logFormat);
+  const store = await step((error) => storeFailure(config, error), () => openStore(config, log));
   // Demo data is for a first start on one machine; a Cassandra keyspace holds someone's real data.
   if (config.seedDemo && store.kind === 'embedded' && (await store.metricNames('', 1)).length === 0) {
     const started = performance.now();
     const summary = await seedDemoData(store, { endMs: Date.now() });
     log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
   }
-  let sources;
-  try {
-    sources = await openSources(config, store, sourceSettings, log);
-  } catch (error) {
-    // A source's settings that do not fit what it reads (a table's mapping against its schema).
-    if (invalidConfiguration(error) !== undefined) await store.close();
-    exitIfInvalid(error);
-    throw error;
-  }
-  let gateway;
-  try {
-    gateway = createGateway({ sources, config, log });
-  } catch (error) {
-    if (invalidConfiguration(error) !== undefined) await sources.close();
-    exitIfInvalid(error);
-    throw error;
-  }
-  let server;
-  try {
-    server = await listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs });
-  } catch (error) {
-    const message = listenFailure(config, error);
-    if (message !== undefined) await sources.close();
-    exitIfFailed(message);
-    throw error;
-  }
+  // A source's settings that do not fit what it reads (a table's mapping against its schema).
+  const sources = await step(invalidConfiguration, () => openSources(config, store, sourceSettings, log), () => store.close());
+  const gateway = await step(invalidConfiguration, () => createGateway({ sources, config, log }), () => sources.close());
+  const server = await step(
+    (error) => listenFailure(config, error),
+    () => listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs }),
+    () => sources.close(),
+  );
   const names = sources.all.map((source) => source.name);
   log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
 
@@ -104,17 +76,18 @@ export function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: u
   return `kairograph: cannot open the embedded store in DATA_DIR=${config.dataDir}: ${(error as Error).message}; set DATA_DIR to a directory this user can write`;
 }
 
-/** Exits 1 with `message` (a start-up failure the configuration can fix), when there is one. */
-function exitIfFailed(message: string | undefined): void {
-  if (message === undefined) return;
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-}
-
-/** Exits 2, saying why, when `error` is a configuration the gateway cannot run with. */
-function exitIfInvalid(error: unknown): void {
-  const message = invalidConfiguration(error);
-  if (message === undefined) return;
-  process.stderr.write(message);
-  process.exit(2);
+/**
+ * Runs one step of start-up. A failure `explain` has a line for (a configuration the gateway cannot run with, or a
+ * port in use) closes what is open (`cleanup`), prints that line and exits: 2 for configuration, 1 for the rest.
+ */
+async function step<T>(explain: (error: unknown) => string | undefined, run: () => T | Promise<T>, cleanup?: () => Promise<void>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = explain(error);
+    if (message === undefined) throw error;
+    await cleanup?.();
+    process.stderr.write(message.endsWith('\n') ? message : `${message}\n`);
+    process.exit(invalidConfiguration(error) !== undefined ? 2 : 1);
+  }
 }
