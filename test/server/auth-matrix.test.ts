@@ -55,6 +55,9 @@ interface Action {
   /** What it writes (a metric that exists afterwards) or deletes (a metric whose points are gone afterwards). */
   readonly writes?: (caller: string) => string;
   readonly deletes?: (caller: string) => string;
+  /** The same for metadata: the key (service, service key, key) it sets, or that is set beforehand and it deletes. */
+  readonly setsMetadata?: (caller: string) => MetadataAt;
+  readonly deletesMetadata?: (caller: string) => MetadataAt;
   readonly send: (g: TestGateway, caller: string) => Promise<Answer>;
 }
 
@@ -96,6 +99,10 @@ const rest = (method: string, path: string, scopes: readonly Scope[], body?: (ca
   },
 ];
 
+type MetadataAt = readonly [string, string, string];
+/** Metadata keys of the matrix: one per action and caller, so each refusal or change is seen on its own. */
+const metadataAt = (label: string, caller: string): MetadataAt => ['matrix', label, caller];
+
 const kairosQuery = (extra: Record<string, unknown> = {}) => ({ start_absolute: 0, metrics: [{ name: 'keep.me', ...extra }] });
 const saveAs = (caller: string) => ({ name: 'save_as', metric_name: `saved.rest.${caller}` });
 
@@ -106,6 +113,17 @@ const ACTIONS: readonly [string, Action][] = [
   gql('tagValues', 'read', () => `{ tagValues(metric: "keep.me", tag: "host", ${range}) }`),
   gql('seriesKeys', 'read', () => `{ seriesKeys(metric: "keep.me", ${range}) { metric } }`),
   gql('points', 'read', () => `{ points(metric: "keep.me", ${range}) { points { value } } }`),
+  gql('rawSeries', 'read', () => `{ rawSeries(metric: "keep.me", ${range}) { points { value } } }`),
+  gql('metricNamesPage', 'read', () => '{ metricNamesPage(prefix: "keep") { items hasMore } }'),
+  gql('tagValuesPage', 'read', () => `{ tagValuesPage(metric: "keep.me", tag: "host", ${range}) { items hasMore } }`),
+  gql('seriesKeysPage', 'read', () => `{ seriesKeysPage(metric: "keep.me", ${range}) { items { metric } hasMore } }`),
+  gql('metadata', 'read', () => '{ metadata(service: "matrix") { serviceKeys } }'),
+  gql('setMetadata', 'write', (caller) => `mutation { setMetadata(service: "matrix", serviceKey: "set.gql", key: "${caller}", value: "v") { value } }`, {
+    setsMetadata: (caller) => metadataAt('set.gql', caller),
+  }),
+  gql('deleteMetadata', 'delete', (caller) => `mutation { deleteMetadata(service: "matrix", serviceKey: "delete.gql", key: "${caller}") }`, {
+    deletesMetadata: (caller) => metadataAt('delete.gql', caller),
+  }),
   gql('series', 'read', () => `{ series(metric: "keep.me", ${range}) { points { value } } }`),
   gql('rows', 'read', () => `{ rows(metric: "keep.me", ${range}) { value } }`),
   gql('addPoints', 'write', (caller) => `mutation { addPoints(series: [{ metric: "written.gql.${caller}", tags: [{ name: "host", value: "a" }], points: [{ time: 1000000, value: 1 }] }]) { points } }`, {
@@ -133,6 +151,17 @@ const ACTIONS: readonly [string, Action][] = [
   rest('POST', '/api/v1/datapoints/query/tags', ['read'], () => kairosQuery(), { okStatus: 200 }),
   rest('POST', '/api/v1/datapoints/delete', ['delete'], (caller) => ({ start_absolute: 0, metrics: [{ name: `doomed.rest.${caller}` }] }), { deletes: (caller) => `doomed.rest.${caller}` }),
   rest('DELETE', '/api/v1/metric/doomed.metric.CALLER', ['delete'], undefined, { deletes: (caller) => `doomed.metric.${caller}` }),
+  rest('GET', '/api/v1/metadata/matrix', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}' }),
+  rest('GET', '/api/v1/metadata/matrix/keep?startsWith=k', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}/{serviceKey}' }),
+  rest('GET', '/api/v1/metadata/matrix/keep/key', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}/{serviceKey}/{key}' }),
+  rest('POST', '/api/v1/metadata/matrix/set.rest/CALLER', ['write'], () => 'value', {
+    what: () => 'POST /api/v1/metadata/{service}/{serviceKey}/{key}',
+    setsMetadata: (caller) => metadataAt('set.rest', caller),
+  }),
+  rest('DELETE', '/api/v1/metadata/matrix/delete.rest/CALLER', ['delete'], undefined, {
+    what: () => 'DELETE /api/v1/metadata/{service}/{serviceKey}/{key}',
+    deletesMetadata: (caller) => metadataAt('delete.rest', caller),
+  }),
   [
     'REST POST /api/v1/datapoints/query with save_as',
     {
@@ -185,6 +214,9 @@ beforeAll(async () => {
   await store.write({
     series: ['keep.me', ...doomed].map((metric) => ({ metric, tags: { host: 'a' }, type: 'double' as const, ttlSeconds: 0, timestamps: [1_000_000, 1_001_000], values: [1, 2] })),
   });
+  // A value that is JSON: the matrix reads answers as JSON.
+  await store.serviceIndex.set('matrix', 'keep', 'key', '"kept"');
+  for (const [, action] of ACTIONS) for (const caller of Object.keys(CALLERS)) if (action.deletesMetadata) await store.serviceIndex.set(...action.deletesMetadata(caller), 'doomed');
   const dir = tempDir();
   const file = (credentials = join(dir, 'credentials.json'));
   // ln=10: the cheapest cost the file accepts, so the test spends its time on requests, not on scrypt.
@@ -228,6 +260,12 @@ describe('what refused requests leave', () => {
           const series = await store.rowKeys(action.deletes(caller), 0);
           expect(series.length > 0, `${label} as ${caller}`).toBe(!allowed(action, who));
         }
+      }
+    }
+    for (const [label, action] of ACTIONS) {
+      for (const [caller, who] of Object.entries(CALLERS)) {
+        if (action.setsMetadata) expect((await store.serviceIndex.value(...action.setsMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(allowed(action, who));
+        if (action.deletesMetadata) expect((await store.serviceIndex.value(...action.deletesMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(!allowed(action, who));
       }
     }
     // The allowed callers did act: otherwise the check above would pass for a gateway that refuses everything.
