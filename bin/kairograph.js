@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The `kairograph` command (`npx kairograph` in a clone): the built gateway when `npm run build` made one, otherwise
-// the TypeScript sources through tsx, so a fresh `npm ci` needs no build step first.
+// The `kairograph` command. In a clone (`npx kairograph`) it runs the TypeScript sources through tsx, so it is
+// always the code checked out, never a stale `dist/` from an earlier build; an installed package, which ships no
+// sources, runs its built `dist/`. `npm start` builds and runs `node dist/main.js` itself.
 import { existsSync } from 'node:fs';
 
-const built = new URL('../dist/main.js', import.meta.url);
-if (existsSync(built)) {
-  await import(built.href);
-} else {
+const sources = new URL('../src/main.ts', import.meta.url);
+if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../src/main.ts', import.meta.url).href);
+  await import(sources.href);
+} else {
+  await import(new URL('../dist/main.js', import.meta.url).href);
 }
