@@ -1,9 +1,9 @@
 /**
- * Starting the gateway: configuration (and SOURCES_FILE) → primary store → (demo data) → sources → HTTP server;
- * a graceful shutdown on SIGINT/SIGTERM.
+ * Starting the gateway: configuration (and SOURCES_FILE) → primary store → sources → gateway → (demo data, kept
+ * flowing) → HTTP server; a graceful shutdown on SIGINT/SIGTERM.
  */
 import { invalidConfiguration, loadConfig, type Config } from './config.js';
-import { seedDemoData } from './demo/seed.js';
+import { keepDemoFlowing } from './demo/demo-flow.js';
 import { createLogger } from './log.js';
 import { loadAuthPolicy } from './server/auth.js';
 import { createGateway, listen } from './server/create-gateway.js';
@@ -22,15 +22,12 @@ export async function main(): Promise<void> {
   });
   const log = createLogger(config.logLevel, config.logFormat);
   const store = await step((error) => storeFailure(config, error), () => openStore(config, log));
-  // Demo data is for a first start on one machine; a Cassandra keyspace holds someone's real data.
-  if (config.seedDemo && store.kind === 'embedded' && (await store.metricNames('', 1)).length === 0) {
-    const started = performance.now();
-    const summary = await seedDemoData(store, { endMs: Date.now() });
-    log.info({ ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo dataset (SEED_DEMO=false turns this off)');
-  }
   // A source's settings that do not fit what it reads (a table's mapping against its schema).
   const sources = await step(invalidConfiguration, () => openSources(config, store, sourceSettings, log), () => store.close());
   const gateway = await step(invalidConfiguration, () => createGateway({ sources, config, log }), () => sources.close());
+  // Demo data is for trying the gateway on one machine; a Cassandra keyspace holds someone's real data. Written through
+  // the gateway's source, so live queries and the results cache see each new point.
+  const demo = config.seedDemo && store.kind === 'embedded' ? await keepDemoFlowing(gateway.shared.sources.primary, { log }) : undefined;
   const server = await step(
     (error) => listenFailure(config, error),
     () => listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs }),
@@ -44,6 +41,7 @@ export async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    demo?.stop();
     await server.close();
     await sources.close();
     process.exit(0);

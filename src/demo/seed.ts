@@ -1,9 +1,15 @@
 /**
  * The demo dataset: a few days of 10-second data ending now, for hosts in two data centres (CPU, memory,
  * request latency and counters, deploy versions as strings). Values depend only on the series and the
- * timestamp, so the data is the same on every machine for the same clock.
+ * timestamp, so the data is the same on every machine for the same clock, and a range written later (demo-flow.ts
+ * tops it up while the gateway runs) continues it seamlessly.
  */
-import type { SeriesWrite, Store, Tags } from '../store/store.js';
+import type { SeriesWrite, Tags, WriteBatch } from '../sources/series.js';
+
+/** Where demo points go: a store, or a gateway's source (so its writes reach the results cache and live queries). */
+export interface DemoTarget {
+  write(batch: WriteBatch): Promise<void>;
+}
 
 export interface DemoOptions {
   readonly endMs: number;
@@ -32,8 +38,9 @@ interface DemoSeries {
   readonly metric: string;
   readonly tags: Tags;
   readonly type: SeriesWrite['type'];
-  /** Value at epoch ms `t`; `i` is the point's index in the series, `noise` a stable pseudo-random number in [0,1). */
+  /** Value at epoch ms `t`; `i` is the step's number since the epoch (`t / step`), `noise` a stable pseudo-random number in [0,1). */
   readonly value: (t: number, i: number, noise: number) => number | string;
+  /** One point in this many steps, on steps whose number is a multiple of it. */
   readonly every?: number;
 }
 
@@ -72,43 +79,55 @@ function demoSeries(): DemoSeries[] {
       metric: 'http.requests',
       tags,
       type: 'long',
-      // A monotonic counter: 100-160 requests per 10 s; the jitter (< 7) never makes it go down.
+      // A monotonic counter: 100-160 requests per 10 s; the jitter (< 7) never makes it go down. Counted from the
+      // epoch, so a range written later continues the same counter.
       value: (t, i) => i * (100 + 20 * e) + (hash(e + 1000, Math.floor(t / 10_000)) % 7),
     });
   });
   return series;
 }
 
-export async function seedDemoData(store: Store, options: DemoOptions): Promise<DemoSummary> {
+/** Writes `days` of demo data (3 by default) ending at the last step at or before `endMs`. */
+export async function seedDemoData(target: DemoTarget, options: DemoOptions): Promise<DemoSummary> {
   const step = options.stepMs ?? 10_000;
   const count = Math.floor(((options.days ?? 3) * DAY_MS) / step);
   const end = Math.floor(options.endMs / step) * step;
-  const first = end - (count - 1) * step;
+  return writeDemoPoints(target, end - count * step, end, step);
+}
+
+/**
+ * Writes the demo points of every series at the steps after `afterMs` up to `endMs` (inclusive), in batches of about
+ * 50,000 points. Writing a step twice writes the same values.
+ */
+export async function writeDemoPoints(target: DemoTarget, afterMs: number, endMs: number, stepMs = 10_000): Promise<DemoSummary> {
+  const firstStep = Math.floor(afterMs / stepMs) + 1;
+  const lastStep = Math.floor(endMs / stepMs);
   let batch: SeriesWrite[] = [];
   let batchPoints = 0;
   let points = 0;
   const all = demoSeries();
   for (const [s, spec] of all.entries()) {
     const every = spec.every ?? 1;
-    for (let from = 0; from < count; from += BATCH_POINTS) {
+    const start = Math.ceil(firstStep / every) * every;
+    for (let from = start; from <= lastStep; from += BATCH_POINTS * every) {
       const timestamps: number[] = [];
       const values: (number | string)[] = [];
-      for (let i = from; i < Math.min(count, from + BATCH_POINTS); i += every) {
-        const t = first + i * step;
+      for (let i = from; i <= Math.min(lastStep, from + (BATCH_POINTS - 1) * every); i += every) {
+        const t = i * stepMs;
         timestamps.push(t);
-        values.push(spec.value(t, i, (hash(s, t / step) % 10_000) / 10_000));
+        values.push(spec.value(t, i, (hash(s, i) % 10_000) / 10_000));
       }
       batch.push({ metric: spec.metric, tags: spec.tags, type: spec.type, ttlSeconds: 0, timestamps, values });
       batchPoints += timestamps.length;
       points += timestamps.length;
       if (batchPoints >= BATCH_POINTS) {
-        await store.write({ series: batch });
+        await target.write({ series: batch });
         batch = [];
         batchPoints = 0;
       }
     }
   }
-  if (batch.length > 0) await store.write({ series: batch });
+  if (batch.length > 0) await target.write({ series: batch });
   return { series: all.length, points };
 }
 

@@ -24,6 +24,8 @@ export interface GraphQLResponse {
 
 export interface TestGateway {
   readonly url: string;
+  /** The gateway itself: its shared reads (the sources requests use), live queries, yoga. */
+  readonly gateway: ReturnType<typeof createGateway>;
   graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
   /** Posts any GraphQL-over-HTTP payload (e.g. a persisted operation's hash), as plugins and CI clients do. */
   post(payload: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
@@ -64,6 +66,7 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   };
   return {
     url: server.url,
+    gateway,
     graphql: (query, variables, headers = {}) => post({ query, ...(variables ? { variables } : {}) }, headers),
     post,
     close: () => server.close(),
