@@ -57,6 +57,8 @@ describe('loadConfig', () => {
       cacheMaxBytes: 134_217_728,
       cacheFreshnessMs: 60_000,
       cacheTtlMs: 600_000,
+      livePollMs: 5000,
+      maxSubscriptions: 1000,
       graphqlMaxDepth: 12,
       graphqlMaxAliases: 500,
       graphqlMaxCost: 50_000,

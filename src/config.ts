@@ -83,6 +83,8 @@ export interface Config {
   readonly cacheMaxBytes: number;
   readonly cacheFreshnessMs: number;
   readonly cacheTtlMs: number;
+  readonly livePollMs: number;
+  readonly maxSubscriptions: number;
 }
 
 export class ConfigError extends Error {}
@@ -158,6 +160,8 @@ export const SETTINGS = [
   setting({ env: 'CACHE_MAX_BYTES', key: 'cacheMaxBytes', default: '134217728', meaning: 'Memory of the results cache of aggregated buckets ([architecture](docs/architecture.md#the-results-cache)), in bytes; `0` turns it off', parse: (raw, env) => integer(raw, env, 0, 68_719_476_736) }),
   setting({ env: 'CACHE_FRESHNESS_MS', key: 'cacheFreshnessMs', default: '60000', meaning: 'Buckets that end less than this before the request are never cached: points usually arrive within it', parse: (raw, env) => integer(raw, env, 0, 31_536_000_000) }),
   setting({ env: 'CACHE_TTL_MS', key: 'cacheTtlMs', default: '600000', meaning: 'Cached buckets are read again from the store this long after they were cached, so points other writers add later (late or back-filled) show up', parse: (raw, env) => integer(raw, env, 1, 31_536_000_000) }),
+  setting({ env: 'LIVE_POLL_MS', key: 'livePollMs', default: '5000', meaning: 'How often live subscriptions (`liveSeries`) re-run their query over the fresh edge, for points written other than through the gateway (writes through it push at once)', parse: (raw, env) => integer(raw, env, 10, 3_600_000) }),
+  setting({ env: 'MAX_SUBSCRIPTIONS', key: 'maxSubscriptions', default: '1000', meaning: 'Most live subscriptions served at once, over all clients; past it a new one is refused with TOO_MANY_SUBSCRIPTIONS (503)', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
   setting({ env: 'GRAPHQL_MAX_DEPTH', key: 'graphqlMaxDepth', default: '12', meaning: 'Deepest selection a GraphQL operation may have (introspection excepted)', parse: (raw, env) => integer(raw, env, 1, 1000) }),
   setting({ env: 'GRAPHQL_MAX_ALIASES', key: 'graphqlMaxAliases', default: '500', meaning: 'Most aliases in one operation: Grafana queries alias every field and stack many aliased roots', parse: (raw, env) => integer(raw, env, 1, 100_000) }),
   setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),

@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'QUERY_TIMEOUT'
   | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE'
-  | 'UNAUTHENTICATED';
+  | 'UNAUTHENTICATED'
+  | 'TOO_MANY_SUBSCRIPTIONS';
 
 /** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -23,6 +24,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
+  TOO_MANY_SUBSCRIPTIONS: 503,
 };
 
 export class KairographError extends Error {
@@ -136,6 +138,13 @@ export class StoreUnavailableError extends KairographError {
   constructor(store: string, cause?: unknown) {
     const why = cause instanceof Error ? `: ${cause.message}` : '';
     super('STORE_UNAVAILABLE', `the ${store} store is unavailable${why}`, { cause });
+  }
+}
+
+/** A live subscription over MAX_SUBSCRIPTIONS: refused before it starts, the others go on. */
+export class TooManySubscriptionsError extends KairographError {
+  constructor(readonly limit: number) {
+    super('TOO_MANY_SUBSCRIPTIONS', `the gateway already serves ${limit} live subscriptions, its MAX_SUBSCRIPTIONS; close one or raise MAX_SUBSCRIPTIONS`);
   }
 }
 

@@ -42,6 +42,8 @@ export async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     demo?.stop();
+    // Live subscriptions hold their connections open: they complete, so the server can close.
+    gateway.live.close();
     await server.close();
     await sources.close();
     process.exit(0);

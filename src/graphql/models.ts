@@ -1,6 +1,7 @@
 /**
  * What resolvers hand to the GraphQL types (codegen `mappers`): internal shapes, turned into fields lazily.
  */
+import type { LiveChange, LiveUpdate } from '../cache/live-queries.js';
 import type { GroupByResult } from '../engine/execute.js';
 import type { PointKind, PointList, PointValue } from '../engine/point-list.js';
 import type { Source } from '../sources/source.js';
@@ -34,3 +35,8 @@ export interface MetadataServiceModel {
   readonly service: string;
   readonly source: Source;
 }
+
+/** One message of liveSeries: an update of the shared computation, and the source it reads. */
+export type LiveUpdateModel = LiveUpdate<SeriesModel> & { readonly source: string };
+
+export type LiveChangeModel = LiveChange<SeriesModel>;

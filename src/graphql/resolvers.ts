@@ -16,6 +16,7 @@ import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate, zoneArg } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
+import { liveSeriesResolver } from './live-series.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
 import type { PointModel, SeriesModel } from './models.js';
@@ -142,6 +143,25 @@ export const resolvers: Resolvers = {
     async value(m, { serviceKey, key }) {
       return (await metadataFor(m.source, { service: m.service, serviceKey, key }, false).value(m.service, serviceKey, key)) ?? null;
     },
+  },
+
+  Subscription: {
+    liveSeries: liveSeriesResolver,
+  },
+
+  LiveSeriesUpdate: {
+    kind: (update) => update.kind,
+    source: (update) => update.source,
+    from: (update) => update.startMs,
+    to: (update) => update.endMs,
+    changes: (update) => [...update.changes],
+    removed: (update) => [...update.removed],
+  },
+
+  LiveSeriesChange: {
+    key: (change) => change.key,
+    from: (change) => change.fromMs,
+    series: (change) => ({ ...change.series, points: change.points }),
   },
 
   SeriesKey: {
@@ -286,18 +306,26 @@ function metricQueryBase(
 }
 
 async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, label: string): Promise<SeriesModel[]> {
-  const base = metricQueryBase(ctx, args);
-  const query: MetricQuery = {
-    ...base,
+  return answerSeries(ctx, args, seriesQuery(ctx, args), label);
+}
+
+/** The query model of `series` (and `rows`, `liveSeries`): its arguments read, times resolved on the request's clock. */
+export function seriesQuery(ctx: RequestContext, args: QuerySeriesArgs): MetricQuery {
+  return {
+    ...metricQueryBase(ctx, args),
     aggregators: aggregatorSpecs(ctx, args.aggregators),
     groupBy: groupBySpecs(args.groupBy),
     timeZone: args.timeZone ?? DEFAULT_TIME_ZONE,
     ...(args.name != null ? { alias: args.name } : {}),
   };
+}
+
+/** Runs a `series` query in the request of `ctx` and fills its answer as `args` ask. */
+export async function answerSeries(ctx: RequestContext, args: QuerySeriesArgs, query: MetricQuery, label: string): Promise<SeriesModel[]> {
   // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
   const output = await withGraphQLFields(args, () => ctx.runQuery(query, label));
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
-  const filled = fillPoints(output.groups.map((g) => g.points), mode, base.order, ctx.budget);
+  const filled = fillPoints(output.groups.map((g) => g.points), mode, query.order, ctx.budget);
   return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
 }
 

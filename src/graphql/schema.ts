@@ -17,7 +17,7 @@ export const SCHEMA_PATH = new URL('../../schema.graphql', import.meta.url);
  * What each root field needs. A root field missing here stops the schema from being built, so no field can be added
  * without a decision; a field that takes `source` is also checked against the sources a principal may use.
  */
-export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation', Readonly<Record<string, Scope>>>> = {
+export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription', Readonly<Record<string, Scope>>>> = {
   Query: {
     sources: 'read',
     metricNames: 'read',
@@ -34,12 +34,14 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation', Readonly<Record
     metadata: 'read',
   },
   Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete' },
+  // Checked when the subscription starts; its runs then read for it (a live query takes no save_as).
+  Subscription: { liveSeries: 'read' },
 };
 
 export function createGatewaySchema() {
   const typeDefs = readFileSync(SCHEMA_PATH, 'utf8');
   const schema = createSchema<RequestContext>({ typeDefs, resolvers: guarded(withScalarBehaviourOnly(resolvers)) });
-  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     if (!type) continue;
     const scopes = FIELD_SCOPES[type.name as keyof typeof FIELD_SCOPES];
     const unguarded = Object.keys(type.getFields()).find((field) => scopes?.[field] === undefined);
@@ -62,21 +64,39 @@ function withScalarBehaviourOnly<T extends object>(map: T): T {
 }
 
 type AnyResolver = (parent: unknown, args: Record<string, unknown>, ctx: RequestContext, info: unknown) => unknown;
+/** A subscription field's resolver: `subscribe` starts it, `resolve` shapes each event. */
+interface SubscriptionResolver {
+  readonly subscribe: AnyResolver;
+  readonly resolve?: AnyResolver;
+}
 
-/** The resolvers with each root field's scope (and source) checked before it runs. */
+/** The resolvers with each root field's scope (and source) checked before it runs (a subscription's, before it starts). */
 function guarded(all: Resolvers): Resolvers {
   const copy: Record<string, unknown> = { ...all };
   for (const [typeName, scopes] of Object.entries(FIELD_SCOPES)) {
-    const fields = { ...(all[typeName as keyof Resolvers] as Record<string, AnyResolver>) };
+    const fields = { ...(all[typeName as keyof Resolvers] as Record<string, AnyResolver | SubscriptionResolver>) };
     for (const [field, scope] of Object.entries(scopes)) {
-      const resolve = fields[field];
-      if (resolve === undefined) continue;
-      fields[field] = (parent, args, ctx, info) => {
+      const given = fields[field];
+      if (given === undefined) continue;
+      const check = (args: Record<string, unknown>, ctx: RequestContext) => {
         // A field without a source argument (`sources`) touches no source's series.
         const source = 'source' in args || field !== 'sources' ? ((args['source'] as string | null | undefined) ?? ctx.sources.primary.name) : undefined;
         ctx.authorize(scope, field, source);
-        return resolve(parent, args, ctx, info);
       };
+      if (typeof given === 'function') {
+        fields[field] = (parent, args, ctx, info) => {
+          check(args, ctx);
+          return given(parent, args, ctx, info);
+        };
+      } else {
+        fields[field] = {
+          ...given,
+          subscribe: (parent, args, ctx, info) => {
+            check(args, ctx);
+            return given.subscribe(parent, args, ctx, info);
+          },
+        };
+      }
     }
     copy[typeName] = fields;
   }

@@ -12,6 +12,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, isAsyncIterable, useReadinessCheck, type Plugin } from 'graphql-yoga';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
 import { Registry } from 'prom-client';
+import { LiveQueries } from '../cache/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
@@ -26,7 +27,8 @@ import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
-import { createRequestContext, type RequestContext } from './request-context.js';
+import { registerLiveMetrics } from './live-metrics.js';
+import { createRequestContext, type Live, type RequestContext } from './request-context.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
@@ -57,6 +59,10 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const contexts = new WeakMap<Request, RequestContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
   const admission = new Admission({ maxRunning: config.maxConcurrentRequests, maxQueued: config.maxQueuedRequests }, metrics);
+  // liveSeries: each run of a live query is a request of its own (budgets, a turn, statistics) on the same sources.
+  const liveQueries = new LiveQueries({ pollMs: config.livePollMs, maxSubscriptions: config.maxSubscriptions, generations: shared.generations, log });
+  registerLiveMetrics(metrics, liveQueries);
+  const live: Live = { queries: liveQueries, newContext: () => createRequestContext(sources, config, log, { admission, shared, live }) };
   const yoga = createYoga<object, RequestContext>({
     schema: createGatewaySchema(),
     graphqlEndpoint: '/graphql',
@@ -79,6 +85,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         auth,
         principal,
         challenge: 'Bearer',
+        live,
       });
       contexts.set(request, context);
       observer.attach(req, context);
@@ -173,7 +180,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared };
+  return { yoga, handle, shared, live: liveQueries };
 }
 
 /**

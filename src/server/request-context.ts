@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { LiveQueries } from '../cache/live-queries.js';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
@@ -70,6 +71,8 @@ export interface RequestContext {
    * unknown name is an InputError naming it and the configured sources.
    */
   source(name?: string | null, field?: string): Source;
+  /** Live subscriptions (liveSeries); absent where the context was made outside a gateway. */
+  readonly live?: Live;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
   /** Releases the request's timer and its turn (admission control); called when the response is done. */
@@ -92,6 +95,13 @@ export interface RequestContextOptions {
   readonly auth?: Authenticator;
   /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
   readonly challenge?: Challenge;
+  readonly live?: Live;
+}
+
+/** The gateway's live queries, and a new context for each of their runs (its own budgets, turn and statistics). */
+export interface Live {
+  readonly queries: LiveQueries;
+  newContext(): RequestContext;
 }
 
 export function createRequestContext(sources: Sources, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
@@ -144,6 +154,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     principal,
     authorize,
     sourcesUsed,
+    ...(options.live ? { live: options.live } : {}),
     source: (name, field) => sources.get(name, field),
     async runQuery(given, label) {
       const source = sources.get(given.source);

@@ -87,7 +87,7 @@ export function withErrorCode<T extends Plugin>(plugin: T, code: string, hint?: 
 }
 
 /**
- * graphql-js 17's KnownOperationTypesRule: a subscription (the schema has none) is a validation error, where
+ * graphql-js 17's KnownOperationTypesRule: an operation type the schema lacks is a validation error, where
  * graphql-js 16 only fails it at execution, with no code.
  */
 const KnownOperationTypesRule: ValidationRule = (context) => ({

@@ -88,9 +88,27 @@ export function requestStatistics(ctx: RequestContext, ms: number): RequestStati
   };
 }
 
+/**
+ * The statistics of the run behind the event a subscription is sending, set by its resolver: events of one
+ * subscription are executed one after another, each resolved just before it is sent.
+ */
+export const subscriptionStatistics = new WeakMap<RequestContext, RequestStatistics>();
+
 /** Puts the request's statistics in the response, and gives the request's log line the same (request-observer.ts). */
 export function useQueryStatistics(observer?: RequestObserver): Plugin<RequestContext> {
   return {
+    onSubscribe({ args }) {
+      return {
+        onSubscribeResult() {
+          return {
+            onNext({ result, setResult }) {
+              const statistics = subscriptionStatistics.get(args.contextValue);
+              if (statistics !== undefined) setResult({ ...result, extensions: { ...result.extensions, statistics } });
+            },
+          };
+        },
+      };
+    },
     onExecute({ args }) {
       const started = performance.now();
       return {

@@ -161,7 +161,7 @@ const CASES: Record<string, Case> = {
     status: 400,
     body: { errors: [error('OneOf Input Object "AggregatorInput" must specify exactly one key.', 'GRAPHQL_VALIDATION_FAILED', at(1, 46))] },
   },
-  'a subscription (the schema has none)': { request: query('subscription { metricNames }'), status: 400, body: { errors: [error('The subscription operation is not supported by the schema.', 'GRAPHQL_VALIDATION_FAILED', at(1, 1))] } },
+  'a subscription of a field that is not one': { request: query('subscription { metricNames }'), status: 400, body: { errors: [error('Cannot query field "metricNames" on type "Subscription".', 'GRAPHQL_VALIDATION_FAILED', at(1, 16))] } },
   'introspection when GRAPHQL_INTROSPECTION is off': {
     env: { GRAPHQL_INTROSPECTION: 'false' },
     request: query('{ __schema { queryType { name } } }'),

@@ -2,6 +2,7 @@
  * Starts the real gateway on a free 127.0.0.1 port for a test, over a given store (the primary source) and any more
  * stores as further sources, and sends GraphQL like a client.
  */
+import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createGateway, listen } from '../../src/server/create-gateway.js';
@@ -26,6 +27,8 @@ export interface TestGateway {
   readonly url: string;
   /** The gateway itself: its shared reads (the sources requests use), live queries, yoga. */
   readonly gateway: ReturnType<typeof createGateway>;
+  /** The listening HTTP server (tests watch its sockets). */
+  readonly server: Server;
   graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
   /** Posts any GraphQL-over-HTTP payload (e.g. a persisted operation's hash), as plugins and CI clients do. */
   post(payload: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
@@ -67,6 +70,7 @@ export async function startGateway(store: Store, env: Record<string, string> = {
   return {
     url: server.url,
     gateway,
+    server: server.server,
     graphql: (query, variables, headers = {}) => post({ query, ...(variables ? { variables } : {}) }, headers),
     post,
     close: () => server.close(),

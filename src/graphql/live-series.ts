@@ -1,0 +1,102 @@
+/**
+ * The `liveSeries` subscription: `series` as a shared live computation (src/cache/live-queries.ts). Each run is the
+ * `series` query over the window up to now, in a request context of its own (budgets, admission turn, results cache,
+ * statistics); the window starts where the computation's first subscriber asked and moves forward once it is twice
+ * its length.
+ */
+import type { LiveAnswer, LiveUpdate } from '../cache/live-queries.js';
+import { InputError } from '../errors.js';
+import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
+import type { MetricQuery } from '../query/model.js';
+import type { RequestContext } from '../server/request-context.js';
+import { requestStatistics, subscriptionStatistics, type RequestStatistics } from '../server/use-query-statistics.js';
+import { metricScope } from '../sources/source.js';
+import { timeArg } from './arguments.js';
+import type { LiveUpdateModel, SeriesModel } from './models.js';
+import { answerSeries, seriesQuery } from './resolvers.js';
+
+/** What the subscription's stream carries to `resolve`: an update, or the error that ended it. */
+type Payload = { readonly update: LiveUpdateModel; readonly statistics: RequestStatistics } | { readonly error: unknown };
+
+export const liveSeriesResolver = {
+  subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: RequestContext): AsyncIterable<Payload> {
+    if (ctx.live === undefined) throw new Error('liveSeries needs the gateway (its live queries)');
+    const live = ctx.live;
+    // Read and checked now, so bad arguments fail the subscription at once, as `series` fails.
+    const first = seriesQuery(ctx, args);
+    // A live query runs again on every write and poll: saving its answer each time is no one's intent.
+    const saving = first.aggregators.findIndex((aggregator) => aggregator.name === 'save_as');
+    if (saving >= 0) throw new InputError(`aggregators[${saving}].saveAs`, args.aggregators?.[saving]?.saveAs, 'is not taken by liveSeries, which runs again on every write and poll: save with `series`');
+    const source = first.source!;
+    const query = new LiveSeriesQuery(args, first, live.newContext);
+    const updates = live.queries.subscribe<SeriesModel>({
+      key: JSON.stringify([source, args]),
+      scope: metricScope(source, args.metric),
+      run: () => query.run(),
+      seriesKey: (series) => JSON.stringify([series.name, series.groupBy]),
+    });
+    return payloads(updates, source);
+  },
+  resolve(payload: Payload, _: unknown, ctx: RequestContext): LiveUpdateModel {
+    if ('error' in payload) throw payload.error;
+    subscriptionStatistics.set(ctx, payload.statistics);
+    return payload.update;
+  },
+};
+
+class LiveSeriesQuery {
+  private startMs: number;
+  private readonly lengthMs: number;
+
+  constructor(
+    private readonly args: SubscriptionLiveSeriesArgs,
+    private readonly first: MetricQuery,
+    private readonly newContext: () => RequestContext,
+  ) {
+    this.startMs = first.range.startMs;
+    this.lengthMs = first.range.endMs - first.range.startMs;
+  }
+
+  async run(): Promise<LiveAnswer<SeriesModel>> {
+    const ctx = this.newContext();
+    try {
+      const started = performance.now();
+      const endMs = this.args.to == null ? ctx.nowMs : timeArg(ctx, this.args.to, 'to');
+      // A window that follows now would grow without end: it moves forward by its length, and clients start afresh.
+      const reanchored = this.args.to == null && this.lengthMs > 0 && endMs - this.startMs > 2 * this.lengthMs;
+      if (reanchored) this.startMs = endMs - this.lengthMs;
+      const startMs = Math.min(this.startMs, endMs);
+      const series = await answerSeries(ctx, this.args, { ...this.first, range: { startMs, endMs } }, 'liveSeries');
+      return { series, startMs, endMs, statistics: requestStatistics(ctx, performance.now() - started), reanchored };
+    } finally {
+      ctx.dispose();
+    }
+  }
+}
+
+/**
+ * The updates as the subscription's payloads, an error as a last payload (so it reaches the client as a GraphQL error
+ * with its code). Not an async generator: one waiting for the next update could not be returned when the client leaves.
+ */
+function payloads(updates: AsyncIterableIterator<LiveUpdate<SeriesModel>>, source: string): AsyncIterableIterator<Payload> {
+  let failed = false;
+  const it: AsyncIterableIterator<Payload> = {
+    async next() {
+      if (failed) return { done: true, value: undefined };
+      try {
+        const next = await updates.next();
+        if (next.done) return { done: true, value: undefined };
+        return { done: false, value: { update: { ...next.value, source }, statistics: next.value.statistics as RequestStatistics } };
+      } catch (error) {
+        failed = true;
+        return { done: false, value: { error } };
+      }
+    },
+    async return() {
+      await updates.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => it,
+  };
+  return it;
+}
