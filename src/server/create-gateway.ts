@@ -27,6 +27,7 @@ import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from './request-deadline.js';
+import { createExplorerHandler } from './explorer.js';
 import { registerLiveMetrics } from './live-metrics.js';
 import { createRequestContext, type Live, type RequestContext } from './request-context.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
@@ -168,6 +169,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
   const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, observer });
+  const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) {
       observer.begin(req, res, 'rest', UNKNOWN_REST_ROUTE);
@@ -177,6 +179,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     const route = yogaRoute(req.url);
     const exchange = observer.begin(req, res, route.api, route.template);
     if (route.template === '/metrics') void metricsEndpoint(auth, req, res, exchange, () => yoga.handle(req, res));
+    else if (explorer(req, res)) return;
     else void yoga.handle(req, res);
   };
 
@@ -210,6 +213,9 @@ function yogaRoute(url: string | undefined): { api: Api; template: string } {
   const path = (url ?? '/').split('?', 1)[0];
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
   if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
+  // The explorer's page and files (explorer.ts), as two templates: its file names are few, but a path is the client's.
+  if (path === '/') return { api: 'other', template: '/' };
+  if (path?.startsWith('/explorer/')) return { api: 'other', template: '/explorer/{file}' };
   return { api: 'other', template: 'other' };
 }
 
