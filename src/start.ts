@@ -34,7 +34,7 @@ export async function main(): Promise<void> {
     () => sources.close(),
   );
   const names = sources.all.map((source) => source.name);
-  log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: GraphiQL at ${server.url}/graphql`);
+  log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: the explorer at ${server.url}/, GraphiQL at ${server.url}/graphql`);
 
   let stopping = false;
   const stop = async (signal: string) => {
