@@ -1,6 +1,6 @@
 /**
  * The explorer page at `/` (explorer/ at the project root, plain files: no build step) and the charting library it
- * uses, uPlot, served from its npm package when installed; without it the page draws with its own canvas renderer.
+ * uses, uPlot, served from its npm package (a dependency: no CDN, no bundler).
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,7 +17,6 @@ const TYPES: Readonly<Record<string, string>> = {
   css: 'text/css; charset=utf-8',
 };
 
-const UPLOT_MARKER = '<!-- uPlot: the gateway puts its tags here when the uplot package is installed -->';
 
 /** Every path the explorer serves → its file; nothing else is read, whatever the URL says. */
 function files(): Map<string, string> {
@@ -27,21 +26,10 @@ function files(): Map<string, string> {
     ['/explorer/chart.js', join(EXPLORER_DIR, 'chart.js')],
     ['/explorer/explorer.css', join(EXPLORER_DIR, 'explorer.css')],
   ]);
-  const uPlot = uPlotDist();
-  if (uPlot !== undefined) {
-    served.set('/explorer/vendor/uPlot.iife.min.js', join(uPlot, 'uPlot.iife.min.js'));
-    served.set('/explorer/vendor/uPlot.min.css', join(uPlot, 'uPlot.min.css'));
-  }
+  const uPlot = dirname(createRequire(import.meta.url).resolve('uplot'));
+  served.set('/explorer/vendor/uPlot.iife.min.js', join(uPlot, 'uPlot.iife.min.js'));
+  served.set('/explorer/vendor/uPlot.min.css', join(uPlot, 'uPlot.min.css'));
   return served;
-}
-
-/** The `dist` folder of the uplot package, or undefined when it is not installed. */
-function uPlotDist(): string | undefined {
-  try {
-    return dirname(createRequire(import.meta.url).resolve('uplot'));
-  } catch {
-    return undefined;
-  }
 }
 
 /** A handler that answers the explorer's paths (GET and HEAD) and returns false for every other request. */
@@ -49,10 +37,6 @@ export function createExplorerHandler(): (req: IncomingMessage, res: ServerRespo
   const served = files();
   // Read once: a few small files, and the page must not wait on the disk.
   const bodies = new Map([...served].map(([path, file]) => [path, readFileSync(file)]));
-  if (served.has('/explorer/vendor/uPlot.iife.min.js')) {
-    const tags = '<link rel="stylesheet" href="/explorer/vendor/uPlot.min.css">\n  <script src="/explorer/vendor/uPlot.iife.min.js"></script>';
-    bodies.set('/', Buffer.from(bodies.get('/')!.toString('utf8').replace(UPLOT_MARKER, tags)));
-  }
   return (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     const body = bodies.get(path);
