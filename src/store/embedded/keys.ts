@@ -11,11 +11,7 @@ const utf8Decoder = new TextDecoder();
 
 /** `data_points`: [u16 row key length][row key bytes][u32 first column of the block]. */
 export function partitionPrefix(rowKeyBytes: Uint8Array): Buffer {
-  if (rowKeyBytes.length > 0xffff) throw new RangeError(`row key of ${rowKeyBytes.length} bytes is over the 65535-byte limit`);
-  const prefix = Buffer.allocUnsafe(2 + rowKeyBytes.length);
-  prefix.writeUInt16BE(rowKeyBytes.length, 0);
-  prefix.set(rowKeyBytes, 2);
-  return prefix;
+  return lengthPrefixed(rowKeyBytes, 'row key');
 }
 
 export function blockKey(prefix: Uint8Array, firstColumn: number): Buffer {
@@ -167,8 +163,8 @@ const ZERO = Buffer.from([0]);
  * separators, since the names are any text; a partition's keys sort by their bytes after its prefix, as Cassandra's.
  */
 export function serviceIndexPrefix(service: string, serviceKey?: string): Buffer {
-  const parts = [lengthPrefixed(service, 'service')];
-  if (serviceKey !== undefined) parts.push(lengthPrefixed(serviceKey, 'service key'));
+  const parts = [lengthPrefixed(utf8.encode(service), 'service')];
+  if (serviceKey !== undefined) parts.push(lengthPrefixed(utf8.encode(serviceKey), 'service key'));
   return Buffer.concat(parts);
 }
 
@@ -183,9 +179,9 @@ export function decodeServiceIndexKey(key: Uint8Array, servicePrefixLength: numb
   return { serviceKey: utf8Decoder.decode(key.subarray(start, start + length)), key: utf8Decoder.decode(key.subarray(start + length)) };
 }
 
-function lengthPrefixed(text: string, what: string): Buffer {
-  const bytes = utf8.encode(text);
-  if (bytes.length > 0xffff) throw new RangeError(`a ${what} of ${bytes.length} bytes is over the 65535-byte limit`);
+/** [u16 length][bytes]: how the layouts above put a variable-length part before what follows it. */
+function lengthPrefixed(bytes: Uint8Array, what: string): Buffer {
+  if (bytes.length > 0xffff) throw new RangeError(`${what} of ${bytes.length} bytes is over the 65535-byte limit`);
   const out = Buffer.allocUnsafe(2 + bytes.length);
   out.writeUInt16BE(bytes.length, 0);
   out.set(bytes, 2);
