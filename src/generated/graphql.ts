@@ -276,19 +276,23 @@ export type LiveSeriesUpdate = {
   __typename?: 'LiveSeriesUpdate';
   /** SNAPSHOT: every series. UPDATE: the series that changed, each with its points from the earliest time that changed. */
   changes: Array<LiveSeriesChange>;
-  /** The window of the run that produced this update. */
+  /** Start of the window of the run that produced this update. */
   from: Scalars['Time']['output'];
+  /** Whether this message replaces everything (SNAPSHOT) or changes some series (UPDATE). */
   kind: LiveUpdateKind;
   /** Keys of series the answer no longer has (after a delete): drop them. */
   removed: Array<Scalars['String']['output']>;
   /** The source the query reads. */
   source: Scalars['String']['output'];
+  /** End of that window. */
   to: Scalars['Time']['output'];
 };
 
 /** SNAPSHOT: the whole answer, replacing everything the client holds. UPDATE: only the series that changed. */
 export type LiveUpdateKind =
+  /** The whole answer: replace everything held for this subscription. */
   | 'SNAPSHOT'
+  /** Only the series that changed, each from the earliest time that changed. */
   | 'UPDATE';
 
 /** One service of KairosDB's metadata. */
@@ -868,6 +872,7 @@ export type StringPage = {
   nextCursor: Maybe<Scalars['String']['output']>;
 };
 
+/** Live answers, pushed to the client as they change (Server-Sent Events). */
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -885,6 +890,7 @@ export type Subscription = {
 };
 
 
+/** Live answers, pushed to the client as they change (Server-Sent Events). */
 export type SubscriptionLiveSeriesArgs = {
   aggregators?: InputMaybe<Array<AggregatorInput>>;
   fill?: InputMaybe<Fill>;
