@@ -54,15 +54,7 @@ export function rowKeysKey(key: RowKey): Buffer {
 }
 
 export function decodeRowKeysKey(metric: string, key: Uint8Array, metricPrefixLength: number): RowKey {
-  const rowTime = readSortableInt64(key, metricPrefixLength);
-  const typeStart = metricPrefixLength + 8;
-  const typeEnd = key.indexOf(0, typeStart);
-  return {
-    metric,
-    rowTime,
-    dataType: utf8Decoder.decode(key.subarray(typeStart, typeEnd)),
-    tags: decodeTagString(utf8Decoder.decode(key.subarray(typeEnd + 1))),
-  };
+  return decodeTypeAndTags(metric, readSortableInt64(key, metricPrefixLength), key, metricPrefixLength + 8);
 }
 
 /**
@@ -88,11 +80,16 @@ export function tagIndexEnd(prefix: Buffer): Buffer {
 }
 
 export function decodeTagIndexKey(metric: string, rowTime: number, key: Uint8Array, prefixLength: number): RowKey {
-  const typeEnd = key.indexOf(0, prefixLength);
+  return decodeTypeAndTags(metric, rowTime, key, prefixLength);
+}
+
+/** The series of a key whose layout ends in [data type][0x00][tag string] from `typeStart` on (row_keys, tag index). */
+function decodeTypeAndTags(metric: string, rowTime: number, key: Uint8Array, typeStart: number): RowKey {
+  const typeEnd = key.indexOf(0, typeStart);
   return {
     metric,
     rowTime,
-    dataType: utf8Decoder.decode(key.subarray(prefixLength, typeEnd)),
+    dataType: utf8Decoder.decode(key.subarray(typeStart, typeEnd)),
     tags: decodeTagString(utf8Decoder.decode(key.subarray(typeEnd + 1))),
   };
 }
