@@ -61,6 +61,21 @@ interface BenchQuery {
 const DASHBOARD_PANELS = [0, 1, 2, 3].map((p) => ({
   hosts: [0, 1, 2, 3, 4].map((k) => host((p * 5 + k) % SERIES)),
 }));
+/** The dashboard's four panels as one GraphQL request, each series' points in `shape` (`points { … }` or `columns { … }`). */
+const dashboardGraphql = (shape: string) =>
+  `query Dashboard { ${DASHBOARD_PANELS.map(
+    (panel, p) => `p${p}: series(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
+        groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) { host: tag(name: "host") ${shape} }`,
+  ).join('\n')} }`;
+const DASHBOARD_REST = {
+  ...range,
+  metrics: DASHBOARD_PANELS.map((panel) => ({
+    name: METRIC,
+    tags: { host: panel.hosts },
+    group_by: [{ name: 'tag', tags: ['host'] }],
+    aggregators: [{ name: 'avg', align_sampling: true, sampling: { value: 1, unit: 'minutes' } }],
+  })),
+};
 const QUERIES: readonly BenchQuery[] = [
   { name: 'avg per hour, all series in one group', rest: aggregated({ name: 'avg', sampling: { value: 1, unit: 'hours' } }) },
   { name: 'max per day, grouped by host', rest: aggregated({ name: 'max', sampling: { value: 1, unit: 'days' } }, { group_by: [{ name: 'tag', tags: ['host'] }] }) },
@@ -72,22 +87,8 @@ const QUERIES: readonly BenchQuery[] = [
   { name: 'sum per 10 min, one tag value', rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }) },
   { name: 'count per minute, grouped by a tag', rest: aggregated({ name: 'count', sampling: { value: 1, unit: 'minutes' } }, { group_by: [{ name: 'tag', tags: ['dc'] }] }) },
   { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] } },
-  {
-    name: 'dashboard: 4 panels of 5 hosts, 1-minute averages',
-    rest: {
-      ...range,
-      metrics: DASHBOARD_PANELS.map((panel) => ({
-        name: METRIC,
-        tags: { host: panel.hosts },
-        group_by: [{ name: 'tag', tags: ['host'] }],
-        aggregators: [{ name: 'avg', align_sampling: true, sampling: { value: 1, unit: 'minutes' } }],
-      })),
-    },
-    graphql: `query Dashboard { ${DASHBOARD_PANELS.map(
-      (panel, p) => `p${p}: series(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
-        groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) { host: tag(name: "host") points { t: epochMs value } }`,
-    ).join('\n')} }`,
-  },
+  { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as points', rest: DASHBOARD_REST, graphql: dashboardGraphql('points { t: epochMs value }') },
+  { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as columns', rest: DASHBOARD_REST, graphql: dashboardGraphql('columns { epochMs value }') },
 ];
 
 console.log(`command: npm run bench:vs-kairosdb -- --runs ${RUNS} --series ${SERIES} --points ${POINTS} --read-ahead ${READ_AHEAD}`);
@@ -235,8 +236,13 @@ interface Series {
 /** Both answers as series keyed by their group, values as [time, value] pairs. */
 function seriesOf(answer: unknown, fromGraphql: boolean): Series[] {
   if (fromGraphql) {
-    const data = answer as Record<string, { host: string; points: { t: number; value: number }[] }[]>;
-    return Object.values(data).flatMap((panel) => panel.map((s) => ({ key: s.host, values: s.points.map((p) => [p.t, p.value] as const) })));
+    type Panel = { host: string; points?: { t: number; value: number }[]; columns?: { epochMs: number[]; value: number[] } }[];
+    return Object.values(answer as Record<string, Panel>).flatMap((panel) =>
+      panel.map((s) => ({
+        key: s.host,
+        values: s.columns ? s.columns.epochMs.map((t, i) => [t, s.columns!.value[i]!] as const) : s.points!.map((p) => [p.t, p.value] as const),
+      })),
+    );
   }
   const queries = (answer as { queries: { results: { tags: Record<string, string[]>; group_by?: { name: string; group?: Record<string, string> }[]; values: [number, number][] }[] }[] }).queries;
   return queries.flatMap((q) =>

@@ -3,6 +3,7 @@ import type { TimeInput } from '../query/time.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { SeriesModel, PointModel, RowModel, MetadataServiceModel, LiveUpdateModel, LiveChangeModel } from '../graphql/models.js';
 import type { RowKey } from '../sources/series.js';
+import type { PointList } from '../engine/point-list.js';
 import type { GroupByResult } from '../engine/execute.js';
 import type { RequestContext } from '../server/request-context.js';
 export type Maybe<T> = T | null;
@@ -431,6 +432,28 @@ export type Point = {
   value: Maybe<Scalars['Float']['output']>;
 };
 
+/**
+ * A series' points as parallel lists: entry i of every list belongs to the i-th point. Each list is the column of the
+ * `Point` field of the same name.
+ */
+export type PointColumns = {
+  __typename?: 'PointColumns';
+  /** The points' times in epoch milliseconds. */
+  epochMs: Array<Scalars['Long']['output']>;
+  /** The imaginary parts of COMPLEX points; null for the others. */
+  imaginary: Array<Maybe<Scalars['Float']['output']>>;
+  /** The exact 64-bit values of LONG points; null for the others. */
+  long: Array<Maybe<Scalars['Long']['output']>>;
+  /** The values of STRING points; null for the others. */
+  text: Array<Maybe<Scalars['String']['output']>>;
+  /** The points' times, as ISO-8601 UTC text. */
+  time: Array<Scalars['Time']['output']>;
+  /** The types of the values; null for null points. */
+  type: Array<Maybe<ValueType>>;
+  /** The numeric values (LONG, DOUBLE, or the real part of COMPLEX); null for strings and null points. */
+  value: Array<Maybe<Scalars['Float']['output']>>;
+};
+
 /** A point to write. */
 export type PointInput = {
   /** Its time. */
@@ -756,6 +779,12 @@ export type ScoreThresholdInput = {
 /** One result series: a stored series (from `points`), or a group of series merged and aggregated (from `series`). */
 export type Series = {
   __typename?: 'Series';
+  /**
+   * The same points as parallel lists, one entry per point in the same order: the layout chart libraries draw from
+   * (uPlot's `[times, values]`). Prefer it to `points` for large answers: a list of numbers costs the server about a
+   * tenth of what a list of point objects does, and the answer is smaller.
+   */
+  columns: PointColumns;
   /** What put these points together: one key per group-by, then the value type (KairosDB's `group_by` results). */
   group: Array<GroupKey>;
   /** The metric name. */
@@ -1097,6 +1126,7 @@ export type ResolversTypes = ResolversObject<{
   Order: Order;
   PercentileInput: PercentileInput;
   Point: ResolverTypeWrapper<PointModel>;
+  PointColumns: ResolverTypeWrapper<PointList>;
   PointInput: PointInput;
   PointValue: ResolverTypeWrapper<Scalars['PointValue']['output']>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1154,6 +1184,7 @@ export type ResolversParentTypes = ResolversObject<{
   Mutation: Record<PropertyKey, never>;
   PercentileInput: PercentileInput;
   Point: PointModel;
+  PointColumns: PointList;
   PointInput: PointInput;
   PointValue: Scalars['PointValue']['output'];
   Query: Record<PropertyKey, never>;
@@ -1262,6 +1293,16 @@ export type PointResolvers<ContextType = RequestContext, ParentType extends Reso
   value?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 }>;
 
+export type PointColumnsResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['PointColumns'] = ResolversParentTypes['PointColumns']> = ResolversObject<{
+  epochMs?: Resolver<Array<ResolversTypes['Long']>, ParentType, ContextType>;
+  imaginary?: Resolver<Array<Maybe<ResolversTypes['Float']>>, ParentType, ContextType>;
+  long?: Resolver<Array<Maybe<ResolversTypes['Long']>>, ParentType, ContextType>;
+  text?: Resolver<Array<Maybe<ResolversTypes['String']>>, ParentType, ContextType>;
+  time?: Resolver<Array<ResolversTypes['Time']>, ParentType, ContextType>;
+  type?: Resolver<Array<Maybe<ResolversTypes['ValueType']>>, ParentType, ContextType>;
+  value?: Resolver<Array<Maybe<ResolversTypes['Float']>>, ParentType, ContextType>;
+}>;
+
 export interface PointValueScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['PointValue'], any> {
   name: 'PointValue';
 }
@@ -1297,6 +1338,7 @@ export type RowResolvers<ContextType = RequestContext, ParentType extends Resolv
 }>;
 
 export type SeriesResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Series'] = ResolversParentTypes['Series']> = ResolversObject<{
+  columns?: Resolver<ResolversTypes['PointColumns'], ParentType, ContextType>;
   group?: Resolver<Array<ResolversTypes['GroupKey']>, ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1364,6 +1406,7 @@ export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   MetadataValue?: MetadataValueResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Point?: PointResolvers<ContextType>;
+  PointColumns?: PointColumnsResolvers<ContextType>;
   PointValue?: GraphQLScalarType;
   Query?: QueryResolvers<ContextType>;
   Row?: RowResolvers<ContextType>;

@@ -85,6 +85,62 @@ describe('writing then reading through GraphQL', () => {
     expect(await store.rowTimes('sys.load', -10_000, 10_000)).toEqual([-2000, 0, 1000]);
   });
 
+  it('answers the same points as columns: every type, null points, and lists long enough to be completed lazily', async () => {
+    const long = 20_481 + 5; // past LAZY_COLUMN_LENGTH (resolvers.ts), so its columns go to the executor as async lists
+    await store.write({
+      series: [
+        { metric: 'cols', tags: { host: 'l' }, type: 'long', ttlSeconds: 0, timestamps: [1, 2, 3], values: [-7, 9007199254740993n, 2] },
+        { metric: 'cols', tags: { host: 's' }, type: 'string', ttlSeconds: 0, timestamps: [1, 2], values: ['a', 'héllo 🌍'] },
+        { metric: 'cols', tags: { host: 'x' }, type: 'double', ttlSeconds: 0, timestamps: Array.from({ length: long }, (_, i) => i), values: Array.from({ length: long }, (_, i) => i / 4) },
+      ],
+    });
+    const fields = 'time epochMs value long text imaginary type';
+    const bySeries = (where: string, aggregators = '[]') =>
+      gw.graphql(`{ series(metric: "cols", from: 0, to: ${long}, where: [{ tag: "host", eq: "${where}" }], aggregators: ${aggregators}) { points { ${fields} } columns { ${fields} } } }`);
+    const transposed = (points: Record<string, unknown>[]) => Object.fromEntries(fields.split(' ').map((f) => [f, points.map((p) => p[f])]));
+
+    const longs = await bySeries('l');
+    expect(longs.body.data!.series).toEqual([
+      {
+        points: expect.any(Array),
+        columns: {
+          time: ['1970-01-01T00:00:00.001Z', '1970-01-01T00:00:00.002Z', '1970-01-01T00:00:00.003Z'],
+          epochMs: [1, 2, 3],
+          value: [-7, 9007199254740992, 2],
+          long: [-7, '9007199254740993', 2],
+          text: [null, null, null],
+          imaginary: [null, null, null],
+          type: ['LONG', 'LONG', 'LONG'],
+        },
+      },
+    ]);
+    const strings = await bySeries('s');
+    expect((strings.body.data!.series as { columns: unknown }[])[0]!.columns).toEqual({
+      time: ['1970-01-01T00:00:00.001Z', '1970-01-01T00:00:00.002Z'],
+      epochMs: [1, 2],
+      value: [null, null],
+      long: [null, null],
+      text: ['a', 'héllo 🌍'],
+      imaginary: [null, null],
+      type: ['STRING', 'STRING'],
+    });
+    // gaps marks the empty seconds with null points; the one-second sum ranges hold 1000 points each.
+    const gaps = await bySeries('x', '[{ sum: { sampling: { value: 1, unit: SECONDS } } }, { gaps: { sampling: { value: 1, unit: SECONDS }, startTime: -2000, endTime: 0 } }]');
+    const gapColumns = (gaps.body.data!.series as { columns: Record<string, unknown[]> }[])[0]!.columns;
+    expect(gapColumns.epochMs!.slice(0, 3)).toEqual([-2000, -1000, 0]);
+    expect(gapColumns.value!.slice(0, 3)).toEqual([null, null, 124875]);
+    expect(gapColumns.type!.slice(0, 3)).toEqual([null, null, 'DOUBLE']);
+
+    for (const answer of [longs, strings, gaps, await bySeries('x')]) {
+      for (const series of answer.body.data!.series as { points: Record<string, unknown>[]; columns: unknown }[]) {
+        expect(series.columns).toEqual(transposed(series.points));
+      }
+    }
+    const raw = (await bySeries('x')).body.data!.series as { columns: { epochMs: number[]; value: number[] } }[];
+    expect(raw[0]!.columns.epochMs).toHaveLength(long);
+    expect(raw[0]!.columns.value[long - 1]).toBe((long - 1) / 4);
+  });
+
   it('keeps the last write of a series and time', async () => {
     const add = (value: number) =>
       gw.graphql(ADD, { series: [{ metric: 'dup', tags: [{ name: 'host', value: 'a' }], type: 'LONG', points: [{ time: 100, value }] }] });
