@@ -68,6 +68,26 @@ describe('start-up failures', () => {
     }
   });
 
+  it('warns once, before anything else, that TRUSTED_CLIENT_TOKENS is deprecated and what to use instead', async () => {
+    // A port in use ends the start right after the warning.
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = kairograph([], { PORT: String((busy.address() as { port: number }).port), DATA_DIR: tempDir(), TRUSTED_CLIENT_TOKENS: 'grafana,ci', LOG_FORMAT: 'json' });
+      const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warnings = lines.filter((line) => line.level === 40);
+      expect(warnings.map((line) => [line.setting, line.msg])).toEqual([
+        [
+          'TRUSTED_CLIENT_TOKENS',
+          'TRUSTED_CLIENT_TOKENS is deprecated: its 2 token(s) are kept in plain text and carry only the anonymous scopes; put them in CREDENTIALS_FILE as hashed tokens (`kairograph hash-secret`) with the scopes they need',
+        ],
+      ]);
+      expect(lines[0]).toBe(warnings[0]);
+    } finally {
+      busy.close();
+    }
+  });
+
   it('names DATA_DIR when the embedded store cannot be made there', () => {
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');

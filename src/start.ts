@@ -21,6 +21,7 @@ export async function main(): Promise<void> {
     return { config, sourceSettings };
   });
   const log = createLogger(config.logLevel, config.logFormat);
+  for (const warning of deprecatedSettings(config)) log.warn({ setting: warning.setting }, warning.message);
   const store = await step((error) => storeFailure(config, error), () => openStore(config, log));
   // A source's settings that do not fit what it reads (a table's mapping against its schema).
   const sources = await step(invalidConfiguration, () => openSources(config, store, sourceSettings, log), () => store.close());
@@ -50,6 +51,20 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** Settings that still work but are on their way out, each with what to use instead: logged once at start. */
+export function deprecatedSettings(config: Pick<Config, 'trustedClientTokens'>): { setting: string; message: string }[] {
+  const warnings: { setting: string; message: string }[] = [];
+  if (config.trustedClientTokens.length > 0) {
+    warnings.push({
+      setting: 'TRUSTED_CLIENT_TOKENS',
+      message:
+        `TRUSTED_CLIENT_TOKENS is deprecated: its ${config.trustedClientTokens.length} token(s) are kept in plain text and carry only the anonymous scopes; ` +
+        'put them in CREDENTIALS_FILE as hashed tokens (`kairograph hash-secret`) with the scopes they need',
+    });
+  }
+  return warnings;
 }
 
 /** The one line to print when the listener cannot be opened, naming the setting to change; undefined for other errors. */
