@@ -21,6 +21,25 @@ describe('storeError', () => {
     expect((mapped as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
   });
 
+  it("leads with Cassandra's refusal, naming the consistency, when the hosts tried answered with too few replicas alive", () => {
+    // As the driver's reader words an UnavailableException (the node's own text is replaced by it).
+    const refusal = () =>
+      new errors.ResponseError(types.responseErrorCodes.unavailableException, 'Not enough replicas available for query at consistency QUORUM (2 required but only 1 alive)');
+    const mapped = storeError(new errors.NoHostAvailableError({ '127.0.0.3:9042': refusal() }));
+    expect((mapped as StoreUnavailableError).message).toBe(
+      'the cassandra store is unavailable: Not enough replicas available for query at consistency QUORUM (2 required but only 1 alive) (said 127.0.0.3:9042)',
+    );
+    const twice = storeError(new errors.NoHostAvailableError({ '127.0.0.3:9042': refusal(), '127.0.0.2:9042': refusal() }));
+    expect((twice as StoreUnavailableError).message).toBe(
+      'the cassandra store is unavailable: Not enough replicas available for query at consistency QUORUM (2 required but only 1 alive) (said 127.0.0.3:9042, 127.0.0.2:9042)',
+    );
+    // One host refused, another did not answer: each says its own.
+    const mixed = storeError(new errors.NoHostAvailableError({ '127.0.0.3:9042': refusal(), '127.0.0.2:9042': new Error('connect ECONNREFUSED 127.0.0.2:9042') }));
+    expect((mixed as StoreUnavailableError).message).toBe(
+      'the cassandra store is unavailable: no Cassandra host answered (127.0.0.3:9042: Not enough replicas available for query at consistency QUORUM (2 required but only 1 alive); 127.0.0.2:9042: connect ECONNREFUSED 127.0.0.2:9042)',
+    );
+  });
+
   it('treats timeouts and unavailable or overloaded replicas as unavailability', () => {
     const codes = types.responseErrorCodes;
     for (const error of [

@@ -224,14 +224,20 @@ export function storeError(error: unknown): unknown {
 
 /**
  * A StoreUnavailableError whose message a client can read: NoHostAvailableError's own message embeds each host's
- * error with its stack trace, so it is rebuilt from the hosts' messages (the driver error stays as the cause).
+ * error with its stack trace, so it is rebuilt from the hosts' messages (the driver error stays as the cause). Hosts
+ * that did answer, with Cassandra's refusal (too few replicas alive for the consistency level: the driver tries the
+ * next host once, then gives up), are not "hosts that did not answer": the refusal leads, naming the consistency.
  */
 export function unavailableError(error: unknown): StoreUnavailableError {
   if (error instanceof StoreUnavailableError) return error;
   if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error);
-  const hosts = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>).map(
-    ([host, inner]) => `${host}: ${inner instanceof Error ? inner.message : String(inner)}`,
-  );
+  const inner = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>);
+  const refusals = new Set(inner.map(([, e]) => (e instanceof cassandra.errors.ResponseError ? e.message : undefined)));
+  if (inner.length > 0 && refusals.size === 1 && !refusals.has(undefined)) {
+    const [refusal] = refusals;
+    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }));
+  }
+  const hosts = inner.map(([host, e]) => `${host}: ${e instanceof Error ? e.message : String(e)}`);
   const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
   return new StoreUnavailableError('cassandra', new Error(message, { cause: error }));
 }
