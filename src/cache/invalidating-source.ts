@@ -8,7 +8,7 @@
 import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
-import type { RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
+import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -98,7 +98,7 @@ export class InvalidatingSource implements Source {
     }
   }
 
-  ping(): Promise<void> {
+  ping(): Promise<PingReport | void> {
     return this.inner.ping();
   }
 

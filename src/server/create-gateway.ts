@@ -119,8 +119,12 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       // must not take the gateway out of a load balancer (its own requests answer STORE_UNAVAILABLE).
       useReadinessCheck({
         endpoint: '/ready',
-        check: async () => {
-          await sources.primary.ping();
+        // 200 while the primary source answers; a store of several servers says which are up in a JSON body
+        // (`degraded` with a node down), so a load balancer keeps the gateway and an operator sees the node.
+        check: async ({ fetchAPI }) => {
+          const report = await sources.primary.ping();
+          if (report === undefined) return;
+          return new fetchAPI.Response(JSON.stringify(report), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
         },
       }),
       // GraphQL's phases by operation type only: operation names, paths and URLs are the client's to invent, and each

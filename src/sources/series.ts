@@ -8,7 +8,9 @@
  */
 export type {
   ComplexSlice,
+  HostState,
   NumberSlice,
+  PingReport,
   RowKey,
   ScanOptions,
   SeriesWrite,

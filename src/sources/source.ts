@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
 import type { Lane } from '../time-slice.js';
-import type { RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
+import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -56,8 +56,8 @@ export interface Source {
   /** Forgets a metric's name (after all its data was deleted). */
   deleteMetricName(metric: string): Promise<void>;
 
-  /** Resolves when the source answers a trivial read; rejects with a StoreUnavailableError otherwise. */
-  ping(): Promise<void>;
+  /** Resolves when the source answers a trivial read (with its store's report, if any); rejects with a StoreUnavailableError otherwise. */
+  ping(): Promise<PingReport | void>;
 
   close(): Promise<void>;
 }

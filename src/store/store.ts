@@ -192,8 +192,11 @@ export interface Store {
   /** KairosDB's `service_index`: the metadata API's values, and KairosDB's own services (named `_...`). */
   readonly serviceIndex: ServiceIndex;
 
-  /** Resolves when the store answers a trivial read; rejects with a StoreUnavailableError otherwise. */
-  ping(): Promise<void>;
+  /**
+   * Resolves when the store answers a trivial read, with what it knows of its servers when it has several (GET /ready
+   * shows it); rejects with a StoreUnavailableError otherwise.
+   */
+  ping(): Promise<PingReport | void>;
 
   close(): Promise<void>;
 }
@@ -221,4 +224,18 @@ export interface ServiceValue {
   readonly value: string;
   /** The write time, in epoch ms. */
   readonly writtenMs: number;
+}
+
+/** A store of several servers (a Cassandra cluster) as its client sees them when it answers a ping. */
+export interface PingReport {
+  /** `degraded`: answering, while some of its servers are down. */
+  readonly status: 'ready' | 'degraded';
+  readonly hosts: readonly HostState[];
+}
+
+export interface HostState {
+  /** `address:port`, as the driver names it. */
+  readonly address: string;
+  readonly datacenter: string;
+  readonly up: boolean;
 }

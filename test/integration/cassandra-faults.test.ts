@@ -93,6 +93,10 @@ describe('Cassandra unreachable, then back', () => {
     expect(cassandraStore.statements['spec.select']).toBeUndefined();
     await waitFor('a background connection', () => cassandraStore.statements['spec.select'] === 2, 15_000);
     expect(await ready(gw)).toBe(200);
+    // The driver's view of the nodes, here the one behind the proxy (test/cluster/ has a node down among three).
+    const readiness = await fetch(`${gw.url}/ready`);
+    expect(readiness.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await readiness.json()).toEqual({ status: 'ready', hosts: [{ address: `127.0.0.1:${proxy.port}`, datacenter: testNode().localDataCenter, up: true }] });
     expect((await gw.graphql(WRITE)).body).toEqual({ data: { addPoints: { points: 1 } } });
     expect((await gw.graphql(READ)).body).toEqual({ data: { points: [{ points: [{ epochMs: T0, value: 1 }] }] } });
   });

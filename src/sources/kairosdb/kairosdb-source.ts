@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type { RowKey, ScanOptions, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
+import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { planSeries, type IndexReader } from './plan.js';
 
@@ -71,7 +71,7 @@ export class KairosdbSource implements Source {
     return this.store.deleteMetricName(metric);
   }
 
-  ping(): Promise<void> {
+  ping(): Promise<PingReport | void> {
     return this.store.ping();
   }
 

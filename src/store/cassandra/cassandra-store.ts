@@ -5,7 +5,7 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
-import type { IndexedTags, RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, TaggedRowKeys, WriteBatch } from '../store.js';
+import type { HostState, IndexedTags, PingReport, RowKey, RowSpec, ScanOptions, Slice, Store, StoreLimits, TaggedRowKeys, WriteBatch } from '../store.js';
 import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, schemaLostError, type ExecutorStats, type StatementCounts } from './executor.js';
@@ -168,8 +168,11 @@ export class CassandraStore implements Store {
     await deleteName((await this.connected()).exec, this.st, metric, this.clock.next());
   }
 
-  async ping(): Promise<void> {
-    await (await this.connected()).exec.ping(this.st.ping);
+  /** Answers with the driver's view of every node: with one down the store still answers, and says so. */
+  async ping(): Promise<PingReport> {
+    const { exec } = await this.connected();
+    await exec.ping(this.st.ping);
+    return hostsReport(exec.client);
   }
 
   async close(): Promise<void> {
@@ -271,4 +274,16 @@ export class CassandraStore implements Store {
 function failureMessage(error: unknown): string {
   const inner = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause : error;
   return inner instanceof Error ? inner.message : String(inner);
+}
+
+/**
+ * The nodes as the driver sees them: down once its connections to a node broke (at once for a crashed process) until
+ * its reconnection policy gets one again (within 10 s of the node answering) or Cassandra's gossip says it is back.
+ */
+export function hostsReport(client: cassandra.Client): PingReport {
+  const hosts: HostState[] = client.hosts
+    .values()
+    .map((host) => ({ address: host.address, datacenter: host.datacenter, up: host.isUp() }))
+    .sort((a, b) => a.address.localeCompare(b.address, 'en', { numeric: true }));
+  return { status: hosts.every((host) => host.up) ? 'ready' : 'degraded', hosts };
 }
