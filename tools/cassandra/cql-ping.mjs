@@ -3,9 +3,12 @@
 import cassandra from 'cassandra-driver';
 
 const [host, port] = (process.argv[2] ?? '').split(':');
+const { AllowListPolicy, DCAwareRoundRobinPolicy } = cassandra.policies.loadBalancing;
 const client = new cassandra.Client({
   contactPoints: [`${host}:${port}`],
   localDataCenter: 'datacenter1',
+  // In a cluster the driver finds the other nodes too; the answer must come from the node being checked.
+  policies: { loadBalancing: new AllowListPolicy(new DCAwareRoundRobinPolicy('datacenter1'), [`${host}:${port}`]) },
   protocolOptions: { maxVersion: 4 },
   socketOptions: { connectTimeout: 2000, readTimeout: 3000 },
   pooling: { coreConnectionsPerHost: { [cassandra.types.distance.local]: 1 } },

@@ -1,30 +1,37 @@
 # Sourced by tools/cassandra/run.sh and tools/kairosdb/run.sh: the life of one throwaway JVM in a run directory of its
 # own, supervised by the script. Before sourcing, the script sets NAME (the prefix of its messages), STOP_TIMEOUT
 # (seconds from TERM to KILL), KEEP_DIR and FOREGROUND (0 or 1); it sets RUN_DIR and JAVA_PID as it launches, and calls
-# start_watchdog after each launch.
+# start_watchdog after each launch. A script that runs several JVMs in RUN_DIR (a Cassandra cluster) keeps the ones
+# that are up in JAVA_PIDS (indexed as it likes) and launches the next one as JAVA_PID; stop and watchdog cover both.
 
 RUN_DIR='' JAVA_PID='' WATCHER='' WATCHDOG=''
+JAVA_PIDS=()
 
 say() { echo "$NAME: $*" >&2 || true; }
 die() { say "$*"; exit 1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# TERM, then KILL after STOP_TIMEOUT seconds.
+# TERM to every JVM at once (a cluster's drains then overlap), then KILL what still runs after STOP_TIMEOUT seconds.
 stop_java() {
-  [[ -n $JAVA_PID ]] || return 0
-  local pid=$JAVA_PID started waited=0
-  JAVA_PID=''
-  if kill -0 "$pid" 2>/dev/null; then
-    started=$(now_ms)
-    kill -TERM "$pid" 2>/dev/null || true
-    while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT * 10)); do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 "$pid" 2>/dev/null; then
-      say "pid $pid still running ${STOP_TIMEOUT}s after TERM: KILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-    say "stopped pid $pid in $(($(now_ms) - started)) ms"
+  local pids=() pid started waited=0 running
+  for pid in $JAVA_PID "${JAVA_PIDS[@]}"; do [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && pids+=("$pid"); done
+  JAVA_PID='' JAVA_PIDS=()
+  ((${#pids[@]})) || return 0
+  started=$(now_ms)
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  while :; do
+    running=()
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && running+=("$pid"); done
+    ((${#running[@]} && waited < STOP_TIMEOUT * 10)) || break
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if ((${#running[@]})); then
+    say "pid ${running[*]} still running ${STOP_TIMEOUT}s after TERM: KILL"
+    kill -KILL "${running[@]}" 2>/dev/null || true
   fi
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  say "stopped pid ${pids[*]} in $(($(now_ms) - started)) ms"
 }
 
 cleanup() {
@@ -63,12 +70,16 @@ if ((!FOREGROUND)); then
 fi
 
 # If the script is SIGKILLed (a CI timeout killing the process group, the OOM killer) none of its traps run and the
-# JVM, in its own session, would live on. This watchdog, in a session of its own too, then kills it and deletes the
-# dir; it checks the pid still runs from our dir (its command line names RUN_DIR/conf/) so a recycled pid is never hit.
+# JVMs, in their own sessions, would live on. This watchdog, in a session of its own too, then kills them and deletes
+# the dir; it checks each pid still runs from our dir (its command line names RUN_DIR/) so a recycled pid is never hit.
+# Called after every launch, it replaces the previous watchdog with one that knows every JVM up now.
 start_watchdog() {
   [[ -z $WATCHDOG ]] || kill "$WATCHDOG" 2>/dev/null || true
-  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done
-    if tr "\0" " " <"/proc/$2/cmdline" 2>/dev/null | grep -qF -- "$3/conf/"; then kill -KILL "$2"; fi
-    [[ $4 == 1 ]] || rm -rf "$3"' "$NAME-watchdog" "$$" "$JAVA_PID" "$RUN_DIR" "$KEEP_DIR" </dev/null >/dev/null 2>&1 &
+  setsid bash -c 'parent=$1 dir=$2 keep=$3; shift 3
+    while kill -0 "$parent" 2>/dev/null; do sleep 2; done
+    for pid in "$@"; do
+      if tr "\0" " " <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir/"; then kill -KILL "$pid"; fi
+    done
+    [[ $keep == 1 ]] || rm -rf "$dir"' "$NAME-watchdog" "$$" "$RUN_DIR" "$KEEP_DIR" $JAVA_PID "${JAVA_PIDS[@]}" </dev/null >/dev/null 2>&1 &
   WATCHDOG=$!
 }
