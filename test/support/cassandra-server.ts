@@ -89,3 +89,113 @@ async function boot(options: StartCassandraOptions): Promise<CassandraServer> {
     throw err;
   }
 }
+
+/** One node of a local cluster (run.sh --nodes N): its own loopback address, the cluster's ports. */
+export interface ClusterNode {
+  /** 1..N: node n listens on 127.0.0.n. */
+  readonly index: number;
+  /** `127.0.0.<n>:<port>` */
+  readonly contactPoint: string;
+  /** The JVM's pid while it runs, 0 while it is down. */
+  readonly pid: number;
+}
+
+export interface CassandraCluster {
+  /** Every node's `127.0.0.<n>:<port>`, for the driver's `contactPoints`. */
+  readonly contactPoints: readonly string[];
+  readonly port: number;
+  readonly localDataCenter: string;
+  readonly nodes: readonly ClusterNode[];
+  /** Run start to the last node's first answered CQL query, nodes booted one after another. */
+  readonly bootMs: number;
+  /** SIGKILLs node n's JVM (a crash: no drain, no goodbye to gossip) and resolves once run.sh has seen it die. */
+  kill(index: number): Promise<void>;
+  /** Starts every dead node again on its own data dir, one after another; resolves once each answers CQL. */
+  restart(): Promise<void>;
+  /** Stops every node and deletes the cluster's dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartClusterOptions {
+  readonly nodes: number;
+  /** Each node's JVM heap, e.g. `512m`. */
+  readonly heap?: string;
+  /** How long each node may take to answer CQL (default 180 s). */
+  readonly bootTimeoutMs?: number;
+}
+
+/**
+ * A throwaway cluster of `nodes` nodes on 127.0.0.1..n through tools/cassandra/run.sh --nodes, with the same cleanup
+ * guarantees as a single node (the script stops every node when this process ends, however it ends).
+ */
+export async function startCassandraCluster(options: StartClusterOptions): Promise<CassandraCluster> {
+  await runFetch('tools/cassandra/fetch.sh', `${TOOLS}fetch.sh`);
+  const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
+  const args = ['--nodes', String(options.nodes), '--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
+  if (options.heap) args.push('--heap', options.heap);
+  const pids = new Map<number, number>();
+  // Lines run.sh prints after READY: a node down (`NODE_DOWN node=n`) or back (`NODE_READY node=n pid=p`).
+  const waiters: { prefix: string; node: number; resolve: () => void }[] = [];
+  const onLine = (line: string): void => {
+    const event = /^KAIROGRAPH_CASSANDRA_(NODE_DOWN|NODE_READY) node=(\d+) pid=(\d+)/.exec(line);
+    if (!event) return;
+    const node = Number(event[2]);
+    pids.set(node, event[1] === 'NODE_READY' ? Number(event[3]) : 0);
+    for (const waiter of waiters.splice(0)) {
+      if (waiter.prefix === event[1] && waiter.node === node) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  };
+  const until = (prefix: string, node: number, what: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Cassandra node ${node} did not ${what} within ${bootTimeoutMs} ms`)), bootTimeoutMs);
+      waiters.push({ prefix, node, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  const script = await supervise({
+    label: 'Cassandra cluster',
+    scriptName: 'tools/cassandra/run.sh',
+    scriptPath: `${TOOLS}run.sh`,
+    args,
+    env: { KAIROGRAPH_CASSANDRA_STOP_TIMEOUT: String(RUN_SH_STOP_TIMEOUT_S) },
+    readyPrefix: 'KAIROGRAPH_CASSANDRA_READY ',
+    readyMeans: 'answer CQL on every node',
+    // Nodes boot one after another, each within run.sh's own timeout.
+    bootTimeoutMs: bootTimeoutMs * options.nodes,
+    stopBackstopMs: STOP_BACKSTOP_MS,
+    onLine,
+  });
+  const { ready } = script;
+  try {
+    const port = ready.int('port');
+    const contactPoints = (ready.fields.get('contact_points') ?? '').split(',');
+    const started = (ready.fields.get('pids') ?? '').split(',').map(Number);
+    if (contactPoints.length !== options.nodes || started.length !== options.nodes) throw new Error(`run.sh --nodes ${options.nodes} printed an unexpected READY line`);
+    started.forEach((pid, i) => pids.set(i + 1, pid));
+    return {
+      contactPoints,
+      port,
+      localDataCenter: ready.fields.get('dc') ?? 'datacenter1',
+      bootMs: ready.int('boot_ms'),
+      get nodes() {
+        return contactPoints.map((contactPoint, i) => ({ index: i + 1, contactPoint, pid: pids.get(i + 1) ?? 0 }));
+      },
+      async kill(index) {
+        const pid = pids.get(index) ?? 0;
+        if (pid === 0) throw new Error(`Cassandra node ${index} is not running`);
+        const down = until('NODE_DOWN', index, 'go down');
+        process.kill(pid, 'SIGKILL');
+        await down;
+      },
+      async restart() {
+        const dead = [...pids].filter(([, pid]) => pid === 0).map(([node]) => node);
+        const back = Promise.all(dead.map((node) => until('NODE_READY', node, 'answer CQL again')));
+        if (!script.signal('SIGUSR1')) throw new Error('the Cassandra cluster script has exited');
+        await back;
+      },
+      stop: script.stop,
+    };
+  } catch (err) {
+    await script.stop();
+    throw err;
+  }
+}

@@ -20,6 +20,8 @@ export interface SupervisedScript {
   readonly ready: ReadyLine;
   /** TERM to the script, which stops its JVM and deletes its dir; KILL and delete ourselves if it hangs. Safe to call twice. */
   stop(): Promise<void>;
+  /** A signal to the script itself (a cluster's run.sh starts its dead nodes again on SIGUSR1); false once it has exited. */
+  signal(signal: NodeJS.Signals): boolean;
 }
 
 export interface SuperviseOptions {
@@ -38,6 +40,8 @@ export interface SuperviseOptions {
   readonly bootTimeoutMs: number;
   /** Time from TERM until we KILL the JVM ourselves: the script's own TERM → KILL wait plus a margin. */
   readonly stopBackstopMs: number;
+  /** Every stdout line after the READY line (a cluster's run.sh reports nodes going down and coming back). */
+  readonly onLine?: (line: string) => void;
 }
 
 const FETCH_TIMEOUT_MS = 20 * 60_000;
@@ -88,6 +92,7 @@ export function supervise(options: SuperviseOptions): Promise<SupervisedScript> 
     child.once('error', (err) => fail(`cannot run ${scriptName}: ${err.message}`));
     child.once('exit', (code, signal) => fail(`${label} failed to boot: ${scriptName} ended with ${signal ?? `exit code ${code}`}`));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (settled && options.onLine !== undefined) return options.onLine(line);
       if (!line.startsWith(options.readyPrefix) || settled) return remember(line);
       settled = true;
       clearTimeout(timer);
@@ -98,7 +103,11 @@ export function supervise(options: SuperviseOptions): Promise<SupervisedScript> 
         child.kill('SIGTERM');
         return reject(err);
       }
-      resolve({ ready, stop: once(() => stopScript(child, exited, ready, options.stopBackstopMs)) });
+      resolve({
+        ready,
+        stop: once(() => stopScript(child, exited, ready, options.stopBackstopMs)),
+        signal: (name) => child.exitCode === null && child.signalCode === null && child.kill(name),
+      });
     });
   });
 }
