@@ -1,6 +1,7 @@
 // Test projects: `unit` needs nothing but Node; `e2e` drives a real Chromium (installed from Debian when missing);
 // `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts); `kairosdb` boots a real KairosDB 1.3
-// on that same Cassandra (one node for a run of both projects) to compare Kairograph with it.
+// on that same Cassandra (one node for a run of both projects) to compare Kairograph with it. The `cluster` project, a
+// three-node cluster, has a config of its own (vitest.cluster.config.ts) so that a plain `vitest run` never boots it.
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
@@ -17,7 +18,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**'] },
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**'] },
       },
       {
         extends: true,
