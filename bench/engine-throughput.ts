@@ -37,6 +37,8 @@ class MemoryStore implements Store {
     value: async () => undefined,
     set: async () => Promise.reject(new Error('the benchmark store is read-only')),
     delete: async () => Promise.reject(new Error('the benchmark store is read-only')),
+    claim: async () => Promise.reject(new Error('the benchmark store is read-only')),
+    complete: async () => Promise.reject(new Error('the benchmark store is read-only')),
   };
 
   constructor(shape: DatasetShape) {

@@ -256,6 +256,41 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
         await index.set('svc', 'b', 'k', 'again');
         expect(await index.serviceKeys('svc')).toEqual(['a', 'b']);
       });
+
+      it('grants a claim to one owner at a time, to another once it expired, and never again once completed', async () => {
+        const index = (await fresh()).serviceIndex;
+        const t = 1_000_000;
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t, t + 100)).toEqual({ granted: true, completed: false, owner: 'a', untilMs: t + 100 });
+        // Held by a: b is refused and told who holds it until when; a extends its own claim.
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 50, t + 150)).toEqual({ granted: false, completed: false, owner: 'a', untilMs: t + 100 });
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 60, t + 160)).toEqual({ granted: true, completed: false, owner: 'a', untilMs: t + 160 });
+        // Expired: b takes it over, and a can no longer complete it.
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 161, t + 261)).toEqual({ granted: true, completed: false, owner: 'b', untilMs: t + 261 });
+        expect(await index.complete('_claims', 'task', 'p1', 'a', t + 170)).toBe(false);
+        expect(await index.complete('_claims', 'task', 'p1', 'b', t + 180)).toBe(true);
+        expect(await index.complete('_claims', 'task', 'p1', 'b', t + 190)).toBe(false);
+        // Completed: nobody gets it again, however late.
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 10_000, t + 10_100)).toEqual({ granted: false, completed: true, owner: 'b', untilMs: t + 180 });
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 10_000, t + 10_100)).toMatchObject({ granted: false, completed: true });
+        // Keys are independent, and a key never claimed cannot be completed.
+        expect(await index.complete('_claims', 'task', 'p2', 'a', t)).toBe(false);
+        expect((await index.claim('_claims', 'task', 'p2', 'b', t, t + 100)).granted).toBe(true);
+        expect(await index.keys('_claims', 'task')).toEqual(['p1', 'p2']);
+      });
+
+      it('grants each key once among owners that claim it at the same time', async () => {
+        const index = (await fresh()).serviceIndex;
+        const owners = ['g1', 'g2', 'g3', 'g4'];
+        for (const key of ['k1', 'k2', 'k3']) {
+          const claims = await Promise.all(owners.map((owner) => index.claim('_claims', 'race', key, owner, 0, 60_000)));
+          expect(claims.filter((c) => c.granted)).toHaveLength(1);
+          const winner = claims.find((c) => c.granted)!.owner;
+          expect(claims.filter((c) => !c.granted).every((c) => c.owner === winner && !c.completed)).toBe(true);
+          // Completions race too: only the holder's counts.
+          const done = await Promise.all(owners.map((owner) => index.complete('_claims', 'race', key, owner, 1)));
+          expect(done.filter(Boolean)).toHaveLength(1);
+        }
+      });
     });
   });
 }

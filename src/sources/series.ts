@@ -14,6 +14,7 @@ export type {
   RowKey,
   ScanOptions,
   SeriesWrite,
+  Claim,
   ServiceIndex,
   ServiceValue,
   Slice,

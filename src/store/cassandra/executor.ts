@@ -105,6 +105,17 @@ export class Executor<Name extends string = StatementName> {
   }
 
   /**
+   * A lightweight transaction (`... IF ...`): its Paxos round reads at SERIAL and commits at the write consistency.
+   * Resolves with the result's row: `[applied]`, and the row it found when it did not apply. Not idempotent: a
+   * timeout is not retried, since the first attempt may have applied.
+   */
+  async conditional(name: Name, query: string, params: unknown[]): Promise<cassandra.types.Row> {
+    const options = { prepare: true, consistency: this.write, serialConsistency: cassandra.types.consistencies.serial, isIdempotent: false, readTimeout: this.options.requestTimeoutMs };
+    const result = await this.send(name, () => this.client.execute(query, params, options));
+    return result.first();
+  }
+
+  /**
    * An UNLOGGED batch: KairosDB groups its inserts this way; one partition per batch is one mutation, applied whole.
    * Its write time (in the schema's unit: KairosDB's milliseconds) is the batch's default timestamp, which every
    * statement without its own takes.

@@ -2,7 +2,8 @@
 // back here, and the reverse. Write times are the store's milliseconds, as KairosDB's own (its client's timestamp
 // generator is System.currentTimeMillis), so a delete here shadows a value KairosDB wrote and the other way round.
 import type cassandra from 'cassandra-driver';
-import type { ServiceIndex, ServiceValue } from '../store.js';
+import { claimText, mayTake, readClaim } from '../claims.js';
+import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
 import { compareText, successorOf } from '../text-order.js';
 import type { Executor } from './executor.js';
 import type { Statements } from './statements.js';
@@ -76,5 +77,34 @@ export class CassandraServiceIndex implements ServiceIndex {
     ];
     await exec.batch('service_index.delete', queries, this.clock.next());
   }
-}
 
+  async claim(service: string, serviceKey: string, key: string, owner: string, nowMs: number, untilMs: number): Promise<Claim> {
+    const exec = await this.exec();
+    const mine = claimText(owner, untilMs, false);
+    let row = await exec.conditional('service_index.claim', this.st.insertClaim, [service, serviceKey, key, mine]);
+    // Each failed swap means another owner changed the claim in between: look again at what it wrote, a few times.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (row.get('[applied]') === true) return { granted: true, completed: false, owner, untilMs };
+      const seen = row.get('value') as string | null;
+      const found = readClaim(seen);
+      if (!mayTake(found, owner, nowMs)) return found;
+      row = await exec.conditional('service_index.claim', this.st.swapClaim, [mine, service, serviceKey, key, seen]);
+    }
+    return readClaim(row.get('value') as string | null);
+  }
+
+  async complete(service: string, serviceKey: string, key: string, owner: string, nowMs: number): Promise<boolean> {
+    const exec = await this.exec();
+    const [row] = await exec.all('service_index.select', this.st.selectServiceIndexValue, [service, serviceKey, key]);
+    let seen = (row?.get('value') as string | null | undefined) ?? null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const found = readClaim(seen);
+      if (found.completed || found.owner !== owner) return false;
+      const swapped = await exec.conditional('service_index.claim', this.st.swapClaim, [claimText(owner, nowMs, true), service, serviceKey, key, seen]);
+      if (swapped.get('[applied]') === true) return true;
+      // The plain read may have been stale (it is not serial); the failed swap shows the current value.
+      seen = swapped.get('value') as string | null;
+    }
+    return false;
+  }
+}

@@ -19,6 +19,7 @@ export type StatementName =
   | 'service_index.select_partitions'
   | 'service_index.insert'
   | 'service_index.delete'
+  | 'service_index.claim'
   | 'row_key_time_index.select'
   | 'row_key_time_index.insert'
   | 'row_key_time_index.delete'
@@ -88,6 +89,11 @@ export function statementsFor(keyspace: string) {
     insertServiceIndexValue: `INSERT INTO ${t('service_index')} (service, service_key, key, value, mtime) VALUES (?, ?, ?, ?, now())`,
     deleteServiceIndexValue: `DELETE FROM ${t('service_index')} WHERE service = ? AND service_key = ? AND key = ?`,
     touchServiceIndex: `INSERT INTO ${t('service_index')} (service, service_key, mtime) VALUES (?, ?, now())`,
+    // Claims (ServiceIndex.claim): rows only ever written by these two lightweight transactions, so Paxos orders every
+    // change of them. The first claim of a key creates its row; a later one (an expired claim taken over, a claim
+    // extended, a completion) swaps the value it read for its own, and fails if another got there first.
+    insertClaim: `INSERT INTO ${t('service_index')} (service, service_key, key, value) VALUES (?, ?, ?, ?) IF NOT EXISTS`,
+    swapClaim: `UPDATE ${t('service_index')} SET value = ? WHERE service = ? AND service_key = ? AND key = ? IF value = ?`,
 
     selectLegacyRowKeys: `SELECT column1 FROM ${t('row_key_index')} WHERE key = ? AND column1 >= ? AND column1 < ?`,
     deleteLegacyRowKey: `DELETE FROM ${t('row_key_index')} USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,

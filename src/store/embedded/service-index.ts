@@ -1,6 +1,7 @@
 // KairosDB's service_index in the embedded store: one LMDB table, a value and its write time under each key.
 import type { Database } from 'lmdb';
-import type { ServiceIndex, ServiceValue } from '../store.js';
+import { claimText, mayTake, readClaim } from '../claims.js';
+import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
 import { compareText } from '../text-order.js';
 import { decodeServiceIndexKey, serviceIndexKey, serviceIndexPrefix } from './keys.js';
 
@@ -58,6 +59,44 @@ export class EmbeddedServiceIndex implements ServiceIndex {
   async delete(service: string, serviceKey: string, key: string): Promise<void> {
     const at = serviceIndexKey(service, serviceKey, key);
     await this.transaction(() => void this.table.removeSync(at));
+  }
+
+  /** Read and written in one write transaction: LMDB has one writer at a time, and one process owns the file. */
+  async claim(service: string, serviceKey: string, key: string, owner: string, nowMs: number, untilMs: number): Promise<Claim> {
+    const at = serviceIndexKey(service, serviceKey, key);
+    let result: Claim = { granted: true, completed: false, owner, untilMs };
+    await this.transaction(() => {
+      const stored = this.table.get(at);
+      const found = stored === undefined ? undefined : readClaim(utf8.decode(stored.subarray(8)));
+      if (found !== undefined && !mayTake(found, owner, nowMs)) {
+        result = found;
+        return;
+      }
+      this.table.putSync(at, this.stored(claimText(owner, untilMs, false)));
+    });
+    return result;
+  }
+
+  async complete(service: string, serviceKey: string, key: string, owner: string, nowMs: number): Promise<boolean> {
+    const at = serviceIndexKey(service, serviceKey, key);
+    let done = false;
+    await this.transaction(() => {
+      const stored = this.table.get(at);
+      const found = stored === undefined ? undefined : readClaim(utf8.decode(stored.subarray(8)));
+      if (found === undefined || found.completed || found.owner !== owner) return;
+      this.table.putSync(at, this.stored(claimText(owner, nowMs, true)));
+      done = true;
+    });
+    return done;
+  }
+
+  /** A value as the table keeps it: its write time, then its text. */
+  private stored(value: string): Buffer {
+    const text = Buffer.from(value, 'utf8');
+    const stored = Buffer.allocUnsafe(8 + text.length);
+    stored.writeDoubleBE(this.now(), 0);
+    stored.set(text, 8);
+    return stored;
   }
 }
 
