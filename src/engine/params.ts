@@ -160,7 +160,7 @@ function readUnit(value: unknown, field: string): TimeUnit {
   return unit;
 }
 
-function readDuration(value: unknown, field: string): Duration {
+export function readDuration(value: unknown, field: string): Duration {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object {value, unit}');
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {

@@ -10,10 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
-import { compileAggregators } from '../engine/aggregators/registry.js';
 import type { QueryOutput } from '../engine/execute.js';
-import { compileGroupBys } from '../engine/group-by/registry.js';
-import { readZone } from '../engine/params.js';
 import { InputError, KairographError, UnauthenticatedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
@@ -31,13 +28,13 @@ import { createRequestContext, type RequestContext } from '../server/request-con
 import { requestStatistics } from '../server/use-query-statistics.js';
 import { checkMetricPrefix, validateMetricName } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
+import { inMetric, parseCheckedKairosQuery } from './check-kairos-query.js';
 import { findTags } from './find-tags.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from './json-text.js';
 import { parseDatapoints } from './parse-datapoints.js';
-import { parseKairosQuery } from './parse-kairos-query.js';
 import { readBody } from './read-body.js';
 import { renderQueryResponse, renderTagsResponse } from './render-response.js';
-import { HttpError, renamedInputError } from './rest-errors.js';
+import { HttpError } from './rest-errors.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -478,36 +475,9 @@ function wantsPlainText(accept: string | undefined): boolean {
   return types.includes('text/plain') && !types.includes('application/json');
 }
 
-/**
- * The request's queries, each validated as the engine will validate it (aggregators, group-bys, zone), with
- * errors under the metric's path: `query.metric[1].aggregators[0].name …`.
- */
+/** The request's queries, each validated as the engine will validate it (check-kairos-query.ts). */
 function parseAndCheck(ctx: RequestContext, json: JsonValue): MetricQuery[] {
-  const { limits } = ctx.sources.primary;
-  const queries = parseKairosQuery(json, ctx.nowMs, limits);
-  queries.forEach((query, i) =>
-    inMetric(i, () => {
-      const zone = readZone(query.timeZone, 'time_zone');
-      const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
-      const { metric, range } = query;
-      compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs: ctx.nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
-    }),
-  );
-  return queries;
-}
-
-/** Runs `fn` with its InputErrors renamed under `query.metric[i]`, whether it throws or rejects. */
-function inMetric<T>(i: number, fn: () => T): T {
-  const rename = (error: unknown): never => {
-    if (error instanceof InputError) throw renamedInputError(error, `query.metric[${i}].${error.field}`);
-    throw error;
-  };
-  try {
-    const result = fn();
-    return (result instanceof Promise ? result.catch(rename) : result) as T;
-  } catch (error) {
-    return rename(error);
-  }
+  return parseCheckedKairosQuery(json, ctx.nowMs, ctx.sources.primary.limits);
 }
 
 async function readJsonBody(req: IncomingMessage, ctx: RequestContext, exactNumbers: boolean): Promise<JsonValue> {
