@@ -59,6 +59,11 @@ describe('loadConfig', () => {
       cacheTtlMs: 600_000,
       livePollMs: 5000,
       maxSubscriptions: 1000,
+      rollups: 'on',
+      rollupsPollMs: 30_000,
+      rollupsMaxCatchUpPeriods: 1000,
+      rollupsLeaseMs: 600_000,
+      rollupsDelayMs: 60_000,
       graphqlMaxDepth: 12,
       graphqlMaxAliases: 500,
       graphqlMaxCost: 50_000,
@@ -142,6 +147,9 @@ describe('loadConfig', () => {
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be one of auto, json, pretty (got "xml")'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],
+    [{ ROLLUPS: 'yes' }, 'ROLLUPS must be one of on, off (got "yes")'],
+    [{ ROLLUPS_MAX_CATCH_UP_PERIODS: '0' }, 'ROLLUPS_MAX_CATCH_UP_PERIODS must be an integer from 1 to 1000000 (got "0")'],
+    [{ ROLLUPS_LEASE_MS: '10' }, 'ROLLUPS_LEASE_MS must be an integer from 1000 to 86400000 (got "10")'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

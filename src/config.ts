@@ -85,6 +85,11 @@ export interface Config {
   readonly cacheTtlMs: number;
   readonly livePollMs: number;
   readonly maxSubscriptions: number;
+  readonly rollups: 'on' | 'off';
+  readonly rollupsPollMs: number;
+  readonly rollupsMaxCatchUpPeriods: number;
+  readonly rollupsLeaseMs: number;
+  readonly rollupsDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -162,6 +167,11 @@ export const SETTINGS = [
   setting({ env: 'CACHE_TTL_MS', key: 'cacheTtlMs', default: '600000', meaning: 'Cached buckets are read again from the store this long after they were cached, so points other writers add later (late or back-filled) show up', parse: (raw, env) => integer(raw, env, 1, 31_536_000_000) }),
   setting({ env: 'LIVE_POLL_MS', key: 'livePollMs', default: '5000', meaning: 'How often live subscriptions (`liveSeries`) re-run their query over the fresh edge, for points written other than through the gateway (writes through it push at once)', parse: (raw, env) => integer(raw, env, 10, 3_600_000) }),
   setting({ env: 'MAX_SUBSCRIPTIONS', key: 'maxSubscriptions', default: '1000', meaning: 'Most live subscriptions served at once, over all clients; past it a new one is refused with TOO_MANY_SUBSCRIPTIONS (503)', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
+  setting({ env: 'ROLLUPS', key: 'rollups', default: 'on', meaning: 'Run roll-up tasks (`/api/v1/rollups`, GraphQL `rollups`) in this gateway: `on` or `off`. Tasks are managed either way; with several gateways on one Cassandra each period of each task runs once, on one of those that have it on ([Roll-ups](#roll-ups))', parse: (raw, env) => oneOf(raw, env, ['on', 'off'] as const) }),
+  setting({ env: 'ROLLUPS_POLL_MS', key: 'rollupsPollMs', default: '30000', meaning: 'How often the gateway reads roll-up tasks again from `service_index`, for tasks other gateways or KairosDB created, changed or deleted (its own changes apply at once)', parse: (raw, env) => integer(raw, env, 100, 86_400_000) }),
+  setting({ env: 'ROLLUPS_MAX_CATCH_UP_PERIODS', key: 'rollupsMaxCatchUpPeriods', default: '1000', meaning: "Most missed periods one roll-up task runs, oldest first, after the gateway was down; older missed periods are skipped and the task's status says which", parse: (raw, env) => integer(raw, env, 1, 1_000_000) }),
+  setting({ env: 'ROLLUPS_LEASE_MS', key: 'rollupsLeaseMs', default: '600000', meaning: "How long a gateway's claim on one period of a roll-up task lasts: another gateway runs the period after this if the first died; keep it above `QUERY_TIMEOUT_MS` times the task's queries", parse: (raw, env) => integer(raw, env, 1000, 86_400_000) }),
+  setting({ env: 'ROLLUPS_DELAY_MS', key: 'rollupsDelayMs', default: '60000', meaning: 'How long after a period ends its roll-up runs, so points that arrive a little late are in it', parse: (raw, env) => integer(raw, env, 0, 86_400_000) }),
   setting({ env: 'GRAPHQL_MAX_DEPTH', key: 'graphqlMaxDepth', default: '12', meaning: 'Deepest selection a GraphQL operation may have (introspection excepted)', parse: (raw, env) => integer(raw, env, 1, 1000) }),
   setting({ env: 'GRAPHQL_MAX_ALIASES', key: 'graphqlMaxAliases', default: '500', meaning: 'Most aliases in one operation: Grafana queries alias every field and stack many aliased roots', parse: (raw, env) => integer(raw, env, 1, 100_000) }),
   setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),

@@ -96,6 +96,8 @@ export interface RequestContextOptions {
   /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
   readonly challenge?: Challenge;
   readonly live?: Live;
+  /** The request's "now" (a roll-up run on the scheduler's clock); the wall clock otherwise. */
+  readonly nowMs?: number;
 }
 
 /** The gateway's live queries, and a new context for each of their runs (its own budgets, turn and statistics). */
@@ -124,7 +126,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   const loaders = new IndexLoaders(shared?.generations);
-  const nowMs = Date.now();
+  const nowMs = options.nowMs ?? Date.now();
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
   const budget = new RequestBudget(
