@@ -34,6 +34,8 @@ export async function main(): Promise<void> {
     () => listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs }),
     () => sources.close(),
   );
+  // Roll-up tasks run in the gateway, each period once across gateways on the store (ROLLUPS=off leaves them to others).
+  if (config.rollups === 'on') gateway.rollups.start();
   const names = sources.all.map((source) => source.name);
   log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: the explorer at ${server.url}/, GraphiQL at ${server.url}/graphql`);
 
@@ -43,6 +45,7 @@ export async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     demo?.stop();
+    await gateway.rollups.stop();
     // Live subscriptions hold their connections open: they complete, so the server can close.
     gateway.live.close();
     await server.close();

@@ -15,6 +15,9 @@ import { InputError, KairographError, UnauthenticatedError } from '../errors.js'
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
+import { createRollup, deleteRollup, getRollup, kairosRollupStatus, listRollups, rollupStatus, updateRollup, type TaskStatus } from '../rollups/rollup-api.js';
+import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
+import type { RollupTask } from '../rollups/rollup-task.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import type { Admission } from '../server/admission.js';
@@ -53,6 +56,8 @@ export interface KairosRestDeps {
   readonly auth?: Authenticator;
   /** The gateway's record of each request (its log line and metrics); without it requests go unlogged. */
   readonly observer?: RequestObserver;
+  /** The gateway's roll-up scheduler: told at once of tasks changed here. */
+  readonly rollups?: RollupScheduler;
 }
 
 /** How metrics and logs name a path under /api/v1 that no route matches: never the path itself. */
@@ -98,7 +103,7 @@ interface Route {
   readonly pattern: RegExp;
   /** The path as metrics and logs name it (`/api/v1/metric/{name}`): never the client's own path. */
   readonly template: string;
-  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'DELETE', Endpoint>>>;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Endpoint>>>;
 }
 
 /** Every route and what each method needs; the route of a query with `save_as` also needs `write` (RequestContext.runQuery). */
@@ -118,6 +123,14 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/metadata\/([^/]+)\/([^/]+)\/([^/]+)$/,
     template: '/metadata/{service}/{serviceKey}/{key}',
     methods: { GET: [metadataValue, 'read'], POST: [setMetadataValue, 'write'], DELETE: [deleteMetadataValue, 'delete'] },
+  },
+  // Roll-up tasks change no points themselves: changing one needs `write`, as the points its runs write do.
+  { pattern: /^\/rollups$/, template: '/rollups', methods: { GET: [listRollupTasks, 'read'], POST: [createRollupTask, 'write'] } },
+  { pattern: /^\/rollups\/status\/([^/]+)$/, template: '/rollups/status/{id}', methods: { GET: [rollupTaskStatus, 'read'] } },
+  {
+    pattern: /^\/rollups\/([^/]+)$/,
+    template: '/rollups/{id}',
+    methods: { GET: [getRollupTask, 'read'], PUT: [updateRollupTask, 'write'], DELETE: [deleteRollupTask, 'write'] },
   },
 ];
 
@@ -167,6 +180,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     ...(deps.admission ? { admission: deps.admission } : {}),
     ...(deps.shared ? { shared: deps.shared } : {}),
     ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
+    ...(deps.rollups ? { rollups: deps.rollups } : {}),
   });
   res.on('close', () => ctx.dispose());
   if (exchange) exchange.ctx = ctx;
@@ -466,6 +480,102 @@ async function deleteMetadataValue({ ctx, captures }: Call): Promise<Reply> {
   const { index, service, serviceKey, key } = metadataAt(ctx, captures, true);
   await index.delete(service, serviceKey, key);
   return { status: 204 };
+}
+
+// KairosDB's RollUpResource: tasks as the JSON they are stored as, changes answered with {id, name, attributes.url}.
+
+const ROLLUPS_URL = `${API_PREFIX}/rollups/`;
+
+function rollupId(captures: readonly string[]): string {
+  return pathSegment(captures[0]!, 'id');
+}
+
+function rollupCreated(task: RollupTask): Reply {
+  return { status: 200, body: JSON.stringify({ id: task.id, name: task.name, attributes: { url: `${ROLLUPS_URL}${task.id}` } }) };
+}
+
+function rollupNotFound(id: string, what = 'Resource'): Reply {
+  return { status: 404, body: errorsBody([`${what} not found for id ${id}`]) };
+}
+
+async function listRollupTasks({ ctx }: Call): Promise<Reply> {
+  return { status: 200, body: `[${(await listRollups(ctx)).map((task) => task.json).join(',')}]` };
+}
+
+async function createRollupTask({ req, ctx }: Call): Promise<Reply> {
+  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+  return rollupCreated(await createRollup(ctx, body.toString('utf8')));
+}
+
+async function getRollupTask({ ctx, captures }: Call): Promise<Reply> {
+  const id = rollupId(captures);
+  const stored = await getRollup(ctx, id);
+  return stored === undefined ? rollupNotFound(id) : { status: 200, body: stored.json };
+}
+
+async function updateRollupTask({ req, ctx, captures }: Call): Promise<Reply> {
+  const id = rollupId(captures);
+  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+  const task = await updateRollup(ctx, id, body.toString('utf8'));
+  return task === undefined ? rollupNotFound(id) : rollupCreated(task);
+}
+
+async function deleteRollupTask({ ctx, captures }: Call): Promise<Reply> {
+  const id = rollupId(captures);
+  return (await deleteRollup(ctx, id)) ? { status: 204 } : rollupNotFound(id);
+}
+
+/**
+ * KairosDB's status of the task's last run (`RollupTaskStatus`, in its REST names), and Kairograph's own under
+ * `kairograph`: progress, pending periods, failures and the next retry, skipped periods, a claim another gateway holds.
+ */
+async function rollupTaskStatus({ ctx, captures }: Call): Promise<Reply> {
+  const id = rollupId(captures);
+  const stored = await getRollup(ctx, id);
+  const kairos = parseKairosStatus(await kairosRollupStatus(ctx, id));
+  if (stored === undefined) return kairos === undefined ? rollupNotFound(id, 'Status') : { status: 200, body: JSON.stringify(kairos) };
+  const own = await rollupStatus(ctx, stored);
+  return { status: 200, body: JSON.stringify({ ...(kairos ?? { statuses: [], executing_host: '', next_scheduled: 'Never' }), kairograph: restStatusOf(own) }) };
+}
+
+/** KairosDB's stored status (plain Gson, Java names) in the names its REST API answers with (snake_case). */
+function parseKairosStatus(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return snakeCase(JSON.parse(text)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function snakeCase(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCase);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(v)]));
+}
+
+function restStatusOf(status: TaskStatus): Record<string, unknown> {
+  const run = (r: NonNullable<TaskStatus['lastRun']>) => ({
+    period_start: r.periodStartMs,
+    period_end: r.periodEndMs,
+    started: r.startedMs,
+    finished: r.finishedMs,
+    duration_ms: Math.round(r.durationMs),
+    points_written: r.pointsWritten,
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    gateway: r.owner,
+  });
+  return {
+    ...(status.error !== undefined ? { error: status.error } : {}),
+    ...(status.completedThroughMs !== undefined ? { completed_through: status.completedThroughMs } : {}),
+    pending_periods: status.pendingPeriods,
+    failures: status.failures,
+    ...(status.retryAtMs !== undefined ? { retry_at: status.retryAtMs } : {}),
+    ...(status.lastRun ? { last_run: run(status.lastRun) } : {}),
+    ...(status.lastSuccess ? { last_success: run(status.lastSuccess) } : {}),
+    ...(status.skipped ? { skipped: { from: status.skipped.fromMs, to: status.skipped.toMs, periods: status.skipped.periods } } : {}),
+    ...(status.heldBy ? { held_by: { gateway: status.heldBy.owner, until: status.heldBy.untilMs } } : {}),
+  };
 }
 
 /** True when the client prefers text/plain to JSON (JAX-RS picks KairosDB's text/plain method for such an Accept). */

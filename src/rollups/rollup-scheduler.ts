@@ -21,7 +21,7 @@ import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { nextPeriod, periodAt, periodKey, type Period } from './periods.js';
 import type { RollupTask } from './rollup-task.js';
-import { CLAIMS_SERVICE, RollupTaskStore } from './task-store.js';
+import { CLAIMS_SERVICE, RollupTaskStore, type StoredTask } from './task-store.js';
 
 /** Time as the scheduler sees it: the wall clock in the gateway, a fake one in tests. */
 export interface Clock {
@@ -136,6 +136,7 @@ interface TaskState {
 interface PersistedStatus {
   readonly cursorMs: number;
   readonly failures: number;
+  readonly retryAtMs?: number;
   readonly lastRun?: RunRecord;
   readonly lastSuccess?: RunRecord;
   readonly skipped?: SkippedPeriods;
@@ -284,18 +285,7 @@ export class RollupScheduler {
   }
 
   private async restore(state: TaskState, store: RollupTaskStore): Promise<void> {
-    const text = await store.ownStatus(state.id);
-    if (text === undefined) return;
-    try {
-      const saved = JSON.parse(text) as PersistedStatus;
-      if (typeof saved.cursorMs === 'number') state.cursorMs = saved.cursorMs;
-      state.failures = saved.failures ?? 0;
-      if (saved.lastRun) state.lastRun = saved.lastRun;
-      if (saved.lastSuccess) state.lastSuccess = saved.lastSuccess;
-      if (saved.skipped) state.skipped = saved.skipped;
-    } catch {
-      this.deps.log.warn({ task: state.id }, "a roll-up task's recorded progress does not parse; it starts from the latest complete period");
-    }
+    if (!(await restoreInto(state, store))) this.deps.log.warn({ task: state.id }, "a roll-up task's recorded progress does not parse; it starts from the latest complete period");
   }
 
   /** Runs the task's due periods in order until one fails, is held by another gateway, or none is due. */
@@ -412,6 +402,7 @@ export class RollupScheduler {
     const saved: PersistedStatus = {
       cursorMs: state.cursorMs!,
       failures: state.failures,
+      ...(state.retryAtMs !== undefined && state.failures > 0 ? { retryAtMs: state.retryAtMs } : {}),
       ...(state.lastRun ? { lastRun: state.lastRun } : {}),
       ...(state.lastSuccess ? { lastSuccess: state.lastSuccess } : {}),
       ...(state.skipped ? { skipped: state.skipped } : {}),
@@ -426,22 +417,7 @@ export class RollupScheduler {
   }
 
   private statusOf(state: TaskState): TaskStatus {
-    const { settings } = this.deps;
-    const now = this.clock.now();
-    const pending = state.task !== undefined && state.cursorMs !== undefined ? countDue(state.cursorMs, state.task.executionInterval, now - settings.delayMs, Number.MAX_SAFE_INTEGER) : 0;
-    return {
-      id: state.id,
-      ...(state.task ? { name: state.task.name } : {}),
-      ...(state.error !== undefined ? { error: state.error } : {}),
-      ...(state.cursorMs !== undefined ? { completedThroughMs: state.cursorMs } : {}),
-      pendingPeriods: pending,
-      failures: state.failures,
-      ...(state.retryAtMs !== undefined && state.failures > 0 ? { retryAtMs: state.retryAtMs } : {}),
-      ...(state.lastRun ? { lastRun: state.lastRun } : {}),
-      ...(state.lastSuccess ? { lastSuccess: state.lastSuccess } : {}),
-      ...(state.skipped ? { skipped: state.skipped } : {}),
-      ...(state.heldBy ? { heldBy: state.heldBy } : {}),
-    };
+    return statusFrom(state, this.deps.settings.delayMs, this.clock.now());
   }
 
   /** When the task's next period is due (or its retry), on the scheduler's clock. */
@@ -459,6 +435,55 @@ export class RollupScheduler {
     }
     return wake;
   }
+}
+
+/**
+ * A task's status: this gateway's scheduler's when it runs the task, else what the gateway that ran it last recorded
+ * in service_index (a gateway with ROLLUPS=off, or one that has not read the task yet).
+ */
+export async function taskStatus(store: RollupTaskStore, stored: StoredTask, delayMs: number, nowMs: number, scheduler?: RollupScheduler): Promise<TaskStatus> {
+  const live = scheduler?.status(stored.id);
+  if (live !== undefined && live.error === stored.error) return live;
+  const state: TaskState = { id: stored.id, json: stored.json, failures: 0, counters: { runs: 0, failures: 0, pointsWritten: 0, periodsSkipped: 0 } };
+  if (stored.task !== undefined) state.task = stored.task;
+  else state.error = stored.error;
+  await restoreInto(state, store);
+  return statusFrom(state, delayMs, nowMs);
+}
+
+/** Reads a task's recorded progress into its state; false when what is recorded does not parse. */
+async function restoreInto(state: TaskState, store: RollupTaskStore): Promise<boolean> {
+  const text = await store.ownStatus(state.id);
+  if (text === undefined) return true;
+  try {
+    const saved = JSON.parse(text) as PersistedStatus;
+    if (typeof saved.cursorMs === 'number') state.cursorMs = saved.cursorMs;
+    state.failures = saved.failures ?? 0;
+    if (typeof saved.retryAtMs === 'number') state.retryAtMs = saved.retryAtMs;
+    if (saved.lastRun) state.lastRun = saved.lastRun;
+    if (saved.lastSuccess) state.lastSuccess = saved.lastSuccess;
+    if (saved.skipped) state.skipped = saved.skipped;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function statusFrom(state: TaskState, delayMs: number, nowMs: number): TaskStatus {
+  const pending = state.task !== undefined && state.cursorMs !== undefined ? countDue(state.cursorMs, state.task.executionInterval, nowMs - delayMs, Number.MAX_SAFE_INTEGER) : 0;
+  return {
+    id: state.id,
+    ...(state.task ? { name: state.task.name } : {}),
+    ...(state.error !== undefined ? { error: state.error } : {}),
+    ...(state.cursorMs !== undefined ? { completedThroughMs: state.cursorMs } : {}),
+    pendingPeriods: pending,
+    failures: state.failures,
+    ...(state.retryAtMs !== undefined && state.failures > 0 ? { retryAtMs: state.retryAtMs } : {}),
+    ...(state.lastRun ? { lastRun: state.lastRun } : {}),
+    ...(state.lastSuccess ? { lastSuccess: state.lastSuccess } : {}),
+    ...(state.skipped ? { skipped: state.skipped } : {}),
+    ...(state.heldBy ? { heldBy: state.heldBy } : {}),
+  };
 }
 
 /** The primary source's roll-up tasks, or undefined when its layout keeps no service_index. */

@@ -18,6 +18,8 @@ import type { Config } from '../config.js';
 import { createGatewaySchema } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
+import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
+import { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
 import { Authenticator, loadAuthPolicy, TOKEN_HEADER, type Principal } from './auth.js';
@@ -64,6 +66,15 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const liveQueries = new LiveQueries({ pollMs: config.livePollMs, maxSubscriptions: config.maxSubscriptions, generations: shared.generations, log });
   registerLiveMetrics(metrics, liveQueries);
   const live: Live = { queries: liveQueries, newContext: () => createRequestContext(sources, config, log, { admission, shared, live }) };
+  // Roll-up tasks: managed through both front ends; run when start.ts starts the scheduler (ROLLUPS=on).
+  const rollups = new RollupScheduler({
+    sources,
+    config,
+    log: log.child({ component: 'rollups' }),
+    shared,
+    settings: { pollMs: config.rollupsPollMs, maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods, leaseMs: config.rollupsLeaseMs, delayMs: config.rollupsDelayMs },
+  });
+  registerRollupMetrics(metrics, rollups);
   const yoga = createYoga<object, RequestContext>({
     schema: createGatewaySchema(),
     graphqlEndpoint: '/graphql',
@@ -87,6 +98,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         principal,
         challenge: 'Bearer',
         live,
+        rollups,
       });
       contexts.set(request, context);
       observer.attach(req, context);
@@ -172,7 +184,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, observer });
+  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, observer, rollups });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (isKairosRestPath(req.url)) {
@@ -187,7 +199,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared, live: liveQueries };
+  return { yoga, handle, shared, live: liveQueries, rollups };
 }
 
 /**

@@ -15,6 +15,7 @@ import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
+import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { Lane } from '../time-slice.js';
@@ -73,6 +74,8 @@ export interface RequestContext {
   source(name?: string | null, field?: string): Source;
   /** Live subscriptions (liveSeries); absent where the context was made outside a gateway. */
   readonly live?: Live;
+  /** The gateway's roll-up scheduler, told at once of tasks changed through this request; absent outside a gateway. */
+  readonly rollups?: RollupScheduler;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
   runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
   /** Releases the request's timer and its turn (admission control); called when the response is done. */
@@ -96,6 +99,7 @@ export interface RequestContextOptions {
   /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
   readonly challenge?: Challenge;
   readonly live?: Live;
+  readonly rollups?: RollupScheduler;
   /** The request's "now" (a roll-up run on the scheduler's clock); the wall clock otherwise. */
   readonly nowMs?: number;
 }
@@ -157,6 +161,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     authorize,
     sourcesUsed,
     ...(options.live ? { live: options.live } : {}),
+    ...(options.rollups ? { rollups: options.rollups } : {}),
     source: (name, field) => sources.get(name, field),
     async runQuery(given, label) {
       const source = sources.get(given.source);
