@@ -5,6 +5,9 @@ import type { SeriesModel, PointModel, RowModel, MetadataServiceModel, LiveUpdat
 import type { RowKey } from '../sources/series.js';
 import type { PointList } from '../engine/point-list.js';
 import type { GroupByResult } from '../engine/execute.js';
+import type { StoredTask } from '../rollups/task-store.js';
+import type { TaskStatus, RunRecord, SkippedPeriods } from '../rollups/rollup-scheduler.js';
+import type { Rollup as RollupModel } from '../rollups/rollup-task.js';
 import type { RequestContext } from '../server/request-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -340,12 +343,21 @@ export type Mutation = {
    * made the whole batch durable. Writing a series and time twice keeps the last value.
    */
   addPoints: AddPointsResult;
+  /**
+   * Creates a roll-up task from KairosDB's task JSON (`POST /api/v1/rollups`): `{name, execution_interval, rollups:
+   * [{save_as, query}]}`, each query with at least one range aggregator. Stored in the primary source's `service_index`.
+   */
+  createRollup: RollupTask;
   /** Removes a metadata key (KairosDB's `DELETE /api/v1/metadata/{service}/{serviceKey}/{key}`); true once it is gone, whether or not it was set. */
   deleteMetadata: Scalars['Boolean']['output'];
   /** Deletes the points of a metric between `from` and `to` (both inclusive) of the series that pass `where`. */
   deletePoints: DeletePointsResult;
+  /** Deletes a roll-up task and its status (`DELETE /api/v1/rollups/{id}`); false when there is no task of that id. Points it wrote stay. */
+  deleteRollup: Scalars['Boolean']['output'];
   /** Sets a metadata value (KairosDB's `POST /api/v1/metadata/{service}/{serviceKey}/{key}`); answers once it is durable. */
   setMetadata: MetadataValue;
+  /** Replaces a roll-up task, keeping its id (`PUT /api/v1/rollups/{id}`); null when there is no task of that id. */
+  updateRollup: Maybe<RollupTask>;
 };
 
 
@@ -353,6 +365,12 @@ export type Mutation = {
 export type MutationAddPointsArgs = {
   series: Array<SeriesPointsInput>;
   source?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** What can be written: points, and deletions of them. */
+export type MutationCreateRollupArgs = {
+  task: Scalars['String']['input'];
 };
 
 
@@ -376,12 +394,25 @@ export type MutationDeletePointsArgs = {
 
 
 /** What can be written: points, and deletions of them. */
+export type MutationDeleteRollupArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** What can be written: points, and deletions of them. */
 export type MutationSetMetadataArgs = {
   key: Scalars['String']['input'];
   service: Scalars['String']['input'];
   serviceKey: Scalars['String']['input'];
   source?: InputMaybe<Scalars['String']['input']>;
   value: Scalars['String']['input'];
+};
+
+
+/** What can be written: points, and deletions of them. */
+export type MutationUpdateRollupArgs = {
+  id: Scalars['ID']['input'];
+  task: Scalars['String']['input'];
 };
 
 /** The order of points by time. */
@@ -487,6 +518,11 @@ export type Query = {
    * series. `limit` caps the points of each series; `order` sorts them by time.
    */
   rawSeries: Array<Series>;
+  /**
+   * The primary source's roll-up tasks (KairosDB's `GET /api/v1/rollups`, kept in its `service_index`, so tasks KairosDB
+   * created are listed and run here too), sorted by id, each with its status.
+   */
+  rollups: Array<RollupTask>;
   /** The points of `series`, one row per point, each carrying its series' tags and group. Same arguments. */
   rows: Array<Row>;
   /**
@@ -682,6 +718,101 @@ export type RateInput = {
   timeZone?: InputMaybe<Scalars['String']['input']>;
   /** The unit of time of the rate (per second, per minute...); default MILLISECONDS. */
   unit?: InputMaybe<TimeUnit>;
+};
+
+/** One roll-up of a task: a KairosDB query whose points are written to `saveAs`. */
+export type Rollup = {
+  __typename?: 'Rollup';
+  /** The metrics its query reads. */
+  metrics: Array<Scalars['String']['output']>;
+  /** The metric its points are written to (tagged `saved_from` and with the tags its tag group-by pins, as KairosDB's `save_as`). */
+  saveAs: Scalars['String']['output'];
+};
+
+/** A task's execution interval. */
+export type RollupInterval = {
+  __typename?: 'RollupInterval';
+  /** The unit. */
+  unit: TimeUnit;
+  /** How many units. */
+  value: Scalars['Int']['output'];
+};
+
+/** One run of a roll-up task over one period. */
+export type RollupRun = {
+  __typename?: 'RollupRun';
+  /** How long the run took, in milliseconds. */
+  durationMs: Scalars['Float']['output'];
+  /** Why the run failed; null when it succeeded. */
+  error: Maybe<Scalars['String']['output']>;
+  /** When the run finished, in epoch milliseconds. */
+  finished: Scalars['Long']['output'];
+  /** The gateway that ran it (host, process and a random part). */
+  gateway: Scalars['String']['output'];
+  /** End of the period, in epoch milliseconds (exclusive). */
+  periodEnd: Scalars['Long']['output'];
+  /** Start of the period, in epoch milliseconds (inclusive). */
+  periodStart: Scalars['Long']['output'];
+  /** Points the run wrote to the roll-ups' metrics. */
+  pointsWritten: Scalars['Int']['output'];
+  /** When the run started, in epoch milliseconds. */
+  started: Scalars['Long']['output'];
+};
+
+/** Periods a roll-up task skipped after downtime. */
+export type RollupSkip = {
+  __typename?: 'RollupSkip';
+  /** Start of the first period skipped, in epoch milliseconds. */
+  from: Scalars['Long']['output'];
+  /** How many periods were skipped. */
+  periods: Scalars['Int']['output'];
+  /** End of the last period skipped, in epoch milliseconds (exclusive). */
+  to: Scalars['Long']['output'];
+};
+
+/** What a roll-up task's runs did, and what is left: KairosDB's status of its last run and more. */
+export type RollupStatus = {
+  __typename?: 'RollupStatus';
+  /** Start of the first period not rolled up yet, in epoch milliseconds: every period before it is completed, or was skipped (`skipped`). Null before the first run. */
+  completedThrough: Maybe<Scalars['Long']['output']>;
+  /** Failed runs in a row of the first pending period; it is retried with backoff, and the periods after it wait. */
+  failures: Scalars['Int']['output'];
+  /** The gateway whose claim on the first pending period this gateway is waiting for; null when none. */
+  heldBy: Maybe<Scalars['String']['output']>;
+  /** The latest run, failed or not. */
+  lastRun: Maybe<RollupRun>;
+  /** The latest run that succeeded. */
+  lastSuccess: Maybe<RollupRun>;
+  /** Periods that ended (and `ROLLUPS_DELAY_MS` passed) but are not rolled up yet. */
+  pendingPeriods: Scalars['Int']['output'];
+  /** When the failing period is tried again, in epoch milliseconds; null when nothing failed. */
+  retryAt: Maybe<Scalars['Long']['output']>;
+  /** Periods skipped because catch-up after downtime passed `ROLLUPS_MAX_CATCH_UP_PERIODS`; null when none were. */
+  skipped: Maybe<RollupSkip>;
+};
+
+/**
+ * A roll-up task, as KairosDB defines it: its roll-ups' queries run once per execution interval over the period that
+ * ended, and each writes its points to its `saveAs` metric.
+ */
+export type RollupTask = {
+  __typename?: 'RollupTask';
+  /** Why the task cannot run here (its JSON does not parse, or asks for what Kairograph does not support); null when it can. */
+  error: Maybe<Scalars['String']['output']>;
+  /** How often it runs: the length of each period it rolls up; null when its JSON does not parse here. */
+  executionInterval: Maybe<RollupInterval>;
+  /** The task's id (its key in `service_index`). */
+  id: Scalars['ID']['output'];
+  /** The task as stored and as KairosDB's REST API answers it: JSON text with its `id`. */
+  json: Scalars['String']['output'];
+  /** When the task was last written, in epoch milliseconds. */
+  lastModifiedMs: Scalars['Long']['output'];
+  /** The task's name; null when its JSON does not parse here (see `error`). */
+  name: Maybe<Scalars['String']['output']>;
+  /** Its roll-ups: one metric written per roll-up. */
+  rollups: Array<Rollup>;
+  /** What its runs did and what is left to do. */
+  status: RollupStatus;
 };
 
 /** One point of a series with that series' identity, for clients that want one row per point (Grafana's GraphQL plugins). */
@@ -1115,6 +1246,7 @@ export type ResolversTypes = ResolversObject<{
   GroupByInput: GroupByInput;
   GroupKey: ResolverTypeWrapper<GroupByResult>;
   GroupKind: GroupKind;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   LiveSeriesChange: ResolverTypeWrapper<LiveChangeModel>;
   LiveSeriesUpdate: ResolverTypeWrapper<LiveUpdateModel>;
@@ -1132,6 +1264,12 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RangeInput: RangeInput;
   RateInput: RateInput;
+  Rollup: ResolverTypeWrapper<RollupModel>;
+  RollupInterval: ResolverTypeWrapper<RollupInterval>;
+  RollupRun: ResolverTypeWrapper<RunRecord>;
+  RollupSkip: ResolverTypeWrapper<SkippedPeriods>;
+  RollupStatus: ResolverTypeWrapper<TaskStatus>;
+  RollupTask: ResolverTypeWrapper<StoredTask>;
   Row: ResolverTypeWrapper<RowModel>;
   SamplerInput: SamplerInput;
   SaveAsInput: SaveAsInput;
@@ -1175,6 +1313,7 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   GroupByInput: GroupByInput;
   GroupKey: GroupByResult;
+  ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   LiveSeriesChange: LiveChangeModel;
   LiveSeriesUpdate: LiveUpdateModel;
@@ -1190,6 +1329,12 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   RangeInput: RangeInput;
   RateInput: RateInput;
+  Rollup: RollupModel;
+  RollupInterval: RollupInterval;
+  RollupRun: RunRecord;
+  RollupSkip: SkippedPeriods;
+  RollupStatus: TaskStatus;
+  RollupTask: StoredTask;
   Row: RowModel;
   SamplerInput: SamplerInput;
   SaveAsInput: SaveAsInput;
@@ -1278,9 +1423,12 @@ export type MetadataValueResolvers<ContextType = RequestContext, ParentType exte
 
 export type MutationResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   addPoints?: Resolver<ResolversTypes['AddPointsResult'], ParentType, ContextType, RequireFields<MutationAddPointsArgs, 'series'>>;
+  createRollup?: Resolver<ResolversTypes['RollupTask'], ParentType, ContextType, RequireFields<MutationCreateRollupArgs, 'task'>>;
   deleteMetadata?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteMetadataArgs, 'key' | 'service' | 'serviceKey'>>;
   deletePoints?: Resolver<ResolversTypes['DeletePointsResult'], ParentType, ContextType, RequireFields<MutationDeletePointsArgs, 'from' | 'metric' | 'to'>>;
+  deleteRollup?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteRollupArgs, 'id'>>;
   setMetadata?: Resolver<ResolversTypes['MetadataValue'], ParentType, ContextType, RequireFields<MutationSetMetadataArgs, 'key' | 'service' | 'serviceKey' | 'value'>>;
+  updateRollup?: Resolver<Maybe<ResolversTypes['RollupTask']>, ParentType, ContextType, RequireFields<MutationUpdateRollupArgs, 'id' | 'task'>>;
 }>;
 
 export type PointResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
@@ -1313,6 +1461,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   metricNamesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryMetricNamesPageArgs, 'first' | 'prefix'>>;
   points?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryPointsArgs, 'from' | 'metric' | 'order'>>;
   rawSeries?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryRawSeriesArgs, 'from' | 'metric' | 'order'>>;
+  rollups?: Resolver<Array<ResolversTypes['RollupTask']>, ParentType, ContextType>;
   rows?: Resolver<Array<ResolversTypes['Row']>, ParentType, ContextType, RequireFields<QueryRowsArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   series?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QuerySeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
   seriesKeys?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType, RequireFields<QuerySeriesKeysArgs, 'metric'>>;
@@ -1321,6 +1470,55 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   tagNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagNamesArgs, 'metric'>>;
   tagValues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryTagValuesArgs, 'metric' | 'tag'>>;
   tagValuesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryTagValuesPageArgs, 'first' | 'metric' | 'tag'>>;
+}>;
+
+export type RollupResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Rollup'] = ResolversParentTypes['Rollup']> = ResolversObject<{
+  metrics?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  saveAs?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RollupIntervalResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupInterval'] = ResolversParentTypes['RollupInterval']> = ResolversObject<{
+  unit?: Resolver<ResolversTypes['TimeUnit'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type RollupRunResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupRun'] = ResolversParentTypes['RollupRun']> = ResolversObject<{
+  durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  finished?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  gateway?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  periodEnd?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  periodStart?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  pointsWritten?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  started?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type RollupSkipResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupSkip'] = ResolversParentTypes['RollupSkip']> = ResolversObject<{
+  from?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  periods?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type RollupStatusResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupStatus'] = ResolversParentTypes['RollupStatus']> = ResolversObject<{
+  completedThrough?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  failures?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  heldBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastRun?: Resolver<Maybe<ResolversTypes['RollupRun']>, ParentType, ContextType>;
+  lastSuccess?: Resolver<Maybe<ResolversTypes['RollupRun']>, ParentType, ContextType>;
+  pendingPeriods?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  retryAt?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  skipped?: Resolver<Maybe<ResolversTypes['RollupSkip']>, ParentType, ContextType>;
+}>;
+
+export type RollupTaskResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupTask'] = ResolversParentTypes['RollupTask']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  executionInterval?: Resolver<Maybe<ResolversTypes['RollupInterval']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  json?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastModifiedMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rollups?: Resolver<Array<ResolversTypes['Rollup']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RollupStatus'], ParentType, ContextType>;
 }>;
 
 export type RowResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Row'] = ResolversParentTypes['Row']> = ResolversObject<{
@@ -1409,6 +1607,12 @@ export type Resolvers<ContextType = RequestContext> = ResolversObject<{
   PointColumns?: PointColumnsResolvers<ContextType>;
   PointValue?: GraphQLScalarType;
   Query?: QueryResolvers<ContextType>;
+  Rollup?: RollupResolvers<ContextType>;
+  RollupInterval?: RollupIntervalResolvers<ContextType>;
+  RollupRun?: RollupRunResolvers<ContextType>;
+  RollupSkip?: RollupSkipResolvers<ContextType>;
+  RollupStatus?: RollupStatusResolvers<ContextType>;
+  RollupTask?: RollupTaskResolvers<ContextType>;
   Row?: RowResolvers<ContextType>;
   Series?: SeriesResolvers<ContextType>;
   SeriesKey?: SeriesKeyResolvers<ContextType>;

@@ -10,6 +10,8 @@ import type { ComplexValue, PointKind, PointList, PointValue } from '../engine/p
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
+import { createRollup, deleteRollup, getRollup, listRollups, rollupStatus, updateRollup } from '../rollups/rollup-api.js';
+import type { StoredTask } from '../rollups/task-store.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
@@ -103,6 +105,7 @@ export const resolvers: Resolvers = {
         return { series: series[k]!, point: pointModel(series[k]!.points, n - first) };
       });
     },
+    rollups: (_, __, ctx) => listRollups(ctx),
   },
 
   Mutation: {
@@ -125,6 +128,14 @@ export const resolvers: Resolvers = {
       await metadataFor(ctx.source(source), { service, serviceKey, key }, true).delete(service, serviceKey, key);
       return true;
     },
+    async createRollup(_, { task }, ctx) {
+      return storedRollup(ctx, (await createRollup(ctx, task)).id);
+    },
+    async updateRollup(_, { id, task }, ctx) {
+      const updated = await updateRollup(ctx, id, task);
+      return updated === undefined ? null : storedRollup(ctx, updated.id);
+    },
+    deleteRollup: (_, { id }, ctx) => deleteRollup(ctx, id),
     async deletePoints(_, args, ctx) {
       const source = ctx.source(args.source);
       const range = rangeArgs(ctx, args.from, args.to);
@@ -134,6 +145,46 @@ export const resolvers: Resolvers = {
       for (const warning of warnings) ctx.log.warn(warning);
       return { series, partitionsDeleted, rangesDeleted };
     },
+  },
+
+  RollupTask: {
+    id: (t) => t.id,
+    name: (t) => t.task?.name ?? null,
+    executionInterval: (t) => t.task?.executionInterval ?? null,
+    rollups: (t) => [...(t.task?.rollups ?? [])],
+    json: (t) => t.json,
+    lastModifiedMs: (t) => t.lastModifiedMs,
+    error: (t) => t.error ?? null,
+    status: (t, _, ctx) => rollupStatus(ctx, t),
+  },
+  Rollup: {
+    saveAs: (r) => r.saveAs,
+    metrics: (r) => r.queries.map((q) => q.metric),
+  },
+  RollupStatus: {
+    completedThrough: (s) => s.completedThroughMs ?? null,
+    pendingPeriods: (s) => s.pendingPeriods,
+    failures: (s) => s.failures,
+    retryAt: (s) => s.retryAtMs ?? null,
+    lastRun: (s) => s.lastRun ?? null,
+    lastSuccess: (s) => s.lastSuccess ?? null,
+    skipped: (s) => s.skipped ?? null,
+    heldBy: (s) => s.heldBy?.owner ?? null,
+  },
+  RollupRun: {
+    periodStart: (r) => r.periodStartMs,
+    periodEnd: (r) => r.periodEndMs,
+    started: (r) => r.startedMs,
+    finished: (r) => r.finishedMs,
+    durationMs: (r) => r.durationMs,
+    pointsWritten: (r) => r.pointsWritten,
+    error: (r) => r.error ?? null,
+    gateway: (r) => r.owner,
+  },
+  RollupSkip: {
+    from: (s) => s.fromMs,
+    to: (s) => s.toMs,
+    periods: (s) => s.periods,
   },
 
   MetadataService: {
@@ -437,4 +488,11 @@ function finiteOrNull(value: number): number | null {
 
 function sortedUnique(values: string[]): string[] {
   return [...new Set(values)].sort();
+}
+
+/** A task as stored, just after this request wrote it. */
+async function storedRollup(ctx: RequestContext, id: string): Promise<StoredTask> {
+  const stored = await getRollup(ctx, id);
+  if (stored === undefined) throw new Error(`the roll-up task ${id} was deleted as it was written`);
+  return stored;
 }

@@ -32,8 +32,10 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription'
     series: 'read',
     rows: 'read',
     metadata: 'read',
+    rollups: 'read',
   },
-  Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete' },
+  // Roll-up tasks delete no points: changing one needs `write`, as the points its runs write do.
+  Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete', createRollup: 'write', updateRollup: 'write', deleteRollup: 'write' },
   // Checked when the subscription starts; its runs then read for it (a live query takes no save_as).
   Subscription: { liveSeries: 'read' },
 };

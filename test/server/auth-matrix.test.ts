@@ -58,6 +58,9 @@ interface Action {
   /** The same for metadata: the key (service, service key, key) it sets, or that is set beforehand and it deletes. */
   readonly setsMetadata?: (caller: string) => MetadataAt;
   readonly deletesMetadata?: (caller: string) => MetadataAt;
+  /** The same for roll-up tasks: the id of the task it creates or renames to `after`, or that exists and it deletes. */
+  readonly setsRollup?: (caller: string) => string;
+  readonly deletesRollup?: (caller: string) => string;
   readonly send: (g: TestGateway, caller: string) => Promise<Answer>;
 }
 
@@ -103,6 +106,17 @@ type MetadataAt = readonly [string, string, string];
 /** Metadata keys of the matrix: one per action and caller, so each refusal or change is seen on its own. */
 const metadataAt = (label: string, caller: string): MetadataAt => ['matrix', label, caller];
 
+/** A roll-up task's JSON (KairosDB's), with an id and a name. */
+const rollupTask = (id: string, name = 'before') =>
+  JSON.stringify({
+    id,
+    name,
+    execution_interval: { value: 1, unit: 'hours' },
+    rollups: [{ save_as: 'keep.me.rollup', query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'keep.me', aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' } }] }] } }],
+  });
+/** Roll-up task ids of the matrix, one per action and caller, as metadata keys are. */
+const rollupId = (label: string, caller: string) => `${label}.${caller}`;
+
 const kairosQuery = (extra: Record<string, unknown> = {}) => ({ start_absolute: 0, metrics: [{ name: 'keep.me', ...extra }] });
 const saveAs = (caller: string) => ({ name: 'save_as', metric_name: `saved.rest.${caller}` });
 
@@ -124,6 +138,14 @@ const ACTIONS: readonly [string, Action][] = [
   gql('deleteMetadata', 'delete', (caller) => `mutation { deleteMetadata(service: "matrix", serviceKey: "delete.gql", key: "${caller}") }`, {
     deletesMetadata: (caller) => metadataAt('delete.gql', caller),
   }),
+  gql('rollups', 'read', () => '{ rollups { id name status { pendingPeriods } } }'),
+  gql('createRollup', 'write', (caller) => `mutation { createRollup(task: ${JSON.stringify(rollupTask(rollupId('created.gql', caller), 'after'))}) { id } }`, {
+    setsRollup: (caller) => rollupId('created.gql', caller),
+  }),
+  gql('updateRollup', 'write', (caller) => `mutation { updateRollup(id: "${rollupId('updated.gql', caller)}", task: ${JSON.stringify(rollupTask('x', 'after'))}) { id name } }`, {
+    setsRollup: (caller) => rollupId('updated.gql', caller),
+  }),
+  gql('deleteRollup', 'write', (caller) => `mutation { deleteRollup(id: "${rollupId('doomed.gql', caller)}") }`, { deletesRollup: (caller) => rollupId('doomed.gql', caller) }),
   gql('series', 'read', () => `{ series(metric: "keep.me", ${range}) { points { value } } }`),
   gql('rows', 'read', () => `{ rows(metric: "keep.me", ${range}) { value } }`),
   gql('addPoints', 'write', (caller) => `mutation { addPoints(series: [{ metric: "written.gql.${caller}", tags: [{ name: "host", value: "a" }], points: [{ time: 1000000, value: 1 }] }]) { points } }`, {
@@ -161,6 +183,22 @@ const ACTIONS: readonly [string, Action][] = [
   rest('DELETE', '/api/v1/metadata/matrix/delete.rest/CALLER', ['delete'], undefined, {
     what: () => 'DELETE /api/v1/metadata/{service}/{serviceKey}/{key}',
     deletesMetadata: (caller) => metadataAt('delete.rest', caller),
+  }),
+  rest('GET', '/api/v1/rollups', ['read'], undefined, { okStatus: 200 }),
+  rest('GET', '/api/v1/rollups/kept.task', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/rollups/{id}' }),
+  rest('GET', '/api/v1/rollups/status/kept.task', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/rollups/status/{id}' }),
+  rest('POST', '/api/v1/rollups', ['write'], (caller) => rollupTask(rollupId('created.rest', caller), 'after'), {
+    okStatus: 200,
+    setsRollup: (caller) => rollupId('created.rest', caller),
+  }),
+  rest('PUT', '/api/v1/rollups/updated.rest.CALLER', ['write'], () => rollupTask('x', 'after'), {
+    okStatus: 200,
+    what: () => 'PUT /api/v1/rollups/{id}',
+    setsRollup: (caller) => rollupId('updated.rest', caller),
+  }),
+  rest('DELETE', '/api/v1/rollups/doomed.rest.CALLER', ['write'], undefined, {
+    what: () => 'DELETE /api/v1/rollups/{id}',
+    deletesRollup: (caller) => rollupId('doomed.rest', caller),
   }),
   [
     'REST POST /api/v1/datapoints/query with save_as',
@@ -217,6 +255,9 @@ beforeAll(async () => {
   // A value that is JSON: the matrix reads answers as JSON.
   await store.serviceIndex.set('matrix', 'keep', 'key', '"kept"');
   for (const [, action] of ACTIONS) for (const caller of Object.keys(CALLERS)) if (action.deletesMetadata) await store.serviceIndex.set(...action.deletesMetadata(caller), 'doomed');
+  // Roll-up tasks to read, rename and delete, as KairosDB stores them.
+  const tasks = ['kept.task', ...Object.keys(CALLERS).flatMap((caller) => ['updated.gql', 'updated.rest', 'doomed.gql', 'doomed.rest'].map((label) => rollupId(label, caller)))];
+  for (const id of tasks) await store.serviceIndex.set('_Rollups', 'Config', id, rollupTask(id));
   const dir = tempDir();
   const file = (credentials = join(dir, 'credentials.json'));
   // ln=10: the cheapest cost the file accepts, so the test spends its time on requests, not on scrypt.
@@ -266,6 +307,13 @@ describe('what refused requests leave', () => {
       for (const [caller, who] of Object.entries(CALLERS)) {
         if (action.setsMetadata) expect((await store.serviceIndex.value(...action.setsMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(allowed(action, who));
         if (action.deletesMetadata) expect((await store.serviceIndex.value(...action.deletesMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(!allowed(action, who));
+      }
+    }
+    for (const [label, action] of ACTIONS) {
+      for (const [caller, who] of Object.entries(CALLERS)) {
+        const task = async (id: string) => (await store.serviceIndex.value('_Rollups', 'Config', id))?.value;
+        if (action.setsRollup) expect(JSON.parse((await task(action.setsRollup(caller))) ?? '{}').name === 'after', `${label} as ${caller}`).toBe(allowed(action, who));
+        if (action.deletesRollup) expect((await task(action.deletesRollup(caller))) !== undefined, `${label} as ${caller}`).toBe(!allowed(action, who));
       }
     }
     // The allowed callers did act: otherwise the check above would pass for a gateway that refuses everything.
