@@ -6,6 +6,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/support/fake-clock.js';
 import { delegatingStore } from '../../test/support/store-wrappers.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../config.js';
@@ -25,34 +26,6 @@ const D0 = Date.UTC(2026, 0, 5);
 const config = loadConfig({ SEED_DEMO: 'false' });
 const log = pino({ level: 'silent' });
 const SETTINGS: SchedulerSettings = { pollMs: 30_000, maxCatchUpPeriods: 1000, leaseMs: 600_000, delayMs: 60_000 };
-
-/** A clock tests move by hand; timers fire as it passes them. */
-class FakeClock implements Clock {
-  private timers: { at: number; run: () => void }[] = [];
-  constructor(public t: number) {}
-  now(): number {
-    return this.t;
-  }
-  setTimeout(run: () => void, ms: number): () => void {
-    const timer = { at: this.t + ms, run };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((other) => other !== timer);
-    };
-  }
-  /** Moves to `t`, firing each timer due on the way at its time. */
-  async advanceTo(t: number, settle: () => Promise<void>): Promise<void> {
-    for (;;) {
-      const due = this.timers.filter((timer) => timer.at <= t).sort((a, b) => a.at - b.at)[0];
-      if (due === undefined) break;
-      this.timers = this.timers.filter((timer) => timer !== due);
-      this.t = Math.max(this.t, due.at);
-      due.run();
-      await settle();
-    }
-    this.t = t;
-  }
-}
 
 const opened: Store[] = [];
 afterEach(async () => {
