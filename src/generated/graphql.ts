@@ -628,6 +628,7 @@ export type QuerySeriesArgs = {
   source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
+  useRollups?: InputMaybe<Scalars['Boolean']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
 };
 
@@ -1463,7 +1464,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   rawSeries?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryRawSeriesArgs, 'from' | 'metric' | 'order'>>;
   rollups?: Resolver<Array<ResolversTypes['RollupTask']>, ParentType, ContextType>;
   rows?: Resolver<Array<ResolversTypes['Row']>, ParentType, ContextType, RequireFields<QueryRowsArgs, 'fill' | 'from' | 'metric' | 'order'>>;
-  series?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QuerySeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
+  series?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QuerySeriesArgs, 'fill' | 'from' | 'metric' | 'order' | 'useRollups'>>;
   seriesKeys?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType, RequireFields<QuerySeriesKeysArgs, 'metric'>>;
   seriesKeysPage?: Resolver<ResolversTypes['SeriesKeyPage'], ParentType, ContextType, RequireFields<QuerySeriesKeysPageArgs, 'first' | 'metric'>>;
   sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;

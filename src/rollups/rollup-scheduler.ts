@@ -96,6 +96,8 @@ export interface TaskStatus {
   readonly error?: string;
   /** Start of the first period not rolled up yet: every period before it is completed, or was skipped. */
   readonly completedThroughMs?: number;
+  /** Start of the first period of the unbroken run of completed periods that ends at `completedThroughMs`. */
+  readonly coveredFromMs?: number;
   /** Periods that ended (and ROLLUPS_DELAY_MS passed) but are not completed yet. */
   readonly pendingPeriods: number;
   /** Failed runs in a row of the first pending period. */
@@ -123,6 +125,7 @@ interface TaskState {
   json: string;
   error?: string;
   cursorMs?: number;
+  coveredFromMs?: number;
   failures: number;
   retryAtMs?: number;
   lastRun?: RunRecord;
@@ -135,6 +138,7 @@ interface TaskState {
 /** What Kairograph keeps per task in `_kairograph_rollups`/`status` (task-store.ts). */
 interface PersistedStatus {
   readonly cursorMs: number;
+  readonly coveredFromMs?: number;
   readonly failures: number;
   readonly retryAtMs?: number;
   readonly lastRun?: RunRecord;
@@ -272,11 +276,14 @@ export class RollupScheduler {
         state.error = entry.error;
       } else {
         const interval = state.task?.executionInterval;
+        // Another query writes other points: what the roll-up holds from before is no longer its answer.
+        if (state.task !== undefined && state.json !== entry.json && state.cursorMs !== undefined) state.coveredFromMs = state.cursorMs;
         state.task = entry.task;
         delete state.error;
         // A changed interval cuts time differently: go on from the new period that holds the old cursor.
         if (state.cursorMs !== undefined && interval !== undefined && !sameDuration(interval, entry.task.executionInterval)) {
           state.cursorMs = periodAt(state.cursorMs, entry.task.executionInterval).startMs;
+          state.coveredFromMs = state.cursorMs;
         }
       }
       state.json = entry.json;
@@ -295,7 +302,10 @@ export class RollupScheduler {
     const now = this.clock.now();
     if (state.retryAtMs !== undefined && state.retryAtMs > now) return;
     // A new task starts with the latest period that is complete.
-    state.cursorMs ??= periodAt(periodAt(now - settings.delayMs, interval).startMs - 1, interval).startMs;
+    if (state.cursorMs === undefined) {
+      state.cursorMs = periodAt(periodAt(now - settings.delayMs, interval).startMs - 1, interval).startMs;
+      state.coveredFromMs = state.cursorMs;
+    }
     const due = countDue(state.cursorMs, interval, now - settings.delayMs, settings.maxCatchUpPeriods + 1);
     if (due > settings.maxCatchUpPeriods) {
       const keepFrom = latestPeriods(now - settings.delayMs, interval, settings.maxCatchUpPeriods);
@@ -303,6 +313,7 @@ export class RollupScheduler {
       state.skipped = skipped;
       state.counters.periodsSkipped += skipped.periods;
       state.cursorMs = keepFrom;
+      state.coveredFromMs = keepFrom;
       this.deps.log.warn(
         { task: task.id, name: task.name, skipped },
         `roll-up task ${task.name}: ${skipped.periods} missed periods are older than ROLLUPS_MAX_CATCH_UP_PERIODS=${settings.maxCatchUpPeriods} allows and are skipped`,
@@ -401,6 +412,7 @@ export class RollupScheduler {
   private async persist(state: TaskState, store: RollupTaskStore, record?: RunRecord): Promise<void> {
     const saved: PersistedStatus = {
       cursorMs: state.cursorMs!,
+      ...(state.coveredFromMs !== undefined ? { coveredFromMs: state.coveredFromMs } : {}),
       failures: state.failures,
       ...(state.retryAtMs !== undefined && state.failures > 0 ? { retryAtMs: state.retryAtMs } : {}),
       ...(state.lastRun ? { lastRun: state.lastRun } : {}),
@@ -458,6 +470,7 @@ async function restoreInto(state: TaskState, store: RollupTaskStore): Promise<bo
   try {
     const saved = JSON.parse(text) as PersistedStatus;
     if (typeof saved.cursorMs === 'number') state.cursorMs = saved.cursorMs;
+    if (typeof saved.coveredFromMs === 'number') state.coveredFromMs = saved.coveredFromMs;
     state.failures = saved.failures ?? 0;
     if (typeof saved.retryAtMs === 'number') state.retryAtMs = saved.retryAtMs;
     if (saved.lastRun) state.lastRun = saved.lastRun;
@@ -476,6 +489,7 @@ function statusFrom(state: TaskState, delayMs: number, nowMs: number): TaskStatu
     ...(state.task ? { name: state.task.name } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
     ...(state.cursorMs !== undefined ? { completedThroughMs: state.cursorMs } : {}),
+    ...(state.coveredFromMs !== undefined ? { coveredFromMs: state.coveredFromMs } : {}),
     pendingPeriods: pending,
     failures: state.failures,
     ...(state.retryAtMs !== undefined && state.failures > 0 ? { retryAtMs: state.retryAtMs } : {}),

@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
+import type { RollupUse } from '../rollups/use-rollups.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { Lane } from '../time-slice.js';
@@ -34,6 +35,8 @@ export interface QueryRecord {
   readonly ms: number;
   readonly warnings: readonly string[];
   readonly truncated?: QueryOutput['truncated'];
+  /** What `useRollups` decided: the roll-up read instead of the raw data, or why the raw data was read. */
+  readonly rollup?: RollupUse;
 }
 
 export interface RequestContext {
@@ -77,7 +80,7 @@ export interface RequestContext {
   /** The gateway's roll-up scheduler, told at once of tasks changed through this request; absent outside a gateway. */
   readonly rollups?: RollupScheduler;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
-  runQuery(query: MetricQuery, label: string): Promise<QueryOutput>;
+  runQuery(query: MetricQuery, label: string, rollup?: RollupUse): Promise<QueryOutput>;
   /** Releases the request's timer and its turn (admission control); called when the response is done. */
   dispose(): void;
 }
@@ -163,7 +166,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     ...(options.live ? { live: options.live } : {}),
     ...(options.rollups ? { rollups: options.rollups } : {}),
     source: (name, field) => sources.get(name, field),
-    async runQuery(given, label) {
+    async runQuery(given, label, rollup) {
       const source = sources.get(given.source);
       // The one query that writes: both front ends' callers checked `read`; save_as also needs `write` on the source.
       if (given.aggregators.some((aggregator) => aggregator.name === 'save_as')) authorize('write', `${label}: save_as`, source.name);
@@ -195,6 +198,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
         ms: performance.now() - started,
         warnings: output.warnings,
         ...(output.truncated ? { truncated: output.truncated } : {}),
+        ...(rollup ? { rollup } : {}),
       };
       queries.push(record);
       for (const warning of output.warnings) requestLog.warn({ query: label }, warning);

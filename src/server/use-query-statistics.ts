@@ -48,6 +48,8 @@ export interface QueryStatistics {
   readonly shared: boolean;
   readonly ms: { readonly plan: number; readonly fetchAggregate: number; readonly total: number };
   readonly truncated?: { readonly budget: string; readonly limit: number };
+  /** With `useRollups`: the roll-up task and metric read instead of the raw data, or why the raw data was read. */
+  readonly rollup?: { readonly task?: string; readonly metric?: string; readonly reason?: string };
 }
 
 export function requestStatistics(ctx: RequestContext, ms: number): RequestStatistics {
@@ -84,6 +86,7 @@ export function requestStatistics(ctx: RequestContext, ms: number): RequestStati
       shared: q.stats.shared > 0,
       ms: { plan: round(q.stats.planMs), fetchAggregate: round(q.stats.fetchAggregateMs), total: round(q.ms) },
       ...(q.truncated ? { truncated: q.truncated } : {}),
+      ...(q.rollup ? { rollup: q.rollup } : {}),
     })),
   };
 }
