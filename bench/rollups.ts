@@ -1,0 +1,158 @@
+/**
+ * A 90-day dashboard panel from raw data and from a roll-up (issue #20): `--series` series (20) of 10 s doubles over
+ * `--days` days (90) ending 2026-01-01, deterministic; a roll-up task (1-hour averages, grouped by host) run by the
+ * scheduler over every period on a fake clock; then, alternately, median of `--runs` (5) after a warm-up:
+ * - raw: the panel's query, 1-hour averages of the raw points grouped by host, through the engine;
+ * - roll-up: the roll-up's metric read as it is (one point per host and hour), grouped by host.
+ * Both answers are checked equal. Reported per store: latency, points read, and the ratios. No results cache.
+ *
+ *   npm run bench:rollups [-- --days 90 --series 20 --runs 5 --store embedded|cassandra|both]
+ *   (KAIROGRAPH_CASSANDRA=127.0.0.1:<port> reuses a running node; otherwise one is booted for --store cassandra/both)
+ */
+import cassandra from 'cassandra-driver';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import type { MetricQuery } from '../src/query/model.js';
+import { RollupScheduler, taskStoreOf } from '../src/rollups/rollup-scheduler.js';
+import { parseRollupTask } from '../src/rollups/rollup-task.js';
+import { createRequestContext } from '../src/server/request-context.js';
+import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
+import { Sources } from '../src/sources/sources.js';
+import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
+import type { Store } from '../src/store/store.js';
+import { emptyKeyspace } from '../test/integration/cassandra-stores.js';
+import { startCassandra } from '../test/support/cassandra-server.js';
+import { FakeClock } from '../test/support/fake-clock.js';
+import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
+import { median, parseArgs } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const DAYS = Number(args.get('days') ?? 90);
+const SERIES = Number(args.get('series') ?? 20);
+const RUNS = Number(args.get('runs') ?? 5);
+const STORES = (args.get('store') ?? 'both') === 'both' ? ['embedded', 'cassandra'] : [args.get('store')!];
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const STEP = 10_000;
+const END = Date.UTC(2026, 0, 1);
+const START = END - DAYS * DAY;
+const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '3600000', MAX_POINTS_READ: '1000000000000', MAX_REQUEST_POINTS_READ: '1000000000000', LOG_LEVEL: 'silent' });
+const log = pino({ level: 'silent' });
+
+console.log(`npm run bench:rollups -- --days ${DAYS} --series ${SERIES} --runs ${RUNS} --store ${args.get('store') ?? 'both'}`);
+console.log(`dataset: ${SERIES} series of 10 s doubles over ${DAYS} days (${((SERIES * DAYS * DAY) / STEP).toLocaleString('en')} points), a roll-up of 1-hour averages by host`);
+
+/** Writes the dataset a day of every series at a time. */
+async function fill(store: Store): Promise<void> {
+  const perDay = DAY / STEP;
+  for (let day = 0; day < DAYS; day++) {
+    await store.write({
+      series: Array.from({ length: SERIES }, (_, s) => ({
+        metric: 'bench.cpu',
+        tags: { host: `host-${String(s).padStart(2, '0')}` },
+        type: 'double' as const,
+        ttlSeconds: 0,
+        timestamps: Array.from({ length: perDay }, (_, i) => START + day * DAY + i * STEP),
+        values: Array.from({ length: perDay }, (_, i) => ((day * perDay + i) * 7919 + s * 104_729) % 10_007 / 100),
+      })),
+    });
+  }
+}
+
+const TASK = JSON.stringify({
+  id: 'bench-hourly',
+  name: 'bench hourly',
+  execution_interval: { value: 1, unit: 'hours' },
+  rollups: [
+    {
+      save_as: 'bench.cpu.1h',
+      query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'bench.cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }] }] },
+    },
+  ],
+});
+
+/** Runs the task over every period of the dataset, as the gateway's scheduler would have hour by hour. */
+async function rollUp(store: Store): Promise<number> {
+  const sources = new Sources(new KairosdbSource('kairosdb', store));
+  await taskStoreOf(sources)!.put(parseRollupTask(TASK, { limits: store.limits, nowMs: START }));
+  const clock = new FakeClock(START);
+  const scheduler = new RollupScheduler({ sources, config, log, clock, owner: 'bench', settings: { pollMs: 60_000, maxCatchUpPeriods: DAYS * 24 + 1, leaseMs: 3_600_000, delayMs: 0 } });
+  await scheduler.tick();
+  clock.t = END;
+  const started = performance.now();
+  await scheduler.tick();
+  const status = scheduler.status('bench-hourly')!;
+  if (status.pendingPeriods !== 0 || status.failures !== 0) throw new Error(`the roll-up did not complete: ${JSON.stringify(status)}`);
+  return performance.now() - started;
+}
+
+const base = { range: { startMs: START, endMs: END - 1 }, groupBy: [{ name: 'tag', params: { tags: ['host'] } }], timeZone: 'UTC', order: 'asc' as const, excludeTags: false };
+const RAW: MetricQuery = { ...base, metric: 'bench.cpu', tags: [], aggregators: [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }] };
+const ROLLED: MetricQuery = { ...base, metric: 'bench.cpu.1h', tags: [{ tag: 'saved_from', in: ['bench.cpu'] }], aggregators: [] };
+
+async function measure(store: Store, query: MetricQuery) {
+  const ctx = createRequestContext(new Sources(new KairosdbSource('kairosdb', store)), config, log);
+  try {
+    const started = performance.now();
+    const output = await ctx.runQuery(query, 'panel');
+    const ms = performance.now() - started;
+    const answer = output.groups.map((g) => [...g.points.values].join(','));
+    return { ms, pointsRead: ctx.queries[0]!.stats.pointsRead, answer };
+  } finally {
+    ctx.dispose();
+  }
+}
+
+async function openStore(kind: string): Promise<Store> {
+  if (kind === 'embedded') return EmbeddedStore.open({ path: tempDir('kairograph-bench-rollups-') });
+  const node = await startCassandra({ heap: '1g' });
+  const admin = new cassandra.Client({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, protocolOptions: { maxVersion: 4 } });
+  await admin.connect();
+  await emptyKeyspace(admin, 'kg_bench_rollups');
+  await admin.shutdown();
+  const store = await CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace: 'kg_bench_rollups', writeConsistency: 'ONE' });
+  const close = store.close.bind(store);
+  store.close = async () => {
+    await close();
+    await node.stop();
+  };
+  return store;
+}
+
+const rows: string[] = [];
+for (const kind of STORES) {
+  const store = await openStore(kind);
+  try {
+    const filled = performance.now();
+    await fill(store);
+    const fillMs = performance.now() - filled;
+    const rollupMs = await rollUp(store);
+    console.log(`${kind}: filled in ${(fillMs / 1000).toFixed(1)} s, rolled up ${DAYS * 24} periods in ${(rollupMs / 1000).toFixed(1)} s`);
+    const raw: number[] = [];
+    const rolled: number[] = [];
+    let rawRead = 0;
+    let rolledRead = 0;
+    // Warm-up, then alternately.
+    const first = await measure(store, RAW);
+    const second = await measure(store, ROLLED);
+    if (JSON.stringify(first.answer) !== JSON.stringify(second.answer)) throw new Error(`${kind}: the roll-up does not answer what the raw data does`);
+    for (let run = 0; run < RUNS; run++) {
+      const a = await measure(store, RAW);
+      const b = await measure(store, ROLLED);
+      raw.push(a.ms);
+      rolled.push(b.ms);
+      rawRead = a.pointsRead;
+      rolledRead = b.pointsRead;
+    }
+    const r = median(raw);
+    const u = median(rolled);
+    rows.push(`| ${kind} | ${r.toFixed(1)} | ${rawRead.toLocaleString('en')} | ${u.toFixed(1)} | ${rolledRead.toLocaleString('en')} | ${(r / u).toFixed(1)}x | ${(rawRead / rolledRead).toFixed(0)}x |`);
+  } finally {
+    await store.close();
+  }
+}
+console.log('\n| store | raw: median ms | raw: points read | roll-up: median ms | roll-up: points read | latency ratio | points ratio |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const row of rows) console.log(row);
+removeTempDirs();
