@@ -239,6 +239,26 @@ describe('roll-up scheduler', () => {
     expect(rolled(counted.writes)).toEqual([1, 2, 3, 4].map((h) => D0 + h * HOUR));
   });
 
+  it('backs off when the store fails a claim, instead of trying again at once', async () => {
+    const clock = new FakeClock(D0 + HOUR + SETTINGS.delayMs);
+    const data = await storeWithData(1);
+    await createTask(data, clock);
+    let down = true;
+    const index = data.serviceIndex;
+    const flaky = delegatingStore(data, {
+      serviceIndex: { maxKeyBytes: index.maxKeyBytes, serviceKeys: (...a) => index.serviceKeys(...a), keys: (...a) => index.keys(...a), value: (...a) => index.value(...a), set: (...a) => index.set(...a), delete: (...a) => index.delete(...a), complete: (...a) => index.complete(...a), claim: (...a) => (down ? Promise.reject(new Error('no host available')) : index.claim(...a)) },
+    });
+    const scheduler = schedulerOn(flaky, clock, 'g1');
+    await scheduler.tick();
+    expect(scheduler.status('task-1')).toMatchObject({ failures: 1, retryAtMs: clock.t + 5000, pendingPeriods: 1 });
+    down = false;
+    await scheduler.tick();
+    expect(scheduler.status('task-1')).toMatchObject({ failures: 1, pendingPeriods: 1 });
+    clock.t += 5000;
+    await scheduler.tick();
+    expect(scheduler.status('task-1')).toMatchObject({ failures: 0, pendingPeriods: 0, completedThroughMs: D0 + HOUR });
+  });
+
   it('catches up at most ROLLUPS_MAX_CATCH_UP_PERIODS after downtime and records the periods it skipped', async () => {
     const clock = new FakeClock(D0 + HOUR + SETTINGS.delayMs);
     const counted = countingStore(await storeWithData(1));

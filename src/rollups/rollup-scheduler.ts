@@ -249,18 +249,31 @@ export class RollupScheduler {
 
   private async runDue(): Promise<void> {
     const store = this.store;
-    if (store === undefined) return;
+    if (store === undefined) {
+      this.loadedMs = this.clock.now();
+      return;
+    }
     if (this.clock.now() - this.loadedMs >= this.deps.settings.pollMs) await this.load(store);
     for (const state of this.states.values()) {
       if (this.halting) break;
-      if (state.task !== undefined) await this.advance(state, state.task, store);
+      if (state.task === undefined) continue;
+      try {
+        await this.advance(state, state.task, store);
+      } catch (error) {
+        // The store failed a claim or a read (Cassandra unreachable): the period waits, and is tried again with backoff.
+        state.failures++;
+        state.counters.failures++;
+        state.retryAtMs = this.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** (state.failures - 1), MAX_RETRY_MS);
+        this.deps.log.warn({ err: error, task: state.id, failures: state.failures }, 'a roll-up task could not be advanced; it is tried again');
+      }
     }
   }
 
   /** Reads every task, keeping the state of those already known (and the progress recorded for new ones). */
   private async load(store: RollupTaskStore): Promise<void> {
-    const stored = await store.list();
+    // Set first: a store that cannot be read is tried again at the next poll, not at once.
     this.loadedMs = this.clock.now();
+    const stored = await store.list();
     const seen = new Set<string>();
     for (const entry of stored) {
       seen.add(entry.id);
