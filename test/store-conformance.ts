@@ -208,8 +208,12 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       expect(seen.length).toBeLessThan(50);
     });
 
-    it('answers ping', async () => {
-      await expect((await fresh()).ping()).resolves.toBeUndefined();
+    it('answers ping: nothing, or each server of the store up', async () => {
+      const store = await fresh();
+      const report = await store.ping();
+      // The embedded store has no servers to report; Cassandra's names every node the driver knows, all up here.
+      if (store.kind === 'embedded') expect(report).toBeUndefined();
+      else expect(report).toMatchObject({ status: 'ready', hosts: [{ datacenter: 'datacenter1', up: true }] });
     });
 
     describe('service_index', () => {
