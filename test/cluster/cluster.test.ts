@@ -173,7 +173,8 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
     expect(acknowledgedWhileDown).toBeGreaterThan(10);
     expect(answeredWhileDown).toBeGreaterThan(10);
     expect(Object.keys(errors).filter((code) => code !== 'STORE_UNAVAILABLE')).toEqual([]);
-    expect(longest.ms).toBeLessThan(QUERY_TIMEOUT_MS);
+    // Far under the deadline: no read waits on the dead replica (with SimpleSnitch one run took 7.7 s, tools/cassandra/README.md).
+    expect(longest.ms).toBeLessThan(QUERY_TIMEOUT_MS / 2);
   });
 
   it('uses the node again once it is back, without a restart of the gateway', async () => {

@@ -108,6 +108,7 @@ launch() {
     -e "s#__ADDRESS__#${ADDRESS[n]}#g" -e "s#__SEED__#${ADDRESS[1]}#g" -e "s#__TOKEN__#${TOKEN[n]}#g" \
     "$HERE/cassandra.yaml" >"$dir/conf/cassandra.yaml"
   cp "$HERE/logback.xml" "$dir/conf/logback.xml"
+  printf 'dc=datacenter1\nrack=rack1\n' >"$dir/conf/cassandra-rackdc.properties"
   local heap=() extra=() unsafe=()
   [[ -n $HEAP ]] && heap=("-Xms$HEAP" "-Xmx$HEAP")
   # unsafesystem skips flushing the schema tables after DDL, which makes DDL fast; with it, a cluster node killed with -9
@@ -122,6 +123,7 @@ launch() {
     "-XX:HeapDumpPath=$dir/logs" \
     "-Djava.io.tmpdir=$dir/tmp" \
     "-Dcassandra.config=file://$dir/conf/cassandra.yaml" \
+    "-Dcassandra-rackdc.properties=file://$dir/conf/cassandra-rackdc.properties" \
     "-Dcassandra.storagedir=$dir" \
     "-Dcassandra.logdir=$dir/logs" \
     "-Dcassandra.triggers_dir=$dir/triggers" \
