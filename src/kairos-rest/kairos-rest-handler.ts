@@ -170,9 +170,6 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   }
 
   const clientGone = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
-  });
   const header = req.headers['x-request-id'];
   const ctx = createRequestContext(deps.sources, deps.config, deps.log, {
     requestId: typeof header === 'string' ? header : null,
@@ -182,7 +179,11 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
     ...(deps.rollups ? { rollups: deps.rollups } : {}),
   });
-  res.on('close', () => ctx.dispose());
+  // One listener for both: a compressed answer's pipeline adds its own to the response, and Node warns at eleven.
+  res.once('close', () => {
+    if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
+    ctx.dispose();
+  });
   if (exchange) exchange.ctx = ctx;
   if (scope !== null) ctx.sourcesUsed.add(deps.sources.primary.name);
   const started = performance.now();

@@ -125,6 +125,24 @@ describe('compressed answers', () => {
     expect(JSON.parse(text).extensions.statistics.queries[0].pointsReturned).toBe(2 * POINTS);
   });
 
+  it('adds no more listeners to a response than Node allows without a leak warning, on either front end', async () => {
+    const g = await gateway();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      for (const coding of ['gzip', 'br']) {
+        expect((await raw(g.url, 'POST', '/api/v1/datapoints/query', { 'accept-encoding': coding }, LARGE_REST)).headers['content-encoding']).toBe(coding);
+        expect((await raw(g.url, 'POST', '/graphql', { ...GRAPHQL_HEADERS, 'accept-encoding': coding }, LARGE_GRAPHQL)).headers['content-encoding']).toBe(coding);
+      }
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('sends small answers as they are, without Vary, whatever the client accepts', async () => {
     const g = await gateway();
     for (const coding of ['gzip', 'br']) {
