@@ -4,7 +4,7 @@
  * midnight, weeks from Monday 00:00 UTC, months and years on the UTC calendar from 1970.
  */
 import { DateTime } from 'luxon';
-import type { Duration } from '../engine/time-units.js';
+import { fixedLengthMs, resolveZone, type Duration } from '../engine/time-units.js';
 
 export interface Period {
   readonly startMs: number;
@@ -16,20 +16,12 @@ const DAY_MS = 86_400_000;
 /** 1970-01-05, the first Monday after the epoch. */
 const FIRST_MONDAY_MS = 4 * DAY_MS;
 
-const FIXED_MS: Readonly<Partial<Record<Duration['unit'], number>>> = {
-  MILLISECONDS: 1,
-  SECONDS: 1000,
-  MINUTES: 60_000,
-  HOURS: 3_600_000,
-  DAYS: DAY_MS,
-  WEEKS: 7 * DAY_MS,
-};
+const UTC = resolveZone('UTC')!;
 
 /** The period that holds `ms`. */
 export function periodAt(ms: number, interval: Duration): Period {
-  const unitMs = FIXED_MS[interval.unit];
-  if (unitMs !== undefined) {
-    const length = unitMs * interval.value;
+  const length = fixedLengthMs(interval, UTC);
+  if (length !== undefined) {
     const origin = interval.unit === 'WEEKS' ? FIRST_MONDAY_MS : 0;
     const startMs = origin + Math.floor((ms - origin) / length) * length;
     return { startMs, endMs: startMs + length };
