@@ -1,10 +1,12 @@
 /**
  * A 90-day dashboard panel from raw data and from a roll-up (issue #20): `--series` series (20) of 10 s doubles over
- * `--days` days (90) ending 2026-01-01, deterministic; a roll-up task (1-hour averages, grouped by host) run by the
+ * `--days` days (90) ending 2026-01-01, deterministic; a roll-up task (hourly avg, sum and count, grouped by host) run by the
  * scheduler over every period on a fake clock; then, alternately, median of `--runs` (5) after a warm-up:
  * - raw: the panel's query, 1-hour averages of the raw points grouped by host, through the engine;
- * - roll-up: the roll-up's metric read as it is (one point per host and hour), grouped by host.
- * Both answers are checked equal. Reported per store: latency, points read, and the ratios. No results cache.
+ * - roll-up: the roll-up's metric read as it is (one point per host and hour), grouped by host;
+ * - useRollups: the panel's query planned with `useRollups` (src/rollups/use-rollups.ts), which answers the averages
+ *   from the task's hourly sum and count roll-ups (two reads, divided).
+ * The three answers are checked equal. Reported per store: latency, points read, and the ratios. No results cache.
  *
  *   npm run bench:rollups [-- --days 90 --series 20 --runs 5 --store embedded|cassandra|both]
  *   (KAIROGRAPH_CASSANDRA=127.0.0.1:<port> reuses a running node; otherwise one is booted for --store cassandra/both)
@@ -15,6 +17,7 @@ import { loadConfig } from '../src/config.js';
 import type { MetricQuery } from '../src/query/model.js';
 import { RollupScheduler, taskStoreOf } from '../src/rollups/rollup-scheduler.js';
 import { parseRollupTask } from '../src/rollups/rollup-task.js';
+import { runWithRollups } from '../src/rollups/use-rollups.js';
 import { createRequestContext } from '../src/server/request-context.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../src/sources/sources.js';
@@ -41,7 +44,7 @@ const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '3600000', MAX
 const log = pino({ level: 'silent' });
 
 console.log(`npm run bench:rollups -- --days ${DAYS} --series ${SERIES} --runs ${RUNS} --store ${args.get('store') ?? 'both'}`);
-console.log(`dataset: ${SERIES} series of 10 s doubles over ${DAYS} days (${((SERIES * DAYS * DAY) / STEP).toLocaleString('en')} points), a roll-up of 1-hour averages by host`);
+console.log(`dataset: ${SERIES} series of 10 s doubles over ${DAYS} days (${((SERIES * DAYS * DAY) / STEP).toLocaleString('en')} points), hourly roll-ups by host of avg, sum and count`);
 
 /** Writes the dataset a day of every series at a time. */
 async function fill(store: Store): Promise<void> {
@@ -60,16 +63,15 @@ async function fill(store: Store): Promise<void> {
   }
 }
 
+const hourly = (saveAs: string, aggregator: string) => ({
+  save_as: saveAs,
+  query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'bench.cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: aggregator, sampling: { value: 1, unit: 'hours' } }] }] },
+});
 const TASK = JSON.stringify({
   id: 'bench-hourly',
   name: 'bench hourly',
   execution_interval: { value: 1, unit: 'hours' },
-  rollups: [
-    {
-      save_as: 'bench.cpu.1h',
-      query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'bench.cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }] }] },
-    },
-  ],
+  rollups: [hourly('bench.cpu.1h', 'avg'), hourly('bench.cpu.1h.sum', 'sum'), hourly('bench.cpu.1h.count', 'count')],
 });
 
 /** Runs the task over every period of the dataset, as the gateway's scheduler would have hour by hour. */
@@ -91,14 +93,16 @@ const base = { range: { startMs: START, endMs: END - 1 }, groupBy: [{ name: 'tag
 const RAW: MetricQuery = { ...base, metric: 'bench.cpu', tags: [], aggregators: [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }] };
 const ROLLED: MetricQuery = { ...base, metric: 'bench.cpu.1h', tags: [{ tag: 'saved_from', in: ['bench.cpu'] }], aggregators: [] };
 
-async function measure(store: Store, query: MetricQuery) {
+/** One panel: its query as it is, or planned with `useRollups`. */
+async function measure(store: Store, query: MetricQuery, useRollups = false) {
   const ctx = createRequestContext(new Sources(new KairosdbSource('kairosdb', store)), config, log);
   try {
     const started = performance.now();
-    const output = await ctx.runQuery(query, 'panel');
+    const output = await (useRollups ? runWithRollups(ctx, query, 'panel') : ctx.runQuery(query, 'panel'));
     const ms = performance.now() - started;
+    if (useRollups && ctx.queries.some((q) => q.rollup?.metric === undefined)) throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rollup))}`);
     const answer = output.groups.map((g) => [...g.points.values].join(','));
-    return { ms, pointsRead: ctx.queries[0]!.stats.pointsRead, answer };
+    return { ms, pointsRead: ctx.queries.reduce((n, q) => n + q.stats.pointsRead, 0), answer };
   } finally {
     ctx.dispose();
   }
@@ -129,30 +133,28 @@ for (const kind of STORES) {
     const fillMs = performance.now() - filled;
     const rollupMs = await rollUp(store);
     console.log(`${kind}: filled in ${(fillMs / 1000).toFixed(1)} s, rolled up ${DAYS * 24} periods in ${(rollupMs / 1000).toFixed(1)} s`);
-    const raw: number[] = [];
-    const rolled: number[] = [];
-    let rawRead = 0;
-    let rolledRead = 0;
+    const panels = [() => measure(store, RAW), () => measure(store, ROLLED), () => measure(store, RAW, true)];
+    const ms: number[][] = panels.map(() => []);
+    const read: number[] = panels.map(() => 0);
     // Warm-up, then alternately.
-    const first = await measure(store, RAW);
-    const second = await measure(store, ROLLED);
-    if (JSON.stringify(first.answer) !== JSON.stringify(second.answer)) throw new Error(`${kind}: the roll-up does not answer what the raw data does`);
+    const answers: string[] = [];
+    for (const panel of panels) answers.push(JSON.stringify((await panel()).answer));
+    if (answers.some((answer) => answer !== answers[0])) throw new Error(`${kind}: the roll-ups do not answer what the raw data does`);
     for (let run = 0; run < RUNS; run++) {
-      const a = await measure(store, RAW);
-      const b = await measure(store, ROLLED);
-      raw.push(a.ms);
-      rolled.push(b.ms);
-      rawRead = a.pointsRead;
-      rolledRead = b.pointsRead;
+      for (const [i, panel] of panels.entries()) {
+        const m = await panel();
+        ms[i]!.push(m.ms);
+        read[i] = m.pointsRead;
+      }
     }
-    const r = median(raw);
-    const u = median(rolled);
-    rows.push(`| ${kind} | ${r.toFixed(1)} | ${rawRead.toLocaleString('en')} | ${u.toFixed(1)} | ${rolledRead.toLocaleString('en')} | ${(r / u).toFixed(1)}x | ${(rawRead / rolledRead).toFixed(0)}x |`);
+    const [r, u, p] = ms.map(median) as [number, number, number];
+    const cell = (i: number, m: number) => `${m.toFixed(1)} | ${read[i]!.toLocaleString('en')} | ${(r / m).toFixed(1)}x`;
+    rows.push(`| ${kind} | ${r.toFixed(1)} | ${read[0]!.toLocaleString('en')} | ${cell(1, u)} | ${cell(2, p)} |`);
   } finally {
     await store.close();
   }
 }
-console.log('\n| store | raw: median ms | raw: points read | roll-up: median ms | roll-up: points read | latency ratio | points ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('\n| store | raw: median ms | raw: points read | avg roll-up: median ms | points read | speed-up | useRollups (sum / count): median ms | points read | speed-up |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const row of rows) console.log(row);
 removeTempDirs();

@@ -12,7 +12,7 @@ import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
 import { createRollup, deleteRollup, getRollup, listRollups, rollupStatus, updateRollup } from '../rollups/rollup-api.js';
 import type { StoredTask } from '../rollups/task-store.js';
-import { planWithRollups } from '../rollups/use-rollups.js';
+import { runWithRollups } from '../rollups/use-rollups.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
 import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
@@ -386,12 +386,10 @@ export function seriesQuery(ctx: RequestContext, args: QuerySeriesArgs): MetricQ
 /** Runs a `series` query in the request of `ctx` and fills its answer as `args` ask. */
 export async function answerSeries(ctx: RequestContext, args: QuerySeriesArgs, query: MetricQuery, label: string): Promise<SeriesModel[]> {
   // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
-  const planned = args.useRollups ? await planWithRollups(ctx, query) : undefined;
-  const output = await withGraphQLFields(args, () => ctx.runQuery(planned?.query ?? query, label, planned?.use));
+  const output = await withGraphQLFields(args, () => (args.useRollups ? runWithRollups(ctx, query, label) : ctx.runQuery(query, label)));
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
   const filled = fillPoints(output.groups.map((g) => g.points), mode, query.order, ctx.budget);
-  // A roll-up answers for the metric that was asked for.
-  return output.groups.map((group, i) => seriesModel(group, args.name ?? (planned?.use.metric !== undefined ? query.metric : group.name), filled[i]!));
+  return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
 }
 
 function seriesModel(group: GroupOutput, name: string, points: PointList = group.points): SeriesModel {

@@ -1,26 +1,38 @@
 /**
- * `useRollups`: a `series` query answered from a roll-up task's metric instead of the raw data, only where the
- * roll-up gives the very same points. The rule, all of it required (anything else reads raw data, and says why):
- * - one aggregator, sum, count, min or max, UTC, aligned to its sampling (align_sampling, KairosDB's default), no
- *   start_time, end_time or time_zone of its own, no limit;
- * - a task's roll-up over the same metric, tag filter and tag group-by, whose one range aggregator is the same kind
- *   (count for count: the query then sums the counts), with a fixed sampling S that divides a day and the query's
- *   sampling, and no align_start_time or align_end_time (its points then sit at the first raw point of each range,
- *   where the raw query puts them);
- * - the query's start and end + 1 ms on S's grid, and every period of the range completed by the task.
- * Then each range of the query is a union of whole ranges of S, each stored as one point at its first raw point's
- * time: sum of sums, sum of counts, min of mins and max of maxes are the raw answer's values at the raw answer's
- * timestamps (sums of doubles up to rounding: they are added in another order; exactly for integers).
+ * `useRollups`: a `series` query answered from roll-up tasks' metrics instead of the raw data wherever a roll-up gives
+ * the very same points, and from the raw data elsewhere. A planner step before the engine: every read it makes is a
+ * normal query through the one engine.
+ *
+ * The query qualifies (anything else reads raw data, and says why) when it has
+ * - one aggregator, sum, count, min, max or avg, UTC, aligned to its sampling (align_sampling, KairosDB's default),
+ *   with no start_time, end_time or time_zone of its own, and no limit; in descending order only with
+ *   align_start_time or align_end_time (without them each range's point is at its last raw point there);
+ * - no group-by but tags;
+ * - a roll-up over the same metric, tag filter and tag group-by whose one range aggregator answers it: sum for sum,
+ *   count for count (the counts are then summed), min for min, max for max, and for avg both a sum and a count
+ *   roll-up (sum of the sums / sum of the counts). Each has a fixed sampling S that divides a day and the query's
+ *   sampling W, and no align_start_time or align_end_time (its points then sit at the first raw point of each range,
+ *   where the raw query puts them).
+ * The query's ranges start at its aligned anchor (midnight, Monday, a whole second) and go on every W; those ranges
+ * that lie wholly within the periods the roll-ups completed form the middle part of the range, read from the
+ * roll-ups; the ranges before and after it are read raw. Each part's query keeps the whole query's anchor
+ * (`start_time`), so every range is the raw query's range, answered whole by one part. A middle range is a union of
+ * whole roll-up ranges, each stored as one point at its first raw point: sum of sums, sum of counts, min of mins, max
+ * of maxes and sum of sums / sum of counts are the raw answer's values at the raw answer's timestamps (sums of doubles
+ * up to rounding, since they are added in another order; exactly for integers).
  */
-import { fixedLengthMs, type Duration } from '../engine/time-units.js';
-import { resolveZone } from '../engine/time-units.js';
+import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../engine/time-units.js';
 import { readDuration } from '../engine/params.js';
+import type { GroupOutput, QueryOutput } from '../engine/output.js';
+import type { GroupByResult } from '../engine/group-by/group-by.js';
+import { PointList } from '../engine/point-list.js';
+import { compareStrings } from '../engine/points.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../query/model.js';
 import type { RequestContext } from '../server/request-context.js';
-import { listRollups, rollupStatus } from './rollup-api.js';
+import { listRollups, rollupStatus, type StoredTask } from './rollup-api.js';
 import type { Rollup } from './rollup-task.js';
 
-/** What `useRollups` decided for one query, for its statistics. */
+/** What `useRollups` decided for one read of a query, for its statistics. */
 export interface RollupUse {
   /** The task and metric read instead of the raw data; absent when the raw data was read. */
   readonly task?: string;
@@ -29,90 +41,168 @@ export interface RollupUse {
   readonly reason?: string;
 }
 
-/** How each aggregator of a query is answered from the roll-up of which aggregator. */
-const FROM_ROLLUP: Readonly<Record<string, { readonly rollup: string; readonly then: string }>> = {
-  sum: { rollup: 'sum', then: 'sum' },
-  count: { rollup: 'count', then: 'sum' },
-  min: { rollup: 'min', then: 'min' },
-  max: { rollup: 'max', then: 'max' },
+/** One read of a plan: a query over a part of the range, of the raw data or of a roll-up's metric. */
+export interface PlannedRead {
+  readonly query: MetricQuery;
+  readonly use: RollupUse;
+}
+
+/**
+ * A part of the query's range, in time order: read once, or (avg) a roll-up of sums divided by a roll-up of counts,
+ * with the raw query of the part to fall back on.
+ */
+export type PlannedPart = { readonly read: PlannedRead } | { readonly sums: PlannedRead; readonly counts: PlannedRead; readonly raw: MetricQuery };
+
+type RollupKind = 'sum' | 'count' | 'min' | 'max';
+
+/** The roll-ups each aggregator of a query is answered from, and the aggregator that combines their points. */
+const FROM_ROLLUPS: Readonly<Record<string, { readonly rollups: readonly RollupKind[]; readonly then: string }>> = {
+  sum: { rollups: ['sum'], then: 'sum' },
+  count: { rollups: ['count'], then: 'sum' },
+  min: { rollups: ['min'], then: 'min' },
+  max: { rollups: ['max'], then: 'max' },
+  avg: { rollups: ['sum', 'count'], then: 'sum' },
 };
 
 const DAY_MS = 86_400_000;
+const SAVED_FROM = 'saved_from';
 
-/** The query to run (the roll-up's, or the given one) and what was decided. */
-export async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise<{ query: MetricQuery; use: RollupUse }> {
-  const raw = (reason: string) => ({ query, use: { reason } });
-  if (query.source !== undefined && query.source !== ctx.sources.primary.name) return raw('roll-up tasks are the primary source\'s');
+/** Answers `query` as the plan of `planWithRollups` says, each read recorded in the request's statistics. */
+export async function runWithRollups(ctx: RequestContext, query: MetricQuery, label: string): Promise<QueryOutput> {
+  const parts = await planWithRollups(ctx, query);
+  const outputs = await Promise.all(parts.map((part) => runPart(ctx, query, part, label)));
+  return outputs.length === 1 ? outputs[0]! : joinParts(query, outputs);
+}
+
+/** The parts of the query's range in time order, each with the reads that answer it. */
+async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise<PlannedPart[]> {
+  const raw = (reason: string): PlannedPart[] => [{ read: { query, use: { reason } } }];
+  if (query.source !== undefined && query.source !== ctx.sources.primary.name) return raw("roll-up tasks are the primary source's");
   const shape = queryShape(query);
   if (typeof shape === 'string') return raw(shape);
+  const tasks = await listRollups(ctx);
   const reasons: string[] = [];
-  for (const stored of await listRollups(ctx)) {
-    const task = stored.task;
-    if (task === undefined) continue;
-    for (const rollup of task.rollups) {
-      for (const candidate of rollup.queries) {
-        const why = mismatch(candidate, rollup, query, shape);
-        if (why !== undefined) {
-          if (candidate.metric === query.metric) reasons.push(`${task.id}: ${why}`);
-          continue;
-        }
-        const status = await rollupStatus(ctx, stored);
-        const coveredFrom = status.coveredFromMs;
-        if (coveredFrom === undefined || status.completedThroughMs === undefined || coveredFrom > query.range.startMs || status.completedThroughMs < query.range.endMs + 1) {
-          reasons.push(`${task.id}: its completed periods (${coveredFrom ?? '-'} to ${status.completedThroughMs ?? '-'}) do not cover the range`);
-          continue;
-        }
-        const rolled: MetricQuery = {
-          ...query,
-          metric: rollup.saveAs,
-          tags: [{ tag: 'saved_from', in: [query.metric] }],
-          aggregators: [{ name: FROM_ROLLUP[shape.aggregator.name]!.then, params: shape.aggregator.params }],
-        };
-        return { query: rolled, use: { task: task.id, metric: rollup.saveAs } };
-      }
-    }
+  const found: Candidate[] = [];
+  for (const kind of FROM_ROLLUPS[shape.aggregator.name]!.rollups) {
+    const candidate = await findRollup(ctx, tasks, query, shape, kind, reasons);
+    if (candidate === undefined) return raw(reasons.length > 0 ? reasons.join('; ') : `no roll-up task reads ${query.metric} through ${kind}`);
+    found.push(candidate);
   }
-  return raw(reasons.length > 0 ? reasons.join('; ') : `no roll-up task reads ${query.metric}`);
+  const names = [...new Set(found.map((c) => c.task))].join(' and ');
+  const { startMs, endMs } = query.range;
+  const w = shape.samplingMs;
+  const anchor = alignedAnchor(startMs, shape.sampling.unit, resolveZone('UTC')!);
+  const off = found.find((c) => anchor % c.samplingMs !== 0);
+  if (off !== undefined) return raw(`${off.task}: the query's ranges (from ${iso(anchor)}) are not on its ${off.samplingMs} ms ranges`);
+  // The middle part: the query's whole ranges that lie within every roll-up's completed periods.
+  const lo = Math.max(startMs, ...found.map((c) => c.coveredFromMs));
+  const hi = Math.min(endMs + 1, ...found.map((c) => c.completedThroughMs));
+  const from = anchor + Math.ceil((lo - anchor) / w) * w;
+  const to = anchor + Math.floor((hi - anchor) / w) * w;
+  const spans = [...new Set(found.map((c) => `${iso(c.coveredFromMs)} to ${iso(c.completedThroughMs)}`))];
+  const covered = `${spans.length === 1 ? 'its' : 'their'} completed periods (${spans.join(' and ')})`;
+  if (from >= to) return raw(`${names}: ${covered} hold no whole range of the query`);
+
+  const partOf = (fromMs: number, toMs: number): MetricQuery => ({
+    ...query,
+    range: { startMs: fromMs, endMs: toMs - 1 },
+    // Every part's ranges start where the whole query's do.
+    aggregators: fromMs === startMs ? query.aggregators : [{ name: shape.aggregator.name, params: { ...shape.aggregator.params, start_time: startMs } }],
+  });
+  const rolled = (candidate: Candidate): PlannedRead => {
+    const part = partOf(from, to);
+    return {
+      query: { ...part, metric: candidate.metric, tags: [{ tag: SAVED_FROM, in: [query.metric] }], aggregators: part.aggregators.map((a) => ({ ...a, name: FROM_ROLLUPS[shape.aggregator.name]!.then })) },
+      use: { task: candidate.task, metric: candidate.metric },
+    };
+  };
+  const outside = (fromMs: number, toMs: number): PlannedPart => ({
+    read: { query: partOf(fromMs, toMs), use: { reason: `${names}: ${iso(fromMs)} to ${iso(toMs)} is no whole range of the query within ${covered}` } },
+  });
+  const parts: PlannedPart[] = [];
+  if (startMs < from) parts.push(outside(startMs, from));
+  parts.push(found.length === 1 ? { read: rolled(found[0]!) } : { sums: rolled(found[0]!), counts: rolled(found[1]!), raw: partOf(from, to) });
+  if (to <= endMs) parts.push(outside(to, endMs + 1));
+  return parts;
 }
 
 interface QueryShape {
   readonly aggregator: AggregatorSpec;
+  readonly sampling: Duration;
   readonly samplingMs: number;
+}
+
+/** A roll-up that can answer the query's ranges within its completed periods. */
+interface Candidate {
+  readonly task: string;
+  readonly metric: string;
+  readonly samplingMs: number;
+  readonly coveredFromMs: number;
+  /** The end (exclusive) of its completed periods. */
+  readonly completedThroughMs: number;
+}
+
+/** The first roll-up of `kind` that answers the query and has completed periods; why none does goes to `reasons`. */
+async function findRollup(ctx: RequestContext, tasks: readonly StoredTask[], query: MetricQuery, shape: QueryShape, kind: RollupKind, reasons: string[]): Promise<Candidate | undefined> {
+  for (const stored of tasks) {
+    const task = stored.task;
+    if (task === undefined) continue;
+    for (const rollup of task.rollups) {
+      for (const candidate of rollup.queries) {
+        const fit = fitOf(candidate, rollup, query, shape, kind);
+        if (typeof fit === 'string') {
+          if (candidate.metric === query.metric) reasons.push(`${task.id}: ${fit}`);
+          continue;
+        }
+        const status = await rollupStatus(ctx, stored);
+        if (status.coveredFromMs === undefined || status.completedThroughMs === undefined || status.completedThroughMs <= status.coveredFromMs) {
+          reasons.push(`${task.id}: it has completed no period yet`);
+          continue;
+        }
+        return { task: task.id, metric: rollup.saveAs, samplingMs: fit, coveredFromMs: status.coveredFromMs, completedThroughMs: status.completedThroughMs };
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The query's one aggregator and its sampling, or why no roll-up can answer it. */
 function queryShape(query: MetricQuery): QueryShape | string {
   if (query.limit !== undefined && query.limit > 0) return 'the query has a limit';
   if (!isUtc(query.timeZone)) return 'the query is not in UTC';
-  if (query.aggregators.length !== 1) return 'only a query of one aggregator (sum, count, min or max) reads roll-ups';
+  if (query.aggregators.length !== 1) return 'only a query of one aggregator (sum, count, min, max or avg) reads roll-ups';
   const aggregator = query.aggregators[0]!;
-  if (FROM_ROLLUP[aggregator.name] === undefined) return `${aggregator.name} is not read from roll-ups (sum, count, min and max are)`;
-  const samplingMs = alignedSamplingMs(aggregator, true);
-  if (samplingMs === undefined) return "the aggregator's sampling is not a fixed length aligned to it";
-  return { aggregator, samplingMs };
+  if (FROM_ROLLUPS[aggregator.name] === undefined) return `${aggregator.name} is not read from roll-ups (sum, count, min, max and avg are)`;
+  if (query.groupBy.some((g) => g.name !== 'tag')) return 'only a tag group-by reads roll-ups';
+  const sampling = alignedSampling(aggregator, true);
+  if (sampling === undefined) return "the aggregator's sampling is not a fixed length aligned to it";
+  const p = aggregator.params;
+  if (query.order === 'desc' && p['align_start_time'] !== true && p['align_end_time'] !== true) {
+    return "a descending query puts each range's point at its last raw point, which roll-ups do not keep (align_start_time or align_end_time would)";
+  }
+  return { aggregator, ...sampling };
 }
 
-/** Why `candidate` (a roll-up's query) cannot answer `query`, or undefined when it can. */
-function mismatch(candidate: MetricQuery, rollup: Rollup, query: MetricQuery, shape: QueryShape): string | undefined {
+/** The roll-up range's length in ms when `candidate` (a roll-up's query) can answer the query, or why it cannot. */
+function fitOf(candidate: MetricQuery, rollup: Rollup, query: MetricQuery, shape: QueryShape, kind: RollupKind): number | string {
   if (candidate.metric !== query.metric) return 'another metric';
   if (canonicalTags(candidate.tags) !== canonicalTags(query.tags)) return 'another tag filter';
   if (canonicalGroupBy(candidate.groupBy) !== canonicalGroupBy(query.groupBy)) return 'another group-by';
   if (!isUtc(candidate.timeZone) || (rollup.timeZone !== undefined && !isUtc(rollup.timeZone))) return 'not in UTC';
   if (candidate.limit !== undefined && candidate.limit > 0) return 'its query has a limit';
   const own = candidate.aggregators.filter((a) => a.name !== 'save_as');
-  if (own.length !== 1 || own[0]!.name !== FROM_ROLLUP[shape.aggregator.name]!.rollup) return `its aggregator is not ${FROM_ROLLUP[shape.aggregator.name]!.rollup} alone`;
-  const samplingMs = alignedSamplingMs(own[0]!, false);
+  if (own.length !== 1 || own[0]!.name !== kind) return `its aggregator is not ${kind} alone`;
+  const samplingMs = alignedSampling(own[0]!, false)?.samplingMs;
   if (samplingMs === undefined || DAY_MS % samplingMs !== 0) return "its sampling is not a fixed length that divides a day, aligned, with its points at each range's first point";
   if (shape.samplingMs % samplingMs !== 0) return `the query's sampling is not a multiple of its ${samplingMs} ms`;
-  if (query.range.startMs % samplingMs !== 0 || (query.range.endMs + 1) % samplingMs !== 0) return `the range does not start and end on its ${samplingMs} ms ranges`;
-  return undefined;
+  return samplingMs;
 }
 
 /**
- * The sampling in ms of a range aggregator aligned to its sampling with nothing of its own that moves its ranges;
+ * The sampling of a range aggregator aligned to its sampling with nothing of its own that moves its ranges;
  * `mayMoveTimestamps` allows align_start_time and align_end_time (the query's own, applied to both answers alike).
  */
-function alignedSamplingMs(aggregator: AggregatorSpec, mayMoveTimestamps: boolean): number | undefined {
+function alignedSampling(aggregator: AggregatorSpec, mayMoveTimestamps: boolean): { sampling: Duration; samplingMs: number } | undefined {
   const p = aggregator.params;
   const known = new Set(['sampling', 'align_sampling', ...(mayMoveTimestamps ? ['align_start_time', 'align_end_time'] : [])]);
   if (Object.keys(p).some((key) => !known.has(key) && p[key] !== undefined && p[key] !== null && p[key] !== false)) return undefined;
@@ -123,7 +213,127 @@ function alignedSamplingMs(aggregator: AggregatorSpec, mayMoveTimestamps: boolea
   } catch {
     return undefined;
   }
-  return fixedLengthMs(sampling, resolveZone('UTC')!);
+  const samplingMs = fixedLengthMs(sampling, resolveZone('UTC')!);
+  return samplingMs === undefined ? undefined : { sampling, samplingMs };
+}
+
+/** Runs a part's reads; an avg part divides its sums by its counts, or reads raw if the two do not line up. */
+async function runPart(ctx: RequestContext, query: MetricQuery, part: PlannedPart, label: string): Promise<QueryOutput> {
+  if ('read' in part) {
+    const output = await ctx.runQuery(part.read.query, label, part.read.use);
+    return part.read.use.metric === undefined ? output : answeringFor(query, output);
+  }
+  const [sums, counts] = await Promise.all([ctx.runQuery(part.sums.query, label, part.sums.use), ctx.runQuery(part.counts.query, label, part.counts.use)]);
+  const averages = divide(sums, counts);
+  if (averages !== undefined) return answeringFor(query, averages);
+  const reason = `${part.sums.use.task}: its sums and ${part.counts.use.task}'s counts are not at the same groups and timestamps`;
+  return ctx.runQuery(part.raw, label, { reason });
+}
+
+/** Each group's sums divided by its counts (as `avg` answers, a double), or undefined where the two do not match. */
+function divide(sums: QueryOutput, counts: QueryOutput): QueryOutput | undefined {
+  const countsOf = new Map(counts.groups.map((g) => [groupKey(g.groupBy), g.points]));
+  const groups: GroupOutput[] = [];
+  for (const group of sums.groups) {
+    const n = countsOf.get(groupKey(group.groupBy));
+    countsOf.delete(groupKey(group.groupBy));
+    const s = group.points;
+    if (n === undefined || n.length !== s.length) return undefined;
+    const points = new PointList();
+    for (let i = 0; i < s.length; i++) {
+      if (n.timestamps[i] !== s.timestamps[i] || typeof s.values[i] !== 'number' || typeof n.values[i] !== 'number') return undefined;
+      points.push(s.timestamps[i]!, 'double', (s.values[i] as number) / (n.values[i] as number));
+    }
+    groups.push({ ...group, points });
+  }
+  if ([...countsOf.values()].some((points) => points.length > 0)) return undefined;
+  return { ...sums, groups, warnings: [...sums.warnings, ...counts.warnings], ...(sums.truncated ?? counts.truncated ? { truncated: sums.truncated ?? counts.truncated! } : {}) };
+}
+
+/**
+ * A roll-up's answer as the answer for the queried metric: its groups named so, without the `saved_from` tag, and a
+ * count's sums of counts as longs, as `count` answers.
+ */
+function answeringFor(query: MetricQuery, output: QueryOutput): QueryOutput {
+  const counts = query.aggregators[0]!.name === 'count';
+  return {
+    ...output,
+    metric: query.metric,
+    groups: output.groups.map((group) => {
+      const tags = { ...group.tags };
+      if (tags[SAVED_FROM]?.length === 1 && tags[SAVED_FROM][0] === query.metric) delete tags[SAVED_FROM];
+      return { ...group, name: query.metric, tags, points: counts ? asLongs(group.points) : group.points };
+    }),
+  };
+}
+
+/** A copy of `points` (which an identical query of another request may share) as longs. */
+function asLongs(points: PointList): PointList {
+  const longs = new PointList();
+  for (let i = 0; i < points.length; i++) longs.push(points.timestamps[i]!, 'long', points.values[i]!);
+  return longs;
+}
+
+/** The parts' answers as one: each group's points in the query's order, tags and sample sizes added up. */
+function joinParts(query: MetricQuery, outputs: readonly QueryOutput[]): QueryOutput {
+  const byKey = new Map<string, { group: GroupOutput; tags: Map<string, Set<string>>; sampleSize: number; points: PointList }>();
+  const inOrder = query.order === 'desc' ? [...outputs].reverse() : outputs;
+  for (const output of inOrder) {
+    for (const group of output.groups) {
+      const key = groupKey(group.groupBy);
+      let joined = byKey.get(key);
+      if (joined === undefined) byKey.set(key, (joined = { group, tags: new Map(), sampleSize: 0, points: new PointList() }));
+      for (const [tag, values] of Object.entries(group.tags)) {
+        const set = joined.tags.get(tag) ?? new Set<string>();
+        for (const value of values) set.add(value);
+        joined.tags.set(tag, set);
+      }
+      joined.sampleSize += group.sampleSize;
+      const p = group.points;
+      for (let i = 0; i < p.length; i++) joined.points.push(p.timestamps[i]!, p.kinds[i]!, p.values[i]!);
+    }
+  }
+  const groups = [...byKey.values()]
+    .sort((a, b) => compareGroups(a.group.groupBy, b.group.groupBy))
+    .map(({ group, tags, sampleSize, points }) => ({
+      ...group,
+      tags: Object.fromEntries([...tags.keys()].sort(compareStrings).map((tag) => [tag, [...tags.get(tag)!].sort(compareStrings)])),
+      sampleSize,
+      points,
+    }));
+  const truncated = outputs.find((o) => o.truncated !== undefined)?.truncated;
+  return {
+    metric: query.metric,
+    ...(query.alias !== undefined ? { alias: query.alias } : {}),
+    sampleSize: outputs.reduce((n, o) => n + o.sampleSize, 0),
+    groups,
+    warnings: outputs.flatMap((o) => o.warnings),
+    ...(truncated ? { truncated } : {}),
+  };
+}
+
+function groupKey(groupBy: readonly GroupByResult[]): string {
+  return JSON.stringify(groupBy);
+}
+
+/** KairosDB's order of tag groups: by type, then by the concatenated names and values of their tags. */
+function compareGroups(a: readonly GroupByResult[], b: readonly GroupByResult[]): number {
+  const parts = (groupBy: readonly GroupByResult[]) => {
+    let type = '';
+    let tags = '';
+    for (const g of groupBy) {
+      if (g.name === 'type') type = g.type;
+      else if (g.name === 'tag') tags = g.tags.map((name) => name + (g.group[name] ?? '')).join('');
+    }
+    return { type, tags };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  return compareStrings(x.type, y.type) || compareStrings(x.tags, y.tags) || compareStrings(groupKey(a), groupKey(b));
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function isUtc(zone: string): boolean {
