@@ -273,6 +273,21 @@ describe('roll-up scheduler', () => {
     expect(scheduler.counters().get('task-1')!.periodsSkipped).toBe(7);
   });
 
+  it('prunes the claims of periods older than catch-up goes back to, so the claims partition stays bounded', async () => {
+    const clock = new FakeClock(D0 + HOUR + SETTINGS.delayMs);
+    const store = await storeWithData(1);
+    await createTask(store, clock);
+    const scheduler = schedulerOn(store, clock, 'g1', { maxCatchUpPeriods: 3 });
+    for (let hour = 1; hour <= 8; hour++) {
+      clock.t = D0 + hour * HOUR + SETTINGS.delayMs;
+      await scheduler.tick();
+    }
+    // The last tick pruned before D0 + 5 h (three periods before the one now due), then ran D0 + 7 h.
+    const keys = await store.serviceIndex.keys('_kairograph_rollup_claims', 'task-1');
+    expect(keys).toEqual([5, 6, 7].map((h) => `${String(D0 + h * HOUR).padStart(16, '0')} 1 hours`));
+    expect(scheduler.status('task-1')).toMatchObject({ pendingPeriods: 0, completedThroughMs: D0 + 8 * HOUR });
+  });
+
   it("takes over a period whose claim a dead gateway holds once the claim's lease expired", async () => {
     const clock = new FakeClock(D0 + HOUR + SETTINGS.delayMs);
     const counted = countingStore(await storeWithData(1));

@@ -133,6 +133,8 @@ interface TaskState {
   skipped?: SkippedPeriods;
   heldBy?: { owner: string; untilMs: number };
   counters: TaskCounters;
+  /** When this scheduler last pruned the task's old claims. */
+  prunedAtMs?: number;
 }
 
 /** What Kairograph keeps per task in `_kairograph_rollups`/`status` (task-store.ts). */
@@ -147,6 +149,9 @@ interface PersistedStatus {
 }
 
 const FIRST_RETRY_MS = 5000;
+/** How often a scheduler prunes a task's claims, and the most it deletes in one go. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_AT_MOST = 1000;
 const MAX_RETRY_MS = 600_000;
 
 export class RollupScheduler {
@@ -333,6 +338,7 @@ export class RollupScheduler {
       );
       await this.persist(state, store);
     }
+    await this.pruneClaims(state, task, store, now);
     let period = periodAt(state.cursorMs, interval);
     while (!this.halting) {
       const at = this.clock.now();
@@ -376,6 +382,24 @@ export class RollupScheduler {
       state.cursorMs = period.endMs;
       await this.persist(state, store, record);
       period = nextPeriod(period, interval);
+    }
+  }
+
+  /**
+   * Deletes the task's claims on periods older than catch-up ever goes back to (ROLLUPS_MAX_CATCH_UP_PERIODS before
+   * the latest due one), hourly at most: no gateway with the same setting claims such a period again, so their rows,
+   * one per period, would only grow the claims partition. Its failure costs nothing but the rows: it is logged.
+   */
+  private async pruneClaims(state: TaskState, task: RollupTask, store: RollupTaskStore, now: number): Promise<void> {
+    if (state.prunedAtMs !== undefined && now - state.prunedAtMs < PRUNE_EVERY_MS) return;
+    state.prunedAtMs = now;
+    const { settings } = this.deps;
+    const beforeMs = latestPeriods(now - settings.delayMs, task.executionInterval, settings.maxCatchUpPeriods);
+    try {
+      const pruned = await store.pruneClaims(task.id, beforeMs, PRUNE_AT_MOST);
+      if (pruned > 0) this.deps.log.debug({ task: task.id, pruned, beforeMs }, 'pruned old roll-up claims');
+    } catch (error) {
+      this.deps.log.warn({ err: error, task: task.id }, "could not prune a roll-up task's old claims; it is tried again in an hour");
     }
   }
 

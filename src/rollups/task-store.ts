@@ -59,6 +59,16 @@ export class RollupTaskStore {
     await this.index.delete(OWN_SERVICE, OWN_STATUS_KEY, id);
   }
 
+  /**
+   * Deletes up to `atMost` of the task's claims on periods that start before `beforeMs`; returns how many. The claims
+   * service is written only by claim and complete otherwise: these rows are past every gateway's catch-up.
+   */
+  async pruneClaims(id: string, beforeMs: number, atMost: number): Promise<number> {
+    const old = (await this.index.keys(CLAIMS_SERVICE, id)).filter((key) => claimStartMs(key) < beforeMs).slice(0, atMost);
+    for (const key of old) await this.index.delete(CLAIMS_SERVICE, id, key);
+    return old.length;
+  }
+
   async kairosStatus(id: string): Promise<string | undefined> {
     return (await this.index.value(ROLLUPS_SERVICE, STATUS_KEY, id))?.value;
   }
@@ -74,4 +84,10 @@ export class RollupTaskStore {
   async writeOwnStatus(id: string, json: string): Promise<void> {
     await this.index.set(OWN_SERVICE, OWN_STATUS_KEY, id, json);
   }
+}
+
+/** The start of the period a claim key names (rollup-scheduler.ts, claimKey: the padded start, a space, the interval). */
+function claimStartMs(key: string): number {
+  const start = Number(key.split(' ', 1)[0]);
+  return Number.isFinite(start) ? start : Number.POSITIVE_INFINITY;
 }
