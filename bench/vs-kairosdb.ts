@@ -3,8 +3,9 @@
  * default), the five aggregated queries of the cold-read issue, raw points of one series and a dashboard (GraphQL
  * aliases on Kairograph, the same metrics in one REST body on KairosDB), sent to each server in turn (which goes
  * first alternates), medians of several runs after a warm-up. Every answer is compared; the CPU seconds of each
- * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and the floor is measured in the
- * same run: a bare read of the same partitions with the project's own page decoder, no engine, no HTTP.
+ * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and each query's floor is measured
+ * in turn with the two servers (the three rotate who goes first): a bare read of the partitions that query reads with
+ * the project's own page decoder, 20 at a time, no engine, no HTTP.
  *
  *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
  *                                 --profile <dir> --node-args "<options for the gateway's node>" --only <part of a query's name>]
@@ -57,6 +58,8 @@ interface BenchQuery {
   readonly graphql?: string;
   /** Why the answers may differ, when they may. */
   readonly differs?: string;
+  /** The partitions it reads, which its floor reads bare; all of the metric's when absent. */
+  readonly reads?: (key: RowKey) => boolean;
 }
 const DASHBOARD_PANELS = [0, 1, 2, 3].map((p) => ({
   hosts: [0, 1, 2, 3, 4].map((k) => host((p * 5 + k) % SERIES)),
@@ -84,9 +87,9 @@ const QUERIES: readonly BenchQuery[] = [
     rest: aggregated({ name: 'percentile', percentile: 0.95, sampling: { value: 1, unit: 'hours' } }),
     differs: 'KairosDB samples a random reservoir of 1,028 values per range (SEMANTICS.md, percentile)',
   },
-  { name: 'sum per 10 min, one tag value', rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }) },
+  { name: 'sum per 10 min, one tag value', rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }), reads: (key) => key.tags['dc'] === 'a' },
   { name: 'count per minute, grouped by a tag', rest: aggregated({ name: 'count', sampling: { value: 1, unit: 'minutes' } }, { group_by: [{ name: 'tag', tags: ['dc'] }] }) },
-  { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] } },
+  { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] }, reads: (key) => key.tags['host'] === host(0) },
   { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as points', rest: DASHBOARD_REST, graphql: dashboardGraphql('points { t: epochMs value }') },
   { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as columns', rest: DASHBOARD_REST, graphql: dashboardGraphql('columns { epochMs value }') },
 ];
@@ -123,47 +126,48 @@ console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairog
 const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undefined;
 try {
   const floor = await floorReader();
-  const rows: string[] = [];
   for (const query of QUERIES.filter((q) => ONLY === undefined || q.name.includes(ONLY))) {
-    const times = { kairosdb: [] as number[], kairograph: [] as number[] };
-    const cpu = { kairosdb: [] as number[], kairograph: [] as number[], cassandraK: [] as number[], cassandraG: [] as number[] };
+    const keys = partitions.filter(query.reads ?? (() => true));
+    const expected = new Set(keys.map((key) => JSON.stringify(key.tags))).size * POINTS;
+    const times = { kairosdb: [] as number[], kairograph: [] as number[], floor: [] as number[] };
+    const cpu = { kairosdb: [] as number[], kairograph: [] as number[], cassandraK: [] as number[], cassandraG: [] as number[], cassandraF: [] as number[] };
     let compared = '';
+    const participants = ['kairosdb', 'kairograph', 'floor'] as const;
     for (let run = 0; run <= RUNS; run++) {
-      // Run 0 is the warm-up; which server goes first alternates so neither always reads a cold page cache.
-      const order: ('kairosdb' | 'kairograph')[] = run % 2 === 0 ? ['kairosdb', 'kairograph'] : ['kairograph', 'kairosdb'];
+      // Run 0 is the warm-up; who goes first rotates so that none always reads a cold page cache, and the floor is
+      // measured between the servers' reads, under the same conditions (Cassandra's speed drifts across a run).
+      const order = participants.map((_, i) => participants[(i + run) % participants.length]!);
       const answers: Record<string, unknown> = {};
-      for (const server of order) {
-        const pid = server === 'kairosdb' ? kairosdb.pid : gateway.pid;
+      for (const who of order) {
+        const pid = who === 'kairosdb' ? kairosdb.pid : who === 'kairograph' ? gateway.pid : process.pid;
         const c0 = cpuSeconds(pid);
         const k0 = cassandraPid ? cpuSeconds(cassandraPid) : 0;
         const t0 = performance.now();
-        answers[server] = server === 'kairosdb' ? await rest(kairosdb.url, query.rest) : query.graphql ? await graphql(gateway.url, query.graphql) : await rest(gateway.url, query.rest);
+        if (who === 'floor') {
+          const points = await floor.readAll(keys);
+          if (points !== expected) throw new Error(`the floor read ${points} points, not ${expected}`);
+        } else {
+          answers[who] = who === 'kairosdb' ? await rest(kairosdb.url, query.rest) : query.graphql ? await graphql(gateway.url, query.graphql) : await rest(gateway.url, query.rest);
+        }
         const ms = performance.now() - t0;
         if (run === 0) continue;
-        times[server].push(ms);
-        cpu[server].push(cpuSeconds(pid) - c0);
-        if (cassandraPid) (server === 'kairosdb' ? cpu.cassandraK : cpu.cassandraG).push(cpuSeconds(cassandraPid) - k0);
+        times[who].push(ms);
+        if (who !== 'floor') cpu[who].push(cpuSeconds(pid) - c0);
+        if (cassandraPid) cpu[who === 'kairosdb' ? 'cassandraK' : who === 'kairograph' ? 'cassandraG' : 'cassandraF'].push(cpuSeconds(cassandraPid) - k0);
       }
       if (run === 0) compared = compare(query, answers['kairosdb'], answers['kairograph']);
     }
     const k = median(times.kairosdb);
     const g = median(times.kairograph);
+    const f = median(times.floor);
     const line =
-      `${query.name}: KairosDB ${(k / 1000).toFixed(2)} s, Kairograph ${(g / 1000).toFixed(2)} s, ratio ${(g / k).toFixed(2)} | ` +
+      `${query.name}: KairosDB ${(k / 1000).toFixed(2)} s, Kairograph ${(g / 1000).toFixed(2)} s, ratio ${(g / k).toFixed(2)}; ` +
+      `floor (${keys.length} partitions bare) ${(f / 1000).toFixed(2)} s, Kairograph/floor ${(g / f).toFixed(2)} | ` +
       `CPU s (median): KairosDB JVM ${median(cpu.kairosdb).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraK).toFixed(2) : 'n/a'}; ` +
-      `Kairograph ${median(cpu.kairograph).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraG).toFixed(2) : 'n/a'} | answers: ${compared}`;
+      `Kairograph ${median(cpu.kairograph).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraG).toFixed(2) : 'n/a'}; ` +
+      `the floor's Cassandra ${cassandraPid ? median(cpu.cassandraF).toFixed(2) : 'n/a'} | answers: ${compared}`;
     console.log(line);
-    rows.push(line);
   }
-  // The floor: every partition of the metric read with the project's page decoder, as many at once as the gateway may.
-  const floorTimes: number[] = [];
-  for (let run = 0; run <= RUNS; run++) {
-    const t0 = performance.now();
-    const points = await floor.readAll(partitions);
-    if (points !== SERIES * POINTS) throw new Error(`the floor read ${points} points, not ${SERIES * POINTS}`);
-    if (run > 0) floorTimes.push(performance.now() - t0);
-  }
-  console.log(`floor: a bare read of all ${partitions.length} partitions (${(SERIES * POINTS).toLocaleString('en-US')} points) with the lean page decoder, ${floor.concurrency} at a time: ${(median(floorTimes) / 1000).toFixed(2)} s (median of ${RUNS})`);
   await floor.close();
 } finally {
   await gateway.stop();

@@ -84,9 +84,10 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
     const cached = CachedQuery.of(ctx.cache, ctx.source.name, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
-    const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set() };
+    const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set(), split: 1 };
     const planned = rowGroupsOf(series, compiled.pipeline.groupBys).map((rowGroup) => planRowGroup(rowGroup, run));
-    const ahead = readAheadOf(planned, ctx);
+    run.split = splitOf(planned, ctx);
+    const ahead = readAheadOf(planned, ctx, run.split);
     const groups: GroupOutput[] = [];
     try {
       for (const rowGroup of planned) {
@@ -213,6 +214,8 @@ interface RowGroupRun {
   readonly cached: CachedQuery | undefined;
   /** Partitions that yielded points: one partition can be scanned once per uncached part of the range. */
   readonly yielded: Set<RowKey>;
+  /** Parts each read is split into (ScanOptions.split). */
+  split: number;
 }
 
 /** One scan: a partition between two times (inclusive). */
@@ -244,6 +247,21 @@ function planRowGroup(rowGroup: RowGroup, run: RowGroupRun): PlannedRowGroup {
   return { rowGroup, buckets, reads: new Map(rowGroup.series.map((s) => [s, readsOf(s)])), seriesMajor: isSeriesMajor(pipeline, rowGroup.type) };
 }
 
+/**
+ * A query of fewer reads than the read-ahead depth leaves the depth unused: each read is then split into parts read at
+ * once (ScanOptions.split), so that reads × parts stays within the depth, and so within its memory. One series read
+ * alone goes from one Cassandra request in flight to several.
+ */
+function splitOf(planned: readonly PlannedRowGroup[], ctx: EngineContext): number {
+  const depth = ctx.readAhead ?? ctx.source.readAhead;
+  let reads = 0;
+  for (const p of planned) for (const r of p.reads.values()) reads += r.length;
+  return reads === 0 ? 1 : Math.max(1, Math.min(MAX_SPLIT, Math.floor(depth / reads)));
+}
+
+/** The most parts one read is split into. */
+const MAX_SPLIT = 4;
+
 /** The query's series-major reads in the order the engine takes them, row group after row group. */
 interface QueryReadAhead {
   readonly reads: ReadAhead;
@@ -254,12 +272,12 @@ interface QueryReadAhead {
  * One read-ahead over the whole query: a query grouped by host reads one series per row group, and a read-ahead per
  * row group would start nothing early. Undefined where the store's reads never wait (or the context says 0).
  */
-function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext): QueryReadAhead | undefined {
+function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext, split: number): QueryReadAhead | undefined {
   const depth = ctx.readAhead ?? ctx.source.readAhead;
   if (depth === 0) return undefined;
   const order = planned.filter((p) => p.seriesMajor).flatMap((p) => p.rowGroup.series.flatMap((s) => p.reads.get(s)!));
   if (order.length === 0) return undefined;
-  const options = scanOptionsOf('asc', 0, ctx);
+  const options = scanOptionsOf('asc', 0, ctx, split);
   const budget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
   return {
     reads: new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)), depth, budget),
@@ -267,10 +285,11 @@ function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext): Q
   };
 }
 
-function scanOptionsOf(order: 'asc' | 'desc', limit: number, ctx: EngineContext): ScanOptions {
+function scanOptionsOf(order: 'asc' | 'desc', limit: number, ctx: EngineContext, split: number): ScanOptions {
   return {
     order,
     ...(limit > 0 ? { limit } : {}),
+    ...(split > 1 ? { split } : {}),
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
@@ -286,7 +305,7 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points (and
   // a limit is never series-major).
   const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
-  const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, ctx);
+  const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, ctx, run.split);
   /** `scan` starts the read of the partition; the default starts it when the merge reaches it. */
   const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>

@@ -80,6 +80,11 @@ export interface ScanOptions {
   readonly pageSize?: number;
   /** Aborts the scan: the iterator rejects with the signal's reason and releases its resources. */
   readonly signal?: AbortSignal;
+  /**
+   * Read the range as up to this many consecutive parts at once (no limit only), for a partition the query reads
+   * (almost) alone: the slices come in the same order with the same points. Stores whose reads never wait ignore it.
+   */
+  readonly split?: number;
 }
 
 /** One series of a write batch, already validated (store/write-validation.ts). */

@@ -178,6 +178,7 @@ describe('random partitions', () => {
       // From the partition's first point.
       from: fc.integer({ min: -50, max: 6000 }),
       span: fc.integer({ min: 0, max: 8000 }),
+      split: fc.integer({ min: 2, max: 6 }),
     });
     const partition = fc.record({
       typed: typedCells(120),
@@ -198,8 +199,13 @@ describe('random partitions', () => {
           }),
         );
         await bothWays(key, ...WHOLE_ROW);
-        for (const { order, limit, pageSize, from, span } of scans) {
-          await bothWays(key, R + base + from, R + base + from + span, { order, ...(limit ? { limit } : {}), ...(pageSize ? { pageSize } : {}) });
+        for (const { order, limit, pageSize, from, span, split: parts } of scans) {
+          const options = { order, ...(limit ? { limit } : {}), ...(pageSize ? { pageSize } : {}) };
+          await bothWays(key, R + base + from, R + base + from + span, options);
+          // Split, both decoders agree, and on the same points in the same order as unsplit (in other slices).
+          await bothWays(key, R + base + from, R + base + from + span, { ...options, split: parts });
+          const split = await scanAll(lean, key, R + base + from, R + base + from + span, { ...options, split: parts });
+          expect(split).toEqual(await scanAll(lean, key, R + base + from, R + base + from + span, options));
         }
       }),
       { numRuns: 100 },

@@ -115,6 +115,34 @@ describe('scans', () => {
     expect(pages() - start).toBe(4);
   });
 
+  it('reads the rest of a split scan after its first page as consecutive column ranges at once, in order', async () => {
+    const store = await fresh();
+    const timestamps = Array.from({ length: 40 }, (_, i) => 1000 + i * 25);
+    await store.write({ series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    const [key] = await partitionsOf(store, 'p', 0, 10_000);
+    const pages = () => store.statements['data_points.select'] ?? 0;
+    const start = pages();
+    const scan = store.scan(key!, 1000, 1975, { pageSize: 4, split: 4 })[Symbol.asyncIterator]();
+    const first = await scan.next();
+    expect(first.value?.timestamps[0]).toBe(1000);
+    // The first page, then the 36 points after it as 4 parts started at once, each going as far as a scan goes ahead
+    // (its first slice needs its second page, whose arrival asks for the third): 9 points a part, 3 pages each.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pages() - start).toBe(1 + 4 * 3);
+    const times = [...first.value!.timestamps];
+    for (let next = await scan.next(); next.done !== true; next = await scan.next()) times.push(...next.value.timestamps);
+    expect(times).toEqual(timestamps);
+    for (const order of ['asc', 'desc'] as const) {
+      for (const split of [2, 3, 7, 5000]) {
+        for (const pageSize of [1, 3, 5000]) {
+          const got = (await scanAll(store, key!, 1010, 1960, { order, split, pageSize })).map((p) => p.t);
+          const want = timestamps.filter((t) => t >= 1010 && t <= 1960);
+          expect(got, JSON.stringify({ order, split, pageSize })).toEqual(order === 'asc' ? want : want.reverse());
+        }
+      }
+    }
+  });
+
   it('finishes a merge that opens more partition scans at once than the store has request permits', async () => {
     const store = await fresh({ concurrency: 2 });
     const series = Array.from({ length: 40 }, (_, s) => ({

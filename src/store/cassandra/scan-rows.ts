@@ -34,6 +34,18 @@ export class ScanRows {
     return new ScanRows(buf, start, p, count);
   }
 
+  /** The column name (its first 4 bytes, big-endian, unsigned) of the last row; the page must have rows. */
+  lastColumn(): number {
+    const buf = this.buf;
+    let p = this.start;
+    for (let i = 0; i < this.length - 1; i++) {
+      p += 4 + buf.readInt32BE(p);
+      const valueLength = buf.readInt32BE(p);
+      p += 4 + (valueLength > 0 ? valueLength : 0);
+    }
+    return buf.readUInt32BE(p + 4);
+  }
+
   /**
    * Feeds every row to `builder` and yields the slices it completes, as the driver's rows would have: the column's
    * first 4 bytes (big-endian, unsigned) and the value's bytes, a null value being an empty one.
