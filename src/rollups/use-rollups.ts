@@ -29,7 +29,7 @@ import { PointList } from '../engine/point-list.js';
 import { compareStrings } from '../engine/points.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../query/model.js';
 import type { RequestContext } from '../server/request-context.js';
-import { listRollups, rollupStatus, type StoredTask } from './rollup-api.js';
+import { listRollups, rollupStatus, type StoredTask, type TaskStatus } from './rollup-api.js';
 import type { Rollup } from './rollup-task.js';
 
 /** What `useRollups` decided for one read of a query, for its statistics. */
@@ -83,8 +83,15 @@ async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise
   const tasks = await listRollups(ctx);
   const reasons: string[] = [];
   const found: Candidate[] = [];
+  // Read once per task: avg's sum and count roll-ups are often one task's.
+  const statuses = new Map<string, Promise<TaskStatus>>();
+  const statusOf = (stored: StoredTask) => {
+    let status = statuses.get(stored.id);
+    if (status === undefined) statuses.set(stored.id, (status = rollupStatus(ctx, stored)));
+    return status;
+  };
   for (const kind of FROM_ROLLUPS[shape.aggregator.name]!.rollups) {
-    const candidate = await findRollup(ctx, tasks, query, shape, kind, reasons);
+    const candidate = await findRollup(tasks, statusOf, query, shape, kind, reasons);
     if (candidate === undefined) return raw(reasons.length > 0 ? reasons.join('; ') : `no roll-up task reads ${query.metric} through ${kind}`);
     found.push(candidate);
   }
@@ -143,7 +150,14 @@ interface Candidate {
 }
 
 /** The first roll-up of `kind` that answers the query and has completed periods; why none does goes to `reasons`. */
-async function findRollup(ctx: RequestContext, tasks: readonly StoredTask[], query: MetricQuery, shape: QueryShape, kind: RollupKind, reasons: string[]): Promise<Candidate | undefined> {
+async function findRollup(
+  tasks: readonly StoredTask[],
+  statusOf: (stored: StoredTask) => Promise<TaskStatus>,
+  query: MetricQuery,
+  shape: QueryShape,
+  kind: RollupKind,
+  reasons: string[],
+): Promise<Candidate | undefined> {
   for (const stored of tasks) {
     const task = stored.task;
     if (task === undefined) continue;
@@ -154,7 +168,7 @@ async function findRollup(ctx: RequestContext, tasks: readonly StoredTask[], que
           if (candidate.metric === query.metric) reasons.push(`${task.id}: ${fit}`);
           continue;
         }
-        const status = await rollupStatus(ctx, stored);
+        const status = await statusOf(stored);
         if (status.coveredFromMs === undefined || status.completedThroughMs === undefined || status.completedThroughMs <= status.coveredFromMs) {
           reasons.push(`${task.id}: it has completed no period yet`);
           continue;

@@ -28,7 +28,7 @@ export async function* scanPartition(
   const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
   if (start >= end) return;
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
-  const scan: ColumnScan = { exec, st, spec, fetchSize, key, options, limit, pages };
+  const scan: ColumnScan = { exec, st, spec, fetchSize, key, keyBytes: bufferOf(encodeRowKey(key)), options, limit, pages };
   const parts = limit > 0 ? 1 : Math.floor(options.split ?? 1);
   if (parts <= 1) {
     yield* scanColumns(scan, start, end);
@@ -75,6 +75,8 @@ interface ColumnScan {
   readonly spec: RowSpec;
   readonly fetchSize: number;
   readonly key: RowKey;
+  /** The key's bytes, encoded once for every part of a split scan. */
+  readonly keyBytes: Buffer;
   readonly options: ScanOptions;
   readonly limit: number;
   readonly pages: ScanPageCounts;
@@ -85,8 +87,8 @@ function queryOf({ st, options, limit }: ColumnScan): string {
   return limit > 0 ? (desc ? st.selectPointsDescLimit : st.selectPointsAscLimit) : desc ? st.selectPointsDesc : st.selectPointsAsc;
 }
 
-function paramsOf({ key, limit }: ColumnScan, start: number, end: number): unknown[] {
-  const params: unknown[] = [bufferOf(encodeRowKey(key)), ...columnRangeBytes(start, end)];
+function paramsOf({ keyBytes, limit }: ColumnScan, start: number, end: number): unknown[] {
+  const params: unknown[] = [keyBytes, ...columnRangeBytes(start, end)];
   if (limit > 0) params.push(limit);
   return params;
 }
