@@ -6,7 +6,7 @@ import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
-import type { ComplexValue, PointKind, PointList, PointValue } from '../engine/point-list.js';
+import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
@@ -22,7 +22,7 @@ import { withGraphQLFields } from './engine-fields.js';
 import { liveSeriesResolver } from './live-series.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
-import type { PointModel, SeriesModel } from './models.js';
+import type { PointModel, RowModel, SeriesModel } from './models.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
@@ -98,13 +98,7 @@ export const resolvers: Resolvers = {
     async rows(_, args, ctx, info) {
       const series = await aggregatedSeries(ctx, args, responsePath(info.path));
       const total = series.reduce((n, s) => n + s.points.length, 0);
-      // listOf asks for items in order, so one cursor walks the series.
-      let k = 0;
-      let first = 0;
-      return listOf(ctx.lane, total, (n) => {
-        while (n - first >= series[k]!.points.length) first += series[k++]!.points.length;
-        return { series: series[k]!, point: pointModel(series[k]!.points, n - first) };
-      });
+      return listOf(ctx.lane, total, rowsOf(series));
     },
     rollups: (_, __, ctx) => listRollups(ctx),
   },
@@ -231,18 +225,18 @@ export const resolvers: Resolvers = {
     varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
     group: (series) => [...series.groupBy],
     sampleSize: (series) => series.sampleSize,
-    points: (series, _, ctx) => listOf(ctx.lane, series.points.length, (i) => pointModel(series.points, i)),
+    points: (series, _, ctx) => listOf(ctx.lane, series.points.length, cellsOf(series.points, pointAt)),
     columns: (series) => series.points,
   },
 
   PointColumns: {
-    time: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => points.timestamps[i]!),
-    epochMs: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => points.timestamps[i]!),
-    value: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => numericValue(points.kinds[i]!, points.values[i]!)),
-    long: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => longValue(points.kinds[i]!, points.values[i]!)),
-    text: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => textValue(points.kinds[i]!, points.values[i]!)),
-    imaginary: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => imaginaryValue(points.kinds[i]!, points.values[i]!)),
-    type: (points, _, ctx) => columnOf(ctx.lane, points.length, (i) => pointType(points.kinds[i]!)),
+    time: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
+    epochMs: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
+    value: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'null' || c.kind === 'string' ? null : finiteOrNull(c.values[i]!))),
+    long: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'long' ? longAt(c, i) : null)),
+    text: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'string' ? c.values[i]! : null)),
+    imaginary: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'complex' ? finiteOrNull(c.imaginary[i]!) : null)),
+    type: (points, _, ctx) => columnOf(ctx.lane, points, (c) => pointType(c.kind)),
   },
 
   GroupKey: {
@@ -426,8 +420,20 @@ function pointType(kind: PointKind): GraphQLValueType | null {
 
 const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type: 'TYPE' } as const;
 
-function pointModel(points: PointList, i: number): PointModel {
-  return { t: points.timestamps[i]!, kind: points.kinds[i]!, v: points.values[i]! };
+/** A point's field (or the whole point) as read from its run's columns. */
+type Cell<T> = (columns: RunColumns, i: number) => T;
+
+const pointAt: Cell<PointModel> = (c, i) => ({ t: c.timestamps[i]!, kind: c.kind, v: valueAt(c, i) });
+const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
+
+/** The list's points in order, each as `cell` reads it. */
+function* cellsOf<T>(points: PointList, cell: Cell<T>): Generator<T, void, undefined> {
+  for (const { columns, from, to } of points.runs) for (let i = from; i < to; i++) yield cell(columns, i);
+}
+
+/** `rows`: every point of every series, series after series. */
+function* rowsOf(series: readonly SeriesModel[]): Generator<RowModel, void, undefined> {
+  for (const s of series) for (const point of cellsOf(s.points, pointAt)) yield { series: s, point };
 }
 
 /**
@@ -437,34 +443,52 @@ function pointModel(points: PointList, i: number): PointModel {
  */
 const LAZY_LIST_LENGTH = 2048;
 
-function listOf<T>(lane: Lane, length: number, item: (i: number) => T): T[] {
-  if (length <= LAZY_LIST_LENGTH) return Array.from({ length }, (_, i) => item(i));
+function listOf<T>(lane: Lane, length: number, items: Iterator<T> & Iterable<T>): T[] {
+  if (length <= LAZY_LIST_LENGTH) return Array.from(items);
   // The generated resolver types know arrays only; @graphql-tools/executor completes any AsyncIterable of a list type.
-  return lazyList(lane, length, item) as unknown as T[];
+  return lazyList(lane, items) as unknown as T[];
 }
 
 /**
  * A list of scalars completes about ten times faster than a list of objects (no resolver and no resolve info per
- * item), so a column stays an array ten times longer than `listOf` allows; it is built after the request's turn
- * comes, so the few milliseconds the executor then spends on it in one go are a slice of their own.
+ * item), so a column stays an array ten times longer than `listOf` allows; it is built from the runs after the
+ * request's turn comes, so the few milliseconds the executor then spends on it in one go are a slice of their own.
  */
 const LAZY_COLUMN_LENGTH = 10 * LAZY_LIST_LENGTH;
 
-function columnOf<T>(lane: Lane, length: number, item: (i: number) => T): T[] | Promise<T[]> {
-  if (length > LAZY_COLUMN_LENGTH) return lazyList(lane, length, item) as unknown as T[];
-  const build = () => Array.from({ length }, (_, i) => item(i));
+function columnOf<T>(lane: Lane, points: PointList, cell: Cell<T>): T[] | Promise<T[]> {
+  if (points.length > LAZY_COLUMN_LENGTH) return lazyList(lane, cellsOf(points, cell)) as unknown as T[];
+  const build = () => {
+    const column = new Array<T>(points.length);
+    let k = 0;
+    for (const { columns, from, to } of points.runs) for (let i = from; i < to; i++) column[k++] = cell(columns, i);
+    return column;
+  };
   const turn = yieldIfDue(lane);
   return turn === undefined ? build() : turn.then(build);
 }
 
-async function* lazyList<T>(lane: Lane, length: number, item: (i: number) => T): AsyncGenerator<T> {
-  for (let i = 0; i < length; i++) {
-    if ((i & 255) === 255) {
-      const turn = yieldIfDue(lane);
-      if (turn !== undefined) await turn;
-    }
-    yield item(i);
-  }
+/**
+ * The items as an async iterable that yields the thread every 256 items when the request's turn is over. Between
+ * turns `next` answers at once, not with a promise: the executor awaits each item anyway, and an async generator's
+ * own promise per item cost more than completing the item did.
+ */
+function lazyList<T>(lane: Lane, items: Iterator<T>): AsyncIterable<T> {
+  let n = 0;
+  const iterator = {
+    next(): IteratorResult<T> | Promise<IteratorResult<T>> {
+      if ((++n & 255) === 0) {
+        const turn = yieldIfDue(lane);
+        if (turn !== undefined) return turn.then(() => items.next());
+      }
+      return items.next();
+    },
+    return(): IteratorResult<T> {
+      items.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator as unknown as AsyncIterator<T> };
 }
 
 function numericValue(kind: PointKind, v: PointValue): number | null {

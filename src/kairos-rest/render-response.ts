@@ -3,7 +3,7 @@
  * 64-bit long: longs as JSON integers with every digit, doubles as numbers, strings as strings, gaps as null.
  */
 import type { QueryOutput } from '../engine/execute.js';
-import type { ComplexValue, PointList } from '../engine/point-list.js';
+import { longAt, type RunColumns } from '../engine/point-list.js';
 import type { Answer, AnswerWriter } from '../server/answer-writer.js';
 
 export interface AnsweredQuery {
@@ -31,10 +31,14 @@ export async function renderQueryResponse(answers: readonly AnsweredQuery[], out
       if (group.groupBy.length > 0) result += `,"group_by":${JSON.stringify(group.groupBy)}`;
       if (!excludeTags) result += `,"tags":${JSON.stringify(group.tags)}`;
       out.write(`${result},"values":[`);
-      for (let start = 0; start < group.points.length; start += POINTS_PER_RUN) {
-        out.write(renderValues(group.points, start, Math.min(group.points.length, start + POINTS_PER_RUN)));
-        const turn = out.pause();
-        if (turn !== undefined) await turn;
+      let separator = '';
+      for (const { columns, from, to } of group.points.runs) {
+        for (let start = from; start < to; start += POINTS_PER_RUN) {
+          out.write(separator + renderValues(columns, start, Math.min(to, start + POINTS_PER_RUN)));
+          separator = ',';
+          const turn = out.pause();
+          if (turn !== undefined) await turn;
+        }
       }
       out.write(']}');
     }
@@ -58,35 +62,48 @@ export function renderTagsResponse(results: readonly TagsResult[]): string {
   return `{"queries":[${queries.join(',')}]}`;
 }
 
-/** Points [start, end) as `[t,v]` pairs, with the comma that follows the previous run. */
-function renderValues(points: PointList, start: number, end: number): string {
+/** Points [start, end) of one run's columns as `[t,v]` pairs: one loop per kind, no object per point. */
+function renderValues(columns: RunColumns, start: number, end: number): string {
   const parts = new Array<string>(end - start);
-  const { timestamps, values, kinds } = points;
-  for (let i = start; i < end; i++) {
-    const v = values[i]!;
-    let text: string;
-    switch (kinds[i]) {
-      case 'long':
-        text = typeof v === 'bigint' ? v.toString() : String(v);
-        break;
-      case 'double':
-        text = jsonNumber(v as number);
-        break;
-      case 'string':
-        text = JSON.stringify(v);
-        break;
-      case 'complex': {
-        const c = v as ComplexValue;
-        text = `{"real":${jsonNumber(c.real)},"imaginary":${jsonNumber(c.imaginary)}}`;
-        break;
+  const ts = columns.timestamps;
+  switch (columns.kind) {
+    case 'double':
+      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${jsonNumber(columns.values[i]!)}]`;
+      break;
+    case 'long':
+      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${String(longAt(columns, i))}]`;
+      break;
+    case 'string':
+      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${JSON.stringify(columns.values[i]!)}]`;
+      break;
+    case 'complex':
+      for (let i = start; i < end; i++) {
+        parts[i - start] = `[${epochText(ts[i]!)},{"real":${jsonNumber(columns.values[i]!)},"imaginary":${jsonNumber(columns.imaginary[i]!)}}]`;
       }
-      default:
-        text = 'null';
-    }
-    parts[i - start] = `[${jsonNumber(timestamps[i]!)},${text}]`;
+      break;
+    case 'null':
+      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},null]`;
+      break;
   }
-  return `${start > 0 ? ',' : ''}${parts.join(',')}`;
+  return parts.join(',');
 }
+
+/**
+ * A time as JSON, the text of jsonNumber. Times of this millennium (and up to 1e15) are written as two Smis, millions
+ * and the rest: consecutive times share their millions, whose text V8 keeps cached, and a Smi prints several times
+ * faster than a double does (a quarter of a raw answer's encoding went to its times).
+ */
+export function epochText(t: number): string {
+  if (t >= 1e6 && t < 1e15 && Number.isInteger(t)) {
+    const millions = Math.floor(t / 1e6);
+    const rest = t - millions * 1e6;
+    return String(millions) + (rest >= 100_000 ? '' : ZEROS[rest >= 10_000 ? 1 : rest >= 1000 ? 2 : rest >= 100 ? 3 : rest >= 10 ? 4 : 5]) + String(rest);
+  }
+  return jsonNumber(t);
+}
+
+/** Zeros that pad the rest of a time to six digits, by how many it needs. */
+const ZEROS = ['', '0', '00', '000', '0000', '00000'];
 
 /**
  * Every double and time of an answer is written through here. KairosDB's org.json refuses NaN and infinities with

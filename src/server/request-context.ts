@@ -59,7 +59,7 @@ export interface RequestContext {
   readonly budget: RequestBudget;
   /** The request's turns on the thread: its queries and its answer queue here when they yield (time-slice.ts). */
   readonly lane: Lane;
-  /** Every query the request ran, in the order they finished. */
+  /** Every query the request ran, in the order they started. */
   readonly queries: QueryRecord[];
   /** Who the request acts as (src/server/auth.ts). */
   readonly principal: Principal;
@@ -182,25 +182,23 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
       const cache = shared?.cache;
       const engine: EngineContext = { source, index: loaders, budgets, request: budget, readAheadBudget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
       const started = performance.now();
+      // The record takes its place as the query starts, so the statistics list a request's queries in a stable order
+      // (the parts of a useRollups query run at once and finish in any order); a query that fails is taken out.
+      const record: { -readonly [K in keyof QueryRecord]: QueryRecord[K] } = { label, source: source.name, metric: query.metric, stats, ms: 0, warnings: [], ...(rollup ? { rollup } : {}) };
+      queries.push(record);
       let output: QueryOutput;
       try {
         output = shared ? await shared.queries.run(query, engine, admit) : await executeQuery(query, engine);
       } catch (error) {
+        queries.splice(queries.indexOf(record), 1);
         // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
         // A refusal by admission control is news of its own, whatever the signal says.
         throw controller.signal.aborted && !(error instanceof OverloadedError) ? controller.signal.reason : error;
       }
-      const record = {
-        label,
-        source: source.name,
-        metric: output.metric,
-        stats,
-        ms: performance.now() - started,
-        warnings: output.warnings,
-        ...(output.truncated ? { truncated: output.truncated } : {}),
-        ...(rollup ? { rollup } : {}),
-      };
-      queries.push(record);
+      record.metric = output.metric;
+      record.ms = performance.now() - started;
+      record.warnings = output.warnings;
+      if (output.truncated) record.truncated = output.truncated;
       for (const warning of output.warnings) requestLog.warn({ query: label }, warning);
       return output;
     },

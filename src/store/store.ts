@@ -68,6 +68,7 @@ export interface ComplexSlice extends SliceBase {
 /**
  * A columnar batch of consecutive points of one partition. Scans yield slices, never per-point objects.
  * A `kairos_legacy` partition mixes long and float columns; its scan yields one slice per run of one kind.
+ * A slice's arrays are never written again once it is yielded: consumers may keep it (an answer's PointList does).
  */
 export type Slice = NumberSlice | StringSlice | ComplexSlice;
 

@@ -148,7 +148,7 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
       // fields; they share a range too, so the row-time and legacy-index reads are made once as well. Aliases a and d
       // ask the same query: d waits for a's run and reads nothing (src/cache/shared-queries.ts).
       expect(statistics.storeCalls).toMatchObject({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 3 });
-      // Queries are listed as they finish, which on a real store's I/O is not the order of the aliases.
+      // Queries are listed as they start, after the request's admission; sorted here, the test does not depend on it.
       const byPath = [...statistics.queries].sort((x, y) => String(x['path']).localeCompare(String(y['path'])));
       expect(byPath.map((q) => [q['path'], q['rowTimes'], q['seriesMatched'], q['partitionsRead'], q['pointsRead'], q['pointsReturned'], q['shared']])).toEqual([
         ['a', 1, 1, 1, POINTS, 3, false],
