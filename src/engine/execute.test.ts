@@ -105,6 +105,28 @@ describe('executeQuery', () => {
     expect(ahead.groups).toHaveLength(4);
   });
 
+  it('aggregates a row group of one series as a stream, with the answers of the merged order, ascending and descending', async () => {
+    // A row width of 33 ms puts ranges of 50 ms across partitions; a limit no query reaches turns series-major off.
+    const store = await storeWith(noisy(3, 300), 33);
+    const aggregators = ['avg', 'sum', 'count', 'min', 'max', 'first', 'last', 'dev', 'percentile'].map((name) => ({
+      name,
+      params: { sampling: { value: 50, unit: 'milliseconds' }, ...(name === 'percentile' ? { percentile: 0.5 } : {}) },
+    }));
+    const byHost = [{ name: 'tag', params: { tags: ['host'] } }];
+    for (const order of ['asc', 'desc'] as const) {
+      // dev's last bits follow the order points arrive in, and a desc query's series-major read goes ascending.
+      for (const aggregator of [...aggregators, { ...aggregators[0]!, params: { ...aggregators[0]!.params, align_sampling: true } }].filter((a) => order === 'asc' || a.name !== 'dev')) {
+        const q = query({ order, groupBy: byHost, aggregators: [aggregator] });
+        const streamed = await executeQuery(q, context(store));
+        const merged = await executeQuery({ ...q, limit: 1e9 }, context(store));
+        const answer = (out: typeof streamed) => out.groups.map((g) => [g.tags, g.points.timestamps, g.points.kinds, g.points.values]);
+        expect(answer(streamed), `${order} ${aggregator.name}`).toEqual(answer(merged));
+        expect(streamed.groups).toHaveLength(3);
+        expect(streamed.groups[0]!.points.length).toBeGreaterThan(40);
+      }
+    }
+  });
+
   it('validates the whole query before it touches the store', async () => {
     const calls: string[] = [];
     const store = await storeWith(noisy(1, 10));

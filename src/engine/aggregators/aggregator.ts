@@ -67,8 +67,8 @@ export interface BucketObserver {
 export interface StageEnv {
   readonly order: Order;
   /**
-   * The stage is first and is fed series after series, not one merged stream (only order-free stages are): points
-   * of one range then arrive from several series at different times.
+   * The stage is first and is fed several series one after another, or one series ascending for a desc query, not
+   * one merged stream (only order-free stages are): points of one range then arrive at different times.
    */
   readonly seriesMajor: boolean;
   /** Field path of the aggregator, e.g. `aggregators[2]`, for errors raised while running. */
