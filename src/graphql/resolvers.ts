@@ -6,7 +6,7 @@ import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
-import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
+import { valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
@@ -232,10 +232,10 @@ export const resolvers: Resolvers = {
   PointColumns: {
     time: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
     epochMs: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
-    value: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'null' || c.kind === 'string' ? null : finiteOrNull(c.values[i]!))),
-    long: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'long' ? longAt(c, i) : null)),
-    text: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'string' ? c.values[i]! : null)),
-    imaginary: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => (c.kind === 'complex' ? finiteOrNull(c.imaginary[i]!) : null)),
+    value: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => numericValue(c.kind, valueAt(c, i))),
+    long: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => longValue(c.kind, valueAt(c, i))),
+    text: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => textValue(c.kind, valueAt(c, i))),
+    imaginary: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => imaginaryValue(c.kind, valueAt(c, i))),
     type: (points, _, ctx) => columnOf(ctx.lane, points, (c) => pointType(c.kind)),
   },
 
