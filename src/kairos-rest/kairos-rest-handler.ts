@@ -6,8 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import type { QueryOutput } from '../engine/execute.js';
@@ -25,8 +23,8 @@ import { TOKEN_HEADER, type Authenticator, type Principal } from '../server/auth
 import type { Scope } from '../server/scopes.js';
 import type { Exchange } from '../server/request-observer.js';
 import type { RequestObserver } from '../server/request-observer.js';
-import { AnswerWriter, type Answer } from '../server/answer-writer.js';
-import { answerCoding, createCompressor, textChunks, varies, type CompressionOptions } from '../server/compression.js';
+import { AnswerWriter, textAnswer, type Answer } from '../server/answer-writer.js';
+import { answerEncoding, type AnswerEncoding } from '../server/compression.js';
 import { createRequestContext, type RequestContext } from '../server/request-context.js';
 import { requestStatistics } from '../server/use-query-statistics.js';
 import { checkMetricPrefix, validateMetricName } from '../sources/series.js';
@@ -84,11 +82,13 @@ interface Call {
   readonly params: URLSearchParams;
   /** Captures of the route's pattern (the metric name of DELETE /metric/{name}, still percent-encoded). */
   readonly captures: readonly string[];
+  /** How the client takes answers (Accept-Encoding and COMPRESSION): a query's answer is compressed as it is written. */
+  readonly encoding: AnswerEncoding | undefined;
 }
 
 interface Reply {
   readonly status: number;
-  /** Short bodies as text; query answers as the AnswerWriter's counted chunks. */
+  /** Short bodies as text; query answers as the AnswerWriter wrote them (counted, and compressed if they go so). */
   readonly body?: string | Answer;
   /** Headers besides the common ones (a body that is not JSON names its type). */
   readonly headers?: Readonly<Record<string, string>>;
@@ -179,7 +179,6 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
     ...(deps.rollups ? { rollups: deps.rollups } : {}),
   });
-  // One listener for both: a compressed answer's pipeline adds its own to the response, and Node warns at eleven.
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
     ctx.dispose();
@@ -189,13 +188,13 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
   try {
-    const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures });
+    const encoding = answerEncoding(req.headers['accept-encoding'], { enabled: deps.config.compression, minBytes: deps.config.compressionMinBytes });
+    const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures, encoding });
     const headers = { ...idHeader, ...reply.headers };
     if (reply.body === undefined) send(res, reply.status, undefined, headers);
     else {
-      const answer = typeof reply.body === 'object' ? reply.body : { chunks: [...textChunks(reply.body)], bytes: Buffer.byteLength(reply.body) };
-      const compression = { enabled: deps.config.compression, minBytes: deps.config.compressionMinBytes };
-      await sendAnswer(req, res, reply.status, answer, headers, ctx.signal, compression);
+      const answer = typeof reply.body === 'object' ? reply.body : await textAnswer(reply.body, encoding);
+      await sendAnswer(res, reply.status, answer, headers, ctx.signal);
     }
   } catch (error) {
     sendError(res, ctx, error, idHeader, exchange);
@@ -261,36 +260,21 @@ function send(res: ServerResponse, status: number, body?: string, headers: Reado
 }
 
 /**
- * Writes an answer chunk by chunk, waiting for the socket to drain between chunks, so a large answer neither holds
- * the thread nor piles up in the socket's buffer; a client that stops reading is cut off when the request's time
- * limit passes. A large answer goes compressed (brotli or gzip) to a client that accepts it, through zlib's threads.
+ * Sends a written answer with its length, chunk by chunk, waiting for the socket to drain between chunks, so a large
+ * answer does not pile up in the socket's buffer; a client that stops reading is cut off when the request's time limit
+ * passes.
  */
-async function sendAnswer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  answer: Answer,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal,
-  compression: CompressionOptions,
-): Promise<void> {
+async function sendAnswer(res: ServerResponse, status: number, answer: Answer, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<void> {
   if (res.headersSent || res.destroyed) return;
-  const coding = answerCoding(req.headers['accept-encoding'], answer.bytes, compression);
-  const vary = varies(answer.bytes, compression) ? { vary: 'Accept-Encoding' } : {};
-  if (coding !== undefined) {
-    // No Content-Length: the compressed size is known only at the end, so Node sends it chunked.
-    res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-encoding': coding, ...vary, ...headers });
-    try {
-      await pipeline(Readable.from(answer.chunks), createCompressor(coding, answer.bytes), res, { signal });
-    } catch (error) {
-      // The client left, or stopped reading until the time limit cut it off: there is nobody left to answer.
-      if (!res.destroyed && !signal.aborted) throw error;
-      res.destroy();
-    }
-    return;
-  }
-  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8', 'content-length': String(answer.bytes), ...vary, ...headers });
-  for (const chunk of answer.chunks) {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': String(answer.bodyBytes),
+    ...(answer.coding !== undefined ? { 'content-encoding': answer.coding } : {}),
+    ...(answer.varies ? { vary: 'Accept-Encoding' } : {}),
+    ...headers,
+  });
+  for (const chunk of answer.body) {
     if (res.destroyed) return;
     if (!res.write(chunk)) await drained(res, signal);
   }
@@ -379,26 +363,26 @@ async function addDatapoints({ req, ctx }: Call): Promise<Reply> {
   return { status: 204 };
 }
 
-async function queryFromBody({ req, ctx }: Call): Promise<Reply> {
-  return runQueries(ctx, await readJsonBody(req, ctx, false));
+async function queryFromBody({ req, ctx, encoding }: Call): Promise<Reply> {
+  return runQueries(ctx, await readJsonBody(req, ctx, false), encoding);
 }
 
 /** GET ?query=<url-encoded JSON>, as KairosDB's getQuery. */
-async function queryFromUrl({ ctx, params }: Call): Promise<Reply> {
+async function queryFromUrl({ ctx, params, encoding }: Call): Promise<Reply> {
   const text = params.get('query');
   if (text === null || text.trim() === '') throw new InputError('query', text, 'is required: the query JSON, URL-encoded');
-  return runQueries(ctx, parseJsonText(text, 'the query parameter', false));
+  return runQueries(ctx, parseJsonText(text, 'the query parameter', false), encoding);
 }
 
 /** Every metric is validated before any runs (a save_as must not write for a request that is refused), then all run together. */
-async function runQueries(ctx: RequestContext, json: JsonValue): Promise<Reply> {
+async function runQueries(ctx: RequestContext, json: JsonValue, encoding: AnswerEncoding | undefined): Promise<Reply> {
   const queries = parseAndCheck(ctx, json);
   const settled = await Promise.allSettled(queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);
   const answers = outputs.map((output, i) => ({ output, excludeTags: queries[i]!.excludeTags }));
-  return { status: 200, body: await renderQueryResponse(answers, new AnswerWriter(ctx.budget, ctx.lane)) };
+  return { status: 200, body: await renderQueryResponse(answers, new AnswerWriter(ctx.budget, ctx.lane, encoding)) };
 }
 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */

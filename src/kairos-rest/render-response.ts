@@ -19,6 +19,16 @@ export interface AnsweredQuery {
  * yields the thread between runs of points.
  */
 export async function renderQueryResponse(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<Answer> {
+  try {
+    await renderQueries(answers, out);
+  } catch (error) {
+    out.discard();
+    throw error;
+  }
+  return out.finish();
+}
+
+async function renderQueries(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<void> {
   out.write('{"queries":[');
   for (const [q, { output, excludeTags }] of answers.entries()) {
     out.write(`${q > 0 ? ',' : ''}{"sample_size":${output.sampleSize},"results":[`);
@@ -45,7 +55,6 @@ export async function renderQueryResponse(answers: readonly AnsweredQuery[], out
     out.write(']}');
   }
   out.write(']}');
-  return out.finish();
 }
 
 /** Points rendered between two checks of the time slice. */

@@ -1,17 +1,30 @@
 import fc from 'fast-check';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../engine/budget.js';
 import { BudgetExceededError } from '../errors.js';
-import { AnswerWriter, writeJson } from './answer-writer.js';
+import { AnswerWriter, textAnswer, writeJson, type Answer } from './answer-writer.js';
+import type { AnswerEncoding } from './compression.js';
 
 const unlimited = () => new RequestBudget({ maxPointsRead: Infinity, maxPointsReturned: Infinity, maxAnswerBytes: Infinity });
 
 async function written(value: unknown, budget = unlimited()): Promise<string> {
   const out = new AnswerWriter(budget);
   await writeJson(value, out);
-  const answer = out.finish();
-  expect(answer.bytes).toBe(Buffer.byteLength(answer.chunks.join('')));
-  return answer.chunks.join('');
+  const answer = await out.finish();
+  expect(answer.coding).toBeUndefined();
+  const text = answer.body.join('');
+  expect([answer.bytes, answer.bodyBytes]).toEqual([Buffer.byteLength(text), Buffer.byteLength(text)]);
+  return text;
+}
+
+/** The answer's body as the client reads it: decompressed, as UTF-8 text. */
+function decoded(answer: Answer): string {
+  const body = Buffer.concat(answer.body.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)));
+  expect(body.length).toBe(answer.bodyBytes);
+  if (answer.coding === 'gzip') return gunzipSync(body).toString('utf8');
+  if (answer.coding === 'br') return brotliDecompressSync(body).toString('utf8');
+  return body.toString('utf8');
 }
 
 describe('writeJson', () => {
@@ -40,5 +53,84 @@ describe('writeJson', () => {
     expect(budget.answerBytes).toBe(80_002);
     await expect(written('x'.repeat(100_000), budget)).rejects.toThrow('request exceeded its answer bytes budget of 100000 (MAX_RESPONSE_BYTES)');
     expect(aborted).toHaveLength(1);
+  });
+});
+
+describe('AnswerWriter, compressing as it writes', () => {
+  const points = Array.from({ length: 20_000 }, (_, i) => ({ epochMs: 1_700_000_000_000 + i * 10_000, value: Math.sin(i) * 100, tag: `héllo-${i % 7}-😀` }));
+  const text = JSON.stringify(points);
+
+  async function answerOf(value: unknown, encoding: AnswerEncoding | undefined, closing = '', budget = unlimited()): Promise<Answer> {
+    const out = new AnswerWriter(budget, undefined, encoding);
+    await writeJson(value, out);
+    return out.finish(closing);
+  }
+
+  it.each(['gzip', 'br'] as const)('%s: the body decompresses to exactly the answer, and is its length', async (coding) => {
+    const answer = await answerOf(points, { coding, minBytes: 1000 }, ',"closing":"é"}');
+    expect([answer.coding, answer.varies, answer.bytes]).toEqual([coding, true, Buffer.byteLength(`${text},"closing":"é"}`)]);
+    expect(answer.bodyBytes).toBeLessThan(answer.bytes / 3);
+    expect(decoded(answer)).toBe(`${text},"closing":"é"}`);
+  });
+
+  it('compresses only from minBytes up, and says so in `varies` only when compression is on', async () => {
+    const small = JSON.stringify(points.slice(0, 10));
+    const bytes = Buffer.byteLength(small);
+    const cases = [
+      [{ coding: 'gzip', minBytes: bytes + 1 }, undefined, false],
+      [{ coding: 'gzip', minBytes: bytes }, 'gzip', true],
+      [{ coding: undefined, minBytes: bytes }, undefined, true],
+      [undefined, undefined, false],
+    ] as const;
+    for (const [encoding, coding, varies] of cases) {
+      const answer = await answerOf(points.slice(0, 10), encoding);
+      expect([answer.coding, answer.varies, answer.bytes, decoded(answer)]).toEqual([coding, varies, bytes, small]);
+    }
+  });
+
+  it('counts the closing text in the length but not against the budget', async () => {
+    const budget = new RequestBudget({ maxPointsRead: Infinity, maxPointsReturned: Infinity, maxAnswerBytes: 10 });
+    const answer = await answerOf('12345678', { coding: 'gzip', minBytes: 0 }, 'x'.repeat(100), budget);
+    expect([budget.answerBytes, answer.bytes, decoded(answer)]).toEqual([10, 110, `"12345678"${'x'.repeat(100)}`]);
+  });
+
+  it('stops compressing an answer that goes over its budget, and frees the compressor', async () => {
+    const budget = new RequestBudget({ maxPointsRead: Infinity, maxPointsReturned: Infinity, maxAnswerBytes: 200_000 }, () => undefined);
+    const out = new AnswerWriter(budget, undefined, { coding: 'br', minBytes: 0 });
+    const compressor = () => (out as unknown as { compressor?: { destroyed: boolean } }).compressor;
+    out.write('x'.repeat(100_000));
+    const started = compressor();
+    expect(started?.destroyed).toBe(false);
+    expect(() => out.write('y'.repeat(150_000))).toThrow(BudgetExceededError);
+    expect([started?.destroyed, compressor()]).toEqual([true, undefined]);
+  });
+
+  it('writes a text made elsewhere in pieces, compressed when it is large enough, without counting it', async () => {
+    const answer = await textAnswer(text, { coding: 'gzip', minBytes: 1000 });
+    expect([answer.coding, decoded(answer)]).toEqual(['gzip', text]);
+    const plain = await textAnswer('{"a":1}', { coding: 'gzip', minBytes: 1000 });
+    expect([plain.coding, plain.varies, plain.body]).toEqual([undefined, false, ['{"a":1}']]);
+  });
+
+  it.each(['gzip', 'br'] as const)('keeps the event loop turning while it compresses 60 MB (%s)', async (coding) => {
+    const big = text.repeat(Math.ceil(60e6 / text.length)).slice(0, 60e6);
+    const gaps: number[] = [];
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      gaps.push(now - last);
+      last = now;
+    }, 1);
+    const started = performance.now();
+    const answer = await textAnswer(big, { coding, minBytes: 0 });
+    const wallMs = performance.now() - started;
+    clearInterval(ticker);
+    expect(answer.bodyBytes).toBeGreaterThan(0);
+    // zlib works on its own threads: timers fire all along, about once a millisecond, where a compression on this
+    // thread would let none fire for the whole time (hundreds of milliseconds). A busy machine may still stall the
+    // thread now and then, so the bound is on the typical gap, not the single longest.
+    gaps.sort((a, b) => a - b);
+    expect(gaps.length).toBeGreaterThan(wallMs / 20);
+    expect(gaps[Math.floor(gaps.length * 0.95)]).toBeLessThan(16);
   });
 });

@@ -1,30 +1,51 @@
 /**
  * Writes a request's answer as JSON text, chunk by chunk: every chunk's bytes count against the request's answer
  * budget as it is made, and the writer yields the thread between chunks, so a large answer neither blocks other
- * requests nor grows past MAX_RESPONSE_BYTES before it is refused. Both front ends write their answers through it.
+ * requests nor grows past MAX_RESPONSE_BYTES before it is refused. An answer the client takes compressed is
+ * compressed as it is written, on zlib's threads, while the thread writes the next chunks: the answer is ready to
+ * send, with its length, when its last chunk is written. Both front ends write their answers through it.
  */
+import { finished } from 'node:stream/promises';
 import type { RequestBudget } from '../engine/budget.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
+import { createCompressor, textChunks, type AnswerEncoding, type ContentCoding } from './compression.js';
 
 /** Characters gathered before they are counted: large enough that counting costs nothing, small next to any budget. */
 const CHUNK_CHARS = 64 * 1024;
 /** Array items serialized by one JSON.stringify call between two checks of the time slice. */
 const ITEMS_PER_RUN = 2048;
 
-/** A written answer: its text in chunks of about 64 KiB, and its length in UTF-8 bytes. */
+/** A written answer, ready to send. */
 export interface Answer {
-  readonly chunks: readonly string[];
+  /** The body as sent: the JSON text in chunks of about 64 KiB, or its compressed bytes in `coding`. */
+  readonly body: readonly (string | Buffer)[];
+  /** The content coding of `body`; undefined when it is the text itself. */
+  readonly coding: ContentCoding | undefined;
+  /** The length of the body as sent, in bytes (the Content-Length). */
+  readonly bodyBytes: number;
+  /** The length of the JSON text in UTF-8 bytes, which MAX_RESPONSE_BYTES bounds. */
   readonly bytes: number;
+  /** True when the answer depends on Accept-Encoding: it must say `Vary: Accept-Encoding`, whatever it is sent in. */
+  readonly varies: boolean;
 }
 
 export class AnswerWriter {
   private readonly chunks: string[] = [];
   private pending = '';
   private bytes = 0;
+  /** Started once the answer is large enough to be compressed; it takes every chunk from then on. */
+  private compressor: ReturnType<typeof createCompressor> | undefined;
+  private readonly compressed: Buffer[] = [];
+  private compressedBytes = 0;
 
+  /**
+   * `budget` counts the answer's bytes (none for a text that is already made); `encoding` says whether and how the
+   * answer may be compressed (none: never).
+   */
   constructor(
-    private readonly budget: RequestBudget,
+    private readonly budget: RequestBudget | undefined,
     private readonly lane?: Lane,
+    private readonly encoding?: AnswerEncoding,
   ) {}
 
   write(text: string): void {
@@ -37,21 +58,77 @@ export class AnswerWriter {
     return yieldIfDue(this.lane);
   }
 
-  /** The whole answer, counted; the chunks are sent one by one, so no copy of the whole answer is ever made. */
-  finish(): Answer {
+  /**
+   * The whole answer, counted, once its compression (if any) has caught up; `closing` is its last text, which is not
+   * counted (GraphQL's errors and statistics after the data). The chunks are sent one by one, so no copy of the whole
+   * answer is ever made.
+   */
+  async finish(closing = ''): Promise<Answer> {
     this.flush();
-    return { chunks: this.chunks, bytes: this.bytes };
+    this.pending = closing;
+    this.hand(false);
+    const varies = this.encoding !== undefined && this.bytes >= this.encoding.minBytes;
+    const compressor = this.compressor;
+    if (compressor === undefined) return { body: this.chunks, coding: undefined, bodyBytes: this.bytes, bytes: this.bytes, varies };
+    compressor.end();
+    await finished(compressor);
+    return { body: this.compressed, coding: this.encoding!.coding, bodyBytes: this.compressedBytes, bytes: this.bytes, varies };
   }
 
-  private flush(): void {
+  /** Stops an answer that will not be sent (over its budget, or its request failed): its compressor is freed now. */
+  discard(): void {
+    this.compressor?.destroy();
+    this.compressor = undefined;
+    this.chunks.length = 0;
+  }
+
+  /**
+   * Counts what is written so far and hands it to the compressor, if any; throws BudgetExceededError once the answer is
+   * over its budget. `finish` does it too: call it first when the failure must come before the closing text is known.
+   */
+  flush(): void {
+    this.hand(true);
+  }
+
+  private hand(counted: boolean): void {
     if (this.pending.length === 0) return;
     const bytes = Buffer.byteLength(this.pending, 'utf8');
-    // Throws BudgetExceededError (and aborts the request) once the answer is over its budget.
-    this.budget.addAnswerBytes(bytes);
+    try {
+      // Throws BudgetExceededError (and aborts the request) once the answer is over its budget.
+      if (counted) this.budget?.addAnswerBytes(bytes);
+    } catch (error) {
+      this.discard();
+      throw error;
+    }
     this.bytes += bytes;
     this.chunks.push(this.pending);
     this.pending = '';
+    const coding = this.encoding?.coding;
+    if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.startCompressing(coding);
+    if (this.compressor !== undefined) {
+      // zlib queues what it has not compressed yet; the text is dropped as soon as it is.
+      for (const chunk of this.chunks) this.compressor.write(chunk);
+      this.chunks.length = 0;
+    }
   }
+
+  private startCompressing(coding: ContentCoding): void {
+    const compressor = createCompressor(coding);
+    compressor.on('data', (bytes: Buffer) => {
+      this.compressed.push(bytes);
+      this.compressedBytes += bytes.length;
+    });
+    // `finish` reports a failure through `finished`; until then, an error must not go unheard.
+    compressor.on('error', () => undefined);
+    this.compressor = compressor;
+  }
+}
+
+/** A text made elsewhere (REST's short bodies) as an answer to send: not counted, compressed when it is large enough. */
+export function textAnswer(text: string, encoding: AnswerEncoding | undefined): Promise<Answer> {
+  const out = new AnswerWriter(undefined, undefined, encoding);
+  for (const chunk of textChunks(text)) out.write(chunk);
+  return out.finish();
 }
 
 /**

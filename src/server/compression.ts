@@ -1,11 +1,9 @@
 /**
  * Compressed answers for both front ends: which coding a client's Accept-Encoding allows (brotli, else gzip), the
- * levels, the size below which an answer goes as it is, and the stream that compresses an answer chunk by chunk on
- * zlib's threads, so no answer, however large, holds the event loop while it is compressed.
+ * levels, the size below which an answer goes as it is, and the compressor an AnswerWriter feeds chunk by chunk,
+ * which works on zlib's threads, so no answer, however large, holds the event loop while it is compressed.
  */
-import { Readable, pipeline } from 'node:stream';
 import { constants, createBrotliCompress, createGzip, type Gzip, type BrotliCompress } from 'node:zlib';
-import type { Plugin } from 'graphql-yoga';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -28,11 +26,17 @@ export const BROTLI_QUALITY = 1;
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * The coding to answer `bytes` of JSON or text in, or undefined for identity: none when compression is off, the
- * answer is small, or the client accepts neither coding.
+ * How a request's answers may go: in `coding` (undefined: as they are, the client accepts no coding the gateway makes)
+ * once they reach `minBytes`. An AnswerWriter compresses as it writes from there.
  */
-export function answerCoding(acceptEncoding: string | null | undefined, bytes: number, options: CompressionOptions): ContentCoding | undefined {
-  return varies(bytes, options) ? acceptedCoding(acceptEncoding) : undefined;
+export interface AnswerEncoding {
+  readonly coding: ContentCoding | undefined;
+  readonly minBytes: number;
+}
+
+/** The encoding of a request's answers; undefined when compression is off, and no answer varies with Accept-Encoding. */
+export function answerEncoding(acceptEncoding: string | null | undefined, options: CompressionOptions): AnswerEncoding | undefined {
+  return options.enabled ? { coding: acceptedCoding(acceptEncoding), minBytes: options.minBytes } : undefined;
 }
 
 /** True when an answer of `bytes` depends on Accept-Encoding, so it must say `Vary: Accept-Encoding` whatever it is sent in. */
@@ -69,8 +73,11 @@ export function acceptedCoding(acceptEncoding: string | null | undefined): Conte
   return br >= gzip ? 'br' : 'gzip';
 }
 
-/** A compressor for an answer of `bytes`; brotli is told the size, so a small answer gets a small window. */
-export function createCompressor(coding: ContentCoding, bytes: number): Gzip | BrotliCompress {
+/**
+ * A compressor for an answer of `bytes` when the size is known (brotli is told it, so a small answer gets a small
+ * window), or of any size.
+ */
+export function createCompressor(coding: ContentCoding, bytes?: number): Gzip | BrotliCompress {
   // zlib hands out its output in chunks of this size: the same as the input chunks, so a write is one socket write.
   const chunkSize = CHUNK_CHARS;
   if (coding === 'gzip') return createGzip({ level: GZIP_LEVEL, chunkSize });
@@ -79,7 +86,7 @@ export function createCompressor(coding: ContentCoding, bytes: number): Gzip | B
     params: {
       [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: Math.min(bytes, 0xffff_ffff),
+      ...(bytes !== undefined ? { [constants.BROTLI_PARAM_SIZE_HINT]: Math.min(bytes, 0xffff_ffff) } : {}),
     },
   });
 }
@@ -96,51 +103,4 @@ export function* textChunks(text: string): Generator<string> {
     yield text.slice(start, end);
     start = end;
   }
-}
-
-/**
- * The compressed stream of `chunks`: each is read only when zlib wants more (zlib compresses on its thread pool, and
- * the stream's reader sets the pace), so neither the event loop nor memory holds a whole answer's compression.
- */
-export function compressedStream(chunks: Iterable<string>, coding: ContentCoding, bytes: number): Readable {
-  const compressor = createCompressor(coding, bytes);
-  // The reader destroys the stream when its client leaves; that end is no error to report, and an 'error' event
-  // without a listener would throw.
-  pipeline(Readable.from(chunks), compressor, () => undefined);
-  return compressor;
-}
-
-/** Media types worth compressing: JSON answers, GraphiQL's page and scripts, Prometheus' text. */
-const COMPRESSIBLE = /^(?:application\/(?:json|graphql-response\+json|javascript)|text\/)/i;
-
-/**
- * Yoga's responses (GraphQL answers, GraphiQL, /metrics) compressed when the client accepts it and they are large
- * enough. Yoga hands over the answer as one string; it is compressed in 64 KiB pieces as the socket drains. Must come
- * last in the plugin list: the compressed response is a new one, and headers set on the old one after it are lost.
- */
-export function useCompression(options: CompressionOptions): Plugin {
-  return {
-    async onResponse({ request, response, setResponse, fetchAPI }) {
-      const length = response.headers.get('content-length');
-      const bytes = length === null ? Number.NaN : Number(length);
-      // Without a length the body is a stream (yoga's event streams): those must reach the client as they come.
-      if (!(bytes >= 0) || request.method === 'HEAD' || response.status === 204 || response.status === 304) return;
-      // (Not `response.body`: for a string body whatwg-node would encode the whole answer at once to make that stream.)
-      if (response.headers.has('content-encoding') || !COMPRESSIBLE.test(response.headers.get('content-type') ?? '')) return;
-      if (!varies(bytes, options)) return;
-      const coding = acceptedCoding(request.headers.get('accept-encoding'));
-      if (coding === undefined) {
-        response.headers.append('vary', 'Accept-Encoding');
-        return;
-      }
-      const text = await response.text();
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.delete('content-length');
-      headers.set('content-encoding', coding);
-      headers.append('vary', 'Accept-Encoding');
-      // whatwg-node's Response takes a Node Readable and pipes it to the socket with back-pressure (its server adapter).
-      const body = compressedStream(textChunks(text), coding, bytes) as unknown as BodyInit;
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
-    },
-  };
 }

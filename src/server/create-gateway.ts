@@ -24,7 +24,7 @@ import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
 import { Authenticator, loadAuthPolicy, TOKEN_HEADER, type Principal } from './auth.js';
 import { KairographError } from '../errors.js';
-import { useCompression } from './compression.js';
+import { useCompression } from './use-compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
@@ -176,7 +176,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       }),
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(observer),
-      useBoundedAnswers((request) => contexts.get(request)),
+      useBoundedAnswers((request) => contexts.get(request), { enabled: config.compression, minBytes: config.compressionMinBytes }),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
     ],
