@@ -12,6 +12,12 @@ import { createCompressor, textChunks, type AnswerEncoding, type ContentCoding }
 
 /** Characters gathered before they are counted: large enough that counting costs nothing, small next to any budget. */
 const CHUNK_CHARS = 64 * 1024;
+/**
+ * Text handed to the compressor at a time. zlib takes a piece per turn of the event loop (its thread reports back
+ * between two slices of work), so a piece must be large to keep up with the writing: with 64 KiB pieces, two thirds of
+ * a 13 MB answer were still to compress when its last chunk was written.
+ */
+const COMPRESSOR_PIECE_CHARS = 1024 * 1024;
 /** Array items serialized by one JSON.stringify call between two checks of the time slice. */
 const ITEMS_PER_RUN = 2048;
 
@@ -30,7 +36,9 @@ export interface Answer {
 }
 
 export class AnswerWriter {
+  /** Counted chunks not handed on yet: all of them for an answer sent as it is, the next piece for the compressor. */
   private readonly chunks: string[] = [];
+  private chunkChars = 0;
   private pending = '';
   private bytes = 0;
   /** Started once the answer is large enough to be compressed; it takes every chunk from then on. */
@@ -67,6 +75,7 @@ export class AnswerWriter {
     this.flush();
     this.pending = closing;
     this.hand(false);
+    this.feedCompressor();
     const varies = this.encoding !== undefined && this.bytes >= this.encoding.minBytes;
     const compressor = this.compressor;
     if (compressor === undefined) return { body: this.chunks, coding: undefined, bodyBytes: this.bytes, bytes: this.bytes, varies };
@@ -102,14 +111,19 @@ export class AnswerWriter {
     }
     this.bytes += bytes;
     this.chunks.push(this.pending);
+    this.chunkChars += this.pending.length;
     this.pending = '';
     const coding = this.encoding?.coding;
     if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.startCompressing(coding);
-    if (this.compressor !== undefined) {
-      // zlib queues what it has not compressed yet; the text is dropped as soon as it is.
-      for (const chunk of this.chunks) this.compressor.write(chunk);
-      this.chunks.length = 0;
-    }
+    if (this.chunkChars >= COMPRESSOR_PIECE_CHARS) this.feedCompressor();
+  }
+
+  /** Hands the chunks gathered so far to the compressor, as one piece; zlib queues what it has not compressed yet. */
+  private feedCompressor(): void {
+    if (this.compressor === undefined || this.chunks.length === 0) return;
+    this.compressor.write(this.chunks.join(''));
+    this.chunks.length = 0;
+    this.chunkChars = 0;
   }
 
   private startCompressing(coding: ContentCoding): void {
