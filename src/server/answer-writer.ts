@@ -3,7 +3,7 @@
  * budget as it is made, and the writer yields the thread between chunks, so a large answer neither blocks other
  * requests nor grows past MAX_RESPONSE_BYTES before it is refused. An answer the client takes compressed is
  * compressed as it is written, on zlib's threads, while the thread writes the next chunks: the answer is ready to
- * send, with its length, when its last chunk is written. Both front ends write their answers through it.
+ * send, with its length, shortly after its last chunk is written. Both front ends write their answers through it.
  */
 import { finished } from 'node:stream/promises';
 import type { RequestBudget } from '../engine/budget.js';
@@ -92,8 +92,9 @@ export class AnswerWriter {
   }
 
   /**
-   * Counts what is written so far and hands it to the compressor, if any; throws BudgetExceededError once the answer is
-   * over its budget. `finish` does it too: call it first when the failure must come before the closing text is known.
+   * Counts what is written so far (the compressor, if any, takes it in pieces of 1 MiB); throws BudgetExceededError
+   * once the answer is over its budget. `finish` does it too: call it first when the failure must come before the
+   * closing text is known.
    */
   flush(): void {
     this.hand(true);
