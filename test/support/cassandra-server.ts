@@ -30,6 +30,14 @@ const TOOLS = fileURLToPath(new URL('../../tools/cassandra/', import.meta.url));
 // run.sh waits this long after TERM before KILL (a drain flushes every memtable); ours is the backstop if run.sh itself hangs.
 const RUN_SH_STOP_TIMEOUT_S = 30;
 const STOP_BACKSTOP_MS = (RUN_SH_STOP_TIMEOUT_S + 15) * 1000;
+/** What a single node and a cluster share of supervising run.sh: the script, its stop timeout and its ready line. */
+const RUN_SH = {
+  scriptName: 'tools/cassandra/run.sh',
+  scriptPath: `${TOOLS}run.sh`,
+  env: { KAIROGRAPH_CASSANDRA_STOP_TIMEOUT: String(RUN_SH_STOP_TIMEOUT_S) },
+  readyPrefix: 'KAIROGRAPH_CASSANDRA_READY ',
+  stopBackstopMs: STOP_BACKSTOP_MS,
+} as const;
 
 export async function startCassandra(options: StartCassandraOptions = {}): Promise<CassandraServer> {
   const reuse = (options.reuse ?? process.env.KAIROGRAPH_CASSANDRA ?? '').trim();
@@ -65,14 +73,10 @@ async function boot(options: StartCassandraOptions): Promise<CassandraServer> {
   if (options.heap) args.push('--heap', options.heap);
   const { ready, stop } = await supervise({
     label: 'Cassandra',
-    scriptName: 'tools/cassandra/run.sh',
-    scriptPath: `${TOOLS}run.sh`,
+    ...RUN_SH,
     args,
-    env: { KAIROGRAPH_CASSANDRA_STOP_TIMEOUT: String(RUN_SH_STOP_TIMEOUT_S) },
-    readyPrefix: 'KAIROGRAPH_CASSANDRA_READY ',
     readyMeans: 'answer CQL',
     bootTimeoutMs,
-    stopBackstopMs: STOP_BACKSTOP_MS,
   });
   try {
     const port = ready.int('port');
@@ -153,15 +157,11 @@ export async function startCassandraCluster(options: StartClusterOptions): Promi
     });
   const script = await supervise({
     label: 'Cassandra cluster',
-    scriptName: 'tools/cassandra/run.sh',
-    scriptPath: `${TOOLS}run.sh`,
+    ...RUN_SH,
     args,
-    env: { KAIROGRAPH_CASSANDRA_STOP_TIMEOUT: String(RUN_SH_STOP_TIMEOUT_S) },
-    readyPrefix: 'KAIROGRAPH_CASSANDRA_READY ',
     readyMeans: 'answer CQL on every node',
     // Nodes boot one after another, each within run.sh's own timeout.
     bootTimeoutMs: bootTimeoutMs * options.nodes,
-    stopBackstopMs: STOP_BACKSTOP_MS,
     onLine,
   });
   const { ready } = script;
