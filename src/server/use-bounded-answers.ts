@@ -7,11 +7,11 @@
  */
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { Readable } from 'node:stream';
 import { BudgetExceededError } from '../errors.js';
 import { AnswerWriter, writeJson, type Answer } from './answer-writer.js';
 import { answerEncoding, type CompressionOptions } from './compression.js';
 import { toGraphQLError } from './mask-error.js';
+import { answerResponse } from './use-compression.js';
 import type { RequestContext } from './request-context.js';
 
 /** `contextOf` finds the context yoga built for the request (create-gateway.ts keeps them). */
@@ -53,14 +53,7 @@ export function useBoundedAnswers(contextOf: (request: Request) => RequestContex
       const written = answers.get(request);
       if (written === undefined) return;
       answers.delete(request);
-      const answer = await written;
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.set('content-length', String(answer.bodyBytes));
-      if (answer.coding !== undefined) headers.set('content-encoding', answer.coding);
-      if (answer.varies) headers.append('vary', 'Accept-Encoding');
-      // whatwg-node's Response takes a Node Readable and pipes it to the socket with back-pressure (its server adapter).
-      const body = Readable.from(answer.body) as unknown as BodyInit;
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
+      setResponse(answerResponse(await written, response, fetchAPI));
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Plugin } from 'graphql-yoga';
-import { textAnswer } from './answer-writer.js';
+import { textAnswer, type Answer } from './answer-writer.js';
 import { acceptedCoding, varies, type CompressionOptions } from './compression.js';
 
 /** Media types worth compressing: JSON answers, GraphiQL's page and scripts, Prometheus' text. */
@@ -32,13 +32,18 @@ export function useCompression(options: CompressionOptions): Plugin {
         return;
       }
       const answer = await textAnswer(await response.text(), { coding, minBytes: options.minBytes });
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.set('content-length', String(answer.bodyBytes));
-      headers.set('content-encoding', coding);
-      headers.append('vary', 'Accept-Encoding');
-      // whatwg-node's Response takes a Node Readable and pipes it to the socket with back-pressure (its server adapter).
-      const body = Readable.from(answer.body) as unknown as BodyInit;
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
+      setResponse(answerResponse(answer, response, fetchAPI));
     },
   };
+}
+
+/** `response` with `answer` as its body: its length, its coding and whether it varies with Accept-Encoding. */
+export function answerResponse(answer: Answer, response: Response, fetchAPI: { Headers: typeof Headers; Response: typeof Response }): Response {
+  const headers = new fetchAPI.Headers(response.headers);
+  headers.set('content-length', String(answer.bodyBytes));
+  if (answer.coding !== undefined) headers.set('content-encoding', answer.coding);
+  if (answer.varies) headers.append('vary', 'Accept-Encoding');
+  // whatwg-node's Response takes a Node Readable and pipes it to the socket with back-pressure (its server adapter).
+  const body = Readable.from(answer.body) as unknown as BodyInit;
+  return new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers });
 }
