@@ -6,7 +6,8 @@ import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
-import { valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { valueAt, type PointList } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
@@ -23,6 +24,7 @@ import { liveSeriesResolver } from './live-series.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
 import type { PointModel, RowModel, SeriesModel } from './models.js';
+import { GRAPHQL_TYPE, longValue, numericValue, pointColumn, pointRows, pointType, textValue, type Cell } from './point-answers.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
@@ -225,18 +227,20 @@ export const resolvers: Resolvers = {
     varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
     group: (series) => [...series.groupBy],
     sampleSize: (series) => series.sampleSize,
-    points: (series, _, ctx) => listOf(ctx.lane, series.points.length, cellsOf(series.points, pointAt)),
+    // Built whole (point-answers.ts): the execution schema types these lists as one value, which the generated
+    // resolver types, made from the contract, do not know.
+    points: (series, _, ctx, info) => pointRows(ctx.lane, series.points, info) as unknown as PointModel[],
     columns: (series) => series.points,
   },
 
   PointColumns: {
-    time: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
-    epochMs: (points, _, ctx) => columnOf(ctx.lane, points, timeAt),
-    value: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => numericValue(c.kind, valueAt(c, i))),
-    long: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => longValue(c.kind, valueAt(c, i))),
-    text: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => textValue(c.kind, valueAt(c, i))),
-    imaginary: (points, _, ctx) => columnOf(ctx.lane, points, (c, i) => imaginaryValue(c.kind, valueAt(c, i))),
-    type: (points, _, ctx) => columnOf(ctx.lane, points, (c) => pointType(c.kind)),
+    time: column,
+    epochMs: column,
+    value: column,
+    long: column,
+    text: column,
+    imaginary: column,
+    type: column,
   },
 
   GroupKey: {
@@ -261,24 +265,6 @@ export const resolvers: Resolvers = {
     group: (r) => [...r.series.groupBy],
   },
 
-  Point: {
-    time: (p) => p.t,
-    epochMs: (p) => p.t,
-    value: (p) => numericValue(p.kind, p.v),
-    long: (p) => longValue(p.kind, p.v),
-    text: (p) => textValue(p.kind, p.v),
-    imaginary: (p) => imaginaryValue(p.kind, p.v),
-    type: (p) => pointType(p.kind),
-  },
-};
-
-const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'legacy', GraphQLValueType> = {
-  long: 'LONG',
-  double: 'DOUBLE',
-  string: 'STRING',
-  complex: 'COMPLEX',
-  // KairosDB ≤ 0.9.3 rows mix longs and floats; their points report their own type.
-  legacy: 'DOUBLE',
 };
 
 const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
@@ -402,44 +388,26 @@ function singleValue(series: SeriesModel, name: string): string | null {
   return values.length === 1 ? values[0]! : null;
 }
 
-function longValue(kind: PointKind, v: PointValue): number | bigint | null {
-  return kind === 'long' ? (v as number | bigint) : null;
-}
-
-function textValue(kind: PointKind, v: PointValue): string | null {
-  return kind === 'string' ? (v as string) : null;
-}
-
-function imaginaryValue(kind: PointKind, v: PointValue): number | null {
-  return kind === 'complex' ? finiteOrNull((v as ComplexValue).imaginary) : null;
-}
-
-function pointType(kind: PointKind): GraphQLValueType | null {
-  return kind === 'null' ? null : GRAPHQL_TYPE[kind];
-}
 
 const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type: 'TYPE' } as const;
 
-/** A point's field (or the whole point) as read from its run's columns. */
-type Cell<T> = (columns: RunColumns, i: number) => T;
+/** The columns of `PointColumns`, built whole (point-answers.ts). */
+function column(points: PointList, _: unknown, ctx: RequestContext, info: GraphQLResolveInfo): never {
+  // Typed as one value in the execution schema, as `Series.points` is.
+  return pointColumn(ctx.lane, points, info) as never;
+}
 
 const pointAt: Cell<PointModel> = (c, i) => ({ t: c.timestamps[i]!, kind: c.kind, v: valueAt(c, i) });
-const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
-
-/** The list's points in order, each as `cell` reads it. */
-function* cellsOf<T>(points: PointList, cell: Cell<T>): Generator<T, void, undefined> {
-  for (const { columns, from, to } of points.runs) for (let i = from; i < to; i++) yield cell(columns, i);
-}
 
 /** `rows`: every point of every series, series after series. */
 function* rowsOf(series: readonly SeriesModel[]): Generator<RowModel, void, undefined> {
-  for (const s of series) for (const point of cellsOf(s.points, pointAt)) yield { series: s, point };
+  for (const s of series) for (const { columns, from, to } of s.points.runs) for (let i = from; i < to; i++) yield { series: s, point: pointAt(columns, i) };
 }
 
 /**
- * Lists longer than this go to the executor as async iterables that yield the thread every few hundred items: yoga's
- * executor completes a plain array in one go (about 1 µs per point and field), which held every other request up
- * for a second at a million points. Shorter lists stay arrays, which complete about a third faster.
+ * Rows longer than this go to the executor as an async iterable that yields the thread every few hundred items:
+ * yoga's executor completes a plain array in one go (about 1 µs per point and field), which held every other request
+ * up for a second at a million points. Shorter lists stay arrays, which complete about a third faster.
  */
 const LAZY_LIST_LENGTH = 2048;
 
@@ -447,25 +415,6 @@ function listOf<T>(lane: Lane, length: number, items: Iterator<T> & Iterable<T>)
   if (length <= LAZY_LIST_LENGTH) return Array.from(items);
   // The generated resolver types know arrays only; @graphql-tools/executor completes any AsyncIterable of a list type.
   return lazyList(lane, items) as unknown as T[];
-}
-
-/**
- * A list of scalars completes about ten times faster than a list of objects (no resolver and no resolve info per
- * item), so a column stays an array ten times longer than `listOf` allows; it is built from the runs after the
- * request's turn comes, so the few milliseconds the executor then spends on it in one go are a slice of their own.
- */
-const LAZY_COLUMN_LENGTH = 10 * LAZY_LIST_LENGTH;
-
-function columnOf<T>(lane: Lane, points: PointList, cell: Cell<T>): T[] | Promise<T[]> {
-  if (points.length > LAZY_COLUMN_LENGTH) return lazyList(lane, cellsOf(points, cell)) as unknown as T[];
-  const build = () => {
-    const column = new Array<T>(points.length);
-    let k = 0;
-    for (const { columns, from, to } of points.runs) for (let i = from; i < to; i++) column[k++] = cell(columns, i);
-    return column;
-  };
-  const turn = yieldIfDue(lane);
-  return turn === undefined ? build() : turn.then(build);
 }
 
 /**
@@ -489,26 +438,6 @@ function lazyList<T>(lane: Lane, items: Iterator<T>): AsyncIterable<T> {
     },
   };
   return { [Symbol.asyncIterator]: () => iterator as unknown as AsyncIterator<T> };
-}
-
-function numericValue(kind: PointKind, v: PointValue): number | null {
-  switch (kind) {
-    case 'long':
-    case 'double':
-      return finiteOrNull(Number(v));
-    case 'complex':
-      return finiteOrNull((v as ComplexValue).real);
-    default:
-      return null;
-  }
-}
-
-/**
- * GraphQL's Float cannot carry NaN or an infinity (graphql-js fails the field), and neither can JSON: an aggregate
- * that overflows (a sum past 1.8e308, div, scale, rate) answers null, as the REST API does (src/engine/SEMANTICS.md).
- */
-function finiteOrNull(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
 }
 
 function sortedUnique(values: string[]): string[] {

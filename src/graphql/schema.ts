@@ -1,13 +1,15 @@
 /**
- * The executable schema: schema.graphql (the contract, read at start) plus the resolvers, each root field guarded by
- * the scope FIELD_SCOPES gives it.
+ * The executable schemas: schema.graphql (the contract, read at start) plus the resolvers, each root field guarded by
+ * the scope FIELD_SCOPES gives it; and the execution schema operations run against, the same with point lists typed as
+ * one value each (point-answers.ts).
  */
 import { readFileSync } from 'node:fs';
-import { GraphQLScalarType } from 'graphql';
+import { GraphQLScalarType, parse, type GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { Resolvers } from '../generated/graphql.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Scope } from '../server/scopes.js';
+import { BuiltListScalar, executionTypeDefs } from './point-answers.js';
 import { resolvers } from './resolvers.js';
 
 /** src/graphql and dist/graphql are both two levels below the project root, where schema.graphql lives. */
@@ -40,16 +42,29 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription'
   Subscription: { liveSeries: 'read' },
 };
 
-export function createGatewaySchema() {
-  const typeDefs = readFileSync(SCHEMA_PATH, 'utf8');
-  const schema = createSchema<RequestContext>({ typeDefs, resolvers: guarded(withScalarBehaviourOnly(resolvers)) });
+export interface GatewaySchemas {
+  /** schema.graphql as written: requests are validated against it, limits measured on it, introspection describes it. */
+  readonly contract: GraphQLSchema;
+  /** The contract with the lists of point-answers.ts BUILT_LISTS typed as one value each: operations run against it. */
+  readonly execution: GraphQLSchema;
+}
+
+export function createGatewaySchemas(): GatewaySchemas {
+  const typeDefs = parse(readFileSync(SCHEMA_PATH, 'utf8'));
+  const scoped = guarded(withScalarBehaviourOnly(resolvers));
+  const contract = createSchema<RequestContext>({ typeDefs, resolvers: scoped });
+  const execution = createSchema<RequestContext>({ typeDefs: executionTypeDefs(typeDefs), resolvers: { ...scoped, ...withScalarBehaviourOnly({ BuiltList: BuiltListScalar }) } });
+  checkScopes(contract);
+  return { contract, execution };
+}
+
+function checkScopes(schema: GraphQLSchema): void {
   for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     if (!type) continue;
     const scopes = FIELD_SCOPES[type.name as keyof typeof FIELD_SCOPES];
     const unguarded = Object.keys(type.getFields()).find((field) => scopes?.[field] === undefined);
     if (unguarded !== undefined) throw new Error(`${type.name}.${unguarded} has no scope in FIELD_SCOPES (src/graphql/schema.ts)`);
   }
-  return schema;
 }
 
 /**

@@ -15,7 +15,7 @@ import { Registry } from 'prom-client';
 import { LiveQueries } from '../cache/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
-import { createGatewaySchema } from '../graphql/schema.js';
+import { createGatewaySchemas } from '../graphql/schema.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
@@ -34,6 +34,7 @@ import { registerLiveMetrics } from './live-metrics.js';
 import { createRequestContext, type Live, type RequestContext } from './request-context.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
+import { useExecutionSchema } from './use-execution-schema.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 import { RequestObserver, type Api, type Exchange } from './request-observer.js';
 
@@ -75,8 +76,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     settings: { pollMs: config.rollupsPollMs, maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods, leaseMs: config.rollupsLeaseMs, delayMs: config.rollupsDelayMs },
   });
   registerRollupMetrics(metrics, rollups);
+  const schemas = createGatewaySchemas();
   const yoga = createYoga<object, RequestContext>({
-    schema: createGatewaySchema(),
+    schema: schemas.contract,
     graphqlEndpoint: '/graphql',
     // Bundled assets: GraphiQL must work where no CDN is reachable.
     renderGraphiQL,
@@ -176,6 +178,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       }),
       !config.graphqlIntrospection && disableIntrospection(),
       useQueryStatistics(observer),
+      useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), { enabled: config.compression, minBytes: config.compressionMinBytes }),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),

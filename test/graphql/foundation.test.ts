@@ -85,8 +85,8 @@ describe('writing then reading through GraphQL', () => {
     expect(await store.rowTimes('sys.load', -10_000, 10_000)).toEqual([-2000, 0, 1000]);
   });
 
-  it('answers the same points as columns: every type, null points, and lists long enough to be completed lazily', async () => {
-    const long = 20_481 + 5; // past LAZY_COLUMN_LENGTH (resolvers.ts), so its columns go to the executor as async lists
+  it('answers the same points as columns: every type, null points, and lists long enough to be built in several slices', async () => {
+    const long = 20_481 + 5; // ten times point-answers.ts ITEMS_PER_CHECK and more: built across checks of the time slice
     await store.write({
       series: [
         { metric: 'cols', tags: { host: 'l' }, type: 'long', ttlSeconds: 0, timestamps: [1, 2, 3], values: [-7, 9007199254740993n, 2] },

@@ -79,6 +79,37 @@ describe('introspection', () => {
     expect(data.new).toEqual(data.old);
     expect(data.new).toEqual([{ tags: [{ name: 'host', values: ['web-01'] }], points: [{ time: '1970-01-01T00:00:01.000Z', epochMs: 1000, value: 1 }, { time: '1970-01-01T00:00:02.000Z', epochMs: 2000, value: 2 }] }]);
   });
+
+  it('describes the contract, not the execution schema, in a query that also reads points', async () => {
+    // Points are built whole against an execution schema (src/graphql/point-answers.ts) that types them as one value;
+    // introspection beside them, directly or through a fragment, must still see schema.graphql's types.
+    const query = `query Mixed($on: Boolean!) {
+      first: rawSeries(metric: "cpu", from: 0, to: 5000, where: [{ tag: "host", eq: "web-02" }]) { points { epochMs } columns { value } }
+      ...Types
+      series: __type(name: "Series") { fields { name type { kind ofType { kind ofType { kind ofType { name } } } } } }
+      skipped: __typename @include(if: $on)
+      last: rawSeries(metric: "cpu", from: 0, to: 1500, where: [{ tag: "host", eq: "web-03" }]) { points { value } }
+    }
+    fragment Types on Query { __schema { types { name } } }`;
+    const mixed = await gw.graphql(query, { on: false });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.errors).toBeUndefined();
+    const data = mixed.body.data as Record<string, unknown> & { __schema: { types: { name: string }[] }; series: { fields: { name: string; type: unknown }[] } };
+    expect(Object.keys(data)).toEqual(['first', '__schema', 'series', 'last']);
+    expect(data['first']).toEqual([{ points: [{ epochMs: 1000 }, { epochMs: 2000 }], columns: { value: [1, 2] } }]);
+    expect(data['last']).toEqual([{ points: [{ value: 1 }] }]);
+    const names = data.__schema.types.map((type) => type.name);
+    expect(names).toContain('Point');
+    expect(names).not.toContain('BuiltList');
+    expect(data.series.fields.find((field) => field.name === 'points')!.type).toEqual({ kind: 'NON_NULL', ofType: { kind: 'LIST', ofType: { kind: 'NON_NULL', ofType: { name: 'Point' } } } });
+    // The same introspection alone answers the same; bad variables fail before either part runs.
+    const alone = await gw.graphql('{ ...Types series: __type(name: "Series") { fields { name type { kind ofType { kind ofType { kind ofType { name } } } } } } } fragment Types on Query { __schema { types { name } } }');
+    expect(alone.body.data).toEqual({ __schema: data.__schema, series: data.series });
+    const badVariables = await gw.graphql(query, { on: 'yes' });
+    expect(badVariables.status).toBe(400);
+    expect(badVariables.body.data).toBeUndefined();
+    expect(badVariables.body.errors?.[0]?.message).toBe('Variable "$on" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"');
+  });
 });
 
 type Page = { items: unknown[]; hasMore: boolean; nextCursor: string | null };
