@@ -7,6 +7,8 @@
  * in turn with the two servers (the three rotate who goes first): a bare read of the partitions that query reads with
  * the project's own page decoder, 20 at a time, no engine, no HTTP. A server's time ends when its whole answer has
  * arrived (decompressed, as any client gets it): parsing the JSON is this client's work, which the floor does not do.
+ * With Cassandra's CPU known, each line also gives the least time the machine's cores allow for the gateway's and its
+ * Cassandra's CPU seconds together, and that bound's ratio to the floor.
  *
  *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
  *                                 --profile <dir> --node-args "<options for the gateway's node>" --only <part of a query's name>]
@@ -15,6 +17,7 @@
  * time of its own: take the timings from a run without it).
  */
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cassandra from 'cassandra-driver';
@@ -171,7 +174,7 @@ try {
       `floor (${keys.length} partitions bare) ${(f / 1000).toFixed(2)} s, Kairograph/floor ${(g / f).toFixed(2)} | ` +
       `CPU s (median): KairosDB JVM ${median(cpu.kairosdb).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraK).toFixed(2) : 'n/a'}; ` +
       `Kairograph ${median(cpu.kairograph).toFixed(2)}, its Cassandra ${cassandraPid ? median(cpu.cassandraG).toFixed(2) : 'n/a'}; ` +
-      `the floor's Cassandra ${cassandraPid ? median(cpu.cassandraF).toFixed(2) : 'n/a'} | answers: ${compared}`;
+      `the floor's Cassandra ${cassandraPid ? median(cpu.cassandraF).toFixed(2) : 'n/a'}${cassandraPid ? cpuBound(median(cpu.kairograph) + median(cpu.cassandraG), f) : ''} | answers: ${compared}`;
     console.log(line);
   }
   await floor.close();
@@ -309,4 +312,14 @@ async function floorReader() {
     readAll: async (keys: readonly RowKey[]) => (await readPartitions(client, KEYSPACE, spec, keys, { concurrency, fetchSize: 5000, read: sumLeanRows })).points,
     close: () => client.shutdown(),
   };
+}
+
+/**
+ * The least time the machine's cores allow for Kairograph's CPU seconds and its Cassandra's together, against the
+ * floor: when this alone is over 1.2× the floor, no overlap of the gateway's work with the reads can meet the target.
+ */
+function cpuBound(cpuSecondsTotal: number, floorMs: number): string {
+  const cores = availableParallelism();
+  const bound = cpuSecondsTotal / cores;
+  return `; on ${cores} cores they need at least ${bound.toFixed(2)} s, ${((bound * 1000) / floorMs).toFixed(2)}× the floor`;
 }

@@ -14,10 +14,11 @@ export interface SeriesModel {
   /** KairosDB's group_by results of the series' group; empty for a stored series. */
   readonly groupBy: readonly GroupByResult[];
   readonly sampleSize: number;
-  /** Turned into PointModels only when a query selects them (resolvers.ts `listOf`). */
+  /** Built into the answer's point objects or columns only when a query selects them (point-answers.ts). */
   readonly points: PointList;
 }
 
+/** One point of a `rows` row. */
 export interface PointModel {
   readonly t: number;
   readonly kind: PointKind;

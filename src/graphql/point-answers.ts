@@ -82,8 +82,11 @@ const POINT_FIELDS: Readonly<Record<string, Cell<unknown>>> = {
   type: (c) => pointType(c.kind),
 };
 
+/** A point of `Series.points` as answered: the selected fields' serialized values under their response keys. */
+export type PointRow = Readonly<Record<string, unknown>>;
+
 /** `Series.points`: one plain object per point, with the fields the selection asks for under its response keys. */
-export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<Record<string, unknown>[]> {
+export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<PointRow[]> {
   const point = info.schema.getType('Point') as GraphQLObjectType;
   const selected = collectSubfields(info.schema, info.fragments, info.variableValues, point, info.fieldNodes);
   const keys: string[] = [];

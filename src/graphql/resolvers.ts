@@ -227,9 +227,8 @@ export const resolvers: Resolvers = {
     varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
     group: (series) => [...series.groupBy],
     sampleSize: (series) => series.sampleSize,
-    // Built whole (point-answers.ts): the execution schema types these lists as one value, which the generated
-    // resolver types, made from the contract, do not know.
-    points: (series, _, ctx, info) => pointRows(ctx.lane, series.points, info) as unknown as PointModel[],
+    // Built whole (point-answers.ts); the execution schema types the list as one value.
+    points: (series, _, ctx, info) => pointRows(ctx.lane, series.points, info),
     columns: (series) => series.points,
   },
 
@@ -393,7 +392,8 @@ const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type:
 
 /** The columns of `PointColumns`, built whole (point-answers.ts). */
 function column(points: PointList, _: unknown, ctx: RequestContext, info: GraphQLResolveInfo): never {
-  // Typed as one value in the execution schema, as `Series.points` is.
+  // Typed as one value in the execution schema, as `Series.points` is; the generated types, made from the contract,
+  // know each column's scalar instead of the serialized values it holds.
   return pointColumn(ctx.lane, points, info) as never;
 }
 
