@@ -2,11 +2,11 @@
  * Resolvers of schema.graphql. They translate arguments into the query model, pick the source a field names, find
  * series through it with the request's loaders, and read through the engine; no resolver reaches a source's tables.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
-import type { GraphQLResolveInfo } from 'graphql';
 import { valueAt, type PointList } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
@@ -386,7 +386,6 @@ function singleValue(series: SeriesModel, name: string): string | null {
   const values = Object.hasOwn(series.tags, name) ? series.tags[name]! : [];
   return values.length === 1 ? values[0]! : null;
 }
-
 
 const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type: 'TYPE' } as const;
 
