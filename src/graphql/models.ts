@@ -3,7 +3,7 @@
  */
 import type { LiveChange, LiveUpdate } from '../cache/live-queries.js';
 import type { GroupByResult } from '../engine/execute.js';
-import type { PointKind, PointList, PointValue } from '../engine/point-list.js';
+import type { PointList } from '../engine/point-list.js';
 import type { Source } from '../sources/source.js';
 
 export interface SeriesModel {
@@ -18,17 +18,9 @@ export interface SeriesModel {
   readonly points: PointList;
 }
 
-/** One point of a `rows` row. */
-export interface PointModel {
-  readonly t: number;
-  readonly kind: PointKind;
-  readonly v: PointValue;
-}
-
-/** One point with its series, for the flat `rows` shape. */
+/** The series of a `rows` row, whose fields are completed once per series (point-answers.ts `seriesRows`). */
 export interface RowModel {
   readonly series: SeriesModel;
-  readonly point: PointModel;
 }
 
 /** A `MetadataService`: the service and the source whose service_index holds it (its name already checked). */

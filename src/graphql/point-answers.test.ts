@@ -1,23 +1,24 @@
 /**
- * Point lists built whole: the execution schema differs from the contract only in the fields BUILT_LISTS names, and a
- * long list is built in slices that give the thread back.
+ * Point lists built whole: the execution schema differs from the contract only in the fields BUILT_LISTS names, a row's
+ * series fields are completed as the executor would, and a long list is built in slices that give the thread back.
  */
 import { Kind, parse, printType, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { PointList } from '../engine/point-list.js';
 import { Lane } from '../time-slice.js';
-import { BUILT_LISTS, executionTypeDefs, pointColumn, pointRows } from './point-answers.js';
+import type { SeriesModel } from './models.js';
+import { BUILT_LISTS, executionTypeDefs, pointColumn, pointRows, seriesRows } from './point-answers.js';
 import { createGatewaySchemas } from './schema.js';
 
 const { contract, execution } = createGatewaySchemas();
 
 /** What a resolver of `field` is given for `selection`, as the executor would give it. */
 function infoFor(selection: string, fieldName: string, variableValues: Record<string, unknown> = {}): GraphQLResolveInfo {
-  const document = parse(`query($on: Boolean = true) { x { ${selection} } } fragment F on Point { v: value }`);
+  const document = parse(`query($on: Boolean = true, $tag: String!) { x { ${selection} } } fragment F on Point { v: value } fragment R on Row { t: tag(name: $tag) }`);
   const operation = document.definitions[0] as OperationDefinitionNode;
   const field = operation.selectionSet.selections[0] as FieldNode;
   const fragments = Object.fromEntries(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
-  return { schema: execution, fragments, variableValues, fieldNodes: [field], fieldName } as unknown as GraphQLResolveInfo;
+  return { schema: execution, fragments, operation, variableValues, fieldNodes: [field], fieldName } as unknown as GraphQLResolveInfo;
 }
 
 function doubles(n: number): PointList {
@@ -48,7 +49,7 @@ describe('the execution schema', () => {
   });
 
   it('cannot be built when schema.graphql loses a field BUILT_LISTS names', () => {
-    const contractWithout = parse('type Series { name: String! } type PointColumns { time: [Int!]! epochMs: [Int!]! value: [Float]! long: [Int]! text: [String]! imaginary: [Float]! type: [String]! }');
+    const contractWithout = parse('type Query { rows: [Int!]! } type Series { name: String! } type PointColumns { time: [Int!]! epochMs: [Int!]! value: [Float]! long: [Int]! text: [String]! imaginary: [Float]! type: [String]! }');
     expect(() => executionTypeDefs(contractWithout)).toThrow(new Error('BUILT_LISTS names fields schema.graphql lacks: Series.points'));
   });
 });
@@ -79,6 +80,28 @@ describe('built point lists', () => {
       { time: '1970-01-01T00:00:00.002Z', value: null, long: null, imaginary: null, type: null },
     ]);
     expect(await pointColumn(new Lane(), list, infoFor('time', 'long'))).toEqual(['1152921504606846976', 7, null, null]);
+  });
+
+  it('hold the fields of a row\'s series, completed once per series, beside its point\'s fields', async () => {
+    const series = (name: string, host: string, points: PointList): SeriesModel => ({
+      name,
+      metric: 'cpu',
+      tags: { host: [host], dc: ['eu', 'us'] },
+      groupBy: [{ name: 'tag', tags: ['host'], group: { host } }],
+      sampleSize: points.length,
+      points,
+    });
+    const selection = `__typename epochMs name ...R host: tag(name: "host") dc: tag(name: "dc") tags { name value }
+      group { kind tags { value } } ... on Row { value } skipped: metric @skip(if: $on)`;
+    const rows = await seriesRows(new Lane(), [series('a', 'h1', doubles(2)), series('b', 'h2', doubles(1))], infoFor(selection, 'rows', { on: true, tag: 'host' }), {});
+    const h1 = { name: 'a', t: 'h1', host: 'h1', dc: null, tags: [{ name: 'host', value: 'h1' }], group: [{ kind: 'TAG', tags: [{ value: 'h1' }] }] };
+    expect(rows).toEqual([
+      { __typename: 'Row', epochMs: 0, ...h1, value: 0 },
+      { __typename: 'Row', epochMs: 1, ...h1, value: 0.5 },
+      { __typename: 'Row', epochMs: 0, name: 'b', t: 'h2', host: 'h2', dc: null, tags: [{ name: 'host', value: 'h2' }], group: [{ kind: 'TAG', tags: [{ value: 'h2' }] }], value: 0 },
+    ]);
+    expect(Object.keys(rows[0]!)).toEqual(['__typename', 'epochMs', 'name', 't', 'host', 'dc', 'tags', 'group', 'value']);
+    expect(await seriesRows(new Lane(), [series('a', 'h1', doubles(1))], infoFor('time type', 'rows'), {})).toEqual([{ time: '1970-01-01T00:00:00.000Z', type: 'DOUBLE' }]);
   });
 
   it('give the thread back while a long list is built', async () => {

@@ -1,32 +1,40 @@
 /**
- * A series' points, answered as lists built whole. `@graphql-tools/executor` resolves and completes every field of
- * every object with a resolve info, an arguments object and a path of its own (about 3 KB and 0.9 µs per point
- * object), and completes a list of scalars item by item; the points are the bulk of every large answer. So
- * `Series.points` and the lists of `PointColumns` leave their resolvers finished: plain objects holding the selected
+ * Points answered as lists built whole. `@graphql-tools/executor` resolves and completes every field of every object
+ * with a resolve info, an arguments object and a path of its own (about 3 KB and 0.9 µs per point object), and
+ * completes a list of scalars item by item; the points are the bulk of every large answer. So `Series.points`,
+ * `Query.rows` and the lists of `PointColumns` leave their resolvers finished: plain objects holding the selected
  * fields under their response keys, or columns, every value serialized by the schema's own scalar or enum. The
  * executor runs them against an execution schema, the contract with these fields typed as one opaque `BuiltList`,
  * and passes them through whole; the answer writer writes them in runs of one JSON.stringify call each.
  */
 import {
+  astFromValue,
+  executeSync,
   GraphQLScalarType,
+  GraphQLSchema,
   getNamedType,
   Kind,
+  OperationTypeNode,
+  typeFromAST,
   visit,
   type DocumentNode,
+  type FieldNode,
+  type GraphQLInputType,
   type GraphQLLeafType,
   type GraphQLObjectType,
   type GraphQLResolveInfo,
-  type GraphQLSchema,
   type NonNullTypeNode,
 } from 'graphql';
 // The executor's own rules for which fields a selection asks for (fragments, @skip, @include, response keys).
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 import { valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
+import type { SeriesModel } from './models.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */
 export const BUILT_LISTS: Readonly<Record<string, readonly string[]>> = {
+  Query: ['rows'],
   Series: ['points'],
   PointColumns: ['time', 'epochMs', 'value', 'long', 'text', 'imaginary', 'type'],
 };
@@ -71,7 +79,10 @@ export type Cell<T> = (columns: RunColumns, i: number) => T;
 
 const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
 
-/** Every field of `Point` (and so every column of `PointColumns`): its value before the schema serializes it. */
+/**
+ * Every field of `Point` (and so every column of `PointColumns`, and the fields of the same names of `Row`): its value
+ * before the schema serializes it.
+ */
 const POINT_FIELDS: Readonly<Record<string, Cell<unknown>>> = {
   time: timeAt,
   epochMs: timeAt,
@@ -82,65 +93,135 @@ const POINT_FIELDS: Readonly<Record<string, Cell<unknown>>> = {
   type: (c) => pointType(c.kind),
 };
 
-/** A point of `Series.points` as answered: the selected fields' serialized values under their response keys. */
+/** A point of `Series.points` or a row of `rows` as answered: the selected fields' values under their response keys. */
 export type PointRow = Readonly<Record<string, unknown>>;
 
 /** `Series.points`: one plain object per point, with the fields the selection asks for under its response keys. */
 export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<PointRow[]> {
   const point = info.schema.getType('Point') as GraphQLObjectType;
-  const selected = collectSubfields(info.schema, info.fragments, info.variableValues, point, info.fieldNodes);
-  const keys: string[] = [];
-  const cells: Cell<unknown>[] = [];
-  for (const [key, nodes] of selected) {
-    const name = nodes[0]!.name.value;
-    keys.push(key);
-    cells.push(name === '__typename' ? () => point.name : servedCell(info.schema, name));
-  }
-  return built(lane, points, (c, i) => {
+  const { keys, cells } = selectedCells(info, point);
+  return built(lane, [points], (c, i) => {
     const row: Record<string, unknown> = {};
     for (let k = 0; k < keys.length; k++) row[keys[k]!] = cells[k]!(c, i);
     return row;
   });
 }
 
+/**
+ * `Query.rows`: one plain object per point of every series, series after series. A row's point fields are Point's;
+ * the fields of its series (name, metric, tags, tag(name:), group) are the same for all its rows, so graphql-js
+ * completes them once per series, running the row's selection of them against a schema whose root is `Row`.
+ */
+export function seriesRows(lane: Lane, series: readonly SeriesModel[], info: GraphQLResolveInfo, context: unknown): Promise<PointRow[]> {
+  const row = info.schema.getType('Row') as GraphQLObjectType;
+  const { keys, cells, others } = selectedCells(info, row);
+  const fieldsOf = others.length === 0 ? undefined : seriesFields(info, row, others, context);
+  const fixed = series.map((s) => fieldsOf?.(s));
+  return built(lane, series.map((s) => s.points), (c, i, n) => {
+    const shared = fixed[n];
+    const result: Record<string, unknown> = {};
+    for (let k = 0; k < keys.length; k++) {
+      const cell = cells[k];
+      result[keys[k]!] = cell === undefined ? shared![keys[k]!] : cell(c, i);
+    }
+    return result;
+  });
+}
+
 /** A list of `PointColumns`: the column of the `Point` field of the same name. */
 export function pointColumn(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<unknown[]> {
-  return built(lane, points, servedCell(info.schema, info.fieldName));
+  return built(lane, [points], servedCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName));
+}
+
+/**
+ * The fields a list's selection asks of each of its `type` objects (graphql-js's own rules: fragments, @skip,
+ * @include), by response key: a point's field as its cell, `__typename`, or else (undefined) one of `others`.
+ */
+function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (Cell<unknown> | undefined)[]; others: FieldNode[] } {
+  const selected = collectSubfields(info.schema, info.fragments, info.variableValues, type, info.fieldNodes);
+  const keys: string[] = [];
+  const cells: (Cell<unknown> | undefined)[] = [];
+  const others: FieldNode[] = [];
+  for (const [key, nodes] of selected) {
+    const name = nodes[0]!.name.value;
+    keys.push(key);
+    if (name === '__typename') cells.push(() => type.name);
+    else if (POINT_FIELDS[name] !== undefined) cells.push(servedCell(type, name));
+    else {
+      cells.push(undefined);
+      others.push(...nodes);
+    }
+  }
+  return { keys, cells, others };
+}
+
+/** Schemas whose query root is a `Row` type, to complete the fields of a row's series. */
+const rowRoots = new WeakMap<GraphQLObjectType, GraphQLSchema>();
+
+/**
+ * The `fields` of `row` (not a point's) for a series, completed by graphql-js as the executor would: their
+ * arguments and directives with the operation's variables written in as literals, since this runs as an operation
+ * of its own.
+ */
+function seriesFields(info: GraphQLResolveInfo, row: GraphQLObjectType, fields: readonly FieldNode[], context: unknown): (series: SeriesModel) => PointRow {
+  let schema = rowRoots.get(row);
+  if (schema === undefined) rowRoots.set(row, (schema = new GraphQLSchema({ query: row })));
+  const operation = { kind: Kind.OPERATION_DEFINITION, operation: OperationTypeNode.QUERY, selectionSet: { kind: Kind.SELECTION_SET, selections: fields } } as const;
+  const document = withVariablesWritten({ kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] }, info);
+  return (series) => {
+    const result = executeSync({ schema, document, rootValue: { series }, contextValue: context });
+    if (result.errors !== undefined && result.errors.length > 0) throw result.errors[0];
+    return result.data!;
+  };
+}
+
+/** `document` with each variable the operation was given replaced by its coerced value as a literal. */
+function withVariablesWritten(document: DocumentNode, info: GraphQLResolveInfo): DocumentNode {
+  const types = new Map((info.operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, typeFromAST(info.schema, d.type) as GraphQLInputType | undefined]));
+  return visit(document, {
+    Variable(node) {
+      const type = types.get(node.name.value);
+      if (type === undefined || !Object.hasOwn(info.variableValues, node.name.value)) return undefined;
+      return astFromValue(info.variableValues[node.name.value], type) ?? undefined;
+    },
+  });
 }
 
 /** Items between two checks of the time slice: a few hundred microseconds of building. */
 const ITEMS_PER_CHECK = 2048;
 
-/** Each point as `make` builds it, in order; the request's lane yields the thread between slices. */
-async function built<T>(lane: Lane, points: PointList, make: Cell<T>): Promise<T[]> {
-  const items = new Array<T>(points.length);
+/** Each point of the lists as `make` builds it (given the list's index), in order; yields the thread between slices. */
+async function built<T>(lane: Lane, lists: readonly PointList[], make: (columns: RunColumns, i: number, list: number) => T): Promise<T[]> {
+  const items = new Array<T>(lists.reduce((n, list) => n + list.length, 0));
   let k = 0;
-  for (const { columns, from, to } of points.runs) {
-    for (let i = from; i < to; i++) {
-      if (k % ITEMS_PER_CHECK === 0) {
-        const turn = yieldIfDue(lane);
-        if (turn !== undefined) await turn;
+  for (let n = 0; n < lists.length; n++) {
+    for (const { columns, from, to } of lists[n]!.runs) {
+      for (let i = from; i < to; i++) {
+        if (k % ITEMS_PER_CHECK === 0) {
+          const turn = yieldIfDue(lane);
+          if (turn !== undefined) await turn;
+        }
+        items[k++] = make(columns, i, n);
       }
-      items[k++] = make(columns, i);
     }
   }
   return items;
 }
 
-/** Serializers of Point's fields, per schema (the contract and the execution schema each have their own types). */
-const serializers = new WeakMap<GraphQLSchema, Map<string, (value: unknown) => unknown>>();
+/** Serializers of the point fields of a type (`Point` or `Row`): each field's own scalar or enum. */
+const serializers = new WeakMap<GraphQLObjectType, Map<string, (value: unknown) => unknown>>();
 
-/** A Point field's value as the answer carries it: null, or what the field's scalar or enum serializes it to. */
-function servedCell(schema: GraphQLSchema, field: string): Cell<unknown> {
+/** A point field's value as the answer carries it: null, or what the field's scalar or enum serializes it to. */
+function servedCell(type: GraphQLObjectType, field: string): Cell<unknown> {
   const cell = POINT_FIELDS[field];
-  if (cell === undefined) throw new Error(`Point has no field ${field}`);
-  let bySchema = serializers.get(schema);
-  if (bySchema === undefined) serializers.set(schema, (bySchema = new Map()));
-  let serialize = bySchema.get(field);
+  if (cell === undefined) throw new Error(`${type.name}.${field} is not a field of a point`);
+  let byField = serializers.get(type);
+  if (byField === undefined) serializers.set(type, (byField = new Map()));
+  let serialize = byField.get(field);
   if (serialize === undefined) {
-    const type = getNamedType((schema.getType('Point') as GraphQLObjectType).getFields()[field]!.type) as GraphQLLeafType;
-    serialize = (value) => type.serialize(value);
-    bySchema.set(field, serialize);
+    const leaf = getNamedType(type.getFields()[field]!.type) as GraphQLLeafType;
+    serialize = (value) => leaf.serialize(value);
+    byField.set(field, serialize);
   }
   return (c, i) => {
     const value = cell(c, i);
@@ -148,7 +229,7 @@ function servedCell(schema: GraphQLSchema, field: string): Cell<unknown> {
   };
 }
 
-export function numericValue(kind: PointKind, v: PointValue): number | null {
+function numericValue(kind: PointKind, v: PointValue): number | null {
   switch (kind) {
     case 'long':
     case 'double':
@@ -160,11 +241,11 @@ export function numericValue(kind: PointKind, v: PointValue): number | null {
   }
 }
 
-export function longValue(kind: PointKind, v: PointValue): number | bigint | null {
+function longValue(kind: PointKind, v: PointValue): number | bigint | null {
   return kind === 'long' ? (v as number | bigint) : null;
 }
 
-export function textValue(kind: PointKind, v: PointValue): string | null {
+function textValue(kind: PointKind, v: PointValue): string | null {
   return kind === 'string' ? (v as string) : null;
 }
 
@@ -181,7 +262,7 @@ export const GRAPHQL_TYPE: Record<'long' | 'double' | 'string' | 'complex' | 'le
   legacy: 'DOUBLE',
 };
 
-export function pointType(kind: PointKind): GraphQLValueType | null {
+function pointType(kind: PointKind): GraphQLValueType | null {
   return kind === 'null' ? null : GRAPHQL_TYPE[kind];
 }
 

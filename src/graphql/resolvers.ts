@@ -7,7 +7,7 @@ import { dict } from '../dict.js';
 import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
-import { valueAt, type PointList } from '../engine/point-list.js';
+import type { PointList } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
@@ -23,10 +23,9 @@ import { withGraphQLFields } from './engine-fields.js';
 import { liveSeriesResolver } from './live-series.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { Source } from '../sources/source.js';
-import type { PointModel, RowModel, SeriesModel } from './models.js';
-import { GRAPHQL_TYPE, longValue, numericValue, pointColumn, pointRows, pointType, textValue, type Cell } from './point-answers.js';
+import type { SeriesModel } from './models.js';
+import { GRAPHQL_TYPE, pointColumn, pointRows, seriesRows } from './point-answers.js';
 import { LongScalar, PointValueScalar, TimeScalar } from './scalars.js';
-import { yieldIfDue, type Lane } from '../time-slice.js';
 
 const MAX_METRIC_NAMES = 100_000;
 
@@ -99,8 +98,8 @@ export const resolvers: Resolvers = {
     },
     async rows(_, args, ctx, info) {
       const series = await aggregatedSeries(ctx, args, responsePath(info.path));
-      const total = series.reduce((n, s) => n + s.points.length, 0);
-      return listOf(ctx.lane, total, rowsOf(series));
+      // Built whole (point-answers.ts); the execution schema types the list as one value.
+      return (await seriesRows(ctx.lane, series, info, ctx)) as never;
     },
     rollups: (_, __, ctx) => listRollups(ctx),
   },
@@ -250,15 +249,11 @@ export const resolvers: Resolvers = {
     valueType: (g) => (g.name === 'type' ? g.type : null),
   },
 
+  // The fields of a row's series, completed once per series (point-answers.ts `seriesRows`); its point's fields are
+  // Point's.
   Row: {
     name: (r) => r.series.name,
     metric: (r) => r.series.metric,
-    time: (r) => r.point.t,
-    epochMs: (r) => r.point.t,
-    value: (r) => numericValue(r.point.kind, r.point.v),
-    long: (r) => longValue(r.point.kind, r.point.v),
-    text: (r) => textValue(r.point.kind, r.point.v),
-    type: (r) => pointType(r.point.kind),
     tags: (r) => Object.entries(r.series.tags).flatMap(([name, values]) => (values.length === 1 ? [{ name, value: values[0]! }] : [])),
     tag: (r, { name }) => singleValue(r.series, name),
     group: (r) => [...r.series.groupBy],
@@ -394,49 +389,6 @@ function column(points: PointList, _: unknown, ctx: RequestContext, info: GraphQ
   // Typed as one value in the execution schema, as `Series.points` is; the generated types, made from the contract,
   // know each column's scalar instead of the serialized values it holds.
   return pointColumn(ctx.lane, points, info) as never;
-}
-
-const pointAt: Cell<PointModel> = (c, i) => ({ t: c.timestamps[i]!, kind: c.kind, v: valueAt(c, i) });
-
-/** `rows`: every point of every series, series after series. */
-function* rowsOf(series: readonly SeriesModel[]): Generator<RowModel, void, undefined> {
-  for (const s of series) for (const { columns, from, to } of s.points.runs) for (let i = from; i < to; i++) yield { series: s, point: pointAt(columns, i) };
-}
-
-/**
- * Rows longer than this go to the executor as an async iterable that yields the thread every few hundred items:
- * yoga's executor completes a plain array in one go (about 1 µs per point and field), which held every other request
- * up for a second at a million points. Shorter lists stay arrays, which complete about a third faster.
- */
-const LAZY_LIST_LENGTH = 2048;
-
-function listOf<T>(lane: Lane, length: number, items: Iterator<T> & Iterable<T>): T[] {
-  if (length <= LAZY_LIST_LENGTH) return Array.from(items);
-  // The generated resolver types know arrays only; @graphql-tools/executor completes any AsyncIterable of a list type.
-  return lazyList(lane, items) as unknown as T[];
-}
-
-/**
- * The items as an async iterable that yields the thread every 256 items when the request's turn is over. Between
- * turns `next` answers at once, not with a promise: the executor awaits each item anyway, and an async generator's
- * own promise per item cost more than completing the item did.
- */
-function lazyList<T>(lane: Lane, items: Iterator<T>): AsyncIterable<T> {
-  let n = 0;
-  const iterator = {
-    next(): IteratorResult<T> | Promise<IteratorResult<T>> {
-      if ((++n & 255) === 0) {
-        const turn = yieldIfDue(lane);
-        if (turn !== undefined) return turn.then(() => items.next());
-      }
-      return items.next();
-    },
-    return(): IteratorResult<T> {
-      items.return?.();
-      return { done: true, value: undefined };
-    },
-  };
-  return { [Symbol.asyncIterator]: () => iterator as unknown as AsyncIterator<T> };
 }
 
 function sortedUnique(values: string[]): string[] {
