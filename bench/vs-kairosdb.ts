@@ -68,11 +68,14 @@ interface BenchQuery {
 const DASHBOARD_PANELS = [0, 1, 2, 3].map((p) => ({
   hosts: [0, 1, 2, 3, 4].map((k) => host((p * 5 + k) % SERIES)),
 }));
-/** The dashboard's four panels as one GraphQL request, each series' points in `shape` (`points { … }` or `columns { … }`). */
-const dashboardGraphql = (shape: string) =>
+/**
+ * The dashboard's four panels as one GraphQL request: `series` with each series' points in `shape` (`points { … }` or
+ * `columns { … }`), or `rows` as Grafana's fifemon GraphQL data source asks for them (`shape` undefined).
+ */
+const dashboardGraphql = (shape?: string) =>
   `query Dashboard { ${DASHBOARD_PANELS.map(
-    (panel, p) => `p${p}: series(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
-        groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) { host: tag(name: "host") ${shape} }`,
+    (panel, p) => `p${p}: ${shape === undefined ? 'rows' : 'series'}(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
+        groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) ${shape === undefined ? '{ Time: time value host: tag(name: "host") }' : `{ host: tag(name: "host") ${shape} }`}`,
   ).join('\n')} }`;
 const DASHBOARD_REST = {
   ...range,
@@ -96,6 +99,7 @@ const QUERIES: readonly BenchQuery[] = [
   { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] }, reads: (key) => key.tags['host'] === host(0) },
   { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as points', rest: DASHBOARD_REST, graphql: dashboardGraphql('points { t: epochMs value }') },
   { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as columns', rest: DASHBOARD_REST, graphql: dashboardGraphql('columns { epochMs value }') },
+  { name: "dashboard: 4 panels of 5 hosts, 1-minute averages, as fifemon's rows", rest: DASHBOARD_REST, graphql: dashboardGraphql() },
 ];
 
 console.log(`command: npm run bench:vs-kairosdb -- --runs ${RUNS} --series ${SERIES} --points ${POINTS} --read-ahead ${READ_AHEAD}`);
@@ -254,12 +258,23 @@ interface Series {
 function seriesOf(answer: unknown, fromGraphql: boolean): Series[] {
   if (fromGraphql) {
     type Panel = { host: string; points?: { t: number; value: number }[]; columns?: { epochMs: number[]; value: number[] } }[];
-    return Object.values(answer as Record<string, Panel>).flatMap((panel) =>
-      panel.map((s) => ({
+    type Rows = { Time: string; value: number; host: string }[];
+    return Object.values(answer as Record<string, Panel | Rows>).flatMap((panel) => {
+      if (panel.length > 0 && 'Time' in panel[0]!) {
+        // One row per point, series after series: each host's rows are its series.
+        const byHost = new Map<string, [number, number][]>();
+        for (const row of panel as Rows) {
+          let values = byHost.get(row.host);
+          if (values === undefined) byHost.set(row.host, (values = []));
+          values.push([Date.parse(row.Time), row.value]);
+        }
+        return [...byHost].map(([key, values]) => ({ key, values }));
+      }
+      return (panel as Panel).map((s) => ({
         key: s.host,
         values: s.columns ? s.columns.epochMs.map((t, i) => [t, s.columns!.value[i]!] as const) : s.points!.map((p) => [p.t, p.value] as const),
-      })),
-    );
+      }));
+    });
   }
   const queries = (answer as { queries: { results: { tags: Record<string, string[]>; group_by?: { name: string; group?: Record<string, string> }[]; values: [number, number][] }[] }[] }).queries;
   return queries.flatMap((q) =>
