@@ -1,14 +1,15 @@
 /**
  * Kairograph against real KairosDB 1.3.0-1 on one Cassandra keyspace: the same points (20 series at 10 s, 2,000,000 by
  * default), the five aggregated queries of the cold-read issue, raw points of one series and a dashboard (GraphQL
- * aliases on Kairograph, the same metrics in one REST body on KairosDB), sent to each server in turn (which goes
- * first alternates), medians of several runs after a warm-up. Every answer is compared; the CPU seconds of each
- * process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over each query; and each query's floor is measured
- * in turn with the two servers (the three rotate who goes first): a bare read of the partitions that query reads with
- * the project's own page decoder, 20 at a time, no engine, no HTTP. A server's time ends when its whole answer has
- * arrived (decompressed, as any client gets it): parsing the JSON is this client's work, which the floor does not do.
- * With Cassandra's CPU known, each line also gives the least time the machine's cores allow for the gateway's and its
- * Cassandra's CPU seconds together, and that bound's ratio to the floor.
+ * aliases on Kairograph, as point objects, as columns and as fifemon's rows; the same metrics in one REST body on
+ * KairosDB), sent to each server in turn (which goes first alternates), medians of several runs after a warm-up. Every
+ * answer is compared; the CPU seconds of each process (the gateway, KairosDB's JVM, Cassandra's JVM) are taken over
+ * each query; and each query's floor is measured in turn with the two servers (the three rotate who goes first): a bare
+ * read of the partitions that query reads with the project's own page decoder, 20 at a time, no engine, no HTTP. A
+ * server's time ends when its whole answer has arrived (decompressed, as any client gets it): parsing the JSON is this
+ * client's work, which the floor does not do. With Cassandra's CPU known, each line also gives the least time the
+ * machine's cores allow for the gateway's and its Cassandra's CPU seconds together, and that bound's ratio to the
+ * floor.
  *
  *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
  *                                 --profile <dir> --node-args "<options for the gateway's node>" --only <part of a query's name>]
