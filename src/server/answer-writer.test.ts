@@ -36,9 +36,12 @@ describe('writeJson', () => {
     );
   });
 
-  it('writes long arrays of points and of nested series in runs, unchanged', async () => {
+  it('writes long arrays of points, of rows with their series\' tags and of nested series in runs, unchanged', async () => {
     const points = Array.from({ length: 10_000 }, (_, i) => ({ epochMs: 1e12 + i, value: i % 7 === 0 ? null : i / 3 }));
-    const data = { a: [{ name: 'x', tags: [{ name: 'h', value: 'é"\u2028' }], points }], b: points.slice(0, 5000).map((p) => [p.epochMs, p.value]) };
+    const tags = [{ name: 'h', value: 'é"\u2028' }];
+    // Rows hold a few values each and go in runs; an item of 33 values or more goes on its own.
+    const rows = points.map((p, i) => ({ ...p, tags, group: i % 2 === 0 ? [] : [{ kind: 'TAG', tags }], wide: i % 1000 === 0 ? Array.from({ length: 33 }, (_, k) => k) : null }));
+    const data = { a: [{ name: 'x', tags, points }], b: points.slice(0, 5000).map((p) => [p.epochMs, p.value]), rows };
     expect(await written(data)).toBe(JSON.stringify(data));
   });
 

@@ -161,8 +161,8 @@ async function writeArray(items: readonly unknown[], out: AnswerWriter): Promise
   for (let start = 0; start < items.length; start += ITEMS_PER_RUN) {
     const end = Math.min(items.length, start + ITEMS_PER_RUN);
     if (start > 0) out.write(',');
-    if (allFlat(items, start, end)) {
-      // One native call for a run of points: the brackets of the run's own array are dropped.
+    if (allSmall(items, start, end)) {
+      // One native call for a run of points or rows: the brackets of the run's own array are dropped.
       out.write(JSON.stringify(items.slice(start, end)).slice(1, -1));
     } else {
       for (let i = start; i < end; i++) {
@@ -190,16 +190,35 @@ async function writeObject(object: Record<string, unknown>, out: AnswerWriter): 
   out.write('}');
 }
 
-/** True when items [start, end) are scalars or objects of scalars: small enough to stringify a run at once. */
-function allFlat(items: readonly unknown[], start: number, end: number): boolean {
+/**
+ * Values (at any depth) an item may hold and still be written with its run in one JSON.stringify call: a row with its
+ * series' tags holds a few; a series with its points holds thousands and is written piece by piece.
+ */
+const SMALL_ITEM_VALUES = 32;
+
+/** True when items [start, end) are scalars or hold at most SMALL_ITEM_VALUES values each: a run small enough to stringify at once. */
+function allSmall(items: readonly unknown[], start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const item = items[i];
-    if (item === null || typeof item !== 'object') continue;
-    if (Array.isArray(item)) return false;
-    for (const key in item) {
-      const member = (item as Record<string, unknown>)[key];
-      if (member !== null && typeof member === 'object') return false;
-    }
+    if (item !== null && typeof item === 'object' && valuesLeft(item, SMALL_ITEM_VALUES) < 0) return false;
   }
   return true;
+}
+
+/** `budget` less the values `container` holds at any depth, or a negative number as soon as it runs out. */
+function valuesLeft(container: object, budget: number): number {
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length && budget >= 0; i++) budget = spent(container[i], budget);
+  } else {
+    for (const key in container) {
+      budget = spent((container as Record<string, unknown>)[key], budget);
+      if (budget < 0) break;
+    }
+  }
+  return budget;
+}
+
+/** `budget` less `member` and what it holds. */
+function spent(member: unknown, budget: number): number {
+  return member !== null && typeof member === 'object' ? valuesLeft(member, budget - 1) : budget - 1;
 }
