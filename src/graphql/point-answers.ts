@@ -75,7 +75,7 @@ export function executionTypeDefs(contract: DocumentNode): DocumentNode {
 }
 
 /** A point's field (or the whole point) as read from its run's columns. */
-export type Cell<T> = (columns: RunColumns, i: number) => T;
+type Cell<T> = (columns: RunColumns, i: number) => T;
 
 const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
 
@@ -98,13 +98,7 @@ export type PointRow = Readonly<Record<string, unknown>>;
 
 /** `Series.points`: one plain object per point, with the fields the selection asks for under its response keys. */
 export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<PointRow[]> {
-  const point = info.schema.getType('Point') as GraphQLObjectType;
-  const { keys, cells } = selectedCells(info, point);
-  return built(lane, [points], (c, i) => {
-    const row: Record<string, unknown> = {};
-    for (let k = 0; k < keys.length; k++) row[keys[k]!] = cells[k]!(c, i);
-    return row;
-  });
+  return objectsBuilt(lane, [points], info, info.schema.getType('Point') as GraphQLObjectType);
 }
 
 /**
@@ -114,17 +108,30 @@ export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInf
  */
 export function seriesRows(lane: Lane, series: readonly SeriesModel[], info: GraphQLResolveInfo, context: unknown): Promise<PointRow[]> {
   const row = info.schema.getType('Row') as GraphQLObjectType;
-  const { keys, cells, others } = selectedCells(info, row);
-  const fieldsOf = others.length === 0 ? undefined : seriesFields(info, row, others, context);
-  const fixed = series.map((s) => fieldsOf?.(s));
-  return built(lane, series.map((s) => s.points), (c, i, n) => {
-    const shared = fixed[n];
-    const result: Record<string, unknown> = {};
+  return objectsBuilt(lane, series.map((s) => s.points), info, row, (fields) => series.map(seriesFields(info, row, fields, context)));
+}
+
+/**
+ * One object of `type` per point of the lists, with the fields the selection asks for under their response keys: a
+ * point's field from its cell, any other from `shared`, which completes those fields once for each list.
+ */
+function objectsBuilt(
+  lane: Lane,
+  lists: readonly PointList[],
+  info: GraphQLResolveInfo,
+  type: GraphQLObjectType,
+  shared?: (fields: FieldNode[]) => readonly PointRow[],
+): Promise<PointRow[]> {
+  const { keys, cells, others } = selectedCells(info, type);
+  if (others.length > 0 && shared === undefined) throw new Error(`${type.name}.${others[0]!.name.value} is not a field of a point`);
+  const fixed = others.length > 0 ? shared!(others) : [];
+  return built(lane, lists, (c, i, n) => {
+    const object: Record<string, unknown> = {};
     for (let k = 0; k < keys.length; k++) {
       const cell = cells[k];
-      result[keys[k]!] = cell === undefined ? shared![keys[k]!] : cell(c, i);
+      object[keys[k]!] = cell === undefined ? fixed[n]![keys[k]!] : cell(c, i);
     }
-    return result;
+    return object;
   });
 }
 
