@@ -110,17 +110,15 @@ const LUXON_UNIT: Readonly<Record<TimeUnit, keyof DurationLikeObject>> = {
  * frees, and was slower in the end than toISOString.
  */
 export function formatTime(ms: number): string {
+  // What Date does with the rest (a fraction, a time past its range, a year of more than four digits) stays Date's.
+  if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return new Date(ms).toISOString();
   const day = Math.floor(ms / DAY_MS);
   if (day !== lastDay) {
-    // What Date does with the rest (a fraction, a time past its range, a year of more than four digits) stays Date's.
-    if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return new Date(ms).toISOString();
     const text = new Date(day * DAY_MS).toISOString();
     if (text.length !== 24) return new Date(ms).toISOString();
     lastDay = day;
     // "YYYY-MM-DDT", before the 13 characters of "HH:MM:SS.mmmZ".
     dayCodes = Array.from(text.slice(0, 11), (c) => c.charCodeAt(0));
-  } else if (!Number.isInteger(ms)) {
-    return new Date(ms).toISOString();
   }
   let rest = ms - day * DAY_MS;
   const h = Math.floor(rest / 3_600_000);
