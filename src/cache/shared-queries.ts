@@ -85,18 +85,22 @@ class FanOutBudget extends RequestBudget {
 
   override addRead(count: number): void {
     this.pointsRead += count;
-    this.charge((budget) => budget.addRead(count));
+    this.charge('addRead', count);
   }
 
   override addReturned(count: number): void {
     this.pointsReturned += count;
-    this.charge((budget) => budget.addReturned(count));
+    this.charge('addReturned', count);
   }
 
-  private charge(add: (budget: RequestBudget) => void): void {
-    for (const waiter of [...this.flight.waiters]) {
+  /**
+   * Called for every point an aggregator emits, so it allocates nothing. A waiter over its budget leaves the set while
+   * it is charged (its request aborts, and the flight drops it): iterating a Set skips what was deleted, never twice.
+   */
+  private charge(add: 'addRead' | 'addReturned', count: number): void {
+    for (const waiter of this.flight.waiters) {
       try {
-        add(waiter.request);
+        waiter.request[add](count);
       } catch (error) {
         if (!(error instanceof BudgetExceededError)) throw error;
       }
