@@ -7,9 +7,9 @@
  * each query; and each query's floor is measured in turn with the two servers (the three rotate who goes first): a bare
  * read of the partitions that query reads with the project's own page decoder, 20 at a time, no engine, no HTTP. A
  * server's time ends when its whole answer has arrived, inflated and decoded to text as curl and Go's client do it (all
- * bytes, then one call each): parsing the JSON is this client's work, which the floor does not do. With Cassandra's CPU known, each line also gives the least time the
- * machine's cores allow for the gateway's and its Cassandra's CPU seconds together, and that bound's ratio to the
- * floor.
+ * bytes, then one call each): parsing the JSON is this client's work, which the floor does not do. With Cassandra's CPU
+ * known, each line also gives the least time the machine's cores allow for the gateway's and its Cassandra's CPU
+ * seconds together, and that bound's ratio to the floor.
  *
  *   npm run bench:vs-kairosdb [-- --runs 5 --series 20 --points 100000 --read-ahead 8 --cassandra-pid <JVM of a reused node>
  *                                 --profile <dir> --node-args "<options for the gateway's node>" --only <part of a query's name>]
@@ -264,11 +264,10 @@ function post(url: string, body: string): Promise<{ status: number; text: string
       res.on('error', reject);
       res.on('end', () => {
         try {
-          const bytes = Buffer.concat(chunks);
-          const coding = res.headers['content-encoding'];
-          const decoded = coding === 'gzip' ? gunzipSync(bytes) : coding === 'deflate' ? inflateSync(bytes) : bytes;
-          if (coding !== undefined && coding !== 'gzip' && coding !== 'deflate') throw new Error(`${url}: answered in ${coding}, which was not asked for`);
-          resolve({ status: res.statusCode ?? 0, text: decoded.toString('utf8') });
+          const coding = res.headers['content-encoding'] ?? 'identity';
+          const inflate = inflaterOf(coding);
+          if (inflate === undefined) throw new Error(`${url}: answered in ${coding}, which was not asked for`);
+          resolve({ status: res.statusCode ?? 0, text: inflate(Buffer.concat(chunks)).toString('utf8') });
         } catch (error) {
           reject(error);
         }
@@ -277,6 +276,11 @@ function post(url: string, body: string): Promise<{ status: number; text: string
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** What turns an answer in `coding` into its text's bytes; undefined for a coding this client does not ask for. */
+function inflaterOf(coding: string): ((bytes: Buffer) => Buffer) | undefined {
+  return coding === 'gzip' ? gunzipSync : coding === 'deflate' ? inflateSync : coding === 'identity' ? (bytes) => bytes : undefined;
 }
 
 interface Series {
