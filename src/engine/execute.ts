@@ -10,7 +10,7 @@ import { InputError } from '../errors.js';
 import type { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
-import { encodeTagString, sliceKindOf, validateMetricName, type RowKey, type ScanOptions, type Slice, type StoreLimits, type WriteBatch } from '../sources/series.js';
+import { ReadAheadBudget, encodeTagString, sliceKindOf, validateMetricName, type RowKey, type ScanOptions, type Slice, type StoreLimits, type WriteBatch } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -18,7 +18,7 @@ import { BudgetTracker, type Budgets, type QueryStats, type RequestBudget } from
 import type { GroupBys } from './group-by/group-by.js';
 import { compileGroupBys } from './group-by/registry.js';
 import { mergeRuns, type MergeInput } from './merge.js';
-import { DEFAULT_READ_AHEAD_POINTS, ReadAhead, ReadAheadBudget } from './read-ahead.js';
+import { DEFAULT_READ_AHEAD_POINTS, ReadAhead } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
@@ -84,10 +84,11 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
     const cached = CachedQuery.of(ctx.cache, ctx.source.name, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
-    const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set(), split: 1 };
+    const readAheadBudget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
+    const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set(), split: 1, readAheadBudget };
     const planned = rowGroupsOf(series, compiled.pipeline.groupBys).map((rowGroup) => planRowGroup(rowGroup, run));
     run.split = splitOf(planned, ctx);
-    const ahead = readAheadOf(planned, ctx, run.split);
+    const ahead = readAheadOf(planned, run);
     const groups: GroupOutput[] = [];
     try {
       for (const rowGroup of planned) {
@@ -216,6 +217,8 @@ interface RowGroupRun {
   readonly yielded: Set<RowKey>;
   /** Parts each read is split into (ScanOptions.split). */
   split: number;
+  /** What the query's reads ahead may hold: the request's, or one of the query's own. */
+  readonly readAheadBudget: ReadAheadBudget;
 }
 
 /** One scan: a partition between two times (inclusive). */
@@ -272,24 +275,24 @@ interface QueryReadAhead {
  * One read-ahead over the whole query: a query grouped by host reads one series per row group, and a read-ahead per
  * row group would start nothing early. Undefined where the store's reads never wait (or the context says 0).
  */
-function readAheadOf(planned: readonly PlannedRowGroup[], ctx: EngineContext, split: number): QueryReadAhead | undefined {
+function readAheadOf(planned: readonly PlannedRowGroup[], run: RowGroupRun): QueryReadAhead | undefined {
+  const { ctx } = run;
   const depth = ctx.readAhead ?? ctx.source.readAhead;
   if (depth === 0) return undefined;
   const order = planned.filter((p) => p.seriesMajor).flatMap((p) => p.rowGroup.series.flatMap((s) => p.reads.get(s)!));
   if (order.length === 0) return undefined;
-  const options = scanOptionsOf('asc', 0, ctx, split);
-  const budget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
+  const options = scanOptionsOf('asc', 0, run);
   return {
-    reads: new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)), depth, budget),
+    reads: new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)), depth, run.readAheadBudget),
     position: new Map(order.map((read, k) => [read, k])),
   };
 }
 
-function scanOptionsOf(order: 'asc' | 'desc', limit: number, ctx: EngineContext, split: number): ScanOptions {
+function scanOptionsOf(order: 'asc' | 'desc', limit: number, { ctx, split, readAheadBudget }: RowGroupRun): ScanOptions {
   return {
     order,
     ...(limit > 0 ? { limit } : {}),
-    ...(split > 1 ? { split } : {}),
+    ...(split > 1 ? { split, readAhead: readAheadBudget } : {}),
     ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
     ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
   };
@@ -305,7 +308,7 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   // KairosDB pushes the limit into every partition read; that is exact only while no group-by splits points (and
   // a limit is never series-major).
   const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
-  const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, ctx, run.split);
+  const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, run);
   /** `scan` starts the read of the partition; the default starts it when the merge reaches it. */
   const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
     series.flatMap((s) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RowKey, Slice } from '../store/store.js';
-import { ReadAhead, ReadAheadBudget } from './read-ahead.js';
+import { ReadAheadBudget, type RowKey, type Slice } from '../sources/series.js';
+import { ReadAhead } from './read-ahead.js';
 
 const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { h: 'a' } };
 

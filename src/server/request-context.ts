@@ -10,7 +10,7 @@ import type { LiveQueries } from '../cache/live-queries.js';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
-import { ReadAheadBudget } from '../engine/read-ahead.js';
+import { ReadAheadBudget } from '../sources/series.js';
 import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IndexLoaders } from '../query/index-loaders.js';

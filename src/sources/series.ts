@@ -31,4 +31,6 @@ export { encodeTagString, sliceKindOf } from '../store/format/index.js';
 export { checkMetricPrefix } from '../store/key-limits.js';
 /** The service_index partition the stores keep their tag index markers in (read-only through the metadata API). */
 export { COVERAGE_SERVICE } from '../store/tag-index.js';
+/** Reading scans ahead of their reader within a request's budget of points: the engine's read-ahead and split scans share it. */
+export { QueuedScan, ReadAheadBudget } from '../store/queued-scan.js';
 export { MAX_TTL_SECONDS, pointPath, validateMetricName, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';

@@ -2,6 +2,7 @@
  * The store interface, in the vocabulary of KairosDB's tables (reference §1, §4).
  * The embedded (LMDB) store and the Cassandra store implement it; one conformance suite runs against both.
  */
+import type { ReadAheadBudget } from './queued-scan.js';
 
 /** How `data_points` column names are written: from the `spec` table (`row_time_unit`). */
 export type RowTimeUnit = 'MILLISECONDS' | 'SECONDS' | 'LEGACY';
@@ -86,6 +87,11 @@ export interface ScanOptions {
    * (almost) alone: the slices come in the same order with the same points. Stores whose reads never wait ignore it.
    */
   readonly split?: number;
+  /**
+   * Points the parts of a split scan may hold ahead of their reader, shared with the rest of the request's reads ahead
+   * (queued-scan.ts): every part reads on while the budget has room. Without it the parts hold about a page each.
+   */
+  readonly readAhead?: ReadAheadBudget;
 }
 
 /** One series of a write batch, already validated (store/write-validation.ts). */

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraStore, type ScanPageCounts } from '../../src/store/cassandra/cassandra-store.js';
 import { encodeComplex, encodeDouble, encodeLegacyDouble, encodeLegacyFloat, encodeLegacyLong, encodeLong, encodeRowKey, encodeString } from '../../src/store/format/index.js';
+import { ReadAheadBudget } from '../../src/store/queued-scan.js';
 import type { RowKey, ScanOptions } from '../../src/store/store.js';
 import { MAX_LONG, MIN_LONG, columnOf, typedCells } from '../support/cell-arbitraries.js';
 import { scanBits, type SliceBits } from '../support/slice-bits.js';
@@ -156,6 +157,28 @@ describe('pages', () => {
     }
   });
 
+  it('split, read every part ahead of the reader while the budget has room, and stop where it is full', async () => {
+    const key = freshKey('kairos_long');
+    await layOut(key, Array.from({ length: 100 }, (_, i) => [i, Buffer.from(encodeLong(i))]));
+    // Pages of 4 points: the first page, then columns 4-99 in 4 parts of 24 points, 6 pages each.
+    const pagesAfterFirstSlice = async (budget: ReadAheadBudget) => {
+      const before = lean.scanPages.lean;
+      const scan = lean.scan(key, R, R + 99, { pageSize: 4, split: 4, readAhead: budget })[Symbol.asyncIterator]();
+      expect((await scan.next()).value?.timestamps).toEqual(Float64Array.of(R, R + 1, R + 2, R + 3));
+      // The reader holds the first slice; the parts read on meanwhile, as far as the budget lets them.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const pages = lean.scanPages.lean - before;
+      const held = budget.points;
+      await scan.return?.(undefined);
+      expect(budget.points).toBe(0);
+      return { pages, held };
+    };
+    expect(await pagesAfterFirstSlice(new ReadAheadBudget(1_000))).toEqual({ pages: 25, held: 96 });
+    // A full budget: each part still reads its first slice, which the builder hands out when the second page's first
+    // point comes: two pages a part.
+    expect(await pagesAfterFirstSlice(new ReadAheadBudget(0))).toEqual({ pages: 9, held: 16 });
+  });
+
   it('give nothing for an empty range or partition, and the same around range tombstones', async () => {
     expect(await bothWays(freshKey('kairos_double'), ...WHOLE_ROW)).toEqual([]);
     const key = freshKey('kairos_double');
@@ -179,6 +202,10 @@ describe('random partitions', () => {
       from: fc.integer({ min: -50, max: 6000 }),
       span: fc.integer({ min: 0, max: 8000 }),
       split: fc.integer({ min: 2, max: 6 }),
+      // Points the parts may hold ahead of the reader (ScanOptions.readAhead): none at all, a page, or all of it.
+      readAhead: fc.option(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 }), fc.constant(1_000_000)), { nil: undefined }),
+      // Slices the reader takes before it stops early.
+      stopAfter: fc.integer({ min: 0, max: 5 }),
     });
     const partition = fc.record({
       typed: typedCells(120),
@@ -199,13 +226,22 @@ describe('random partitions', () => {
           }),
         );
         await bothWays(key, ...WHOLE_ROW);
-        for (const { order, limit, pageSize, from, span, split: parts } of scans) {
+        for (const { order, limit, pageSize, from, span, split: parts, readAhead, stopAfter } of scans) {
           const options = { order, ...(limit ? { limit } : {}), ...(pageSize ? { pageSize } : {}) };
-          await bothWays(key, R + base + from, R + base + from + span, options);
-          // Split, both decoders agree, and on the same points in the same order as unsplit (in other slices).
-          await bothWays(key, R + base + from, R + base + from + span, { ...options, split: parts });
-          const split = await scanAll(lean, key, R + base + from, R + base + from + span, { ...options, split: parts });
-          expect(split).toEqual(await scanAll(lean, key, R + base + from, R + base + from + span, options));
+          const [start, end] = [R + base + from, R + base + from + span];
+          await bothWays(key, start, end, options);
+          // Split, both decoders agree, and on the same points in the same order as unsplit (in other slices), however
+          // much the parts may read ahead; what they held ahead is given back, read to the end or stopped early.
+          const budget = readAhead === undefined ? undefined : new ReadAheadBudget(readAhead);
+          const splitOptions = { ...options, split: parts, ...(budget ? { readAhead: budget } : {}) };
+          await bothWays(key, start, end, splitOptions);
+          const split = await scanAll(lean, key, start, end, splitOptions);
+          expect(split).toEqual(await scanAll(lean, key, start, end, options));
+          expect(budget?.points ?? 0).toBe(0);
+          const stopped = lean.scan(key, start, end, splitOptions)[Symbol.asyncIterator]();
+          for (let k = 0; k < stopAfter; k++) await stopped.next();
+          await stopped.return?.(undefined);
+          expect(budget?.points ?? 0).toBe(0);
         }
       }),
       { numRuns: 100 },

@@ -2,11 +2,14 @@
 // the driver's page state, one page ahead of the consumer (never more). Pages come as ScanRows
 // (the lean decoder, lean-page-hook.ts) or, on a client without it, as the driver's Rows; both fill one builder.
 // A scan asked to split (ScanOptions.split) and longer than its first page reads the rest of its column range as
-// that many consecutive column ranges at once, each paged the same way, and yields them in order: Cassandra serves
-// one range's pages one after another, so a partition read alone would otherwise keep one request in flight.
+// that many consecutive column ranges at once and yields them in order: Cassandra serves one range's pages one after
+// another, so a partition read alone would otherwise keep one request in flight. While the first range is read, the
+// others read on into queues within the request's read-ahead budget (ScanOptions.readAhead; without one, about a page
+// each).
 import type cassandra from 'cassandra-driver';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
+import { QueuedScan, ReadAheadBudget } from '../queued-scan.js';
 import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
@@ -50,22 +53,19 @@ export async function* scanPartition(
   const cuts = Array.from({ length: n + 1 }, (_, i) => from + Math.floor(((to - from) * i) / n));
   const ranges = cuts.slice(1).map((cut, i) => [cuts[i]!, cut] as const);
   if (options.order === 'desc') ranges.reverse();
-  const scans = ranges.map(([a, b]) => scanColumns(scan, a, b));
-  const firsts = scans.map((part) => {
-    const next = part.next();
-    next.catch(() => undefined);
-    return next;
-  });
+  const budget = options.readAhead ?? new ReadAheadBudget(ranges.length * (options.pageSize ?? fetchSize));
+  // Every part's first page is asked for now, whatever the budget: the split's requests in flight at the least.
+  const scans = ranges.map(([a, b]) => new QueuedScan(scanColumns(scan, a, b), budget, true));
   try {
     const builder = new SliceBuilder(key, spec, Math.min(options.pageSize ?? DEFAULT_PAGE_SIZE, rows.length));
     yield* pageSlices(scan, rows, builder);
     const rest = builder.flush();
     if (rest !== undefined) yield rest;
-    for (const [i, part] of scans.entries()) {
-      for (let next = await firsts[i]!; next.done !== true; next = await part.next()) yield next.value;
+    for (const part of scans) {
+      for (let next = await part.next(); next.done !== true; next = await part.next()) yield next.value;
     }
   } finally {
-    await Promise.allSettled(scans.map((part) => part.return(undefined)));
+    await Promise.allSettled(scans.map((part) => part.return()));
   }
 }
 
