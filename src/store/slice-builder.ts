@@ -86,6 +86,43 @@ export class SliceBuilder {
     return done;
   }
 
+  /** True for a row of doubles (kairos_double): `frameDoubles` may take its cells. */
+  get doubles(): boolean {
+    return this.rowKind === 'double';
+  }
+
+  /**
+   * Adds the `count` cells at `view[p]` of a row of doubles, each two protocol [bytes] (a 32-bit length, then that many
+   * bytes; a cassandra/scan-rows.ts page, checked to fit its frame), as `add` would one by one, and yields the slices
+   * it completes; returns the position after the cells. One loop over the page, through a DataView: less than half of
+   * `add`'s time per cell (`npm run bench:page-decode`).
+   */
+  *frameDoubles(view: DataView, p: number, count: number): Generator<Slice, number, undefined> {
+    const { spec, key } = this;
+    for (let i = 0; i < count; ) {
+      if (this.length === this.pageSize) yield this.take();
+      if (this.length === 0) this.begin('double');
+      else if (this.length === this.capacity) this.grow();
+      const timestamps = this.timestamps;
+      const numbers = this.numbers;
+      const stop = this.length + Math.min(this.capacity - this.length, count - i);
+      i += stop - this.length;
+      for (let j = this.length; j < stop; j++) {
+        const column = view.getUint32(p + 4);
+        p += 4 + view.getInt32(p);
+        const valueLength = view.getInt32(p);
+        p += 4;
+        // A shorter value (null included) is refused as decodeDouble refuses it.
+        if (valueLength < 8) decodeDouble(new Uint8Array(view.buffer, view.byteOffset), p, p + Math.max(0, valueLength));
+        timestamps[j] = decodeColumn(spec, key.rowTime, column, false);
+        numbers[j] = view.getFloat64(p);
+        p += valueLength;
+      }
+      this.length = stop;
+    }
+    return p;
+  }
+
   /** The last, partial page. */
   flush(): Slice | undefined {
     return this.length > 0 ? this.take() : undefined;

@@ -222,6 +222,10 @@ describe('slices from raw rows and from the driver', () => {
     const partition: Partition = { key: keyOf('kairos_double'), spec: MS, cells: [[0, hex('3ff80000000000')]], pageSizes: [1], sliceSize: 8, chunks: [] };
     await expect(decodeThrough(fakeConnection(true), partition)).rejects.toThrow('double value is truncated: needs 8 bytes, has 7');
     await expect(decodeThrough(fakeConnection(false), partition)).rejects.toThrow('double value is truncated: needs 8 bytes, has 7');
+    // A null double after a good one, on a later slice.
+    const nulled: Partition = { key: keyOf('kairos_double'), spec: MS, cells: [[0, hex('3ff8000000000000')], [1, null]], pageSizes: [2], sliceSize: 1, chunks: [] };
+    await expect(decodeThrough(fakeConnection(true), nulled)).rejects.toThrow('double value is truncated: needs 8 bytes, has 0');
+    await expect(decodeThrough(fakeConnection(false), nulled)).rejects.toThrow('double value is truncated: needs 8 bytes, has 0');
   });
 });
 
