@@ -6,8 +6,9 @@
  * CPU (every thread of this process: zlib works on libuv's pool), the main thread's share, and the longest the event
  * loop went without running a timer (which, on a busy machine, also counts time the OS gave the thread to others).
  * A level pays when its CPU costs less than the time its saved bytes take on a 1 Gbit/s link (8 ms per MB), and a
- * higher level is worth it when its extra CPU is less than its extra saving. Then the
- * fixed cost of compressing small answers, and each answer end to end over HTTP as identity, gzip and br.
+ * higher level is worth it when its extra CPU is less than its extra saving. Then each answer written by the gateway's
+ * AnswerWriter, compressed as it is written (how long the compression runs on after the last chunk), the fixed cost of
+ * compressing small answers, and each answer end to end over HTTP as identity, gzip and br.
  *
  *   npm run bench:compression [-- --runs 3]
  */
@@ -16,7 +17,9 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { constants, createBrotliCompress, createGzip, type Gzip, type BrotliCompress } from 'node:zlib';
+import { AnswerWriter, writeJson } from '../src/server/answer-writer.js';
 import { textChunks } from '../src/server/compression.js';
+import { Lane } from '../src/time-slice.js';
 import { build, startDemoServer } from './demo-server.js';
 import { median, parseArgs } from './measure.js';
 
@@ -85,6 +88,31 @@ try {
           `saves ${fmt(savedMs).padStart(4)} ms at 1 Gbit/s: ${savedMs > cpuMs ? 'pays' : 'costs more than it saves'}${extra}`,
       );
     }
+  }
+
+  // The answers as the gateway writes them: AnswerWriter compresses while the thread writes the JSON, and the answer
+  // can go once the compression has caught up with the last chunk written.
+  console.log('\nwritten through the AnswerWriter, compressed as written (writing; then the compression\'s tail after the last chunk):');
+  for (const [name, text] of texts) {
+    const value: unknown = JSON.parse(text);
+    const cells: string[] = [];
+    for (const coding of ['gzip', 'br'] as const) {
+      const writes: number[] = [];
+      const tails: number[] = [];
+      for (let run = 0; run <= RUNS; run++) {
+        const out = new AnswerWriter(undefined, new Lane(), { coding, minBytes: 0 });
+        const started = performance.now();
+        await writeJson(value, out);
+        const written = performance.now();
+        const answer = await out.finish();
+        if (answer.bytes !== Buffer.byteLength(text)) throw new Error(`${name}: the writer wrote ${answer.bytes} bytes, not ${Buffer.byteLength(text)}`);
+        if (run === 0) continue;
+        writes.push(written - started);
+        tails.push(performance.now() - written);
+      }
+      cells.push(`${coding} ${fmt(median(writes))} ms, then ${fmt(median(tails))} ms`);
+    }
+    console.log(`  ${name}: ${cells.join(' | ')}`);
   }
 
   // Small answers: the first bytes of the dashboard answer. What each compressed answer costs at least.

@@ -5,17 +5,16 @@
  * compressed as it is written, on zlib's threads, while the thread writes the next chunks: the answer is ready to
  * send, with its length, shortly after its last chunk is written. Both front ends write their answers through it.
  */
-import { finished } from 'node:stream/promises';
 import type { RequestBudget } from '../engine/budget.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
-import { createCompressor, textChunks, type AnswerEncoding, type ContentCoding } from './compression.js';
+import { answerCompressor, textChunks, type AnswerCompressor, type AnswerEncoding, type ContentCoding } from './compression.js';
 
 /** Characters gathered before they are counted: large enough that counting costs nothing, small next to any budget. */
 const CHUNK_CHARS = 64 * 1024;
 /**
- * Text handed to the compressor at a time. zlib takes a piece per turn of the event loop (its thread reports back
- * between two slices of work), so a piece must be large to keep up with the writing: with 64 KiB pieces, two thirds of
- * a 13 MB answer were still to compress when its last chunk was written.
+ * Text handed to the compressor at a time, at the least (a busy one gets what was written meanwhile as one piece).
+ * Each piece is a round trip to zlib's thread that the event loop takes only between two slices of work: with pieces
+ * of 64 KiB, two thirds of a 13 MB answer were still to compress when its last chunk was written.
  */
 const COMPRESSOR_PIECE_CHARS = 1024 * 1024;
 /** Array items serialized by one JSON.stringify call between two checks of the time slice. */
@@ -42,9 +41,7 @@ export class AnswerWriter {
   private pending = '';
   private bytes = 0;
   /** Started once the answer is large enough to be compressed; it takes every chunk from then on. */
-  private compressor: ReturnType<typeof createCompressor> | undefined;
-  private readonly compressed: Buffer[] = [];
-  private compressedBytes = 0;
+  private compressor: AnswerCompressor | undefined;
 
   /**
    * `budget` counts the answer's bytes (none for a text that is already made); `encoding` says whether and how the
@@ -79,9 +76,8 @@ export class AnswerWriter {
     const varies = this.encoding !== undefined && this.bytes >= this.encoding.minBytes;
     const compressor = this.compressor;
     if (compressor === undefined) return { body: this.chunks, coding: undefined, bodyBytes: this.bytes, bytes: this.bytes, varies };
-    compressor.end();
-    await finished(compressor);
-    return { body: this.compressed, coding: this.encoding!.coding, bodyBytes: this.compressedBytes, bytes: this.bytes, varies };
+    const body = await compressor.end();
+    return { body, coding: this.encoding!.coding, bodyBytes: body.reduce((n, bytes) => n + bytes.length, 0), bytes: this.bytes, varies };
   }
 
   /** Stops an answer that will not be sent (over its budget, or its request failed): its compressor is freed now. */
@@ -115,8 +111,8 @@ export class AnswerWriter {
     this.chunkChars += this.pending.length;
     this.pending = '';
     const coding = this.encoding?.coding;
-    if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.startCompressing(coding);
-    if (this.chunkChars >= COMPRESSOR_PIECE_CHARS) this.feedCompressor();
+    if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.compressor = answerCompressor(coding);
+    if (this.chunkChars >= COMPRESSOR_PIECE_CHARS && this.compressor?.busy !== true) this.feedCompressor();
   }
 
   /** Hands the chunks gathered so far to the compressor, as one piece; zlib queues what it has not compressed yet. */
@@ -125,17 +121,6 @@ export class AnswerWriter {
     this.compressor.write(this.chunks.join(''));
     this.chunks.length = 0;
     this.chunkChars = 0;
-  }
-
-  private startCompressing(coding: ContentCoding): void {
-    const compressor = createCompressor(coding);
-    compressor.on('data', (bytes: Buffer) => {
-      this.compressed.push(bytes);
-      this.compressedBytes += bytes.length;
-    });
-    // `finish` reports a failure through `finished`; until then, an error must not go unheard.
-    compressor.on('error', () => undefined);
-    this.compressor = compressor;
   }
 }
 

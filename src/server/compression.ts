@@ -3,7 +3,8 @@
  * levels, the size below which an answer goes as it is, and the compressor an AnswerWriter feeds chunk by chunk,
  * which works on zlib's threads, so no answer, however large, holds the event loop while it is compressed.
  */
-import { constants, createBrotliCompress, createGzip, type Gzip, type BrotliCompress } from 'node:zlib';
+import { finished } from 'node:stream/promises';
+import { constants, crc32, createBrotliCompress, deflateRaw } from 'node:zlib';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -74,20 +75,130 @@ export function acceptedCoding(acceptEncoding: string | null | undefined): Conte
 }
 
 /**
- * zlib hands out its output in pieces of this size. Each piece is a round trip between zlib's thread and the event
- * loop, which takes it only between two slices of some request's work (up to 8 ms each): small pieces held a 13 MB
- * answer's compression to a few per slice, and most of it came after the answer was written.
+ * What an AnswerWriter hands an answer's text to, piece by piece in order, as it writes: the compression runs on zlib's
+ * threads, so no answer, however large, holds the event loop while it is compressed.
  */
-const OUTPUT_CHUNK_BYTES = 256 * 1024;
+export interface AnswerCompressor {
+  /** The next piece of the text. */
+  write(text: string): void;
+  /** True while a piece handed over is still being compressed and the next would only queue behind it. */
+  readonly busy: boolean;
+  /** The compressed answer, once every piece is. */
+  end(): Promise<Buffer[]>;
+  /** Frees what is under way: the answer will not be sent. */
+  destroy(): void;
+  readonly destroyed: boolean;
+}
 
-/** A compressor for an answer, which an AnswerWriter feeds as it writes. */
-export function createCompressor(coding: ContentCoding): Gzip | BrotliCompress {
-  if (coding === 'gzip') return createGzip({ level: GZIP_LEVEL, chunkSize: OUTPUT_CHUNK_BYTES });
-  return createBrotliCompress({
+export function answerCompressor(coding: ContentCoding): AnswerCompressor {
+  return coding === 'gzip' ? new GzipSegments() : new BrotliStream();
+}
+
+/**
+ * gzip from pieces compressed on their own, several at once on zlib's threads: zlib's fastest level makes 140-170 MB/s
+ * of an answer's JSON here, slower than the answer is written, so one stream fell behind the writing and left a
+ * dashboard answer's last 20-35 ms of compressing after its last chunk (bench/RESULTS.md). Each piece is a raw deflate
+ * stream ended by a sync flush, which leaves it on a byte boundary with no final block, so the pieces laid end to end
+ * are one deflate stream (as pigz makes them); then an empty final block, and the gzip trailer of the whole text's CRC-32
+ * and length (RFC 1952). A piece does not see the text before it: over pieces of hundreds of kilobytes that costs
+ * nothing measurable.
+ */
+class GzipSegments implements AnswerCompressor {
+  private readonly pieces: Promise<Buffer>[] = [];
+  private crc = 0;
+  private length = 0;
+  destroyed = false;
+
+  readonly busy = false;
+
+  write(text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    this.crc = crc32(bytes, this.crc);
+    this.length += bytes.length;
+    const piece = deflateRawPiece(bytes, constants.Z_SYNC_FLUSH);
+    piece.catch(() => undefined);
+    this.pieces.push(piece);
+  }
+
+  async end(): Promise<Buffer[]> {
+    const pieces = await Promise.all([...this.pieces, deflateRawPiece(Buffer.alloc(0), constants.Z_FINISH)]);
+    if (this.destroyed) throw new Error('the answer was discarded');
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(this.crc >>> 0, 0);
+    trailer.writeUInt32LE(this.length % 2 ** 32, 4);
+    return [GZIP_HEADER, ...pieces, trailer];
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.pieces.length = 0;
+  }
+}
+
+/** A gzip member's header: deflate, no flags, no time, Unix (RFC 1952 §2.3). */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
+
+/** `bytes` as raw deflate at GZIP_LEVEL ended by `flush`, in one round trip to zlib's thread when it fits. */
+function deflateRawPiece(bytes: Buffer, flush: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // Room for the whole output, so zlib's thread comes back once, not once per 16 KiB (deflate may add a little).
+    const chunkSize = Math.max(MIN_OUTPUT_CHUNK_BYTES, bytes.length + 1024);
+    deflateRaw(bytes, { level: GZIP_LEVEL, finishFlush: flush, chunkSize }, (error, out) => (error ? reject(error) : resolve(out)));
+  });
+}
+
+const MIN_OUTPUT_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Brotli as one stream (independent brotli streams cannot be laid end to end): zlib hands out its output in pieces of
+ * OUTPUT_CHUNK_BYTES, each a round trip between its thread and the event loop.
+ */
+class BrotliStream implements AnswerCompressor {
+  private readonly stream = createBrotliCompress({
     chunkSize: OUTPUT_CHUNK_BYTES,
     params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
   });
+  private readonly out: Buffer[] = [];
+  private compressing = false;
+
+  constructor() {
+    this.stream.on('data', (bytes: Buffer) => this.out.push(bytes));
+    // `end` reports a failure through `finished`; until then, an error must not go unheard.
+    this.stream.on('error', () => undefined);
+  }
+
+  get busy(): boolean {
+    return this.compressing;
+  }
+
+  write(text: string): void {
+    this.compressing = true;
+    this.stream.write(text, () => {
+      this.compressing = false;
+    });
+  }
+
+  async end(): Promise<Buffer[]> {
+    this.stream.end();
+    await finished(this.stream);
+    return this.out;
+  }
+
+  destroy(): void {
+    this.stream.destroy();
+  }
+
+  get destroyed(): boolean {
+    return this.stream.destroyed;
+  }
 }
+
+/**
+ * zlib hands out a stream's output in pieces of this size. Each piece is a round trip between zlib's thread and the
+ * event loop, which takes it only between two slices of some request's work (up to 8 ms each): small pieces held a
+ * 13 MB answer's compression to a few per slice, and most of it came after the answer was written.
+ */
+const OUTPUT_CHUNK_BYTES = 256 * 1024;
 
 /**
  * The text in pieces of about 64 KiB, each cut between two characters: a piece is encoded to UTF-8 on its own, and a
