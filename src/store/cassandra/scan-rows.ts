@@ -50,13 +50,14 @@ export class ScanRows {
 
   /**
    * Feeds every row to `builder` and yields the slices it completes, as the driver's rows would have: the column's
-   * first 4 bytes (big-endian, unsigned) and the value's bytes, a null value being an empty one.
+   * first 4 bytes (big-endian, unsigned) and the value's bytes, a null value being an empty one. Rows of doubles or
+   * longs go to the builder's loop over the whole page; the other kinds cell by cell.
    */
   *slices(builder: SliceBuilder): Generator<Slice, void, undefined> {
     const buf = this.buf;
     const view = viewOf(buf);
-    if (builder.doubles) {
-      yield* builder.frameDoubles(view, this.start, this.length);
+    if (builder.framedKind !== undefined) {
+      yield* builder.frameCells(view, buf, this.start, this.length);
       return;
     }
     let p = this.start;
