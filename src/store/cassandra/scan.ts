@@ -46,7 +46,7 @@ export async function* scanPartition(
     return;
   }
   // The rest of the range, when there is more: past the first page's last column (below it, in descending order), cut
-  // into consecutive ranges that are all read at once, each paged one ahead, and yielded in order.
+  // into consecutive ranges that are all read at once, each queued ahead within the budget, and yielded in order.
   const last = lastColumnOf(rows);
   const [from, to] = pageStateOf(first) === undefined ? [0, 0] : options.order === 'desc' ? [start, last] : [last + 1, end];
   const n = Math.min(parts, Math.max(0, to - from));
