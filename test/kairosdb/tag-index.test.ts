@@ -40,7 +40,8 @@ beforeAll(async () => {
   kairosdb = { name: 'kairosdb', url: kairos.url, call: (method, path, options) => callRest(kairos!.url, method, path, options, true) };
   const written = await kairosdb.call('POST', '/api/v1/datapoints', { body: body() });
   expect(written.status).toBe(204);
-  await until(kairosdb, 'POST', '/api/v1/datapoints/query', { body: query({ host: ['a'] }) }, (a) => a.text.includes('"sample_size":1'));
+  // KairosDB acknowledges before its queue writes; both series (and so both index rows) must be readable before any test.
+  await until(kairosdb, 'POST', '/api/v1/datapoints/query', { body: query({ host: ['a', 'b'] }) }, (a) => a.text.includes('"sample_size":2'));
 }, 180_000);
 
 afterAll(async () => {
