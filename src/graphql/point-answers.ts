@@ -1,11 +1,11 @@
 /**
- * Points answered as lists built whole. `@graphql-tools/executor` resolves and completes every field of every object
- * with a resolve info, an arguments object and a path of its own (about 3 KB and 0.9 µs per point object), and
+ * Points answered as lists rendered whole. `@graphql-tools/executor` resolves and completes every field of every
+ * object with a resolve info, an arguments object and a path of its own (about 3 KB and 0.9 µs per point object), and
  * completes a list of scalars item by item; the points are the bulk of every large answer. So `Series.points`,
- * `Query.rows` and the lists of `PointColumns` leave their resolvers finished: plain objects holding the selected
- * fields under their response keys, or columns, every value serialized by the schema's own scalar or enum. The
- * executor runs them against an execution schema, the contract with these fields typed as one opaque `BuiltList`,
- * and passes them through whole; the answer writer writes them in runs of one JSON.stringify call each.
+ * `Query.rows` and the lists of `PointColumns` leave their resolvers finished: JsonPieces that write the selected
+ * fields under their response keys (or a column) straight from the points' columns, as the schema's own scalars and
+ * enums serialize them, with no object per point. The executor runs them against an execution schema, the contract
+ * with these fields typed as one opaque `BuiltList`, and passes them through whole to the answer writer.
  */
 import {
   astFromValue,
@@ -27,10 +27,12 @@ import {
 } from 'graphql';
 // The executor's own rules for which fields a selection asks for (fragments, @skip, @include, response keys).
 import { collectSubfields } from 'graphql/execution/collectFields.js';
-import { valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
+import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
+import { formatTime } from '../query/time.js';
+import { JsonPieces } from '../server/answer-writer.js';
+import { epochText, jsonNumber } from '../server/json-numbers.js';
 import type { SeriesModel } from './models.js';
-import { yieldIfDue, type Lane } from '../time-slice.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */
 export const BUILT_LISTS: Readonly<Record<string, readonly string[]>> = {
@@ -39,10 +41,10 @@ export const BUILT_LISTS: Readonly<Record<string, readonly string[]>> = {
   PointColumns: ['time', 'epochMs', 'value', 'long', 'text', 'imaginary', 'type'],
 };
 
-/** A list its resolver built and serialized: the executor passes it on as it is. It is never an input. */
-export const BuiltListScalar = new GraphQLScalarType<unknown[], unknown[]>({
+/** A list its resolver made (JsonPieces): the executor passes it on as it is. It is never an input. */
+export const BuiltListScalar = new GraphQLScalarType<JsonPieces, JsonPieces>({
   name: 'BuiltList',
-  serialize: (value) => value as unknown[],
+  serialize: (value) => value as JsonPieces,
   parseValue() {
     throw new TypeError('BuiltList is an output type');
   },
@@ -93,67 +95,166 @@ const POINT_FIELDS: Readonly<Record<string, Cell<unknown>>> = {
   type: (c) => pointType(c.kind),
 };
 
-/** A point of `Series.points` or a row of `rows` as answered: the selected fields' values under their response keys. */
+/** A point's field as JSON text, for the points of one run: made once per run, then called for each point. */
+type TextCell = (columns: RunColumns) => (i: number) => string;
+
+/**
+ * The text of the fields every large answer has, written without a call to the scalar: what `Time`, `Float` and
+ * the value's own rules (numericValue) make of them, as JSON (point-answers.test.ts holds them to the schema's own
+ * serializers). Every other field is served by its scalar or enum and then stringified.
+ */
+const FAST_TEXT: Readonly<Record<string, TextCell>> = {
+  time:
+    ({ timestamps }) =>
+    (i) =>
+      `"${formatTime(timestamps[i]!)}"`,
+  epochMs:
+    ({ timestamps }) =>
+    (i) =>
+      epochText(timestamps[i]!),
+  value: (columns) => {
+    switch (columns.kind) {
+      case 'double':
+      case 'complex': {
+        const values = columns.values;
+        return (i) => jsonNumber(values[i]!);
+      }
+      case 'long':
+        return (i) => jsonNumber(Number(longAt(columns, i)));
+      default:
+        return () => 'null';
+    }
+  },
+};
+
+/** codegen.yml's model of `Point`: a point's fields under their response keys. No resolver makes one: points are rendered. */
 export type PointRow = Readonly<Record<string, unknown>>;
 
-/** `Series.points`: one plain object per point, with the fields the selection asks for under its response keys. */
-export function pointRows(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<PointRow[]> {
-  return objectsBuilt(lane, [points], info, info.schema.getType('Point') as GraphQLObjectType);
+/** `Series.points`: one JSON object per point, with the fields the selection asks for under its response keys. */
+export function pointRows(points: PointList, info: GraphQLResolveInfo): PointObjects {
+  return pointObjects([points], info, info.schema.getType('Point') as GraphQLObjectType);
 }
 
 /**
- * `Query.rows`: one plain object per point of every series, series after series. A row's point fields are Point's;
+ * `Query.rows`: one JSON object per point of every series, series after series. A row's point fields are Point's;
  * the fields of its series (name, metric, tags, tag(name:), group) are the same for all its rows, so graphql-js
  * completes them once per series, running the row's selection of them against a schema whose root is `Row`.
  */
-export function seriesRows(lane: Lane, series: readonly SeriesModel[], info: GraphQLResolveInfo, context: unknown): Promise<PointRow[]> {
+export function seriesRows(series: readonly SeriesModel[], info: GraphQLResolveInfo, context: unknown): PointObjects {
   const row = info.schema.getType('Row') as GraphQLObjectType;
-  return objectsBuilt(lane, series.map((s) => s.points), info, row, (fields) => series.map(seriesFields(info, row, fields, context)));
+  return pointObjects(
+    series.map((s) => s.points),
+    info,
+    row,
+    (fields) => series.map(seriesFields(info, row, fields, context)),
+  );
 }
 
 /**
  * One object of `type` per point of the lists, with the fields the selection asks for under their response keys: a
  * point's field from its cell, any other from `shared`, which completes those fields once for each list.
  */
-function objectsBuilt(
-  lane: Lane,
-  lists: readonly PointList[],
-  info: GraphQLResolveInfo,
-  type: GraphQLObjectType,
-  shared?: (fields: FieldNode[]) => readonly PointRow[],
-): Promise<PointRow[]> {
+function pointObjects(lists: readonly PointList[], info: GraphQLResolveInfo, type: GraphQLObjectType, shared?: (fields: FieldNode[]) => readonly PointRow[]): PointObjects {
   const { keys, cells, others } = selectedCells(info, type);
   if (others.length > 0 && shared === undefined) throw new Error(`${type.name}.${others[0]!.name.value} is not a field of a point`);
   const fixed = others.length > 0 ? shared!(others) : [];
-  return built(lane, lists, (c, i, n) => {
-    const object: Record<string, unknown> = {};
-    for (let k = 0; k < keys.length; k++) {
-      const cell = cells[k];
-      object[keys[k]!] = cell === undefined ? fixed[n]![keys[k]!] : cell(c, i);
+  // Each key's text with what comes before it ('{"key":' or ',"key":'), and each list's text of its shared fields.
+  const names = keys.map((key, k) => `${k === 0 ? '{' : ','}${JSON.stringify(key)}:`);
+  const constants = lists.map((_, n) => keys.map((key, k) => (cells[k] === undefined ? names[k] + JSON.stringify(fixed[n]![key]) : '')));
+  return new PointObjects(lists, names, cells, constants);
+}
+
+/** Points per piece of text: a few hundred microseconds of rendering between two chances to yield. */
+const POINTS_PER_PIECE = 2048;
+
+/** The points of some lists as JSON objects: `names[k]` and `cells[k]` for each point field, `constants[list][k]` for the others. */
+export class PointObjects extends JsonPieces {
+  constructor(
+    private readonly lists: readonly PointList[],
+    private readonly names: readonly string[],
+    private readonly cells: readonly (TextCell | undefined)[],
+    private readonly constants: readonly (readonly string[])[],
+  ) {
+    super();
+  }
+
+  *pieces(): Iterable<string> {
+    const keys = this.names.length;
+    const parts = new Array<string>(POINTS_PER_PIECE);
+    const texts = new Array<((i: number) => string) | undefined>(keys);
+    let separator = '[';
+    for (let n = 0; n < this.lists.length; n++) {
+      const constants = this.constants[n]!;
+      for (const { columns, from, to } of this.lists[n]!.runs) {
+        for (let k = 0; k < keys; k++) texts[k] = this.cells[k]?.(columns);
+        for (let start = from; start < to; start += POINTS_PER_PIECE) {
+          const end = Math.min(to, start + POINTS_PER_PIECE);
+          for (let i = start; i < end; i++) {
+            let text = '';
+            for (let k = 0; k < keys; k++) {
+              const cell = texts[k];
+              text += cell === undefined ? constants[k]! : this.names[k]! + cell(i);
+            }
+            // No text when every field is skipped (@skip, @include): an empty object.
+            parts[i - start] = keys === 0 ? '{}' : text + '}';
+          }
+          parts.length = end - start;
+          yield separator + parts.join(',');
+          separator = ',';
+        }
+      }
     }
-    return object;
-  });
+    yield separator === '[' ? '[]' : ']';
+  }
 }
 
 /** A list of `PointColumns`: the column of the `Point` field of the same name. */
-export function pointColumn(lane: Lane, points: PointList, info: GraphQLResolveInfo): Promise<unknown[]> {
-  return built(lane, [points], servedCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName));
+export function pointColumn(points: PointList, info: GraphQLResolveInfo): PointColumn {
+  return new PointColumn(points, textCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName));
+}
+
+/** One field of every point of a list, as a JSON array. */
+export class PointColumn extends JsonPieces {
+  constructor(
+    private readonly points: PointList,
+    private readonly cell: TextCell,
+  ) {
+    super();
+  }
+
+  *pieces(): Iterable<string> {
+    const parts = new Array<string>(POINTS_PER_PIECE);
+    let separator = '[';
+    for (const { columns, from, to } of this.points.runs) {
+      const text = this.cell(columns);
+      for (let start = from; start < to; start += POINTS_PER_PIECE) {
+        const end = Math.min(to, start + POINTS_PER_PIECE);
+        for (let i = start; i < end; i++) parts[i - start] = text(i);
+        parts.length = end - start;
+        yield separator + parts.join(',');
+        separator = ',';
+      }
+    }
+    yield separator === '[' ? '[]' : ']';
+  }
 }
 
 /**
  * The fields a list's selection asks of each of its `type` objects (graphql-js's own rules: fragments, @skip,
- * @include), by response key: a point's field as its cell, `__typename`, or else (undefined) one of `others`.
+ * @include), by response key: a point's field as its text cell, `__typename`, or else (undefined) one of `others`.
  */
-function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (Cell<unknown> | undefined)[]; others: FieldNode[] } {
+function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (TextCell | undefined)[]; others: FieldNode[] } {
   const selected = collectSubfields(info.schema, info.fragments, info.variableValues, type, info.fieldNodes);
   const keys: string[] = [];
-  const cells: (Cell<unknown> | undefined)[] = [];
+  const cells: (TextCell | undefined)[] = [];
   const others: FieldNode[] = [];
   for (const [key, nodes] of selected) {
     const name = nodes[0]!.name.value;
     keys.push(key);
-    if (name === '__typename') cells.push(() => type.name);
-    else if (POINT_FIELDS[name] !== undefined) cells.push(servedCell(type, name));
+    if (name === '__typename') {
+      const text = JSON.stringify(type.name);
+      cells.push(() => () => text);
+    } else if (POINT_FIELDS[name] !== undefined) cells.push(textCell(type, name));
     else {
       cells.push(undefined);
       others.push(...nodes);
@@ -194,25 +295,12 @@ function withVariablesWritten(document: DocumentNode, info: GraphQLResolveInfo):
   });
 }
 
-/** Items between two checks of the time slice: a few hundred microseconds of building. */
-const ITEMS_PER_CHECK = 2048;
-
-/** Each point of the lists as `make` builds it (given the list's index), in order; yields the thread between slices. */
-async function built<T>(lane: Lane, lists: readonly PointList[], make: (columns: RunColumns, i: number, list: number) => T): Promise<T[]> {
-  const items = new Array<T>(lists.reduce((n, list) => n + list.length, 0));
-  let k = 0;
-  for (let n = 0; n < lists.length; n++) {
-    for (const { columns, from, to } of lists[n]!.runs) {
-      for (let i = from; i < to; i++) {
-        if (k % ITEMS_PER_CHECK === 0) {
-          const turn = yieldIfDue(lane);
-          if (turn !== undefined) await turn;
-        }
-        items[k++] = make(columns, i, n);
-      }
-    }
-  }
-  return items;
+/** A point field of `type` as JSON text: its fast text, or its served value stringified. */
+function textCell(type: GraphQLObjectType, field: string): TextCell {
+  const fast = FAST_TEXT[field];
+  if (fast !== undefined) return fast;
+  const served = servedCell(type, field);
+  return (columns) => (i) => JSON.stringify(served(columns, i));
 }
 
 /** Serializers of the point fields of a type (`Point` or `Row`): each field's own scalar or enum. */

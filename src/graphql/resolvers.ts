@@ -98,8 +98,8 @@ export const resolvers: Resolvers = {
     },
     async rows(_, args, ctx, info) {
       const series = await aggregatedSeries(ctx, args, responsePath(info.path));
-      // Built whole (point-answers.ts); the execution schema types the list as one value.
-      return (await seriesRows(ctx.lane, series, info, ctx)) as never;
+      // Rendered whole (point-answers.ts); the execution schema types the list as one value.
+      return seriesRows(series, info, ctx) as never;
     },
     rollups: (_, __, ctx) => listRollups(ctx),
   },
@@ -226,8 +226,8 @@ export const resolvers: Resolvers = {
     varyingTags: (series) => Object.keys(series.tags).filter((name) => series.tags[name]!.length > 1),
     group: (series) => [...series.groupBy],
     sampleSize: (series) => series.sampleSize,
-    // Built whole (point-answers.ts); the execution schema types the list as one value.
-    points: (series, _, ctx, info) => pointRows(ctx.lane, series.points, info),
+    // Rendered whole (point-answers.ts); the execution schema types the list as one value.
+    points: (series, _, __, info) => pointRows(series.points, info) as never,
     columns: (series) => series.points,
   },
 
@@ -384,11 +384,11 @@ function singleValue(series: SeriesModel, name: string): string | null {
 
 const GROUP_KIND = { tag: 'TAG', time: 'TIME', value: 'VALUE', bin: 'BIN', type: 'TYPE' } as const;
 
-/** The columns of `PointColumns`, built whole (point-answers.ts). */
-function column(points: PointList, _: unknown, ctx: RequestContext, info: GraphQLResolveInfo): never {
+/** The columns of `PointColumns`, rendered whole (point-answers.ts). */
+function column(points: PointList, _: unknown, __: RequestContext, info: GraphQLResolveInfo): never {
   // Typed as one value in the execution schema, as `Series.points` is; the generated types, made from the contract,
   // know each column's scalar instead of the serialized values it holds.
-  return pointColumn(ctx.lane, points, info) as never;
+  return pointColumn(points, info) as never;
 }
 
 function sortedUnique(values: string[]): string[] {

@@ -132,13 +132,36 @@ export function textAnswer(text: string, encoding: AnswerEncoding | undefined): 
 }
 
 /**
- * Writes `value` as JSON.stringify would (plain data: objects, arrays, strings, finite numbers, booleans, null),
- * with long arrays cut into runs so the writer can count and yield between them.
+ * A value that makes its own JSON text, piece by piece: a list of points rendered straight from their columns, with
+ * no object per point. The writer writes its pieces and may yield between them; JSON.stringify, which the answers
+ * that bypass the writer go through (subscriptions, batched operations), gets the same text parsed, from `toJSON`.
+ */
+export abstract class JsonPieces {
+  /** The value's JSON text, in pieces of a few thousand items at most. */
+  abstract pieces(): Iterable<string>;
+
+  toJSON(): unknown {
+    return JSON.parse(Array.from(this.pieces()).join(''));
+  }
+}
+
+/**
+ * Writes `value` as JSON.stringify would (plain data: objects, arrays, strings, finite numbers, booleans, null, and
+ * JsonPieces), with long arrays cut into runs so the writer can count and yield between them.
  */
 export async function writeJson(value: unknown, out: AnswerWriter): Promise<void> {
+  if (value instanceof JsonPieces) return writePieces(value, out);
   if (Array.isArray(value)) return writeArray(value, out);
   if (value !== null && typeof value === 'object') return writeObject(value as Record<string, unknown>, out);
   out.write(JSON.stringify(value) ?? 'null');
+}
+
+async function writePieces(value: JsonPieces, out: AnswerWriter): Promise<void> {
+  for (const piece of value.pieces()) {
+    out.write(piece);
+    const turn = out.pause();
+    if (turn !== undefined) await turn;
+  }
 }
 
 async function writeArray(items: readonly unknown[], out: AnswerWriter): Promise<void> {
@@ -181,11 +204,14 @@ async function writeObject(object: Record<string, unknown>, out: AnswerWriter): 
  */
 const SMALL_ITEM_VALUES = 32;
 
-/** True when items [start, end) are scalars or hold at most SMALL_ITEM_VALUES values each: a run small enough to stringify at once. */
+/**
+ * True when items [start, end) are scalars or hold at most SMALL_ITEM_VALUES values each: a run small enough to
+ * stringify at once. JsonPieces count as large: they write themselves.
+ */
 function allSmall(items: readonly unknown[], start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const item = items[i];
-    if (item !== null && typeof item === 'object' && valuesLeft(item, SMALL_ITEM_VALUES) < 0) return false;
+    if (item !== null && typeof item === 'object' && spent(item, SMALL_ITEM_VALUES + 1) < 0) return false;
   }
   return true;
 }
@@ -205,5 +231,6 @@ function valuesLeft(container: object, budget: number): number {
 
 /** `budget` less `member` and what it holds. */
 function spent(member: unknown, budget: number): number {
+  if (member instanceof JsonPieces) return -1;
   return member !== null && typeof member === 'object' ? valuesLeft(member, budget - 1) : budget - 1;
 }

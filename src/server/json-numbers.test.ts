@@ -1,9 +1,9 @@
 /**
- * The hand-written JSON of the REST answer: times through epochText, which must write what String does.
+ * Numbers as JSON text: times through epochText, which must write what String does.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { epochText, jsonNumber } from './render-response.js';
+import { epochText, jsonNumber } from './json-numbers.js';
 
 describe('epochText', () => {
   it.each([
