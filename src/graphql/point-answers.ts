@@ -29,9 +29,8 @@ import {
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
-import { formatTime } from '../query/time.js';
 import { JsonPieces } from '../server/answer-writer.js';
-import { epochText, jsonNumber } from '../server/json-numbers.js';
+import { JsonBytes, jsonBytes } from '../server/json-bytes.js';
 import type { SeriesModel } from './models.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */
@@ -95,37 +94,41 @@ const POINT_FIELDS: Readonly<Record<string, Cell<unknown>>> = {
   type: (c) => pointType(c.kind),
 };
 
-/** A point's field as JSON text, for the points of one run: made once per run, then called for each point. */
-type TextCell = (columns: RunColumns) => (i: number) => string;
+/** A point's field written as JSON, for the points of one run: made once per run, then called for each point. */
+type ByteCell = (columns: RunColumns) => (out: JsonBytes, i: number) => void;
 
 /**
- * The text of the fields every large answer has, written without a call to the scalar: what `Time`, `Float` and
- * the value's own rules (numericValue) make of them, as JSON (point-answers.test.ts holds them to the schema's own
- * serializers). Every other field is served by its scalar or enum and then stringified.
+ * The fields every large answer has, written without a call to the scalar: what `Time`, `Float` and the value's own
+ * rules (numericValue) make of them, as JSON (point-answers.test.ts holds them to the schema's own serializers).
+ * Every other field is served by its scalar or enum and then stringified.
  */
-const FAST_TEXT: Readonly<Record<string, TextCell>> = {
+const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
   time:
     ({ timestamps }) =>
-    (i) =>
-      `"${formatTime(timestamps[i]!)}"`,
+    (out, i) =>
+      out.isoTime(timestamps[i]!),
   epochMs:
     ({ timestamps }) =>
-    (i) =>
-      epochText(timestamps[i]!),
+    (out, i) =>
+      out.epoch(timestamps[i]!),
   value: (columns) => {
     switch (columns.kind) {
       case 'double':
       case 'complex': {
         const values = columns.values;
-        return (i) => jsonNumber(values[i]!);
+        return (out, i) => out.number(values[i]!);
       }
       case 'long':
-        return (i) => jsonNumber(Number(longAt(columns, i)));
+        return (out, i) => out.number(Number(longAt(columns, i)));
       default:
-        return () => 'null';
+        return (out) => out.bytes(NULL);
     }
   },
 };
+
+const NULL = jsonBytes('null');
+const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
+const EMPTY_OBJECT = jsonBytes('{}');
 
 /** codegen.yml's model of `Point`: a point's fields under their response keys. No resolver makes one: points are rendered. */
 export type PointRow = Readonly<Record<string, unknown>>;
@@ -158,103 +161,105 @@ function pointObjects(lists: readonly PointList[], info: GraphQLResolveInfo, typ
   const { keys, cells, others } = selectedCells(info, type);
   if (others.length > 0 && shared === undefined) throw new Error(`${type.name}.${others[0]!.name.value} is not a field of a point`);
   const fixed = others.length > 0 ? shared!(others) : [];
-  // Each key's text with what comes before it ('{"key":' or ',"key":'), and each list's text of its shared fields.
+  // Each key with what comes before it ('{"key":' or ',"key":'), and with it each list's value of a shared field.
   const names = keys.map((key, k) => `${k === 0 ? '{' : ','}${JSON.stringify(key)}:`);
-  const constants = lists.map((_, n) => keys.map((key, k) => (cells[k] === undefined ? names[k] + JSON.stringify(fixed[n]![key]) : '')));
-  return new PointObjects(lists, names, cells, constants);
+  const constants = lists.map((_, n) => keys.map((key, k) => jsonBytes(cells[k] === undefined ? names[k] + JSON.stringify(fixed[n]![key]) : '')));
+  return new PointObjects(lists, names.map(jsonBytes), cells, constants);
 }
 
-/** Points per piece of text: a few hundred microseconds of rendering between two chances to yield. */
+/** Points per piece: a few hundred microseconds of rendering between two chances to yield. */
 const POINTS_PER_PIECE = 2048;
 
 /** The points of some lists as JSON objects: `names[k]` and `cells[k]` for each point field, `constants[list][k]` for the others. */
 export class PointObjects extends JsonPieces {
   constructor(
     private readonly lists: readonly PointList[],
-    private readonly names: readonly string[],
-    private readonly cells: readonly (TextCell | undefined)[],
-    private readonly constants: readonly (readonly string[])[],
+    private readonly names: readonly Uint8Array[],
+    private readonly cells: readonly (ByteCell | undefined)[],
+    private readonly constants: readonly (readonly Uint8Array[])[],
   ) {
     super();
   }
 
-  *pieces(): Iterable<string> {
+  *pieces(): Iterable<Buffer> {
+    const out = new JsonBytes();
     const keys = this.names.length;
-    const parts = new Array<string>(POINTS_PER_PIECE);
-    const texts = new Array<((i: number) => string) | undefined>(keys);
-    let separator = '[';
+    const writers = new Array<((out: JsonBytes, i: number) => void) | undefined>(keys);
+    let count = 0;
+    out.byte(OPEN_BRACKET);
     for (let n = 0; n < this.lists.length; n++) {
       const constants = this.constants[n]!;
       for (const { columns, from, to } of this.lists[n]!.runs) {
-        for (let k = 0; k < keys; k++) texts[k] = this.cells[k]?.(columns);
-        for (let start = from; start < to; start += POINTS_PER_PIECE) {
-          const end = Math.min(to, start + POINTS_PER_PIECE);
-          for (let i = start; i < end; i++) {
-            let text = '';
-            for (let k = 0; k < keys; k++) {
-              const cell = texts[k];
-              text += cell === undefined ? constants[k]! : this.names[k]! + cell(i);
+        for (let k = 0; k < keys; k++) writers[k] = this.cells[k]?.(columns);
+        for (let i = from; i < to; i++) {
+          if (count > 0) out.byte(COMMA);
+          // No field when every one is skipped (@skip, @include): an empty object.
+          if (keys === 0) out.bytes(EMPTY_OBJECT);
+          for (let k = 0; k < keys; k++) {
+            const write = writers[k];
+            if (write === undefined) out.bytes(constants[k]!);
+            else {
+              out.bytes(this.names[k]!);
+              write(out, i);
             }
-            // No text when every field is skipped (@skip, @include): an empty object.
-            parts[i - start] = keys === 0 ? '{}' : text + '}';
           }
-          parts.length = end - start;
-          yield separator + parts.join(',');
-          separator = ',';
+          if (keys > 0) out.byte(CLOSE_BRACE);
+          if (++count % POINTS_PER_PIECE === 0) yield* out.take();
         }
       }
     }
-    yield separator === '[' ? '[]' : ']';
+    out.byte(CLOSE_BRACKET);
+    yield* out.take();
   }
 }
 
 /** A list of `PointColumns`: the column of the `Point` field of the same name. */
 export function pointColumn(points: PointList, info: GraphQLResolveInfo): PointColumn {
-  return new PointColumn(points, textCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName));
+  return new PointColumn(points, byteCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName));
 }
 
 /** One field of every point of a list, as a JSON array. */
 export class PointColumn extends JsonPieces {
   constructor(
     private readonly points: PointList,
-    private readonly cell: TextCell,
+    private readonly cell: ByteCell,
   ) {
     super();
   }
 
-  *pieces(): Iterable<string> {
-    const parts = new Array<string>(POINTS_PER_PIECE);
-    let separator = '[';
+  *pieces(): Iterable<Buffer> {
+    const out = new JsonBytes();
+    let count = 0;
+    out.byte(OPEN_BRACKET);
     for (const { columns, from, to } of this.points.runs) {
-      const text = this.cell(columns);
-      for (let start = from; start < to; start += POINTS_PER_PIECE) {
-        const end = Math.min(to, start + POINTS_PER_PIECE);
-        for (let i = start; i < end; i++) parts[i - start] = text(i);
-        parts.length = end - start;
-        yield separator + parts.join(',');
-        separator = ',';
+      const write = this.cell(columns);
+      for (let i = from; i < to; i++) {
+        if (count > 0) out.byte(COMMA);
+        write(out, i);
+        if (++count % POINTS_PER_PIECE === 0) yield* out.take();
       }
     }
-    yield separator === '[' ? '[]' : ']';
+    out.byte(CLOSE_BRACKET);
+    yield* out.take();
   }
 }
 
 /**
  * The fields a list's selection asks of each of its `type` objects (graphql-js's own rules: fragments, @skip,
- * @include), by response key: a point's field as its text cell, `__typename`, or else (undefined) one of `others`.
+ * @include), by response key: a point's field as its cell, `__typename`, or else (undefined) one of `others`.
  */
-function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (TextCell | undefined)[]; others: FieldNode[] } {
+function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (ByteCell | undefined)[]; others: FieldNode[] } {
   const selected = collectSubfields(info.schema, info.fragments, info.variableValues, type, info.fieldNodes);
   const keys: string[] = [];
-  const cells: (TextCell | undefined)[] = [];
+  const cells: (ByteCell | undefined)[] = [];
   const others: FieldNode[] = [];
   for (const [key, nodes] of selected) {
     const name = nodes[0]!.name.value;
     keys.push(key);
     if (name === '__typename') {
-      const text = JSON.stringify(type.name);
-      cells.push(() => () => text);
-    } else if (POINT_FIELDS[name] !== undefined) cells.push(textCell(type, name));
+      const typename = jsonBytes(JSON.stringify(type.name));
+      cells.push(() => (out) => out.bytes(typename));
+    } else if (POINT_FIELDS[name] !== undefined) cells.push(byteCell(type, name));
     else {
       cells.push(undefined);
       others.push(...nodes);
@@ -295,12 +300,12 @@ function withVariablesWritten(document: DocumentNode, info: GraphQLResolveInfo):
   });
 }
 
-/** A point field of `type` as JSON text: its fast text, or its served value stringified. */
-function textCell(type: GraphQLObjectType, field: string): TextCell {
-  const fast = FAST_TEXT[field];
+/** A point field of `type` as JSON: its fast cell, or its served value stringified. */
+function byteCell(type: GraphQLObjectType, field: string): ByteCell {
+  const fast = FAST_CELLS[field];
   if (fast !== undefined) return fast;
   const served = servedCell(type, field);
-  return (columns) => (i) => JSON.stringify(served(columns, i));
+  return (columns) => (out, i) => out.text(JSON.stringify(served(columns, i)));
 }
 
 /** Serializers of the point fields of a type (`Point` or `Row`): each field's own scalar or enum. */

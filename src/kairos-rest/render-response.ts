@@ -1,11 +1,13 @@
 /**
  * KairosDB's response JSON (`JsonResponse.formatQuery`), written by hand because JSON.stringify cannot keep a
- * 64-bit long: longs as JSON integers with every digit, doubles as numbers, strings as strings, gaps as null.
+ * 64-bit long: longs as JSON integers with every digit, doubles as numbers (NaN and the infinities, which KairosDB's
+ * org.json refuses with a 500 and JSON cannot write, as null), strings as strings, gaps as null. The values are
+ * written straight into bytes (JsonBytes).
  */
 import type { QueryOutput } from '../engine/execute.js';
 import { longAt, type RunColumns } from '../engine/point-list.js';
 import type { Answer, AnswerWriter } from '../server/answer-writer.js';
-import { epochText, jsonNumber } from '../server/json-numbers.js';
+import { JsonBytes, jsonBytes } from '../server/json-bytes.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;
@@ -30,6 +32,7 @@ export async function renderQueryResponse(answers: readonly AnsweredQuery[], out
 }
 
 async function renderQueries(answers: readonly AnsweredQuery[], out: AnswerWriter): Promise<void> {
+  const values = new JsonBytes();
   out.write('{"queries":[');
   for (const [q, { output, excludeTags }] of answers.entries()) {
     out.write(`${q > 0 ? ',' : ''}{"sample_size":${output.sampleSize},"results":[`);
@@ -42,11 +45,13 @@ async function renderQueries(answers: readonly AnsweredQuery[], out: AnswerWrite
       if (group.groupBy.length > 0) result += `,"group_by":${JSON.stringify(group.groupBy)}`;
       if (!excludeTags) result += `,"tags":${JSON.stringify(group.tags)}`;
       out.write(`${result},"values":[`);
-      let separator = '';
+      let separator = false;
       for (const { columns, from, to } of group.points.runs) {
         for (let start = from; start < to; start += POINTS_PER_RUN) {
-          out.write(separator + renderValues(columns, start, Math.min(to, start + POINTS_PER_RUN)));
-          separator = ',';
+          if (separator) values.byte(COMMA);
+          writeValues(columns, start, Math.min(to, start + POINTS_PER_RUN), values);
+          separator = true;
+          for (const piece of values.take()) out.writeBytes(piece);
           const turn = out.pause();
           if (turn !== undefined) await turn;
         }
@@ -72,28 +77,40 @@ export function renderTagsResponse(results: readonly TagsResult[]): string {
   return `{"queries":[${queries.join(',')}]}`;
 }
 
-/** Points [start, end) of one run's columns as `[t,v]` pairs: one loop per kind, no object per point. */
-function renderValues(columns: RunColumns, start: number, end: number): string {
-  const parts = new Array<string>(end - start);
+/** Points [start, end) of one run's columns as `[t,v]` pairs: one loop per kind, no object or string per point. */
+function writeValues(columns: RunColumns, start: number, end: number, out: JsonBytes): void {
   const ts = columns.timestamps;
-  switch (columns.kind) {
-    case 'double':
-      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${jsonNumber(columns.values[i]!)}]`;
-      break;
-    case 'long':
-      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${String(longAt(columns, i))}]`;
-      break;
-    case 'string':
-      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},${JSON.stringify(columns.values[i]!)}]`;
-      break;
-    case 'complex':
-      for (let i = start; i < end; i++) {
-        parts[i - start] = `[${epochText(ts[i]!)},{"real":${jsonNumber(columns.values[i]!)},"imaginary":${jsonNumber(columns.imaginary[i]!)}}]`;
-      }
-      break;
-    case 'null':
-      for (let i = start; i < end; i++) parts[i - start] = `[${epochText(ts[i]!)},null]`;
-      break;
+  for (let i = start; i < end; i++) {
+    if (i > start) out.byte(COMMA);
+    out.byte(OPEN_BRACKET);
+    out.epoch(ts[i]!);
+    out.byte(COMMA);
+    switch (columns.kind) {
+      case 'double':
+        out.number(columns.values[i]!);
+        break;
+      case 'long':
+        out.text(String(longAt(columns, i)));
+        break;
+      case 'string':
+        out.text(JSON.stringify(columns.values[i]!));
+        break;
+      case 'complex':
+        out.bytes(REAL);
+        out.number(columns.values[i]!);
+        out.bytes(IMAGINARY);
+        out.number(columns.imaginary[i]!);
+        out.byte(CLOSE_BRACE);
+        break;
+      case 'null':
+        out.bytes(NULL);
+        break;
+    }
+    out.byte(CLOSE_BRACKET);
   }
-  return parts.join(',');
 }
+
+const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
+const REAL = jsonBytes('{"real":');
+const IMAGINARY = jsonBytes(',"imaginary":');
+const NULL = jsonBytes('null');

@@ -102,45 +102,10 @@ const LUXON_UNIT: Readonly<Record<TimeUnit, keyof DurationLikeObject>> = {
   YEARS: 'years',
 };
 
-/**
- * `ms` as ISO-8601 UTC text, exactly as Date's toISOString writes it. Every time of a GraphQL answer goes through
- * here: toISOString took 110 ms for a dashboard's 333,340 times. Consecutive times mostly share their day, so the
- * day's characters are kept and the time of day is computed, and the text is made in one String.fromCharCode call:
- * a string joined with `+` would be a rope of eight pieces, which JSON.stringify then walks and the collector
- * frees, and was slower in the end than toISOString.
- */
+/** `ms` as ISO-8601 UTC text (the points of large answers are written by JsonBytes.isoTime, to the same text). */
 export function formatTime(ms: number): string {
-  // What Date does with the rest (a fraction, a time past its range, a year of more than four digits) stays Date's.
-  if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return new Date(ms).toISOString();
-  const day = Math.floor(ms / DAY_MS);
-  if (day !== lastDay) {
-    const text = new Date(day * DAY_MS).toISOString();
-    if (text.length !== 24) return new Date(ms).toISOString();
-    lastDay = day;
-    // "YYYY-MM-DDT", before the 13 characters of "HH:MM:SS.mmmZ".
-    dayCodes = Array.from(text.slice(0, 11), (c) => c.charCodeAt(0));
-  }
-  let rest = ms - day * DAY_MS;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = Math.floor(rest / 1000);
-  rest -= s * 1000;
-  const d = dayCodes;
-  return String.fromCharCode(
-    d[0]!, d[1]!, d[2]!, d[3]!, d[4]!, d[5]!, d[6]!, d[7]!, d[8]!, d[9]!, d[10]!,
-    ZERO + Math.floor(h / 10), ZERO + (h % 10), COLON, ZERO + Math.floor(m / 10), ZERO + (m % 10), COLON,
-    ZERO + Math.floor(s / 10), ZERO + (s % 10), DOT, ZERO + Math.floor(rest / 100), ZERO + (Math.floor(rest / 10) % 10), ZERO + (rest % 10), Z,
-  );
+  return new Date(ms).toISOString();
 }
-
-const DAY_MS = 86_400_000;
-const MAX_DATE_MS = 8.64e15;
-const [ZERO, COLON, DOT, Z] = ['0', ':', '.', 'Z'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
-/** The day formatTime wrote last (of a four-digit year), and its "YYYY-MM-DDT" as character codes. */
-let lastDay = Number.NaN;
-let dayCodes: readonly number[] = [];
 
 /** The one time rule of every front end (src/epoch-ms.ts). */
 function epochMs(value: number): number {

@@ -36,8 +36,9 @@ export interface Answer {
 
 export class AnswerWriter {
   /** Counted chunks not handed on yet: all of them for an answer sent as it is, the next piece for the compressor. */
-  private readonly chunks: string[] = [];
-  private chunkChars = 0;
+  private readonly chunks: (string | Buffer)[] = [];
+  /** The length of `chunks` (characters of a string, bytes of a Buffer: near enough to cut pieces by). */
+  private chunkLength = 0;
   private pending = '';
   private bytes = 0;
   /** Started once the answer is large enough to be compressed; it takes every chunk from then on. */
@@ -56,6 +57,12 @@ export class AnswerWriter {
   write(text: string): void {
     this.pending += text;
     if (this.pending.length >= CHUNK_CHARS) this.flush();
+  }
+
+  /** JSON text already encoded as UTF-8 (JsonBytes), after what was written before it. */
+  writeBytes(bytes: Buffer): void {
+    this.flush();
+    this.take(bytes, bytes.length, true);
   }
 
   /** Resolves once the answer may go on (another request's turn may come first); undefined when it may go on now. */
@@ -98,7 +105,13 @@ export class AnswerWriter {
 
   private hand(counted: boolean): void {
     if (this.pending.length === 0) return;
-    const bytes = Buffer.byteLength(this.pending, 'utf8');
+    const text = this.pending;
+    this.pending = '';
+    this.take(text, Buffer.byteLength(text, 'utf8'), counted);
+  }
+
+  /** Counts a chunk of `bytes` (unless `counted` is false) and keeps it for the answer or the compressor. */
+  private take(chunk: string | Buffer, bytes: number, counted: boolean): void {
     try {
       // Throws BudgetExceededError (and aborts the request) once the answer is over its budget.
       if (counted) this.budget?.addAnswerBytes(bytes);
@@ -107,20 +120,21 @@ export class AnswerWriter {
       throw error;
     }
     this.bytes += bytes;
-    this.chunks.push(this.pending);
-    this.chunkChars += this.pending.length;
-    this.pending = '';
+    this.chunks.push(chunk);
+    this.chunkLength += chunk.length;
     const coding = this.encoding?.coding;
     if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.compressor = answerCompressor(coding);
-    if (this.chunkChars >= COMPRESSOR_PIECE_CHARS && this.compressor?.busy !== true) this.feedCompressor();
+    if (this.chunkLength >= COMPRESSOR_PIECE_CHARS && this.compressor?.busy !== true) this.feedCompressor();
   }
 
   /** Hands the chunks gathered so far to the compressor, as one piece; zlib queues what it has not compressed yet. */
   private feedCompressor(): void {
     if (this.compressor === undefined || this.chunks.length === 0) return;
-    this.compressor.write(this.chunks.join(''));
+    const chunks = this.chunks;
+    const text = chunks.every((chunk) => typeof chunk === 'string');
+    this.compressor.write(text ? chunks.join('') : Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk))));
     this.chunks.length = 0;
-    this.chunkChars = 0;
+    this.chunkLength = 0;
   }
 }
 
@@ -137,11 +151,11 @@ export function textAnswer(text: string, encoding: AnswerEncoding | undefined): 
  * that bypass the writer go through (subscriptions, batched operations), gets the same text parsed, from `toJSON`.
  */
 export abstract class JsonPieces {
-  /** The value's JSON text, in pieces of a few thousand items at most. */
-  abstract pieces(): Iterable<string>;
+  /** The value's JSON text as UTF-8, in pieces of a few thousand items at most. */
+  abstract pieces(): Iterable<Buffer>;
 
   toJSON(): unknown {
-    return JSON.parse(Array.from(this.pieces()).join(''));
+    return JSON.parse(Buffer.concat(Array.from(this.pieces())).toString('utf8'));
   }
 }
 
@@ -158,7 +172,7 @@ export async function writeJson(value: unknown, out: AnswerWriter): Promise<void
 
 async function writePieces(value: JsonPieces, out: AnswerWriter): Promise<void> {
   for (const piece of value.pieces()) {
-    out.write(piece);
+    out.writeBytes(piece);
     const turn = out.pause();
     if (turn !== undefined) await turn;
   }

@@ -79,8 +79,8 @@ export function acceptedCoding(acceptEncoding: string | null | undefined): Conte
  * threads, so no answer, however large, holds the event loop while it is compressed.
  */
 export interface AnswerCompressor {
-  /** The next piece of the text. */
-  write(text: string): void;
+  /** The next piece of the text, or of its UTF-8 bytes. */
+  write(text: string | Buffer): void;
   /** True while a piece handed over is still being compressed and the next would only queue behind it. */
   readonly busy: boolean;
   /** The compressed answer, once every piece is. */
@@ -111,8 +111,8 @@ class GzipSegments implements AnswerCompressor {
 
   readonly busy = false;
 
-  write(text: string): void {
-    const bytes = Buffer.from(text, 'utf8');
+  write(text: string | Buffer): void {
+    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     this.crc = crc32(bytes, this.crc);
     this.length += bytes.length;
     const piece = deflateRawPiece(bytes, constants.Z_SYNC_FLUSH);
@@ -171,7 +171,7 @@ class BrotliStream implements AnswerCompressor {
     return this.compressing;
   }
 
-  write(text: string): void {
+  write(text: string | Buffer): void {
     this.compressing = true;
     this.stream.write(text, () => {
       this.compressing = false;
