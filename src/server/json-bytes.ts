@@ -66,17 +66,26 @@ export class JsonBytes {
   epoch(t: number): void {
     if (!(t >= 1e6 && t < 1e15 && Number.isInteger(t))) return this.number(t);
     this.room(15);
-    const millions = Math.floor(t / 1e6);
-    let rest = t - millions * 1e6;
+    // Both below 2^30, so V8 keeps them as small integers: a double's `%` is a call to fmod.
+    let millions = Math.floor(t / 1e6) | 0;
+    let rest = (t - millions * 1e6) | 0;
     const buffer = this.buffer;
     let end = this.pos + digitsOf(millions) + 6;
     this.pos = end;
-    for (let k = 0; k < 6; k++) {
-      const digit = rest % 10;
-      buffer[--end] = ZERO + digit;
-      rest = (rest - digit) / 10;
+    for (let k = 0; k < 3; k++) {
+      const next = (rest / 100) | 0;
+      end -= 2;
+      writePair(buffer, end, rest - next * 100);
+      rest = next;
     }
-    for (let m = millions; m > 0; m = Math.floor(m / 10)) buffer[--end] = ZERO + (m % 10);
+    while (millions >= 100) {
+      const next = (millions / 100) | 0;
+      end -= 2;
+      writePair(buffer, end, millions - next * 100);
+      millions = next;
+    }
+    if (millions >= 10) writePair(buffer, end - 2, millions);
+    else buffer[end - 1] = ZERO + millions;
   }
 
   /**
@@ -95,33 +104,31 @@ export class JsonBytes {
       // '"' and "YYYY-MM-DDT", before the 13 characters of "HH:MM:SS.mmmZ".
       dayCodes = Buffer.from(`"${text.slice(0, 11)}`, 'latin1');
     }
-    let rest = ms - day * DAY_MS;
-    const h = Math.floor(rest / 3_600_000);
+    // Below 2^30, so V8 keeps it and what is computed from it as small integers.
+    let rest = (ms - day * DAY_MS) | 0;
+    const h = (rest / 3_600_000) | 0;
     rest -= h * 3_600_000;
-    const m = Math.floor(rest / 60_000);
+    const m = (rest / 60_000) | 0;
     rest -= m * 60_000;
-    const s = Math.floor(rest / 1000);
+    const s = (rest / 1000) | 0;
     rest -= s * 1000;
+    const hundreds = (rest / 100) | 0;
     this.room(26);
     const buffer = this.buffer;
     let pos = this.pos;
     const d = dayCodes;
     for (let i = 0; i < 12; i++) buffer[pos++] = d[i]!;
-    buffer[pos++] = ZERO + Math.floor(h / 10);
-    buffer[pos++] = ZERO + (h % 10);
-    buffer[pos++] = COLON;
-    buffer[pos++] = ZERO + Math.floor(m / 10);
-    buffer[pos++] = ZERO + (m % 10);
-    buffer[pos++] = COLON;
-    buffer[pos++] = ZERO + Math.floor(s / 10);
-    buffer[pos++] = ZERO + (s % 10);
-    buffer[pos++] = DOT;
-    buffer[pos++] = ZERO + Math.floor(rest / 100);
-    buffer[pos++] = ZERO + (Math.floor(rest / 10) % 10);
-    buffer[pos++] = ZERO + (rest % 10);
-    buffer[pos++] = Z;
-    buffer[pos++] = QUOTE;
-    this.pos = pos;
+    writePair(buffer, pos, h);
+    buffer[pos + 2] = COLON;
+    writePair(buffer, pos + 3, m);
+    buffer[pos + 5] = COLON;
+    writePair(buffer, pos + 6, s);
+    buffer[pos + 8] = DOT;
+    buffer[pos + 9] = ZERO + hundreds;
+    writePair(buffer, pos + 10, rest - hundreds * 100);
+    buffer[pos + 12] = Z;
+    buffer[pos + 13] = QUOTE;
+    this.pos = pos + 14;
   }
 
   /** ASCII text of at most `room` characters. */
@@ -151,6 +158,15 @@ export function jsonBytes(json: string): Buffer {
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
   return true;
+}
+
+/** The two digits of every number below 100, by twice the number: "00", "01", … "99". */
+const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0')).join(''), 'latin1');
+
+/** Writes the two digits of `pair` (below 100) at `at`. */
+function writePair(buffer: Buffer, at: number, pair: number): void {
+  buffer[at] = PAIRS[2 * pair]!;
+  buffer[at + 1] = PAIRS[2 * pair + 1]!;
 }
 
 /** The number of decimal digits of a positive integer below 1e9. */
