@@ -30,7 +30,7 @@ import { collectSubfields } from 'graphql/execution/collectFields.js';
 import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { JsonPieces } from '../server/answer-writer.js';
-import { JsonBytes, jsonBytes } from '../server/json-bytes.js';
+import { JsonBytes, jsonBytes, NumberRun } from '../server/json-bytes.js';
 import type { SeriesModel } from './models.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */
@@ -115,8 +115,8 @@ const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
     switch (columns.kind) {
       case 'double':
       case 'complex': {
-        const values = columns.values;
-        return (out, i) => out.number(values[i]!);
+        const run = new NumberRun(columns.values);
+        return (out, i) => out.nextOf(run.seek(i));
       }
       case 'long':
         return (out, i) => out.number(Number(longAt(columns, i)));

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonBytes } from './json-bytes.js';
+import { JsonBytes, NumberRun } from './json-bytes.js';
 
 /** What `write` puts into a fresh JsonBytes, as text. */
 function written(write: (out: JsonBytes) => void): string {
@@ -58,6 +58,22 @@ describe('JsonBytes', () => {
       expect(written((out) => out.isoTime(ms))).toBe(iso(ms));
     }
     expect(() => written((out) => out.isoTime(8.64e15 + 1))).toThrow(RangeError);
+  });
+
+  it('writes the numbers of a run as `number` does, in order or not, from arrays and typed arrays, across their texts', () => {
+    fc.assert(
+      // Short runs, and runs longer than one text of theirs (2048 numbers).
+      fc.property(fc.oneof(fc.array(fc.double(), { maxLength: 60 }), fc.array(fc.double(), { minLength: 2049, maxLength: 5000 })), fc.array(fc.nat(), { maxLength: 50 }), (values, jumps) => {
+        // The order a renderer asks for them in (each in turn), then some jumps back and forth.
+        const order = [...values.keys(), ...jumps.filter(() => values.length > 0).map((j) => j % values.length)];
+        const expected = order.map((i) => JSON.stringify(values[i])).join('');
+        for (const run of [new NumberRun(values), new NumberRun(Float64Array.from(values))]) {
+          if (written((out) => order.forEach((i) => out.nextOf(run.seek(i)))) !== expected) return false;
+        }
+        return true;
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('writes any JSON text as UTF-8, short or long, ASCII or not', () => {

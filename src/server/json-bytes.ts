@@ -59,6 +59,18 @@ export class JsonBytes {
     else this.ascii('null', 4);
   }
 
+  /** The next number of `run`, as `number` would write it. */
+  nextOf(run: NumberRun): void {
+    this.room(NUMBER_ROOM);
+    const buffer = this.buffer;
+    const text = run.text;
+    let pos = this.pos;
+    let at = run.at;
+    for (let c = text.charCodeAt(at); c !== COMMA && c !== CLOSE_BRACKET; c = text.charCodeAt(++at)) buffer[pos++] = c;
+    run.at = at + 1;
+    this.pos = pos;
+  }
+
   /**
    * A time (epoch ms) as its JSON number. Times of this millennium (1e6 to 1e15) are written digit by digit from two
    * Smis, millions and the rest, with no string; any other number as `number` writes it.
@@ -150,6 +162,36 @@ export class JsonBytes {
   }
 }
 
+/**
+ * Numbers written in order from the JSON text of a few thousand of them at a time: one JSON.stringify of an array
+ * formats 2048 doubles in 22 ms per 333,340 where String takes 38 for them one by one (a throwaway benchmark), and
+ * makes one string where String makes one each.
+ */
+export class NumberRun {
+  text = '';
+  /** Where the next number's text begins in `text`. */
+  at = 0;
+  /** The index of the number at `at`, and the end of the numbers `text` holds. */
+  private next = 0;
+  private end = 0;
+
+  constructor(private readonly values: ArrayLike<number>) {}
+
+  /** Number `i` of the values is to be written next (JsonBytes.nextOf): their text from it on, unless it holds it already. */
+  seek(i: number): NumberRun {
+    if (i !== this.next || i >= this.end) {
+      this.end = Math.min(this.values.length, i + NUMBERS_PER_TEXT);
+      const values = this.values;
+      this.text = JSON.stringify(Array.isArray(values) ? values.slice(i, this.end) : Array.from((values as Float64Array).subarray(i, this.end)));
+      this.at = 1;
+    }
+    this.next = i + 1;
+    return this;
+  }
+}
+
+const NUMBERS_PER_TEXT = 2048;
+
 /** JSON text as bytes, for `JsonBytes.bytes`. */
 export function jsonBytes(json: string): Buffer {
   return Buffer.from(json, 'utf8');
@@ -178,7 +220,7 @@ function digitsOf(n: number): number {
 
 const DAY_MS = 86_400_000;
 const MAX_DATE_MS = 8.64e15;
-const [ZERO, COLON, DOT, Z, QUOTE] = ['0', ':', '.', 'Z', '"'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number];
+const [ZERO, COLON, DOT, Z, QUOTE, COMMA, CLOSE_BRACKET] = ['0', ':', '.', 'Z', '"', ',', ']'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number, number, number];
 /** The day isoTime wrote last (of a four-digit year), and its '"YYYY-MM-DDT' as bytes. */
 let lastDay = Number.NaN;
 let dayCodes: Uint8Array = new Uint8Array(0);
