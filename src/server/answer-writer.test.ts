@@ -91,6 +91,43 @@ describe('AnswerWriter, compressing as it writes', () => {
     expect(decoded(answer)).toBe(`${text},"closing":"é"}`);
   });
 
+  it.each(['gzip', 'br', undefined] as const)('%s: takes text and bytes in any mix, next to each other in one buffer or not', async (coding) => {
+    // Pieces of text, views of one buffer laid end to end (as JsonBytes hands them out) or not, and buffers of their own
+    // (ASCII: JsonBytes never cuts a character).
+    const piece = fc.oneof(
+      fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 40 }) }),
+      fc.record({ adjacent: fc.integer({ min: 1, max: 300_000 }), gap: fc.boolean() }),
+      fc.record({ own: fc.integer({ min: 0, max: 300_000 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), async (pieces) => {
+        const shared = Buffer.alloc(pieces.reduce((n, p) => n + ('adjacent' in p ? p.adjacent + 7 : 0), 0), '[-1.5,"x"]');
+        let offset = 0;
+        const out = new AnswerWriter(unlimited(), undefined, { coding, minBytes: 0 });
+        const expected: Buffer[] = [];
+        for (const p of pieces) {
+          let bytes: Buffer;
+          if ('text' in p) {
+            out.write(p.text);
+            bytes = Buffer.from(p.text, 'utf8');
+          } else {
+            // A gap: the view is not next to the one before it in the buffer.
+            if ('adjacent' in p && p.gap) offset += 7;
+            bytes = 'adjacent' in p ? shared.subarray(offset, (offset += p.adjacent)) : Buffer.alloc(p.own, `${p.own}`);
+            out.writeBytes(bytes);
+          }
+          expected.push(bytes);
+        }
+        const answer = await out.finish('"end"');
+        expected.push(Buffer.from('"end"'));
+        const all = Buffer.concat(expected);
+        expect(answer.bytes).toBe(all.length);
+        expect(Buffer.from(decoded(answer), 'utf8').equals(all)).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
   it('compresses only from minBytes up, and says so in `varies` only when compression is on', async () => {
     const small = JSON.stringify(points.slice(0, 10));
     const bytes = Buffer.byteLength(small);
