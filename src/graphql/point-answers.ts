@@ -30,7 +30,7 @@ import { collectSubfields } from 'graphql/execution/collectFields.js';
 import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { JsonPieces } from '../server/answer-writer.js';
-import { JsonBytes, jsonBytes, NumberRun } from '../server/json-bytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, NumberRun, OPEN_BRACKET } from '../server/json-bytes.js';
 import type { SeriesModel } from './models.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */
@@ -126,8 +126,6 @@ const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
   },
 };
 
-const NULL = jsonBytes('null');
-const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
 const EMPTY_OBJECT = jsonBytes('{}');
 
 /** codegen.yml's model of `Point`: a point's fields under their response keys. No resolver makes one: points are rendered. */

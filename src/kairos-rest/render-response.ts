@@ -7,7 +7,7 @@
 import type { QueryOutput } from '../engine/execute.js';
 import { longAt, type RunColumns } from '../engine/point-list.js';
 import type { Answer, AnswerWriter } from '../server/answer-writer.js';
-import { JsonBytes, jsonBytes } from '../server/json-bytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, OPEN_BRACKET } from '../server/json-bytes.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;
@@ -110,7 +110,5 @@ function writeValues(columns: RunColumns, start: number, end: number, out: JsonB
   }
 }
 
-const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
 const REAL = jsonBytes('{"real":');
 const IMAGINARY = jsonBytes(',"imaginary":');
-const NULL = jsonBytes('null');

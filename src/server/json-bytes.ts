@@ -220,7 +220,10 @@ function digitsOf(n: number): number {
 
 const DAY_MS = 86_400_000;
 const MAX_DATE_MS = 8.64e15;
-const [ZERO, COLON, DOT, Z, QUOTE, COMMA, CLOSE_BRACKET] = ['0', ':', '.', 'Z', '"', ',', ']'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number, number, number];
+const [ZERO, COLON, DOT, Z, QUOTE] = ['0', ':', '.', 'Z', '"'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number];
+/** The punctuation the renderers write a byte at a time (JsonBytes.byte), and `null`. */
+export const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
+export const NULL = jsonBytes('null');
 /** The day isoTime wrote last (of a four-digit year), and its '"YYYY-MM-DDT' as bytes. */
 let lastDay = Number.NaN;
 let dayCodes: Uint8Array = new Uint8Array(0);
