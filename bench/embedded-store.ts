@@ -5,12 +5,11 @@
  *
  *   npm run bench:embedded [-- --series 100 --points 10000 --step 10000 --runs 5]
  */
-import { rmSync } from 'node:fs';
 import { open } from 'lmdb';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import type { SeriesWrite } from '../src/store/store.js';
 import { partitionsOf } from '../test/support/store-reads.js';
-import { tempDir } from '../test/support/temp-dir.js';
+import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { describeShape, METRIC, shapeFromArgs, writeBatches } from './dataset.js';
 import { median, parseArgs } from './measure.js';
 
@@ -62,7 +61,8 @@ async function runOnce(batches: readonly SeriesWrite[][]) {
   const floorIngestMs = performance.now() - t;
   await env.close();
   await floorEnv.close();
-  rmSync(path, { recursive: true, force: true });
+  // Both scratch files: the store's, and the floor's copy.
+  removeTempDirs();
   const perSecond = (ms: number) => TOTAL / (ms / 1000);
   return { ingest: perSecond(ingestMs), scan: perSecond(scanMs), floorIngest: perSecond(floorIngestMs), floorScan: perSecond(floorScanMs), bytesPerPoint: bytes / TOTAL };
 }
