@@ -168,6 +168,25 @@ function pointObjects(lists: readonly PointList[], info: GraphQLResolveInfo, typ
 /** Points per piece: a few hundred microseconds of rendering between two chances to yield. */
 const POINTS_PER_PIECE = 2048;
 
+/** A JSON array of every point of the lists, each written by what `itemOf` makes for its run; pieces of POINTS_PER_PIECE. */
+function* listPieces(lists: readonly PointList[], itemOf: (list: number, columns: RunColumns) => (out: JsonBytes, i: number) => void): Iterable<Buffer> {
+  const out = new JsonBytes();
+  let count = 0;
+  out.byte(OPEN_BRACKET);
+  for (let n = 0; n < lists.length; n++) {
+    for (const { columns, from, to } of lists[n]!.runs) {
+      const write = itemOf(n, columns);
+      for (let i = from; i < to; i++) {
+        if (count > 0) out.byte(COMMA);
+        write(out, i);
+        if (++count % POINTS_PER_PIECE === 0) yield* out.take();
+      }
+    }
+  }
+  out.byte(CLOSE_BRACKET);
+  yield* out.take();
+}
+
 /** The points of some lists as JSON objects: `names[k]` and `cells[k]` for each point field, `constants[list][k]` for the others. */
 export class PointObjects extends JsonPieces {
   constructor(
@@ -179,35 +198,26 @@ export class PointObjects extends JsonPieces {
     super();
   }
 
-  *pieces(): Iterable<Buffer> {
-    const out = new JsonBytes();
-    const keys = this.names.length;
-    const writers = new Array<((out: JsonBytes, i: number) => void) | undefined>(keys);
-    let count = 0;
-    out.byte(OPEN_BRACKET);
-    for (let n = 0; n < this.lists.length; n++) {
+  pieces(): Iterable<Buffer> {
+    const { names, cells } = this;
+    const keys = names.length;
+    return listPieces(this.lists, (n, columns) => {
       const constants = this.constants[n]!;
-      for (const { columns, from, to } of this.lists[n]!.runs) {
-        for (let k = 0; k < keys; k++) writers[k] = this.cells[k]?.(columns);
-        for (let i = from; i < to; i++) {
-          if (count > 0) out.byte(COMMA);
-          // No field when every one is skipped (@skip, @include): an empty object.
-          if (keys === 0) out.bytes(EMPTY_OBJECT);
-          for (let k = 0; k < keys; k++) {
-            const write = writers[k];
-            if (write === undefined) out.bytes(constants[k]!);
-            else {
-              out.bytes(this.names[k]!);
-              write(out, i);
-            }
+      const writers = cells.map((cell) => cell?.(columns));
+      return (out, i) => {
+        // No field when every one is skipped (@skip, @include): an empty object.
+        if (keys === 0) return out.bytes(EMPTY_OBJECT);
+        for (let k = 0; k < keys; k++) {
+          const write = writers[k];
+          if (write === undefined) out.bytes(constants[k]!);
+          else {
+            out.bytes(names[k]!);
+            write(out, i);
           }
-          if (keys > 0) out.byte(CLOSE_BRACE);
-          if (++count % POINTS_PER_PIECE === 0) yield* out.take();
         }
-      }
-    }
-    out.byte(CLOSE_BRACKET);
-    yield* out.take();
+        out.byte(CLOSE_BRACE);
+      };
+    });
   }
 }
 
@@ -225,20 +235,8 @@ export class PointColumn extends JsonPieces {
     super();
   }
 
-  *pieces(): Iterable<Buffer> {
-    const out = new JsonBytes();
-    let count = 0;
-    out.byte(OPEN_BRACKET);
-    for (const { columns, from, to } of this.points.runs) {
-      const write = this.cell(columns);
-      for (let i = from; i < to; i++) {
-        if (count > 0) out.byte(COMMA);
-        write(out, i);
-        if (++count % POINTS_PER_PIECE === 0) yield* out.take();
-      }
-    }
-    out.byte(CLOSE_BRACKET);
-    yield* out.take();
+  pieces(): Iterable<Buffer> {
+    return listPieces([this.points], (_, columns) => this.cell(columns));
   }
 }
 
