@@ -153,6 +153,29 @@ describe('rendered point lists', () => {
     expect(await written(seriesRows([series('a', 'h1', new PointList()), series('b', 'h2', doubles(1))], infoFor('host: tag(name: "host") epochMs', 'rows'), {}))).toEqual([{ host: 'h2', epochMs: 0 }]);
   });
 
+  it('write a column of values a span at a time, in pieces of at most 2048 points across runs of every kind', async () => {
+    const list = new PointList();
+    const expected: (number | null)[] = [];
+    const push = (kind: PointKind, value: PointValue, served: number | null) => {
+      list.push(list.length, kind, value);
+      expected.push(served);
+    };
+    for (let i = 0; i < 3000; i++) push('double', i === 5 ? Number.NaN : i === 2047 ? -Infinity : i / 3, i === 5 || i === 2047 ? null : i / 3);
+    const kept = Float64Array.from({ length: 5000 }, (_, i) => (i === 4000 ? Infinity : i * 1.1));
+    const key = { metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: {} };
+    list.appendSlice({ key, kind: 'double', timestamps: Float64Array.from(kept, (_, i) => 3000 + i), values: kept }, 100, 4500);
+    expected.push(...Array.from(kept.subarray(100, 4500), (v) => (Number.isFinite(v) ? v : null)));
+    for (let i = 0; i < 10; i++) push('long', i, i);
+    for (let i = 1; i <= 2500; i++) push('complex', { real: -i / 7, imaginary: i }, -i / 7);
+    push('string', 'x', null);
+    const column = pointColumn(list, infoFor('x', 'value'));
+    const pieces = [...column.pieces()].map((piece) => piece.toString());
+    expect(pieces.map((piece) => piece.split(',').length - 1).every((commas) => commas <= 2048)).toBe(true);
+    // Full pieces of 2048 points, then the rest with the closing bracket.
+    expect(pieces).toHaveLength(Math.floor(expected.length / 2048) + 1);
+    expect(await written(column)).toEqual(expected);
+  });
+
   it('give the thread back while a long list is written', async () => {
     let ran = false;
     setImmediate(() => (ran = true));

@@ -76,6 +76,16 @@ describe('JsonBytes', () => {
     );
   });
 
+  it('writes a span of numbers separated by commas as `number` writes each, from arrays and typed arrays', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double(), { maxLength: 300 }), fc.nat(), fc.nat(), (values, a, b) => {
+        const [from, to] = [a % (values.length + 1), b % (values.length + 1)].sort((x, y) => x - y) as [number, number];
+        const expected = values.slice(from, to).map((v) => JSON.stringify(v)).join(',');
+        return [values, Float64Array.from(values)].every((run) => written((out) => out.numbers(run, from, to)) === expected);
+      }),
+    );
+  });
+
   it('writes any JSON text as UTF-8, short or long, ASCII or not', () => {
     fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (s) => written((out) => out.text(JSON.stringify(s))) === JSON.stringify(s)));
     expect(written((out) => out.text(JSON.stringify('\uD800 lone')))).toBe(Buffer.from(JSON.stringify('\uD800 lone')).toString('utf8'));
