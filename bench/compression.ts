@@ -2,7 +2,7 @@
  * What the compression levels and the size threshold rest on. Takes three real answers from the production build
  * (embedded store, demo dataset): REST's 3 days of raw CPU points, a GraphQL dashboard (3 days, 1-minute averages
  * per host) and the largest GraphQL answer at the default budgets (6 aliases of 3 days of raw points). Each is
- * streamed through zlib in 64 KiB chunks, as the gateway does, at several gzip levels and brotli qualities: bytes out,
+ * streamed through zlib in 64 KiB chunks, as the gateway does, at several gzip levels and windows and brotli qualities: bytes out,
  * CPU (every thread of this process: zlib works on libuv's pool), the main thread's share, and the longest the event
  * loop went without running a timer (which, on a busy machine, also counts time the OS gave the thread to others).
  * A level pays when its CPU costs less than the time its saved bytes take on a 1 Gbit/s link (8 ms per MB), and a
@@ -18,7 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { constants, createBrotliCompress, createGzip, type Gzip, type BrotliCompress } from 'node:zlib';
 import { AnswerWriter, writeJson } from '../src/server/answer-writer.js';
-import { textChunks } from '../src/server/compression.js';
+import { GZIP_WINDOW_BITS, textChunks } from '../src/server/compression.js';
 import { Lane } from '../src/time-slice.js';
 import { build, startDemoServer } from './demo-server.js';
 import { median, parseArgs } from './measure.js';
@@ -41,9 +41,13 @@ const ANSWERS = {
   },
 } as const;
 
-type Level = readonly ['gzip' | 'br', number];
+/** A coding, its level, and for gzip its window (zlib's windowBits; 15 when absent). */
+type Level = readonly ['gzip' | 'br', number, number?];
 const LEVELS: readonly Level[] = [
   ['gzip', 1],
+  ['gzip', 1, 13],
+  ['gzip', 1, GZIP_WINDOW_BITS],
+  ['gzip', 1, 11],
   ['gzip', 3],
   ['gzip', 6],
   ['br', 0],
@@ -70,12 +74,12 @@ try {
     console.log(`\n${name}: ${mb(bytes)} MB`);
     // The cheapest level of each coding, to show what each higher one adds: extra CPU against extra bytes saved.
     const cheapest = new Map<string, { cpuMs: number; savedMs: number }>();
-    for (const [coding, level] of LEVELS) {
+    for (const [coding, level, windowBits] of LEVELS) {
       // gzip 6 on 37 MB takes seconds a run and is here to show the trend; one run of it is enough.
       const runs = coding === 'gzip' && level >= 6 && bytes > 10e6 ? 1 : RUNS;
-      await compress(text, coding, level);
+      await compress(text, coding, level, windowBits);
       const results = [];
-      for (let run = 0; run < runs; run++) results.push(await compress(text, coding, level));
+      for (let run = 0; run < runs; run++) results.push(await compress(text, coding, level, windowBits));
       const out = results[0]!.bytes;
       const cpuMs = median(results.map((r) => r.cpuMs));
       const savedMs = ((bytes - out) * NS_PER_BYTE) / 1e6;
@@ -83,7 +87,7 @@ try {
       if (base === undefined) cheapest.set(coding, { cpuMs, savedMs });
       const extra = base === undefined ? '' : `; over ${coding} ${LEVELS.find(([c]) => c === coding)![1]}: +${fmt(cpuMs - base.cpuMs)} ms CPU for +${fmt(savedMs - base.savedMs)} ms`;
       console.log(
-        `  ${`${coding} ${level}`.padEnd(7)} ${mb(out).padStart(6)} MB (${((100 * out) / bytes).toFixed(1).padStart(4)}%)  CPU ${fmt(cpuMs).padStart(5)} ms = ${(bytes / 1e6 / (cpuMs / 1000)).toFixed(0).padStart(4)} MB/s  ` +
+        `  ${`${coding} ${level}${windowBits === undefined ? '' : ` w${windowBits}`}`.padEnd(11)} ${mb(out).padStart(6)} MB (${((100 * out) / bytes).toFixed(1).padStart(4)}%)  CPU ${fmt(cpuMs).padStart(5)} ms = ${(bytes / 1e6 / (cpuMs / 1000)).toFixed(0).padStart(4)} MB/s  ` +
           `wall ${fmt(median(results.map((r) => r.wallMs))).padStart(5)} ms  main thread busy ${fmt(median(results.map((r) => r.loopBusyMs))).padStart(4)} ms, longest gap ${fmt(Math.max(...results.map((r) => r.maxLoopMs))).padStart(4)} ms  ` +
           `saves ${fmt(savedMs).padStart(4)} ms at 1 Gbit/s: ${savedMs > cpuMs ? 'pays' : 'costs more than it saves'}${extra}`,
       );
@@ -122,10 +126,11 @@ try {
     const text = dashboard.slice(0, size);
     const cells: string[] = [];
     for (const [coding, level] of [['gzip', 1], ['br', 1]] as const) {
-      for (let i = 0; i < 50; i++) await compress(text, coding, level);
+      const windowBits = coding === 'gzip' ? GZIP_WINDOW_BITS : undefined;
+      for (let i = 0; i < 50; i++) await compress(text, coding, level, windowBits);
       const cpu = process.cpuUsage();
       let out = 0;
-      for (let i = 0; i < 200; i++) out = (await compress(text, coding, level)).bytes;
+      for (let i = 0; i < 200; i++) out = (await compress(text, coding, level, windowBits)).bytes;
       const { user, system } = process.cpuUsage(cpu);
       const cpuUs = (user + system) / 200;
       cells.push(`${coding} ${level}: ${out} B, CPU ${cpuUs.toFixed(0)} µs vs ${(((size - out) * NS_PER_BYTE) / 1000).toFixed(0)} µs saved at 1 Gbit/s`);
@@ -169,10 +174,10 @@ interface Compressed {
 }
 
 /** Streams `text` through a compressor in the gateway's 64 KiB pieces; times it and watches the event loop. */
-async function compress(text: string, coding: 'gzip' | 'br', level: number): Promise<Compressed> {
+async function compress(text: string, coding: 'gzip' | 'br', level: number, windowBits = 15): Promise<Compressed> {
   const compressor: Gzip | BrotliCompress =
     coding === 'gzip'
-      ? createGzip({ level, chunkSize: 64 * 1024 })
+      ? createGzip({ level, windowBits, chunkSize: 64 * 1024 })
       : createBrotliCompress({
           chunkSize: 64 * 1024,
           params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text) },
