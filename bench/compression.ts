@@ -2,9 +2,10 @@
  * What the compression levels and the size threshold rest on. Takes three real answers from the production build
  * (embedded store, demo dataset): REST's 3 days of raw CPU points, a GraphQL dashboard (3 days, 1-minute averages
  * per host) and the largest GraphQL answer at the default budgets (6 aliases of 3 days of raw points). Each is
- * streamed through zlib in 64 KiB chunks, as the gateway does, at several gzip levels and windows and brotli qualities: bytes out,
- * CPU (every thread of this process: zlib works on libuv's pool), the main thread's share, and the longest the event
- * loop went without running a timer (which, on a busy machine, also counts time the OS gave the thread to others).
+ * streamed through zlib in 64 KiB chunks, as the gateway does, at several gzip levels and windows and brotli
+ * qualities: bytes out, CPU (every thread of this process: zlib works on libuv's pool), the main thread's share, and
+ * the longest the event loop went without running a timer (which, on a busy machine, also counts time the OS gave the
+ * thread to others).
  * A level pays when its CPU costs less than the time its saved bytes take on a 1 Gbit/s link (8 ms per MB), and a
  * higher level is worth it when its extra CPU is less than its extra saving. Then each answer written by the gateway's
  * AnswerWriter, compressed as it is written (how long the compression runs on after the last chunk), the fixed cost of
