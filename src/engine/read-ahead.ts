@@ -6,8 +6,8 @@
  * partition is many pages, and a scan that stopped after its first page would leave the store one page at a time.
  *
  * Memory: the slices queued ahead of the engine, for all queries of a request together, stay within the budget (plus
- * one slice per started scan, and per part of a split scan, the one under way when the budget filled). A scan the engine waits for always reads
- * its next slice, budget or not: the budget bounds reading ahead, never reading.
+ * one slice per started scan, and per part of a split scan, the one under way when the budget filled). A scan the
+ * engine waits for always reads its next slice, budget or not: the budget bounds reading ahead, never reading.
  */
 import { QueuedScan, type ReadAheadBudget, type Slice } from '../sources/series.js';
 
