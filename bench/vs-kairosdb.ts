@@ -48,7 +48,7 @@ const NODE_ARGS = (args.get('node-args') ?? '').split(' ').filter((arg) => arg !
 const KEYSPACE = 'bench_vs_kairosdb';
 /**
  * Reads of every partition before the first query, until one is no more than 10% faster than the one before: on a
- * fresh node the first takes about 3.5 s and the third still 1.2-1.4, where the queries' floors take 0.85-0.95.
+ * fresh node the first took 3.5-5.1 s and the third still 1.2-1.4, where the queries' floors then took 0.8-1.15.
  */
 const WARM_PASSES = { least: 3, most: 12 };
 /** Cassandra's thread pools that flush memtables and compact sstables. */
