@@ -26,8 +26,8 @@ export const BROTLI_QUALITY = 1;
 /**
  * gzip's window: 4 KiB, not zlib's 32. At level 1 zlib sends 3-10% fewer bytes of the answers' JSON with it, for the
  * same CPU or less (bench/compression.ts, bench/RESULTS.md "gzip's window"): JSON's keys and punctuation repeat
- * within a few hundred bytes, and the farther matches a large window offers first are no longer. Any inflater reads it (RFC 1951 allows any distance
- * up to 32 KiB; gzip does not say the window).
+ * within a few hundred bytes, and the farther matches a large window offers first are no longer. Any inflater reads
+ * it (RFC 1951 allows any distance up to 32 KiB; gzip does not say the window).
  */
 export const GZIP_WINDOW_BITS = 12;
 
