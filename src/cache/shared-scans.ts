@@ -10,6 +10,7 @@ import { encodeTagString } from '../sources/series.js';
 import type { RowKey, ScanOptions, Slice } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import { sliceRange } from '../engine/points.js';
+import { untilAborted } from '../until-aborted.js';
 import type { WriteGenerations } from './write-generations.js';
 
 /** Points of a read kept from its start while they fit, so that an identical read starting a moment later joins it. */
@@ -262,24 +263,4 @@ async function* skipFirst(scan: AsyncIterable<Slice>, count: number): AsyncGener
     yield sliceRange(slice, skip, n);
     skip = 0;
   }
-}
-
-/** `promise`, or the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -4,6 +4,7 @@
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { settleAll } from '../../settle-all.js';
+import { untilAborted } from '../../until-aborted.js';
 import type { PointCells } from './lean-batch-hook.js';
 import type { Limiter } from './limiter.js';
 import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
@@ -180,7 +181,9 @@ export class Executor<Name extends string = StatementName> {
       if (limited) this.limiter.release();
     });
     try {
-      return await (signal === undefined ? sent : abortable(sent, signal));
+      // The driver cannot cancel a sent request: it runs to its end in the background (it still counts as in flight
+      // and keeps its permit until then) and its outcome is dropped.
+      return await untilAborted(sent, signal);
     } catch (error) {
       const lost = schemaLoss(error, this.options.keyspace, name, this.schema.tables);
       if (lost === undefined) throw storeError(error);
@@ -302,34 +305,6 @@ const UNAVAILABLE_CODES = new Set<number>([
   cassandra.types.responseErrorCodes.readFailure,
   cassandra.types.responseErrorCodes.writeFailure,
 ]);
-
-/**
- * Rejects with the signal's reason as soon as it aborts. The driver cannot cancel a sent request, so it runs to
- * its end in the background (it still counts as in flight and keeps its permit until then) and its outcome is dropped.
- */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {});
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 function consistencyOf(level: Consistency): number {
   const c = cassandra.types.consistencies;
