@@ -171,8 +171,10 @@ describe('rendered point lists', () => {
     const column = pointColumn(list, infoFor('x', 'value'));
     const pieces = [...column.pieces()].map((piece) => piece.toString());
     expect(pieces.map((piece) => piece.split(',').length - 1).every((commas) => commas <= 2048)).toBe(true);
-    // Full pieces of 2048 points, then the rest with the closing bracket.
-    expect(pieces).toHaveLength(Math.floor(expected.length / 2048) + 1);
+    // Full pieces of 2048 points, then the rest with the closing bracket; a piece comes as two buffers where the
+    // renderer began a new buffer within it.
+    expect(pieces.length).toBeGreaterThanOrEqual(Math.floor(expected.length / 2048) + 1);
+    expect(pieces.join('').split(',')).toHaveLength(expected.length);
     expect(await written(column)).toEqual(expected);
   });
 

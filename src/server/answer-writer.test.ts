@@ -3,7 +3,7 @@ import { brotliDecompressSync, crc32, gunzipSync, inflateRawSync } from 'node:zl
 import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../engine/budget.js';
 import { BudgetExceededError } from '../errors.js';
-import { AnswerWriter, textAnswer, writeJson, type Answer } from './answer-writer.js';
+import { AnswerWriter, compressorPieces, textAnswer, writeJson, type Answer } from './answer-writer.js';
 import { textChunks, type AnswerEncoding } from './compression.js';
 
 const unlimited = () => new RequestBudget({ maxPointsRead: Infinity, maxPointsReturned: Infinity, maxAnswerBytes: Infinity });
@@ -126,6 +126,24 @@ describe('AnswerWriter, compressing as it writes', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it("hands the compressor adjacent views of one buffer as one view of it, copies only what is small, and keeps the order", () => {
+    const KiB = 1024;
+    const big = Buffer.alloc(1024 * KiB, 'a');
+    const other = Buffer.alloc(600 * KiB, 'b');
+    const chunks = ['{"data":', big.subarray(0, 300 * KiB), big.subarray(300 * KiB, 700 * KiB), other.subarray(0, 10 * KiB), Buffer.from('x'), big.subarray(700 * KiB), other.subarray(10 * KiB)];
+    const pieces = compressorPieces(chunks);
+    expect(Buffer.concat(pieces).equals(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))))).toBe(true);
+    // The two views of `big` side by side become one view of it; the text before them goes alone (a large piece is
+    // never copied to join a small one); the small ones after are copied together; the last two are views of their own.
+    expect(pieces.map((piece) => [piece.length / KiB, piece.buffer === big.buffer ? 'big' : piece.buffer === other.buffer ? 'other' : 'copy'])).toEqual([
+      [8 / KiB, 'copy'],
+      [700, 'big'],
+      [(10 * KiB + 1) / KiB, 'copy'],
+      [324, 'big'],
+      [590, 'other'],
+    ]);
   });
 
   it('compresses only from minBytes up, and says so in `varies` only when compression is on', async () => {

@@ -127,15 +127,60 @@ export class AnswerWriter {
     if (this.chunkLength >= COMPRESSOR_PIECE_CHARS && this.compressor?.busy !== true) this.feedCompressor();
   }
 
-  /** Hands the chunks gathered so far to the compressor, as one piece; zlib queues what it has not compressed yet. */
+  /**
+   * Hands the chunks gathered so far to the compressor, as few pieces as their bytes allow without copying the large
+   * ones; zlib queues what it has not compressed yet.
+   */
   private feedCompressor(): void {
     if (this.compressor === undefined || this.chunks.length === 0) return;
     const chunks = this.chunks;
-    const text = chunks.every((chunk) => typeof chunk === 'string');
-    this.compressor.write(text ? chunks.join('') : Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk))));
+    if (chunks.every((chunk) => typeof chunk === 'string')) this.compressor.write(chunks.join(''));
+    else for (const piece of compressorPieces(chunks)) this.compressor.write(piece);
     this.chunks.length = 0;
     this.chunkLength = 0;
   }
+}
+
+/**
+ * A piece handed to the compressor is a round trip to zlib's thread (and a deflate stream of gzip's own): smaller
+ * ones are copied together, larger ones go as they are.
+ */
+const LEAST_COMPRESSOR_PIECE_BYTES = 256 * 1024;
+
+/**
+ * `chunks` as pieces for the compressor, in order. Consecutive chunks that are adjacent bytes of one buffer (JsonBytes
+ * hands out its pieces so) become one view of them, with no copy: copying a dashboard's 23 MB into pieces of 1 MiB took
+ * 8 ms of its CPU. Pieces smaller than LEAST_COMPRESSOR_PIECE_BYTES are copied together with the small ones beside them.
+ */
+export function compressorPieces(chunks: readonly (string | Buffer)[]): Buffer[] {
+  const views: Buffer[] = [];
+  for (const chunk of chunks) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const last = views[views.length - 1];
+    if (last !== undefined && last.buffer === bytes.buffer && last.byteOffset + last.length === bytes.byteOffset) {
+      views[views.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + bytes.length);
+    } else views.push(bytes);
+  }
+  const pieces: Buffer[] = [];
+  let small: Buffer[] = [];
+  let smallBytes = 0;
+  const copySmall = () => {
+    if (small.length > 0) pieces.push(small.length === 1 ? small[0]! : Buffer.concat(small, smallBytes));
+    small = [];
+    smallBytes = 0;
+  };
+  for (const view of views) {
+    if (view.length >= LEAST_COMPRESSOR_PIECE_BYTES) {
+      copySmall();
+      pieces.push(view);
+      continue;
+    }
+    small.push(view);
+    smallBytes += view.length;
+    if (smallBytes >= LEAST_COMPRESSOR_PIECE_BYTES) copySmall();
+  }
+  copySmall();
+  return pieces;
 }
 
 /** A text made elsewhere (REST's short bodies) as an answer to send: not counted, compressed when it is large enough. */
