@@ -167,7 +167,8 @@ class BrotliStream implements AnswerCompressor {
     params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
   });
   private readonly out: Buffer[] = [];
-  private compressing = false;
+  /** Pieces written and not compressed yet (a feed of the writer may be several). */
+  private compressing = 0;
 
   constructor() {
     this.stream.on('data', (bytes: Buffer) => this.out.push(bytes));
@@ -176,13 +177,13 @@ class BrotliStream implements AnswerCompressor {
   }
 
   get busy(): boolean {
-    return this.compressing;
+    return this.compressing > 0;
   }
 
   write(text: string | Buffer): void {
-    this.compressing = true;
+    this.compressing++;
     this.stream.write(text, () => {
-      this.compressing = false;
+      this.compressing--;
     });
   }
 
