@@ -190,13 +190,20 @@ export class NumberRun {
   /** The index of the number at `at`, and the end of the numbers `bytes` holds. */
   private next = 0;
   private end = 0;
+  /**
+   * Numbers the next text holds: FIRST_NUMBERS_PER_TEXT, eight times more each text after, up to NUMBERS_PER_TEXT. A
+   * run is often a few dozen points of a slice of thousands (a merge of interleaved series hands such runs over), and
+   * its text must not be the thousands after them.
+   */
+  private span = FIRST_NUMBERS_PER_TEXT;
 
   constructor(private readonly values: ArrayLike<number>) {}
 
   /** Number `i` of the values is to be written next (JsonBytes.nextOf): their text from it on, unless it holds it already. */
   seek(i: number): NumberRun {
     if (i !== this.next || i >= this.end) {
-      this.end = Math.min(this.values.length, i + NUMBERS_PER_TEXT);
+      this.end = Math.min(this.values.length, i + this.span);
+      this.span = Math.min(NUMBERS_PER_TEXT, 8 * this.span);
       const text = jsonOfNumbers(this.values, i, this.end);
       // One buffer for the run's texts, each written over the one before: a Buffer for each was 6 MB of a dashboard's.
       if (this.bytes.length < text.length) this.bytes = Buffer.allocUnsafe(Math.max(text.length, 2 * this.bytes.length));
@@ -208,6 +215,7 @@ export class NumberRun {
   }
 }
 
+const FIRST_NUMBERS_PER_TEXT = 64;
 const NUMBERS_PER_TEXT = 2048;
 
 /** The JSON array of numbers [from, to) of `values` (an array or a typed array). */
