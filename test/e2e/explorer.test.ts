@@ -21,7 +21,9 @@ const failed: string[] = [];
 
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
-  await seedDemoData(store, { endMs: Date.now(), days: 0.05 });
+  // Ten minutes of points: all of them stay inside the live test's fifteen-minute window while this file runs, so its
+  // count changes only by the point it writes (with an hour seeded, the window's oldest point could slide out first).
+  await seedDemoData(store, { endMs: Date.now(), days: 10 / (24 * 60) });
   gw = await startGateway(store, { LIVE_POLL_MS: '60000' });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
