@@ -194,7 +194,7 @@ for (let run = 0; run <= RUNS; run++) {
   if (run === RUNS) {
     // What went in comes out: one count over everything, through the same API.
     const query = { start_absolute: 0, metrics: [{ name: 'bench.rest', aggregators: [{ name: 'count', sampling: { value: 100, unit: 'years' } }] }] };
-    const answer = (await (await fetch(`${server.url}/api/v1/datapoints/query`, { method: 'POST', body: JSON.stringify(query) })).json()) as { queries: { results: { values: number[][] }[] }[] };
+    const answer = (await (await fetch(`${server.url}/api/v1/datapoints/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(query) })).json()) as { queries: { results: { values: number[][] }[] }[] };
     const counted = answer.queries[0]!.results[0]!.values[0]![1];
     if (counted !== restPhase.done * BATCH_POINTS) throw new Error(`counted ${counted} points, posted ${restPhase.done * BATCH_POINTS}`);
     console.log(`check: a count query over the last run answers ${counted!.toLocaleString('en')} points, as posted`);

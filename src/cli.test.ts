@@ -49,9 +49,22 @@ describe('kairograph', () => {
     expect(principal.name).toBe('ci');
   });
 
-  it('hash-secret --generate makes a token and its hash', () => {
+  it('hash-secret --generate makes a token and its digest, which CREDENTIALS_FILE takes and which finds the token', async () => {
     const result = kairograph(['hash-secret', '--generate']);
-    expect(result.stdout).toMatch(/^token: kg_[\w-]{43}\nhash: {2}\$scrypt\$ln=14,r=8,p=1\$\S+\n$/);
+    const match = /^token: (kg_[\w-]{43})\nhash: {2}(\$sha256\$[A-Za-z0-9+/]{43})\n$/.exec(result.stdout);
+    expect(match).not.toBeNull();
+    const file = join(tempDir(), 'credentials.json');
+    writeFileSync(file, JSON.stringify({ tokens: [{ name: 'ci', hash: match![2], scopes: ['write'] }] }));
+    const auth = new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: file })));
+    expect((await auth.authenticate({ authorization: `Bearer ${match![1]}` }, 'Bearer')).name).toBe('ci');
+  });
+
+  it('hash-secret --token gives the digest of a token read on standard input, and refuses a short one', () => {
+    const token = 'kg_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
+    const result = kairograph(['hash-secret', '--token'], {}, `${token}\n`);
+    expect([result.status, result.stdout]).toEqual([0, '$sha256$pjAi9eYI85WNWrGthJdADyY9gLoy/PRGHAIU/GMYO10\n']);
+    const short = kairograph(['hash-secret', '--token'], {}, 'hunter2\n');
+    expect([short.status, short.stderr]).toEqual([2, 'kairograph: a token must have at least 32 characters (got 7): make one with `kairograph hash-secret --generate`\n']);
   });
 });
 

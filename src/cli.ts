@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { SETTINGS } from './config.js';
-import { hashSecret, newToken } from './server/auth.js';
+import { hashSecret, MIN_TOKEN_LENGTH, newToken, tokenHash } from './server/auth.js';
 
 export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -37,9 +37,10 @@ export function help(): string {
 
 Usage:
   kairograph                       start the gateway (GraphiQL at http://HOST:PORT/graphql)
-  kairograph hash-secret           read a password or token on standard input, print its hash for CREDENTIALS_FILE
+  kairograph hash-secret           read a user's password on standard input, print its scrypt hash for CREDENTIALS_FILE
   kairograph hash-secret --generate
-                                   make a new random API token and print it with its hash
+                                   make a new random API token and print it with its digest for CREDENTIALS_FILE
+  kairograph hash-secret --token   read an API token on standard input, print its digest for CREDENTIALS_FILE
   kairograph --version             print the version
   kairograph --help                print this help
 
@@ -50,19 +51,28 @@ ${settings}
 }
 
 async function hashSecretCommand(args: readonly string[]): Promise<number> {
-  const generate = args.includes('--generate');
-  const unknown = args.find((arg) => arg !== '--generate');
+  const unknown = args.find((arg) => arg !== '--generate' && arg !== '--token');
   if (unknown !== undefined) return usage(`unknown argument to hash-secret ${JSON.stringify(unknown)}`);
-  if (generate) {
+  if (args.includes('--generate') && args.includes('--token')) return usage('hash-secret takes --generate or --token, not both');
+  if (args.includes('--generate')) {
     const token = newToken();
-    process.stdout.write(`token: ${token}\nhash:  ${await hashSecret(token)}\n`);
-    process.stderr.write('Give the token to the client (it is not stored anywhere) and put the hash in CREDENTIALS_FILE.\n');
+    process.stdout.write(`token: ${token}\nhash:  ${tokenHash(token)}\n`);
+    process.stderr.write('Give the token to the client (it is not stored anywhere) and put the hash in CREDENTIALS_FILE under "tokens".\n');
     return 0;
   }
   const secret = await readSecret();
   if (secret === '') {
     process.stderr.write('kairograph: hash-secret read an empty secret from standard input\n');
     return 2;
+  }
+  if (args.includes('--token')) {
+    // A digest is only as strong as what it hides: a short token could be found from it by trying them all.
+    if (secret.length < MIN_TOKEN_LENGTH) {
+      process.stderr.write(`kairograph: a token must have at least ${MIN_TOKEN_LENGTH} characters (got ${secret.length}): make one with \`kairograph hash-secret --generate\`\n`);
+      return 2;
+    }
+    process.stdout.write(`${tokenHash(secret)}\n`);
+    return 0;
   }
   process.stdout.write(`${await hashSecret(secret)}\n`);
   return 0;

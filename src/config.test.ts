@@ -64,6 +64,7 @@ describe('loadConfig', () => {
       rollupsMaxCatchUpPeriods: 1000,
       rollupsLeaseMs: 600_000,
       rollupsDelayMs: 60_000,
+      rollupsMinIntervalMs: 60_000,
       graphqlMaxDepth: 12,
       graphqlMaxAliases: 500,
       graphqlMaxCost: 50_000,
@@ -74,7 +75,27 @@ describe('loadConfig', () => {
       persistedOperationsFile: '',
       credentialsFile: '',
       anonymousScopes: 'auto',
+      allowedHosts: 'auto',
+      corsOrigins: [],
+      quotaRequests: 32,
+      quotaRunning: 'auto',
+      quotaSubscriptions: 100,
+      quotaPointsRead: 0,
+      quotaPeriodMs: 60_000,
+      quotaRollupTasks: 100,
     });
+  });
+
+  it('reads the browser settings, origins as browsers send them', () => {
+    expect(loadConfig({ ALLOWED_HOSTS: 'kairograph.example, .corp.example', CORS_ORIGINS: 'https://Grafana.example:3000,http://localhost:3000' })).toMatchObject({
+      allowedHosts: ['kairograph.example', '.corp.example'],
+      corsOrigins: ['https://grafana.example:3000', 'http://localhost:3000'],
+    });
+    expect(loadConfig({ ALLOWED_HOSTS: '*', CORS_ORIGINS: '*' })).toMatchObject({ allowedHosts: '*', corsOrigins: '*' });
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://grafana.example/' })).toThrow(
+      'CORS_ORIGINS must be * or origins such as https://grafana.example:3000 (scheme, host and port only) separated by commas (got "https://grafana.example/")',
+    );
+    expect(() => loadConfig({ ALLOWED_HOSTS: 'evil.example:80' })).toThrow('ALLOWED_HOSTS must be auto, *, or host names separated by commas (got "evil.example:80")');
   });
 
   it('reads lists of tokens', () => {

@@ -78,6 +78,15 @@ export interface Config {
   readonly credentialsFile: string;
   /** `auto`: every scope on a loopback HOST without credentials, none once credentials exist, else refuse to start. */
   readonly anonymousScopes: 'auto' | readonly Scope[];
+  readonly allowedHosts: 'auto' | '*' | readonly string[];
+  readonly corsOrigins: '*' | readonly string[];
+  readonly quotaRequests: number;
+  /** `auto`: one turn fewer than MAX_CONCURRENT_REQUESTS (at least one). */
+  readonly quotaRunning: 'auto' | number;
+  readonly quotaSubscriptions: number;
+  readonly quotaPointsRead: number;
+  readonly quotaPeriodMs: number;
+  readonly quotaRollupTasks: number;
   readonly restMaxBodyBytes: number;
   readonly restTagsRowPeriods: number;
   readonly cacheMaxBytes: number;
@@ -90,6 +99,7 @@ export interface Config {
   readonly rollupsMaxCatchUpPeriods: number;
   readonly rollupsLeaseMs: number;
   readonly rollupsDelayMs: number;
+  readonly rollupsMinIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -172,6 +182,7 @@ export const SETTINGS = [
   setting({ env: 'ROLLUPS_MAX_CATCH_UP_PERIODS', key: 'rollupsMaxCatchUpPeriods', default: '1000', meaning: "Most missed periods one roll-up task runs, oldest first, after the gateway was down; older missed periods are skipped and the task's status says which", parse: (raw, env) => integer(raw, env, 1, 1_000_000) }),
   setting({ env: 'ROLLUPS_LEASE_MS', key: 'rollupsLeaseMs', default: '600000', meaning: "How long a gateway's claim on one period of a roll-up task lasts: another gateway runs the period after this if the first died; keep it above `QUERY_TIMEOUT_MS` times the task's queries", parse: (raw, env) => integer(raw, env, 1000, 86_400_000) }),
   setting({ env: 'ROLLUPS_DELAY_MS', key: 'rollupsDelayMs', default: '60000', meaning: 'How long after a period ends its roll-up runs, so points that arrive a little late are in it', parse: (raw, env) => integer(raw, env, 0, 86_400_000) }),
+  setting({ env: 'ROLLUPS_MIN_INTERVAL_MS', key: 'rollupsMinIntervalMs', default: '60000', meaning: "Shortest `execution_interval` a roll-up task created or changed through the gateway may have (tasks KairosDB stored keep theirs)", parse: (raw, env) => integer(raw, env, 1000, 31_536_000_000) }),
   setting({ env: 'GRAPHQL_MAX_DEPTH', key: 'graphqlMaxDepth', default: '12', meaning: 'Deepest selection a GraphQL operation may have (introspection excepted)', parse: (raw, env) => integer(raw, env, 1, 1000) }),
   setting({ env: 'GRAPHQL_MAX_ALIASES', key: 'graphqlMaxAliases', default: '500', meaning: 'Most aliases in one operation: Grafana queries alias every field and stack many aliased roots', parse: (raw, env) => integer(raw, env, 1, 100_000) }),
   setting({ env: 'GRAPHQL_MAX_COST', key: 'graphqlMaxCost', default: '50000', meaning: "Highest static cost of an operation (graphql-armor's estimate; point budgets bound the real work)", parse: (raw, env) => integer(raw, env, 1, 100_000_000) }),
@@ -180,8 +191,16 @@ export const SETTINGS = [
   setting({ env: 'PERSISTED_ONLY', key: 'persistedOnly', default: 'false', meaning: 'Accept only persisted operations (by sha256 hash) from requests without credentials: GraphQL text, and every REST request but version and health, need credentials ([Security](#security))', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'TRUSTED_CLIENT_TOKENS', key: 'trustedClientTokens', default: '', meaning: 'Deprecated (plain text): comma-separated tokens that, sent as `x-kairograph-token`, may send full query text when PERSISTED_ONLY is on, with the anonymous scopes only; use CREDENTIALS_FILE', parse: (raw) => list(raw) }),
   setting({ env: 'PERSISTED_OPERATIONS_FILE', key: 'persistedOperationsFile', default: '', meaning: "A manifest (JSON: `sha256:<hash>` → document) to serve instead of the project's own `operations/`", parse: (raw) => raw }),
-  setting({ env: 'CREDENTIALS_FILE', key: 'credentialsFile', default: '', meaning: 'A JSON file of API tokens and HTTP Basic users, each a scrypt hash (`kairograph hash-secret`), its scopes and optionally its sources, read and checked at start ([Security](#security)); empty for none', parse: (raw) => raw }),
+  setting({ env: 'CREDENTIALS_FILE', key: 'credentialsFile', default: '', meaning: 'A JSON file of API tokens (each a SHA-256 digest: `kairograph hash-secret --generate`) and HTTP Basic users (each a scrypt hash: `kairograph hash-secret`), with their scopes and optionally their sources, read and checked at start ([Security](#security)); empty for none', parse: (raw) => raw }),
   setting({ env: 'ANONYMOUS_SCOPES', key: 'anonymousScopes', default: 'auto', meaning: `What requests without credentials may do: \`none\` or scopes separated by commas (${SCOPES.join(', ')}). \`auto\`: every scope when \`HOST\` is a loopback address and no credentials are configured, none when credentials are; on any other address the gateway refuses to start until one of the two is set`, parse: (raw, env) => anonymousScopes(raw, env) }),
+  setting({ env: 'ALLOWED_HOSTS', key: 'allowedHosts', default: 'auto', meaning: 'Names the `Host` header may carry besides IP addresses and `localhost`, separated by commas (`.example.com` for a domain and its subdomains), or `*` for any; `auto`: none on a loopback `HOST` (a page whose name was rebound to 127.0.0.1 is refused), any on other addresses ([Security](#security))', parse: (raw, env) => allowedHosts(raw, env) }),
+  setting({ env: 'CORS_ORIGINS', key: 'corsOrigins', default: '', meaning: 'Origins (`https://grafana.example:3000`) whose pages may call the gateway from a browser, with credentials, separated by commas; `*` for any page, without credentials; empty: only the gateway\'s own pages (the explorer, GraphiQL)', parse: (raw, env) => corsOrigins(raw, env) }),
+  setting({ env: 'QUOTA_REQUESTS', key: 'quotaRequests', default: '32', meaning: 'Most requests one client (a principal; an address for requests without credentials) may have running queries or waiting for a turn; past it 429 `RATE_LIMITED`; `0` for no bound', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
+  setting({ env: 'QUOTA_RUNNING', key: 'quotaRunning', default: 'auto', meaning: 'Most of the `MAX_CONCURRENT_REQUESTS` turns one client may hold at once (its further requests wait); `auto`: one fewer than `MAX_CONCURRENT_REQUESTS` (at least 1), so one client never holds them all', parse: (raw, env) => (raw === 'auto' ? 'auto' : integer(raw, env, 1, 10_000)) }),
+  setting({ env: 'QUOTA_SUBSCRIPTIONS', key: 'quotaSubscriptions', default: '100', meaning: 'Most live subscriptions one client may hold; past it 429 `RATE_LIMITED`; `0` for no bound', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
+  setting({ env: 'QUOTA_POINTS_READ', key: 'quotaPointsRead', default: '0', meaning: 'Most points one client\'s requests may read per `QUOTA_PERIOD_MS`; a client past it gets 429 `RATE_LIMITED` until the period ends; `0` for no bound', parse: (raw, env) => integer(raw, env, 0, 1_000_000_000_000) }),
+  setting({ env: 'QUOTA_PERIOD_MS', key: 'quotaPeriodMs', default: '60000', meaning: 'The period of `QUOTA_POINTS_READ`', parse: (raw, env) => integer(raw, env, 1000, 86_400_000) }),
+  setting({ env: 'QUOTA_ROLLUP_TASKS', key: 'quotaRollupTasks', default: '100', meaning: 'Most roll-up tasks one client may own (create); past it 429 `RATE_LIMITED`; `0` for no bound', parse: (raw, env) => integer(raw, env, 0, 1_000_000) }),
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
@@ -234,6 +253,25 @@ function anonymousScopes(raw: string, env: string): 'auto' | Scope[] {
     throw new ConfigError(`${env} must be auto, none, or scopes separated by commas from ${SCOPES.join(', ')} (got ${JSON.stringify(raw)})`);
   }
   return [...new Set(scopes as Scope[])];
+}
+
+function allowedHosts(raw: string, env: string): 'auto' | '*' | string[] {
+  if (raw === 'auto' || raw === '*') return raw;
+  const names = list(raw);
+  const bad = names.find((name) => !/^\.?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(name));
+  if (bad !== undefined || names.length === 0) throw new ConfigError(`${env} must be auto, *, or host names separated by commas (got ${JSON.stringify(bad ?? raw)})`);
+  return names;
+}
+
+function corsOrigins(raw: string, env: string): '*' | string[] {
+  if (raw === '*') return raw;
+  return list(raw).map((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    // An origin is a scheme, a host and a port, as browsers send it in Origin: no path, no trailing slash, no user.
+    const bare = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && /^[a-z]+:\/\/[^/?#]+$/i.test(origin);
+    if (!bare) throw new ConfigError(`${env} must be * or origins such as https://grafana.example:3000 (scheme, host and port only) separated by commas (got ${JSON.stringify(origin)})`);
+    return url.origin;
+  });
 }
 
 function boolean(raw: string, env: string): boolean {

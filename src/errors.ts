@@ -6,9 +6,13 @@
 export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'BUDGET_EXCEEDED'
+  | 'CSRF_PREVENTED'
   | 'FORBIDDEN'
+  | 'HOST_NOT_ALLOWED'
+  | 'ORIGIN_NOT_ALLOWED'
   | 'OVERLOADED'
   | 'QUERY_TIMEOUT'
+  | 'RATE_LIMITED'
   | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE'
   | 'UNAUTHENTICATED'
@@ -18,9 +22,13 @@ export type ErrorCode =
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
+  CSRF_PREVENTED: 403,
   FORBIDDEN: 403,
+  HOST_NOT_ALLOWED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
   OVERLOADED: 503,
   QUERY_TIMEOUT: 504,
+  RATE_LIMITED: 429,
   REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
@@ -131,6 +139,68 @@ export class UnauthenticatedError extends KairographError {
 export class ForbiddenError extends KairographError {
   constructor(message: string) {
     super('FORBIDDEN', message);
+  }
+}
+
+/**
+ * The request's Host header names no address of the gateway: a page whose own name was rebound to this machine's
+ * address (DNS rebinding) sends such a header. src/http/browser-policy.ts decides.
+ */
+export class ForbiddenHostError extends KairographError {
+  constructor(readonly host: string) {
+    super('HOST_NOT_ALLOWED', `the Host header ${show(host)} is not a name of this gateway: add it to ALLOWED_HOSTS if clients reach the gateway by that name`);
+  }
+}
+
+/** A page of another site sent the request (its Origin header), and CORS_ORIGINS does not list that site. */
+export class ForbiddenOriginError extends KairographError {
+  constructor(readonly origin: string) {
+    super('ORIGIN_NOT_ALLOWED', `requests from pages of ${show(origin)} are not allowed: add that origin to CORS_ORIGINS to let its pages use the gateway`);
+  }
+}
+
+/**
+ * A request a browser could send from another site without asking first (a form or text/plain POST): refused unless
+ * it carries what only a script allowed by CORS can send, a JSON content type or a header a form cannot set.
+ */
+export class CsrfError extends KairographError {
+  constructor(message: string) {
+    super('CSRF_PREVENTED', message);
+  }
+}
+
+/** Where a principal stands against one quota: the answer's RateLimit and RateLimit-Policy headers say it. */
+export interface QuotaState {
+  /** The quota's name in the headers: `requests`, `points`, `subscriptions`, `rollups`, `credentials`. */
+  readonly policy: string;
+  readonly limit: number;
+  readonly remaining: number;
+  /** The quota's window in seconds; absent for a quota of things held at once. */
+  readonly windowSeconds?: number;
+  /** Seconds until more is allowed. */
+  readonly resetSeconds: number;
+}
+
+/**
+ * One principal (or one client address) went over its own quota: other principals go on. The answer carries
+ * Retry-After and the draft standard's RateLimit headers (draft-ietf-httpapi-ratelimit-headers).
+ */
+export class RateLimitedError extends KairographError {
+  constructor(
+    message: string,
+    readonly quota: QuotaState,
+  ) {
+    super('RATE_LIMITED', `${message}; retry in ${Math.max(1, quota.resetSeconds)} s`);
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    const { policy, limit, remaining, windowSeconds, resetSeconds } = this.quota;
+    const reset = Math.max(1, Math.ceil(resetSeconds));
+    return {
+      'retry-after': String(reset),
+      'ratelimit-policy': `"${policy}";q=${limit}${windowSeconds !== undefined ? `;w=${windowSeconds}` : ''}`,
+      ratelimit: `"${policy}";r=${Math.max(0, remaining)};t=${reset}`,
+    };
   }
 }
 

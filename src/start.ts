@@ -5,7 +5,7 @@
 import { invalidConfiguration, loadConfig, type Config } from './config.js';
 import { keepDemoFlowing } from './demo/demo-flow.js';
 import { createLogger } from './log.js';
-import { loadAuthPolicy } from './server/auth.js';
+import { loadAuthPolicy, type AuthPolicy } from './server/auth.js';
 import { createGateway, listen } from './server/create-gateway.js';
 import { openSources } from './sources/open-sources.js';
 import { loadSourcesFile } from './sources/sources-file.js';
@@ -14,14 +14,13 @@ import { openStore } from './store/open-store.js';
 export async function main(): Promise<void> {
   // Before the store opens (and the demo data is seeded): a gateway open to the network without credentials, or a
   // credentials file that is wrong, stops here. The gateway checks the file again against the configured sources.
-  const { config, sourceSettings } = await step(invalidConfiguration, () => {
+  const { config, sourceSettings, policy } = await step(invalidConfiguration, () => {
     const config = loadConfig();
     const sourceSettings = loadSourcesFile(config);
-    loadAuthPolicy(config);
-    return { config, sourceSettings };
+    return { config, sourceSettings, policy: loadAuthPolicy(config) };
   });
   const log = createLogger(config.logLevel, config.logFormat);
-  for (const warning of deprecatedSettings(config)) log.warn({ setting: warning.setting }, warning.message);
+  for (const warning of deprecatedSettings(config, policy)) log.warn({ setting: warning.setting }, warning.message);
   const store = await step((error) => storeFailure(config, error), () => openStore(config, log));
   // A source's settings that do not fit what it reads (a table's mapping against its schema).
   const sources = await step(invalidConfiguration, () => openSources(config, store, sourceSettings, log), () => store.close());
@@ -57,8 +56,17 @@ export async function main(): Promise<void> {
 }
 
 /** Settings that still work but are on their way out, each with what to use instead: logged once at start. */
-export function deprecatedSettings(config: Pick<Config, 'trustedClientTokens'>): { setting: string; message: string }[] {
+export function deprecatedSettings(config: Pick<Config, 'trustedClientTokens'>, policy?: Pick<AuthPolicy, 'legacyTokens'>): { setting: string; message: string }[] {
   const warnings: { setting: string; message: string }[] = [];
+  const legacy = policy?.legacyTokens.map((token) => JSON.stringify(token.principal.name)) ?? [];
+  if (legacy.length > 0) {
+    warnings.push({
+      setting: 'CREDENTIALS_FILE',
+      message:
+        `CREDENTIALS_FILE: the token(s) ${legacy.join(', ')} have scrypt hashes, so every unknown token costs a scrypt for each of them; ` +
+        'replace each hash with its $sha256$ digest (`kairograph hash-secret --token`, the token on standard input)',
+    });
+  }
   if (config.trustedClientTokens.length > 0) {
     warnings.push({
       setting: 'TRUSTED_CLIENT_TOKENS',

@@ -3,7 +3,7 @@
  * once after a write through the gateway to its metric; each subscriber is told which series changed from which time,
  * coalesced while it does not read (latest wins), so a slow client holds one mark per series, never a queue.
  */
-import { KairographError, TooManySubscriptionsError } from '../errors.js';
+import { KairographError, RateLimitedError, TooManySubscriptionsError } from '../errors.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Logger } from '../log.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -60,6 +60,8 @@ export interface LiveQueriesOptions {
   readonly pollMs: number;
   /** MAX_SUBSCRIPTIONS */
   readonly maxSubscriptions: number;
+  /** QUOTA_SUBSCRIPTIONS: most subscriptions of one client; 0 for no bound. */
+  readonly maxPerClient?: number;
   readonly generations: WriteGenerations;
   readonly log: Logger;
 }
@@ -69,6 +71,8 @@ export class LiveQueries {
   private readonly byScope = new Map<string, Set<Computation<LiveItem>>>();
   private timer: NodeJS.Timeout | undefined;
   private subscribers = 0;
+  /** Subscriptions by client; a client with none has no entry. */
+  private readonly byClient = new Map<string, number>();
   /** Poll ticks, and runs of computations (by polls and by writes), since start. */
   polls = 0;
   runs = 0;
@@ -89,11 +93,17 @@ export class LiveQueries {
   }
 
   /**
-   * The updates of `query` for one subscriber: a snapshot first, then what changed. Throws TooManySubscriptionsError
-   * at once when MAX_SUBSCRIPTIONS are served. Returning from the iterator (the client left) unsubscribes.
+   * The updates of `query` for one subscriber of `client`: a snapshot first, then what changed. Throws
+   * TooManySubscriptionsError at once when MAX_SUBSCRIPTIONS are served, RateLimitedError when the client holds its
+   * QUOTA_SUBSCRIPTIONS. Returning from the iterator (the client left) unsubscribes.
    */
-  subscribe<T extends LiveItem>(query: LiveQuery<T>): AsyncIterableIterator<LiveUpdate<T>> {
+  subscribe<T extends LiveItem>(query: LiveQuery<T>, client = ''): AsyncIterableIterator<LiveUpdate<T>> {
     if (this.subscribers >= this.options.maxSubscriptions) throw new TooManySubscriptionsError(this.options.maxSubscriptions);
+    const held = this.byClient.get(client) ?? 0;
+    const quota = this.options.maxPerClient ?? 0;
+    if (quota > 0 && held >= quota) {
+      throw new RateLimitedError(`this client already holds ${held} live subscriptions, its QUOTA_SUBSCRIPTIONS`, { policy: 'subscriptions', limit: quota, remaining: 0, resetSeconds: 1 });
+    }
     let computation = this.computations.get(query.key) as Computation<T> | undefined;
     if (computation === undefined) {
       computation = new Computation(query, this);
@@ -105,7 +115,8 @@ export class LiveQueries {
       this.timer ??= setInterval(() => this.poll(), this.options.pollMs).unref();
     }
     this.subscribers++;
-    return computation.subscribe();
+    this.byClient.set(client, held + 1);
+    return computation.subscribe(client);
   }
 
   /** Ends every subscription (shutdown): their streams complete. */
@@ -126,8 +137,11 @@ export class LiveQueries {
   }
 
   /** @internal */
-  left(): void {
+  left(client: string): void {
     this.subscribers--;
+    const held = this.byClient.get(client)! - 1;
+    if (held === 0) this.byClient.delete(client);
+    else this.byClient.set(client, held);
   }
 
   /** @internal */
@@ -156,15 +170,15 @@ class Computation<T extends LiveItem> {
     private readonly owner: LiveQueries,
   ) {}
 
-  subscribe(): AsyncIterableIterator<LiveUpdate<T>> {
-    const subscriber = new Subscriber<T>(this);
+  subscribe(client: string): AsyncIterableIterator<LiveUpdate<T>> {
+    const subscriber = new Subscriber<T>(this, client);
     this.subscribers.add(subscriber);
     return subscriber.iterator();
   }
 
   unsubscribe(subscriber: Subscriber<T>): void {
     if (!this.subscribers.delete(subscriber)) return;
-    this.owner.left();
+    this.owner.left(subscriber.client);
     if (this.subscribers.size === 0) this.end();
   }
 
@@ -238,7 +252,10 @@ class Subscriber<T extends LiveItem> {
   private done = false;
   private error: unknown;
 
-  constructor(private readonly computation: Computation<T>) {}
+  constructor(
+    private readonly computation: Computation<T>,
+    readonly client: string,
+  ) {}
 
   snapshot(): void {
     this.needsSnapshot = true;

@@ -34,7 +34,7 @@ export const liveSeriesResolver = {
       scope: metricScope(source, args.metric),
       run: () => query.run(),
       seriesKey: (series) => JSON.stringify([series.name, series.groupBy]),
-    });
+    }, ctx.client);
     return payloads(updates, source);
   },
   resolve(payload: Payload, _: unknown, ctx: RequestContext): LiveUpdateModel {

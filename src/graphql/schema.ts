@@ -1,6 +1,6 @@
 /**
  * The executable schemas: schema.graphql (the contract, read at start) plus the resolvers, each root field guarded by
- * the scope FIELD_SCOPES gives it; and the execution schema operations run against, the same with point lists typed as
+ * the scope FIELD_SCOPES (field-scopes.ts) gives it; and the execution schema operations run against, the same with point lists typed as
  * one value each (point-answers.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -8,39 +8,12 @@ import { GraphQLScalarType, parse, type GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { Resolvers } from '../generated/graphql.js';
 import type { RequestContext } from '../server/request-context.js';
-import type { Scope } from '../server/scopes.js';
+import { checkScopes, FIELD_SCOPES } from './field-scopes.js';
 import { BuiltListScalar, executionTypeDefs } from './point-answers.js';
 import { resolvers } from './resolvers.js';
 
 /** src/graphql and dist/graphql are both two levels below the project root, where schema.graphql lives. */
 export const SCHEMA_PATH = new URL('../../schema.graphql', import.meta.url);
-
-/**
- * What each root field needs. A root field missing here stops the schema from being built, so no field can be added
- * without a decision; a field that takes `source` is also checked against the sources a principal may use.
- */
-export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription', Readonly<Record<string, Scope>>>> = {
-  Query: {
-    sources: 'read',
-    metricNames: 'read',
-    metricNamesPage: 'read',
-    tagNames: 'read',
-    tagValues: 'read',
-    tagValuesPage: 'read',
-    seriesKeys: 'read',
-    seriesKeysPage: 'read',
-    points: 'read',
-    rawSeries: 'read',
-    series: 'read',
-    rows: 'read',
-    metadata: 'read',
-    rollups: 'read',
-  },
-  // Roll-up tasks delete no points: changing one needs `write`, as the points its runs write do.
-  Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete', createRollup: 'write', updateRollup: 'write', deleteRollup: 'write' },
-  // Checked when the subscription starts; its runs then read for it (a live query takes no save_as).
-  Subscription: { liveSeries: 'read' },
-};
 
 export interface GatewaySchemas {
   /** schema.graphql as written: requests are validated against it, limits measured on it, introspection describes it. */
@@ -56,15 +29,6 @@ export function createGatewaySchemas(): GatewaySchemas {
   const execution = createSchema<RequestContext>({ typeDefs: executionTypeDefs(typeDefs), resolvers: { ...scoped, ...withScalarBehaviourOnly({ BuiltList: BuiltListScalar }) } });
   checkScopes(contract);
   return { contract, execution };
-}
-
-function checkScopes(schema: GraphQLSchema): void {
-  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
-    if (!type) continue;
-    const scopes = FIELD_SCOPES[type.name as keyof typeof FIELD_SCOPES];
-    const unguarded = Object.keys(type.getFields()).find((field) => scopes?.[field] === undefined);
-    if (unguarded !== undefined) throw new Error(`${type.name}.${unguarded} has no scope in FIELD_SCOPES (src/graphql/schema.ts)`);
-  }
 }
 
 /**

@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
 import type { QueryOutput } from '../engine/execute.js';
-import { InputError, KairographError, UnauthenticatedError } from '../errors.js';
+import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../errors.js';
+import { couldBeCrossSiteForm } from '../http/browser-policy.js';
+import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
@@ -19,7 +21,7 @@ import type { RollupTask } from '../rollups/rollup-task.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter } from '../query/tag-filter.js';
 import type { Admission } from '../server/admission.js';
-import { TOKEN_HEADER, type Authenticator, type Principal } from '../server/auth.js';
+import type { Authenticator } from '../server/auth.js';
 import type { Scope } from '../server/scopes.js';
 import type { Exchange } from '../server/request-observer.js';
 import type { RequestObserver } from '../server/request-observer.js';
@@ -50,8 +52,10 @@ export interface KairosRestDeps {
   readonly admission?: Admission;
   /** The gateway's shared reads (results cache, work in flight); `sources` are its sources. */
   readonly shared?: SharedReads;
-  /** Who may do what (src/server/auth.ts); without it every request may do everything. */
-  readonly auth?: Authenticator;
+  /** Who may do what (src/server/auth.ts). */
+  readonly auth: Authenticator;
+  /** Who a request is: its credentials, read once per request for every front end (src/http/edge.ts). */
+  readonly edge: HttpEdge;
   /** The gateway's record of each request (its log line and metrics); without it requests go unlogged. */
   readonly observer?: RequestObserver;
   /** The gateway's roll-up scheduler: told at once of tasks changed here. */
@@ -142,9 +146,9 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
   const path = pathname.slice(API_PREFIX.length);
   const exchange = deps.observer?.exchange(req);
-  const refuse = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}) => {
+  const refuse = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}, quota?: string) => {
     req.resume();
-    exchange?.errors.push({ code, message });
+    exchange?.errors.push({ code, message, ...(quota !== undefined ? { quota } : {}) });
     send(res, status, errorsBody([message]), headers);
   };
   const matched = matchRoute(path);
@@ -152,21 +156,24 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const { route, captures } = matched;
   if (exchange) exchange.route = `${API_PREFIX}${route.template}`;
   const allowed = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
+  // CORS preflights are the edge's (src/http/edge.ts); a plain OPTIONS asks what the path takes.
   if (req.method === 'OPTIONS') {
     req.resume();
-    return preflight(req, res, allowed);
+    return send(res, 204, undefined, { allow: allowed });
   }
   const endpoint = route.methods[req.method as keyof Route['methods']];
   if (endpoint === undefined) return refuse(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname} (${allowed})`, { allow: allowed });
   const [handler, scope] = endpoint;
-  let principal: Principal | undefined;
-  if (deps.auth !== undefined && scope !== null) {
-    try {
-      principal = await authorized(deps.auth, req, scope, `${req.method} ${API_PREFIX}${route.template}`, deps.sources.primary.name);
-    } catch (error) {
-      if (!(error instanceof KairographError)) throw error;
-      return refuse(error.status, error.code, error.message, error.headers);
-    }
+  const what = `${req.method} ${API_PREFIX}${route.template}`;
+  let caller: Caller | undefined;
+  try {
+    // A form or text/plain POST needs no preflight, so any page could send it with the browser's credentials.
+    if (req.method === 'POST' && couldBeCrossSiteForm(req.headers)) throw new CsrfError(`${what} needs Content-Type: application/json (curl: -H 'Content-Type: application/json') or a header a form cannot send (x-kairograph-token, x-requested-with): ${CROSS_SITE_REASON}`);
+    if (scope !== null) caller = await authorized(deps, req, scope, what);
+  } catch (error) {
+    if (!(error instanceof KairographError)) throw error;
+    const { code, message, quota } = requestError(error);
+    return refuse(error.status, code, message, error.headers, quota);
   }
 
   const clientGone = new AbortController();
@@ -176,7 +183,10 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     clientSignal: clientGone.signal,
     ...(deps.admission ? { admission: deps.admission } : {}),
     ...(deps.shared ? { shared: deps.shared } : {}),
-    ...(deps.auth ? { auth: deps.auth, principal: principal ?? deps.auth.anonymous, challenge: 'Basic' as const } : {}),
+    auth: deps.auth,
+    principal: caller?.principal ?? deps.auth.anonymous,
+    ...(caller ? { client: caller.client } : {}),
+    challenge: 'Basic',
     ...(deps.rollups ? { rollups: deps.rollups } : {}),
   });
   res.once('close', () => {
@@ -207,18 +217,19 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
 }
 
 /**
- * The request's principal, once it has `scope` on the primary source. Under PERSISTED_ONLY a scoped request needs
+ * The request's caller, once it has `scope` on the primary source. Under PERSISTED_ONLY a scoped request needs
  * credentials: the REST API has no persisted queries, so every request of it is free-form, like GraphQL text.
  */
-async function authorized(auth: Authenticator, req: IncomingMessage, scope: Scope, what: string, source: string): Promise<Principal> {
-  const token = req.headers[TOKEN_HEADER];
-  const principal = await auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, 'Basic');
-  if (!auth.mayQueryFreely(principal)) {
+async function authorized({ auth, edge, sources }: KairosRestDeps, req: IncomingMessage, scope: Scope, what: string): Promise<Caller> {
+  const caller = await edge.caller(req, 'Basic');
+  if (!auth.mayQueryFreely(caller.principal)) {
     throw new UnauthenticatedError(`${what} needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests`, 'Basic');
   }
-  auth.authorize(principal, scope, what, 'Basic', source);
-  return principal;
+  auth.authorize(caller.principal, scope, what, 'Basic', sources.primary.name);
+  return caller;
 }
+
+const CROSS_SITE_REASON = 'a form or text/plain body, or none, could be a cross-site request sent with the browser\'s credentials';
 
 function matchRoute(path: string): { route: Route; captures: string[] } | undefined {
   for (const route of ROUTES) {
@@ -232,7 +243,7 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
 function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>, exchange: Exchange | undefined): void {
   const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
   if (known !== undefined) {
-    exchange?.errors.push({ code: known instanceof KairographError ? known.code : HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message });
+    exchange?.errors.push(known instanceof KairographError ? requestError(known) : { code: HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message });
     if (!res.destroyed) send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return;
   }
@@ -245,8 +256,11 @@ function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, hea
 /** The codes of the REST API's HTTP-level refusals, named as GraphQL's table names them. */
 const HTTP_ERROR_CODES: Readonly<Record<number, string>> = { 408: 'REQUEST_TIMEOUT', 413: 'REQUEST_ENTITY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
-/** Every response carries KairosDB's headers (`MetricsResource.setHeaders`): CORS for any origin, no caching. */
-export const COMMON_HEADERS = { 'access-control-allow-origin': '*', pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+/**
+ * Every response carries KairosDB's no-caching headers (`MetricsResource.setHeaders`). KairosDB's
+ * `Access-Control-Allow-Origin: *` is not sent: cross-origin access is CORS_ORIGINS's (src/http/browser-policy.ts).
+ */
+export const COMMON_HEADERS = { pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
 
 function send(res: ServerResponse, status: number, body?: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent || res.destroyed) return;
@@ -298,19 +312,6 @@ function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
     if (signal.aborted) cut();
     else signal.addEventListener('abort', cut, { once: true });
   });
-}
-
-/** CORS preflight, answered on every path (browser-access Grafana sends one before each POST). */
-function preflight(req: IncomingMessage, res: ServerResponse, allowed: string): void {
-  const requested = req.headers['access-control-request-headers'];
-  res.writeHead(200, {
-    ...COMMON_HEADERS,
-    'access-control-allow-methods': allowed,
-    'access-control-allow-headers': typeof requested === 'string' && requested !== '' ? requested : 'content-type, content-encoding',
-    'access-control-max-age': '86400',
-    'content-length': '0',
-  });
-  res.end();
 }
 
 function errorsBody(messages: readonly string[]): string {
@@ -520,7 +521,9 @@ async function rollupTaskStatus({ ctx, captures }: Call): Promise<Reply> {
   const kairos = parseKairosStatus(await kairosRollupStatus(ctx, id));
   if (stored === undefined) return kairos === undefined ? rollupNotFound(id, 'Status') : { status: 200, body: JSON.stringify(kairos) };
   const own = await rollupStatus(ctx, stored);
-  return { status: 200, body: JSON.stringify({ ...(kairos ?? { statuses: [], executing_host: '', next_scheduled: 'Never' }), kairograph: restStatusOf(own) }) };
+  // Which gateway ran or holds a task names a host and a process: the operators' (the admin scope), as in GraphQL.
+  const status = restStatusOf(own, ctx.principal.scopes.has('admin'));
+  return { status: 200, body: JSON.stringify({ ...(kairos ?? { statuses: [], executing_host: '', next_scheduled: 'Never' }), kairograph: status }) };
 }
 
 /** KairosDB's stored status (plain Gson, Java names) in the names its REST API answers with (snake_case). */
@@ -539,7 +542,7 @@ function snakeCase(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(v)]));
 }
 
-function restStatusOf(status: TaskStatus): Record<string, unknown> {
+function restStatusOf(status: TaskStatus, showGateways: boolean): Record<string, unknown> {
   const run = (r: NonNullable<TaskStatus['lastRun']>) => ({
     period_start: r.periodStartMs,
     period_end: r.periodEndMs,
@@ -548,7 +551,7 @@ function restStatusOf(status: TaskStatus): Record<string, unknown> {
     duration_ms: Math.round(r.durationMs),
     points_written: r.pointsWritten,
     ...(r.error !== undefined ? { error: r.error } : {}),
-    gateway: r.owner,
+    ...(showGateways ? { gateway: r.owner } : {}),
   });
   return {
     ...(status.error !== undefined ? { error: status.error } : {}),
@@ -559,7 +562,7 @@ function restStatusOf(status: TaskStatus): Record<string, unknown> {
     ...(status.lastRun ? { last_run: run(status.lastRun) } : {}),
     ...(status.lastSuccess ? { last_success: run(status.lastSuccess) } : {}),
     ...(status.skipped ? { skipped: { from: status.skipped.fromMs, to: status.skipped.toMs, periods: status.skipped.periods } } : {}),
-    ...(status.heldBy ? { held_by: { gateway: status.heldBy.owner, until: status.heldBy.untilMs } } : {}),
+    ...(status.heldBy && showGateways ? { held_by: { gateway: status.heldBy.owner, until: status.heldBy.untilMs } } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
-import type { Duration } from '../engine/time-units.js';
+import { NOMINAL_UNIT_MS, type Duration } from '../engine/time-units.js';
 import { InputError } from '../errors.js';
 import { checkMetricQuery, inMetric } from '../kairos-rest/check-kairos-query.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-rest/json-text.js';
@@ -48,6 +48,8 @@ export interface ParseTaskOptions {
   readonly id?: string;
   readonly limits: StoreLimits;
   readonly nowMs: number;
+  /** The shortest execution interval taken (ROLLUPS_MIN_INTERVAL_MS for tasks changed through the gateway); MIN_INTERVAL_MS by default. */
+  readonly minIntervalMs?: number;
 }
 
 /**
@@ -71,8 +73,10 @@ export function parseRollupTask(text: string, options: ParseTaskOptions): Rollup
     throw new InputError('execution_interval', body.execution_interval, 'is required: {value, unit}, how often the task runs');
   }
   const executionInterval = readDuration(body.execution_interval, 'execution_interval');
-  if (executionInterval.unit === 'MILLISECONDS' && executionInterval.value < MIN_INTERVAL_MS) {
-    throw new InputError('execution_interval', body.execution_interval, `must be at least ${MIN_INTERVAL_MS} milliseconds`);
+  const minIntervalMs = options.minIntervalMs ?? MIN_INTERVAL_MS;
+  if (executionInterval.value * NOMINAL_UNIT_MS[executionInterval.unit] < minIntervalMs) {
+    const setting = options.minIntervalMs !== undefined ? ' (ROLLUPS_MIN_INTERVAL_MS)' : '';
+    throw new InputError('execution_interval', body.execution_interval, `must be at least ${minIntervalMs} milliseconds${setting}`);
   }
   const list = body.rollups;
   // KairosDB keeps a task without roll-ups, which then runs and writes nothing: the silent kind of task this refuses.

@@ -3,7 +3,9 @@
  * `RollupTaskStatusStoreImpl`) — service `_Rollups`, service key `Config`, key = the task's id, value = the task's
  * JSON; service key `Status` for KairosDB's status of the last run — and Kairograph's own records beside them:
  * `_kairograph_rollups`/`status` (each task's progress and last run) and `_kairograph_rollup_claims`/<task id>
- * (one claim per period, service_index.claim). The metadata API refuses every `_` service, so users cannot touch them.
+ * (one claim per period, service_index.claim), and who created each task through the gateway: `_kairograph_rollups`/
+ * `owner` (task id → client) and `_kairograph_rollups`/`owner <client>` (one key per task id), so a client's tasks are
+ * counted with one read. The metadata API refuses every `_` service, so users cannot touch them.
  */
 import type { ServiceIndex } from '../sources/series.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
@@ -14,6 +16,7 @@ export const STATUS_KEY = 'Status';
 export const OWN_SERVICE = '_kairograph_rollups';
 export const OWN_STATUS_KEY = 'status';
 export const CLAIMS_SERVICE = '_kairograph_rollup_claims';
+const OWNER_KEY = 'owner';
 
 /** A stored task: parsed, or the reason it cannot run (KairosDB may hold tasks Kairograph cannot run). */
 export type StoredTask =
@@ -52,11 +55,29 @@ export class RollupTaskStore {
     return this.index.set(ROLLUPS_SERVICE, CONFIG_KEY, task.id, task.json);
   }
 
-  /** Removes the task and the statuses of it; its period claims stay, so a task recreated with its id never re-runs them. */
+  /** Removes the task, the statuses of it and its owner; its period claims stay, so a task recreated with its id never re-runs them. */
   async delete(id: string): Promise<void> {
     await this.index.delete(ROLLUPS_SERVICE, CONFIG_KEY, id);
     await this.index.delete(ROLLUPS_SERVICE, STATUS_KEY, id);
     await this.index.delete(OWN_SERVICE, OWN_STATUS_KEY, id);
+    const owner = await this.owner(id);
+    if (owner !== undefined) await this.index.delete(OWN_SERVICE, `${OWNER_KEY} ${owner}`, id);
+    await this.index.delete(OWN_SERVICE, OWNER_KEY, id);
+  }
+
+  /** The client that created the task through the gateway; undefined for tasks KairosDB or an older gateway created. */
+  async owner(id: string): Promise<string | undefined> {
+    return (await this.index.value(OWN_SERVICE, OWNER_KEY, id))?.value;
+  }
+
+  async setOwner(id: string, client: string): Promise<void> {
+    await this.index.set(OWN_SERVICE, `${OWNER_KEY} ${client}`, id, '');
+    await this.index.set(OWN_SERVICE, OWNER_KEY, id, client);
+  }
+
+  /** How many tasks `client` owns. */
+  async ownedBy(client: string): Promise<number> {
+    return (await this.index.keys(OWN_SERVICE, `${OWNER_KEY} ${client}`)).length;
   }
 
   /**

@@ -1,14 +1,15 @@
 /**
  * Who may do what: the one check of credentials and scopes that GraphQL, the KairosDB REST API and /metrics use.
- * Principals come from CREDENTIALS_FILE (API tokens and HTTP Basic users, each a scrypt hash, its scopes and
- * optionally its sources) and ANONYMOUS_SCOPES; a credential is verified once and remembered by digest.
+ * Principals come from CREDENTIALS_FILE (API tokens, each a SHA-256 digest, and HTTP Basic users, each a scrypt hash,
+ * with their scopes and optionally their sources) and ANONYMOUS_SCOPES. A token is found by its digest, so an unknown
+ * one costs a hash and a map lookup; passwords cost a scrypt, bounded in concurrency and backed off per client.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { ConfigError, type Config } from '../config.js';
-import { ForbiddenError, UnauthenticatedError } from '../errors.js';
+import { ForbiddenError, OverloadedError, RateLimitedError, UnauthenticatedError } from '../errors.js';
+import { isLoopback } from '../http/browser-policy.js';
 import { SCOPES, isScope, type Scope } from './scopes.js';
 
 export { SCOPES, type Scope };
@@ -41,7 +42,13 @@ export const UNRESTRICTED: Principal = { name: 'internal', authenticated: true, 
 /** CREDENTIALS_FILE and ANONYMOUS_SCOPES read and checked: what the gateway enforces. */
 export interface AuthPolicy {
   readonly anonymous: Principal;
-  readonly tokens: readonly StoredCredential[];
+  /** Tokens stored as `$sha256$` digests, by digest: the one entry a token can match is found at once. */
+  readonly tokens: ReadonlyMap<string, Principal>;
+  /**
+   * Tokens stored as scrypt hashes, as files made before digests have them: an unknown token must be tried against
+   * each, so they cost a scrypt per entry per unknown token (bounded like passwords); start-up warns of them.
+   */
+  readonly legacyTokens: readonly StoredCredential[];
   /** By user name. */
   readonly users: ReadonlyMap<string, StoredCredential>;
   /** Digests of TRUSTED_CLIENT_TOKENS: they may send GraphQL text under PERSISTED_ONLY, with the anonymous scopes. */
@@ -59,8 +66,9 @@ interface StoredCredential {
  * file is wrong, or when HOST reaches beyond this machine and neither credentials nor ANONYMOUS_SCOPES are set.
  */
 export function loadAuthPolicy(config: Config, sourceNames?: readonly string[]): AuthPolicy {
-  const { tokens, users } = config.credentialsFile === '' ? { tokens: [], users: [] } : readCredentialsFile(config.credentialsFile, sourceNames);
-  const hasCredentials = tokens.length > 0 || users.length > 0;
+  const { tokens, legacyTokens, users } =
+    config.credentialsFile === '' ? { tokens: [], legacyTokens: [], users: [] } : readCredentialsFile(config.credentialsFile, sourceNames);
+  const hasCredentials = tokens.length > 0 || legacyTokens.length > 0 || users.length > 0;
   let anonymous: readonly Scope[];
   if (config.anonymousScopes !== 'auto') anonymous = config.anonymousScopes;
   else if (hasCredentials) anonymous = [];
@@ -72,7 +80,8 @@ export function loadAuthPolicy(config: Config, sourceNames?: readonly string[]):
   }
   return {
     anonymous: { name: 'anonymous', authenticated: false, scopes: new Set(anonymous) },
-    tokens,
+    tokens: new Map(tokens),
+    legacyTokens,
     users: new Map(users.map((user) => [user.principal.name, user])),
     trustedTokenDigests: new Set(config.trustedClientTokens.map((token) => digest('token', token))),
     persistedOnly: config.persistedOnly,
@@ -80,12 +89,19 @@ export function loadAuthPolicy(config: Config, sourceNames?: readonly string[]):
 }
 
 /**
- * Authenticates requests and checks their scopes. Verified credentials (and refused ones) are remembered by a digest
- * of the credential, so a dashboard's token costs one scrypt per process, and a client repeating a wrong password
- * costs nothing more.
+ * Authenticates requests and checks their scopes. A scrypt verification that succeeded is remembered by a digest of
+ * the credential (so a dashboard's password costs one scrypt per process), in a cache that failures never enter, so
+ * unknown credentials cannot push valid ones out. A failed one is remembered apart for a while, so a client that
+ * repeats a wrong password (a collector with an old one) costs nothing more; a client that tries new ones waits
+ * longer after each (FailureBackoff).
  */
 export class Authenticator {
-  private readonly verified = new LRUCache<string, Promise<Principal | undefined>>({ max: 10_000 });
+  private readonly verified = new LRUCache<string, Principal>({ max: 10_000 });
+  private readonly refused = new LRUCache<string, true>({ max: 10_000, ttl: 10 * 60_000 });
+  /** Verifications under way, by credential digest: a dashboard's parallel requests with a new password share one. */
+  private readonly verifying = new Map<string, Promise<Principal | undefined>>();
+  private readonly scrypt = new ScryptGate(SCRYPT_RUNNING, SCRYPT_QUEUED);
+  private readonly backoff = new FailureBackoff();
 
   constructor(readonly policy: AuthPolicy) {}
 
@@ -93,21 +109,24 @@ export class Authenticator {
     return this.policy.anonymous;
   }
 
-  /** Who the request acts as; UnauthenticatedError (with `challenge`) for credentials that are malformed or wrong. */
-  async authenticate(presented: PresentedCredentials, challenge: Challenge): Promise<Principal> {
+  /**
+   * Who the request acts as; UnauthenticatedError (with `challenge`) for credentials that are malformed or wrong,
+   * RateLimitedError while `client` (its address) is backed off after failed passwords.
+   */
+  async authenticate(presented: PresentedCredentials, challenge: Challenge, client = ''): Promise<Principal> {
     const authorization = presented.authorization?.trim() ?? '';
     const token = presented.token?.trim() ?? '';
     if (authorization === '' && token === '') return this.policy.anonymous;
     if (authorization !== '' && token !== '') throw new UnauthenticatedError(`send one credential: an Authorization header or ${TOKEN_HEADER}, not both`, challenge);
-    if (token !== '') return this.byToken(token, challenge);
+    if (token !== '') return this.byToken(token, challenge, client);
     const space = authorization.indexOf(' ');
     const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : authorization.slice(space + 1).trim();
-    if (scheme === 'bearer' && value !== '') return this.byToken(value, challenge);
+    if (scheme === 'bearer' && value !== '') return this.byToken(value, challenge, client);
     if (scheme === 'basic' && value !== '') {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon > 0) return this.byPassword(decoded.slice(0, colon), decoded.slice(colon + 1), challenge);
+      if (colon > 0) return this.byPassword(decoded.slice(0, colon), decoded.slice(colon + 1), challenge, client);
     }
     throw new UnauthenticatedError('the Authorization header must be "Bearer <token>" or "Basic <base64 of user:password>"', challenge);
   }
@@ -139,45 +158,126 @@ export class Authenticator {
     return !this.policy.persistedOnly || principal.authenticated;
   }
 
-  private async byToken(token: string, challenge: Challenge): Promise<Principal> {
+  private async byToken(token: string, challenge: Challenge, client: string): Promise<Principal> {
     const key = digest('token', token);
     if (this.policy.trustedTokenDigests.has(key)) return { ...this.policy.anonymous, name: 'trusted-client', authenticated: true };
-    const found = await this.remembered(key, async () => {
-      // Every token's hash is tried, so which one matched (or how many there are) does not show in the time taken.
-      const matches = await Promise.all(this.policy.tokens.map((stored) => verifyHash(token, stored.hash)));
-      return this.policy.tokens[matches.indexOf(true)]?.principal;
-    });
-    if (found === undefined) throw new UnauthenticatedError('the token is not valid', challenge);
-    return found;
+    const found = this.policy.tokens.get(tokenDigest(token));
+    if (found !== undefined) return found;
+    if (this.policy.legacyTokens.length > 0) {
+      const legacy = await this.verifiedOnce(key, client, async () => {
+        // Every scrypt hash is tried, so which one matched (or how many there are) does not show in the time taken.
+        const matches = await Promise.all(this.policy.legacyTokens.map((stored) => this.scrypt.run(() => verifyHash(token, stored.hash))));
+        return this.policy.legacyTokens[matches.indexOf(true)]?.principal;
+      });
+      if (legacy !== undefined) return legacy;
+    }
+    throw new UnauthenticatedError('the token is not valid', challenge);
   }
 
-  private async byPassword(user: string, password: string, challenge: Challenge): Promise<Principal> {
-    const found = await this.remembered(digest('basic', `${user}\u0000${password}`), async () => {
+  private async byPassword(user: string, password: string, challenge: Challenge, client: string): Promise<Principal> {
+    const found = await this.verifiedOnce(digest('basic', `${user}\u0000${password}`), client, async () => {
       const stored = this.policy.users.get(user);
       // An unknown user costs a scrypt too, so user names cannot be told apart by the time an answer takes.
-      const ok = await verifyHash(password, stored?.hash ?? DECOY);
+      const ok = await this.scrypt.run(() => verifyHash(password, stored?.hash ?? DECOY));
       return ok && stored !== undefined ? stored.principal : undefined;
     });
     if (found === undefined) throw new UnauthenticatedError('wrong user name or password', challenge);
     return found;
   }
 
-  private remembered(key: string, verify: () => Promise<Principal | undefined>): Promise<Principal | undefined> {
-    let result = this.verified.get(key);
-    if (result === undefined) {
-      result = verify();
-      this.verified.set(key, result);
+  /** A scrypt verification, once per credential while it runs, remembered when it succeeds, backed off when it fails. */
+  private async verifiedOnce(key: string, client: string, verify: () => Promise<Principal | undefined>): Promise<Principal | undefined> {
+    const known = this.verified.get(key);
+    if (known !== undefined) return known;
+    if (this.refused.has(key)) return undefined;
+    let running = this.verifying.get(key);
+    if (running === undefined) {
+      this.backoff.check(client);
+      running = verify().finally(() => this.verifying.delete(key));
+      this.verifying.set(key, running);
     }
-    return result;
+    const principal = await running;
+    if (principal === undefined) {
+      // Parallel requests with one wrong credential count as one failure, as they cost one scrypt.
+      if (!this.refused.has(key)) this.backoff.failed(client);
+      this.refused.set(key, true);
+    } else {
+      this.verified.set(key, principal);
+      this.backoff.succeeded(client);
+    }
+    return principal;
   }
 }
 
-/** True for addresses that only this machine can reach (HOST=localhost, 127.x.y.z, ::1). */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1' || bare === '::ffff:127.0.0.1';
+/** scrypt verifications at once: libuv's pool has four threads, and the file system and zlib need them too. */
+const SCRYPT_RUNNING = 2;
+/** Verifications that may wait for one of those; past it a new one is refused at once (OVERLOADED). */
+const SCRYPT_QUEUED = 64;
+
+/** A bound on scrypt work in flight, so a burst of passwords queues briefly or is refused instead of taking the pool. */
+class ScryptGate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly maxRunning: number,
+    private readonly maxWaiting: number,
+  ) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.maxRunning) {
+      if (this.waiting.length >= this.maxWaiting) throw new OverloadedError('too many password checks are waiting', 1);
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else this.running++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.running--;
+    }
+  }
+}
+
+/** Failed passwords a client may send before it must wait. */
+const FREE_FAILURES = 5;
+/** The wait after the first failure past those; it doubles with each further one, up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 60_000;
+/** A client's failures are forgotten this long after its last one. */
+const FORGET_AFTER_MS = 15 * 60_000;
+
+/**
+ * Per-client backoff for failed password (and scrypt token) checks: a client past FREE_FAILURES waits a doubling
+ * time before its next check, answered 429 until then; a success clears its record. Clients are told apart by
+ * address, so one guessing passwords slows itself, not the others (behind a proxy they share one address).
+ */
+class FailureBackoff {
+  private readonly clients = new LRUCache<string, { failures: number; untilMs: number }>({ max: 10_000, ttl: FORGET_AFTER_MS });
+
+  check(client: string): void {
+    const record = this.clients.get(client);
+    const waitMs = record === undefined ? 0 : record.untilMs - Date.now();
+    if (waitMs > 0) {
+      throw new RateLimitedError(`too many failed sign-ins from this address (${record!.failures})`, {
+        policy: 'credentials',
+        limit: FREE_FAILURES,
+        remaining: 0,
+        resetSeconds: Math.ceil(waitMs / 1000),
+      });
+    }
+  }
+
+  failed(client: string): void {
+    const failures = (this.clients.get(client)?.failures ?? 0) + 1;
+    const over = failures - FREE_FAILURES;
+    const untilMs = over > 0 ? Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (over - 1)) : 0;
+    this.clients.set(client, { failures, untilMs });
+  }
+
+  succeeded(client: string): void {
+    this.clients.delete(client);
+  }
 }
 
 // --- Hashes: PHC strings, `$scrypt$ln=14,r=8,p=1$<salt>$<hash>` (base64 without padding) -----------------------
@@ -207,6 +307,23 @@ export async function hashSecret(secret: string, ln = DEFAULT_LN): Promise<strin
 export function newToken(): string {
   return `kg_${randomBytes(32).toString('base64url')}`;
 }
+
+/** The fewest characters a token stored as a digest may have: less could be guessed offline from its digest. */
+export const MIN_TOKEN_LENGTH = 32;
+
+/**
+ * A token's entry for CREDENTIALS_FILE, `$sha256$<digest>`: a generated token has 256 random bits, so a fast digest
+ * is as safe to store as a slow hash, and it lets an unknown token be refused after one lookup.
+ */
+export function tokenHash(token: string): string {
+  return `$sha256$${tokenDigest(token)}`;
+}
+
+function tokenDigest(token: string): string {
+  return b64(createHash('sha256').update(token, 'utf8').digest());
+}
+
+const TOKEN_HASH_FORMAT = /^\$sha256\$([A-Za-z0-9+/]{43})$/;
 
 export function parseHash(text: string): ParsedHash | undefined {
   const match = HASH_FORMAT.exec(text);
@@ -246,7 +363,10 @@ function digest(kind: string, secret: string): string {
  * `{"tokens": [{"name", "hash", "scopes", "sources"?}], "users": [{"name", "hash", "scopes", "sources"?}]}`, checked
  * whole; errors name the file and the entry's path, and never repeat a hash (it may be a secret pasted by mistake).
  */
-function readCredentialsFile(path: string, sourceNames: readonly string[] | undefined): { tokens: StoredCredential[]; users: StoredCredential[] } {
+function readCredentialsFile(
+  path: string,
+  sourceNames: readonly string[] | undefined,
+): { tokens: [string, Principal][]; legacyTokens: StoredCredential[]; users: StoredCredential[] } {
   const where = `CREDENTIALS_FILE ${path}`;
   let json: unknown;
   try {
@@ -259,12 +379,12 @@ function readCredentialsFile(path: string, sourceNames: readonly string[] | unde
   const unknownKey = Object.keys(json).find((key) => key !== 'tokens' && key !== 'users');
   if (unknownKey !== undefined) throw new ConfigError(`${where} has an unknown key ${JSON.stringify(unknownKey)} (keys: tokens, users)`);
   const names = new Set<string>();
-  const entries = (key: 'tokens' | 'users'): StoredCredential[] => {
+  const entries = (key: 'tokens' | 'users') => {
     const list = json[key] ?? [];
     if (!Array.isArray(list)) throw new ConfigError(`${where}: ${key} must be a list`);
-    return list.map((entry, i) => credential(entry, `${key}[${i}]`));
+    return list.map((entry, i) => credential(entry, `${key}[${i}]`, key === 'tokens'));
   };
-  const credential = (entry: unknown, at: string): StoredCredential => {
+  const credential = (entry: unknown, at: string, isToken: boolean) => {
     if (!isRecord(entry)) throw new ConfigError(`${where}: ${at} must be an object with name, hash and scopes`);
     const unknown = Object.keys(entry).find((key) => !['name', 'hash', 'scopes', 'sources'].includes(key));
     if (unknown !== undefined) throw new ConfigError(`${where}: ${at} has an unknown key ${JSON.stringify(unknown)} (keys: name, hash, scopes, sources)`);
@@ -272,8 +392,15 @@ function readCredentialsFile(path: string, sourceNames: readonly string[] | unde
     if (typeof name !== 'string' || !/^[\w.@-]{1,64}$/.test(name)) throw new ConfigError(`${where}: ${at}.name must be 1 to 64 letters, digits, ".", "_", "@" or "-" (got ${JSON.stringify(name)})`);
     if (names.has(name)) throw new ConfigError(`${where}: ${at}.name ${JSON.stringify(name)} is given twice (token and user names share one list)`);
     names.add(name);
-    const parsed = typeof hash === 'string' ? parseHash(hash) : undefined;
-    if (parsed === undefined) throw new ConfigError(`${where}: ${at}.hash must be a hash made by \`kairograph hash-secret\` ($scrypt$ln=14,r=8,p=1$...); secrets are never accepted in plain text`);
+    const token = isToken && typeof hash === 'string' ? TOKEN_HASH_FORMAT.exec(hash)?.[1] : undefined;
+    const parsed = typeof hash === 'string' && token === undefined ? parseHash(hash) : undefined;
+    if (!isToken && typeof hash === 'string' && TOKEN_HASH_FORMAT.test(hash)) {
+      throw new ConfigError(`${where}: ${at}.hash is a token's digest ($sha256$...): a password needs a scrypt hash from \`kairograph hash-secret\``);
+    }
+    if (token === undefined && parsed === undefined) {
+      const forms = isToken ? '$sha256$... from `kairograph hash-secret --generate` or `--token`' : '$scrypt$ln=14,r=8,p=1$... from `kairograph hash-secret`';
+      throw new ConfigError(`${where}: ${at}.hash must be a hash made by \`kairograph hash-secret\` (${forms}); secrets are never accepted in plain text`);
+    }
     if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every(isScope)) {
       throw new ConfigError(`${where}: ${at}.scopes must be a non-empty list of ${SCOPES.join(', ')} (got ${JSON.stringify(scopes)})`);
     }
@@ -284,9 +411,15 @@ function readCredentialsFile(path: string, sourceNames: readonly string[] | unde
       const unknownSource = sourceNames === undefined ? undefined : sources.find((s) => !sourceNames.includes(s));
       if (unknownSource !== undefined) throw new ConfigError(`${where}: ${at}.sources names ${JSON.stringify(unknownSource)}, which is not a configured source (${sourceNames!.join(', ')})`);
     }
-    return { principal: { name, authenticated: true, scopes: new Set(scopes), ...(sources ? { sources: new Set(sources as string[]) } : {}) }, hash: parsed };
+    const principal: Principal = { name, authenticated: true, scopes: new Set(scopes), ...(sources ? { sources: new Set(sources as string[]) } : {}) };
+    return { principal, token, hash: parsed };
   };
-  return { tokens: entries('tokens'), users: entries('users') };
+  const tokens = entries('tokens');
+  return {
+    tokens: tokens.flatMap(({ principal, token }) => (token !== undefined ? [[token, principal] as [string, Principal]] : [])),
+    legacyTokens: tokens.flatMap(({ principal, hash }) => (hash !== undefined ? [{ principal, hash }] : [])),
+    users: entries('users').map(({ principal, hash }) => ({ principal, hash: hash! })),
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -15,14 +15,18 @@ import { Registry } from 'prom-client';
 import { LiveQueries } from '../cache/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
+import { useAnswerScopes } from '../graphql/field-scopes.js';
 import { createGatewaySchemas } from '../graphql/schema.js';
+import { BrowserPolicy, PREFLIGHTED_HEADERS } from '../http/browser-policy.js';
+import { HttpEdge, type Caller } from '../http/edge.js';
+import { ReadQuota } from '../http/quotas.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
 import { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from './admission.js';
-import { Authenticator, loadAuthPolicy, TOKEN_HEADER, type Principal } from './auth.js';
+import { Authenticator, loadAuthPolicy } from './auth.js';
 import { KairographError } from '../errors.js';
 import { useCompression } from './use-compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
@@ -36,7 +40,7 @@ import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useExecutionSchema } from './use-execution-schema.js';
 import { useQueryStatistics } from './use-query-statistics.js';
-import { RequestObserver, type Api, type Exchange } from './request-observer.js';
+import { RequestObserver, type Api } from './request-observer.js';
 
 export interface GatewayDeps {
   /** Where series live: the primary source and those of SOURCES_FILE (src/sources/open-sources.ts). */
@@ -56,15 +60,37 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const manifest = loadManifest(config);
   // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.
   const auth = new Authenticator(loadAuthPolicy(config, inner.all.map((source) => source.name)));
-  const principals = new WeakMap<Request, Principal>();
+  const callers = new WeakMap<Request, Caller>();
   // One log line and one set of figures per request, for both front ends and the operations endpoints.
   const observer = new RequestObserver(metrics, log);
+  // What every request crosses first: one path rule, the browser rules, authentication and the clients' quotas.
+  const edge = new HttpEdge({
+    auth,
+    observer,
+    browser: new BrowserPolicy({ host: config.host, allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins }),
+    readQuota: new ReadQuota({ maxPointsRead: config.quotaPointsRead, periodMs: config.quotaPeriodMs }),
+    route: routeOf,
+  });
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, RequestContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
-  const admission = new Admission({ maxRunning: config.maxConcurrentRequests, maxQueued: config.maxQueuedRequests }, metrics);
+  const admission = new Admission(
+    {
+      maxRunning: config.maxConcurrentRequests,
+      maxQueued: config.maxQueuedRequests,
+      maxRunningPerClient: config.quotaRunning === 'auto' ? Math.max(1, config.maxConcurrentRequests - 1) : config.quotaRunning,
+      maxPerClient: config.quotaRequests,
+    },
+    metrics,
+  );
   // liveSeries: each run of a live query is a request of its own (budgets, a turn, statistics) on the same sources.
-  const liveQueries = new LiveQueries({ pollMs: config.livePollMs, maxSubscriptions: config.maxSubscriptions, generations: shared.generations, log });
+  const liveQueries = new LiveQueries({
+    pollMs: config.livePollMs,
+    maxSubscriptions: config.maxSubscriptions,
+    maxPerClient: config.quotaSubscriptions,
+    generations: shared.generations,
+    log,
+  });
   registerLiveMetrics(metrics, liveQueries);
   const live: Live = { queries: liveQueries, newContext: () => createRequestContext(sources, config, log, { admission, shared, live }) };
   // Roll-up tasks: managed through both front ends; run when start.ts starts the scheduler (ROLLUPS=on).
@@ -86,18 +112,21 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     landingPage: false,
     // The schema has no Upload scalar: multipart bodies could only buffer files, and their parser's errors carry no code.
     multipart: false,
+    // Cross-origin requests are the edge's to allow or refuse (CORS_ORIGINS), for every front end alike.
+    cors: false,
     healthCheckEndpoint: '/health',
     context: (initial) => {
       const { request } = initial;
       const { req } = initial as unknown as NodeServerContext;
-      const principal = principals.get(request) ?? auth.anonymous;
+      const caller = callers.get(request);
       const context = createRequestContext(sources, config, log, {
         requestId: request.headers.get('x-request-id'),
         clientSignal: request.signal,
         admission,
         shared,
         auth,
-        principal,
+        principal: caller?.principal ?? auth.anonymous,
+        ...(caller ? { client: caller.client } : {}),
         challenge: 'Bearer',
         live,
         rollups,
@@ -162,12 +191,12 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         labels: { operationName: false, url: false, path: false, fieldName: false, typeName: false, returnType: false },
       }),
       useErrorLog(observer),
-      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass. Apollo
-      // Client's users know its own preflight header (for GETs of persisted queries), so it passes too.
-      withErrorCode(useCSRFPrevention({ requestHeaders: CSRF_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
+      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass, as do
+      // requests with a header only a preflighted request carries (the REST API's rule too: src/http/browser-policy.ts).
+      withErrorCode(useCSRFPrevention({ requestHeaders: PREFLIGHTED_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
       useErrorCodes(),
-      useAuthentication(auth, principals),
-      usePersistedOperationsPolicy(manifest, (request) => auth.mayQueryFreely(principals.get(request) ?? auth.anonymous)),
+      useAuthentication(edge, callers),
+      usePersistedOperationsPolicy(manifest, (request) => auth.mayQueryFreely(callers.get(request)?.principal ?? auth.anonymous)),
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex('GRAPHQL_MAX_DEPTH')] },
         maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex('GRAPHQL_MAX_ALIASES')] },
@@ -177,6 +206,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         blockFieldSuggestion: { enabled: false },
       }),
       !config.graphqlIntrospection && disableIntrospection(),
+      // What a mutation's answer (and introspection) reveals: checked whole before anything runs.
+      useAnswerScopes(),
       useQueryStatistics(observer),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), { enabled: config.compression, minBytes: config.compressionMinBytes }),
@@ -187,19 +218,14 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, observer, rollups });
+  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, edge, observer, rollups });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    if (isKairosRestPath(req.url)) {
-      observer.begin(req, res, 'rest', UNKNOWN_REST_ROUTE);
-      kairosRest(req, res);
-      return;
-    }
-    const route = yogaRoute(req.url);
-    const exchange = observer.begin(req, res, route.api, route.template);
-    if (route.template === '/metrics') void metricsEndpoint(auth, req, res, exchange, () => yoga.handle(req, res));
-    else if (explorer(req, res)) return;
-    else void yoga.handle(req, res);
+    const accepted = edge.accept(req, res);
+    if (accepted === undefined) return;
+    if (accepted.api === 'rest') kairosRest(req, res);
+    else if (accepted.path === '/metrics') void metricsEndpoint(auth, edge, req, res, () => yoga.handle(req, res));
+    else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
   return { yoga, handle, shared, live: liveQueries, rollups };
@@ -209,11 +235,11 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
  * Who a GraphQL request acts as, once per request before it is parsed: wrong credentials are refused whatever the
  * operation; a missing scope is refused per field (src/graphql/schema.ts).
  */
-function useAuthentication(auth: Authenticator, principals: WeakMap<Request, Principal>): Plugin {
+function useAuthentication(edge: HttpEdge, callers: WeakMap<Request, Caller>): Plugin {
   return {
-    async onRequestParse({ request }) {
+    async onRequestParse({ request, serverContext }) {
       try {
-        principals.set(request, await auth.authenticate({ authorization: request.headers.get('authorization'), token: request.headers.get(TOKEN_HEADER) }, 'Bearer'));
+        callers.set(request, await edge.caller((serverContext as unknown as NodeServerContext).req, 'Bearer'));
       } catch (error) {
         throw error instanceof KairographError ? toGraphQLError(error) : error;
       }
@@ -227,14 +253,15 @@ interface NodeServerContext {
   readonly res: ServerResponse;
 }
 
-/** The paths yoga answers, as metrics and logs name them: a fixed list, whatever the client's path. */
-function yogaRoute(url: string | undefined): { api: Api; template: string } {
-  const path = (url ?? '/').split('?', 1)[0];
+/** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
+function routeOf(path: string): { api: Api; template: string } {
+  // REST names its own route once it has matched one (kairos-rest-handler.ts).
+  if (isKairosRestPath(path)) return { api: 'rest', template: UNKNOWN_REST_ROUTE };
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
   if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
   // The explorer's page and files (explorer.ts), as two templates: its file names are few, but a path is the client's.
   if (path === '/') return { api: 'other', template: '/' };
-  if (path?.startsWith('/explorer/')) return { api: 'other', template: '/explorer/{file}' };
+  if (path.startsWith('/explorer/')) return { api: 'other', template: '/explorer/{file}' };
   return { api: 'other', template: 'other' };
 }
 
@@ -245,24 +272,22 @@ function useErrorLog(observer: RequestObserver): Plugin {
       const exchange = observer.exchange((serverContext as unknown as NodeServerContext).req);
       if (exchange === undefined || isAsyncIterable(result)) return;
       for (const one of Array.isArray(result) ? result : [result]) {
-        for (const error of one.errors ?? []) exchange.errors.push({ code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'), message: error.message });
+        for (const error of one.errors ?? []) {
+          const quota = error.extensions?.['quota'];
+          exchange.errors.push({ code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'), message: error.message, ...(typeof quota === 'string' ? { quota } : {}) });
+        }
       }
     },
   };
 }
 
 /** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
-async function metricsEndpoint(auth: Authenticator, req: IncomingMessage, res: ServerResponse, exchange: Exchange, serve: () => unknown): Promise<void> {
+async function metricsEndpoint(auth: Authenticator, edge: HttpEdge, req: IncomingMessage, res: ServerResponse, serve: () => unknown): Promise<void> {
   try {
-    const token = req.headers[TOKEN_HEADER];
-    const principal = await auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, 'Basic');
-    auth.authorize(principal, 'admin', 'GET /metrics', 'Basic');
+    auth.authorize((await edge.caller(req, 'Basic')).principal, 'admin', 'GET /metrics', 'Basic');
   } catch (error) {
     if (!(error instanceof KairographError)) throw error;
-    exchange.errors.push({ code: error.code, message: error.message });
-    const body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code } }] });
-    res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...error.headers });
-    res.end(body);
+    edge.refuse(req, res, 'operations', error);
     return;
   }
   serve();
@@ -271,8 +296,6 @@ async function metricsEndpoint(auth: Authenticator, req: IncomingMessage, res: S
 function isClientError(value: unknown): boolean {
   return value instanceof KairographError || (isGraphQLError(value) && value.originalError instanceof KairographError);
 }
-
-const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'];
 
 /** A plain `curl -d` sends a form's media type: say what passes, since REST's examples teach that style. */
 const CSRF_HINT =

@@ -4,7 +4,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
-import { InputError, KairographError } from '../errors.js';
+import { InputError, KairographError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>>['maskError'];
@@ -32,6 +32,7 @@ export function toGraphQLError(error: KairographError, located?: GraphQLError): 
     extensions: {
       code: error.code,
       ...(error instanceof InputError ? { field: error.field } : {}),
+      ...(error instanceof RateLimitedError ? { quota: error.quota.policy } : {}),
       http: { status: error.status, ...(Object.keys(headers).length > 0 ? { headers } : {}) },
     },
   });

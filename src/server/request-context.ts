@@ -63,6 +63,8 @@ export interface RequestContext {
   readonly queries: QueryRecord[];
   /** Who the request acts as (src/server/auth.ts). */
   readonly principal: Principal;
+  /** The client its quotas and turns count against (src/http/edge.ts): the principal's name, or `anonymous@<address>`. */
+  readonly client: string;
   /**
    * Throws UnauthenticatedError or ForbiddenError unless the request's principal has `scope` (and may use `source`,
    * when given); `what` names the action in the message.
@@ -98,6 +100,8 @@ export interface RequestContextOptions {
   readonly shared?: SharedReads;
   /** Who the request acts as and the gateway's check of it; without them every action is allowed (tools, tests). */
   readonly principal?: Principal;
+  /** The client the request's turns count against; without it, the principal's name. */
+  readonly client?: string;
   readonly auth?: Authenticator;
   /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
   readonly challenge?: Challenge;
@@ -116,6 +120,7 @@ export interface Live {
 export function createRequestContext(sources: Sources, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
   const { clientSignal, shared, auth } = options;
   const principal = options.principal ?? UNRESTRICTED;
+  const client = options.client ?? principal.name;
   const challenge = options.challenge ?? 'Bearer';
   const sourcesUsed = new Set<string>();
   const authorize = (scope: Scope, what: string, source?: string) => {
@@ -161,6 +166,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     lane,
     queries,
     principal,
+    client,
     authorize,
     sourcesUsed,
     ...(options.live ? { live: options.live } : {}),
@@ -175,7 +181,7 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
       // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
       // waits for an identical query under way adds no work, and needs none.
       const admit = async () => {
-        if (options.admission) await (turn ??= options.admission.admit(controller.signal, deadline));
+        if (options.admission) await (turn ??= options.admission.admit(controller.signal, deadline, client));
       };
       if (!shared) await admit();
       const stats = newQueryStats();

@@ -15,6 +15,23 @@ export type Api = 'graphql' | 'rest' | 'operations' | 'other';
 export interface RequestError {
   readonly code: string;
   readonly message: string;
+  /** For RATE_LIMITED: the quota the client went over (`requests`, `points`, `subscriptions`, ...). */
+  readonly quota?: string;
+}
+
+/** Why requests are refused before they run, as `kairograph_refusals_total` counts them: a fixed list. */
+const REFUSALS: Readonly<Record<string, string>> = {
+  HOST_NOT_ALLOWED: 'host',
+  ORIGIN_NOT_ALLOWED: 'origin',
+  CSRF_PREVENTED: 'csrf',
+  TOO_MANY_SUBSCRIPTIONS: 'subscriptions',
+};
+const QUOTAS = ['requests', 'points', 'subscriptions', 'rollup_tasks', 'credentials'];
+
+/** The label of a refusal, or undefined for an error that is not one. */
+function refusalOf(error: RequestError): string | undefined {
+  if (error.code === 'RATE_LIMITED') return error.quota !== undefined && QUOTAS.includes(error.quota) ? `quota_${error.quota}` : 'quota';
+  return REFUSALS[error.code];
 }
 
 /** What the front ends tell about a request as it runs. */
@@ -37,6 +54,7 @@ export class RequestObserver {
   private readonly requests: Counter<'api' | 'route' | 'method' | 'status' | 'source'>;
   private readonly duration: Histogram<'api' | 'route' | 'method'>;
   private readonly errors: Counter<'api' | 'code'>;
+  private readonly refusals: Counter<'reason'>;
   private readonly phases: Histogram<'source' | 'phase'>;
   private readonly pointsRead: Counter<'source'>;
   private readonly pointsReturned: Counter<'source'>;
@@ -63,6 +81,14 @@ export class RequestObserver {
       registers,
     });
     this.errors = new Counter({ name: 'kairograph_errors_total', help: 'Errors in answers, by API and code', labelNames: ['api', 'code'], registers });
+    this.refusals = new Counter({
+      name: 'kairograph_refusals_total',
+      help: 'Requests refused for who or where they came from: host, origin, csrf, subscriptions (MAX_SUBSCRIPTIONS), quota_<name> (a client over QUOTA_*)',
+      labelNames: ['reason'],
+      registers,
+    });
+    // Every reason from the start, at 0: a rate over a series that appears only with the first refusal misses it.
+    for (const reason of [...new Set(Object.values(REFUSALS)), ...QUOTAS.map((quota) => `quota_${quota}`)]) this.refusals.inc({ reason }, 0);
     this.phases = new Histogram({
       name: 'kairograph_query_phase_seconds',
       help: 'Time per query phase (plan: finding series; fetch_aggregate: reading and aggregating; total), by source',
@@ -121,7 +147,11 @@ export class RequestObserver {
     const source = used.length === 0 ? '' : used.length === 1 ? used[0]! : 'several';
     this.requests.inc({ api, route, method, status: String(status), source });
     this.duration.observe({ api, route, method }, ms / 1000);
-    for (const error of exchange.errors) this.errors.inc({ api, code: error.code });
+    for (const error of exchange.errors) {
+      this.errors.inc({ api, code: error.code });
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) this.refusals.inc({ reason: refusal });
+    }
     if (ctx) this.countQueries(ctx, statistics!);
     const line = {
       api,

@@ -13,7 +13,6 @@ import { isGraphQLError } from './mask-error.js';
  */
 export const GRAPHQL_ERROR_STATUS: Readonly<Record<string, number>> = {
   ...ERROR_STATUS,
-  CSRF_PREVENTED: 403,
   UNSUPPORTED_MEDIA_TYPE: 415,
   REQUEST_ENTITY_TOO_LARGE: 413,
   PERSISTED_QUERY_ID_REQUIRED: 400,

@@ -65,6 +65,7 @@ it('adds a point written during the test when live', { timeout: 90_000 }, async 
   const t = Date.now();
   const response = await fetch(`${gw.url}/api/v1/datapoints`, {
     method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify([{ name: 'system.cpu.usage', tags: { dc: 'eu-west', host: 'web-01' }, datapoints: [[t, 42]] }]),
   });
   expect(response.status).toBe(204);

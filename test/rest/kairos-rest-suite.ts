@@ -96,26 +96,33 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
         ['/api/v1/datapoints/query/tags', 'POST, OPTIONS'],
         ['/api/v1/datapoints/delete', 'POST, OPTIONS'],
         ['/api/v1/metric/sys.cpu', 'DELETE, OPTIONS'],
-      ])('answers a CORS preflight on %s', async (path, methods) => {
-        const gw = await start();
-        const preflight = await gw.call('OPTIONS', path, {
-          headers: { origin: 'http://grafana.local:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-grafana-org-id' },
-        });
-        expect(exchange(preflight)).toEqual({
-          status: 200,
+      ])('answers a CORS preflight on %s from an origin of CORS_ORIGINS only, and a plain OPTIONS with what the path takes', async (path, methods) => {
+        const gw = await start({ CORS_ORIGINS: 'http://grafana.local:3000' });
+        const ask = (origin: string) =>
+          gw.call('OPTIONS', path, { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-grafana-org-id' } });
+        expect(exchange(await ask('http://grafana.local:3000'))).toEqual({
+          status: 204,
           headers: {
+            'access-control-allow-credentials': 'true',
             'access-control-allow-headers': 'content-type, x-grafana-org-id',
-            'access-control-allow-methods': methods,
-            'access-control-allow-origin': '*',
+            'access-control-allow-methods': 'GET, POST, PUT, DELETE',
+            'access-control-allow-origin': 'http://grafana.local:3000',
+            'access-control-expose-headers': 'x-request-id, retry-after, ratelimit, ratelimit-policy, www-authenticate',
             'access-control-max-age': '86400',
-            'cache-control': 'no-cache',
             connection: 'keep-alive',
-            'content-length': '0',
-            expires: '0',
-            pragma: 'no-cache',
+            vary: 'Origin',
           },
           text: '',
         });
+        const foreign = await ask('http://grafana.evil:3000');
+        expect([foreign.status, foreign.headers['access-control-allow-origin'], foreign.json]).toEqual([
+          403,
+          undefined,
+          { errors: ['requests from pages of "http://grafana.evil:3000" are not allowed: add that origin to CORS_ORIGINS to let its pages use the gateway'] },
+        ]);
+        // Answered before a request id is given, as 404s and 405s are.
+        const { 'x-request-id': _, ...unhandled } = NO_CONTENT_HEADERS;
+        expect(exchange(await gw.call('OPTIONS', path))).toEqual({ status: 204, headers: { ...unhandled, allow: methods }, text: '' });
       });
 
       it('answers unknown paths with 404 and wrong methods with 405, in KairosDB error form', async () => {
@@ -591,8 +598,18 @@ export function describeKairosRest(storeName: string, createStore: RestStoreFact
           ['hosts', 'db/1 ✓', ''],
           ['teams', 'ops', 'pager'],
         ]) {
-          expect(exchange(await gw.call('POST', path('inventory', serviceKey!, key!), { body: value!, headers: { 'content-type': 'text/plain' } }))).toEqual(noContent);
+          // text/plain alone could be another site's form: it takes a header a form cannot send (COMPATIBILITY.md).
+          expect(exchange(await gw.call('POST', path('inventory', serviceKey!, key!), { body: value!, headers: { 'content-type': 'text/plain', 'x-requested-with': 'kairosdb-client' } }))).toEqual(noContent);
         }
+        const form = await gw.call('POST', path('inventory', 'hosts', 'web-3'), { body: 'x', headers: { 'content-type': 'text/plain' } });
+        expect([form.status, form.json]).toEqual([
+          403,
+          {
+            errors: [
+              "POST /api/v1/metadata/{service}/{serviceKey}/{key} needs Content-Type: application/json (curl: -H 'Content-Type: application/json') or a header a form cannot send (x-kairograph-token, x-requested-with): a form or text/plain body, or none, could be a cross-site request sent with the browser's credentials",
+            ],
+          },
+        ]);
         expect(exchange(await gw.call('GET', path('inventory')))).toEqual(ok('{"results":["hosts","teams"]}'));
         expect(exchange(await gw.call('GET', path('inventory', 'hosts')))).toEqual(ok('{"results":["db/1 ✓","web-1","web-2"]}'));
         expect(exchange(await gw.call('GET', `${path('inventory', 'hosts')}?startsWith=web`))).toEqual(ok('{"results":["web-1","web-2"]}'));

@@ -64,14 +64,14 @@ const COMPRESSION_MIN_BYTES = 32 * 1024;
 export const REQUEST_ID = 'rest-suite';
 
 /**
- * What every JSON answer of the API carries besides its body (KairosDB's `setHeaders`, plus length and type, the
+ * What every JSON answer of the API carries besides its body (KairosDB's `setHeaders` but its CORS header, which
+ * is CORS_ORIGINS's: COMPATIBILITY.md; plus length and type, the
  * request id on the answers of paths and methods it serves, and `Vary` on answers large enough to be compressed).
  */
 export function jsonHeaders(text: string, extra: Record<string, string> = {}, handled = true): Record<string, string> {
   const bytes = Buffer.byteLength(text);
   return {
     ...(bytes >= COMPRESSION_MIN_BYTES ? { vary: 'Accept-Encoding' } : {}),
-    'access-control-allow-origin': '*',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'content-length': String(bytes),
@@ -85,7 +85,6 @@ export function jsonHeaders(text: string, extra: Record<string, string> = {}, ha
 
 /** The headers of a 204. */
 export const NO_CONTENT_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
   'cache-control': 'no-cache',
   connection: 'keep-alive',
   expires: '0',

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/server/auth.js';
+import { hashSecret, tokenHash } from '../../src/server/auth.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { callRest } from '../rest/rest-client.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
@@ -14,8 +14,8 @@ import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 
 type Scope = 'read' | 'write' | 'delete' | 'admin';
 
-const READ_TOKEN = 'kg_reader-token-0123456789';
-const DELETE_TOKEN = 'kg_deleter-token-0123456789';
+const READ_TOKEN = 'kg_reader-token-0123456789-0123456789';
+const DELETE_TOKEN = 'kg_deleter-token-0123456789-0123456789';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 interface Caller {
@@ -266,8 +266,8 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       tokens: [
-        { name: 'reader', hash: await hash(READ_TOKEN), scopes: ['read'] },
-        { name: 'deleter', hash: await hash(DELETE_TOKEN), scopes: ['delete'] },
+        { name: 'reader', hash: tokenHash(READ_TOKEN), scopes: ['read'] },
+        { name: 'deleter', hash: tokenHash(DELETE_TOKEN), scopes: ['delete'] },
       ],
       users: [
         { name: 'writer', hash: await hash('writer-password'), scopes: ['write'] },
@@ -405,7 +405,8 @@ describe('/metrics', () => {
   it('keeps the same label sets after 1,000 requests with random Host headers, paths, methods and operation names', async () => {
     const file = join(tempDir(), 'admin.json');
     writeFileSync(file, JSON.stringify({ users: [{ name: 'operator', hash: await hashSecret('operator-password', 10), scopes: ['read', 'write', 'delete', 'admin'] }] }));
-    const g = await startGateway(store, { CREDENTIALS_FILE: file, ANONYMOUS_SCOPES: 'read' });
+    // Any Host name is served here, so the random ones reach the routes (a loopback gateway refuses them by default).
+    const g = await startGateway(store, { CREDENTIALS_FILE: file, ANONYMOUS_SCOPES: 'read', ALLOWED_HOSTS: '*' });
     const random = () => Math.random().toString(36).slice(2);
     const request = async (i: number) => {
       const host = `${random()}.example`;

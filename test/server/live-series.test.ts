@@ -74,7 +74,7 @@ it('sends the initial answer, then a point written through the REST API within a
     const t = Math.max(Date.now(), last.epochMs + 1);
     const bucket = Math.floor(t / MINUTE) * MINUTE;
     const written = performance.now();
-    const response = await fetch(`${gw.url}/api/v1/datapoints`, { method: 'POST', body: JSON.stringify([{ name: 'live.load', tags: { host: 'b' }, datapoints: [[t, 1000]] }]) });
+    const response = await fetch(`${gw.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ name: 'live.load', tags: { host: 'b' }, datapoints: [[t, 1000]] }]) });
     expect(response.status).toBe(204);
     const update = changesOf(await sub.next(1000));
     expect(performance.now() - written).toBeLessThan(1000);
@@ -91,7 +91,7 @@ it('sends the initial answer, then a point written through the REST API within a
 });
 
 it('serves 200 subscriptions of 10 distinct queries with 10 computations per poll, and refuses one past MAX_SUBSCRIPTIONS', async () => {
-  const gw = await startGateway(store, { LIVE_POLL_MS: '300', MAX_SUBSCRIPTIONS: '200' });
+  const gw = await startGateway(store, { LIVE_POLL_MS: '300', MAX_SUBSCRIPTIONS: '200', QUOTA_SUBSCRIPTIONS: '0' });
   const subs: Subscription[] = [];
   try {
     for (let i = 0; i < 200; i++) subs.push(await subscribe(gw.url, SUMS.replace('value: 1, unit: MINUTES', `value: ${(i % 10) + 1}, unit: MINUTES`), { from: 'now-5m' }));

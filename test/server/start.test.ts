@@ -47,7 +47,7 @@ it('serves HOST=0.0.0.0 with credentials, to them only', async () => {
     expect(url).toBeDefined();
     const basic = `Basic ${Buffer.from('collector:s3cret').toString('base64')}`;
     expect((await fetch(`${url}/api/v1/metricnames`)).status).toBe(401);
-    const write = await fetch(`${url}/api/v1/datapoints`, { method: 'POST', headers: { authorization: basic }, body: JSON.stringify([{ name: 'm', tags: { h: 'a' }, datapoints: [[1, 1]] }]) });
+    const write = await fetch(`${url}/api/v1/datapoints`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: JSON.stringify([{ name: 'm', tags: { h: 'a' }, datapoints: [[1, 1]] }]) });
     expect(write.status).toBe(204);
     expect(await (await fetch(`${url}/api/v1/metricnames`, { headers: { authorization: basic } })).json()).toEqual({ results: ['m'] });
   } finally {
