@@ -134,10 +134,22 @@ export class ForbiddenError extends KairographError {
   }
 }
 
+/**
+ * The store cannot answer now: a client may try again after `retryAfterSeconds` (its Retry-After header), by when the
+ * store has tried again itself (a reconnection, a schema repair's next attempt).
+ */
 export class StoreUnavailableError extends KairographError {
-  constructor(store: string, cause?: unknown) {
+  constructor(
+    store: string,
+    cause?: unknown,
+    readonly retryAfterSeconds = 1,
+  ) {
     const why = cause instanceof Error ? `: ${cause.message}` : '';
     super('STORE_UNAVAILABLE', `the ${store} store is unavailable${why}`, { cause });
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
   }
 }
 

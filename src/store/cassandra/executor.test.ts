@@ -19,6 +19,9 @@ describe('storeError', () => {
       'the cassandra store is unavailable: no Cassandra host answered (127.0.0.1:9042: connect ECONNREFUSED 127.0.0.1:9042; 10.0.0.2:9042: The host 10.0.0.2:9042 did not reply before timeout 12000 ms)',
     );
     expect((mapped as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+    // The store connects again a reconnect delay later: clients are told to wait that long, in whole seconds.
+    expect((mapped as StoreUnavailableError).headers).toEqual({ 'retry-after': '1' });
+    expect((storeError(new errors.NoHostAvailableError({}), 3) as StoreUnavailableError).headers).toEqual({ 'retry-after': '3' });
   });
 
   it("leads with Cassandra's refusal, naming the consistency, when the hosts tried answered with too few replicas alive", () => {

@@ -167,6 +167,11 @@ export class Executor<Name extends string = StatementName> {
     this.client.metadata.clearPrepared();
   }
 
+  /** What a client is told to wait before it asks again: the reconnect delay, in whole seconds. */
+  private get retryAfterSeconds(): number {
+    return retryAfterSeconds(this.options.reconnectDelayMs);
+  }
+
   private batchOptions(timestampMs: number): cassandra.QueryOptions {
     return { prepare: true, logged: false, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
   }
@@ -186,7 +191,7 @@ export class Executor<Name extends string = StatementName> {
       return await untilAborted(sent, signal);
     } catch (error) {
       const lost = schemaLoss(error, this.options.keyspace, name, this.schema.tables);
-      if (lost === undefined) throw storeError(error);
+      if (lost === undefined) throw storeError(error, this.retryAfterSeconds);
       if (generation === this.schemaGeneration) this.onSchemaLost(lost);
       throw this.schema.lostError(lost, undefined, error);
     }
@@ -223,7 +228,7 @@ export function pageStateOf(result: cassandra.types.ResultSet): Buffer | undefin
  * Driver failures that mean "Cassandra cannot answer now" (nobody reachable, a timeout, replicas missing or
  * overloaded) become StoreUnavailableError; anything else (a bad statement) is a bug and passes as it is.
  */
-export function storeError(error: unknown): unknown {
+export function storeError(error: unknown, retryAfter = 1): unknown {
   if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
   const { errors } = cassandra;
   const unavailable =
@@ -233,7 +238,12 @@ export function storeError(error: unknown): unknown {
     (error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code)) ||
     // The driver's own refusal once the client is shut down (a request racing close()).
     (error instanceof errors.DriverError && /shutdown|shut down/i.test(error.message));
-  return unavailable ? unavailableError(error) : error;
+  return unavailable ? unavailableError(error, retryAfter) : error;
+}
+
+/** A wait in ms as a Retry-After: whole seconds, at least 1. */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 /**
@@ -242,18 +252,18 @@ export function storeError(error: unknown): unknown {
  * that did answer, with Cassandra's refusal (too few replicas alive for the consistency level: the driver tries the
  * next host once, then gives up), are not "hosts that did not answer": the refusal leads, naming the consistency.
  */
-export function unavailableError(error: unknown): StoreUnavailableError {
+export function unavailableError(error: unknown, retryAfter = 1): StoreUnavailableError {
   if (error instanceof StoreUnavailableError) return error;
-  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error);
+  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error, retryAfter);
   const inner = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>);
   const refusals = new Set(inner.map(([, e]) => (e instanceof cassandra.errors.ResponseError ? e.message : undefined)));
   if (inner.length > 0 && refusals.size === 1 && !refusals.has(undefined)) {
     const [refusal] = refusals;
-    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }));
+    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }), retryAfter);
   }
   const hosts = inner.map(([host, e]) => `${host}: ${e instanceof Error ? e.message : String(e)}`);
   const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
-  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }));
+  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }), retryAfter);
 }
 
 /**
