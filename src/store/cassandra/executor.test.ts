@@ -103,8 +103,14 @@ describe('schemaLoss', () => {
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error.status).toBe(503);
     expect(error.message).toBe("the cassandra store is unavailable: keyspace kairosdb does not exist; re-creating KairosDB's tables");
-    expect(schemaLostError('table kairosdb.spec does not exist', 'no Cassandra host answered').message).toBe(
+    expect(error.headers).toEqual({ 'retry-after': '1' });
+    const failed = schemaLostError('table kairosdb.spec does not exist', { lastFailure: 'no Cassandra host answered', retryAfterSeconds: 4 });
+    expect(failed.message).toBe(
       "the cassandra store is unavailable: table kairosdb.spec does not exist; re-creating KairosDB's tables (last attempt failed: no Cassandra host answered)",
+    );
+    expect(failed.headers).toEqual({ 'retry-after': '4' });
+    expect(schemaLostError('keyspace kairosdb does not exist', { creating: false }).message).toBe(
+      "the cassandra store is unavailable: keyspace kairosdb does not exist; waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)",
     );
   });
 });
