@@ -312,7 +312,8 @@ export class CassandraStore implements Store {
         this.ledger.failures++;
         repair.failuresInRow++;
         const message = failureMessage(error);
-        repair.lastFailure = message;
+        // What is missing is the reason itself; saying it again as the failure would only repeat it.
+        repair.lastFailure = error instanceof SchemaNotCreatedError ? undefined : message;
         if (view.missing !== undefined) repair.reason = view.missing;
         const delayMs = repairDelayMs(this.options.reconnectDelayMs, repair.failuresInRow);
         const cause = JSON.stringify([view.catalog, view.node, message]);
