@@ -1,7 +1,8 @@
-/** How the Cassandra store words what is missing of KairosDB's schema, for its log and for clients. */
+/** How the Cassandra store words what is missing of KairosDB's schema, for its log and for clients, and where it sends DDL. */
+import type cassandra from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { TABLE_NAMES } from './options.js';
-import { describeAnswers, describeCatalog, describeMissing, type Missing } from './schema.js';
+import { ddlHost, describeAnswers, describeCatalog, describeMissing, type Missing } from './schema.js';
 
 const absentKeyspace: Missing[] = [{ listed: false }, ...TABLE_NAMES.map((table) => ({ table, listed: false }))];
 
@@ -37,5 +38,17 @@ describe('describeCatalog', () => {
     const some = new Map([...all].filter(([table]) => table !== 'spec' && table !== 'row_keys'));
     expect(describeCatalog('kg', { keyspace: true, tables: some })).toBe('keyspace kg without kg.row_keys, kg.spec');
     expect(describeCatalog('kg', { keyspace: false, tables: new Map() })).toBe('no keyspace kg');
+  });
+});
+
+describe('ddlHost', () => {
+  const clientOf = (hosts: [string, boolean][]) =>
+    ({ hosts: { values: () => hosts.map(([address, up]) => ({ address, isUp: () => up })) } }) as unknown as cassandra.Client;
+
+  it('is the first node by address that is up, whatever order the driver lists them in, so every gateway picks the same', () => {
+    const hosts: [string, boolean][] = [['10.0.0.10:9042', true], ['10.0.0.9:9042', true], ['10.0.0.2:9042', false]];
+    expect(ddlHost(clientOf(hosts))!.address).toBe('10.0.0.9:9042');
+    expect(ddlHost(clientOf([...hosts].reverse()))!.address).toBe('10.0.0.9:9042');
+    expect(ddlHost(clientOf([['10.0.0.2:9042', false]]))).toBeUndefined();
   });
 });
