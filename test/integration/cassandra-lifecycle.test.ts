@@ -1,6 +1,6 @@
 /**
  * The store's life with a Cassandra node that comes back different, on nodes this suite boots itself (run.sh
- * --restartable) while gateways serve them: a node killed with -9 and relaunched on its data (safe settings: every
+ * --restartable) while gateways serve them: a node killed with -9 and relaunched on its data (--crash-safe: every
  * acknowledged point back), a table and the keyspace dropped by an operator, KairosDB's own DDL on the keyspace, the
  * node replaced by an empty one on the same address, and a node with `unsafesystem` killed and relaunched half-loaded
  * (its catalog lists the keyspace, its statements say it does not exist). For each: recovery without a gateway
@@ -159,20 +159,26 @@ function report(what: string, ms: number, extra = '', messages?: Set<string>): v
   console.log(`[lifecycle] ${what}: ${(ms / 1000).toFixed(1)} s${extra}${messages ? `\n  refusals: ${[...messages].join('\n  refusals: ')}` : ''}`);
 }
 
-describe('a node with safe settings (run.sh --safe-system) that crashes, loses its schema, and is replaced', () => {
+describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, loses its schema, and is replaced', () => {
   const KS = 'lc_safe';
   let node: RestartableCassandra;
-  let cql: cassandra.Client;
+  /** An operator's client; made again after the node was killed (its driver would wait out its own reconnection). */
+  let operator: cassandra.Client | undefined;
+  const cql = async (statement: string) => (operator ??= await plain(node)).execute(statement);
+  const crash = async () => {
+    await operator?.shutdown();
+    operator = undefined;
+    await node.kill();
+  };
   let main: Served;
 
   beforeAll(async () => {
-    node = await startRestartableCassandra({ heap: '512m', safeSystem: true });
-    cql = await plain(node);
+    node = await startRestartableCassandra({ heap: '512m', crashSafe: true });
     main = await serve(node, KS);
   });
   afterAll(async () => {
     await closeAll();
-    await cql?.shutdown();
+    await operator?.shutdown();
     await node?.stop();
   });
 
@@ -184,8 +190,7 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
       expect(answer.status).toBe(204);
       acknowledged += 2000;
     }
-    await node.kill();
-    await cql.shutdown();
+    await crash();
     const down = await write(gw, points('crash', T0 + HOUR * 9, 1));
     expect(down.status).toBe(503);
     expect(down.headers['retry-after']).toBe('1');
@@ -194,7 +199,7 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
 
     const bootMs = await node.relaunch('own');
     const back = await untilWritten(gw, 'crash.after');
-    report('kill -9 + relaunch on its data (safe): first write acknowledged after the node answered CQL', back.ms, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report('kill -9 + relaunch on its data (crash-safe): first write acknowledged after the node answered CQL', back.ms, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
     expect(back.ms).toBeLessThan(RECOVERY_TARGET_MS);
     expect(await pointsRead(gw, 'crash', T0, T0 + 20_000 * 1000)).toBe(acknowledged);
     expect(await pointsRead(gw, 'crash.after', T0, T0 + 11 * HOUR)).toBe(1);
@@ -202,7 +207,6 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
     expect(lossLines(log)).toEqual([]);
     expect(await recreationCounts(gw)).toEqual({ keyspace: 0, table: 0 });
     expect(await metric(gw, 'kairograph_schema_last_recreation_timestamp_seconds')).toBeUndefined();
-    cql = await plain(node);
   });
 
   it("KairosDB's start-up DDL on the complete keyspace changes nothing: every request served meanwhile, nothing reported", async () => {
@@ -213,11 +217,14 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
     const loop = (async () => {
       for (let i = 0; !stop; i++) statuses.push((await write(gw, points('kairosdb.ddl', T0 + i * 1000, 1))).status);
     })();
-    for (const statement of kairosdbDdl(KS)) await cql.execute(statement);
-    // The store's look at the catalog (every 10 s) and requests see the same tables: no repair, no loss.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    stop = true;
-    await loop;
+    try {
+      for (const statement of kairosdbDdl(KS)) await cql(statement);
+      // The store's look at the catalog (every 10 s) and requests see the same tables: no repair, no loss.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      stop = true;
+      await loop;
+    }
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set([204]));
     expect(log.slice(before)).toEqual([]);
@@ -228,7 +235,7 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
     const { gw, log } = main;
     expect((await write(gw, points('dropped.table', T0, 100))).status).toBe(204);
     expect(await pointsRead(gw, 'dropped.table', T0, T0 + HOUR)).toBe(100);
-    await cql.execute(`DROP TABLE ${KS}.row_keys`);
+    await cql(`DROP TABLE ${KS}.row_keys`);
     const dropped = performance.now();
     const back = await untilWritten(gw, 'dropped.table.after');
     report('table dropped: first write acknowledged after the DROP', performance.now() - dropped, ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
@@ -247,7 +254,7 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
   it('the keyspace dropped by an operator: re-created with its tables, reported lost, old ranges empty', async () => {
     const { gw, log } = main;
     expect((await write(gw, points('dropped.keyspace', T0, 100))).status).toBe(204);
-    await cql.execute(`DROP KEYSPACE ${KS}`);
+    await cql(`DROP KEYSPACE ${KS}`);
     const dropped = performance.now();
     const back = await untilWritten(gw, 'dropped.keyspace.after');
     report('keyspace dropped: first write acknowledged after the DROP', performance.now() - dropped, ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
@@ -265,12 +272,12 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
 
   it('the keyspace dropped and re-created by KairosDB before the gateway notices: served meanwhile (old ranges empty), and the loss found within 10 s', { timeout: 60_000 }, async () => {
     // KairosDB made the keyspace; a store of its own, whose first look at the catalog comes a known 10 s after it was made.
-    for (const statement of kairosdbDdl('lc_kairos')) await cql.execute(statement);
+    for (const statement of kairosdbDdl('lc_kairos')) await cql(statement);
     const opened = performance.now();
     const kairos = await serve(node, 'lc_kairos');
     expect((await write(kairos.gw, points('before', T0, 50))).status).toBe(204);
-    await cql.execute('DROP KEYSPACE lc_kairos');
-    for (const statement of kairosdbDdl('lc_kairos')) await cql.execute(statement);
+    await cql('DROP KEYSPACE lc_kairos');
+    for (const statement of kairosdbDdl('lc_kairos')) await cql(statement);
     const remade = performance.now();
     expect(remade - opened, 'the DROP and KairosDB DDL ended before the first look at the catalog').toBeLessThan(9000);
     // The driver prepares its statements again on KairosDB's new tables: answers are served, and empty.
@@ -298,8 +305,7 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
     const attempts = store.schemaRepair.attempts;
     const failures = store.schemaRepair.failures;
     expect((await write(gw, points('replaced', T0, 100))).status).toBe(204);
-    await cql.shutdown();
-    await node.kill();
+    await crash();
     const bootMs = await node.relaunch('empty');
     const back = await untilWritten(gw, 'replaced.after');
     report('node replaced by an empty one: first write acknowledged after the node answered CQL', back.ms, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
@@ -311,11 +317,10 @@ describe('a node with safe settings (run.sh --safe-system) that crashes, loses i
     expect(await recreationCounts(gw)).toEqual({ keyspace: 2, table: 17 });
     // One repair, retried only while the node's driver connections came back.
     expect(store.schemaRepair.attempts - attempts).toBe(store.schemaRepair.failures - failures + 1);
-    cql = await plain(node);
   });
 });
 
-describe('a node with unsafesystem (run.sh without --safe-system) killed with -9 and relaunched half-loaded', () => {
+describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 and relaunched half-loaded', () => {
   let node: RestartableCassandra;
   let cql: cassandra.Client;
 

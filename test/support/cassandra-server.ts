@@ -25,10 +25,11 @@ export interface StartCassandraOptions {
   /** `host:port` of a running node to use instead of booting; defaults to env KAIROGRAPH_CASSANDRA. */
   reuse?: string;
   /**
-   * Without `-Dcassandra.unsafesystem=true` (run.sh --safe-system): schema changes are flushed, so a node killed with
-   * -9 and relaunched on its data comes back with them. Default false: DDL is faster with the shortcut.
+   * Settings for a node a test kills with -9 and relaunches on its data (run.sh --crash-safe): without
+   * `-Dcassandra.unsafesystem=true`, so schema changes are flushed, and with `commitlog_sync: batch`, so every
+   * acknowledged write is found again by replay. Default false: DDL and writes are faster with the shortcuts.
    */
-  safeSystem?: boolean;
+  crashSafe?: boolean;
 }
 
 const TOOLS = fileURLToPath(new URL('../../tools/cassandra/', import.meta.url));
@@ -76,7 +77,7 @@ async function boot(options: StartCassandraOptions): Promise<CassandraServer> {
   const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
   const args = ['--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
   if (options.heap) args.push('--heap', options.heap);
-  if (options.safeSystem) args.push('--safe-system');
+  if (options.crashSafe) args.push('--crash-safe');
   const { ready, stop } = await supervise({
     label: 'Cassandra',
     ...RUN_SH,
@@ -180,12 +181,12 @@ export interface StartRestartableOptions {
   readonly heap?: string;
   /** How long the JVM may take to answer CQL, in each life (default 180 s). */
   readonly bootTimeoutMs?: number;
-  /** As StartCassandraOptions.safeSystem: without it, a node killed with -9 may come back without recent schema changes. */
-  readonly safeSystem?: boolean;
+  /** As StartCassandraOptions.crashSafe: without it, a node killed with -9 may come back without recent schema changes and writes. */
+  readonly crashSafe?: boolean;
 }
 
 export async function startRestartableCassandra(options: StartRestartableOptions = {}): Promise<RestartableCassandra> {
-  const args = ['--restartable', ...(options.heap ? ['--heap', options.heap] : []), ...(options.safeSystem ? ['--safe-system'] : [])];
+  const args = ['--restartable', ...(options.heap ? ['--heap', options.heap] : []), ...(options.crashSafe ? ['--crash-safe'] : [])];
   const nodes = await superviseNodes(1, options.bootTimeoutMs, args, 'Cassandra', 'answer CQL');
   return {
     contactPoint: nodes.contactPoints[0]!,

@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: tools/cassandra/run.sh [--foreground] [--nodes N] [--restartable] [--safe-system] [--heap SIZE] [--timeout SECONDS] [--keep-dir]
+Usage: tools/cassandra/run.sh [--foreground] [--nodes N] [--restartable] [--crash-safe] [--heap SIZE] [--timeout SECONDS] [--keep-dir]
 
 Starts a throwaway Cassandra 5.0 with free ports in a fresh temp dir: one node on 127.0.0.1, or with --nodes N a
 cluster of N nodes on 127.0.0.1..127.0.0.N (the same two ports on each address), booted one after another.
@@ -19,8 +19,10 @@ cluster of N nodes on 127.0.0.1..127.0.0.N (the same two ports on each address),
                  SIGUSR2 starts them again on empty data dirs (a node replaced by a new one on the same address).
   --restartable  a single node that may die and be started again as a cluster's nodes are (the lines and signals
                  above, the same port and dir); the READY line then carries the cluster's fields too.
-  --safe-system  a single node without -Dcassandra.unsafesystem=true: schema changes are flushed to disk, so a node
-                 killed with -9 and started again on its data comes back with them (cluster nodes always run so).
+  --crash-safe   a single node that a test kills with -9 and starts again on its data, and that must come back with
+                 everything it acknowledged: no -Dcassandra.unsafesystem=true (schema changes are flushed, as cluster
+                 nodes always run) and commitlog_sync batch (a write is acknowledged once its commit log section is
+                 marked, which replay needs; periodic marks every 10 s and loses what came after on a crash).
   --heap SIZE    JVM heap (-Xms/-Xmx) of each node, e.g. 512m; default from jvm.options.
   --timeout S    seconds to wait for a node's CQL before giving up (default 180).
   --keep-dir     leave the run dir (data, logs) in place after stop.
@@ -32,7 +34,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LIB=${KAIROGRAPH_CASSANDRA_LIB:-$ROOT/.cassandra/lib}
 
-FOREGROUND=0 HEAP='' BOOT_TIMEOUT=180 KEEP_DIR=0 NODES=1 RESTARTABLE=0 SAFE_SYSTEM=0
+FOREGROUND=0 HEAP='' BOOT_TIMEOUT=180 KEEP_DIR=0 NODES=1 RESTARTABLE=0 CRASH_SAFE=0
 # A drain flushes every memtable; 30 s covers it on a loaded 2-core machine, and after that the data is throwaway anyway.
 STOP_TIMEOUT=${KAIROGRAPH_CASSANDRA_STOP_TIMEOUT:-30}
 while (($#)); do
@@ -40,7 +42,7 @@ while (($#)); do
     --foreground) FOREGROUND=1 ;;
     --nodes) NODES=${2:?--nodes needs a count}; shift ;;
     --restartable) RESTARTABLE=1 ;;
-    --safe-system) SAFE_SYSTEM=1 ;;
+    --crash-safe) CRASH_SAFE=1 ;;
     --heap) HEAP=${2:?--heap needs a size}; shift ;;
     --timeout) BOOT_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
     --keep-dir) KEEP_DIR=1 ;;
@@ -116,14 +118,17 @@ launch() {
   sed -e "s#__WORK__#$dir#g" -e "s#__NATIVE_PORT__#$NATIVE_PORT#g" -e "s#__STORAGE_PORT__#$STORAGE_PORT#g" \
     -e "s#__ADDRESS__#${ADDRESS[n]}#g" -e "s#__SEED__#${ADDRESS[1]}#g" -e "s#__TOKEN__#${TOKEN[n]}#g" \
     "$HERE/cassandra.yaml" >"$dir/conf/cassandra.yaml"
+  # skip_sync (jvm.options) still writes each section's marker, only without fsync: enough for a killed process,
+  # whose written pages the kernel keeps, not for a machine that loses power.
+  if ((CRASH_SAFE)); then sed -i -e 's/^commitlog_sync: periodic$/commitlog_sync: batch/' -e '/^commitlog_sync_period:/d' "$dir/conf/cassandra.yaml"; fi
   cp "$HERE/logback.xml" "$dir/conf/logback.xml"
   printf 'dc=datacenter1\nrack=rack1\n' >"$dir/conf/cassandra-rackdc.properties"
   local heap=() extra=() unsafe=()
   [[ -n $HEAP ]] && heap=("-Xms$HEAP" "-Xmx$HEAP")
   # unsafesystem skips flushing the schema tables after DDL, which makes DDL fast; with it, a cluster node killed with -9
   # and restarted came back without the keyspace created before the kill ("keyspace kg_cluster does not exist", and
-  # reads at ALL failed on it). Only a single node that nobody kills and restarts on its data (no --safe-system) has it.
-  ((NODES > 1 || SAFE_SYSTEM)) || unsafe=(-Dcassandra.unsafesystem=true)
+  # reads at ALL failed on it). Only a single node that nobody kills and restarts on its data (no --crash-safe) has it.
+  ((NODES > 1 || CRASH_SAFE)) || unsafe=(-Dcassandra.unsafesystem=true)
   read -r -a extra <<<"${KAIROGRAPH_CASSANDRA_JVM_OPTS:-}"
   # setsid: a terminal Ctrl-C reaches only this script, which then stops the JVM in order (TERM, wait, KILL).
   # -Djava.io.tmpdir: JNA unpacks its native library there and must be able to exec it.
