@@ -134,11 +134,11 @@ export class ForbiddenError extends KairographError {
   }
 }
 
-/**
- * The store cannot answer now: a client may try again after `retryAfterSeconds` (its Retry-After header), by when the
- * store has tried again itself (a reconnection, a schema repair's next attempt).
- */
 export class StoreUnavailableError extends KairographError {
+  /**
+   * A client may try again after `retryAfterSeconds` (the answer's Retry-After), by when the store has tried again
+   * itself (a reconnection, a schema repair's next attempt).
+   */
   constructor(
     store: string,
     cause?: unknown,
