@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       cassandraKeyspace: 'kairosdb',
       cassandraReplication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
       cassandraTableOptions: {},
+      cassandraCreateSchema: true,
       cassandraUsername: '',
       cassandraPassword: '',
       cassandraReadConsistency: 'ONE',
@@ -111,6 +112,7 @@ describe('loadConfig', () => {
         ROW_WIDTH: '3600000',
         CASSANDRA_SCAN_DECODER: 'driver',
         CASSANDRA_WRITE_ENCODER: 'driver',
+        CASSANDRA_CREATE_SCHEMA: 'false',
       }),
     ).toMatchObject({
       store: 'cassandra',
@@ -119,6 +121,7 @@ describe('loadConfig', () => {
       rowWidth: 3_600_000,
       cassandraScanDecoder: 'driver',
       cassandraWriteEncoder: 'driver',
+      cassandraCreateSchema: false,
     });
   });
 
@@ -169,6 +172,7 @@ describe('loadConfig', () => {
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false (got "maybe")'],
     [{ MAX_WRITE_POINTS: '0' }, 'MAX_WRITE_POINTS must be an integer from 1 to 10000000 (got "0")'],
     [{ ROLLUPS: 'yes' }, 'ROLLUPS must be one of on, off (got "yes")'],
+    [{ CASSANDRA_CREATE_SCHEMA: 'no' }, 'CASSANDRA_CREATE_SCHEMA must be true or false (got "no")'],
     [{ ROLLUPS_MAX_CATCH_UP_PERIODS: '0' }, 'ROLLUPS_MAX_CATCH_UP_PERIODS must be an integer from 1 to 1000000 (got "0")'],
     [{ ROLLUPS_LEASE_MS: '10' }, 'ROLLUPS_LEASE_MS must be an integer from 1000 to 86400000 (got "10")'],
   ])('rejects %o', (env, message) => {

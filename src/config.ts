@@ -39,6 +39,7 @@ export interface Config {
   readonly cassandraKeyspace: string;
   readonly cassandraReplication: string;
   readonly cassandraTableOptions: Readonly<Partial<Record<TableName, string>>>;
+  readonly cassandraCreateSchema: boolean;
   readonly cassandraUsername: string;
   readonly cassandraPassword: string;
   readonly cassandraReadConsistency: Consistency;
@@ -133,9 +134,10 @@ export const SETTINGS = [
   setting({ env: 'ROW_WIDTH', key: 'rowWidth', default: '0', meaning: 'KairosDB\'s `row_width`, written to the `spec` of a new store only; `0` for KairosDB\'s 1814400000 ms (1814400 with SECONDS)', parse: (raw, env) => integer(raw, env, 0, 1_000_000_000_000) }),
   setting({ env: 'CASSANDRA_CONTACT_POINTS', key: 'cassandraContactPoints', default: '127.0.0.1:9042', meaning: 'Comma-separated `host` or `host:port` (port 9042 when omitted)', parse: (raw, env) => contactPoints(raw, env) }),
   setting({ env: 'CASSANDRA_LOCAL_DC', key: 'cassandraLocalDc', default: 'datacenter1', meaning: 'Data centre whose nodes serve requests (`SELECT data_center FROM system.local`)', parse: (raw, env) => nonEmpty(raw, env) }),
-  setting({ env: 'CASSANDRA_KEYSPACE', key: 'cassandraKeyspace', default: 'kairosdb', meaning: 'Keyspace with KairosDB\'s tables; created with them when missing, never altered', parse: (raw, env) => checked(raw, env, keyspaceProblem(raw)) }),
+  setting({ env: 'CASSANDRA_KEYSPACE', key: 'cassandraKeyspace', default: 'kairosdb', meaning: 'Keyspace with KairosDB\'s tables; created with them when missing (`CASSANDRA_CREATE_SCHEMA`), never altered', parse: (raw, env) => checked(raw, env, keyspaceProblem(raw)) }),
   setting({ env: 'CASSANDRA_REPLICATION', key: 'cassandraReplication', default: DEFAULT_REPLICATION, meaning: 'Replication of a keyspace the gateway creates', parse: (raw, env) => checked(raw, env, replicationProblem(raw)) }),
   setting({ env: 'CASSANDRA_TABLE_OPTIONS', key: 'cassandraTableOptions', default: '{}', meaning: 'KairosDB\'s `table_create_with`: JSON from table name to a `WITH ...` clause for tables the gateway creates, e.g. `{"data_points":"WITH compaction = {\'class\': \'TimeWindowCompactionStrategy\'}"}`', parse: (raw, env) => tableOptions(raw, env) }),
+  setting({ env: 'CASSANDRA_CREATE_SCHEMA', key: 'cassandraCreateSchema', default: 'true', meaning: 'Create the keyspace and tables that are missing, at start and when found gone or unserved later (a re-created one is logged, on `/ready` and `/metrics` as lost data); `false` where operators manage the schema: no DDL, 503 until it exists ([Cassandra](#cassandra))', parse: (raw, env) => boolean(raw, env) }),
   setting({ env: 'CASSANDRA_USERNAME', key: 'cassandraUsername', default: '', meaning: 'User for PasswordAuthenticator; empty for none', parse: (raw) => raw }),
   setting({ env: 'CASSANDRA_PASSWORD', key: 'cassandraPassword', default: '', meaning: 'Password of `CASSANDRA_USERNAME`', parse: (raw) => raw }),
   setting({ env: 'CASSANDRA_READ_CONSISTENCY', key: 'cassandraReadConsistency', default: 'ONE', meaning: 'Consistency level of reads (KairosDB\'s default)', parse: (raw, env) => oneOf(raw, env, CONSISTENCIES) }),

@@ -205,9 +205,21 @@ export class RateLimitedError extends KairographError {
 }
 
 export class StoreUnavailableError extends KairographError {
-  constructor(store: string, cause?: unknown) {
+  /**
+   * A client may try again after `retryAfterSeconds` (the answer's Retry-After), by when the store has tried again
+   * itself (a reconnection, a schema repair's next attempt).
+   */
+  constructor(
+    store: string,
+    cause?: unknown,
+    readonly retryAfterSeconds = 1,
+  ) {
     const why = cause instanceof Error ? `: ${cause.message}` : '';
     super('STORE_UNAVAILABLE', `the ${store} store is unavailable${why}`, { cause });
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
   }
 }
 

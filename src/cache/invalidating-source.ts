@@ -8,7 +8,7 @@
 import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
-import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
+import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -54,6 +54,10 @@ export class InvalidatingSource implements Source {
 
   get metadata(): ServiceIndex | undefined {
     return this.inner.metadata;
+  }
+
+  get schemaRepair(): SchemaRepairStatus | undefined {
+    return this.inner.schemaRepair;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

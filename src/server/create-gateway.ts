@@ -3,6 +3,7 @@
  * behind one Node HTTP listener.
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
+import { registerSchemaMetrics } from './schema-metrics.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
@@ -56,6 +57,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const shared = createSharedReads(inner, config);
   const sources = shared.sources;
   registerSharedReadMetrics(metrics, shared);
+  registerSchemaMetrics(metrics, inner);
   registerCatalogueMetrics(metrics, inner);
   const manifest = loadManifest(config);
   // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.

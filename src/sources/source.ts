@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
 import type { Lane } from '../time-slice.js';
-import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
+import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -34,6 +34,8 @@ export interface Source {
   readonly catalogue?: CatalogueStatus | undefined;
   /** KairosDB's service_index, for the metadata API: the KairosDB layout's; absent for layouts that keep none. */
   readonly metadata?: ServiceIndex | undefined;
+  /** Where its store creates and repairs its own schema (KairosDB's keyspace on Cassandra): how that stands. */
+  readonly schemaRepair?: SchemaRepairStatus | undefined;
 
   /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
   metricNames(prefix: string, limit?: number): Promise<string[]>;

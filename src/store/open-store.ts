@@ -29,6 +29,7 @@ export async function openStore(config: Config, log?: Logger, settings: StoreSet
     localDataCenter: settings.localDataCenter,
     keyspace: settings.keyspace,
     tableOptions: config.cassandraTableOptions,
+    createSchema: config.cassandraCreateSchema,
     ...cassandraSettings(config),
     scanDecoder: config.cassandraScanDecoder,
     writeEncoder: config.cassandraWriteEncoder,

@@ -1,7 +1,8 @@
 /**
  * Recovery from a lost schema on the real node: with a connected gateway, KairosDB's keyspace or one table is dropped
  * behind its back (as when Cassandra restarts without having synced its schema); requests answer 503 with
- * STORE_UNAVAILABLE naming what is gone, never 500, the store re-creates what is missing as at start, and serves again.
+ * STORE_UNAVAILABLE naming what is gone, never 500, the store re-creates what is missing as at start, says what was
+ * lost, and serves again. (test/integration/cassandra-lifecycle.test.ts has crashed, replaced and half-loaded nodes.)
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,8 @@ async function connectedGateway(options: Partial<CassandraStoreOptions> = {}): P
   const store = await CassandraStore.open(
     storeOptions(KEYSPACE, {
       tableOptions: { data_points: `WITH comment = '${COMMENT}'` },
+      // Only requests find what is gone here, so that the first one's answer is always the same.
+      schemaCheckMs: 0,
       ...options,
       log: {
         info: (fields, message) => void log.push({ level: 'info', message, fields }),
@@ -133,9 +136,9 @@ async function countOf(table: string): Promise<number> {
   return Number((await cql.execute(`SELECT count(*) AS n FROM ${KEYSPACE}.${table}`)).rows[0]!.get('n'));
 }
 
-/** The store's log lines of the recovery: the warning that starts it and the line that ends it. */
+/** The store's log lines of the recovery: the warning that starts it, what was lost, and the line that ends it. */
 function recoveryLines(log: LogLine[]): string[] {
-  return log.filter((line) => line.message.startsWith("KairosDB's schema")).map((line) => `${line.level}: ${line.message}`);
+  return log.filter((line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created')).map((line) => `${line.level}: ${line.message}`);
 }
 
 const pointQuery = { start_absolute: T0 - 1000, end_absolute: T0 + 1000, metrics: [{ name: 'up' }] };
@@ -161,7 +164,11 @@ describe('the keyspace is dropped while the gateway is connected', () => {
       expect(response.body.errors![0]!.message).toMatch(REPAIRING);
     }
     await graphqlUntilServed(gw, READ);
-    expect(recoveryLines(log)).toEqual(["warn: KairosDB's schema is gone; re-creating what is missing", "info: KairosDB's schema re-created"]);
+    expect(recoveryLines(log)).toEqual([
+      "warn: KairosDB's schema is gone; re-creating what is missing",
+      `warn: re-created ${KEYSPACE} and its 8 tables: data written before it was lost may be missing`,
+      "info: KairosDB's schema repaired",
+    ]);
 
     expect(await tablesOf(KEYSPACE)).toEqual([...TABLE_NAMES].sort());
     const keyspace = await cql.execute('SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?', [KEYSPACE], { prepare: true });
@@ -215,13 +222,18 @@ describe('one table is dropped while the gateway is connected', () => {
       unavailableAt('points', `table ${KEYSPACE}.row_keys or its keyspace may be gone (statement row_keys.select could not be prepared again)`),
     );
     await graphqlUntilServed(gw, READ);
-    expect(recoveryLines(log)).toEqual(["warn: KairosDB's schema is gone; re-creating what is missing", "info: KairosDB's schema re-created"]);
-    const [started, ended] = log.filter((line) => line.message.startsWith("KairosDB's schema"));
+    expect(recoveryLines(log)).toEqual([
+      "warn: KairosDB's schema is gone; re-creating what is missing",
+      `warn: re-created ${KEYSPACE}.row_keys: data written before it was lost may be missing`,
+      "info: KairosDB's schema repaired",
+    ]);
+    const [started, lost, ended] = log.filter((line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created'));
     expect(started!.fields).toEqual({
       keyspace: KEYSPACE,
       reason: `table ${KEYSPACE}.row_keys or its keyspace may be gone (statement row_keys.select could not be prepared again)`,
     });
-    expect(ended!.fields).toEqual({ keyspace: KEYSPACE, found: `table ${KEYSPACE}.row_keys does not exist`, spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
+    expect(lost!.fields).toEqual({ keyspace: KEYSPACE, objects: [`${KEYSPACE}.row_keys`], catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.row_keys`, node: 'every table it lists answers' });
+    expect(ended!.fields).toEqual({ keyspace: KEYSPACE, attempts: 1, recreated: [`${KEYSPACE}.row_keys`], spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
 
     expect(await tablesOf(KEYSPACE)).toEqual([...TABLE_NAMES].sort());
     // Nothing else was dropped or re-created: the point and its row time are still there, only its series is not.
@@ -252,7 +264,7 @@ describe('one table is dropped while the gateway is connected', () => {
 });
 
 describe('a repair that fails', () => {
-  it('is retried in the background, requests say why it failed, and a table re-created by someone else is taken as it is', async () => {
+  it('is retried in the background, requests say why it failed, and a table re-created by someone else is taken as it is and reported lost', async () => {
     // string_index exists, so the option is not used at start; Cassandra refuses it when the table must be created.
     const { gw, log } = await connectedGateway({ tableOptions: { string_index: 'WITH no_such_option = 1' }, reconnectDelayMs: 200 });
     expect((await gw.graphql(WRITE)).body).toEqual(WRITTEN);
@@ -272,13 +284,19 @@ describe('a repair that fails', () => {
     // Requests do not start attempts while one repair is under way, so serving again proves the background retry.
     await cql.execute(`CREATE TABLE ${KEYSPACE}.string_index (key blob, column1 text, value blob, PRIMARY KEY ((key), column1))`);
     await graphqlUntilServed(gw, WRITE);
-    // Every attempt failed the same way, which is logged once.
+    // Every attempt failed the same way, which is logged once, with what the catalog listed and what the node answered.
     expect(log.filter((line) => line.message.startsWith('cannot re-create')).map((line) => line.fields)).toEqual([
-      { keyspace: KEYSPACE, err: "Unknown property 'no_such_option'", retryMs: 200 },
+      { keyspace: KEYSPACE, catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.string_index`, node: 'every table it lists answers', err: "Unknown property 'no_such_option'", failures: 1, retryMs: 200 },
     ]);
-    expect(recoveryLines(log)).toEqual(["warn: KairosDB's schema is gone; re-creating what is missing", "info: KairosDB's schema re-created"]);
-    const ended = log.find((line) => line.message === "KairosDB's schema re-created")!;
-    expect(ended.fields).toEqual({ keyspace: KEYSPACE, found: 'nothing missing', spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
+    // The table someone else made is a new one (its id changed): what was written to the old one is lost, and said so.
+    expect(recoveryLines(log)).toEqual([
+      "warn: KairosDB's schema is gone; re-creating what is missing",
+      `warn: ${KEYSPACE}.string_index re-created by another client: data written before it was lost may be missing`,
+      "info: KairosDB's schema repaired",
+    ]);
+    const ended = log.find((line) => line.message === "KairosDB's schema repaired")!;
+    expect(ended.fields).toMatchObject({ keyspace: KEYSPACE, recreated: [`${KEYSPACE}.string_index`], spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
+    expect((ended.fields as { attempts: number }).attempts).toBeGreaterThan(1);
     expect((await gw.graphql(READ)).body).toEqual(READ_BACK);
     expect((await gw.call('GET', '/api/v1/metricnames')).json).toEqual({ results: ['up'] });
   });

@@ -24,6 +24,12 @@ export interface StartCassandraOptions {
   bootTimeoutMs?: number;
   /** `host:port` of a running node to use instead of booting; defaults to env KAIROGRAPH_CASSANDRA. */
   reuse?: string;
+  /**
+   * Settings for a node a test kills with -9 and relaunches on its data (run.sh --crash-safe): without
+   * `-Dcassandra.unsafesystem=true`, so schema changes are flushed, and with `commitlog_sync: batch`, so every
+   * acknowledged write is found again by replay. Default false: DDL and writes are faster with the shortcuts.
+   */
+  crashSafe?: boolean;
 }
 
 const TOOLS = fileURLToPath(new URL('../../tools/cassandra/', import.meta.url));
@@ -71,6 +77,7 @@ async function boot(options: StartCassandraOptions): Promise<CassandraServer> {
   const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
   const args = ['--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
   if (options.heap) args.push('--heap', options.heap);
+  if (options.crashSafe) args.push('--crash-safe');
   const { ready, stop } = await supervise({
     label: 'Cassandra',
     ...RUN_SH,
@@ -133,35 +140,112 @@ export interface StartClusterOptions {
  * guarantees as a single node (the script stops every node when this process ends, however it ends).
  */
 export async function startCassandraCluster(options: StartClusterOptions): Promise<CassandraCluster> {
+  const nodes = await superviseNodes(options.nodes, options.bootTimeoutMs, options.heap ? ['--heap', options.heap] : [], 'Cassandra cluster', 'answer CQL on every node');
+  return {
+    contactPoints: nodes.contactPoints,
+    port: nodes.port,
+    localDataCenter: nodes.localDataCenter,
+    bootMs: nodes.bootMs,
+    get nodes() {
+      return nodes.contactPoints.map((contactPoint, i) => ({ index: i + 1, contactPoint, pid: nodes.pid(i + 1) }));
+    },
+    kill: nodes.kill,
+    restart: async () => void (await nodes.restart('own')),
+    stop: nodes.stop,
+  };
+}
+
+/** A single node that a test may crash and launch again on the same address and port (run.sh --restartable). */
+export interface RestartableCassandra {
+  /** `127.0.0.1:<port>`, the same in every life of the node. */
+  readonly contactPoint: string;
+  readonly port: number;
+  readonly localDataCenter: string;
+  /** The JVM's pid while it runs, 0 while it is down. */
+  readonly pid: number;
+  /** JVM launch to the first answered CQL query of its first life. */
+  readonly bootMs: number;
+  /** SIGKILLs the JVM (a crash: no drain, no flush) and resolves once run.sh has seen it die. */
+  kill(): Promise<void>;
+  /**
+   * Launches the killed node again, on its own data (`own`), or as a new node in its place on empty data dirs
+   * (`empty`); resolves once it answers CQL again, with the JVM's launch to that answer in ms.
+   */
+  relaunch(data: 'own' | 'empty'): Promise<number>;
+  /** Stops the node and deletes its dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartRestartableOptions {
+  /** JVM heap, e.g. `512m`. */
+  readonly heap?: string;
+  /** How long the JVM may take to answer CQL, in each life (default 180 s). */
+  readonly bootTimeoutMs?: number;
+  /** As StartCassandraOptions.crashSafe: without it, a node killed with -9 may come back without recent schema changes and writes. */
+  readonly crashSafe?: boolean;
+}
+
+export async function startRestartableCassandra(options: StartRestartableOptions = {}): Promise<RestartableCassandra> {
+  const args = ['--restartable', ...(options.heap ? ['--heap', options.heap] : []), ...(options.crashSafe ? ['--crash-safe'] : [])];
+  const nodes = await superviseNodes(1, options.bootTimeoutMs, args, 'Cassandra', 'answer CQL');
+  return {
+    contactPoint: nodes.contactPoints[0]!,
+    port: nodes.port,
+    localDataCenter: nodes.localDataCenter,
+    get pid() {
+      return nodes.pid(1);
+    },
+    bootMs: nodes.bootMs,
+    kill: () => nodes.kill(1),
+    relaunch: async (data) => (await nodes.restart(data)).get(1)!,
+    stop: nodes.stop,
+  };
+}
+
+/** What a cluster and a restartable node share: run.sh supervising N nodes that may die and be launched again. */
+interface SupervisedNodes {
+  readonly contactPoints: readonly string[];
+  readonly port: number;
+  readonly localDataCenter: string;
+  readonly bootMs: number;
+  /** Node n's JVM pid, 0 while it is down. */
+  pid(index: number): number;
+  kill(index: number): Promise<void>;
+  /** Launches every dead node again; resolves with each one's launch-to-CQL time, by node. */
+  restart(data: 'own' | 'empty'): Promise<Map<number, number>>;
+  stop(): Promise<void>;
+}
+
+async function superviseNodes(count: number, bootTimeout: number | undefined, extraArgs: readonly string[], label: string, readyMeans: string): Promise<SupervisedNodes> {
   await runFetch('tools/cassandra/fetch.sh', `${TOOLS}fetch.sh`);
-  const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
-  const args = ['--nodes', String(options.nodes), '--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
-  if (options.heap) args.push('--heap', options.heap);
+  const bootTimeoutMs = bootTimeout ?? 180_000;
+  const args = ['--nodes', String(count), '--timeout', String(Math.ceil(bootTimeoutMs / 1000)), ...extraArgs];
   const pids = new Map<number, number>();
-  // Lines run.sh prints after READY: a node down (`NODE_DOWN node=n`) or back (`NODE_READY node=n pid=p`).
-  const waiters: { prefix: string; node: number; resolve: () => void }[] = [];
+  // Lines run.sh prints after READY: a node down (`NODE_DOWN node=n`) or back (`NODE_READY node=n pid=p boot_ms=t`).
+  const waiters: { prefix: string; node: number; resolve: (bootMs: number) => void }[] = [];
   const onLine = (line: string): void => {
     const event = /^KAIROGRAPH_CASSANDRA_(NODE_DOWN|NODE_READY) node=(\d+) pid=(\d+)/.exec(line);
     if (!event) return;
     const node = Number(event[2]);
     pids.set(node, event[1] === 'NODE_READY' ? Number(event[3]) : 0);
+    const bootMs = Number(/ boot_ms=(\d+)/.exec(line)?.[1] ?? 0);
     for (const waiter of waiters.splice(0)) {
-      if (waiter.prefix === event[1] && waiter.node === node) waiter.resolve();
+      if (waiter.prefix === event[1] && waiter.node === node) waiter.resolve(bootMs);
       else waiters.push(waiter);
     }
   };
-  const until = (prefix: string, node: number, what: string): Promise<void> =>
+  const until = (prefix: string, node: number, what: string): Promise<number> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Cassandra node ${node} did not ${what} within ${bootTimeoutMs} ms`)), bootTimeoutMs);
-      waiters.push({ prefix, node, resolve: () => (clearTimeout(timer), resolve()) });
+      waiters.push({ prefix, node, resolve: (ms) => (clearTimeout(timer), resolve(ms)) });
     });
   const script = await supervise({
-    label: 'Cassandra cluster',
+    label,
     ...RUN_SH,
     args,
-    readyMeans: 'answer CQL on every node',
+    readyMeans,
     // Nodes boot one after another, each within run.sh's own timeout.
-    bootTimeoutMs: bootTimeoutMs * options.nodes,
+    bootTimeoutMs: bootTimeoutMs * count,
     onLine,
   });
   const { ready } = script;
@@ -169,16 +253,14 @@ export async function startCassandraCluster(options: StartClusterOptions): Promi
     const port = ready.int('port');
     const contactPoints = (ready.fields.get('contact_points') ?? '').split(',');
     const started = (ready.fields.get('pids') ?? '').split(',').map(Number);
-    if (contactPoints.length !== options.nodes || started.length !== options.nodes) throw new Error(`run.sh --nodes ${options.nodes} printed an unexpected READY line`);
+    if (contactPoints.length !== count || started.length !== count) throw new Error(`run.sh --nodes ${count} printed an unexpected READY line`);
     started.forEach((pid, i) => pids.set(i + 1, pid));
     return {
       contactPoints,
       port,
       localDataCenter: ready.fields.get('dc') ?? 'datacenter1',
       bootMs: ready.int('boot_ms'),
-      get nodes() {
-        return contactPoints.map((contactPoint, i) => ({ index: i + 1, contactPoint, pid: pids.get(i + 1) ?? 0 }));
-      },
+      pid: (index) => pids.get(index) ?? 0,
       async kill(index) {
         const pid = pids.get(index) ?? 0;
         if (pid === 0) throw new Error(`Cassandra node ${index} is not running`);
@@ -186,11 +268,11 @@ export async function startCassandraCluster(options: StartClusterOptions): Promi
         process.kill(pid, 'SIGKILL');
         await down;
       },
-      async restart() {
+      async restart(data) {
         const dead = [...pids].filter(([, pid]) => pid === 0).map(([node]) => node);
-        const back = Promise.all(dead.map((node) => until('NODE_READY', node, 'answer CQL again')));
-        if (!script.signal('SIGUSR1')) throw new Error('the Cassandra cluster script has exited');
-        await back;
+        const back = Promise.all(dead.map(async (node) => [node, await until('NODE_READY', node, 'answer CQL again')] as const));
+        if (!script.signal(data === 'own' ? 'SIGUSR1' : 'SIGUSR2')) throw new Error('the Cassandra script has exited');
+        return new Map(await back);
       },
       stop: script.stop,
     };

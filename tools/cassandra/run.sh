@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: tools/cassandra/run.sh [--foreground] [--nodes N] [--heap SIZE] [--timeout SECONDS] [--keep-dir]
+Usage: tools/cassandra/run.sh [--foreground] [--nodes N] [--restartable] [--crash-safe] [--heap SIZE] [--timeout SECONDS] [--keep-dir]
 
 Starts a throwaway Cassandra 5.0 with free ports in a fresh temp dir: one node on 127.0.0.1, or with --nodes N a
 cluster of N nodes on 127.0.0.1..127.0.0.N (the same two ports on each address), booted one after another.
@@ -15,7 +15,14 @@ cluster of N nodes on 127.0.0.1..127.0.0.N (the same two ports on each address),
   --foreground   for a person: prints how to point the gateway at the node(s) and runs until Ctrl-C.
   --nodes N      a cluster of N nodes (1-9, default 1): data centre "datacenter1", seed 127.0.0.1. A node that dies
                  is reported on stdout ("KAIROGRAPH_CASSANDRA_NODE_DOWN node=.."), not fatal; SIGUSR1 starts the dead
-                 nodes again on their own data, one after another ("KAIROGRAPH_CASSANDRA_NODE_READY node=.." each).
+                 nodes again on their own data, one after another ("KAIROGRAPH_CASSANDRA_NODE_READY node=.." each);
+                 SIGUSR2 starts them again on empty data dirs (a node replaced by a new one on the same address).
+  --restartable  a single node that may die and be started again as a cluster's nodes are (the lines and signals
+                 above, the same port and dir); the READY line then carries the cluster's fields too.
+  --crash-safe   a single node that a test kills with -9 and starts again on its data, and that must come back with
+                 everything it acknowledged: no -Dcassandra.unsafesystem=true (schema changes are flushed, as cluster
+                 nodes always run) and commitlog_sync batch (a write is acknowledged once its commit log section is
+                 marked, which replay needs; periodic marks every 10 s and loses what came after on a crash).
   --heap SIZE    JVM heap (-Xms/-Xmx) of each node, e.g. 512m; default from jvm.options.
   --timeout S    seconds to wait for a node's CQL before giving up (default 180).
   --keep-dir     leave the run dir (data, logs) in place after stop.
@@ -27,13 +34,15 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LIB=${KAIROGRAPH_CASSANDRA_LIB:-$ROOT/.cassandra/lib}
 
-FOREGROUND=0 HEAP='' BOOT_TIMEOUT=180 KEEP_DIR=0 NODES=1
+FOREGROUND=0 HEAP='' BOOT_TIMEOUT=180 KEEP_DIR=0 NODES=1 RESTARTABLE=0 CRASH_SAFE=0
 # A drain flushes every memtable; 30 s covers it on a loaded 2-core machine, and after that the data is throwaway anyway.
 STOP_TIMEOUT=${KAIROGRAPH_CASSANDRA_STOP_TIMEOUT:-30}
 while (($#)); do
   case $1 in
     --foreground) FOREGROUND=1 ;;
     --nodes) NODES=${2:?--nodes needs a count}; shift ;;
+    --restartable) RESTARTABLE=1 ;;
+    --crash-safe) CRASH_SAFE=1 ;;
     --heap) HEAP=${2:?--heap needs a size}; shift ;;
     --timeout) BOOT_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
     --keep-dir) KEEP_DIR=1 ;;
@@ -97,9 +106,11 @@ free_ports() {
   ' "${ADDRESS[@]}"
 }
 
-# Launches node $1 as JAVA_PID, in its dir: created on its first launch, reused when it is started again.
+# Launches node $1 as JAVA_PID, in its dir: created on its first launch, reused when it is started again (its data
+# emptied first when $2 is `empty`: a new node in the old one's place; the old life's logs stay).
 launch() {
   local n=$1 dir=${NODE_DIR[$1]}
+  if [[ ${2:-} == empty ]]; then rm -rf "$dir"/{data,commitlog,saved_caches,hints,cdc_raw}; fi
   mkdir -p "$dir"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,tmp,triggers}
   LOG=$dir/logs/cassandra.log
   # A restarted node keeps its last life's log beside the new one; readiness reads the new one only.
@@ -107,14 +118,17 @@ launch() {
   sed -e "s#__WORK__#$dir#g" -e "s#__NATIVE_PORT__#$NATIVE_PORT#g" -e "s#__STORAGE_PORT__#$STORAGE_PORT#g" \
     -e "s#__ADDRESS__#${ADDRESS[n]}#g" -e "s#__SEED__#${ADDRESS[1]}#g" -e "s#__TOKEN__#${TOKEN[n]}#g" \
     "$HERE/cassandra.yaml" >"$dir/conf/cassandra.yaml"
+  # skip_sync (jvm.options) still writes each section's marker, only without fsync: enough for a killed process,
+  # whose written pages the kernel keeps, not for a machine that loses power.
+  if ((CRASH_SAFE)); then sed -i -e 's/^commitlog_sync: periodic$/commitlog_sync: batch/' -e '/^commitlog_sync_period:/d' "$dir/conf/cassandra.yaml"; fi
   cp "$HERE/logback.xml" "$dir/conf/logback.xml"
   printf 'dc=datacenter1\nrack=rack1\n' >"$dir/conf/cassandra-rackdc.properties"
   local heap=() extra=() unsafe=()
   [[ -n $HEAP ]] && heap=("-Xms$HEAP" "-Xmx$HEAP")
   # unsafesystem skips flushing the schema tables after DDL, which makes DDL fast; with it, a cluster node killed with -9
   # and restarted came back without the keyspace created before the kill ("keyspace kg_cluster does not exist", and
-  # reads at ALL failed on it). Only a single node, which nobody kills and restarts on its data, has it.
-  ((NODES > 1)) || unsafe=(-Dcassandra.unsafesystem=true)
+  # reads at ALL failed on it). Only a single node that nobody kills and restarts on its data (no --crash-safe) has it.
+  ((NODES > 1 || CRASH_SAFE)) || unsafe=(-Dcassandra.unsafesystem=true)
   read -r -a extra <<<"${KAIROGRAPH_CASSANDRA_JVM_OPTS:-}"
   # setsid: a terminal Ctrl-C reaches only this script, which then stops the JVM in order (TERM, wait, KILL).
   # -Djava.io.tmpdir: JNA unpacks its native library there and must be able to exec it.
@@ -156,7 +170,7 @@ wait_ready() {
 # may pick new ones). Anything else that stops the boot ends the script with the log tail.
 boot_node() {
   local n=$1 status=0 hint=''
-  launch "$n"
+  launch "$n" "${2:-}"
   JAVA_RC=0 READY=''
   wait_ready "$n" || status=$?
   if ((status == 0)); then
@@ -206,7 +220,7 @@ RSS_KB=$(ps -o rss= -p "${JAVA_PIDS[1]}" | tr -d ' ')
 PIDS=$(IFS=,; echo "${JAVA_PIDS[*]}")
 CONTACT_POINTS=$(IFS=,; echo "${ADDRESS[*]/%/:$NATIVE_PORT}")
 CLUSTER_FIELDS=''
-((NODES == 1)) || CLUSTER_FIELDS=" nodes=$NODES pids=$PIDS contact_points=$CONTACT_POINTS"
+((NODES == 1 && !RESTARTABLE)) || CLUSTER_FIELDS=" nodes=$NODES pids=$PIDS contact_points=$CONTACT_POINTS"
 
 echo "KAIROGRAPH_CASSANDRA_READY port=$NATIVE_PORT pid=${JAVA_PIDS[1]} boot_ms=$BOOT_MS rss_kb=$RSS_KB storage_port=$STORAGE_PORT $READY$CLUSTER_FIELDS dir=$RUN_DIR"
 
@@ -228,7 +242,7 @@ Ctrl-C stops it and deletes the dir.
 EOF
 fi
 
-if ((NODES == 1)); then
+if ((NODES == 1 && !RESTARTABLE)); then
   # Idle until the JVM exits or a trapped signal interrupts the wait (the trap then stops the node).
   JAVA_PID=${JAVA_PIDS[1]} JAVA_PIDS=()
   wait "$JAVA_PID" && JAVA_RC=0 || JAVA_RC=$?
@@ -238,9 +252,11 @@ if ((NODES == 1)); then
   exit 1
 fi
 
-# A cluster outlives a node: a dead one is reported, and SIGUSR1 starts every dead node again on its own dir.
-RESTART=0
-trap 'RESTART=1' USR1
+# A cluster (or a --restartable node) outlives a node: a dead one is reported, and SIGUSR1 starts every dead node
+# again on its own dir, SIGUSR2 on an emptied one.
+RESTART=''
+trap 'RESTART=own' USR1
+trap 'RESTART=empty' USR2
 while :; do
   # `wait` on a sleep, not a plain sleep: a trapped signal (USR1, TERM) interrupts it at once.
   sleep 1 &
@@ -255,15 +271,15 @@ while :; do
     say "node $n (pid $pid) exited with code $rc; kill -USR1 $$ starts it again"
     echo "KAIROGRAPH_CASSANDRA_NODE_DOWN node=$n pid=$pid rc=$rc"
   done
-  if ((RESTART)); then
-    RESTART=0
+  if [[ -n $RESTART ]]; then
+    data=$RESTART RESTART=''
     for n in $(seq 1 "$NODES"); do
       [[ -z ${JAVA_PIDS[n]:-} ]] || continue
       started=$(now_ms)
-      boot_node "$n" || die "node $n: one of its ports was taken while it was down"
-      echo "KAIROGRAPH_CASSANDRA_NODE_READY node=$n pid=${JAVA_PIDS[n]} boot_ms=$(($(now_ms) - started)) address=${ADDRESS[n]} dir=${NODE_DIR[n]}"
+      boot_node "$n" "$data" || die "node $n: one of its ports was taken while it was down"
+      echo "KAIROGRAPH_CASSANDRA_NODE_READY node=$n pid=${JAVA_PIDS[n]} boot_ms=$(($(now_ms) - started)) address=${ADDRESS[n]} data=$data dir=${NODE_DIR[n]}"
       alive=$((alive + 1))
     done
   fi
-  ((alive > 0)) || die "every node has exited"
+  ((alive > 0 || RESTARTABLE)) || die "every node has exited"
 done

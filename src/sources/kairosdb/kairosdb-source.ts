@@ -7,7 +7,7 @@ import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type { PingReport, RowKey, ScanOptions, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
+import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { planSeries, type IndexReader } from './plan.js';
 
@@ -41,6 +41,10 @@ export class KairosdbSource implements Source {
 
   get metadata(): ServiceIndex {
     return this.store.serviceIndex;
+  }
+
+  get schemaRepair(): SchemaRepairStatus | undefined {
+    return this.store.schemaRepair;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

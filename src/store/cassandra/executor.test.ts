@@ -19,6 +19,9 @@ describe('storeError', () => {
       'the cassandra store is unavailable: no Cassandra host answered (127.0.0.1:9042: connect ECONNREFUSED 127.0.0.1:9042; 10.0.0.2:9042: The host 10.0.0.2:9042 did not reply before timeout 12000 ms)',
     );
     expect((mapped as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+    // The store connects again a reconnect delay later: clients are told to wait that long, in whole seconds.
+    expect((mapped as StoreUnavailableError).headers).toEqual({ 'retry-after': '1' });
+    expect((storeError(new errors.NoHostAvailableError({}), 3) as StoreUnavailableError).headers).toEqual({ 'retry-after': '3' });
   });
 
   it("leads with Cassandra's refusal, naming the consistency, when the hosts tried answered with too few replicas alive", () => {
@@ -100,8 +103,14 @@ describe('schemaLoss', () => {
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error.status).toBe(503);
     expect(error.message).toBe("the cassandra store is unavailable: keyspace kairosdb does not exist; re-creating KairosDB's tables");
-    expect(schemaLostError('table kairosdb.spec does not exist', 'no Cassandra host answered').message).toBe(
+    expect(error.headers).toEqual({ 'retry-after': '1' });
+    const failed = schemaLostError('table kairosdb.spec does not exist', { lastFailure: 'no Cassandra host answered', retryAfterSeconds: 4 });
+    expect(failed.message).toBe(
       "the cassandra store is unavailable: table kairosdb.spec does not exist; re-creating KairosDB's tables (last attempt failed: no Cassandra host answered)",
+    );
+    expect(failed.headers).toEqual({ 'retry-after': '4' });
+    expect(schemaLostError('keyspace kairosdb does not exist', { creating: false }).message).toBe(
+      "the cassandra store is unavailable: keyspace kairosdb does not exist; waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)",
     );
   });
 });

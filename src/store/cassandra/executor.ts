@@ -41,8 +41,12 @@ export interface WatchedSchema {
   lostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError;
 }
 
-/** KairosDB's tables, which the store re-creates when they are gone. */
-export const KAIROSDB_SCHEMA: WatchedSchema = { tables: TABLE_NAMES, lostError: schemaLostError };
+/** KairosDB's tables, which the store re-creates when they are gone (unless it may not create them: `creating` false). */
+export function kairosdbSchema(creating = true): WatchedSchema {
+  return { tables: TABLE_NAMES, lostError: (reason, lastFailure, cause) => schemaLostError(reason, { lastFailure, cause, creating }) };
+}
+
+export const KAIROSDB_SCHEMA: WatchedSchema = kairosdbSchema();
 
 export interface BatchQuery {
   readonly query: string;
@@ -148,8 +152,45 @@ export class Executor<Name extends string = StatementName> {
     return this.send(undefined, () => this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs }), undefined, false);
   }
 
-  async ddl(query: string, timeoutMs: number): Promise<void> {
-    await this.send(undefined, () => this.client.execute(query, [], { readTimeout: timeoutMs }), undefined, false);
+  /**
+   * A look at the node's catalog while the store serves: not counted anywhere, not even in flight, since it runs on a
+   * timer and readers of those figures mean the requests the store was asked for.
+   */
+  async background(query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
+    try {
+      return await this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs });
+    } catch (error) {
+      throw storeError(error, this.retryAfterSeconds);
+    }
+  }
+
+  /**
+   * Whether the node's live schema has what `query` reads, whatever its catalog lists: undefined when it prepares and
+   * runs, else what the node answered is missing. Not counted, and not a loss to report: the schema step that asks
+   * decides what to do about it.
+   */
+  async probe(query: string, params: unknown[]): Promise<string | undefined> {
+    try {
+      await this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs, isIdempotent: true });
+      return undefined;
+    } catch (error) {
+      const lost = schemaLoss(error, this.options.keyspace, undefined, this.schema.tables);
+      if (lost !== undefined) return lost;
+      throw storeError(error, this.retryAfterSeconds);
+    }
+  }
+
+  /** `host`: the one coordinator to send it to (bypassing the load balancing), so that every gateway sends its DDL to the same node. */
+  async ddl(query: string, timeoutMs: number, host?: cassandra.Host): Promise<void> {
+    await this.send(undefined, () => this.client.execute(query, [], { readTimeout: timeoutMs, ...(host !== undefined ? { host } : {}) }), undefined, false);
+  }
+
+  /**
+   * Forgets the ids of every prepared statement, so each is prepared again on first use: the schema step's probes then
+   * ask the node about its schema now, not about the tables the statements were first prepared on.
+   */
+  forgetPrepared(): void {
+    this.client.metadata.clearPrepared();
   }
 
   /** Outside the limiter: readiness must answer even while queries hold every permit. */
@@ -164,7 +205,12 @@ export class Executor<Name extends string = StatementName> {
    */
   schemaReady(): void {
     this.schemaGeneration++;
-    this.client.metadata.clearPrepared();
+    this.forgetPrepared();
+  }
+
+  /** What a client is told to wait before it asks again: the reconnect delay, in whole seconds. */
+  private get retryAfterSeconds(): number {
+    return retryAfterSeconds(this.options.reconnectDelayMs);
   }
 
   private batchOptions(timestampMs: number): cassandra.QueryOptions {
@@ -186,7 +232,7 @@ export class Executor<Name extends string = StatementName> {
       return await untilAborted(sent, signal);
     } catch (error) {
       const lost = schemaLoss(error, this.options.keyspace, name, this.schema.tables);
-      if (lost === undefined) throw storeError(error);
+      if (lost === undefined) throw storeError(error, this.retryAfterSeconds);
       if (generation === this.schemaGeneration) this.onSchemaLost(lost);
       throw this.schema.lostError(lost, undefined, error);
     }
@@ -223,7 +269,7 @@ export function pageStateOf(result: cassandra.types.ResultSet): Buffer | undefin
  * Driver failures that mean "Cassandra cannot answer now" (nobody reachable, a timeout, replicas missing or
  * overloaded) become StoreUnavailableError; anything else (a bad statement) is a bug and passes as it is.
  */
-export function storeError(error: unknown): unknown {
+export function storeError(error: unknown, retryAfter = 1): unknown {
   if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
   const { errors } = cassandra;
   const unavailable =
@@ -233,7 +279,12 @@ export function storeError(error: unknown): unknown {
     (error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code)) ||
     // The driver's own refusal once the client is shut down (a request racing close()).
     (error instanceof errors.DriverError && /shutdown|shut down/i.test(error.message));
-  return unavailable ? unavailableError(error) : error;
+  return unavailable ? unavailableError(error, retryAfter) : error;
+}
+
+/** A wait in ms as a Retry-After: whole seconds, at least 1. */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 /**
@@ -242,18 +293,18 @@ export function storeError(error: unknown): unknown {
  * that did answer, with Cassandra's refusal (too few replicas alive for the consistency level: the driver tries the
  * next host once, then gives up), are not "hosts that did not answer": the refusal leads, naming the consistency.
  */
-export function unavailableError(error: unknown): StoreUnavailableError {
+export function unavailableError(error: unknown, retryAfter = 1): StoreUnavailableError {
   if (error instanceof StoreUnavailableError) return error;
-  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error);
+  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error, retryAfter);
   const inner = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>);
   const refusals = new Set(inner.map(([, e]) => (e instanceof cassandra.errors.ResponseError ? e.message : undefined)));
   if (inner.length > 0 && refusals.size === 1 && !refusals.has(undefined)) {
     const [refusal] = refusals;
-    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }));
+    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }), retryAfter);
   }
   const hosts = inner.map(([host, e]) => `${host}: ${e instanceof Error ? e.message : String(e)}`);
   const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
-  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }));
+  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }), retryAfter);
 }
 
 /**
@@ -290,10 +341,21 @@ export function schemaLoss(error: unknown, keyspace: string, statement?: string,
   return undefined;
 }
 
-/** What every request gets while the store re-creates KairosDB's schema: what is gone, and why the last attempt failed. */
-export function schemaLostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError {
-  const failed = lastFailure === undefined ? '' : ` (last attempt failed: ${lastFailure})`;
-  return new StoreUnavailableError('cassandra', new Error(`${reason}; re-creating KairosDB's tables${failed}`, { cause }));
+export interface SchemaLostDetails {
+  /** Why the last repair attempt failed, if one did. */
+  readonly lastFailure?: string | undefined;
+  readonly cause?: unknown;
+  /** Seconds until the store tries again (default 1). */
+  readonly retryAfterSeconds?: number;
+  /** False where the store may not create KairosDB's schema (CASSANDRA_CREATE_SCHEMA=false) and waits for it. */
+  readonly creating?: boolean;
+}
+
+/** What every request gets while the store repairs KairosDB's schema: what is gone, and why the last attempt failed. */
+export function schemaLostError(reason: string, details: SchemaLostDetails = {}): StoreUnavailableError {
+  const failed = details.lastFailure === undefined ? '' : ` (last attempt failed: ${details.lastFailure})`;
+  const doing = details.creating === false ? "waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)" : "re-creating KairosDB's tables";
+  return new StoreUnavailableError('cassandra', new Error(`${reason}; ${doing}${failed}`, { cause: details.cause }), details.retryAfterSeconds ?? 1);
 }
 
 const UNAVAILABLE_CODES = new Set<number>([

@@ -31,6 +31,8 @@ describe('resolveOptions', () => {
       readAhead: 8,
       requestTimeoutMs: 12_000,
       reconnectDelayMs: 1000,
+      createSchema: true,
+      schemaCheckMs: 10_000,
       rowTimeUnit: 'MILLISECONDS',
       rowWidth: undefined,
       scanDecoder: 'lean',
@@ -60,6 +62,7 @@ describe('resolveOptions', () => {
     [{ concurrency: 1.5 }, 'Cassandra store: the concurrency must be a positive integer (got 1.5)'],
     [{ scanDecoder: 'rows' as 'lean' }, 'Cassandra store: the scan decoder must be one of lean, driver (got "rows")'],
     [{ writeEncoder: 'fast' as 'lean' }, 'Cassandra store: the write encoder must be one of lean, driver (got "fast")'],
+    [{ schemaCheckMs: -1 }, 'Cassandra store: the schema check interval must be a whole number from 0 (got -1)'],
   ])('refuses %o', (options, message) => {
     expect(() => resolveOptions({ ...base, ...options })).toThrow(new Error(message));
   });

@@ -55,8 +55,18 @@ export interface CassandraStoreOptions {
   readonly readAhead?: number;
   /** A request Cassandra does not answer within this fails with STORE_UNAVAILABLE. */
   readonly requestTimeoutMs?: number;
-  /** Pause between background connection attempts while Cassandra is unreachable. */
+  /** Pause between background connection attempts while Cassandra is unreachable; a failing schema repair starts from it. */
   readonly reconnectDelayMs?: number;
+  /**
+   * Create the keyspace and tables that are missing, at start and when they are found gone later (default true).
+   * False where operators manage the schema: the store then sends no DDL and waits, answering 503, until they exist.
+   */
+  readonly createSchema?: boolean;
+  /**
+   * How often the connected store reads the node's catalog of the keyspace, to find a dropped or re-created table
+   * before a request does (default 10 s; 0: never, only failing requests find it).
+   */
+  readonly schemaCheckMs?: number;
   /** Written to `spec` only when the keyspace has none, as KairosDB does (default MILLISECONDS, or LEGACY over old data). */
   readonly rowTimeUnit?: RowTimeUnit;
   /** Written to `spec` only when the keyspace has none (default 1814400000 ms, or 1814400 with unit SECONDS). */
@@ -94,6 +104,8 @@ export interface ResolvedOptions {
   readonly readAhead: number;
   readonly requestTimeoutMs: number;
   readonly reconnectDelayMs: number;
+  readonly createSchema: boolean;
+  readonly schemaCheckMs: number;
   readonly rowTimeUnit: RowTimeUnit;
   readonly rowWidth: number | undefined;
   readonly scanDecoder: ScanDecoder;
@@ -106,6 +118,8 @@ export const DEFAULT_KEYSPACE = 'kairosdb';
 /** About what KairosDB 1.3 keeps in flight by its configuration (20 partition queries, 6 reader threads). */
 export const DEFAULT_READ_AHEAD = 8;
 export const DEFAULT_REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+/** One small read of the node's own schema tables: a table dropped behind the gateway's back is found within this. */
+export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
 
 export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions {
   if (options.contactPoints.length === 0) throw new Error('Cassandra contact points must name at least one host');
@@ -135,6 +149,8 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     readAhead: notNegative(options.readAhead ?? DEFAULT_READ_AHEAD, 'read-ahead'),
     requestTimeoutMs: positive(options.requestTimeoutMs ?? 12_000, 'request timeout'),
     reconnectDelayMs: positive(options.reconnectDelayMs ?? 1000, 'reconnect delay'),
+    createSchema: options.createSchema ?? true,
+    schemaCheckMs: notNegative(options.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS, 'schema check interval'),
     rowTimeUnit: options.rowTimeUnit ?? 'MILLISECONDS',
     rowWidth: options.rowWidth === undefined ? undefined : positive(options.rowWidth, 'row width'),
     scanDecoder: oneOf(options.scanDecoder ?? 'lean', SCAN_DECODERS, 'scan decoder'),

@@ -4,7 +4,7 @@
  * says 503) while Cassandra is unreachable.
  */
 import { StoreUnavailableError } from '../../errors.js';
-import { unavailableError } from './executor.js';
+import { retryAfterSeconds, unavailableError } from './executor.js';
 
 export interface ReconnectingEvents<C> {
   connected(connection: C): void;
@@ -54,7 +54,7 @@ export class Reconnecting<C> {
       if (this.attempt !== undefined) return await this.attempt;
       throw this.lastFailure!.error;
     } catch (error) {
-      throw unavailableError(error);
+      throw unavailableError(error, retryAfterSeconds(this.delayMs));
     }
   }
 

@@ -1,5 +1,7 @@
-// The keyspace, KairosDB's tables and the spec rows: created when missing (never altered) on connect and when found
-// gone later, and the spec read, or written for a new keyspace exactly as a KairosDB write cluster does (§1, §10.1).
+// The keyspace, KairosDB's tables and the spec rows: found missing in the node's catalog or in its live schema, created
+// when missing (never altered) on connect and when found gone later, and the spec read, or written for a new keyspace
+// exactly as a KairosDB write cluster does (§1, §10.1).
+import type cassandra from 'cassandra-driver';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import type { RowSpec } from '../store.js';
 import type { Executor } from './executor.js';
@@ -26,43 +28,141 @@ const TABLE_DEFINITIONS: Record<TableName, string> = {
 /** DDL waits for schema agreement; on a busy node that takes seconds, far longer than a read. */
 const DDL_TIMEOUT_MS = 120_000;
 
-/** What a keyspace lacks of KairosDB's schema: the keyspace itself (and then every table), or some tables. */
-export interface MissingSchema {
+/** What the node's catalog (system_schema) lists of the keyspace: the keyspace, and KairosDB's tables with their ids. */
+export interface Catalog {
   readonly keyspace: boolean;
-  readonly tables: readonly TableName[];
+  readonly tables: ReadonlyMap<TableName, string>;
+}
+
+/** A catalog read: the schema step's (exec.system) or the background check's (exec.background). */
+export type CatalogRead = (query: string, params: unknown[]) => Promise<cassandra.types.ResultSet>;
+
+export async function readCatalog(read: CatalogRead, keyspace: string): Promise<Catalog> {
+  const keyspaces = await read('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace]);
+  if (keyspaces.rows.length === 0) return { keyspace: false, tables: new Map() };
+  const rows = await read('SELECT table_name, id FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
+  const tables = new Map<TableName, string>();
+  for (const row of rows.rows) {
+    const name = String(row.get('table_name'));
+    if ((TABLE_NAMES as readonly string[]).includes(name)) tables.set(name as TableName, String(row.get('id')));
+  }
+  return { keyspace: true, tables };
+}
+
+/** A part of KairosDB's schema the node lacks: the keyspace (no `table`) or a table. */
+export interface Missing {
+  readonly table?: TableName;
+  /** Whether the catalog lists it all the same (a node that replayed its schema without loading it). */
+  readonly listed: boolean;
+  /** What the node answered a statement on it, where the catalog lists it. */
+  readonly answer?: string;
+}
+
+const PROBE_TEXT = 'kairograph schema probe';
+const PROBE_BLOB = Buffer.from(PROBE_TEXT, 'utf8');
+const PROBE_TIME = new Date(0);
+
+/** Per table, a partition no writer makes: reading it costs a lookup and returns nothing. */
+const PROBES: Record<TableName, { readonly where: string; readonly params: readonly unknown[] }> = {
+  data_points: { where: 'key = ?', params: [PROBE_BLOB] },
+  row_key_index: { where: 'key = ?', params: [PROBE_BLOB] },
+  string_index: { where: 'key = ?', params: [PROBE_BLOB] },
+  row_keys: { where: 'metric = ? AND table_name = ? AND row_time = ?', params: [PROBE_TEXT, PROBE_TEXT, PROBE_TIME] },
+  tag_indexed_row_keys: { where: 'metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ?', params: [PROBE_TEXT, PROBE_TEXT, PROBE_TIME, PROBE_TEXT] },
+  row_key_time_index: { where: 'metric = ?', params: [PROBE_TEXT] },
+  spec: { where: 'spec_type = ?', params: [PROBE_TEXT] },
+  service_index: { where: 'service = ? AND service_key = ?', params: [PROBE_TEXT, PROBE_TEXT] },
+};
+
+/**
+ * What the node lacks. The catalog alone is not enough: a node killed before it flushed a schema change replays the
+ * change into its catalog at the next start without loading it, and then refuses every statement on a keyspace its
+ * catalog lists ("keyspace kairosdb does not exist"). So each table the catalog lists is also read once, prepared
+ * afresh, which only the node's live schema can answer.
+ */
+export async function findMissing(exec: Executor, keyspace: string, catalog: Catalog): Promise<Missing[]> {
+  if (!catalog.keyspace) return [{ listed: false }, ...TABLE_NAMES.map((table) => ({ table, listed: false }))];
+  exec.forgetPrepared();
+  const tables: Missing[] = [];
+  let keyspaceAnswer: string | undefined;
+  for (const table of TABLE_NAMES) {
+    if (!catalog.tables.has(table)) {
+      tables.push({ table, listed: false });
+      continue;
+    }
+    const probe = PROBES[table];
+    const answer = await exec.probe(`SELECT * FROM ${keyspace}.${table} WHERE ${probe.where} LIMIT 1`, [...probe.params]);
+    if (answer === undefined) continue;
+    tables.push({ table, listed: true, answer });
+    if (answer === `keyspace ${keyspace} does not exist`) keyspaceAnswer = answer;
+  }
+  return keyspaceAnswer === undefined ? tables : [{ listed: true, answer: keyspaceAnswer }, ...tables];
+}
+
+/** Parts of KairosDB's schema are missing and the store may not create them (CASSANDRA_CREATE_SCHEMA=false). */
+export class SchemaNotCreatedError extends Error {}
+
+/** `kairosdb` or `kairosdb.row_keys`: how logs, errors and /ready name a missing part. */
+export function objectName(keyspace: string, missing: Missing): string {
+  return missing.table === undefined ? keyspace : `${keyspace}.${missing.table}`;
+}
+
+/** What the catalog lists, in words: `keyspace kairosdb and its 8 tables`, `keyspace kairosdb without kairosdb.spec`, `no keyspace kairosdb`. */
+export function describeCatalog(keyspace: string, catalog: Catalog): string {
+  if (!catalog.keyspace) return `no keyspace ${keyspace}`;
+  const absent = TABLE_NAMES.filter((table) => !catalog.tables.has(table));
+  if (absent.length === 0) return `keyspace ${keyspace} and its ${TABLE_NAMES.length} tables`;
+  return `keyspace ${keyspace} without ${absent.map((table) => `${keyspace}.${table}`).join(', ')}`;
+}
+
+/** What the node answered statements on what its catalog lists, each answer once; undefined when every one was served. */
+export function describeAnswers(missing: readonly Missing[]): string | undefined {
+  const answers = [...new Set(missing.flatMap((m) => (m.answer === undefined ? [] : [m.answer])))];
+  return answers.length === 0 ? undefined : answers.join('; ');
 }
 
 /**
- * Looks up what is missing. Existing objects are looked up first rather than left to IF NOT EXISTS, so a gateway
- * whose user may not create tables still starts against a complete keyspace.
+ * What is missing in words for logs and clients, or undefined when nothing is: `keyspace kairosdb does not exist`,
+ * `table kairosdb.row_keys does not exist`, and for parts the catalog lists, what the node answered and that the
+ * catalog lists them.
  */
-export async function findMissingSchema(exec: Executor, options: ResolvedOptions): Promise<MissingSchema> {
-  const { keyspace } = options;
-  const keyspaces = await exec.system('SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace]);
-  if (keyspaces.rows.length === 0) return { keyspace: true, tables: TABLE_NAMES };
-  const tables = await exec.system('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
-  const existing = new Set(tables.rows.map((row) => String(row.get('table_name'))));
-  return { keyspace: false, tables: TABLE_NAMES.filter((table) => !existing.has(table)) };
+export function describeMissing(keyspace: string, missing: readonly Missing[]): string | undefined {
+  const parts: string[] = [];
+  const absent = missing.filter((m) => !m.listed);
+  if (absent.some((m) => m.table === undefined)) parts.push(`keyspace ${keyspace} does not exist`);
+  else if (absent.length > 0) {
+    const tables = absent.map((m) => objectName(keyspace, m));
+    parts.push(tables.length === 1 ? `table ${tables[0]} does not exist` : `tables ${tables.join(', ')} do not exist`);
+  }
+  const listed = missing.filter((m) => m.listed);
+  if (listed.length > 0) parts.push(`${describeAnswers(listed)}, though the catalog lists ${listed.map((m) => objectName(keyspace, m)).join(', ')}`);
+  return parts.length === 0 ? undefined : parts.join('; ');
 }
 
-/** Creates what is missing, in KairosDB's order, with the configured replication and table options; alters nothing. */
-export async function createMissingSchema(exec: Executor, options: ResolvedOptions, missing: MissingSchema): Promise<void> {
+/**
+ * Creates what is missing, in KairosDB's order, with the configured replication and table options, one statement at
+ * a time, each IF NOT EXISTS and sent to `host`; alters nothing. The driver waits for schema agreement after each.
+ */
+export async function createMissing(exec: Executor, options: ResolvedOptions, missing: readonly Missing[], host: cassandra.Host | undefined): Promise<void> {
   const { keyspace } = options;
-  if (missing.keyspace) {
-    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS);
+  if (missing.some((m) => m.table === undefined)) {
+    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS, host);
   }
-  for (const table of missing.tables) {
+  for (const table of TABLE_NAMES) {
+    if (!missing.some((m) => m.table === table)) continue;
     const suffix = options.tableOptions[table];
-    await exec.ddl(`CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`, DDL_TIMEOUT_MS);
+    await exec.ddl(`CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`, DDL_TIMEOUT_MS, host);
   }
 }
 
-/** What is missing in words for logs and clients (`keyspace kairosdb does not exist`), or undefined when nothing is. */
-export function describeMissingSchema(keyspace: string, missing: MissingSchema): string | undefined {
-  if (missing.keyspace) return `keyspace ${keyspace} does not exist`;
-  const tables = missing.tables.map((table) => `${keyspace}.${table}`);
-  if (tables.length === 0) return undefined;
-  return tables.length === 1 ? `table ${tables[0]} does not exist` : `tables ${tables.join(', ')} do not exist`;
+/**
+ * The coordinator of every DDL: the first node by address that the driver sees up. Every gateway that sees the same
+ * nodes up picks the same one, and a node applies schema changes one at a time, so of two gateways creating the same
+ * table at once the second's IF NOT EXISTS finds the first's table instead of making a second table id.
+ */
+export function ddlHost(client: cassandra.Client): cassandra.Host | undefined {
+  const up = client.hosts.values().filter((host) => host.isUp());
+  return up.sort((a, b) => a.address.localeCompare(b.address, 'en', { numeric: true }))[0];
 }
 
 const CLUSTER_CONFIG = 'cluster_config';
