@@ -18,7 +18,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**'] },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**'],
+        },
       },
       {
         extends: true,

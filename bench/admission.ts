@@ -30,7 +30,11 @@ const METRICS = ['system.cpu.usage', 'system.memory.used', 'http.request.latency
 const HEAVY_GRAPHQL = `{ ${METRICS.map((m, i) => `m${i}: series(metric: "${m}", from: "now-3d", groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES } } }]) { host: tag(name: "host") points { epochMs value } }`).join('\n')} }`;
 const HEAVY_REST = {
   start_relative: { value: 3, unit: 'days' },
-  metrics: METRICS.map((name) => ({ name, group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }] })),
+  metrics: METRICS.map((name) => ({
+    name,
+    group_by: [{ name: 'tag', tags: ['host'] }],
+    aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }],
+  })),
 };
 const REST_40 = { ...HEAVY_REST, metrics: Array.from({ length: 10 }, () => HEAVY_REST.metrics).flat() };
 const SMALL_GRAPHQL = `{ series(metric: "system.cpu.usage", from: "now-10m", groupBy: { tags: ["host"] }, aggregators: [{ max: { sampling: { value: 1, unit: MINUTES } } }]) { points { value } } }`;
@@ -57,8 +61,12 @@ interface Outcome {
   readonly retryAfterS: number;
 }
 
-console.log(`command: npm run bench:admission -- --seconds ${SECONDS} --clients ${CLIENTS.join(',')} --limits ${LIMITS.map((l) => l.join('/')).join(',')} --overload ${OVERLOAD.join(',')} --heavy ${HEAVY}`);
-console.log(`server: node ${productionNodeArgs(DIR).join(' ')} dist/main.js (embedded store, demo dataset, LOG_LEVEL=info); node ${process.version}; ${new Date().toISOString()}`);
+console.log(
+  `command: npm run bench:admission -- --seconds ${SECONDS} --clients ${CLIENTS.join(',')} --limits ${LIMITS.map((l) => l.join('/')).join(',')} --overload ${OVERLOAD.join(',')} --heavy ${HEAVY}`,
+);
+console.log(
+  `server: node ${productionNodeArgs(DIR).join(' ')} dist/main.js (embedded store, demo dataset, LOG_LEVEL=info); node ${process.version}; ${new Date().toISOString()}`,
+);
 console.log(
   HEAVY === 'rest40'
     ? `heavy request: REST, 3 days of the ${METRICS.length} metrics ten times over, 1-minute averages per host; clients send Accept-Encoding: identity`
@@ -77,7 +85,10 @@ try {
 
 for (const [running, queued] of LIMITS) {
   console.log(`\nMAX_CONCURRENT_REQUESTS=${running}, MAX_QUEUED_REQUESTS=${queued}:`);
-  const limited = await startDemoServer(DIR, { MAX_CONCURRENT_REQUESTS: String(running), MAX_QUEUED_REQUESTS: String(queued) });
+  const limited = await startDemoServer(DIR, {
+    MAX_CONCURRENT_REQUESTS: String(running),
+    MAX_QUEUED_REQUESTS: String(queued),
+  });
   try {
     await load(limited, 1, 3);
     for (const clients of OVERLOAD) report(clients, await load(limited, clients, SECONDS));
@@ -107,9 +118,14 @@ async function load(server: DemoServer, clients: number, seconds: number): Promi
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       for (let i = client; performance.now() < until; i++) {
-        const outcome = await (HEAVY === 'rest40' ? rest(server.url, REST_40) : i % 2 === 0 ? graphql(server.url, HEAVY_GRAPHQL) : rest(server.url, HEAVY_REST));
+        const outcome = await (HEAVY === 'rest40'
+          ? rest(server.url, REST_40)
+          : i % 2 === 0
+            ? graphql(server.url, HEAVY_GRAPHQL)
+            : rest(server.url, HEAVY_REST));
         outcomes.push(outcome);
-        if (outcome.status === 503) await sleep(Math.min(outcome.retryAfterS * 1000, Math.max(0, until - performance.now())));
+        if (outcome.status === 503)
+          await sleep(Math.min(outcome.retryAfterS * 1000, Math.max(0, until - performance.now())));
       }
     }),
   );
@@ -117,7 +133,9 @@ async function load(server: DemoServer, clients: number, seconds: number): Promi
   const cpuMs = server.cpuMs() - cpuBefore;
   clearInterval(sampler);
   prober.postMessage('stop');
-  const [{ health, small }] = (await once(prober, 'message')) as [{ health: [number, number][]; small: [number, number][] }];
+  const [{ health, small }] = (await once(prober, 'message')) as [
+    { health: [number, number][]; small: [number, number][] },
+  ];
   await prober.terminate();
   return { outcomes, wallMs, cpuMs, peakRssMb: peakRssKb / 1024, health, small };
 }
@@ -139,18 +157,34 @@ function report(clients: number, r: LoadResult): void {
 }
 
 async function graphql(url: string, query: string): Promise<Outcome> {
-  return timed(() => fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity' }, body: JSON.stringify({ query }) }));
+  return timed(() =>
+    fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity' },
+      body: JSON.stringify({ query }),
+    }),
+  );
 }
 
 async function rest(url: string, body: unknown): Promise<Outcome> {
-  return timed(() => fetch(`${url}/api/v1/datapoints/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: JSON.stringify(body) }));
+  return timed(() =>
+    fetch(`${url}/api/v1/datapoints/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 async function timed(send: () => Promise<Response>): Promise<Outcome> {
   const started = performance.now();
   const response = await send();
   await response.arrayBuffer();
-  return { status: response.status, ms: performance.now() - started, retryAfterS: Number(response.headers.get('retry-after') ?? 0) };
+  return {
+    status: response.status,
+    ms: performance.now() - started,
+    retryAfterS: Number(response.headers.get('retry-after') ?? 0),
+  };
 }
 
 function countBy(values: readonly number[]): Map<number, number> {
@@ -160,7 +194,10 @@ function countBy(values: readonly number[]): Map<number, number> {
 }
 
 function statusText(counts: Map<number, number>): string {
-  return [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${n}×${status}`).join(' ');
+  return [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${n}×${status}`)
+    .join(' ');
 }
 
 function sleep(ms: number): Promise<void> {

@@ -67,27 +67,44 @@ interface Run {
   readonly peakRssMb: number;
 }
 
-console.log(`command: npm run bench:auth -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --tokens ${TOKENS} --runs ${RUNS} --baseline-requests ${BASELINE_REQUESTS} --warmup ${WARMUP}`);
-console.log(`machine: ${process.arch}, Node ${process.version}; the gateway: production build, embedded store, its own process`);
+console.log(
+  `command: npm run bench:auth -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --tokens ${TOKENS} --runs ${RUNS} --baseline-requests ${BASELINE_REQUESTS} --warmup ${WARMUP}`,
+);
+console.log(
+  `machine: ${process.arch}, Node ${process.version}; the gateway: production build, embedded store, its own process`,
+);
 buildGateway(DIR);
 
 const dir = mkdtempSync(join(tmpdir(), 'kairograph-bench-auth-'));
 try {
   const valid = Array.from({ length: TOKENS }, () => newToken());
   const digests = `${dir}/digests.json`;
-  writeFileSync(digests, JSON.stringify({ tokens: valid.map((token, i) => ({ name: `client-${i}`, hash: tokenHash(token), scopes: ['read'] })) }));
+  writeFileSync(
+    digests,
+    JSON.stringify({
+      tokens: valid.map((token, i) => ({ name: `client-${i}`, hash: tokenHash(token), scopes: ['read'] })),
+    }),
+  );
   // scrypt at the cost `kairograph hash-secret` gives (ln=14), as files made before digests hold them.
   const scrypts = `${dir}/scrypt.json`;
-  writeFileSync(scrypts, JSON.stringify({ tokens: await Promise.all(valid.map(async (token, i) => ({ name: `client-${i}`, hash: await hashSecret(token), scopes: ['read'] }))) }));
+  writeFileSync(
+    scrypts,
+    JSON.stringify({
+      tokens: await Promise.all(
+        valid.map(async (token, i) => ({ name: `client-${i}`, hash: await hashSecret(token), scopes: ['read'] })),
+      ),
+    }),
+  );
 
   const runs: Run[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await attack(digests, valid[i % valid.length]!, REQUESTS, `${dir}/data-${i}`));
+  for (let i = 0; i < RUNS; i++)
+    runs.push(await attack(digests, valid[i % valid.length]!, REQUESTS, `${dir}/data-${i}`));
   // Unwarmed: each unknown token costs scrypts by the dozen.
   const baseline = await attack(scrypts, valid[0]!, BASELINE_REQUESTS, `${dir}/data-baseline`, 0);
 
   const show = (run: Run) =>
     `cpu ${run.cpuS.toFixed(2)} s, wall ${Math.round(run.wallMs)} ms, valid token's first answer ${run.validStatus} in ${run.validFirstMs.toFixed(1)} ms, /health p99 ${run.healthP99Ms.toFixed(1)} ms, peak RSS ${run.peakRssMb.toFixed(0)} MB, statuses ${JSON.stringify(Object.fromEntries(run.statuses))}`;
-  runs.forEach((run, i) => console.log(`run ${i + 1}: ${show(run)}`));
+  for (const [i, run] of runs.entries()) console.log(`run ${i + 1}: ${show(run)}`);
   console.log(`baseline (${BASELINE_REQUESTS} unknown tokens against ${TOKENS} scrypt hashes): ${show(baseline)}`);
   const cpu = median(runs.map((r) => r.cpuS));
   const first = median(runs.map((r) => r.validFirstMs));
@@ -98,13 +115,21 @@ try {
   console.log(`gateway CPU for ${REQUESTS} unknown tokens: median ${cpu.toFixed(2)} s (target ≤ 1 s)`);
   console.log(`a valid token's first verification during it: median ${first.toFixed(1)} ms (target ≤ 200 ms)`);
   console.log(`/health p99 during it: median ${health.toFixed(1)} ms (target ≤ 50 ms)`);
-  console.log(`CPU per unknown token: ${perRequest.toFixed(2)} ms with digests, ${basePerRequest.toFixed(0)} ms against scrypt hashes: ${(basePerRequest / perRequest).toFixed(0)}× less`);
+  console.log(
+    `CPU per unknown token: ${perRequest.toFixed(2)} ms with digests, ${basePerRequest.toFixed(0)} ms against scrypt hashes: ${(basePerRequest / perRequest).toFixed(0)}× less`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
 /** One fresh gateway, `requests` random tokens at CONCURRENCY, one valid token's first use halfway through. */
-async function attack(credentials: string, validToken: string, requests: number, dataDir: string, warmup = WARMUP): Promise<Run> {
+async function attack(
+  credentials: string,
+  validToken: string,
+  requests: number,
+  dataDir: string,
+  warmup = WARMUP,
+): Promise<Run> {
   const gateway = await startGateway(DIR, { CREDENTIALS_FILE: credentials, DATA_DIR: dataDir, SEED_DEMO: 'false' });
   try {
     const ask = async (token: string) => {
@@ -153,7 +178,15 @@ async function attack(credentials: string, validToken: string, requests: number,
     const cpuS = cpuSeconds(gateway.pid) - cpuBefore;
     const health = await probes;
     await prober.terminate();
-    return { cpuS, wallMs, validFirstMs, validStatus, healthP99Ms: percentile(health, 0.99), statuses, peakRssMb: memoryKb(gateway.pid, 'VmHWM') / 1024 };
+    return {
+      cpuS,
+      wallMs,
+      validFirstMs,
+      validStatus,
+      healthP99Ms: percentile(health, 0.99),
+      statuses,
+      peakRssMb: memoryKb(gateway.pid, 'VmHWM') / 1024,
+    };
   } finally {
     await gateway.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -46,7 +46,14 @@ function* writes(): Generator<SeriesWrite[]> {
   for (let h = 0; h < HOSTS; h++) {
     for (let c = 0; c < CONTAINERS; c++) {
       const i = h * CONTAINERS + c;
-      batch.push({ metric: METRIC, tags: { host: `h${pad(h)}`, container: `c${pad(c)}` }, type: 'double', ttlSeconds: 0, timestamps: [pointTime(i)], values: [i] });
+      batch.push({
+        metric: METRIC,
+        tags: { host: `h${pad(h)}`, container: `c${pad(c)}` },
+        type: 'double',
+        ttlSeconds: 0,
+        timestamps: [pointTime(i)],
+        values: [i],
+      });
       if (batch.length === SERIES_PER_WRITE) {
         yield batch;
         batch = [];
@@ -88,7 +95,9 @@ async function queryOnce(store: Store, host: string): Promise<Run> {
     nowMs: NOW,
   });
   const ms = performance.now() - started;
-  const calls = Object.fromEntries(source.indexReads.map((read) => [read, loaders.calls.get(source.name)?.[read] ?? 0]));
+  const calls = Object.fromEntries(
+    source.indexReads.map((read) => [read, loaders.calls.get(source.name)?.[read] ?? 0]),
+  );
   return { ms, planMs: stats.planMs, calls: { ...calls, scans: stats.scans }, points: out.sampleSize };
 }
 
@@ -113,12 +122,16 @@ async function measure(label: string, store: Store, runs: number, warmUp: boolea
 
 async function bench(name: string, store: Store, ingest: () => Promise<number>): Promise<void> {
   const ingestMs = await ingest();
-  console.log(`\n${name}: ingest ${(HOSTS * CONTAINERS).toLocaleString('en')} series in ${(ingestMs / 1000).toFixed(1)} s`);
+  console.log(
+    `\n${name}: ingest ${(HOSTS * CONTAINERS).toLocaleString('en')} series in ${(ingestMs / 1000).toFixed(1)} s`,
+  );
   // The plain runs follow the indexed ones, whose warm-up ran the engine's code already.
   const indexed = await measure('with the tag index', store, RUNS, true);
   // A wrapped store passes no tag index on: every plan reads row_keys, as the planner did before the tag index.
   const plain = await measure('plain row_keys', delegatingStore(store), PLAIN_RUNS, false);
-  console.log(`  speed-up (medians): ${(median(plain.map((r) => r.ms)) / median(indexed.map((r) => r.ms))).toFixed(0)}x`);
+  console.log(
+    `  speed-up (medians): ${(median(plain.map((r) => r.ms)) / median(indexed.map((r) => r.ms))).toFixed(0)}x`,
+  );
 }
 
 let retries = 0;
@@ -135,7 +148,9 @@ async function writeWithRetries(store: Store, series: SeriesWrite[]): Promise<vo
     } catch (error) {
       if (!(error instanceof StoreUnavailableError) || attempt === 5) throw error;
       retries++;
-      console.log(`  ... a write failed (${error.message}); writing its ${series.length} series again (retry ${retries})`);
+      console.log(
+        `  ... a write failed (${error.message}); writing its ${series.length} series again (retry ${retries})`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 2000 * attempt));
     }
   }
@@ -154,7 +169,9 @@ async function writeAll(store: Store): Promise<number> {
         written += next.value.length;
         if (written - reported >= 200_000) {
           reported = written;
-          console.log(`  ... ${written.toLocaleString('en')} series written (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+          console.log(
+            `  ... ${written.toLocaleString('en')} series written (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+          );
         }
       }
     }),
@@ -164,14 +181,19 @@ async function writeAll(store: Store): Promise<number> {
 
 const benchStarted = performance.now();
 process.on('exit', () => console.log(`\nwhole run: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`));
-console.log(`command: npm run bench:cardinality -- --hosts ${HOSTS} --containers ${CONTAINERS} --runs ${RUNS} --plain-runs ${PLAIN_RUNS} --store ${args.get('store') ?? 'both'}`);
+console.log(
+  `command: npm run bench:cardinality -- --hosts ${HOSTS} --containers ${CONTAINERS} --runs ${RUNS} --plain-runs ${PLAIN_RUNS} --store ${args.get('store') ?? 'both'}`,
+);
 console.log(
   `dataset: metric ${METRIC}, ${HOSTS} hosts × ${CONTAINERS} containers = ${(HOSTS * CONTAINERS).toLocaleString('en')} series, one double each in the last hour; ` +
     `TAG_INDEXED_METRICS={"${METRIC}":["host"]}; query: one host's last hour, raw points (${CONTAINERS} series), a new request each`,
 );
 
 if (STORES.includes('embedded')) {
-  const store = await EmbeddedStore.open({ path: tempDir('kairograph-bench-cardinality-'), tagIndexedMetrics: TAG_INDEX });
+  const store = await EmbeddedStore.open({
+    path: tempDir('kairograph-bench-cardinality-'),
+    tagIndexedMetrics: TAG_INDEX,
+  });
   try {
     await bench('embedded (LMDB)', store, () => writeAll(store));
   } finally {
@@ -183,13 +205,28 @@ if (STORES.includes('embedded')) {
 if (STORES.includes('cassandra')) {
   const server: CassandraServer = await startCassandra({ heap: '1g' });
   const keyspace = 'kg_bench_cardinality';
-  const admin = new cassandra.Client({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, protocolOptions: { maxVersion: 4 }, socketOptions: { readTimeout: 120_000 } });
+  const admin = new cassandra.Client({
+    contactPoints: [server.contactPoint],
+    localDataCenter: server.localDataCenter,
+    protocolOptions: { maxVersion: 4 },
+    socketOptions: { readTimeout: 120_000 },
+  });
   await admin.connect();
   try {
     await admin.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-    const store = await CassandraStore.open({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace, writeConsistency: 'ONE', tagIndexedMetrics: TAG_INDEX });
+    const store = await CassandraStore.open({
+      contactPoints: [server.contactPoint],
+      localDataCenter: server.localDataCenter,
+      keyspace,
+      writeConsistency: 'ONE',
+      tagIndexedMetrics: TAG_INDEX,
+    });
     try {
-      await bench(`Cassandra (${server.pid ? 'booted' : 'reused'} node ${server.contactPoint}, write consistency ONE)`, store, () => writeAll(store));
+      await bench(
+        `Cassandra (${server.pid ? 'booted' : 'reused'} node ${server.contactPoint}, write consistency ONE)`,
+        store,
+        () => writeAll(store),
+      );
       console.log(`  Cassandra statements of the whole run: ${JSON.stringify(store.statements)}`);
     } finally {
       await store.close();

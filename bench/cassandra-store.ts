@@ -52,7 +52,11 @@ try {
     });
   /** A store on an emptied keyspace. */
   const storeFor = async (keyspace: string, rowWidth?: number) => {
-    const exists = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+    const exists = await admin.execute(
+      'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?',
+      [keyspace],
+      { prepare: true },
+    );
     await Promise.all(exists.rows.map((r) => admin.execute(`TRUNCATE ${keyspace}.${String(r.get('table_name'))}`)));
     return storeOn(keyspace, rowWidth !== undefined ? { rowWidth } : {});
   };
@@ -63,14 +67,20 @@ try {
     return performance.now() - started;
   };
 
-  console.log(`command: npm run bench:cassandra -- --series ${SERIES} --points ${POINTS} --ingest-series ${INGEST_SERIES} --runs ${RUNS} --fetch ${FETCH} --concurrency ${CONCURRENCY}`);
-  console.log(`node: Cassandra on ${server.contactPoint}${server.pid ? ` (pid ${server.pid}, CQL-ready in ${server.bootMs} ms, heap 1g)` : ' (reused)'}, write consistency ONE`);
+  console.log(
+    `command: npm run bench:cassandra -- --series ${SERIES} --points ${POINTS} --ingest-series ${INGEST_SERIES} --runs ${RUNS} --fetch ${FETCH} --concurrency ${CONCURRENCY}`,
+  );
+  console.log(
+    `node: Cassandra on ${server.contactPoint}${server.pid ? ` (pid ${server.pid}, CQL-ready in ${server.bootMs} ms, heap 1g)` : ' (reused)'}, write consistency ONE`,
+  );
 
   // Ingest: a fresh (truncated) keyspace per run, batches of 10,000 points, 4 write calls in flight.
   const ingestShape = { series: INGEST_SERIES, points: POINTS, stepMs: STEP_MS };
   const ingest: number[] = [];
   if (INGEST_SERIES > 0) {
-    console.log(`\ningest: ${describeShape(ingestShape)}, batches of ${BATCH_POINTS}, ${WRITES_IN_FLIGHT} in flight; one warm-up run, then ${RUNS}`);
+    console.log(
+      `\ningest: ${describeShape(ingestShape)}, batches of ${BATCH_POINTS}, ${WRITES_IN_FLIGHT} in flight; one warm-up run, then ${RUNS}`,
+    );
     for (let r = 0; r <= RUNS; r++) {
       const store = await storeFor('kg_bench_ingest');
       const ms = await writeAll(store, ingestShape);
@@ -95,12 +105,17 @@ try {
     // The same keyspace through the driver's own decoding: the store as it read before the lean page decoder.
     const stockStore = await storeOn(keyspace, { scanDecoder: 'driver' });
     installLeanPageHook();
-    const leanClient = new cassandra.Client({ ...clientOptions, encoding: leanPagesEncoding(keyspace) as cassandra.ClientOptions['encoding'] });
+    const leanClient = new cassandra.Client({
+      ...clientOptions,
+      encoding: leanPagesEncoding(keyspace) as cassandra.ClientOptions['encoding'],
+    });
     await leanClient.connect();
     const spec = await store.spec();
     const keys = await partitionsOf(store, METRIC, 0, Number.MAX_SAFE_INTEGER);
     const total = SERIES * POINTS;
-    console.log(`\nread, ${label}: ${describeShape(readShape)} in ${keys.length} partitions (written in ${Math.round(writeMs)} ms, ${kps(total, writeMs)}); ${CONCURRENCY} partitions at a time, fetch size ${FETCH}`);
+    console.log(
+      `\nread, ${label}: ${describeShape(readShape)} in ${keys.length} partitions (written in ${Math.round(writeMs)} ms, ${kps(total, writeMs)}); ${CONCURRENCY} partitions at a time, fetch size ${FETCH}`,
+    );
     const viaStore = (through: CassandraStore) => async () => {
       let points = 0;
       let sum = 0;
@@ -113,7 +128,8 @@ try {
       });
       return { points, sum };
     };
-    const bare = (client: cassandra.Client, read: (rows: unknown) => PageSum) => () => readPartitions(client, keyspace, spec, keys, { concurrency: CONCURRENCY, fetchSize: FETCH, read });
+    const bare = (client: cassandra.Client, read: (rows: unknown) => PageSum) => () =>
+      readPartitions(client, keyspace, spec, keys, { concurrency: CONCURRENCY, fetchSize: FETCH, read });
     const viaDriver = bare(floorClient, sumDriverRows);
     // The same loop over the frame's bytes: what the lean page hook leaves for any reader to do.
     const viaLeanDriver = bare(leanClient, sumLeanRows);
@@ -144,7 +160,8 @@ try {
         sums.push(sum);
       }
       for (const sum of sums) {
-        if (sum !== sums[0] && Math.abs(sum - sums[0]!) > 1e-6 * Math.abs(sums[0]!)) throw new Error(`the reads disagree: ${sums.join(' vs ')}`);
+        if (sum !== sums[0] && Math.abs(sum - sums[0]!) > 1e-6 * Math.abs(sums[0]!))
+          throw new Error(`the reads disagree: ${sums.join(' vs ')}`);
       }
       if (r > 0) {
         for (const [name] of readers) {
@@ -161,7 +178,9 @@ try {
       );
     }
     if (store.scanPages.driver > 0 || stockStore.scanPages.lean > 0) {
-      throw new Error(`a store decoded pages the other way: lean ${JSON.stringify(store.scanPages)}, driver ${JSON.stringify(stockStore.scanPages)}`);
+      throw new Error(
+        `a store decoded pages the other way: lean ${JSON.stringify(store.scanPages)}, driver ${JSON.stringify(stockStore.scanPages)}`,
+      );
     }
     const s = median(wall['store']!);
     const f = median(wall['driver']!);

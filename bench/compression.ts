@@ -31,14 +31,22 @@ const DIR = fileURLToPath(new URL('..', import.meta.url));
 const NS_PER_BYTE = 8;
 
 const ANSWERS = {
-  'REST, 3 days of raw CPU points (6 hosts)': { path: '/api/v1/datapoints/query', body: { start_relative: { value: 3, unit: 'days' }, metrics: [{ name: 'system.cpu.usage' }] } },
+  'REST, 3 days of raw CPU points (6 hosts)': {
+    path: '/api/v1/datapoints/query',
+    body: { start_relative: { value: 3, unit: 'days' }, metrics: [{ name: 'system.cpu.usage' }] },
+  },
   'GraphQL dashboard, 3 days of 1-minute averages per host': {
     path: '/graphql',
-    body: { query: '{ cpu: series(metric: "system.cpu.usage", from: "now-3d", groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES } } }]) { host: tag(name: "host") points { time epochMs value } } }' },
+    body: {
+      query:
+        '{ cpu: series(metric: "system.cpu.usage", from: "now-3d", groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES } } }]) { host: tag(name: "host") points { time epochMs value } } }',
+    },
   },
   'GraphQL, 6 aliases of 3 days of raw points (933,120 points)': {
     path: '/graphql',
-    body: { query: `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: series(metric: "system.cpu.usage", from: "now-3d") { points { epochMs value } }`).join('\n')} }` },
+    body: {
+      query: `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: series(metric: "system.cpu.usage", from: "now-3d") { points { epochMs value } }`).join('\n')} }`,
+    },
   },
 } as const;
 
@@ -65,7 +73,11 @@ const server = await startDemoServer(DIR, { COMPRESSION_MIN_BYTES: '0' });
 try {
   const texts: [string, string][] = [];
   for (const [name, { path, body }] of Object.entries(ANSWERS)) {
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity' }, body: JSON.stringify(body) });
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'identity' },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 200) throw new Error(`${name}: ${response.status}`);
     texts.push([name, await response.text()]);
   }
@@ -86,7 +98,10 @@ try {
       const savedMs = ((bytes - out) * NS_PER_BYTE) / 1e6;
       const base = cheapest.get(coding);
       if (base === undefined) cheapest.set(coding, { cpuMs, savedMs });
-      const extra = base === undefined ? '' : `; over ${coding} ${LEVELS.find(([c]) => c === coding)![1]}: +${fmt(cpuMs - base.cpuMs)} ms CPU for +${fmt(savedMs - base.savedMs)} ms`;
+      const extra =
+        base === undefined
+          ? ''
+          : `; over ${coding} ${LEVELS.find(([c]) => c === coding)![1]}: +${fmt(cpuMs - base.cpuMs)} ms CPU for +${fmt(savedMs - base.savedMs)} ms`;
       console.log(
         `  ${`${coding} ${level}${windowBits === undefined ? '' : ` w${windowBits}`}`.padEnd(11)} ${mb(out).padStart(6)} MB (${((100 * out) / bytes).toFixed(1).padStart(4)}%)  CPU ${fmt(cpuMs).padStart(5)} ms = ${(bytes / 1e6 / (cpuMs / 1000)).toFixed(0).padStart(4)} MB/s  ` +
           `wall ${fmt(median(results.map((r) => r.wallMs))).padStart(5)} ms  main thread busy ${fmt(median(results.map((r) => r.loopBusyMs))).padStart(4)} ms, longest gap ${fmt(Math.max(...results.map((r) => r.maxLoopMs))).padStart(4)} ms  ` +
@@ -97,7 +112,9 @@ try {
 
   // The answers as the gateway writes them: AnswerWriter compresses while the thread writes the JSON, and the answer
   // can go once the compression has caught up with the last chunk written.
-  console.log('\nwritten through the AnswerWriter, compressed as written (writing; then the compression\'s tail after the last chunk):');
+  console.log(
+    "\nwritten through the AnswerWriter, compressed as written (writing; then the compression's tail after the last chunk):",
+  );
   for (const [name, text] of texts) {
     const value: unknown = JSON.parse(text);
     const cells: string[] = [];
@@ -110,7 +127,8 @@ try {
         await writeJson(value, out);
         const written = performance.now();
         const answer = await out.finish();
-        if (answer.bytes !== Buffer.byteLength(text)) throw new Error(`${name}: the writer wrote ${answer.bytes} bytes, not ${Buffer.byteLength(text)}`);
+        if (answer.bytes !== Buffer.byteLength(text))
+          throw new Error(`${name}: the writer wrote ${answer.bytes} bytes, not ${Buffer.byteLength(text)}`);
         if (run === 0) continue;
         writes.push(written - started);
         tails.push(performance.now() - written);
@@ -126,7 +144,10 @@ try {
   for (const size of [1024, 4096, 16_384, 32_768, 65_536]) {
     const text = dashboard.slice(0, size);
     const cells: string[] = [];
-    for (const [coding, level] of [['gzip', 1], ['br', 1]] as const) {
+    for (const [coding, level] of [
+      ['gzip', 1],
+      ['br', 1],
+    ] as const) {
       const windowBits = coding === 'gzip' ? GZIP_WINDOW_BITS : undefined;
       for (let i = 0; i < 50; i++) await compress(text, coding, level, windowBits);
       const cpu = process.cpuUsage();
@@ -134,7 +155,9 @@ try {
       for (let i = 0; i < 200; i++) out = (await compress(text, coding, level, windowBits)).bytes;
       const { user, system } = process.cpuUsage(cpu);
       const cpuUs = (user + system) / 200;
-      cells.push(`${coding} ${level}: ${out} B, CPU ${cpuUs.toFixed(0)} µs vs ${(((size - out) * NS_PER_BYTE) / 1000).toFixed(0)} µs saved at 1 Gbit/s`);
+      cells.push(
+        `${coding} ${level}: ${out} B, CPU ${cpuUs.toFixed(0)} µs vs ${(((size - out) * NS_PER_BYTE) / 1000).toFixed(0)} µs saved at 1 Gbit/s`,
+      );
     }
     console.log(`  ${String(size).padStart(6)} B: ${cells.join('; ')}`);
   }
@@ -148,7 +171,11 @@ try {
       for (let run = 0; run <= RUNS; run++) {
         const cpuBefore = server.cpuMs();
         const started = performance.now();
-        const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': accept }, body: JSON.stringify(body) });
+        const response = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': accept },
+          body: JSON.stringify(body),
+        });
         // undici decodes as it reads; what the server sent is counted once below, from a raw read.
         await response.arrayBuffer();
         if (run === 0) continue;
@@ -181,7 +208,11 @@ async function compress(text: string, coding: 'gzip' | 'br', level: number, wind
       ? createGzip({ level, windowBits, chunkSize: 64 * 1024 })
       : createBrotliCompress({
           chunkSize: 64 * 1024,
-          params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text) },
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: level,
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
+          },
         });
   let bytes = 0;
   let maxLoopMs = 0;
@@ -216,12 +247,19 @@ async function compress(text: string, coding: 'gzip' | 'br', level: number, wind
 async function wireBytes(url: string, path: string, body: unknown, accept: string): Promise<number> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': accept } }, (res) => {
-      let n = 0;
-      res.on('data', (chunk: Buffer) => (n += chunk.length));
-      res.on('end', () => resolve(n));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': accept },
+      },
+      (res) => {
+        let n = 0;
+        res.on('data', (chunk: Buffer) => (n += chunk.length));
+        res.on('end', () => resolve(n));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

@@ -67,7 +67,8 @@ function shortPath(url: string): string {
 
 export function formatProfileSummary(summary: ProfileSummary): string {
   const busy = summary.totalMs - summary.idleMs;
-  const line = ({ name, ms }: { name: string; ms: number }) => `  ${ms.toFixed(0).padStart(7)} ms ${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${name}`;
+  const line = ({ name, ms }: { name: string; ms: number }) =>
+    `  ${ms.toFixed(0).padStart(7)} ms ${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${name}`;
   return [
     `busy ${busy.toFixed(0)} ms of ${summary.totalMs.toFixed(0)} ms sampled; self time by file:`,
     ...summary.byFile.map(line),

@@ -38,7 +38,11 @@ const big = shapeFromArgs(args);
 /** The JVM of a Cassandra the benchmark reuses (KAIROGRAPH_CASSANDRA), whose CPU it reports; one it boots it knows. */
 let cassandraPid = Number(args.get('cassandra-pid') ?? 0);
 
-console.log(`load average (1, 5, 15 min) at the start: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+console.log(
+  `load average (1, 5, 15 min) at the start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}`,
+);
 console.log(
   `command: npm run bench:dashboard -- --stores ${STORES.join(',')} --viewers ${VIEWERS} --seconds ${SECONDS}${REFRESH_ONLY ? ' --refresh-only' : ` --requests ${REQUESTS} --series ${big.series} --points ${big.points} --runs ${RUNS}`}`,
 );
@@ -77,9 +81,17 @@ interface Refresh {
 
 async function postGraphQL(url: string, query: string): Promise<{ ms: number; statistics: QueryStatistics }> {
   const started = performance.now();
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-  const body = (await response.json()) as { errors?: unknown[]; extensions: { statistics: { queries: QueryStatistics[] } } };
-  if (response.status !== 200 || body.errors) throw new Error(`request failed: ${response.status} ${JSON.stringify(body.errors)}`);
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await response.json()) as {
+    errors?: unknown[];
+    extensions: { statistics: { queries: QueryStatistics[] } };
+  };
+  if (response.status !== 200 || body.errors)
+    throw new Error(`request failed: ${response.status} ${JSON.stringify(body.errors)}`);
   return { ms: performance.now() - started, statistics: body.extensions.statistics.queries[0]! };
 }
 
@@ -111,7 +123,14 @@ async function seedLive(store: Store): Promise<number> {
   const count = (7 * 3_600_000) / STEP_MS;
   for (let h = 0; h < HOSTS; h++) {
     const timestamps = Array.from({ length: count }, (_, i) => end - (count - 1 - i) * STEP_MS);
-    const series: SeriesWrite = { metric: LIVE_METRIC, tags: { host: host(h) }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((t) => 40 + 10 * Math.sin(t / 3.6e6 + h) + ((t / STEP_MS) % 7)) };
+    const series: SeriesWrite = {
+      metric: LIVE_METRIC,
+      tags: { host: host(h) },
+      type: 'double',
+      ttlSeconds: 0,
+      timestamps,
+      values: timestamps.map((t) => 40 + 10 * Math.sin(t / 3.6e6 + h) + ((t / STEP_MS) % 7)),
+    };
     await store.write({ series: [series] });
   }
   return HOSTS * count;
@@ -124,8 +143,16 @@ function startFeed(urlOf: () => string): () => Promise<void> {
   const tick = () => {
     if (stopped) return;
     const t = Date.now();
-    const body = Array.from({ length: HOSTS }, (_, h) => ({ name: LIVE_METRIC, tags: { host: host(h) }, datapoints: [[t, 40 + (t % 17)]] }));
-    pending = fetch(`${urlOf()}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => {
+    const body = Array.from({ length: HOSTS }, (_, h) => ({
+      name: LIVE_METRIC,
+      tags: { host: host(h) },
+      datapoints: [[t, 40 + (t % 17)]],
+    }));
+    pending = fetch(`${urlOf()}/api/v1/datapoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => {
       if (r.status !== 204) throw new Error(`the feed's write failed: ${r.status} ${await r.text()}`);
     });
   };
@@ -150,7 +177,9 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
-async function viewers(url: string): Promise<{ refreshes: Refresh[]; skipped: number; seconds: number; cpuMs: number; storeCpuMs: number | undefined }> {
+async function viewers(
+  url: string,
+): Promise<{ refreshes: Refresh[]; skipped: number; seconds: number; cpuMs: number; storeCpuMs: number | undefined }> {
   const refreshes: Refresh[] = [];
   let skipped = 0;
   const cpu = process.cpuUsage();
@@ -175,15 +204,25 @@ async function viewers(url: string): Promise<{ refreshes: Refresh[]; skipped: nu
   const used = process.cpuUsage(cpu);
   const storeCpuAfter = cassandraPid > 0 ? processCpuMs(cassandraPid) : undefined;
   const storeCpuMs = storeCpu !== undefined && storeCpuAfter !== undefined ? storeCpuAfter - storeCpu : undefined;
-  return { refreshes, skipped, seconds: (performance.now() - started) / 1000, cpuMs: (used.user + used.system) / 1000, storeCpuMs };
+  return {
+    refreshes,
+    skipped,
+    seconds: (performance.now() - started) / 1000,
+    cpuMs: (used.user + used.system) / 1000,
+    storeCpuMs,
+  };
 }
 
 async function refreshBenchmark(storeName: string, store: Store): Promise<void> {
-  let t = performance.now();
+  const t = performance.now();
   const seeded = await seedLive(store);
   console.log(`\n## Grafana refreshes, ${storeName} store`);
-  console.log(`dataset: ${HOSTS} hosts × 7 h at 10 s (${seeded.toLocaleString('en')} points) written in ${((performance.now() - t) / 1000).toFixed(1)} s, then each host's next point every 10 s through REST`);
-  console.log(`dashboard: 4 panels (requests) × 5 hosts, now-6h, 1-minute averages grouped by host; ${VIEWERS} viewers refreshing every 10 s for ${SECONDS} s, first refreshes spread over 10 s, after 20 unmeasured refreshes on each path`);
+  console.log(
+    `dataset: ${HOSTS} hosts × 7 h at 10 s (${seeded.toLocaleString('en')} points) written in ${((performance.now() - t) / 1000).toFixed(1)} s, then each host's next point every 10 s through REST`,
+  );
+  console.log(
+    `dashboard: 4 panels (requests) × 5 hosts, now-6h, 1-minute averages grouped by host; ${VIEWERS} viewers refreshing every 10 s for ${SECONDS} s, first refreshes spread over 10 s, after 20 unmeasured refreshes on each path`,
+  );
   // Both paths once through the JIT on a throwaway gateway each, so that the first measured run does not pay for it.
   for (const env of [{}, { CACHE_MAX_BYTES: '0' }] as Record<string, string>[]) {
     const server = await startGateway(store, env);
@@ -216,20 +255,40 @@ async function refreshBenchmark(storeName: string, store: Store): Promise<void> 
     const points = refreshes.map((r) => r.pointsRead);
     const hits = refreshes.reduce((n, r) => n + r.hits, 0);
     const misses = refreshes.reduce((n, r) => n + r.misses, 0);
-    console.log(`${label}: ${refreshes.length} refreshes in ${seconds.toFixed(0)} s (${skipped} ticks skipped: a refresh still running)`);
+    console.log(
+      `${label}: ${refreshes.length} refreshes in ${seconds.toFixed(0)} s (${skipped} ticks skipped: a refresh still running)`,
+    );
     const engineMs = refreshes.map((r) => r.engineMs);
-    console.log(`  latency per refresh (4 panels): p50 ${median(ms).toFixed(0)} ms, p99 ${percentile(ms, 0.99).toFixed(0)} ms; per panel: p50 ${median(panelMs).toFixed(0)} ms, p99 ${percentile(panelMs, 0.99).toFixed(0)} ms`);
-    console.log(`  engine time per refresh (the 4 queries' statistics, waits for the thread included): p50 ${median(engineMs).toFixed(1)} ms, p99 ${percentile(engineMs, 0.99).toFixed(1)} ms`);
-    console.log(`  CPU of this process (gateway, clients and collector) per refresh: ${(cpuMs / refreshes.length).toFixed(1)} ms (${((cpuMs / 1000 / seconds) * 100).toFixed(0)}% of a core)`);
-    if (storeCpuMs !== undefined) console.log(`  CPU of Cassandra's JVM per refresh: ${(storeCpuMs / refreshes.length).toFixed(1)} ms (${((storeCpuMs / 1000 / seconds) * 100).toFixed(0)}% of a core)`);
-    console.log(`  points read per refresh: cold ${cold.toLocaleString('en')}, during the run median ${median(points).toLocaleString('en')}, p99 ${percentile(points, 0.99).toLocaleString('en')} (${((median(points) / cold) * 100).toFixed(1)}% of cold)`);
-    console.log(`  cache hit ratio: ${hits + misses === 0 ? 'n/a' : `${((hits / (hits + misses)) * 100).toFixed(1)}% of ${(hits + misses).toLocaleString('en')} cacheable minutes`}`);
+    console.log(
+      `  latency per refresh (4 panels): p50 ${median(ms).toFixed(0)} ms, p99 ${percentile(ms, 0.99).toFixed(0)} ms; per panel: p50 ${median(panelMs).toFixed(0)} ms, p99 ${percentile(panelMs, 0.99).toFixed(0)} ms`,
+    );
+    console.log(
+      `  engine time per refresh (the 4 queries' statistics, waits for the thread included): p50 ${median(engineMs).toFixed(1)} ms, p99 ${percentile(engineMs, 0.99).toFixed(1)} ms`,
+    );
+    console.log(
+      `  CPU of this process (gateway, clients and collector) per refresh: ${(cpuMs / refreshes.length).toFixed(1)} ms (${((cpuMs / 1000 / seconds) * 100).toFixed(0)}% of a core)`,
+    );
+    if (storeCpuMs !== undefined)
+      console.log(
+        `  CPU of Cassandra's JVM per refresh: ${(storeCpuMs / refreshes.length).toFixed(1)} ms (${((storeCpuMs / 1000 / seconds) * 100).toFixed(0)}% of a core)`,
+      );
+    console.log(
+      `  points read per refresh: cold ${cold.toLocaleString('en')}, during the run median ${median(points).toLocaleString('en')}, p99 ${percentile(points, 0.99).toLocaleString('en')} (${((median(points) / cold) * 100).toFixed(1)}% of cold)`,
+    );
+    console.log(
+      `  cache hit ratio: ${hits + misses === 0 ? 'n/a' : `${((hits / (hits + misses)) * 100).toFixed(1)}% of ${(hits + misses).toLocaleString('en')} cacheable minutes`}`,
+    );
   }
   console.log(`load average (1 min) after the runs: ${loadavg()[0]!.toFixed(2)}`);
   const [, run, cold] = withCache!;
-  const p99 = percentile(run.refreshes.map((r) => r.ms), 0.99);
+  const p99 = percentile(
+    run.refreshes.map((r) => r.ms),
+    0.99,
+  );
   const warm = median(run.refreshes.map((r) => r.pointsRead));
-  console.log(`targets: p99 per refresh ≤ ${TARGET_P99_MS[storeName]} ms with the cache: ${p99 <= TARGET_P99_MS[storeName]! ? 'met' : 'missed'} (${p99.toFixed(0)} ms); points read per warm refresh ≤ 5% of a cold one: ${warm <= 0.05 * cold ? 'met' : 'missed'} (${((warm / cold) * 100).toFixed(1)}%)`);
+  console.log(
+    `targets: p99 per refresh ≤ ${TARGET_P99_MS[storeName]} ms with the cache: ${p99 <= TARGET_P99_MS[storeName]! ? 'met' : 'missed'} (${p99.toFixed(0)} ms); points read per warm refresh ≤ 5% of a cold one: ${warm <= 0.05 * cold ? 'met' : 'missed'} (${((warm / cold) * 100).toFixed(1)}%)`,
+  );
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -245,16 +304,36 @@ const alias = (a: number) =>
     groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES } } }]) { host: tag(name: "host") points { t: epochMs value } }`;
 const DASHBOARD = `query Dashboard { ${[0, 1, 2, 3].map(alias).join('\n')} }`;
 
-async function post(url: string, query: string): Promise<{ ms: number; body: { data?: unknown; errors?: unknown[]; extensions?: { statistics: { storeCalls: Record<string, number> } } } }> {
+async function post(
+  url: string,
+  query: string,
+): Promise<{
+  ms: number;
+  body: { data?: unknown; errors?: unknown[]; extensions?: { statistics: { storeCalls: Record<string, number> } } };
+}> {
   const started = performance.now();
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const body = (await response.json()) as Awaited<ReturnType<typeof post>>['body'];
-  if (response.status !== 200 || body.errors) throw new Error(`request failed: ${response.status} ${JSON.stringify(body.errors)}`);
+  if (response.status !== 200 || body.errors)
+    throw new Error(`request failed: ${response.status} ${JSON.stringify(body.errors)}`);
   return { ms: performance.now() - started, body };
 }
 
-async function cassandraReads(node: CassandraServer, store: CassandraStore, keyspace: string, config: Config): Promise<void> {
-  const plain = new cassandra.Client({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, protocolOptions: { maxVersion: 4 } });
+async function cassandraReads(
+  node: CassandraServer,
+  store: CassandraStore,
+  keyspace: string,
+  config: Config,
+): Promise<void> {
+  const plain = new cassandra.Client({
+    contactPoints: [node.contactPoint],
+    localDataCenter: node.localDataCenter,
+    protocolOptions: { maxVersion: 4 },
+  });
   await plain.connect();
   // These measure what reads cost: the cache (and identical work in flight) would answer the repeated requests.
   const server = await startGateway(store, { CACHE_MAX_BYTES: '0', MAX_POINTS_READ: '1000000000' });
@@ -264,12 +343,23 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
     let t = performance.now();
     for (let h = 0; h < DASH_HOSTS; h++) {
       const timestamps = Array.from({ length: DASH_POINTS }, (_, i) => START_MS + i * DASH_STEP);
-      const series: SeriesWrite = { metric: DASH_METRIC, tags: { host: host(h), dc: h < 10 ? 'eu' : 'us' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => 40 + 10 * Math.sin(i / 360 + h) + (i % 7)) };
+      const series: SeriesWrite = {
+        metric: DASH_METRIC,
+        tags: { host: host(h), dc: h < 10 ? 'eu' : 'us' },
+        type: 'double',
+        ttlSeconds: 0,
+        timestamps,
+        values: timestamps.map((_, i) => 40 + 10 * Math.sin(i / 360 + h) + (i % 7)),
+      };
       await store.write({ series: [series] });
     }
     const dashPoints = DASH_HOSTS * DASH_POINTS;
-    console.log(`dashboard dataset: ${DASH_HOSTS} series × ${DASH_POINTS} points (1 day at 10 s, ${dashPoints.toLocaleString('en')} points) written in ${((performance.now() - t) / 1000).toFixed(1)} s = ${(dashPoints / ((performance.now() - t) / 1000) / 1000).toFixed(0)} k points/s`);
-    console.log('request: 4 aliases over one metric, 5 hosts each, group by host, avg per minute (20 series × 1,440 points out)');
+    console.log(
+      `dashboard dataset: ${DASH_HOSTS} series × ${DASH_POINTS} points (1 day at 10 s, ${dashPoints.toLocaleString('en')} points) written in ${((performance.now() - t) / 1000).toFixed(1)} s = ${(dashPoints / ((performance.now() - t) / 1000) / 1000).toFixed(0)} k points/s`,
+    );
+    console.log(
+      'request: 4 aliases over one metric, 5 hosts each, group by host, avg per minute (20 series × 1,440 points out)',
+    );
 
     await post(server.url, DASHBOARD);
     const before = store.statements;
@@ -277,14 +367,19 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
     const cqlOne = statementDelta(before, store.statements);
     let naiveCalls = 0;
     const beforeNaive = store.statements;
-    for (let a = 0; a < 4; a++) naiveCalls += (await post(server.url, `{ ${alias(a)} }`)).body.extensions!.statistics.storeCalls['total']!;
+    for (let a = 0; a < 4; a++)
+      naiveCalls += (await post(server.url, `{ ${alias(a)} }`)).body.extensions!.statistics.storeCalls['total']!;
     const cqlNaive = statementDelta(beforeNaive, store.statements);
-    console.log(`\nstore calls per request with per-request loaders: ${JSON.stringify(one.body.extensions!.statistics.storeCalls)}`);
+    console.log(
+      `\nstore calls per request with per-request loaders: ${JSON.stringify(one.body.extensions!.statistics.storeCalls)}`,
+    );
     console.log(`  CQL statements: ${JSON.stringify(cqlOne)}`);
     console.log(`store calls for the same 4 queries as 4 requests (naive): total ${naiveCalls}`);
     console.log(`  CQL statements: ${JSON.stringify(cqlNaive)}`);
 
-    console.log(`\nlatency (bounded: ${REQUESTS} requests or ${SECONDS} s per level, after 5 warm-up requests; identical requests running together are read once)`);
+    console.log(
+      `\nlatency (bounded: ${REQUESTS} requests or ${SECONDS} s per level, after 5 warm-up requests; identical requests running together are read once)`,
+    );
     for (let w = 0; w < 5; w++) await post(server.url, DASHBOARD);
     for (const clients of [1, 8, 32]) {
       const latencies: number[] = [];
@@ -300,7 +395,9 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      console.log(`  ${String(clients).padStart(2)} clients: ${latencies.length} requests, median ${median(latencies).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms, ${(latencies.length / seconds).toFixed(1)} requests/s`);
+      console.log(
+        `  ${String(clients).padStart(2)} clients: ${latencies.length} requests, median ${median(latencies).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms, ${(latencies.length / seconds).toFixed(1)} requests/s`,
+      );
     }
 
     t = performance.now();
@@ -310,7 +407,9 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
       written += batch.reduce((n, s) => n + s.timestamps.length, 0);
     }
     const ingestSeconds = (performance.now() - t) / 1000;
-    console.log(`\nbig dataset: ${describeShape(big)}, written in ${ingestSeconds.toFixed(1)} s = ${(written / ingestSeconds / 1000).toFixed(0)} k points/s`);
+    console.log(
+      `\nbig dataset: ${describeShape(big)}, written in ${ingestSeconds.toFixed(1)} s = ${(written / ingestSeconds / 1000).toFixed(0)} k points/s`,
+    );
     const bigEnd = START_MS + big.points * big.stepMs - 1;
     const partitions = await partitionsOf(store, BIG_METRIC, START_MS, bigEnd);
     const select = `SELECT column1, value FROM ${keyspace}.data_points WHERE key = ?`;
@@ -324,7 +423,11 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
             const key = Buffer.from(encodeRowKey(partitions[next++]!));
             let pageState: string | undefined;
             do {
-              const page = await plain.execute(select, [key], { prepare: true, fetchSize: config.cassandraFetchSize, ...(pageState ? { pageState } : {}) });
+              const page = await plain.execute(select, [key], {
+                prepare: true,
+                fetchSize: config.cassandraFetchSize,
+                ...(pageState ? { pageState } : {}),
+              });
               rows += page.rows.length;
               pageState = page.pageState ?? undefined;
             } while (pageState);
@@ -347,12 +450,19 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
       const result = await post(server.url, aggregate);
       endToEndMs.push(performance.now() - started);
       const [group] = (result.body.data as { series: { sampleSize: number }[] }).series;
-      if (group!.sampleSize !== written) throw new Error(`the aggregation read ${group!.sampleSize} points, ${written} were written`);
+      if (group!.sampleSize !== written)
+        throw new Error(`the aggregation read ${group!.sampleSize} points, ${written} were written`);
     }
     const ratio = median(endToEndMs) / median(bareMs);
-    console.log(`${partitions.length} partitions, avg per minute over all series (one group), medians of ${RUNS} runs after one warm-up each:`);
-    console.log(`  bare driver scan (fetch size ${config.cassandraFetchSize}, ${config.cassandraConcurrency} in flight): ${median(bareMs).toFixed(0)} ms = ${(written / median(bareMs) / 1000).toFixed(2)} M points/s  (runs ${bareMs.map((m) => m.toFixed(0)).join(', ')})`);
-    console.log(`  end to end over HTTP (GraphQL → engine → store):          ${median(endToEndMs).toFixed(0)} ms = ${(written / median(endToEndMs) / 1000).toFixed(2)} M points/s  (runs ${endToEndMs.map((m) => m.toFixed(0)).join(', ')})`);
+    console.log(
+      `${partitions.length} partitions, avg per minute over all series (one group), medians of ${RUNS} runs after one warm-up each:`,
+    );
+    console.log(
+      `  bare driver scan (fetch size ${config.cassandraFetchSize}, ${config.cassandraConcurrency} in flight): ${median(bareMs).toFixed(0)} ms = ${(written / median(bareMs) / 1000).toFixed(2)} M points/s  (runs ${bareMs.map((m) => m.toFixed(0)).join(', ')})`,
+    );
+    console.log(
+      `  end to end over HTTP (GraphQL → engine → store):          ${median(endToEndMs).toFixed(0)} ms = ${(written / median(endToEndMs) / 1000).toFixed(2)} M points/s  (runs ${endToEndMs.map((m) => m.toFixed(0)).join(', ')})`,
+    );
     console.log(`  end to end / bare scan: ${ratio.toFixed(2)} (target ≤ 1.3)`);
   } finally {
     server.server.closeAllConnections();
@@ -361,9 +471,13 @@ async function cassandraReads(node: CassandraServer, store: CassandraStore, keys
   }
 }
 
-function statementDelta(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
+function statementDelta(
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+): Record<string, number> {
   const delta: Record<string, number> = {};
-  for (const [name, count] of Object.entries(after)) if (count !== (before[name] ?? 0)) delta[name] = count - (before[name] ?? 0);
+  for (const [name, count] of Object.entries(after))
+    if (count !== (before[name] ?? 0)) delta[name] = count - (before[name] ?? 0);
   return delta;
 }
 
@@ -381,10 +495,18 @@ try {
   if (STORES.includes('cassandra')) {
     const node = await startCassandra();
     if (node.pid > 0) cassandraPid = node.pid;
-    console.log(`\ncassandra: ${node.bootMs > 0 ? `booted in ${(node.bootMs / 1000).toFixed(1)} s` : 'reused'} on ${node.contactPoint}`);
+    console.log(
+      `\ncassandra: ${node.bootMs > 0 ? `booted in ${(node.bootMs / 1000).toFixed(1)} s` : 'reused'} on ${node.contactPoint}`,
+    );
     try {
       const config = loadConfig({ SEED_DEMO: 'false' });
-      const open = (keyspace: string) => CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace, writeConsistency: 'ONE' });
+      const open = (keyspace: string) =>
+        CassandraStore.open({
+          contactPoints: [node.contactPoint],
+          localDataCenter: node.localDataCenter,
+          keyspace,
+          writeConsistency: 'ONE',
+        });
       const live = await open(`bench_refresh_${Date.now().toString(36)}`);
       try {
         await refreshBenchmark('cassandra', live);
@@ -404,7 +526,9 @@ try {
       await node.stop();
     }
   }
-  console.log(`\npeak RSS of this process (gateway, clients and benchmark): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(
+    `\npeak RSS of this process (gateway, clients and benchmark): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+  );
 } finally {
   removeTempDirs();
 }

@@ -37,20 +37,26 @@ export function timestampOf(shape: DatasetShape, i: number): number {
   return START_MS + i * shape.stepMs;
 }
 
-export function valueOf(s: number, i: number): number {
+export function valueAt(s: number, i: number): number {
   const noise = (Math.imul(s * 7919 + i, 0x9e3779b1) >>> 0) / 4294967296;
   return i * 0.5 + s + noise;
 }
 
 /** Write batches of about `batchPoints` points, series by series; `long` rounds the values to integers. */
-export function* writeBatches(shape: DatasetShape, batchPoints: number, type: 'double' | 'long' = 'double'): Generator<SeriesWrite[]> {
+export function* writeBatches(
+  shape: DatasetShape,
+  batchPoints: number,
+  type: 'double' | 'long' = 'double',
+): Generator<SeriesWrite[]> {
   let batch: SeriesWrite[] = [];
   let inBatch = 0;
   for (let s = 0; s < shape.series; s++) {
     for (let from = 0; from < shape.points; from += batchPoints) {
       const n = Math.min(batchPoints, shape.points - from);
       const timestamps = Array.from({ length: n }, (_, k) => timestampOf(shape, from + k));
-      const values = Array.from({ length: n }, (_, k) => (type === 'long' ? Math.round(valueOf(s, from + k)) : valueOf(s, from + k)));
+      const values = Array.from({ length: n }, (_, k) =>
+        type === 'long' ? Math.round(valueAt(s, from + k)) : valueAt(s, from + k),
+      );
       batch.push({ metric: METRIC, tags: tagsOf(s), type, ttlSeconds: 0, timestamps, values });
       inBatch += n;
       if (inBatch >= batchPoints) {
@@ -72,7 +78,7 @@ export function slicesOf(shape: DatasetShape, s: number, key: RowKey, pageSize: 
     const values = new Float64Array(n);
     for (let k = 0; k < n; k++) {
       timestamps[k] = timestampOf(shape, from + k);
-      values[k] = valueOf(s, from + k);
+      values[k] = valueAt(s, from + k);
     }
     slices.push({ key, kind: 'double', timestamps, values });
   }

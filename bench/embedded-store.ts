@@ -64,10 +64,18 @@ async function runOnce(batches: readonly SeriesWrite[][]) {
   // Both scratch files: the store's, and the floor's copy.
   removeTempDirs();
   const perSecond = (ms: number) => TOTAL / (ms / 1000);
-  return { ingest: perSecond(ingestMs), scan: perSecond(scanMs), floorIngest: perSecond(floorIngestMs), floorScan: perSecond(floorScanMs), bytesPerPoint: bytes / TOTAL };
+  return {
+    ingest: perSecond(ingestMs),
+    scan: perSecond(scanMs),
+    floorIngest: perSecond(floorIngestMs),
+    floorScan: perSecond(floorScanMs),
+    bytesPerPoint: bytes / TOTAL,
+  };
 }
 
-console.log(`command: npm run bench:embedded -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs} --runs ${RUNS}`);
+console.log(
+  `command: npm run bench:embedded -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs} --runs ${RUNS}`,
+);
 console.log(`dataset: ${describeShape(shape)}, batches of ${BATCH}, default 3-week rows; one warm-up run per type`);
 for (const type of ['double', 'long'] as const) {
   const batches = [...writeBatches(shape, BATCH, type)];
@@ -77,8 +85,12 @@ for (const type of ['double', 'long'] as const) {
   for (let r = 0; r < RUNS; r++) runs.push(await runOnce(batches));
   const m = (k: keyof (typeof runs)[number]) => median(runs.map((r) => r[k]));
   console.log(`\n${type} (median of ${RUNS} runs)`);
-  console.log(`  ingest: ${fmt(m('ingest'))}   floor (bare LMDB puts of the same blocks): ${fmt(m('floorIngest'))}   ratio ${(m('floorIngest') / m('ingest')).toFixed(2)}`);
-  console.log(`  scan:   ${fmt(m('scan'))}   floor (bare LMDB range read of the same blocks): ${fmt(m('floorScan'))}   ratio ${(m('floorScan') / m('scan')).toFixed(2)}`);
+  console.log(
+    `  ingest: ${fmt(m('ingest'))}   floor (bare LMDB puts of the same blocks): ${fmt(m('floorIngest'))}   ratio ${(m('floorIngest') / m('ingest')).toFixed(2)}`,
+  );
+  console.log(
+    `  scan:   ${fmt(m('scan'))}   floor (bare LMDB range read of the same blocks): ${fmt(m('floorScan'))}   ratio ${(m('floorScan') / m('scan')).toFixed(2)}`,
+  );
   console.log(`  stored: ${m('bytesPerPoint').toFixed(1)} bytes per point in blocks`);
 }
 console.log(`\npeak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);

@@ -65,7 +65,13 @@ async function child(path: string, name: string): Promise<void> {
   const ms = performance.now() - t;
   clearInterval(timer);
   sample();
-  const memory: Memory = { vmHwmMb: status().VmHWM!, peakRssAnonMb: peakAnon, peakRssFileMb: peakFile, baselineAnonMb: baseline.RssAnon!, baselineFileMb: baseline.RssFile! };
+  const memory: Memory = {
+    vmHwmMb: status().VmHWM!,
+    peakRssAnonMb: peakAnon,
+    peakRssFileMb: peakFile,
+    baselineAnonMb: baseline.RssAnon!,
+    baselineFileMb: baseline.RssFile!,
+  };
   console.log(JSON.stringify({ name, ms, read, pointsOut, ...memory }));
   await store.close();
 }
@@ -98,14 +104,23 @@ async function query(store: EmbeddedStore, name: string): Promise<{ read: number
       order: 'asc',
       excludeTags: false,
     },
-    { source: new KairosdbSource('bench', store), index: new IndexLoaders(), budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' }, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() },
+    {
+      source: new KairosdbSource('bench', store),
+      index: new IndexLoaders(),
+      budgets: { maxSeries: 1e6, maxPointsRead: 1e12, maxPointsReturned: 1e12, onExceed: 'error' },
+      request: unlimitedRequest(),
+      stats: newQueryStats(),
+      nowMs: Date.now(),
+    },
   );
   return { read: out.sampleSize, pointsOut: out.groups.reduce((n, g) => n + g.points.length, 0) };
 }
 
 async function main(): Promise<void> {
   const path = tempDir('kairograph-bench-rss-');
-  console.log(`command: npm run bench:engine-rss -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs}`);
+  console.log(
+    `command: npm run bench:engine-rss -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs}`,
+  );
   console.log(`dataset: ${describeShape(shape)}, written to a fresh embedded store (default 3-week rows)`);
   const store = await EmbeddedStore.open({ path });
   const t = performance.now();
@@ -117,15 +132,36 @@ async function main(): Promise<void> {
   // of RSS (29 MB anonymous) to every query process, none of it the engine's.
   const build = fileURLToPath(new URL('../.tmp/bench-build/', import.meta.url));
   rmSync(build, { recursive: true, force: true });
-  execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json', '--noEmit', 'false', '--outDir', build], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)),
+      '-p',
+      'tsconfig.json',
+      '--noEmit',
+      'false',
+      '--outDir',
+      build,
+    ],
+    {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      stdio: 'inherit',
+    },
+  );
   const compiled = join(build, 'bench', 'engine-rss.js');
   for (const name of [BARE_SCAN, ...Object.keys(QUERIES)]) {
     // A fresh process per query, so VmHWM is that query's peak and nothing of the write is left in the heap.
-    const line = execFileSync(process.execPath, [compiled, '--child', path, '--query', name, ...process.argv.slice(2)], { encoding: 'utf8' });
-    const r = JSON.parse(line.trim().split('\n').pop()!) as Memory & { name: string; ms: number; read: number; pointsOut: number };
+    const line = execFileSync(
+      process.execPath,
+      [compiled, '--child', path, '--query', name, ...process.argv.slice(2)],
+      { encoding: 'utf8' },
+    );
+    const r = JSON.parse(line.trim().split('\n').pop()!) as Memory & {
+      name: string;
+      ms: number;
+      read: number;
+      pointsOut: number;
+    };
     console.log(
       `${r.name.padEnd(36)} ${(r.read / (r.ms / 1000) / 1e6).toFixed(1).padStart(5)} M points/s   peak RSS (VmHWM) ${r.vmHwmMb.toFixed(0)} MB;` +
         ` peak RssAnon ${r.peakRssAnonMb.toFixed(0)} MB (${r.baselineAnonMb.toFixed(0)} before the query), peak RssFile ${r.peakRssFileMb.toFixed(0)} MB (${r.baselineFileMb.toFixed(0)} before)` +

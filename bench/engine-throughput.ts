@@ -9,7 +9,14 @@ import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from 
 import { IndexLoaders } from '../src/query/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Slice, type Store } from '../src/store/store.js';
+import {
+  DEFAULT_ROW_WIDTH_MS,
+  type RowKey,
+  type RowSpec,
+  type ServiceIndex,
+  type Slice,
+  type Store,
+} from '../src/store/store.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
 import { median, parseArgs } from './measure.js';
@@ -44,7 +51,12 @@ class MemoryStore implements Store {
   constructor(shape: DatasetShape) {
     for (let s = 0; s < shape.series; s++) {
       // Every series in one row: the 3-week default holds the whole dataset.
-      const key: RowKey = { metric: METRIC, rowTime: START_MS - (START_MS % DEFAULT_ROW_WIDTH_MS), dataType: 'kairos_double', tags: tagsOf(s) };
+      const key: RowKey = {
+        metric: METRIC,
+        rowTime: START_MS - (START_MS % DEFAULT_ROW_WIDTH_MS),
+        dataType: 'kairos_double',
+        tags: tagsOf(s),
+      };
       this.keys.push(key);
       this.pages.set(key, slicesOf(shape, s, key, PAGE));
     }
@@ -87,13 +99,24 @@ const MINUTE = { sampling: { value: 1, unit: 'minutes' } };
 const CASES: { name: string; aggregators: AggregatorSpec[]; groupBy: GroupBySpec[] }[] = [
   { name: 'avg', aggregators: [{ name: 'avg', params: MINUTE }], groupBy: [] },
   { name: 'sum', aggregators: [{ name: 'sum', params: MINUTE }], groupBy: [] },
-  { name: 'percentile 0.99', aggregators: [{ name: 'percentile', params: { ...MINUTE, percentile: 0.99 } }], groupBy: [] },
+  {
+    name: 'percentile 0.99',
+    aggregators: [{ name: 'percentile', params: { ...MINUTE, percentile: 0.99 } }],
+    groupBy: [],
+  },
   // A rate across series would meet equal timestamps, so it runs per series, as counters are read. Its answer is
   // as many points as it reads; the second line shows the rate without the cost of 10M points in the answer.
-  { name: 'rate per minute, per series', aggregators: [{ name: 'rate', params: MINUTE }], groupBy: [{ name: 'tag', params: { tags: ['series'] } }] },
+  {
+    name: 'rate per minute, per series',
+    aggregators: [{ name: 'rate', params: MINUTE }],
+    groupBy: [{ name: 'tag', params: { tags: ['series'] } }],
+  },
   {
     name: 'rate, then max per hour',
-    aggregators: [{ name: 'rate', params: MINUTE }, { name: 'max', params: { sampling: { value: 1, unit: 'hours' } } }],
+    aggregators: [
+      { name: 'rate', params: MINUTE },
+      { name: 'max', params: { sampling: { value: 1, unit: 'hours' } } },
+    ],
     groupBy: [{ name: 'tag', params: { tags: ['series'] } }],
   },
 ];
@@ -136,15 +159,21 @@ function floor(): { ms: number; sum: number } {
 
 const mps = (ms: number) => TOTAL / (ms / 1000) / 1e6;
 
-console.log(`command: npm run bench:engine -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs} --runs ${RUNS}`);
-console.log(`dataset: ${describeShape(shape)}, in memory as ${PAGE}-point pages; one group unless noted; 1 warm-up run each`);
+console.log(
+  `command: npm run bench:engine -- --series ${shape.series} --points ${shape.points} --step ${shape.stepMs} --runs ${RUNS}`,
+);
+console.log(
+  `dataset: ${describeShape(shape)}, in memory as ${PAGE}-point pages; one group unless noted; 1 warm-up run each`,
+);
 const floors: number[] = [];
 for (let r = 0; r <= RUNS; r++) {
   const f = floor();
   if (r > 0) floors.push(f.ms);
 }
 const floorMps = mps(median(floors));
-console.log(`\nfloor (bare loop summing the same Float64Arrays): median ${median(floors).toFixed(1)} ms = ${floorMps.toFixed(0)} M points/s`);
+console.log(
+  `\nfloor (bare loop summing the same Float64Arrays): median ${median(floors).toFixed(1)} ms = ${floorMps.toFixed(0)} M points/s`,
+);
 for (const c of CASES) {
   const times: number[] = [];
   let output = 0;

@@ -26,11 +26,13 @@ const DEMO_METRICS = ['system.cpu.usage', 'system.memory.used', 'http.request.la
 /** The issue's heavy REST query: the 4 demo metrics ten times over, 3 days, 1-minute averages per host. */
 const HEAVY_REST = {
   start_relative: { value: 3, unit: 'days' },
-  metrics: Array.from({ length: 10 }, () => DEMO_METRICS).flat().map((name) => ({
-    name,
-    group_by: [{ name: 'tag', tags: ['host'] }],
-    aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }],
-  })),
+  metrics: Array.from({ length: 10 }, () => DEMO_METRICS)
+    .flat()
+    .map((name) => ({
+      name,
+      group_by: [{ name: 'tag', tags: ['host'] }],
+      aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }],
+    })),
 };
 /** A heavy answer: 6 aliases of 3 days of raw points of 6 hosts (933,120 points, under MAX_REQUEST_POINTS). */
 const HEAVY_GRAPHQL = `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: series(metric: "system.cpu.usage", from: "now-3d") { points { epochMs value } }`).join('\n')} }`;
@@ -51,8 +53,12 @@ Promise.all([
 ]).then(() => parentPort.postMessage({ health, small }));
 `;
 
-console.log(`command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${SERVER_DIR}` : ''}`);
-console.log(`server: node ${productionNodeArgs(SERVER_DIR).join(' ')} dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`);
+console.log(
+  `command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${SERVER_DIR}` : ''}`,
+);
+console.log(
+  `server: node ${productionNodeArgs(SERVER_DIR).join(' ')} dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`,
+);
 buildGateway(SERVER_DIR);
 let dataDir = '';
 let server: GatewayProcess;
@@ -60,7 +66,10 @@ let seededOnce = false;
 
 // One request at the default budgets on a fresh server: the most a request may hold is what it holds here.
 // Idle RSS after seeding is about 200 MB.
-const RAW_REST = { start_relative: { value: 3, unit: 'days' }, metrics: ['system.cpu.usage', 'system.memory.used'].flatMap((name) => [{ name }, { name }, { name }]) };
+const RAW_REST = {
+  start_relative: { value: 3, unit: 'days' },
+  metrics: ['system.cpu.usage', 'system.memory.used'].flatMap((name) => [{ name }, { name }, { name }]),
+};
 for (const [label, expected, send] of [
   ['GraphQL, 933,120 points', 200, () => graphql(HEAVY_GRAPHQL)],
   ['REST, 933,120 points', 200, () => call('POST', '/api/v1/datapoints/query', RAW_REST)],
@@ -75,12 +84,16 @@ for (const [label, expected, send] of [
       peaks.push((peakRssKb - idle) / 1024);
     });
   }
-  console.log(`one request on a fresh server, ${label}: peak RSS above idle ${peaks.map((p) => p.toFixed(0)).join(', ')} MB (median ${median(peaks).toFixed(0)})`);
+  console.log(
+    `one request on a fresh server, ${label}: peak RSS above idle ${peaks.map((p) => p.toFixed(0)).join(', ')} MB (median ${median(peaks).toFixed(0)})`,
+  );
 }
 
 await withServer(async () => {
   // The regex attack needs a series whose tag value makes a backtracking matcher explode.
-  await call('POST', '/api/v1/datapoints', [{ name: 'evil', tags: { k: EVIL_VALUE }, datapoints: [[Date.now() - 60_000, 1]] }]);
+  await call('POST', '/api/v1/datapoints', [
+    { name: 'evil', tags: { k: EVIL_VALUE }, datapoints: [[Date.now() - 60_000, 1]] },
+  ]);
   const results: Record<string, number[]> = {};
   const add = (name: string, value: number) => (results[name] ??= []).push(value);
   for (let run = 1; run <= RUNS; run++) {
@@ -95,8 +108,13 @@ await withServer(async () => {
     const loaded = await heavy;
     const heavyAnswers = loaded.value;
     const attack = await probeWhile(graphql(ALIASES_120));
-    const regexRest = await call('POST', '/api/v1/datapoints/query', { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'evil', tags: { k: ['regex:(a+)+$'] } }] });
-    const regexGraphql = await graphql(`{ series(metric: "evil", from: "now-1h", where: [{ tag: "k", regex: "(a+)+$" }]) { points { value } } }`);
+    const regexRest = await call('POST', '/api/v1/datapoints/query', {
+      start_relative: { value: 1, unit: 'hours' },
+      metrics: [{ name: 'evil', tags: { k: ['regex:(a+)+$'] } }],
+    });
+    const regexGraphql = await graphql(
+      `{ series(metric: "evil", from: "now-1h", where: [{ tag: "k", regex: "(a+)+$" }]) { points { value } } }`,
+    );
     console.log(
       `run ${run}: idle /health p50 ${fmt(percentile(idle.health, 0.5))} p99 ${fmt(percentile(idle.health, 0.99))} ms | ` +
         `8 heavy: ${heavyAnswers.map((a) => `${a.status}/${(a.ms / 1000).toFixed(1)}s`).join(' ')} | ` +
@@ -120,7 +138,9 @@ await withServer(async () => {
   }
   console.log(`\nmedians of ${RUNS} runs:`);
   for (const [name, values] of Object.entries(results)) console.log(`  ${name.padEnd(26)} ${fmt(median(values))}`);
-  console.log(`  ratio loaded/idle /health p99 ${(median(results['loaded health p99']!) / median(results['idle health p99']!)).toFixed(1)}`);
+  console.log(
+    `  ratio loaded/idle /health p99 ${(median(results['loaded health p99']!) / median(results['idle health p99']!)).toFixed(1)}`,
+  );
   console.log(`  server peak RSS over the whole run (VmHWM) ${mb(hwmKb())} MB`);
 });
 
@@ -138,7 +158,8 @@ async function withServer(measure: () => Promise<void>): Promise<void> {
 
 async function startServer(): Promise<GatewayProcess> {
   return startGateway(SERVER_DIR, { DATA_DIR: dataDir, SEED_DEMO: 'true' }, (entry) => {
-    if (String(entry['msg']).startsWith('seeded') && !seededOnce) console.log(`demo data: ${entry['points']} points seeded in ${entry['ms']} ms`);
+    if (String(entry['msg']).startsWith('seeded') && !seededOnce)
+      console.log(`demo data: ${entry['points']} points seeded in ${entry['ms']} ms`);
     if (String(entry['msg']).startsWith('seeded')) seededOnce = true;
   });
 }
@@ -151,14 +172,22 @@ interface Answer {
 
 async function call(method: string, path: string, body?: unknown): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   await response.arrayBuffer();
   return { status: response.status, code: '', ms: performance.now() - started };
 }
 
 async function graphql(query: string): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query }) });
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const body = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
   return { status: response.status, code: body.errors?.[0]?.extensions?.code ?? 'OK', ms: performance.now() - started };
 }
@@ -167,8 +196,13 @@ async function graphql(query: string): Promise<Answer> {
  * Probes /health every 10 ms and a small query every 100 ms until `work` settles, from a worker thread: this thread
  * parses the heavy answers, and a probe timed here would count that as the server's latency. Samples the server's RSS.
  */
-async function probeWhile<T>(work: Promise<T>): Promise<{ value: T; health: number[]; small: number[]; peakRssKb: number }> {
-  const prober = new Worker(PROBER, { eval: true, workerData: { url: server.url, healthEvery: PROBE_EVERY_MS, smallEvery: SMALL_EVERY_MS, small: SMALL_GRAPHQL } });
+async function probeWhile<T>(
+  work: Promise<T>,
+): Promise<{ value: T; health: number[]; small: number[]; peakRssKb: number }> {
+  const prober = new Worker(PROBER, {
+    eval: true,
+    workerData: { url: server.url, healthEvery: PROBE_EVERY_MS, smallEvery: SMALL_EVERY_MS, small: SMALL_GRAPHQL },
+  });
   let peakRssKb = rssKb();
   const sampler = setInterval(() => (peakRssKb = Math.max(peakRssKb, rssKb())), 20);
   try {
@@ -182,7 +216,6 @@ async function probeWhile<T>(work: Promise<T>): Promise<{ value: T; health: numb
     await prober.terminate();
   }
 }
-
 
 function rssKb(): number {
   return memoryKb(server.pid, 'VmRSS');

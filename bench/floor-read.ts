@@ -15,7 +15,11 @@ export interface PageSum {
 }
 
 /** Runs `work` over `items`, `concurrency` at a time. */
-export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -43,7 +47,8 @@ export function sumDriverRows(rows: unknown): PageSum {
 
 /** A lean page of doubles summed from the frame's bytes: what the lean page hook leaves for any reader to do. */
 export function sumLeanRows(rows: unknown): PageSum {
-  if (!(rows instanceof ScanRows)) throw new Error('the lean client got Rows: the lean page hook did not take the scan');
+  if (!(rows instanceof ScanRows))
+    throw new Error('the lean client got Rows: the lean page hook did not take the scan');
   const { buf } = rows;
   let sum = 0;
   let p = rows.start;
@@ -69,15 +74,25 @@ export async function readPartitions(
   const query = statementsFor(keyspace).selectPointsAsc;
   let points = 0;
   let sum = 0;
-  await pool(keys.map((key) => floorParamsOf(spec, key)), options.concurrency, async (params) => {
-    let pageState: Buffer | undefined;
-    do {
-      const result = await client.execute(query, params, { prepare: true, fetchSize: options.fetchSize, autoPage: false, isIdempotent: true, ...(pageState ? { pageState } : {}) });
-      const page = options.read(result.rows);
-      points += page.points;
-      sum += page.sum;
-      pageState = (result as unknown as { rawPageState?: Buffer }).rawPageState ?? undefined;
-    } while (pageState !== undefined);
-  });
+  await pool(
+    keys.map((key) => floorParamsOf(spec, key)),
+    options.concurrency,
+    async (params) => {
+      let pageState: Buffer | undefined;
+      do {
+        const result = await client.execute(query, params, {
+          prepare: true,
+          fetchSize: options.fetchSize,
+          autoPage: false,
+          isIdempotent: true,
+          ...(pageState ? { pageState } : {}),
+        });
+        const page = options.read(result.rows);
+        points += page.points;
+        sum += page.sum;
+        pageState = (result as unknown as { rawPageState?: Buffer }).rawPageState ?? undefined;
+      } while (pageState !== undefined);
+    },
+  );
   return { points, sum };
 }

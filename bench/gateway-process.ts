@@ -45,7 +45,11 @@ export function startGateway(
     lines.on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>;
       onLine(entry);
-      if (typeof entry['url'] === 'string' && entry['msg'] !== undefined && String(entry['msg']).includes('listening')) {
+      if (
+        typeof entry['url'] === 'string' &&
+        entry['msg'] !== undefined &&
+        String(entry['msg']).includes('listening')
+      ) {
         resolve({
           url: entry['url'],
           command: ['node', ...args].join(' '),
@@ -66,9 +70,11 @@ export function startGateway(
  * benchmark measures the gateway as it runs in production, young-generation size included.
  */
 export function productionNodeArgs(dir: string): string[] {
-  const scripts = (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
   const match = /\bnode((?: --[^ ]+)*) dist\/main\.js/.exec(scripts['start'] ?? '');
-  if (match === null) throw new Error(`package.json's start script does not run node dist/main.js: ${scripts['start']}`);
+  if (match === null)
+    throw new Error(`package.json's start script does not run node dist/main.js: ${scripts['start']}`);
   return match[1]!.split(' ').filter((arg) => arg !== '');
 }
 

@@ -39,11 +39,21 @@ const END = START + (POINTS_PER_SERIES - 1) * STEP_MS;
 const value = (s: number, i: number) => s * 1000 + (i % 997) * 0.25;
 
 const server = await startCassandra({ heap: '1g' });
-const admin = new cassandra.Client({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, protocolOptions: { maxVersion: 4 }, socketOptions: { readTimeout: 120_000 } });
+const admin = new cassandra.Client({
+  contactPoints: [server.contactPoint],
+  localDataCenter: server.localDataCenter,
+  protocolOptions: { maxVersion: 4 },
+  socketOptions: { readTimeout: 120_000 },
+});
 await admin.connect();
 const dir = tempDir();
 const sourcesFile = join(dir, 'sources.json');
-writeFileSync(sourcesFile, JSON.stringify({ sources: [{ name: 'heroic', layout: 'heroic', keyspace: HEROIC_KS, catalogue: join(dir, 'catalogue') }] }));
+writeFileSync(
+  sourcesFile,
+  JSON.stringify({
+    sources: [{ name: 'heroic', layout: 'heroic', keyspace: HEROIC_KS, catalogue: join(dir, 'catalogue') }],
+  }),
+);
 const env = {
   ...process.env,
   STORE: 'cassandra',
@@ -58,7 +68,9 @@ const env = {
 
 try {
   await fill();
-  console.log(`node ${process.version}, Cassandra ${server.contactPoint} (${server.pid ? 'booted' : 'reused'}); ${SERIES} series x ${POINTS_PER_SERIES} points = ${SERIES * POINTS_PER_SERIES} points, 2 ng partitions each`);
+  console.log(
+    `node ${process.version}, Cassandra ${server.contactPoint} (${server.pid ? 'booted' : 'reused'}); ${SERIES} series x ${POINTS_PER_SERIES} points = ${SERIES * POINTS_PER_SERIES} points, 2 ng partitions each`,
+  );
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
 
@@ -72,14 +84,18 @@ try {
     if (run.code !== 0) throw new Error(`copy run ${r} exited ${run.code}: ${run.stderr}`);
     await checkDestination();
     copies.push({ ms: run.ms, peakKb: run.peakKb });
-    console.log(`  copy run ${r + 1}: ${(run.ms / 1000).toFixed(2)} s, peak RSS ${(run.peakKb / 1024).toFixed(0)} MB; ${run.stdout.trim().split('\n').at(-1)}`);
+    console.log(
+      `  copy run ${r + 1}: ${(run.ms / 1000).toFixed(2)} s, peak RSS ${(run.peakKb / 1024).toFixed(0)} MB; ${run.stdout.trim().split('\n').at(-1)}`,
+    );
   }
 
   await admin.execute(`DROP KEYSPACE IF EXISTS ${KAIROS_KS}`);
   const state = join(dir, 'killed.state');
   const partitions = SERIES * 2;
   const killed = await copyRun(state, Math.ceil(partitions / 2));
-  const recorded = readFileSync(state, 'utf8').split('\n').filter((line) => line.startsWith('{"done"')).length;
+  const recorded = readFileSync(state, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{"done"')).length;
   const resumed = await copyRun(state);
   if (resumed.code !== 0) throw new Error(`the resumed run exited ${resumed.code}: ${resumed.stderr}`);
   await checkDestination();
@@ -91,13 +107,26 @@ try {
   console.log(`| what (${SERIES * POINTS_PER_SERIES} points, median of ${RUNS}) | time | peak RSS |`);
   console.log('|---|---|---|');
   console.log(`| bare driver: read the 40 Heroic partitions (baseline) | ${(bareMs / 1000).toFixed(2)} s | |`);
-  console.log(`| npm run copy --from heroic --to kairosdb, whole run (read, write, read-back of both sides) | ${(copyMs / 1000).toFixed(2)} s (${(copyMs / bareMs).toFixed(1)}x the bare read) | ${(median(copies.map((c) => c.peakKb)) / 1024).toFixed(0)} MB |`);
-  console.log(`| killed (SIGKILL) after ${recorded} of ${partitions} partitions recorded | ${(killed.ms / 1000).toFixed(2)} s | ${(killed.peakKb / 1024).toFixed(0)} MB |`);
-  console.log(`| resumed to the end | ${(resumed.ms / 1000).toFixed(2)} s | ${(resumed.peakKb / 1024).toFixed(0)} MB |`);
+  console.log(
+    `| npm run copy --from heroic --to kairosdb, whole run (read, write, read-back of both sides) | ${(copyMs / 1000).toFixed(2)} s (${(copyMs / bareMs).toFixed(1)}x the bare read) | ${(median(copies.map((c) => c.peakKb)) / 1024).toFixed(0)} MB |`,
+  );
+  console.log(
+    `| killed (SIGKILL) after ${recorded} of ${partitions} partitions recorded | ${(killed.ms / 1000).toFixed(2)} s | ${(killed.peakKb / 1024).toFixed(0)} MB |`,
+  );
+  console.log(
+    `| resumed to the end | ${(resumed.ms / 1000).toFixed(2)} s | ${(resumed.peakKb / 1024).toFixed(0)} MB |`,
+  );
   console.log(`| killed + resumed | ${((killed.ms + resumed.ms) / 1000).toFixed(2)} s | |`);
   console.log('');
-  console.log(`resumed run: ${lines.filter((l) => l.startsWith('resuming') || l.startsWith('copied')).join(' / ') || lines.at(-1)}`);
-  console.log(`resumed run's stderr: ${resumed.stderr.split('\n').filter((l) => l.startsWith('resuming')).join(' ')}`);
+  console.log(
+    `resumed run: ${lines.filter((l) => l.startsWith('resuming') || l.startsWith('copied')).join(' / ') || lines.at(-1)}`,
+  );
+  console.log(
+    `resumed run's stderr: ${resumed.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('resuming'))
+      .join(' ')}`,
+  );
   console.log('destination checked after every run: 20 series, 50,000 points each, sums equal to the generated ones');
 } finally {
   await admin.execute(`DROP KEYSPACE IF EXISTS ${KAIROS_KS}`).catch(() => {});
@@ -111,8 +140,23 @@ process.exit(0);
 /** Heroic's table, created as Heroic's configure does, filled through the heroic source's writer (Heroic's bytes). */
 async function fill(): Promise<void> {
   await admin.execute(`DROP KEYSPACE IF EXISTS ${HEROIC_KS}`);
-  const config = loadConfig({ CASSANDRA_CONTACT_POINTS: server.contactPoint, CASSANDRA_LOCAL_DC: server.localDataCenter, CASSANDRA_WRITE_CONSISTENCY: 'ONE' });
-  const heroic = openHeroicSource(config, { name: 'fill', layout: 'heroic', schema: 'ng', cassandra: { contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace: HEROIC_KS }, configure: true, catalogue: { kind: 'static', series: [{ key: METRIC, tags: {}, resource: {} }] } }, undefined);
+  const config = loadConfig({
+    CASSANDRA_CONTACT_POINTS: server.contactPoint,
+    CASSANDRA_LOCAL_DC: server.localDataCenter,
+    CASSANDRA_WRITE_CONSISTENCY: 'ONE',
+  });
+  const heroic = openHeroicSource(
+    config,
+    {
+      name: 'fill',
+      layout: 'heroic',
+      schema: 'ng',
+      cassandra: { contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace: HEROIC_KS },
+      configure: true,
+      catalogue: { kind: 'static', series: [{ key: METRIC, tags: {}, resource: {} }] },
+    },
+    undefined,
+  );
   try {
     const started = performance.now();
     const CHUNK = 5000;
@@ -161,9 +205,30 @@ async function bareRead(): Promise<number> {
 }
 
 /** The CLI as `npm run copy` runs it; SIGKILLed once `killAfter` partitions are recorded in its state file. */
-async function copyRun(state: string, killAfter?: number): Promise<{ code: number | null; ms: number; peakKb: number; stdout: string; stderr: string }> {
+async function copyRun(
+  state: string,
+  killAfter?: number,
+): Promise<{ code: number | null; ms: number; peakKb: number; stdout: string; stderr: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['dist/copy/main.js', '--from', 'heroic', '--to', 'kairosdb', '--metric', METRIC, '--from-time', String(START), '--to-time', String(END), '--state', state], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      'dist/copy/main.js',
+      '--from',
+      'heroic',
+      '--to',
+      'kairosdb',
+      '--metric',
+      METRIC,
+      '--from-time',
+      String(START),
+      '--to-time',
+      String(END),
+      '--state',
+      state,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -179,7 +244,9 @@ async function copyRun(state: string, killAfter?: number): Promise<{ code: numbe
     if (killAfter !== undefined) {
       let done = 0;
       try {
-        done = readFileSync(state, 'utf8').split('\n').filter((line) => line.startsWith('{"done"')).length;
+        done = readFileSync(state, 'utf8')
+          .split('\n')
+          .filter((line) => line.startsWith('{"done"')).length;
       } catch {
         // Not written yet.
       }
@@ -193,7 +260,11 @@ async function copyRun(state: string, killAfter?: number): Promise<{ code: numbe
 
 /** The destination against the generated data: every series, its count and sum, read through the KairosDB layout. */
 async function checkDestination(): Promise<void> {
-  const store = await CassandraStore.open({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace: KAIROS_KS });
+  const store = await CassandraStore.open({
+    contactPoints: [server.contactPoint],
+    localDataCenter: server.localDataCenter,
+    keyspace: KAIROS_KS,
+  });
   try {
     const source = new KairosdbSource('check', store);
     const plan = await source.findSeries(new IndexLoaders(), METRIC, { startMs: START, endMs: END }, () => true);
@@ -210,7 +281,10 @@ async function checkDestination(): Promise<void> {
       let sum = 0;
       for (let i = 0; i < POINTS_PER_SERIES; i++) sum += value(s, i);
       const got = bySeries.get(`h${String(s).padStart(2, '0')}`);
-      if (got?.count !== POINTS_PER_SERIES || got.sum !== sum) throw new Error(`series ${s}: expected ${POINTS_PER_SERIES} points summing to ${sum}, found ${JSON.stringify(got)}`);
+      if (got?.count !== POINTS_PER_SERIES || got.sum !== sum)
+        throw new Error(
+          `series ${s}: expected ${POINTS_PER_SERIES} points summing to ${sum}, found ${JSON.stringify(got)}`,
+        );
     }
     if (bySeries.size !== SERIES) throw new Error(`expected ${SERIES} series, found ${bySeries.size}`);
   } finally {

@@ -16,11 +16,16 @@ const RUNS = Number(parseArgs(process.argv.slice(2)).get('runs') ?? 9);
 const ROWS = 5000;
 const PAGES = 400;
 const SPEC: RowSpec = { unit: 'MILLISECONDS', width: 1_814_400_000 };
-const keyOf = (dataType: string): RowKey => ({ metric: 'bench.decode', rowTime: Date.UTC(2026, 0, 1), dataType, tags: { host: 'h00' } });
+const keyOf = (dataType: string): RowKey => ({
+  metric: 'bench.decode',
+  rowTime: Date.UTC(2026, 0, 1),
+  dataType,
+  tags: { host: 'h00' },
+});
 
 /** One page: `ROWS` rows of [bytes] column1 (4 bytes, 10 s apart) and [bytes] value. */
-function page(valueOf: (i: number) => Uint8Array): Buffer {
-  const cells = Array.from({ length: ROWS }, (_, i) => valueOf(i));
+function page(valueAt: (i: number) => Uint8Array): Buffer {
+  const cells = Array.from({ length: ROWS }, (_, i) => valueAt(i));
   const buf = Buffer.alloc(cells.reduce((n, v) => n + 12 + v.length, 0));
   let p = 0;
   cells.forEach((value, i) => {
@@ -40,7 +45,8 @@ const longs = page((i) => encodeLong((i * 104729) % 10007));
 function lean(dataType: string, buf: Buffer): number {
   const builder = new SliceBuilder(keyOf(dataType), SPEC);
   let points = 0;
-  for (let k = 0; k < PAGES; k++) for (const slice of ScanRows.framed(buf, 0, ROWS).slices(builder)) points += slice.timestamps.length;
+  for (let k = 0; k < PAGES; k++)
+    for (const slice of ScanRows.framed(buf, 0, ROWS).slices(builder)) points += slice.timestamps.length;
   return points + (builder.flush()?.timestamps.length ?? 0);
 }
 
@@ -68,7 +74,9 @@ const cases: [string, () => number][] = [
   ['longs, SliceBuilder.add per cell', () => cellByCell('kairos_long', longs)],
 ];
 console.log(`command: npm run bench:page-decode -- --runs ${RUNS}`);
-console.log(`node ${process.version}; ${PAGES} pages of ${ROWS} rows = ${(PAGES * ROWS).toLocaleString('en-US')} cells; medians of ${RUNS} runs after a warm-up`);
+console.log(
+  `node ${process.version}; ${PAGES} pages of ${ROWS} rows = ${(PAGES * ROWS).toLocaleString('en-US')} cells; medians of ${RUNS} runs after a warm-up`,
+);
 for (const [name, run] of cases) {
   if (run() !== PAGES * ROWS) throw new Error(`${name}: decoded the wrong number of points`);
   const times: number[] = [];
@@ -78,5 +86,7 @@ for (const [name, run] of cases) {
     times.push(performance.now() - t0);
   }
   const ms = median(times);
-  console.log(`${name.padEnd(36)} ${ms.toFixed(1).padStart(6)} ms  ${((ms * 1e6) / (PAGES * ROWS)).toFixed(1).padStart(5)} ns per cell  (runs ${times.map((t) => t.toFixed(0)).join(' ')})`);
+  console.log(
+    `${name.padEnd(36)} ${ms.toFixed(1).padStart(6)} ms  ${((ms * 1e6) / (PAGES * ROWS)).toFixed(1).padStart(5)} ns per cell  (runs ${times.map((t) => t.toFixed(0)).join(' ')})`,
+  );
 }

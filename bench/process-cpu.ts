@@ -17,7 +17,8 @@ export function pidListeningOn(port: number): number | undefined {
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       // local_address is HEX_IP:HEX_PORT; state 0A is LISTEN; the inode is the 10th field.
-      if (fields.length > 9 && fields[3] === '0A' && parseInt(fields[1]!.split(':')[1]!, 16) === port) inodes.add(fields[9]!);
+      if (fields.length > 9 && fields[3] === '0A' && parseInt(fields[1]!.split(':')[1]!, 16) === port)
+        inodes.add(fields[9]!);
     }
   }
   if (inodes.size === 0) return undefined;

@@ -38,7 +38,8 @@ const RUNS = Number(args.get('runs') ?? 5);
 const MAX_SECONDS = Number(args.get('max-seconds') ?? 60);
 const STEP_MS = 10_000;
 const START_MS = Date.UTC(2026, 0, 1);
-if (STORE !== 'embedded' && STORE !== 'cassandra') throw new Error(`--store must be embedded or cassandra (got ${STORE})`);
+if (STORE !== 'embedded' && STORE !== 'cassandra')
+  throw new Error(`--store must be embedded or cassandra (got ${STORE})`);
 if (BATCH_POINTS % SERIES !== 0) throw new Error('--batch-points must be a multiple of --series');
 
 /**
@@ -55,7 +56,9 @@ function batchJson(b: number): string {
       const h = Math.imul(s * 7919 + i, 0x9e3779b1) >>> 0;
       points.push(`[${START_MS + i * STEP_MS},${((h % 100_000) / 100).toFixed(2)}]`);
     }
-    metrics.push(`{"name":"bench.rest","tags":{"host":"host-${s % 20}","series":"s${s}"},"datapoints":[${points.join(',')}]}`);
+    metrics.push(
+      `{"name":"bench.rest","tags":{"host":"host-${s % 20}","series":"s${s}"},"datapoints":[${points.join(',')}]}`,
+    );
   }
   return `[${metrics.join(',')}]`;
 }
@@ -63,7 +66,12 @@ function batchJson(b: number): string {
 const fmt = (pointsPerSecond: number) => `${(pointsPerSecond / 1e3).toFixed(0).padStart(6)} k points/s`;
 
 /** Runs `work(i)` for i in [0, count) with `concurrency` in flight; stops starting new ones after `deadlineMs`. Returns how many finished. */
-async function pool(count: number, concurrency: number, deadlineMs: number, work: (i: number) => Promise<void>): Promise<number> {
+async function pool(
+  count: number,
+  concurrency: number,
+  deadlineMs: number,
+  work: (i: number) => Promise<void>,
+): Promise<number> {
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -102,7 +110,10 @@ interface Phase {
 }
 
 /** Runs `write` over the batches with CONCURRENCY in flight and measures the rate and where the CPU went. */
-async function phase(serverPid: number | undefined, write: (i: number) => Promise<void>): Promise<Phase & { done: number }> {
+async function phase(
+  serverPid: number | undefined,
+  write: (i: number) => Promise<void>,
+): Promise<Phase & { done: number }> {
   const before = cpuNow(serverPid);
   const t = performance.now();
   const done = await pool(BATCHES, CONCURRENCY, t + MAX_SECONDS * 1000, write);
@@ -129,7 +140,12 @@ async function embeddedStores(): Promise<Stores> {
 
 async function cassandraStores(): Promise<Stores & { server: CassandraServer }> {
   const server = await startCassandra();
-  const admin = new cassandra.Client({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, protocolOptions: { maxVersion: 4 }, socketOptions: { readTimeout: 120_000 } });
+  const admin = new cassandra.Client({
+    contactPoints: [server.contactPoint],
+    localDataCenter: server.localDataCenter,
+    protocolOptions: { maxVersion: 4 },
+    socketOptions: { readTimeout: 120_000 },
+  });
   await admin.connect();
   const keyspaces: string[] = [];
   return {
@@ -139,10 +155,16 @@ async function cassandraStores(): Promise<Stores & { server: CassandraServer }> 
       const keyspace = `kg_bench_rest_${label}_${run}`;
       // The keyspaces of earlier phases (their stores are closed) go first: dropped, their memtables are discarded,
       // where kept they would be flushed and compacted on the CPU of the phases after them.
-      for (const earlier of [...keyspaces.splice(0), keyspace]) await admin.execute(`DROP KEYSPACE IF EXISTS ${earlier}`);
+      for (const earlier of [...keyspaces.splice(0), keyspace])
+        await admin.execute(`DROP KEYSPACE IF EXISTS ${earlier}`);
       keyspaces.push(keyspace);
       // ONE: a single node, where QUORUM is the same replica.
-      return CassandraStore.open({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace, writeConsistency: 'ONE' });
+      return CassandraStore.open({
+        contactPoints: [server.contactPoint],
+        localDataCenter: server.localDataCenter,
+        keyspace,
+        writeConsistency: 'ONE',
+      });
     },
     async dispose() {
       for (const keyspace of keyspaces) await admin.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
@@ -155,28 +177,46 @@ async function cassandraStores(): Promise<Stores & { server: CassandraServer }> 
 const stores = STORE === 'cassandra' ? await cassandraStores() : await embeddedStores();
 const jsonTexts = Array.from({ length: BATCHES }, (_, b) => batchJson(b));
 const bodies = jsonTexts.map((text) => gzipSync(text));
-const limits = { maxPoints: BATCH_POINTS, keys: STORE === 'cassandra' ? CASSANDRA_KEY_LIMITS : embeddedKeyLimits(1978) };
-const writeBatches: WriteBatch[] = bodies.map((body) => parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits));
+const limits = {
+  maxPoints: BATCH_POINTS,
+  keys: STORE === 'cassandra' ? CASSANDRA_KEY_LIMITS : embeddedKeyLimits(1978),
+};
+const writeBatches: WriteBatch[] = bodies.map((body) =>
+  parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits),
+);
 const rawBytes = jsonTexts.reduce((n, t) => n + t.length, 0);
 const gzBytes = bodies.reduce((n, b) => n + b.length, 0);
 
-console.log(`command: npm run bench:rest-ingest -- --store ${STORE} --batches ${BATCHES} --batch-points ${BATCH_POINTS} --series ${SERIES} --concurrency ${CONCURRENCY} --runs ${RUNS} --max-seconds ${MAX_SECONDS}`);
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Node ${process.version}`);
+console.log(
+  `command: npm run bench:rest-ingest -- --store ${STORE} --batches ${BATCHES} --batch-points ${BATCH_POINTS} --series ${SERIES} --concurrency ${CONCURRENCY} --runs ${RUNS} --max-seconds ${MAX_SECONDS}`,
+);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Node ${process.version}`,
+);
 console.log(
   `dataset: ${BATCHES} batches × ${BATCH_POINTS.toLocaleString('en')} points (${SERIES} series × ${BATCH_POINTS / SERIES} doubles, 10 s apart) = ` +
     `${(BATCHES * BATCH_POINTS).toLocaleString('en')} points; JSON ${(rawBytes / BATCHES / 1024).toFixed(0)} KB per batch, gzip ${(gzBytes / BATCHES / 1024).toFixed(0)} KB ` +
     `(${(gzBytes / (BATCHES * BATCH_POINTS)).toFixed(2)} bytes per point); ${CONCURRENCY} requests in flight; each run stops starting batches after ${MAX_SECONDS} s`,
 );
-if (STORE === 'cassandra') console.log(`store: Cassandra 5.0, one local node (test/support/cassandra-server.ts), write consistency ONE, a fresh keyspace per run`);
+if (STORE === 'cassandra')
+  console.log(
+    `store: Cassandra 5.0, one local node (test/support/cassandra-server.ts), write consistency ONE, a fresh keyspace per run`,
+  );
 else console.log('store: embedded (LMDB), a fresh directory per run, writes acknowledged once flushed to disk');
 
 const serverPid = 'serverPid' in stores ? stores.serverPid : undefined;
-if (STORE === 'cassandra') console.log(serverPid === undefined ? 'cpu: Cassandra runs elsewhere, only this process is measured' : `cpu: this process and Cassandra's JVM (pid ${serverPid})`);
+if (STORE === 'cassandra')
+  console.log(
+    serverPid === undefined
+      ? 'cpu: Cassandra runs elsewhere, only this process is measured'
+      : `cpu: this process and Cassandra's JVM (pid ${serverPid})`,
+  );
 const results: { facade: number; direct: Phase; rest: Phase }[] = [];
 for (let run = 0; run <= RUNS; run++) {
   // Facade alone, on one core: what the REST layer costs per point before any store work.
   const t = performance.now();
-  for (const body of bodies) parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits);
+  for (const body of bodies)
+    parseDatapoints(parseJson(gunzipSync(body).toString('utf8'), { exactNumbers: true }), limits);
   const facade = (BATCHES * BATCH_POINTS) / ((performance.now() - t) / 1000);
 
   const direct = await stores.fresh(run, 'direct');
@@ -188,15 +228,29 @@ for (let run = 0; run <= RUNS; run++) {
   const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const restPhase = await phase(serverPid, async (i) => {
-    const response = await fetch(`${server.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: new Uint8Array(bodies[i]!) });
+    const response = await fetch(`${server.url}/api/v1/datapoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: new Uint8Array(bodies[i]!),
+    });
     if (response.status !== 204) throw new Error(`batch ${i}: ${response.status} ${await response.text()}`);
   });
   if (run === RUNS) {
     // What went in comes out: one count over everything, through the same API.
-    const query = { start_absolute: 0, metrics: [{ name: 'bench.rest', aggregators: [{ name: 'count', sampling: { value: 100, unit: 'years' } }] }] };
-    const answer = (await (await fetch(`${server.url}/api/v1/datapoints/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(query) })).json()) as { queries: { results: { values: number[][] }[] }[] };
+    const query = {
+      start_absolute: 0,
+      metrics: [{ name: 'bench.rest', aggregators: [{ name: 'count', sampling: { value: 100, unit: 'years' } }] }],
+    };
+    const answer = (await (
+      await fetch(`${server.url}/api/v1/datapoints/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(query),
+      })
+    ).json()) as { queries: { results: { values: number[][] }[] }[] };
     const counted = answer.queries[0]!.results[0]!.values[0]![1];
-    if (counted !== restPhase.done * BATCH_POINTS) throw new Error(`counted ${counted} points, posted ${restPhase.done * BATCH_POINTS}`);
+    if (counted !== restPhase.done * BATCH_POINTS)
+      throw new Error(`counted ${counted} points, posted ${restPhase.done * BATCH_POINTS}`);
     console.log(`check: a count query over the last run answers ${counted!.toLocaleString('en')} points, as posted`);
   }
   await server.close();
@@ -215,9 +269,16 @@ await stores.dispose();
 
 const m = (pick: (r: (typeof results)[number]) => number) => median(results.map(pick));
 const cpuMedians = (p: (r: (typeof results)[number]) => Phase) =>
-  cpuText({ pointsPerSecond: 0, nodeUs: m((r) => p(r).nodeUs), serverUs: m((r) => p(r).serverUs), otherCores: m((r) => p(r).otherCores) });
+  cpuText({
+    pointsPerSecond: 0,
+    nodeUs: m((r) => p(r).nodeUs),
+    serverUs: m((r) => p(r).serverUs),
+    otherCores: m((r) => p(r).otherCores),
+  });
 console.log(`\nmedians of ${RUNS} runs:`);
-console.log(`  POST /api/v1/datapoints (gzip)     ${fmt(m((r) => r.rest.pointsPerSecond))}   ${cpuMedians((r) => r.rest)}`);
+console.log(
+  `  POST /api/v1/datapoints (gzip)     ${fmt(m((r) => r.rest.pointsPerSecond))}   ${cpuMedians((r) => r.rest)}`,
+);
 console.log(
   `  store.write, same batches          ${fmt(m((r) => r.direct.pointsPerSecond))}   ${cpuMedians((r) => r.direct)}   ` +
     `REST / store.write = ${(m((r) => r.rest.pointsPerSecond) / m((r) => r.direct.pointsPerSecond)).toFixed(2)}`,

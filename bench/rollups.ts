@@ -40,11 +40,21 @@ const DAY = 24 * HOUR;
 const STEP = 10_000;
 const END = Date.UTC(2026, 0, 1);
 const START = END - DAYS * DAY;
-const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '3600000', MAX_POINTS_READ: '1000000000000', MAX_REQUEST_POINTS_READ: '1000000000000', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  SEED_DEMO: 'false',
+  QUERY_TIMEOUT_MS: '3600000',
+  MAX_POINTS_READ: '1000000000000',
+  MAX_REQUEST_POINTS_READ: '1000000000000',
+  LOG_LEVEL: 'silent',
+});
 const log = pino({ level: 'silent' });
 
-console.log(`npm run bench:rollups -- --days ${DAYS} --series ${SERIES} --runs ${RUNS} --store ${args.get('store') ?? 'both'}`);
-console.log(`dataset: ${SERIES} series of 10 s doubles over ${DAYS} days (${((SERIES * DAYS * DAY) / STEP).toLocaleString('en')} points), hourly roll-ups by host of avg, sum and count`);
+console.log(
+  `npm run bench:rollups -- --days ${DAYS} --series ${SERIES} --runs ${RUNS} --store ${args.get('store') ?? 'both'}`,
+);
+console.log(
+  `dataset: ${SERIES} series of 10 s doubles over ${DAYS} days (${((SERIES * DAYS * DAY) / STEP).toLocaleString('en')} points), hourly roll-ups by host of avg, sum and count`,
+);
 
 /** Writes the dataset a day of every series at a time. */
 async function fill(store: Store): Promise<void> {
@@ -57,7 +67,7 @@ async function fill(store: Store): Promise<void> {
         type: 'double' as const,
         ttlSeconds: 0,
         timestamps: Array.from({ length: perDay }, (_, i) => START + day * DAY + i * STEP),
-        values: Array.from({ length: perDay }, (_, i) => ((day * perDay + i) * 7919 + s * 104_729) % 10_007 / 100),
+        values: Array.from({ length: perDay }, (_, i) => (((day * perDay + i) * 7919 + s * 104_729) % 10_007) / 100),
       })),
     });
   }
@@ -65,7 +75,16 @@ async function fill(store: Store): Promise<void> {
 
 const hourly = (saveAs: string, aggregator: string) => ({
   save_as: saveAs,
-  query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'bench.cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: aggregator, sampling: { value: 1, unit: 'hours' } }] }] },
+  query: {
+    start_relative: { value: 1, unit: 'hours' },
+    metrics: [
+      {
+        name: 'bench.cpu',
+        group_by: [{ name: 'tag', tags: ['host'] }],
+        aggregators: [{ name: aggregator, sampling: { value: 1, unit: 'hours' } }],
+      },
+    ],
+  },
 });
 const TASK = JSON.stringify({
   id: 'bench-hourly',
@@ -79,19 +98,43 @@ async function rollUp(store: Store): Promise<number> {
   const sources = new Sources(new KairosdbSource('kairosdb', store));
   await taskStoreOf(sources)!.put(parseRollupTask(TASK, { limits: store.limits, nowMs: START }));
   const clock = new FakeClock(START);
-  const scheduler = new RollupScheduler({ sources, config, log, clock, owner: 'bench', settings: { pollMs: 60_000, maxCatchUpPeriods: DAYS * 24 + 1, leaseMs: 3_600_000, delayMs: 0 } });
+  const scheduler = new RollupScheduler({
+    sources,
+    config,
+    log,
+    clock,
+    owner: 'bench',
+    settings: { pollMs: 60_000, maxCatchUpPeriods: DAYS * 24 + 1, leaseMs: 3_600_000, delayMs: 0 },
+  });
   await scheduler.tick();
   clock.t = END;
   const started = performance.now();
   await scheduler.tick();
   const status = scheduler.status('bench-hourly')!;
-  if (status.pendingPeriods !== 0 || status.failures !== 0) throw new Error(`the roll-up did not complete: ${JSON.stringify(status)}`);
+  if (status.pendingPeriods !== 0 || status.failures !== 0)
+    throw new Error(`the roll-up did not complete: ${JSON.stringify(status)}`);
   return performance.now() - started;
 }
 
-const base = { range: { startMs: START, endMs: END - 1 }, groupBy: [{ name: 'tag', params: { tags: ['host'] } }], timeZone: 'UTC', order: 'asc' as const, excludeTags: false };
-const RAW: MetricQuery = { ...base, metric: 'bench.cpu', tags: [], aggregators: [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }] };
-const ROLLED: MetricQuery = { ...base, metric: 'bench.cpu.1h', tags: [{ tag: 'saved_from', in: ['bench.cpu'] }], aggregators: [] };
+const base = {
+  range: { startMs: START, endMs: END - 1 },
+  groupBy: [{ name: 'tag', params: { tags: ['host'] } }],
+  timeZone: 'UTC',
+  order: 'asc' as const,
+  excludeTags: false,
+};
+const RAW: MetricQuery = {
+  ...base,
+  metric: 'bench.cpu',
+  tags: [],
+  aggregators: [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }],
+};
+const ROLLED: MetricQuery = {
+  ...base,
+  metric: 'bench.cpu.1h',
+  tags: [{ tag: 'saved_from', in: ['bench.cpu'] }],
+  aggregators: [],
+};
 
 /** One panel: its query as it is, or planned with `useRollups`. */
 async function measure(store: Store, query: MetricQuery, useRollups = false) {
@@ -100,7 +143,8 @@ async function measure(store: Store, query: MetricQuery, useRollups = false) {
     const started = performance.now();
     const output = await (useRollups ? runWithRollups(ctx, query, 'panel') : ctx.runQuery(query, 'panel'));
     const ms = performance.now() - started;
-    if (useRollups && ctx.queries.some((q) => q.rollup?.metric === undefined)) throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rollup))}`);
+    if (useRollups && ctx.queries.some((q) => q.rollup?.metric === undefined))
+      throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rollup))}`);
     const answer = output.groups.map((g) => [...g.points.values].join(','));
     return { ms, pointsRead: ctx.queries.reduce((n, q) => n + q.stats.pointsRead, 0), answer };
   } finally {
@@ -111,11 +155,20 @@ async function measure(store: Store, query: MetricQuery, useRollups = false) {
 async function openStore(kind: string): Promise<Store> {
   if (kind === 'embedded') return EmbeddedStore.open({ path: tempDir('kairograph-bench-rollups-') });
   const node = await startCassandra({ heap: '1g' });
-  const admin = new cassandra.Client({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, protocolOptions: { maxVersion: 4 } });
+  const admin = new cassandra.Client({
+    contactPoints: [node.contactPoint],
+    localDataCenter: node.localDataCenter,
+    protocolOptions: { maxVersion: 4 },
+  });
   await admin.connect();
   await emptyKeyspace(admin, 'kg_bench_rollups');
   await admin.shutdown();
-  const store = await CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace: 'kg_bench_rollups', writeConsistency: 'ONE' });
+  const store = await CassandraStore.open({
+    contactPoints: [node.contactPoint],
+    localDataCenter: node.localDataCenter,
+    keyspace: 'kg_bench_rollups',
+    writeConsistency: 'ONE',
+  });
   const close = store.close.bind(store);
   store.close = async () => {
     await close();
@@ -132,14 +185,17 @@ for (const kind of STORES) {
     await fill(store);
     const fillMs = performance.now() - filled;
     const rollupMs = await rollUp(store);
-    console.log(`${kind}: filled in ${(fillMs / 1000).toFixed(1)} s, rolled up ${DAYS * 24} periods in ${(rollupMs / 1000).toFixed(1)} s`);
+    console.log(
+      `${kind}: filled in ${(fillMs / 1000).toFixed(1)} s, rolled up ${DAYS * 24} periods in ${(rollupMs / 1000).toFixed(1)} s`,
+    );
     const panels = [() => measure(store, RAW), () => measure(store, ROLLED), () => measure(store, RAW, true)];
     const ms: number[][] = panels.map(() => []);
     const read: number[] = panels.map(() => 0);
     // Warm-up, then alternately.
     const answers: string[] = [];
     for (const panel of panels) answers.push(JSON.stringify((await panel()).answer));
-    if (answers.some((answer) => answer !== answers[0])) throw new Error(`${kind}: the roll-ups do not answer what the raw data does`);
+    if (answers.some((answer) => answer !== answers[0]))
+      throw new Error(`${kind}: the roll-ups do not answer what the raw data does`);
     for (let run = 0; run < RUNS; run++) {
       for (const [i, panel] of panels.entries()) {
         const m = await panel();
@@ -148,13 +204,16 @@ for (const kind of STORES) {
       }
     }
     const [r, u, p] = ms.map(median) as [number, number, number];
-    const cell = (i: number, m: number) => `${m.toFixed(1)} | ${read[i]!.toLocaleString('en')} | ${(r / m).toFixed(1)}x`;
+    const cell = (i: number, m: number) =>
+      `${m.toFixed(1)} | ${read[i]!.toLocaleString('en')} | ${(r / m).toFixed(1)}x`;
     rows.push(`| ${kind} | ${r.toFixed(1)} | ${read[0]!.toLocaleString('en')} | ${cell(1, u)} | ${cell(2, p)} |`);
   } finally {
     await store.close();
   }
 }
-console.log('\n| store | raw: median ms | raw: points read | avg roll-up: median ms | points read | speed-up | useRollups (sum / count): median ms | points read | speed-up |');
+console.log(
+  '\n| store | raw: median ms | raw: points read | avg roll-up: median ms | points read | speed-up | useRollups (sum / count): median ms | points read | speed-up |',
+);
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const row of rows) console.log(row);
 removeTempDirs();

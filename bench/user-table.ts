@@ -36,17 +36,33 @@ const END = END_DAY - 1;
 const sensorId = (s: number) => `sensor-${String(s).padStart(3, '0')}`;
 
 const server = await startCassandra({ heap: '1g' });
-const admin = new cassandra.Client({ contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, protocolOptions: { maxVersion: 4 }, socketOptions: { readTimeout: 120_000 } });
+const admin = new cassandra.Client({
+  contactPoints: [server.contactPoint],
+  localDataCenter: server.localDataCenter,
+  protocolOptions: { maxVersion: 4 },
+  socketOptions: { readTimeout: 120_000 },
+});
 await admin.connect();
 try {
   if (!KEEP || !(await filled())) await fill();
-  const config = loadConfig({ CASSANDRA_CONTACT_POINTS: server.contactPoint, CASSANDRA_LOCAL_DC: server.localDataCenter, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    CASSANDRA_CONTACT_POINTS: server.contactPoint,
+    CASSANDRA_LOCAL_DC: server.localDataCenter,
+    LOG_LEVEL: 'silent',
+  });
   const source = await openTableSource(
     config,
     {
       name: 'sensors',
       layout: 'table',
-      mapping: { keyspace: KS, table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text', zone: 'UTC' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } },
+      mapping: {
+        keyspace: KS,
+        table: 'sensor_readings',
+        time: 'reading_time',
+        bucket: { column: 'day', kind: 'date-text', zone: 'UTC' },
+        tags: ['sensor_id'],
+        metrics: { 'sensor.value': 'value' },
+      },
       cassandra: { contactPoints: [server.contactPoint], localDataCenter: server.localDataCenter, keyspace: KS },
       writable: false,
       maxBuckets: 1000,
@@ -58,7 +74,17 @@ try {
   try {
     while (source.catalogue.passes === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     const query = parseKairosQuery(
-      { start_absolute: START, end_absolute: END, metrics: [{ name: 'sensor.value', group_by: [{ name: 'tag', tags: ['sensor_id'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }] }] },
+      {
+        start_absolute: START,
+        end_absolute: END,
+        metrics: [
+          {
+            name: 'sensor.value',
+            group_by: [{ name: 'tag', tags: ['sensor_id'] }],
+            aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }],
+          },
+        ],
+      },
       Date.now(),
       source.limits,
     )[0]!;
@@ -68,16 +94,24 @@ try {
       const output = await executeQuery(query, {
         source,
         index: new IndexLoaders(),
-        budgets: { maxSeries: 1_000_000, maxPointsRead: 1_000_000_000, maxPointsReturned: 10_000_000, onExceed: 'error' },
+        budgets: {
+          maxSeries: 1_000_000,
+          maxPointsRead: 1_000_000_000,
+          maxPointsReturned: 10_000_000,
+          onExceed: 'error',
+        },
         request: unlimitedRequest(),
         stats,
         nowMs: Date.now(),
       });
       const ms = performance.now() - started;
-      if (stats.pointsRead !== SENSORS * DAYS * (DAY / STEP)) throw new Error(`the source read ${stats.pointsRead} points`);
+      if (stats.pointsRead !== SENSORS * DAYS * (DAY / STEP))
+        throw new Error(`the source read ${stats.pointsRead} points`);
       return { ms, groups: output.groups.length };
     };
-    const keys = (await admin.execute(`SELECT DISTINCT sensor_id, day FROM ${KS}.sensor_readings`, [], { fetchSize: 100_000 })).rows.map((r) => [r['sensor_id'], r['day']]);
+    const keys = (
+      await admin.execute(`SELECT DISTINCT sensor_id, day FROM ${KS}.sensor_readings`, [], { fetchSize: 100_000 })
+    ).rows.map((r) => [r['sensor_id'], r['day']]);
     const bare = async () => {
       const started = performance.now();
       let rows = 0;
@@ -108,15 +142,23 @@ try {
       const a = await viaSource();
       sourceMs.push(a.ms);
       bareMs.push(await bare());
-      console.log(`  run ${r + 1}: table source ${(a.ms / 1000).toFixed(2)} s (${a.groups} series), bare loop ${(bareMs.at(-1)! / 1000).toFixed(2)} s`);
+      console.log(
+        `  run ${r + 1}: table source ${(a.ms / 1000).toFixed(2)} s (${a.groups} series), bare loop ${(bareMs.at(-1)! / 1000).toFixed(2)} s`,
+      );
     }
     const points = SENSORS * DAYS * (DAY / STEP);
     console.log('');
-    console.log(`node ${process.version}; Cassandra ${server.contactPoint}; ${SENSORS} sensors x ${DAYS} days x 1 point / 10 s = ${points} rows in ${keys.length} partitions; median of ${RUNS}`);
+    console.log(
+      `node ${process.version}; Cassandra ${server.contactPoint}; ${SENSORS} sensors x ${DAYS} days x 1 point / 10 s = ${points} rows in ${keys.length} partitions; median of ${RUNS}`,
+    );
     console.log('| read | time | points/s | ratio |');
     console.log('|---|---|---|---|');
-    console.log(`| bare driver loop, ${concurrency} partitions at a time | ${(median(bareMs) / 1000).toFixed(2)} s | ${Math.round(points / (median(bareMs) / 1000))} | 1 |`);
-    console.log(`| table source: avg per hour by sensor (executeQuery) | ${(median(sourceMs) / 1000).toFixed(2)} s | ${Math.round(points / (median(sourceMs) / 1000))} | ${(median(sourceMs) / median(bareMs)).toFixed(2)} |`);
+    console.log(
+      `| bare driver loop, ${concurrency} partitions at a time | ${(median(bareMs) / 1000).toFixed(2)} s | ${Math.round(points / (median(bareMs) / 1000))} | 1 |`,
+    );
+    console.log(
+      `| table source: avg per hour by sensor (executeQuery) | ${(median(sourceMs) / 1000).toFixed(2)} s | ${Math.round(points / (median(sourceMs) / 1000))} | ${(median(sourceMs) / median(bareMs)).toFixed(2)} |`,
+    );
   } finally {
     await source.close();
   }
@@ -130,7 +172,9 @@ process.exit(0);
 
 async function filled(): Promise<boolean> {
   try {
-    const count = await admin.execute(`SELECT DISTINCT sensor_id, day FROM ${KS}.sensor_readings`, [], { fetchSize: 100_000 });
+    const count = await admin.execute(`SELECT DISTINCT sensor_id, day FROM ${KS}.sensor_readings`, [], {
+      fetchSize: 100_000,
+    });
     return count.rows.length === SENSORS * DAYS;
   } catch {
     return false;

@@ -52,7 +52,12 @@ const KEYSPACE = 'bench_vs_kairosdb';
  */
 const WARM_PASSES = { least: 3, most: 12 };
 /** Cassandra's thread pools that flush memtables and compact sstables. */
-const SETTLING_POOLS = new Set(['CompactionExecutor', 'MemtableFlushWriter', 'MemtablePostFlush', 'PerDiskMemtableFlushWriter_0']);
+const SETTLING_POOLS = new Set([
+  'CompactionExecutor',
+  'MemtableFlushWriter',
+  'MemtablePostFlush',
+  'PerDiskMemtableFlushWriter_0',
+]);
 const METRIC = 'bench.vs.cpu';
 const STEP_MS = 10_000;
 const START_MS = Date.UTC(2026, 0, 1);
@@ -85,7 +90,10 @@ const DASHBOARD_PANELS = [0, 1, 2, 3].map((p) => ({
  */
 const dashboardGraphql = (shape?: string) =>
   `query Dashboard { ${DASHBOARD_PANELS.map(
-    (panel, p) => `p${p}: ${shape === undefined ? 'rows' : 'series'}(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
+    (
+      panel,
+      p,
+    ) => `p${p}: ${shape === undefined ? 'rows' : 'series'}(metric: "${METRIC}", from: ${START_MS}, to: ${END_MS}, where: [{ tag: "host", in: ${JSON.stringify(panel.hosts)} }],
         groupBy: { tags: ["host"] }, aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES }, alignSampling: true } }]) ${shape === undefined ? '{ Time: time value host: tag(name: "host") }' : `{ host: tag(name: "host") ${shape} }`}`,
   ).join('\n')} }`;
 const DASHBOARD_REST = {
@@ -98,26 +106,72 @@ const DASHBOARD_REST = {
   })),
 };
 const QUERIES: readonly BenchQuery[] = [
-  { name: 'avg per hour, all series in one group', rest: aggregated({ name: 'avg', sampling: { value: 1, unit: 'hours' } }) },
-  { name: 'max per day, grouped by host', rest: aggregated({ name: 'max', sampling: { value: 1, unit: 'days' } }, { group_by: [{ name: 'tag', tags: ['host'] }] }) },
+  {
+    name: 'avg per hour, all series in one group',
+    rest: aggregated({ name: 'avg', sampling: { value: 1, unit: 'hours' } }),
+  },
+  {
+    name: 'max per day, grouped by host',
+    rest: aggregated(
+      { name: 'max', sampling: { value: 1, unit: 'days' } },
+      { group_by: [{ name: 'tag', tags: ['host'] }] },
+    ),
+  },
   {
     name: 'percentile 0.95 per hour',
     rest: aggregated({ name: 'percentile', percentile: 0.95, sampling: { value: 1, unit: 'hours' } }),
     differs: 'KairosDB samples a random reservoir of 1,028 values per range (SEMANTICS.md, percentile)',
   },
-  { name: 'sum per 10 min, one tag value', rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }), reads: (key) => key.tags['dc'] === 'a' },
-  { name: 'count per minute, grouped by a tag', rest: aggregated({ name: 'count', sampling: { value: 1, unit: 'minutes' } }, { group_by: [{ name: 'tag', tags: ['dc'] }] }) },
-  { name: 'raw points of one series', rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] }, reads: (key) => key.tags['host'] === host(0) },
-  { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as points', rest: DASHBOARD_REST, graphql: dashboardGraphql('points { t: epochMs value }') },
-  { name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as columns', rest: DASHBOARD_REST, graphql: dashboardGraphql('columns { epochMs value }') },
-  { name: "dashboard: 4 panels of 5 hosts, 1-minute averages, as fifemon's rows", rest: DASHBOARD_REST, graphql: dashboardGraphql() },
+  {
+    name: 'sum per 10 min, one tag value',
+    rest: aggregated({ name: 'sum', sampling: { value: 10, unit: 'minutes' } }, { tags: { dc: ['a'] } }),
+    reads: (key) => key.tags['dc'] === 'a',
+  },
+  {
+    name: 'count per minute, grouped by a tag',
+    rest: aggregated(
+      { name: 'count', sampling: { value: 1, unit: 'minutes' } },
+      { group_by: [{ name: 'tag', tags: ['dc'] }] },
+    ),
+  },
+  {
+    name: 'raw points of one series',
+    rest: { ...range, metrics: [{ name: METRIC, tags: { host: [host(0)] } }] },
+    reads: (key) => key.tags['host'] === host(0),
+  },
+  {
+    name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as points',
+    rest: DASHBOARD_REST,
+    graphql: dashboardGraphql('points { t: epochMs value }'),
+  },
+  {
+    name: 'dashboard: 4 panels of 5 hosts, 1-minute averages, as columns',
+    rest: DASHBOARD_REST,
+    graphql: dashboardGraphql('columns { epochMs value }'),
+  },
+  {
+    name: "dashboard: 4 panels of 5 hosts, 1-minute averages, as fifemon's rows",
+    rest: DASHBOARD_REST,
+    graphql: dashboardGraphql(),
+  },
 ];
 
-console.log(`command: npm run bench:vs-kairosdb -- --runs ${RUNS} --series ${SERIES} --points ${POINTS} --read-ahead ${READ_AHEAD}`);
-console.log(`dataset: ${METRIC}, ${SERIES} series (host × dc) × ${POINTS} doubles at 10 s = ${(SERIES * POINTS).toLocaleString('en-US')} points from ${new Date(START_MS).toISOString()}`);
+console.log(
+  `command: npm run bench:vs-kairosdb -- --runs ${RUNS} --series ${SERIES} --points ${POINTS} --read-ahead ${READ_AHEAD}`,
+);
+console.log(
+  `dataset: ${METRIC}, ${SERIES} series (host × dc) × ${POINTS} doubles at 10 s = ${(SERIES * POINTS).toLocaleString('en-US')} points from ${new Date(START_MS).toISOString()}`,
+);
 const node = await startCassandra();
-console.log(`cassandra: ${node.contactPoint}${node.pid ? ` (pid ${node.pid}, booted in ${(node.bootMs / 1000).toFixed(1)} s)` : ' (reused)'}`);
-const store = await CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace: KEYSPACE, writeConsistency: 'ONE' });
+console.log(
+  `cassandra: ${node.contactPoint}${node.pid ? ` (pid ${node.pid}, booted in ${(node.bootMs / 1000).toFixed(1)} s)` : ' (reused)'}`,
+);
+const store = await CassandraStore.open({
+  contactPoints: [node.contactPoint],
+  localDataCenter: node.localDataCenter,
+  keyspace: KEYSPACE,
+  writeConsistency: 'ONE',
+});
 const partitions = await ensureDataset();
 const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace: KEYSPACE, heap: '1g' });
 buildGateway(ROOT);
@@ -140,7 +194,9 @@ const gateway = await startGateway(
   undefined,
   [...NODE_ARGS, ...(PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
 );
-console.log(`kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: ${gateway.command}, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`);
+console.log(
+  `kairosdb: ${kairosdb.version}, pid ${kairosdb.pid}, 1g heap; kairograph: ${gateway.command}, pid ${gateway.pid}, CASSANDRA_READ_AHEAD=${READ_AHEAD}`,
+);
 // A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
 const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undefined;
 try {
@@ -149,7 +205,10 @@ try {
   // first query's numbers no longer carry the write's compactions, and every query's carry less of the warm-up.
   const settledMs = await settle(floor.client);
   const passes: number[] = [];
-  while (passes.length < WARM_PASSES.most && !(passes.length >= WARM_PASSES.least && passes.at(-1)! > 0.9 * passes.at(-2)!)) {
+  while (
+    passes.length < WARM_PASSES.most &&
+    !(passes.length >= WARM_PASSES.least && passes.at(-1)! > 0.9 * passes.at(-2)!)
+  ) {
     const t0 = performance.now();
     await floor.readAll(partitions);
     passes.push(performance.now() - t0);
@@ -161,7 +220,13 @@ try {
     const keys = partitions.filter(query.reads ?? (() => true));
     const expected = new Set(keys.map((key) => JSON.stringify(key.tags))).size * POINTS;
     const times = { kairosdb: [] as number[], kairograph: [] as number[], floor: [] as number[] };
-    const cpu = { kairosdb: [] as number[], kairograph: [] as number[], cassandraK: [] as number[], cassandraG: [] as number[], cassandraF: [] as number[] };
+    const cpu = {
+      kairosdb: [] as number[],
+      kairograph: [] as number[],
+      cassandraK: [] as number[],
+      cassandraG: [] as number[],
+      cassandraF: [] as number[],
+    };
     let compared = '';
     const participants = ['kairosdb', 'kairograph', 'floor'] as const;
     for (let run = 0; run <= RUNS; run++) {
@@ -180,13 +245,21 @@ try {
           if (points !== expected) throw new Error(`the floor read ${points} points, not ${expected}`);
         } else {
           // The clock stops when the whole answer has arrived: parsing it is this client's work, which the floor does not do.
-          answers[who] = who === 'kairosdb' ? await rest(kairosdb.url, query.rest) : query.graphql ? await graphql(gateway.url, query.graphql) : await rest(gateway.url, query.rest);
+          answers[who] =
+            who === 'kairosdb'
+              ? await rest(kairosdb.url, query.rest)
+              : query.graphql
+                ? await graphql(gateway.url, query.graphql)
+                : await rest(gateway.url, query.rest);
         }
         const ms = performance.now() - t0;
         if (run > 0) {
           times[who].push(ms);
           if (who !== 'floor') cpu[who].push(cpuSeconds(pid) - c0);
-          if (cassandraPid) cpu[who === 'kairosdb' ? 'cassandraK' : who === 'kairograph' ? 'cassandraG' : 'cassandraF'].push(cpuSeconds(cassandraPid) - k0);
+          if (cassandraPid)
+            cpu[who === 'kairosdb' ? 'cassandraK' : who === 'kairograph' ? 'cassandraG' : 'cassandraF'].push(
+              cpuSeconds(cassandraPid) - k0,
+            );
         }
         // Every answer is parsed (a GraphQL error fails the run), after the clocks.
         if (who !== 'floor') parsed[who] = answers[who]!();
@@ -218,20 +291,35 @@ if (PROFILE_DIR !== undefined) {
     .map((name) => join(PROFILE_DIR, name))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   if (newest === undefined) throw new Error(`no .cpuprofile was written to ${PROFILE_DIR}`);
-  console.log(`profile of the gateway over the whole run (${newest}):\n${formatProfileSummary(summarizeCpuProfile(newest))}`);
+  console.log(
+    `profile of the gateway over the whole run (${newest}):\n${formatProfileSummary(summarizeCpuProfile(newest))}`,
+  );
 }
 
 /** Writes the dataset through the store unless the keyspace already holds all of it; returns the metric's partitions. */
 async function ensureDataset(): Promise<RowKey[]> {
   const present = (await store.metricNames(METRIC, 1)).includes(METRIC) ? await countPoints() : 0;
   if (present !== SERIES * POINTS) {
-    if (present > 0) throw new Error(`keyspace ${KEYSPACE} holds ${present} points of ${METRIC}, not ${SERIES * POINTS}: drop it and run again`);
+    if (present > 0)
+      throw new Error(
+        `keyspace ${KEYSPACE} holds ${present} points of ${METRIC}, not ${SERIES * POINTS}: drop it and run again`,
+      );
     const started = performance.now();
     const batch = 10_000;
     for (let s = 0; s < SERIES; s++) {
       for (let from = 0; from < POINTS; from += batch) {
-        const timestamps = Array.from({ length: Math.min(batch, POINTS - from) }, (_, i) => START_MS + (from + i) * STEP_MS);
-        const series: SeriesWrite = { metric: METRIC, tags: { host: host(s), dc: dc(s) }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => valueAt(s, from + i)) };
+        const timestamps = Array.from(
+          { length: Math.min(batch, POINTS - from) },
+          (_, i) => START_MS + (from + i) * STEP_MS,
+        );
+        const series: SeriesWrite = {
+          metric: METRIC,
+          tags: { host: host(s), dc: dc(s) },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps,
+          values: timestamps.map((_, i) => valueAt(s, from + i)),
+        };
         await store.write({ series: [series] });
       }
     }
@@ -278,21 +366,28 @@ async function graphql(url: string, query: string): Promise<() => unknown> {
  */
 function post(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'gzip, deflate' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        try {
-          const coding = res.headers['content-encoding'] ?? 'identity';
-          const inflate = inflaterOf(coding);
-          if (inflate === undefined) throw new Error(`${url}: answered in ${coding}, which was not asked for`);
-          resolve({ status: res.statusCode ?? 0, text: inflate(Buffer.concat(chunks)).toString('utf8') });
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'gzip, deflate' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          try {
+            const coding = res.headers['content-encoding'] ?? 'identity';
+            const inflate = inflaterOf(coding);
+            if (inflate === undefined) throw new Error(`${url}: answered in ${coding}, which was not asked for`);
+            resolve({ status: res.statusCode ?? 0, text: inflate(Buffer.concat(chunks)).toString('utf8') });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -300,7 +395,13 @@ function post(url: string, body: string): Promise<{ status: number; text: string
 
 /** What turns an answer in `coding` into its text's bytes; undefined for a coding this client does not ask for. */
 function inflaterOf(coding: string): ((bytes: Buffer) => Buffer) | undefined {
-  return coding === 'gzip' ? gunzipSync : coding === 'deflate' ? inflateSync : coding === 'identity' ? (bytes) => bytes : undefined;
+  return coding === 'gzip'
+    ? gunzipSync
+    : coding === 'deflate'
+      ? inflateSync
+      : coding === 'identity'
+        ? (bytes) => bytes
+        : undefined;
 }
 
 interface Series {
@@ -311,7 +412,11 @@ interface Series {
 /** Both answers as series keyed by their group, values as [time, value] pairs. */
 function seriesOf(answer: unknown, fromGraphql: boolean): Series[] {
   if (fromGraphql) {
-    type Panel = { host: string; points?: { t: number; value: number }[]; columns?: { epochMs: number[]; value: number[] } }[];
+    type Panel = {
+      host: string;
+      points?: { t: number; value: number }[];
+      columns?: { epochMs: number[]; value: number[] };
+    }[];
     type Rows = { Time: string; value: number; host: string }[];
     return Object.values(answer as Record<string, Panel | Rows>).flatMap((panel) => {
       if (panel.length > 0 && 'Time' in panel[0]!) {
@@ -326,13 +431,28 @@ function seriesOf(answer: unknown, fromGraphql: boolean): Series[] {
       }
       return (panel as Panel).map((s) => ({
         key: s.host,
-        values: s.columns ? s.columns.epochMs.map((t, i) => [t, s.columns!.value[i]!] as const) : s.points!.map((p) => [p.t, p.value] as const),
+        values: s.columns
+          ? s.columns.epochMs.map((t, i) => [t, s.columns!.value[i]!] as const)
+          : s.points!.map((p) => [p.t, p.value] as const),
       }));
     });
   }
-  const queries = (answer as { queries: { results: { tags: Record<string, string[]>; group_by?: { name: string; group?: Record<string, string> }[]; values: [number, number][] }[] }[] }).queries;
+  const queries = (
+    answer as {
+      queries: {
+        results: {
+          tags: Record<string, string[]>;
+          group_by?: { name: string; group?: Record<string, string> }[];
+          values: [number, number][];
+        }[];
+      }[];
+    }
+  ).queries;
   return queries.flatMap((q) =>
-    q.results.map((r) => ({ key: JSON.stringify(r.group_by?.find((g) => g.name === 'tag')?.group ?? {}).replace(/^\{"host":"(.*)"\}$/, '$1'), values: r.values })),
+    q.results.map((r) => ({
+      key: JSON.stringify(r.group_by?.find((g) => g.name === 'tag')?.group ?? {}).replace(/^\{"host":"(.*)"\}$/, '$1'),
+      values: r.values,
+    })),
   );
 }
 
@@ -347,7 +467,8 @@ function compare(query: BenchQuery, kairosdbAnswer: unknown, kairographAnswer: u
   for (let s = 0; s < k.length; s++) {
     const a = k[s]!;
     const b = g[s]!;
-    if (a.key !== b.key || a.values.length !== b.values.length) return `DIFFERENT: series ${a.key} has ${a.values.length} points on KairosDB, ${b.key} ${b.values.length} on Kairograph`;
+    if (a.key !== b.key || a.values.length !== b.values.length)
+      return `DIFFERENT: series ${a.key} has ${a.values.length} points on KairosDB, ${b.key} ${b.values.length} on Kairograph`;
     for (let i = 0; i < a.values.length; i++) {
       const [ta, va] = a.values[i]!;
       const [tb, vb] = b.values[i]!;
@@ -359,8 +480,10 @@ function compare(query: BenchQuery, kairosdbAnswer: unknown, kairographAnswer: u
     }
   }
   if (different === 0) return `identical (${k.length} series, ${points} points)`;
-  if (query.differs) return `${different} of ${points} values differ, by up to ${(worst * 100).toFixed(2)}% (expected: ${query.differs})`;
-  if (worst <= 1e-12) return `${different} of ${points} values differ in the last bits (up to ${worst.toExponential(1)} relative: Kairograph sums with compensation, KairosDB plainly)`;
+  if (query.differs)
+    return `${different} of ${points} values differ, by up to ${(worst * 100).toFixed(2)}% (expected: ${query.differs})`;
+  if (worst <= 1e-12)
+    return `${different} of ${points} values differ in the last bits (up to ${worst.toExponential(1)} relative: Kairograph sums with compensation, KairosDB plainly)`;
   return `DIFFERENT: ${different} of ${points} values, by up to ${worst.toExponential(2)} relative`;
 }
 
@@ -379,7 +502,8 @@ async function floorReader() {
   return {
     client,
     concurrency,
-    readAll: async (keys: readonly RowKey[]) => (await readPartitions(client, KEYSPACE, spec, keys, { concurrency, fetchSize: 5000, read: sumLeanRows })).points,
+    readAll: async (keys: readonly RowKey[]) =>
+      (await readPartitions(client, KEYSPACE, spec, keys, { concurrency, fetchSize: 5000, read: sumLeanRows })).points,
     close: () => client.shutdown(),
   };
 }
@@ -394,9 +518,16 @@ async function settle(client: cassandra.Client): Promise<number> {
   for (let quiet = 0; quiet < 2; ) {
     const pools = await client.execute('SELECT name, active_tasks, pending_tasks FROM system_views.thread_pools');
     const tasks = await client.execute('SELECT kind FROM system_views.sstable_tasks');
-    const busy = tasks.rowLength > 0 || pools.rows.some((row) => SETTLING_POOLS.has(row['name'] as string) && (row['active_tasks'] as number) + (row['pending_tasks'] as number) > 0);
+    const busy =
+      tasks.rowLength > 0 ||
+      pools.rows.some(
+        (row) =>
+          SETTLING_POOLS.has(row['name'] as string) &&
+          (row['active_tasks'] as number) + (row['pending_tasks'] as number) > 0,
+      );
     quiet = busy ? 0 : quiet + 1;
-    if (performance.now() - started > 300_000) throw new Error('Cassandra was still flushing or compacting after 5 minutes');
+    if (performance.now() - started > 300_000)
+      throw new Error('Cassandra was still flushing or compacting after 5 minutes');
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   return performance.now() - started;

@@ -20,14 +20,19 @@ export function drawChart(container, series) {
   const at = new Map(times.map((t, i) => [t, i]));
   const columns = series.map((s) => {
     const column = new Array(times.length).fill(null);
-    s.times.forEach((t, i) => (column[at.get(t)] = s.values[i]));
+    s.times.forEach((t, i) => {
+      column[at.get(t)] = s.values[i];
+    });
     return column;
   });
   const options = {
     width: Math.max(320, container.clientWidth - 2),
     height: 380,
     scales: { x: { time: true } },
-    series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 1.5, spanGaps: true }))],
+    series: [
+      {},
+      ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 1.5, spanGaps: true })),
+    ],
   };
   plot = new globalThis.uPlot(options, [times.map((t) => t / 1000), ...columns], container);
 }

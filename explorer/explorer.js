@@ -28,14 +28,24 @@ function options(select, values, selected) {
 async function loadSources() {
   const { data } = await graphql('{ sources { name primary } }');
   primary = data.sources.find((s) => s.primary).name;
-  options($('source'), data.sources.map((s) => [s.name, s.name]), primary);
+  options(
+    $('source'),
+    data.sources.map((s) => [s.name, s.name]),
+    primary,
+  );
   await loadMetrics();
 }
 
 async function loadMetrics() {
-  const { data } = await graphql('query ($source: String) { metricNames(source: $source) }', { source: $('source').value });
+  const { data } = await graphql('query ($source: String) { metricNames(source: $source) }', {
+    source: $('source').value,
+  });
   const names = data.metricNames;
-  options($('metric'), names.map((n) => [n, n]), names.includes('system.cpu.usage') ? 'system.cpu.usage' : names[0]);
+  options(
+    $('metric'),
+    names.map((n) => [n, n]),
+    names.includes('system.cpu.usage') ? 'system.cpu.usage' : names[0],
+  );
   await loadTags();
 }
 
@@ -46,9 +56,15 @@ async function loadTags() {
   options($('groupBy'), [['', '(none)']], '');
   if (!metric) return;
   const variables = { metric, source: $('source').value, from: $('range').value };
-  const { data } = await graphql('query ($metric: String!, $source: String, $from: Time) { tagNames(metric: $metric, source: $source, from: $from) }', variables);
+  const { data } = await graphql(
+    'query ($metric: String!, $source: String, $from: Time) { tagNames(metric: $metric, source: $source, from: $from) }',
+    variables,
+  );
   for (const tag of data.tagNames.slice(0, 6)) {
-    const values = await graphql('query ($metric: String!, $tag: String!, $source: String, $from: Time) { tagValues(metric: $metric, tag: $tag, source: $source, from: $from) }', { ...variables, tag });
+    const values = await graphql(
+      'query ($metric: String!, $tag: String!, $source: String, $from: Time) { tagValues(metric: $metric, tag: $tag, source: $source, from: $from) }',
+      { ...variables, tag },
+    );
     const select = document.createElement('select');
     select.dataset.tag = tag;
     options(select, [['', 'any'], ...values.data.tagValues.map((v) => [v, v])], '');
@@ -56,19 +72,27 @@ async function loadTags() {
     label.append(`${tag} `, select);
     box.append(label);
   }
-  options($('groupBy'), [['', '(none)'], ...data.tagNames.map((t) => [t, t])], data.tagNames.includes('host') ? 'host' : '');
+  options(
+    $('groupBy'),
+    [['', '(none)'], ...data.tagNames.map((t) => [t, t])],
+    data.tagNames.includes('host') ? 'host' : '',
+  );
 }
 
 /** The arguments of the query the form describes, as GraphQL text (so GraphiQL opens exactly this query). */
 function argumentsText() {
   const parts = [`metric: ${JSON.stringify($('metric').value)}`, `from: ${JSON.stringify($('range').value)}`];
-  const where = [...$('tags').querySelectorAll('select')].filter((s) => s.value !== '').map((s) => `{ tag: ${JSON.stringify(s.dataset.tag)}, eq: ${JSON.stringify(s.value)} }`);
+  const where = [...$('tags').querySelectorAll('select')]
+    .filter((s) => s.value !== '')
+    .map((s) => `{ tag: ${JSON.stringify(s.dataset.tag)}, eq: ${JSON.stringify(s.value)} }`);
   if (where.length > 0) parts.push(`where: [${where.join(', ')}]`);
   if ($('groupBy').value) parts.push(`groupBy: { tags: [${JSON.stringify($('groupBy').value)}] }`);
   const aggregator = $('aggregator').value;
   if (aggregator) {
     const [value, unit] = $('sampling').value.split(' ');
-    parts.push(`aggregators: [{ ${aggregator}: { sampling: { value: ${value}, unit: ${unit} }, alignStartTime: true } }]`);
+    parts.push(
+      `aggregators: [{ ${aggregator}: { sampling: { value: ${value}, unit: ${unit} }, alignStartTime: true } }]`,
+    );
   }
   if ($('source').value !== primary) parts.push(`source: ${JSON.stringify($('source').value)}`);
   return parts.join(', ');
@@ -77,7 +101,8 @@ function argumentsText() {
 // Columns are uPlot's own layout, and a tenth of the server's work of point objects (schema.graphql, Series.columns).
 const SERIES_FIELDS = 'name tags { name values } columns { epochMs value }';
 const queryText = () => `{\n  series(${argumentsText()}) {\n    ${SERIES_FIELDS}\n  }\n}\n`;
-const subscriptionText = () => `subscription {\n  liveSeries(${argumentsText()}) {\n    kind\n    changes { key from series { ${SERIES_FIELDS} } }\n    removed\n  }\n}\n`;
+const subscriptionText = () =>
+  `subscription {\n  liveSeries(${argumentsText()}) {\n    kind\n    changes { key from series { ${SERIES_FIELDS} } }\n    removed\n  }\n}\n`;
 
 function labelOf(series) {
   const group = $('groupBy').value;
@@ -105,15 +130,17 @@ function showStatistics(statistics, live) {
     ['results cache', q ? `${q.cache.hits} hits, ${q.cache.misses} misses` : ''],
     ['store calls', statistics?.storeCalls?.total],
   ];
-  $('statistics').replaceChildren(...rows.map(([name, value]) => {
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    const td = document.createElement('td');
-    th.textContent = name;
-    td.textContent = value ?? '';
-    tr.append(th, td);
-    return tr;
-  }));
+  $('statistics').replaceChildren(
+    ...rows.map(([name, value]) => {
+      const tr = document.createElement('tr');
+      const th = document.createElement('th');
+      const td = document.createElement('td');
+      th.textContent = name;
+      td.textContent = value ?? '';
+      tr.append(th, td);
+      return tr;
+    }),
+  );
 }
 
 async function run() {
@@ -161,7 +188,14 @@ async function startLive() {
         buffer = buffer.slice(cut + 2);
         const lines = block.split('\n');
         if (!lines.includes('event: next')) continue;
-        applyEvent(JSON.parse(lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\n')));
+        applyEvent(
+          JSON.parse(
+            lines
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5))
+              .join('\n'),
+          ),
+        );
       }
     }
   } catch (error) {

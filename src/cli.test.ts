@@ -17,7 +17,12 @@ import { VERSION } from './cli.js';
 const BIN = fileURLToPath(new URL('../bin/kairograph.js', import.meta.url));
 
 function kairograph(args: string[], env: Record<string, string> = {}, input?: string) {
-  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, SEED_DEMO: 'false', ...env }, encoding: 'utf8', timeout: 30_000, ...(input !== undefined ? { input } : {}) });
+  return spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, SEED_DEMO: 'false', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+    ...(input !== undefined ? { input } : {}),
+  });
 }
 
 afterAll(removeTempDirs);
@@ -26,7 +31,10 @@ describe('kairograph', () => {
   it('--help lists every setting with its default, and starts nothing', () => {
     const result = kairograph(['--help']);
     expect(result.status).toBe(0);
-    for (const setting of SETTINGS) expect(result.stdout, setting.env).toContain(`  ${setting.env} (default: ${setting.default === '' ? 'none' : setting.default})\n`);
+    for (const setting of SETTINGS)
+      expect(result.stdout, setting.env).toContain(
+        `  ${setting.env} (default: ${setting.default === '' ? 'none' : setting.default})\n`,
+      );
     expect(result.stdout).toContain('kairograph hash-secret');
   });
 
@@ -36,7 +44,10 @@ describe('kairograph', () => {
 
   it('refuses an unknown argument with exit 2', () => {
     const result = kairograph(['--port', '80']);
-    expect([result.status, result.stderr]).toEqual([2, 'kairograph: unknown argument "--port"; see kairograph --help\n']);
+    expect([result.status, result.stderr]).toEqual([
+      2,
+      'kairograph: unknown argument "--port"; see kairograph --help\n',
+    ]);
   });
 
   it('hash-secret prints a hash that CREDENTIALS_FILE takes and that verifies the secret', async () => {
@@ -45,7 +56,10 @@ describe('kairograph', () => {
     const file = join(tempDir(), 'credentials.json');
     writeFileSync(file, JSON.stringify({ users: [{ name: 'ci', hash: result.stdout.trim(), scopes: ['write'] }] }));
     const auth = new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: file })));
-    const principal = await auth.authenticate({ authorization: `Basic ${Buffer.from('ci:correct horse battery').toString('base64')}` }, 'Basic');
+    const principal = await auth.authenticate(
+      { authorization: `Basic ${Buffer.from('ci:correct horse battery').toString('base64')}` },
+      'Basic',
+    );
     expect(principal.name).toBe('ci');
   });
 
@@ -64,7 +78,10 @@ describe('kairograph', () => {
     const result = kairograph(['hash-secret', '--token'], {}, `${token}\n`);
     expect([result.status, result.stdout]).toEqual([0, '$sha256$pjAi9eYI85WNWrGthJdADyY9gLoy/PRGHAIU/GMYO10\n']);
     const short = kairograph(['hash-secret', '--token'], {}, 'hunter2\n');
-    expect([short.status, short.stderr]).toEqual([2, 'kairograph: a token must have at least 32 characters (got 7): make one with `kairograph hash-secret --generate`\n']);
+    expect([short.status, short.stderr]).toEqual([
+      2,
+      'kairograph: a token must have at least 32 characters (got 7): make one with `kairograph hash-secret --generate`\n',
+    ]);
   });
 });
 
@@ -75,7 +92,10 @@ describe('start-up failures', () => {
     const port = (busy.address() as { port: number }).port;
     try {
       const result = kairograph([], { PORT: String(port), DATA_DIR: tempDir() });
-      expect([result.status, result.stderr]).toEqual([1, `kairograph: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to a free port, or stop what listens there\n`]);
+      expect([result.status, result.stderr]).toEqual([
+        1,
+        `kairograph: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to a free port, or stop what listens there\n`,
+      ]);
     } finally {
       busy.close();
     }
@@ -86,8 +106,16 @@ describe('start-up failures', () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     try {
-      const result = kairograph([], { PORT: String((busy.address() as { port: number }).port), DATA_DIR: tempDir(), TRUSTED_CLIENT_TOKENS: 'grafana,ci', LOG_FORMAT: 'json' });
-      const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const result = kairograph([], {
+        PORT: String((busy.address() as { port: number }).port),
+        DATA_DIR: tempDir(),
+        TRUSTED_CLIENT_TOKENS: 'grafana,ci',
+        LOG_FORMAT: 'json',
+      });
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       const warnings = lines.filter((line) => line.level === 40);
       expect(warnings.map((line) => [line.setting, line.msg])).toEqual([
         [
@@ -105,6 +133,9 @@ describe('start-up failures', () => {
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');
     const result = kairograph([], { PORT: '0', DATA_DIR: join(file, 'data') });
-    expect([result.status, result.stderr]).toEqual([1, `kairograph: cannot open the embedded store in DATA_DIR=${file}/data: ENOTDIR: not a directory, mkdir '${file}/data'; set DATA_DIR to a directory this user can write\n`]);
+    expect([result.status, result.stderr]).toEqual([
+      1,
+      `kairograph: cannot open the embedded store in DATA_DIR=${file}/data: ENOTDIR: not a directory, mkdir '${file}/data'; set DATA_DIR to a directory this user can write\n`,
+    ]);
   });
 });

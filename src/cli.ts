@@ -32,7 +32,9 @@ export async function runCli(argv: readonly string[], start: () => Promise<void>
 
 /** The help text: the commands, then every setting with its default, in the README's order. */
 export function help(): string {
-  const settings = SETTINGS.map((s) => `  ${s.env} (default: ${s.default === '' ? 'none' : s.default})\n${wrap(plain(s.meaning), 6)}`).join('\n');
+  const settings = SETTINGS.map(
+    (s) => `  ${s.env} (default: ${s.default === '' ? 'none' : s.default})\n${wrap(plain(s.meaning), 6)}`,
+  ).join('\n');
   return `kairograph ${VERSION}: a GraphQL and KairosDB REST gateway over time series
 
 Usage:
@@ -53,11 +55,14 @@ ${settings}
 async function hashSecretCommand(args: readonly string[]): Promise<number> {
   const unknown = args.find((arg) => arg !== '--generate' && arg !== '--token');
   if (unknown !== undefined) return usage(`unknown argument to hash-secret ${JSON.stringify(unknown)}`);
-  if (args.includes('--generate') && args.includes('--token')) return usage('hash-secret takes --generate or --token, not both');
+  if (args.includes('--generate') && args.includes('--token'))
+    return usage('hash-secret takes --generate or --token, not both');
   if (args.includes('--generate')) {
     const token = newToken();
     process.stdout.write(`token: ${token}\nhash:  ${tokenHash(token)}\n`);
-    process.stderr.write('Give the token to the client (it is not stored anywhere) and put the hash in CREDENTIALS_FILE under "tokens".\n');
+    process.stderr.write(
+      'Give the token to the client (it is not stored anywhere) and put the hash in CREDENTIALS_FILE under "tokens".\n',
+    );
     return 0;
   }
   const secret = await readSecret();
@@ -68,7 +73,9 @@ async function hashSecretCommand(args: readonly string[]): Promise<number> {
   if (args.includes('--token')) {
     // A digest is only as strong as what it hides: a short token could be found from it by trying them all.
     if (secret.length < MIN_TOKEN_LENGTH) {
-      process.stderr.write(`kairograph: a token must have at least ${MIN_TOKEN_LENGTH} characters (got ${secret.length}): make one with \`kairograph hash-secret --generate\`\n`);
+      process.stderr.write(
+        `kairograph: a token must have at least ${MIN_TOKEN_LENGTH} characters (got ${secret.length}): make one with \`kairograph hash-secret --generate\`\n`,
+      );
       return 2;
     }
     process.stdout.write(`${tokenHash(secret)}\n`);

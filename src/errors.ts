@@ -95,7 +95,10 @@ export class QueryTimeoutError extends KairographError {
 /** The client did not finish sending its request (headers and body) within the time limit: a 408, not a 504. */
 export class RequestTimeoutError extends KairographError {
   constructor(readonly timeoutMs: number) {
-    super('REQUEST_TIMEOUT', `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`);
+    super(
+      'REQUEST_TIMEOUT',
+      `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`,
+    );
   }
 }
 
@@ -131,7 +134,10 @@ export class UnauthenticatedError extends KairographError {
   }
 
   override get headers(): Readonly<Record<string, string>> {
-    return { 'www-authenticate': this.challenge === 'Basic' ? 'Basic realm="kairograph", charset="UTF-8"' : 'Bearer realm="kairograph"' };
+    return {
+      'www-authenticate':
+        this.challenge === 'Basic' ? 'Basic realm="kairograph", charset="UTF-8"' : 'Bearer realm="kairograph"',
+    };
   }
 }
 
@@ -148,14 +154,20 @@ export class ForbiddenError extends KairographError {
  */
 export class ForbiddenHostError extends KairographError {
   constructor(readonly host: string) {
-    super('HOST_NOT_ALLOWED', `the Host header ${show(host)} is not a name of this gateway: add it to ALLOWED_HOSTS if clients reach the gateway by that name`);
+    super(
+      'HOST_NOT_ALLOWED',
+      `the Host header ${show(host)} is not a name of this gateway: add it to ALLOWED_HOSTS if clients reach the gateway by that name`,
+    );
   }
 }
 
 /** A page of another site sent the request (its Origin header), and CORS_ORIGINS does not list that site. */
 export class ForbiddenOriginError extends KairographError {
   constructor(readonly origin: string) {
-    super('ORIGIN_NOT_ALLOWED', `requests from pages of ${show(origin)} are not allowed: add that origin to CORS_ORIGINS to let its pages use the gateway`);
+    super(
+      'ORIGIN_NOT_ALLOWED',
+      `requests from pages of ${show(origin)} are not allowed: add that origin to CORS_ORIGINS to let its pages use the gateway`,
+    );
   }
 }
 
@@ -226,7 +238,10 @@ export class StoreUnavailableError extends KairographError {
 /** A live subscription over MAX_SUBSCRIPTIONS: refused before it starts, the others go on. */
 export class TooManySubscriptionsError extends KairographError {
   constructor(readonly limit: number) {
-    super('TOO_MANY_SUBSCRIPTIONS', `the gateway already serves ${limit} live subscriptions, its MAX_SUBSCRIPTIONS; close one or raise MAX_SUBSCRIPTIONS`);
+    super(
+      'TOO_MANY_SUBSCRIPTIONS',
+      `the gateway already serves ${limit} live subscriptions, its MAX_SUBSCRIPTIONS; close one or raise MAX_SUBSCRIPTIONS`,
+    );
   }
 }
 

@@ -16,7 +16,10 @@ export const GROWING_PERCENT = 100;
  * Sets V8's `--heap-growing-percent` unless node was started with one (in its options or NODE_OPTIONS), which wins.
  * V8 reads the flag each time it sets the next limit, so setting it at start-up takes effect from the first collection.
  */
-export function fixHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
+export function fixHeapGrowth(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env['NODE_OPTIONS'] ?? '',
+): boolean {
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg));
   if (given) return false;
   setFlagsFromString(`--heap-growing-percent=${GROWING_PERCENT}`);

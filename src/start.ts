@@ -21,13 +21,27 @@ export async function main(): Promise<void> {
   });
   const log = createLogger(config.logLevel, config.logFormat);
   for (const warning of deprecatedSettings(config, policy)) log.warn({ setting: warning.setting }, warning.message);
-  const store = await step((error) => storeFailure(config, error), () => openStore(config, log));
+  const store = await step(
+    (error) => storeFailure(config, error),
+    () => openStore(config, log),
+  );
   // A source's settings that do not fit what it reads (a table's mapping against its schema).
-  const sources = await step(invalidConfiguration, () => openSources(config, store, sourceSettings, log), () => store.close());
-  const gateway = await step(invalidConfiguration, () => createGateway({ sources, config, log }), () => sources.close());
+  const sources = await step(
+    invalidConfiguration,
+    () => openSources(config, store, sourceSettings, log),
+    () => store.close(),
+  );
+  const gateway = await step(
+    invalidConfiguration,
+    () => createGateway({ sources, config, log }),
+    () => sources.close(),
+  );
   // Demo data is for trying the gateway on one machine; a Cassandra keyspace holds someone's real data. Written through
   // the gateway's source, so live queries and the results cache see each new point.
-  const demo = config.seedDemo && store.kind === 'embedded' ? await keepDemoFlowing(gateway.shared.sources.primary, { log }) : undefined;
+  const demo =
+    config.seedDemo && store.kind === 'embedded'
+      ? await keepDemoFlowing(gateway.shared.sources.primary, { log })
+      : undefined;
   const server = await step(
     (error) => listenFailure(config, error),
     () => listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs }),
@@ -36,7 +50,10 @@ export async function main(): Promise<void> {
   // Roll-up tasks run in the gateway, each period once across gateways on the store (ROLLUPS=off leaves them to others).
   if (config.rollups === 'on') gateway.rollups.start();
   const names = sources.all.map((source) => source.name);
-  log.info({ url: server.url, store: store.kind, sources: names }, `Kairograph is listening: the explorer at ${server.url}/, GraphiQL at ${server.url}/graphql`);
+  log.info(
+    { url: server.url, store: store.kind, sources: names },
+    `Kairograph is listening: the explorer at ${server.url}/, GraphiQL at ${server.url}/graphql`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -56,7 +73,10 @@ export async function main(): Promise<void> {
 }
 
 /** Settings that still work but are on their way out, each with what to use instead: logged once at start. */
-export function deprecatedSettings(config: Pick<Config, 'trustedClientTokens'>, policy?: Pick<AuthPolicy, 'legacyTokens'>): { setting: string; message: string }[] {
+export function deprecatedSettings(
+  config: Pick<Config, 'trustedClientTokens'>,
+  policy?: Pick<AuthPolicy, 'legacyTokens'>,
+): { setting: string; message: string }[] {
   const warnings: { setting: string; message: string }[] = [];
   const legacy = policy?.legacyTokens.map((token) => JSON.stringify(token.principal.name)) ?? [];
   if (legacy.length > 0) {
@@ -98,7 +118,12 @@ export function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unkn
 /** The one line to print when the primary store cannot be opened for a reason the configuration can fix. */
 export function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException).code;
-  if (config.store !== 'embedded' || code === undefined || !['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOSPC'].includes(code)) return undefined;
+  if (
+    config.store !== 'embedded' ||
+    code === undefined ||
+    !['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOSPC'].includes(code)
+  )
+    return undefined;
   return `kairograph: cannot open the embedded store in DATA_DIR=${config.dataDir}: ${(error as Error).message}; set DATA_DIR to a directory this user can write`;
 }
 
@@ -106,7 +131,11 @@ export function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: u
  * Runs one step of start-up. A failure `explain` has a line for (a configuration the gateway cannot run with, or a
  * port in use) closes what is open (`cleanup`), prints that line and exits: 2 for configuration, 1 for the rest.
  */
-async function step<T>(explain: (error: unknown) => string | undefined, run: () => T | Promise<T>, cleanup?: () => Promise<void>): Promise<T> {
+async function step<T>(
+  explain: (error: unknown) => string | undefined,
+  run: () => T | Promise<T>,
+  cleanup?: () => Promise<void>,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {

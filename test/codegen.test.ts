@@ -9,7 +9,9 @@ import { expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-it('finds every generated file up to date (run `npm run codegen` after changing the schema)', { timeout: 60_000 }, async () => {
+it('finds every generated file up to date (run `npm run codegen` after changing the schema)', {
+  timeout: 60_000,
+}, async () => {
   const { config } = await loadCodegenConfig({ configFilePath: resolve(ROOT, 'codegen.yml') });
   const outputs = await generate({ ...config, cwd: ROOT, silent: true }, false);
   expect(outputs.length).toBeGreaterThan(0);

@@ -41,9 +41,23 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       const store = await fresh({ rowWidth: WIDTH });
       const big = 2n ** 62n + 3n;
       await write(store, [
-        { metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [10, 11, 12, 13], values: [0, -1, big, -(2n ** 63n)] },
+        {
+          metric: 'm',
+          tags: { host: 'a' },
+          type: 'long',
+          ttlSeconds: 0,
+          timestamps: [10, 11, 12, 13],
+          values: [0, -1, big, -(2n ** 63n)],
+        },
         { metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [10, 11], values: [1.5, -0.25] },
-        { metric: 'm', tags: { host: 'a' }, type: 'string', ttlSeconds: 0, timestamps: [10], values: ['hé\u0000llo 🌍'] },
+        {
+          metric: 'm',
+          tags: { host: 'a' },
+          type: 'string',
+          ttlSeconds: 0,
+          timestamps: [10],
+          values: ['hé\u0000llo 🌍'],
+        },
       ]);
       const keys = await partitionsOf(store, 'm', 0, 100);
       const byType = Object.fromEntries(keys.map((k) => [k.dataType, k]));
@@ -58,12 +72,23 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
         { t: 10, v: 1.5, kind: 'double' },
         { t: 11, v: -0.25, kind: 'double' },
       ]);
-      expect(await scanAll(store, byType.kairos_string!, 0, 100)).toEqual([{ t: 10, v: 'hé\u0000llo 🌍', kind: 'string' }]);
+      expect(await scanAll(store, byType.kairos_string!, 0, 100)).toEqual([
+        { t: 10, v: 'hé\u0000llo 🌍', kind: 'string' },
+      ]);
     });
 
     it('gives safe longs as numbers without an exact column', async () => {
       const store = await fresh({ rowWidth: WIDTH });
-      await write(store, [{ metric: 'm', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1, 2], values: [5, Number.MAX_SAFE_INTEGER] }]);
+      await write(store, [
+        {
+          metric: 'm',
+          tags: { h: 'a' },
+          type: 'long',
+          ttlSeconds: 0,
+          timestamps: [1, 2],
+          values: [5, Number.MAX_SAFE_INTEGER],
+        },
+      ]);
       const [key] = await partitionsOf(store, 'm', 0, 10);
       const slices: Slice[] = [];
       for await (const slice of store.scan(key!, 0, 10)) slices.push(slice);
@@ -75,35 +100,68 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
 
     it('splits a series into partitions at row boundaries and indexes each', async () => {
       const store = await fresh({ rowWidth: WIDTH });
-      await write(store, [{ metric: 'cpu', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [998, 999, 1000, 1001, 2500], values: [1, 2, 3, 4, 5] }]);
+      await write(store, [
+        {
+          metric: 'cpu',
+          tags: { host: 'a' },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps: [998, 999, 1000, 1001, 2500],
+          values: [1, 2, 3, 4, 5],
+        },
+      ]);
       expect(await store.rowTimes('cpu', 0, 3000)).toEqual([0, 1000, 2000]);
       expect(await store.rowTimes('cpu', 1500, 3000)).toEqual([1000, 2000]);
       expect(await store.rowTimes('cpu', 0, 999)).toEqual([0]);
-      expect(await store.rowKeys('cpu', 1000)).toEqual([{ metric: 'cpu', rowTime: 1000, dataType: 'kairos_double', tags: { host: 'a' } }]);
+      expect(await store.rowKeys('cpu', 1000)).toEqual([
+        { metric: 'cpu', rowTime: 1000, dataType: 'kairos_double', tags: { host: 'a' } },
+      ]);
       const keys = await partitionsOf(store, 'cpu', 0, 3000);
       const points = (await Promise.all(keys.map((k) => scanAll(store, k, 0, 3000)))).flat();
-      expect(points.map((p) => [p.t, p.v])).toEqual([[998, 1], [999, 2], [1000, 3], [1001, 4], [2500, 5]]);
+      expect(points.map((p) => [p.t, p.v])).toEqual([
+        [998, 1],
+        [999, 2],
+        [1000, 3],
+        [1001, 4],
+        [2500, 5],
+      ]);
     });
 
     it("stores negative timestamps in KairosDB's unaligned rows and reads them back", async () => {
       const store = await fresh({ rowWidth: WIDTH });
       const timestamps = [-2500, -1001, -1000, -999, -1, 0, 1];
-      await write(store, [{ metric: 'neg', tags: { k: 'v' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps.map((t) => t * 2) }]);
+      await write(store, [
+        {
+          metric: 'neg',
+          tags: { k: 'v' },
+          type: 'long',
+          ttlSeconds: 0,
+          timestamps,
+          values: timestamps.map((t) => t * 2),
+        },
+      ]);
       // rowTime = ts - |ts| % width: -1 → -2, -999 → -1998, -1000 → -1000, -1001 → -1002, -2500 → -3000.
       expect(await store.rowTimes('neg', -3000, 10)).toEqual([-3000, -1998, -1002, -1000, -2, 0]);
       const keys = await partitionsOf(store, 'neg', -3000, 10);
-      const points = (await Promise.all(keys.map((k) => scanAll(store, k, -3000, 10)))).flat().sort((a, b) => a.t - b.t);
+      const points = (await Promise.all(keys.map((k) => scanAll(store, k, -3000, 10))))
+        .flat()
+        .sort((a, b) => a.t - b.t);
       expect(points.map((p) => [p.t, p.v])).toEqual(timestamps.map((t) => [t, BigInt(t * 2)]));
     });
 
     it('indexes and reads points at both ends of ±8.64e15 ms, though the earliest row starts before it', async () => {
       const store = await fresh({ rowWidth: WIDTH });
       const [first, last] = [-8_639_999_999_999_999, 8_640_000_000_000_000];
-      await write(store, [{ metric: 'edge', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [first, last], values: [1, 2] }]);
+      await write(store, [
+        { metric: 'edge', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [first, last], values: [1, 2] },
+      ]);
       // KairosDB's rows of negative times are unaligned: that point's row starts 999 ms earlier, outside a Date's range.
       expect(await store.rowTimes('edge', first - WIDTH, last)).toEqual([-8_640_000_000_000_998, last]);
       const keys = await partitionsOf(store, 'edge', first - WIDTH, last);
-      expect(await Promise.all(keys.map((key) => scanAll(store, key, first, last)))).toEqual([[{ t: first, v: 1n, kind: 'long' }], [{ t: last, v: 2n, kind: 'long' }]]);
+      expect(await Promise.all(keys.map((key) => scanAll(store, key, first, last)))).toEqual([
+        [{ t: first, v: 1n, kind: 'long' }],
+        [{ t: last, v: 2n, kind: 'long' }],
+      ]);
     });
 
     it('keeps the last write of a series and time, within a batch and across batches', async () => {
@@ -111,15 +169,29 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       await write(store, [
         { metric: 'dup', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [5, 5, 6], values: [4, 42, 1] },
       ]);
-      await write(store, [{ metric: 'dup', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [6], values: [7] }]);
+      await write(store, [
+        { metric: 'dup', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [6], values: [7] },
+      ]);
       const [key] = await partitionsOf(store, 'dup', 0, 10);
-      expect((await scanAll(store, key!, 0, 10)).map((p) => [p.t, p.v])).toEqual([[5, 42n], [6, 7n]]);
+      expect((await scanAll(store, key!, 0, 10)).map((p) => [p.t, p.v])).toEqual([
+        [5, 42n],
+        [6, 7n],
+      ]);
     });
 
     it('honours inclusive bounds, page size, limit and descending order', async () => {
       const store = await fresh({ rowWidth: WIDTH });
       const timestamps = Array.from({ length: 700 }, (_, i) => i);
-      await write(store, [{ metric: 'r', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((t) => t / 2) }]);
+      await write(store, [
+        {
+          metric: 'r',
+          tags: { h: 'a' },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps,
+          values: timestamps.map((t) => t / 2),
+        },
+      ]);
       const [key] = await partitionsOf(store, 'r', 0, 999);
       expect((await scanAll(store, key!, 10, 12)).map((p) => p.t)).toEqual([10, 11, 12]);
       const paged: number[] = [];
@@ -129,8 +201,12 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       }
       expect(paged).toEqual(timestamps);
       expect((await scanAll(store, key!, 0, 999, { limit: 3 })).map((p) => p.t)).toEqual([0, 1, 2]);
-      expect((await scanAll(store, key!, 100, 600, { order: 'desc', limit: 4 })).map((p) => p.t)).toEqual([600, 599, 598, 597]);
-      expect((await scanAll(store, key!, 0, 999, { order: 'desc' })).map((p) => p.t)).toEqual([...timestamps].reverse());
+      expect((await scanAll(store, key!, 100, 600, { order: 'desc', limit: 4 })).map((p) => p.t)).toEqual([
+        600, 599, 598, 597,
+      ]);
+      expect((await scanAll(store, key!, 0, 999, { order: 'desc' })).map((p) => p.t)).toEqual(
+        [...timestamps].reverse(),
+      );
     });
 
     it('lists metric names by prefix in order', async () => {
@@ -147,10 +223,14 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
     it('deletes a partial range with one range delete and keeps the index', async () => {
       const store = await fresh({ rowWidth: WIDTH });
       const timestamps = Array.from({ length: 20 }, (_, i) => 100 + i);
-      await write(store, [{ metric: 'd', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }]);
+      await write(store, [
+        { metric: 'd', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps },
+      ]);
       const [key] = await partitionsOf(store, 'd', 0, 999);
       await store.deleteRange(key!, 105, 114);
-      expect((await scanAll(store, key!, 0, 999)).map((p) => p.t)).toEqual([100, 101, 102, 103, 104, 115, 116, 117, 118, 119]);
+      expect((await scanAll(store, key!, 0, 999)).map((p) => p.t)).toEqual([
+        100, 101, 102, 103, 104, 115, 116, 117, 118, 119,
+      ]);
       expect(await store.rowKeys('d', 0)).toHaveLength(1);
     });
 
@@ -193,7 +273,9 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
     it('stops a scan whose signal is aborted', async () => {
       const store = await fresh({ rowWidth: 1_000_000 });
       const timestamps = Array.from({ length: 5000 }, (_, i) => i);
-      await write(store, [{ metric: 'a', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps }]);
+      await write(store, [
+        { metric: 'a', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps },
+      ]);
       const [key] = await partitionsOf(store, 'a', 0, 10_000);
       const controller = new AbortController();
       const seen: number[] = [];
@@ -227,7 +309,16 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
         await index.set('svc', 'sk 2', 'k', '');
         await index.set('svc', '\u{1F600}', 'k', 'emoji');
         await index.set('other', 'sk 3', 'k', 'other service');
-        expect(await index.keys('svc', 'sk 1')).toEqual(['a', 'a b', 'ab', 'ac', 'a\u{10FFFF}', 'b', '\uFF71', '\u{1F600}']);
+        expect(await index.keys('svc', 'sk 1')).toEqual([
+          'a',
+          'a b',
+          'ab',
+          'ac',
+          'a\u{10FFFF}',
+          'b',
+          '\uFF71',
+          '\u{1F600}',
+        ]);
         expect(await index.keys('svc', 'sk 1', 'a')).toEqual(['a', 'a b', 'ab', 'ac', 'a\u{10FFFF}']);
         expect(await index.keys('svc', 'sk 1', 'a\u{10FFFF}')).toEqual(['a\u{10FFFF}']);
         expect(await index.keys('svc', 'sk 1', 'z')).toEqual([]);
@@ -264,18 +355,46 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
       it('grants a claim to one owner at a time, to another once it expired, and never again once completed', async () => {
         const index = (await fresh()).serviceIndex;
         const t = 1_000_000;
-        expect(await index.claim('_claims', 'task', 'p1', 'a', t, t + 100)).toEqual({ granted: true, completed: false, owner: 'a', untilMs: t + 100 });
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t, t + 100)).toEqual({
+          granted: true,
+          completed: false,
+          owner: 'a',
+          untilMs: t + 100,
+        });
         // Held by a: b is refused and told who holds it until when; a extends its own claim.
-        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 50, t + 150)).toEqual({ granted: false, completed: false, owner: 'a', untilMs: t + 100 });
-        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 60, t + 160)).toEqual({ granted: true, completed: false, owner: 'a', untilMs: t + 160 });
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 50, t + 150)).toEqual({
+          granted: false,
+          completed: false,
+          owner: 'a',
+          untilMs: t + 100,
+        });
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 60, t + 160)).toEqual({
+          granted: true,
+          completed: false,
+          owner: 'a',
+          untilMs: t + 160,
+        });
         // Expired: b takes it over, and a can no longer complete it.
-        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 161, t + 261)).toEqual({ granted: true, completed: false, owner: 'b', untilMs: t + 261 });
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 161, t + 261)).toEqual({
+          granted: true,
+          completed: false,
+          owner: 'b',
+          untilMs: t + 261,
+        });
         expect(await index.complete('_claims', 'task', 'p1', 'a', t + 170)).toBe(false);
         expect(await index.complete('_claims', 'task', 'p1', 'b', t + 180)).toBe(true);
         expect(await index.complete('_claims', 'task', 'p1', 'b', t + 190)).toBe(false);
         // Completed: nobody gets it again, however late.
-        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 10_000, t + 10_100)).toEqual({ granted: false, completed: true, owner: 'b', untilMs: t + 180 });
-        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 10_000, t + 10_100)).toMatchObject({ granted: false, completed: true });
+        expect(await index.claim('_claims', 'task', 'p1', 'a', t + 10_000, t + 10_100)).toEqual({
+          granted: false,
+          completed: true,
+          owner: 'b',
+          untilMs: t + 180,
+        });
+        expect(await index.claim('_claims', 'task', 'p1', 'b', t + 10_000, t + 10_100)).toMatchObject({
+          granted: false,
+          completed: true,
+        });
         // Keys are independent, and a key never claimed cannot be completed.
         expect(await index.complete('_claims', 'task', 'p2', 'a', t)).toBe(false);
         expect((await index.claim('_claims', 'task', 'p2', 'b', t, t + 100)).granted).toBe(true);
@@ -286,7 +405,9 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
         const index = (await fresh()).serviceIndex;
         const owners = ['g1', 'g2', 'g3', 'g4'];
         for (const key of ['k1', 'k2', 'k3']) {
-          const claims = await Promise.all(owners.map((owner) => index.claim('_claims', 'race', key, owner, 0, 60_000)));
+          const claims = await Promise.all(
+            owners.map((owner) => index.claim('_claims', 'race', key, owner, 0, 60_000)),
+          );
           expect(claims.filter((c) => c.granted)).toHaveLength(1);
           const winner = claims.find((c) => c.granted)!.owner;
           expect(claims.filter((c) => !c.granted).every((c) => c.owner === winner && !c.completed)).toBe(true);

@@ -48,15 +48,30 @@ function plainReader(store: Store): Finder {
 function viaLoaders(store: Store): Finder & { calls(): Record<string, number> } {
   const source = new KairosdbSource('kairosdb', store);
   const loaders = new IndexLoaders();
-  const find: Finder = async (metric, range, matches) => (await source.findSeries(loaders, metric, range, matches)).partitions;
-  return Object.assign(find, { calls: () => Object.fromEntries(source.indexReads.map((read) => [read, loaders.calls.get('kairosdb')?.[read] ?? 0])) });
+  const find: Finder = async (metric, range, matches) =>
+    (await source.findSeries(loaders, metric, range, matches)).partitions;
+  return Object.assign(find, {
+    calls: () =>
+      Object.fromEntries(source.indexReads.map((read) => [read, loaders.calls.get('kairosdb')?.[read] ?? 0])),
+  });
 }
 
-async function plan(find: Finder, metric: string, filter: TagFilter, startMs = 0, endMs = 10 * WIDTH): Promise<string[]> {
+async function plan(
+  find: Finder,
+  metric: string,
+  filter: TagFilter,
+  startMs = 0,
+  endMs = 10 * WIDTH,
+): Promise<string[]> {
   return ids(await find(metric, { startMs, endMs }, compileTagFilter(filter, 'tags')));
 }
 
-const series = (metric: string, tags: Record<string, string>, timestamps: number[], type: SeriesWrite['type'] = 'double'): SeriesWrite => ({
+const series = (
+  metric: string,
+  tags: Record<string, string>,
+  timestamps: number[],
+  type: SeriesWrite['type'] = 'double',
+): SeriesWrite => ({
   metric,
   tags,
   type,
@@ -84,8 +99,22 @@ const seriesArb = fc
     if (svc !== undefined) tags.svc = svc;
     return series(metric, tags, times, type);
   });
-const configArb = fc.constantFrom<unknown>({ m: ['host'] }, { m: [] }, ['*'], { m: ['host', 'dc'] }, { m: ['svc'] }, ['m'], { n: ['host'] }, { m: ['*', 'dc'] });
-const TAG_VALUES: Record<string, string[]> = { host: [...HOSTS, 'zz'], dc: [...DCS, 'zz'], svc: [...SVCS, 'r', 'zz'], zone: ['e'] };
+const configArb = fc.constantFrom<unknown>(
+  { m: ['host'] },
+  { m: [] },
+  ['*'],
+  { m: ['host', 'dc'] },
+  { m: ['svc'] },
+  ['m'],
+  { n: ['host'] },
+  { m: ['*', 'dc'] },
+);
+const TAG_VALUES: Record<string, string[]> = {
+  host: [...HOSTS, 'zz'],
+  dc: [...DCS, 'zz'],
+  svc: [...SVCS, 'r', 'zz'],
+  zone: ['e'],
+};
 const conditionArb: fc.Arbitrary<TagCondition> = fc.constantFrom('host', 'dc', 'svc', 'zone').chain((tag) => {
   const values = fc.uniqueArray(fc.constantFrom(...TAG_VALUES[tag]!), { maxLength: 3 });
   return fc.oneof(
@@ -103,7 +132,10 @@ const filterArb = fc.array(conditionArb, { maxLength: 3 });
 export function describeTagIndexConformance(name: string, stores: TagIndexStores): void {
   describe(`${name} store tag index`, () => {
     const open: Store[] = [];
-    const track = (store: Store) => (open.push(store), store);
+    const track = (store: Store) => {
+      open.push(store);
+      return store;
+    };
     /** The store over what `store` holds, in its place among those the test closes. */
     const reopen = async (store: Store, json: unknown) => {
       open.splice(open.indexOf(store), 1);
@@ -115,20 +147,30 @@ export function describeTagIndexConformance(name: string, stores: TagIndexStores
 
     it('plans the same series with the index as through row_keys, for any series and filter', async () => {
       await fc.assert(
-        fc.asyncProperty(configArb, fc.array(seriesArb, { minLength: 1, maxLength: 24 }), fc.array(filterArb, { minLength: 4, maxLength: 8 }), async (json, data, filters) => {
-          const store = await stores.fresh(config(json));
-          try {
-            await store.write({ series: data });
-            const loaders = viaLoaders(store);
-            for (const metric of ['m', 'n']) {
-              for (const filter of filters) expect(await plan(loaders, metric, filter), JSON.stringify(filter)).toEqual(await plan(plainReader(store), metric, filter));
-              // A range inside one row period, its rows and the rows around it.
-              expect(await plan(loaders, metric, filters[0]!, 1000, 1999)).toEqual(await plan(plainReader(store), metric, filters[0]!, 1000, 1999));
+        fc.asyncProperty(
+          configArb,
+          fc.array(seriesArb, { minLength: 1, maxLength: 24 }),
+          fc.array(filterArb, { minLength: 4, maxLength: 8 }),
+          async (json, data, filters) => {
+            const store = await stores.fresh(config(json));
+            try {
+              await store.write({ series: data });
+              const loaders = viaLoaders(store);
+              for (const metric of ['m', 'n']) {
+                for (const filter of filters)
+                  expect(await plan(loaders, metric, filter), JSON.stringify(filter)).toEqual(
+                    await plan(plainReader(store), metric, filter),
+                  );
+                // A range inside one row period, its rows and the rows around it.
+                expect(await plan(loaders, metric, filters[0]!, 1000, 1999)).toEqual(
+                  await plan(plainReader(store), metric, filters[0]!, 1000, 1999),
+                );
+              }
+            } finally {
+              await store.close();
             }
-          } finally {
-            await store.close();
-          }
-        }),
+          },
+        ),
         { numRuns: stores.runs },
       );
     });
@@ -144,7 +186,10 @@ export function describeTagIndexConformance(name: string, stores: TagIndexStores
         ],
       });
       const loaders = viaLoaders(store);
-      const filter: TagFilter = [{ tag: 'host', in: ['a'] }, { tag: 'dc', in: ['x'] }];
+      const filter: TagFilter = [
+        { tag: 'host', in: ['a'] },
+        { tag: 'dc', in: ['x'] },
+      ];
       const expected = [
         JSON.stringify(['m', 0, 'kairos_double', 'dc=x:host=a:']),
         JSON.stringify(['m', 0, 'kairos_long', 'dc=x:host=a:']),
@@ -158,9 +203,13 @@ export function describeTagIndexConformance(name: string, stores: TagIndexStores
 
     it('answers a filter on a tag that is not indexed from row_keys, where KairosDB finds nothing', async () => {
       const store = track(await stores.fresh(config({ m: ['host'] })));
-      await store.write({ series: [series('m', { host: 'a', dc: 'x' }, [100]), series('m', { host: 'b', dc: 'y' }, [100])] });
+      await store.write({
+        series: [series('m', { host: 'a', dc: 'x' }, [100]), series('m', { host: 'b', dc: 'y' }, [100])],
+      });
       const loaders = viaLoaders(store);
-      expect(await plan(loaders, 'm', [{ tag: 'dc', in: ['x'] }])).toEqual([JSON.stringify(['m', 0, 'kairos_double', 'dc=x:host=a:'])]);
+      expect(await plan(loaders, 'm', [{ tag: 'dc', in: ['x'] }])).toEqual([
+        JSON.stringify(['m', 0, 'kairos_double', 'dc=x:host=a:']),
+      ]);
       expect(loaders.calls()).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0 });
     });
 
@@ -169,7 +218,12 @@ export function describeTagIndexConformance(name: string, stores: TagIndexStores
       const many = Array.from({ length: 30 }, (_, i) => series('m', { host: `h${i}`, dc: 'x' }, [100]));
       await store.write({ series: [...many, series('m', { host: 'h0', dc: 'y' }, [100])] });
       const loaders = viaLoaders(store);
-      expect(await plan(loaders, 'm', [{ tag: 'dc', in: ['x'] }, { tag: 'host', in: ['h0', 'h1'] }])).toEqual([
+      expect(
+        await plan(loaders, 'm', [
+          { tag: 'dc', in: ['x'] },
+          { tag: 'host', in: ['h0', 'h1'] },
+        ]),
+      ).toEqual([
         JSON.stringify(['m', 0, 'kairos_double', 'dc=x:host=h0:']),
         JSON.stringify(['m', 0, 'kairos_double', 'dc=x:host=h1:']),
       ]);
@@ -182,14 +236,18 @@ export function describeTagIndexConformance(name: string, stores: TagIndexStores
 
     it('forgets a deleted series in the index, also one written while other tags were indexed', async () => {
       let store = track(await stores.fresh(config({ m: ['host'] })));
-      await store.write({ series: [series('m', { host: 'a', dc: 'x' }, [100]), series('m', { host: 'a', dc: 'y' }, [100])] });
+      await store.write({
+        series: [series('m', { host: 'a', dc: 'x' }, [100]), series('m', { host: 'a', dc: 'y' }, [100])],
+      });
       // Indexed again with both tags: the series now has two rows in host=a, each with its own hash.
       store = await reopen(store, { m: ['host', 'dc'] });
       await store.write({ series: [series('m', { host: 'a', dc: 'x' }, [150])] });
       const [gone] = (await store.rowKeys('m', 0)).filter((k) => k.tags.dc === 'x');
       await store.deleteRange(gone!, 0, WIDTH - 1);
       const filter: TagFilter = [{ tag: 'host', in: ['a'] }];
-      expect(await plan(viaLoaders(store), 'm', filter)).toEqual([JSON.stringify(['m', 0, 'kairos_double', 'dc=y:host=a:'])]);
+      expect(await plan(viaLoaders(store), 'm', filter)).toEqual([
+        JSON.stringify(['m', 0, 'kairos_double', 'dc=y:host=a:']),
+      ]);
       expect((await store.tagIndexedRowKeys!('m', 0, 'host', 'a')).keys.map((k) => k.tags.dc)).toEqual(['y']);
     });
 

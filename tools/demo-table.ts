@@ -10,7 +10,9 @@ import cassandra from 'cassandra-driver';
 
 const contactPoint = process.argv[2] ?? '';
 if (!/^[^\s:]+:\d{1,5}$/.test(contactPoint)) {
-  process.stderr.write(`usage: npm run demo:table -- <host:port> (the port npm run cassandra printed; got ${JSON.stringify(contactPoint)})\n`);
+  process.stderr.write(
+    `usage: npm run demo:table -- <host:port> (the port npm run cassandra printed; got ${JSON.stringify(contactPoint)})\n`,
+  );
   process.exit(2);
 }
 const DAY = 86_400_000;
@@ -32,10 +34,17 @@ const SOURCES = {
   ],
 };
 
-const client = new cassandra.Client({ contactPoints: [contactPoint], localDataCenter: process.env.CASSANDRA_LOCAL_DC ?? 'datacenter1', protocolOptions: { maxVersion: 4 }, socketOptions: { readTimeout: 60_000 } });
+const client = new cassandra.Client({
+  contactPoints: [contactPoint],
+  localDataCenter: process.env.CASSANDRA_LOCAL_DC ?? 'datacenter1',
+  protocolOptions: { maxVersion: 4 },
+  socketOptions: { readTimeout: 60_000 },
+});
 try {
   await client.connect();
-  await client.execute("CREATE KEYSPACE IF NOT EXISTS iot WITH REPLICATION = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+  await client.execute(
+    "CREATE KEYSPACE IF NOT EXISTS iot WITH REPLICATION = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+  );
   await client.execute(`CREATE TABLE IF NOT EXISTS iot.sensor_readings (
     sensor_id text, day text, reading_time timestamp, value double,
     PRIMARY KEY ((sensor_id, day), reading_time)
@@ -51,7 +60,11 @@ try {
       for (let u = t; u < Math.min(t + 500 * MINUTE, end + 1); u += MINUTE) {
         // A daily temperature curve per sensor, a few degrees apart.
         const value = Math.round((20 + 2 * s + 3 * Math.sin((2 * Math.PI * (u % DAY)) / DAY)) * 100) / 100;
-        batch.push(client.execute(insert, [sensor, new Date(u).toISOString().slice(0, 10), new Date(u), value], { prepare: true }));
+        batch.push(
+          client.execute(insert, [sensor, new Date(u).toISOString().slice(0, 10), new Date(u), value], {
+            prepare: true,
+          }),
+        );
       }
       await Promise.all(batch);
       rows += batch.length;
@@ -59,8 +72,12 @@ try {
   }
   const file = resolve('sources.sensors.json');
   writeFileSync(file, `${JSON.stringify(SOURCES, null, 2)}\n`);
-  process.stdout.write(`iot.sensor_readings holds ${rows} readings of ${SENSORS.length} sensors over the last 7 days.\n`);
-  process.stdout.write(`Start the gateway on it:\n  SOURCES_FILE=${file} CASSANDRA_CONTACT_POINTS=${contactPoint} npm start\n`);
+  process.stdout.write(
+    `iot.sensor_readings holds ${rows} readings of ${SENSORS.length} sensors over the last 7 days.\n`,
+  );
+  process.stdout.write(
+    `Start the gateway on it:\n  SOURCES_FILE=${file} CASSANDRA_CONTACT_POINTS=${contactPoint} npm start\n`,
+  );
 } finally {
   await client.shutdown();
 }

@@ -8,7 +8,16 @@
 import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
-import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, StoreLimits, WriteBatch } from '../sources/series.js';
+import type {
+  PingReport,
+  RowKey,
+  ScanOptions,
+  SchemaRepairStatus,
+  ServiceIndex,
+  Slice,
+  StoreLimits,
+  WriteBatch,
+} from '../sources/series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -64,7 +73,13 @@ export class InvalidatingSource implements Source {
     return this.inner.metricNames(prefix, limit);
   }
 
-  findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options?: FindSeriesOptions): Promise<SeriesPlan> {
+  findSeries(
+    index: IndexLoaders,
+    metric: string,
+    range: TimeRange,
+    matches: SeriesPredicate,
+    options?: FindSeriesOptions,
+  ): Promise<SeriesPlan> {
     return this.inner.findSeries(index, metric, range, matches, options);
   }
 
@@ -102,6 +117,7 @@ export class InvalidatingSource implements Source {
     }
   }
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store with nothing to report resolves with nothing.
   ping(): Promise<PingReport | void> {
     return this.inner.ping();
   }

@@ -98,11 +98,17 @@ export class LiveQueries {
    * QUOTA_SUBSCRIPTIONS. Returning from the iterator (the client left) unsubscribes.
    */
   subscribe<T extends LiveItem>(query: LiveQuery<T>, client = ''): AsyncIterableIterator<LiveUpdate<T>> {
-    if (this.subscribers >= this.options.maxSubscriptions) throw new TooManySubscriptionsError(this.options.maxSubscriptions);
+    if (this.subscribers >= this.options.maxSubscriptions)
+      throw new TooManySubscriptionsError(this.options.maxSubscriptions);
     const held = this.byClient.get(client) ?? 0;
     const quota = this.options.maxPerClient ?? 0;
     if (quota > 0 && held >= quota) {
-      throw new RateLimitedError(`this client already holds ${held} live subscriptions, its QUOTA_SUBSCRIPTIONS`, { policy: 'subscriptions', limit: quota, remaining: 0, resetSeconds: 1 });
+      throw new RateLimitedError(`this client already holds ${held} live subscriptions, its QUOTA_SUBSCRIPTIONS`, {
+        policy: 'subscriptions',
+        limit: quota,
+        remaining: 0,
+        resetSeconds: 1,
+      });
     }
     let computation = this.computations.get(query.key) as Computation<T> | undefined;
     if (computation === undefined) {
@@ -222,7 +228,8 @@ class Computation<T extends LiveItem> {
         if (fromMs !== undefined) changed.set(key, fromMs);
       }
       const removed = [...previous.byKey.keys()].filter((key) => !byKey.has(key));
-      if (changed.size > 0 || removed.length > 0) for (const subscriber of this.subscribers) subscriber.mark(changed, removed);
+      if (changed.size > 0 || removed.length > 0)
+        for (const subscriber of this.subscribers) subscriber.mark(changed, removed);
     }
     if (this.again) this.refresh();
   }
@@ -231,7 +238,10 @@ class Computation<T extends LiveItem> {
     this.running = false;
     if (this.ended) return;
     if (this.current !== undefined && error instanceof KairographError && TRANSIENT.has(error.code)) {
-      this.owner.log.warn({ err: error, live: this.query.key }, 'a live query could not be brought up to date; trying again at the next poll');
+      this.owner.log.warn(
+        { err: error, live: this.query.key },
+        'a live query could not be brought up to date; trying again at the next poll',
+      );
       if (this.again) this.refresh();
       return;
     }
@@ -358,8 +368,16 @@ export function firstDifference(before: PointList, after: PointList): number | u
   for (let k = 0; k < n; k++) {
     const i = a(k);
     const j = b(k);
-    if (i === undefined || j === undefined) return Math.min(i === undefined ? Infinity : before.timestamps[i]!, j === undefined ? Infinity : after.timestamps[j]!);
-    if (before.timestamps[i] !== after.timestamps[j] || before.kinds[i] !== after.kinds[j] || !sameValue(before.values[i], after.values[j])) {
+    if (i === undefined || j === undefined)
+      return Math.min(
+        i === undefined ? Infinity : before.timestamps[i]!,
+        j === undefined ? Infinity : after.timestamps[j]!,
+      );
+    if (
+      before.timestamps[i] !== after.timestamps[j] ||
+      before.kinds[i] !== after.kinds[j] ||
+      !sameValue(before.values[i], after.values[j])
+    ) {
       return Math.min(before.timestamps[i]!, after.timestamps[j]!);
     }
   }
@@ -369,7 +387,8 @@ export function firstDifference(before: PointList, after: PointList): number | u
 /** The points at or after `fromMs`, in the list's order. */
 export function pointsFrom(points: PointList, fromMs: number): PointList {
   const out = new (points.constructor as new () => PointList)();
-  for (let i = 0; i < points.length; i++) if (points.timestamps[i]! >= fromMs) out.push(points.timestamps[i]!, points.kinds[i]!, points.values[i]!);
+  for (let i = 0; i < points.length; i++)
+    if (points.timestamps[i]! >= fromMs) out.push(points.timestamps[i]!, points.kinds[i]!, points.values[i]!);
   return out;
 }
 
@@ -382,6 +401,7 @@ function ascending(points: PointList): (k: number) => number | undefined {
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return JSON.stringify(a) === JSON.stringify(b);
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null)
+    return JSON.stringify(a) === JSON.stringify(b);
   return false;
 }

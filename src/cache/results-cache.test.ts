@@ -8,7 +8,20 @@ import { WriteGenerations } from './write-generations.js';
 /** An entry of `bytes` bytes read at `readAtMs` (its columns do not matter here). */
 function extent(bytes: number, readAtMs: number): CachedExtent {
   const none = new Float64Array(0);
-  return { fromMs: 0, toMs: 60_000, readAtMs, starts: none, counts: none, firstOutput: Uint32Array.of(0), ts: none, nums: none, kinds: [], extras: [], series: new Map(), bytes };
+  return {
+    fromMs: 0,
+    toMs: 60_000,
+    readAtMs,
+    starts: none,
+    counts: none,
+    firstOutput: Uint32Array.of(0),
+    ts: none,
+    nums: none,
+    kinds: [],
+    extras: [],
+    series: new Map(),
+    bytes,
+  };
 }
 
 function cache(maxBytes = 10_000) {
@@ -24,7 +37,13 @@ describe('ResultsCache', () => {
     // Keys count too, 2 bytes a character: 2,992 + 8 bytes an entry.
     for (let i = 0; i < 5; i++) c.put(`m\u0000k${i}`, 'm', extent(2_992, clock.ms));
     expect([c.entries, c.bytes]).toEqual([3, 9_000]);
-    expect(['k0', 'k1', 'k2', 'k3', 'k4'].map((k) => c.get(`m\u0000${k}`) !== undefined)).toEqual([false, false, true, true, true]);
+    expect(['k0', 'k1', 'k2', 'k3', 'k4'].map((k) => c.get(`m\u0000${k}`) !== undefined)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
     c.put('m\u0000huge', 'm', extent(20_000, clock.ms));
     expect(c.get('m\u0000huge')).toBeUndefined();
     expect(c.entries).toBe(3);
@@ -54,7 +73,13 @@ describe('ResultsCache', () => {
     generations.bump('k', 'cpu', clock.ms - 60_000);
     expect([c.generation('k/cpu'), c.entries, c.invalidations]).toEqual([0, 4, 0]);
     generations.bump('k', 'cpu', clock.ms - 60_001);
-    expect([c.generation('k/cpu'), c.generation('k/mem'), c.generation('archive/cpu'), c.entries, c.invalidations]).toEqual([1, 0, 0, 2, 2]);
+    expect([
+      c.generation('k/cpu'),
+      c.generation('k/mem'),
+      c.generation('archive/cpu'),
+      c.entries,
+      c.invalidations,
+    ]).toEqual([1, 0, 0, 2, 2]);
     expect([c.get('k/mem\u0000a'), c.get('archive/cpu\u0000a')].map((e) => e !== undefined)).toEqual([true, true]);
     // A whole metric deleted: no time known.
     generations.bump('k', 'mem');

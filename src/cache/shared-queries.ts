@@ -70,7 +70,10 @@ export class SharedQueries {
   private keyOf(query: MetricQuery, ctx: EngineContext): string {
     const { alias: _, ...rest } = query;
     const clock = query.aggregators.some((a) => a.name === 'gaps') ? ctx.nowMs : null;
-    return JSON.stringify([rest, ctx.source.name, ctx.budgets, clock, this.generations.of(ctx.source.name, query.metric)], (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    return JSON.stringify(
+      [rest, ctx.source.name, ctx.budgets, clock, this.generations.of(ctx.source.name, query.metric)],
+      (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v),
+    );
   }
 }
 

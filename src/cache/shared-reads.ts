@@ -26,7 +26,14 @@ export function createSharedReads(inner: Sources, config: Config): SharedReads {
   const generations = new WriteGenerations();
   const scans = new SharedScans(generations);
   const cache =
-    config.cacheMaxBytes > 0 ? new ResultsCache({ maxBytes: config.cacheMaxBytes, freshnessMs: config.cacheFreshnessMs, ttlMs: config.cacheTtlMs, generations }) : undefined;
+    config.cacheMaxBytes > 0
+      ? new ResultsCache({
+          maxBytes: config.cacheMaxBytes,
+          freshnessMs: config.cacheFreshnessMs,
+          ttlMs: config.cacheTtlMs,
+          generations,
+        })
+      : undefined;
   return {
     sources: inner.map((source) => new InvalidatingSource(source, generations, scans)),
     cache,
@@ -58,11 +65,31 @@ export function registerSharedReadMetrics(registry: Registry, shared: SharedRead
       },
     });
   const cache = shared.cache;
-  counter('kairograph_cache_hits_total', 'Ranges of aggregated queries answered from the results cache', () => cache?.hits ?? 0);
-  counter('kairograph_cache_misses_total', 'Ranges the results cache could keep that were read from the store', () => cache?.misses ?? 0);
-  counter('kairograph_cache_invalidations_total', 'Results cache entries dropped by writes and deletes through the gateway', () => cache?.invalidations ?? 0);
+  counter(
+    'kairograph_cache_hits_total',
+    'Ranges of aggregated queries answered from the results cache',
+    () => cache?.hits ?? 0,
+  );
+  counter(
+    'kairograph_cache_misses_total',
+    'Ranges the results cache could keep that were read from the store',
+    () => cache?.misses ?? 0,
+  );
+  counter(
+    'kairograph_cache_invalidations_total',
+    'Results cache entries dropped by writes and deletes through the gateway',
+    () => cache?.invalidations ?? 0,
+  );
   gauge('kairograph_cache_bytes', 'Memory held by the results cache (its own estimate)', () => cache?.bytes ?? 0);
   gauge('kairograph_cache_entries', 'Entries (row group and extent) in the results cache', () => cache?.entries ?? 0);
-  counter('kairograph_shared_queries_total', 'Queries answered by an identical query of another request running at the same time', () => shared.queries.joins);
-  counter('kairograph_shared_scans_total', 'Partition reads served by an identical read under way', () => shared.scans.joins);
+  counter(
+    'kairograph_shared_queries_total',
+    'Queries answered by an identical query of another request running at the same time',
+    () => shared.queries.joins,
+  );
+  counter(
+    'kairograph_shared_scans_total',
+    'Partition reads served by an identical read under way',
+    () => shared.scans.joins,
+  );
 }

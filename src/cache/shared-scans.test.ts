@@ -31,7 +31,12 @@ function pagedStore(timestamps: number[], hold = false, name = 'primary') {
           if (hold) await new Promise<void>((resolve) => waiting.push(resolve));
           options.signal?.throwIfAborted();
           const page = rows.slice(p, p + size);
-          yield { key: KEY, kind: 'double', timestamps: Float64Array.from(page.map(([t]) => t)), values: Float64Array.from(page.map(([, i]) => i)) } satisfies Slice;
+          yield {
+            key: KEY,
+            kind: 'double',
+            timestamps: Float64Array.from(page.map(([t]) => t)),
+            values: Float64Array.from(page.map(([, i]) => i)),
+          } satisfies Slice;
         }
       })();
     },
@@ -46,7 +51,8 @@ function pagedStore(timestamps: number[], hold = false, name = 'primary') {
 
 async function readAll(scan: AsyncIterable<Slice>): Promise<[number, number][]> {
   const points: [number, number][] = [];
-  for await (const slice of scan) for (let i = 0; i < slice.timestamps.length; i++) points.push([slice.timestamps[i]!, slice.values[i] as number]);
+  for await (const slice of scan)
+    for (let i = 0; i < slice.timestamps.length; i++) points.push([slice.timestamps[i]!, slice.values[i] as number]);
   return points;
 }
 
@@ -65,9 +71,15 @@ describe('SharedScans', () => {
     expect(same[1]).toEqual(same[0]);
     expect(same[2]).toEqual(same[0]);
     // The same partition of another source is another read.
-    expect([same[0]!.length, source.scans.length, shared.joins, elsewhere.length, other.scans.length]).toEqual([2500, 1, 2, 2500, 1]);
+    expect([same[0]!.length, source.scans.length, shared.joins, elsewhere.length, other.scans.length]).toEqual([
+      2500, 1, 2, 2500, 1,
+    ]);
     // Another range, other options, or a write to the metric in between: reads of their own.
-    await Promise.all([readAll(shared.scan(source.store, KEY, 1, 9999, { pageSize: 1000 })), readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 10 })), readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000, order: 'desc' }))]);
+    await Promise.all([
+      readAll(shared.scan(source.store, KEY, 1, 9999, { pageSize: 1000 })),
+      readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 10 })),
+      readAll(shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000, order: 'desc' })),
+    ]);
     expect(source.scans.length).toBe(4);
     const before = shared.scan(source.store, KEY, 0, 9999, { pageSize: 1000 })[Symbol.asyncIterator]();
     await before.next();
@@ -82,35 +94,40 @@ describe('SharedScans', () => {
     ['descending', 'desc' as const, 0, 999, 3],
     ['ascending, limited', 'asc' as const, 30_001, 999, 3],
     ['in pages of one point, both points of a time taken', 'asc' as const, 0, 1, 4],
-  ])('lets a reader that falls behind read on alone from where it was, %s, two points at one time included', async (_, order, limit, pageSize, pagesTaken) => {
-    // Pairs of points at one time, as a legacy row can hold them: resuming must skip exactly those already taken.
-    const timestamps = range(40_000).map((i) => Math.floor(i / 2) * 10);
-    const source = pagedStore(timestamps);
-    const shared = new SharedScans(new WriteGenerations());
-    const options: ScanOptions = { pageSize, order, ...(limit ? { limit } : {}) };
-    const expected = await readAll(source.store.read(KEY, 0, 1e9, options));
-    const scansBefore = source.scans.length;
-    const fast = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
-    const slow = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
-    const slowPoints: [number, number][] = [];
-    const take = async (it: AsyncIterator<Slice>, into?: [number, number][]) => {
-      const next = await it.next();
-      if (!next.done && into) for (let i = 0; i < next.value.timestamps.length; i++) into.push([next.value.timestamps[i]!, next.value.values[i] as number]);
-      return next.done;
-    };
-    // The slow reader takes a few pages, then the fast one reads to the end, far ahead of it.
-    for (let i = 0; i < pagesTaken; i++) await take(slow, slowPoints);
-    const fastPoints: [number, number][] = [];
-    while (!(await take(fast, fastPoints)));
-    while (!(await take(slow, slowPoints)));
-    expect(fastPoints).toEqual(expected);
-    expect(slowPoints).toEqual(expected);
-    // One shared read, and one of the slow reader's own from where it fell behind.
-    expect(source.scans.length - scansBefore).toBe(2);
-    const resumed = source.scans.at(-1)!;
-    const lastTaken = slowPoints[pagesTaken * pageSize - 1]![0];
-    expect(order === 'asc' ? resumed.start : resumed.end).toBe(lastTaken);
-  });
+  ])(
+    'lets a reader that falls behind read on alone from where it was, %s, two points at one time included',
+    async (_, order, limit, pageSize, pagesTaken) => {
+      // Pairs of points at one time, as a legacy row can hold them: resuming must skip exactly those already taken.
+      const timestamps = range(40_000).map((i) => Math.floor(i / 2) * 10);
+      const source = pagedStore(timestamps);
+      const shared = new SharedScans(new WriteGenerations());
+      const options: ScanOptions = { pageSize, order, ...(limit ? { limit } : {}) };
+      const expected = await readAll(source.store.read(KEY, 0, 1e9, options));
+      const scansBefore = source.scans.length;
+      const fast = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
+      const slow = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();
+      const slowPoints: [number, number][] = [];
+      const take = async (it: AsyncIterator<Slice>, into?: [number, number][]) => {
+        const next = await it.next();
+        if (!next.done && into)
+          for (let i = 0; i < next.value.timestamps.length; i++)
+            into.push([next.value.timestamps[i]!, next.value.values[i] as number]);
+        return next.done;
+      };
+      // The slow reader takes a few pages, then the fast one reads to the end, far ahead of it.
+      for (let i = 0; i < pagesTaken; i++) await take(slow, slowPoints);
+      const fastPoints: [number, number][] = [];
+      while (!(await take(fast, fastPoints)));
+      while (!(await take(slow, slowPoints)));
+      expect(fastPoints).toEqual(expected);
+      expect(slowPoints).toEqual(expected);
+      // One shared read, and one of the slow reader's own from where it fell behind.
+      expect(source.scans.length - scansBefore).toBe(2);
+      const resumed = source.scans.at(-1)!;
+      const lastTaken = slowPoints[pagesTaken * pageSize - 1]![0];
+      expect(order === 'asc' ? resumed.start : resumed.end).toBe(lastTaken);
+    },
+  );
 
   it('lets a reader leave when its signal aborts, and stops the store read when the last one leaves', async () => {
     const source = pagedStore(range(3000), true);

@@ -47,7 +47,7 @@ export class SharedScans {
       this.generations.of(source.name, key.metric),
     ]);
     let read = this.reads.get(id);
-    if (read !== undefined && read.joinable) {
+    if (read?.joinable) {
       this.joins++;
     } else {
       const { signal: _, ...rest } = options;
@@ -68,7 +68,8 @@ export class SharedScans {
     if (consumed === 0) return source.read(key, startMs, endMs, options)[Symbol.asyncIterator]();
     const asc = (options.order ?? 'asc') === 'asc';
     // From the last time read, skipping the points at that time already read (legacy rows can hold two at one time).
-    const limit = options.limit === undefined || options.limit === 0 ? {} : { limit: options.limit - consumed + sameTs };
+    const limit =
+      options.limit === undefined || options.limit === 0 ? {} : { limit: options.limit - consumed + sameTs };
     const rest = source.read(key, asc ? lastTs : startMs, asc ? endMs : lastTs, { ...options, ...limit });
     return skipFirst(rest, sameTs)[Symbol.asyncIterator]();
   }

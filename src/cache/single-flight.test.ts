@@ -70,9 +70,15 @@ describe('SingleFlight', () => {
     const flights = new SingleFlight<number, string>();
     const gate = deferred<number>();
     const a = flights.do('k', 'a', undefined, () => gate.promise);
-    const refused = flights.do('k', 'b', undefined, () => gate.promise, (_flight, waiter) => {
-      throw new Error(`no room for ${waiter}`);
-    });
+    const refused = flights.do(
+      'k',
+      'b',
+      undefined,
+      () => gate.promise,
+      (_flight, waiter) => {
+        throw new Error(`no room for ${waiter}`);
+      },
+    );
     await expect(refused).rejects.toThrow('no room for b');
     const c = flights.do('k', 'c', undefined, () => gate.promise);
     gate.reject(new Error('store down'));

@@ -35,7 +35,13 @@ export class SingleFlight<T, W> {
    * that joins work under way, before it waits (it may throw to refuse it: the caller then leaves with that error).
    * A caller whose `signal` aborts rejects at once with the signal's reason.
    */
-  async do(key: string, waiter: W, signal: AbortSignal | undefined, work: (flight: Flight<W>) => Promise<T>, join?: (flight: Flight<W>, waiter: W) => void): Promise<FlightResult<T>> {
+  async do(
+    key: string,
+    waiter: W,
+    signal: AbortSignal | undefined,
+    work: (flight: Flight<W>) => Promise<T>,
+    join?: (flight: Flight<W>, waiter: W) => void,
+  ): Promise<FlightResult<T>> {
     signal?.throwIfAborted();
     let state = this.flights.get(key);
     const joined = state !== undefined;

@@ -59,7 +59,10 @@ export function parseCopyArgs(argv: readonly string[]): CopyArgs | 'help' {
       if (eq > 0) value = arg.slice(eq + 1);
       else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) value = argv[++i];
       if (value === undefined) throw new UsageError(`${name} needs a value`);
-      if (name !== '--metric' && values.has(name)) throw new UsageError(`${name} is given twice (got ${JSON.stringify(values.get(name)![0])} and ${JSON.stringify(value)})`);
+      if (name !== '--metric' && values.has(name))
+        throw new UsageError(
+          `${name} is given twice (got ${JSON.stringify(values.get(name)![0])} and ${JSON.stringify(value)})`,
+        );
       values.set(name, [...(values.get(name) ?? []), value]);
     } else {
       throw new UsageError(`unknown argument ${JSON.stringify(arg)} (options: ${[...VALUED, ...FLAGS].join(', ')})`);
@@ -74,9 +77,13 @@ export function parseCopyArgs(argv: readonly string[]): CopyArgs | 'help' {
   for (const metric of metrics ?? []) if (metric === '') throw new UsageError('--metric must not be empty (got "")');
   const startMs = time(one('--from-time'), '--from-time', -MAX_EPOCH_MS);
   const endMs = time(one('--to-time'), '--to-time', MAX_EPOCH_MS);
-  if (endMs < startMs) throw new UsageError(`--to-time must not be before --from-time (got ${JSON.stringify(one('--to-time'))})`);
+  if (endMs < startMs)
+    throw new UsageError(`--to-time must not be before --from-time (got ${JSON.stringify(one('--to-time'))})`);
   const batch = one('--batch-points') ?? String(DEFAULT_BATCH_POINTS);
-  if (!/^\d+$/.test(batch) || Number(batch) < 1 || Number(batch) > MAX_BATCH_POINTS) throw new UsageError(`--batch-points must be a whole number from 1 to ${MAX_BATCH_POINTS} (got ${JSON.stringify(batch)})`);
+  if (!/^\d+$/.test(batch) || Number(batch) < 1 || Number(batch) > MAX_BATCH_POINTS)
+    throw new UsageError(
+      `--batch-points must be a whole number from 1 to ${MAX_BATCH_POINTS} (got ${JSON.stringify(batch)})`,
+    );
   const state = one('--state') ?? `kairograph-copy-${from}-to-${to}.state`;
   if (state === '') throw new UsageError('--state must not be empty (got "")');
   return {
@@ -93,7 +100,8 @@ export function parseCopyArgs(argv: readonly string[]): CopyArgs | 'help' {
 }
 
 function required(value: string | undefined, name: string): string {
-  if (value === undefined || value === '') throw new UsageError(`${name} is required (got ${JSON.stringify(value ?? '')})`);
+  if (value === undefined || value === '')
+    throw new UsageError(`${name} is required (got ${JSON.stringify(value ?? '')})`);
   return value;
 }
 

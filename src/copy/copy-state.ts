@@ -56,14 +56,27 @@ export class CopyState {
       if (complete.length < text.length) truncateSync(path, Buffer.byteLength(complete));
       const lines = complete.split('\n').slice(0, -1);
       const header = parseLine(lines[0], path, 1) as Partial<CopyArguments & { kairographCopy: number }>;
-      if (header.kairographCopy !== FORMAT) throw new CopyError(`${path} is not a state file of npm run copy: use another --state, or --fresh to replace it`);
-      const theirs: CopyArguments = { from: header.from!, to: header.to!, metrics: header.metrics ?? null, startMs: header.startMs!, endMs: header.endMs! };
+      if (header.kairographCopy !== FORMAT)
+        throw new CopyError(
+          `${path} is not a state file of npm run copy: use another --state, or --fresh to replace it`,
+        );
+      const theirs: CopyArguments = {
+        from: header.from!,
+        to: header.to!,
+        metrics: header.metrics ?? null,
+        startMs: header.startMs!,
+        endMs: header.endMs!,
+      };
       if (canonical(theirs) !== canonical(args)) {
-        throw new CopyError(`the state file ${path} belongs to another copy (${describeArguments(theirs)}), not this one (${describeArguments(args)}): run with its arguments to resume it, or add --fresh to start this one over`, 2);
+        throw new CopyError(
+          `the state file ${path} belongs to another copy (${describeArguments(theirs)}), not this one (${describeArguments(args)}): run with its arguments to resume it, or add --fresh to start this one over`,
+          2,
+        );
       }
       for (let i = 1; i < lines.length; i++) {
         const record = parseLine(lines[i], path, i + 1) as { done?: unknown };
-        if (!Array.isArray(record.done)) throw new CopyError(`${path} line ${i + 1} is not a record of a copied partition: use --fresh to start over`);
+        if (!Array.isArray(record.done))
+          throw new CopyError(`${path} line ${i + 1} is not a record of a copied partition: use --fresh to start over`);
         done.add(JSON.stringify(record.done));
       }
     }
@@ -131,7 +144,9 @@ function parseLine(line: string | undefined, path: string, number: number): unkn
   } catch {
     // Reported below with the file and line.
   }
-  throw new CopyError(`${path} line ${number} is not a record of npm run copy's state: use another --state, or --fresh to replace it`);
+  throw new CopyError(
+    `${path} line ${number} is not a record of npm run copy's state: use another --state, or --fresh to replace it`,
+  );
 }
 
 /** Temp file, fsync, rename, fsync of the directory: the file is the old one or the new one, never a mix. */

@@ -28,14 +28,36 @@ async function populated() {
   const longs = [2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n, 0n, -1n];
   await a.write({
     series: [
-      series('m.long', { host: 'h1', dc: 'x' }, 'long', -2 * HOUR, 60_000, 300, (i) => longs[i % longs.length]! + BigInt(i % 5 === 3 ? i : 0)),
+      series(
+        'm.long',
+        { host: 'h1', dc: 'x' },
+        'long',
+        -2 * HOUR,
+        60_000,
+        300,
+        (i) => longs[i % longs.length]! + BigInt(i % 5 === 3 ? i : 0),
+      ),
       series('m.long', { host: 'h2', dc: 'x' }, 'long', 0, 90_000, 200, (i) => i * 1000),
-      series('m.double', { host: 'h1', '1': 'integer-like tag name' }, 'double', 3 * HOUR, 30_000, 400, (i) => [0.1, -0, 1e300, 5e-324, -2.5][i % 5]! * (i + 1)),
+      series(
+        'm.double',
+        { host: 'h1', '1': 'integer-like tag name' },
+        'double',
+        3 * HOUR,
+        30_000,
+        400,
+        (i) => [0.1, -0, 1e300, 5e-324, -2.5][i % 5]! * (i + 1),
+      ),
       series('m.string', { host: 'h1' }, 'string', HOUR, 120_000, 100, (i) => `v${i} – ünïcode ✓`),
       series('m.untagged', {}, 'double', 0, 60_000, 10, (i) => i / 3),
     ],
   });
-  const options = (extra: Partial<CopyOptions> = {}): CopyOptions => ({ from: a, to: b, range: ALL_TIME, statePath: join(fixture.dir, 'copy.state'), ...extra });
+  const options = (extra: Partial<CopyOptions> = {}): CopyOptions => ({
+    from: a,
+    to: b,
+    range: ALL_TIME,
+    statePath: join(fixture.dir, 'copy.state'),
+    ...extra,
+  });
   return { fixture, a, b, options, close: () => Promise.all([a.close(), b.close()]) };
 }
 
@@ -56,21 +78,33 @@ describe('copySeries', () => {
       'm.string{host=h1} string',
       'm.untagged{} double',
     ]);
-    expect(source['m.long{dc=x,host=h1} long']!.slice(0, 3)).toEqual(['-7200000 9007199254740993', '-7140000 -9223372036854775808', '-7080000 9223372036854775807']);
+    expect(source['m.long{dc=x,host=h1} long']!.slice(0, 3)).toEqual([
+      '-7200000 9007199254740993',
+      '-7140000 -9223372036854775808',
+      '-7080000 9223372036854775807',
+    ]);
     expect(source['m.string{host=h1} string']![1]).toBe('3720000 "v1 – ünïcode ✓"');
     expect(await dump(b)).toEqual(source);
     expect(result).toMatchObject({ points: 1010, series: 5, skipped: 0, mismatches: [] });
     expect(result.partitions).toBeGreaterThan(10);
-    expect(summary(result)).toMatch(/^copied 1010 points of 5 series \(\d+ partitions\) in \d+\.\d s; read back: counts and sums equal$/);
+    expect(summary(result)).toMatch(
+      /^copied 1010 points of 5 series \(\d+ partitions\) in \d+\.\d s; read back: counts and sums equal$/,
+    );
     expect(records(options().statePath)).toHaveLength(result.partitions);
     await close();
   });
 
   it('copies only the metrics named, and only the points in the time range (both ends inclusive)', async () => {
     const { a, b, options, close } = await populated();
-    const result = await copySeries(options({ metrics: ['m.long', 'm.string'], range: { startMs: 0, endMs: 2 * HOUR } }));
+    const result = await copySeries(
+      options({ metrics: ['m.long', 'm.string'], range: { startMs: 0, endMs: 2 * HOUR } }),
+    );
     const copied = await dump(b);
-    expect(Object.keys(copied)).toEqual(['m.long{dc=x,host=h1} long', 'm.long{dc=x,host=h2} long', 'm.string{host=h1} string']);
+    expect(Object.keys(copied)).toEqual([
+      'm.long{dc=x,host=h1} long',
+      'm.long{dc=x,host=h2} long',
+      'm.string{host=h1} string',
+    ]);
     // h1 from -2 h every minute: 0 .. 2 h is points 120 to 240; h2 every 90 s from 0: 81; strings every 2 min from 1 h: 31.
     expect(copied['m.long{dc=x,host=h1} long']).toHaveLength(121);
     expect(copied['m.long{dc=x,host=h2} long']).toHaveLength(81);
@@ -111,19 +145,31 @@ describe('copySeries', () => {
     const { options, close } = await populated();
     await copySeries(options({ metrics: ['m.long'] }));
     const path = options().statePath;
-    await expect(copySeries(options({ metrics: ['m.string'], range: { startMs: 0, endMs: 1_700_000_000_000 } }))).rejects.toThrow(
+    await expect(
+      copySeries(options({ metrics: ['m.string'], range: { startMs: 0, endMs: 1_700_000_000_000 } })),
+    ).rejects.toThrow(
       `the state file ${path} belongs to another copy (--from a --to b --metric "m.long"), not this one (--from a --to b --metric "m.string" --from-time 1970-01-01T00:00:00.000Z --to-time 2023-11-14T22:13:20.000Z): run with its arguments to resume it, or add --fresh to start this one over`,
     );
     appendFileSync(path, 'not json\n');
-    await expect(copySeries(options({ metrics: ['m.long'] }))).rejects.toThrow(/line \d+ is not a record of npm run copy's state/);
-    await expect(copySeries(options({ metrics: ['m.string'], fresh: true }))).resolves.toMatchObject({ points: 100, mismatches: [] });
+    await expect(copySeries(options({ metrics: ['m.long'] }))).rejects.toThrow(
+      /line \d+ is not a record of npm run copy's state/,
+    );
+    await expect(copySeries(options({ metrics: ['m.string'], fresh: true }))).resolves.toMatchObject({
+      points: 100,
+      mismatches: [],
+    });
     await close();
   });
 
   it('writes in batches of at most batchPoints, each validated and of whole series types', async () => {
     const { a, b, options, close } = await populated();
     const sizes: number[] = [];
-    const to = wrap(b, { write: (batch: WriteBatch) => (sizes.push(batch.series.reduce((n, s) => n + s.timestamps.length, 0)), b.write(batch)) });
+    const to = wrap(b, {
+      write: (batch: WriteBatch) => {
+        sizes.push(batch.series.reduce((n, s) => n + s.timestamps.length, 0));
+        return b.write(batch);
+      },
+    });
     await copySeries(options({ to, batchPoints: 64 }));
     expect(Math.max(...sizes)).toBe(64);
     expect(sizes.reduce((x, y) => x + y, 0)).toBe(1010);
@@ -134,12 +180,17 @@ describe('copySeries', () => {
   it('names the series a destination cannot hold, and refuses complex points before writing anything', async () => {
     const { b, options, close } = await populated();
     const narrow = wrap(b, { limits: { ...b.limits, maxRowKeyBytes: 40 } });
-    await expect(copySeries(options({ to: narrow, metrics: ['m.double'] }))).rejects.toThrow(/^series m\.double\{1=integer-like tag name,host=h1\} cannot be written to "b": tags /);
+    await expect(copySeries(options({ to: narrow, metrics: ['m.double'] }))).rejects.toThrow(
+      /^series m\.double\{1=integer-like tag name,host=h1\} cannot be written to "b": tags /,
+    );
     const { from } = options();
     const complex = wrap(from, {
       findSeries: async (...args: Parameters<Source['findSeries']>) => {
         const plan = await from.findSeries(...args);
-        return { ...plan, partitions: [...plan.partitions, { ...plan.partitions[0]!, dataType: 'kairos_complex' } as RowKey] };
+        return {
+          ...plan,
+          partitions: [...plan.partitions, { ...plan.partitions[0]!, dataType: 'kairos_complex' } as RowKey],
+        };
       },
     });
     await expect(copySeries(options({ from: complex, metrics: ['m.string'], fresh: true }))).rejects.toThrow(
@@ -170,7 +221,9 @@ describe('copySeries', () => {
     expect(summary(result).split('\n')).toEqual([
       expect.stringMatching(/; read back: 2 series differ:$/),
       `  m.long{dc=x,host=h2}: source 200 points, long sum 19900000, time sum 1791000000; destination 199 points, long sum 19900000, time sum 1791000000`,
-      expect.stringMatching(/^ {2}m\.string\{host=h1\}: source 100 points, string digest [0-9a-f]{8}, time sum \d+; destination 100 points, string digest [0-9a-f]{8}, time sum \d+$/),
+      expect.stringMatching(
+        /^ {2}m\.string\{host=h1\}: source 100 points, string digest [0-9a-f]{8}, time sum \d+; destination 100 points, string digest [0-9a-f]{8}, time sum \d+$/,
+      ),
     ]);
     // --verify-only copies nothing and finds the same.
     const verified = await copySeries(options({ verifyOnly: true }));
@@ -183,11 +236,13 @@ describe('copySeries', () => {
 describe('exact sums', () => {
   it('sums doubles correctly rounded whatever the order, and integers exactly at any size', () => {
     const values = [1e100, 1, -1e100, 0.1, 0.2, 0.3, -5e-324, 1e-300, 3.5];
-    const sums = [values, [...values].reverse(), [0.3, 1e100, 0.1, -1e100, 3.5, 1, 0.2, 1e-300, -5e-324]].map((list) => {
-      const sum = new ExactDoubleSum();
-      for (const value of list) sum.add(value);
-      return sum.value();
-    });
+    const sums = [values, [...values].reverse(), [0.3, 1e100, 0.1, -1e100, 3.5, 1, 0.2, 1e-300, -5e-324]].map(
+      (list) => {
+        const sum = new ExactDoubleSum();
+        for (const value of list) sum.add(value);
+        return sum.value();
+      },
+    );
     expect(sums).toEqual([5.1, 5.1, 5.1]);
     const integers = new ExactIntegerSum();
     for (const value of [2 ** 52, 2 ** 52, 8.64e15, -1, 3]) integers.add(value);
@@ -198,7 +253,24 @@ describe('exact sums', () => {
 
 describe('parseCopyArgs', () => {
   it('reads every option into normalised values', () => {
-    expect(parseCopyArgs(['--from', 'heroic', '--to=kairosdb', '--metric', 'b', '--metric', 'a', '--metric', 'b', '--from-time', '2024-01-01T00:00:00Z', '--to-time', '1735689600000', '--fresh'])).toEqual({
+    expect(
+      parseCopyArgs([
+        '--from',
+        'heroic',
+        '--to=kairosdb',
+        '--metric',
+        'b',
+        '--metric',
+        'a',
+        '--metric',
+        'b',
+        '--from-time',
+        '2024-01-01T00:00:00Z',
+        '--to-time',
+        '1735689600000',
+        '--fresh',
+      ]),
+    ).toEqual({
       from: 'heroic',
       to: 'kairosdb',
       metrics: ['a', 'b'],
@@ -209,22 +281,41 @@ describe('parseCopyArgs', () => {
       batchPoints: 10_000,
       verifyOnly: false,
     });
-    expect(parseCopyArgs(['--from', 'a', '--to', 'b'])).toMatchObject({ metrics: undefined, startMs: -8.64e15, endMs: 8.64e15 });
+    expect(parseCopyArgs(['--from', 'a', '--to', 'b'])).toMatchObject({
+      metrics: undefined,
+      startMs: -8.64e15,
+      endMs: 8.64e15,
+    });
     expect(parseCopyArgs(['--help'])).toBe('help');
   });
 
   it.each([
     [['--to', 'b'], '--from is required (got "")'],
     [['--from', 'a', '--to', 'a'], '--to must not be the source --from names (got "a")'],
-    [['--from', 'a', '--to', 'b', '--from-time', 'yesterday'], '--from-time must be ISO-8601 text or epoch milliseconds from -8640000000000000 to 8640000000000000 (got "yesterday")'],
-    [['--from', 'a', '--to', 'b', '--to-time', 'now-1h'], '--to-time must be ISO-8601 text or epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now-1h")'],
-    [['--from', 'a', '--to', 'b', '--from-time', '2000', '--to-time', '1000'], '--to-time must not be before --from-time (got "1000")'],
-    [['--from', 'a', '--to', 'b', '--batch-points', '0'], '--batch-points must be a whole number from 1 to 1000000 (got "0")'],
+    [
+      ['--from', 'a', '--to', 'b', '--from-time', 'yesterday'],
+      '--from-time must be ISO-8601 text or epoch milliseconds from -8640000000000000 to 8640000000000000 (got "yesterday")',
+    ],
+    [
+      ['--from', 'a', '--to', 'b', '--to-time', 'now-1h'],
+      '--to-time must be ISO-8601 text or epoch milliseconds from -8640000000000000 to 8640000000000000 (got "now-1h")',
+    ],
+    [
+      ['--from', 'a', '--to', 'b', '--from-time', '2000', '--to-time', '1000'],
+      '--to-time must not be before --from-time (got "1000")',
+    ],
+    [
+      ['--from', 'a', '--to', 'b', '--batch-points', '0'],
+      '--batch-points must be a whole number from 1 to 1000000 (got "0")',
+    ],
     [['--from', 'a', '--to', 'b', '--metric', ''], '--metric must not be empty (got "")'],
     [['--from', 'a', '--to', 'b', '--metric'], '--metric needs a value'],
     [['--from', 'a', '--from', 'c', '--to', 'b'], '--from is given twice (got "a" and "c")'],
     [['--from', 'a', '--to', 'b', '--fresh=yes'], '--fresh takes no value (got "yes")'],
-    [['--from', 'a', '--to', 'b', '--metrics', 'x'], 'unknown argument "--metrics" (options: --from, --to, --metric, --from-time, --to-time, --state, --batch-points, --fresh, --verify-only, --help)'],
+    [
+      ['--from', 'a', '--to', 'b', '--metrics', 'x'],
+      'unknown argument "--metrics" (options: --from, --to, --metric, --from-time, --to-time, --state, --batch-points, --fresh, --verify-only, --help)',
+    ],
   ])('refuses %j: %s', (argv, message) => {
     expect(() => parseCopyArgs(argv)).toThrow(message);
   });
@@ -232,5 +323,8 @@ describe('parseCopyArgs', () => {
 
 /** `source` with some members replaced. */
 function wrap(source: Source, members: Record<string, unknown>): Source {
-  return new Proxy(source, { get: (target, name, receiver) => (typeof name === 'string' && name in members ? members[name] : Reflect.get(target, name, receiver)) });
+  return new Proxy(source, {
+    get: (target, name, receiver) =>
+      typeof name === 'string' && name in members ? members[name] : Reflect.get(target, name, receiver),
+  });
 }

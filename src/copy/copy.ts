@@ -6,7 +6,17 @@
 import { InputError } from '../errors.js';
 import { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
-import { encodeTagString, sliceKindOf, validateWrite, type PointInput, type RowKey, type SeriesInput, type SeriesWrite, type Slice, type ValueType } from '../sources/series.js';
+import {
+  encodeTagString,
+  sliceKindOf,
+  validateWrite,
+  type PointInput,
+  type RowKey,
+  type SeriesInput,
+  type SeriesWrite,
+  type Slice,
+  type ValueType,
+} from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import { CopyError, CopyState, partitionId } from './copy-state.js';
 import { describeSeries, readBack, type Mismatch } from './read-back.js';
@@ -80,7 +90,9 @@ async function wholeCatalogue(source: Source, options: CopyOptions): Promise<voi
     const status = source.catalogue;
     if (status === undefined || (status.lastPassEndedMs !== undefined && status.lastPassEndedMs >= since)) return;
     if (Date.now() - said >= 10_000) {
-      options.onNotice?.(`waiting for ${source.name}'s catalogue to list the whole table: ${status.keysScanned} keys read, ${Math.floor(status.progress * 100)}% of the ring`);
+      options.onNotice?.(
+        `waiting for ${source.name}'s catalogue to list the whole table: ${status.keysScanned} keys read, ${Math.floor(status.progress * 100)}% of the ring`,
+      );
       said = Date.now();
     }
     await new Promise((resolve) => setTimeout(resolve, options.cataloguePollMs ?? 1000));
@@ -104,7 +116,9 @@ export async function copySeries(options: CopyOptions): Promise<CopyResult> {
     const series = new Set<string>();
     for (const key of plan.partitions) {
       if (sliceKindOf(key.dataType) === 'complex') {
-        throw new CopyError(`metric ${JSON.stringify(metric)} holds complex points (series ${describeSeries(metric, key.tags)}, data type ${key.dataType}), which cannot be copied: the write path has no complex type. Name the other metrics with --metric`);
+        throw new CopyError(
+          `metric ${JSON.stringify(metric)} holds complex points (series ${describeSeries(metric, key.tags)}, data type ${key.dataType}), which cannot be copied: the write path has no complex type. Name the other metrics with --metric`,
+        );
       }
       series.add(encodeTagString(key.tags));
     }
@@ -116,12 +130,30 @@ export async function copySeries(options: CopyOptions): Promise<CopyResult> {
   let skipped = 0;
   let partitionsDone = 0;
   const progress = (phase: CopyProgress['phase']): void =>
-    options.onProgress?.({ partitionsDone, partitionsTotal, points, skipped, elapsedMs: performance.now() - started, phase });
+    options.onProgress?.({
+      partitionsDone,
+      partitionsTotal,
+      points,
+      skipped,
+      elapsedMs: performance.now() - started,
+      phase,
+    });
 
   if (options.verifyOnly !== true) {
-    const state = CopyState.open(options.statePath, { from: from.name, to: to.name, metrics: options.metrics === undefined ? null : [...metrics], startMs: range.startMs, endMs: range.endMs }, options.fresh === true);
+    const state = CopyState.open(
+      options.statePath,
+      {
+        from: from.name,
+        to: to.name,
+        metrics: options.metrics === undefined ? null : [...metrics],
+        startMs: range.startMs,
+        endMs: range.endMs,
+      },
+      options.fresh === true,
+    );
     try {
-      if (state.size > 0) options.onNotice?.(`resuming ${state.path}: ${state.size} partitions were copied before and are skipped`);
+      if (state.size > 0)
+        options.onNotice?.(`resuming ${state.path}: ${state.size} partitions were copied before and are skipped`);
       const batch = new WriteBuffer(to, batchPoints, (ids, written) => {
         state.record(ids);
         points += written;
@@ -152,15 +184,27 @@ export async function copySeries(options: CopyOptions): Promise<CopyResult> {
   // Phase 3, read back: every series of the range on both sides.
   const check = await readBack(from, to, metrics, range);
   progress('read-back');
-  return { points, series: seriesTotal, partitions: partitionsTotal, skipped, copySeconds, mismatches: check.mismatches };
+  return {
+    points,
+    series: seriesTotal,
+    partitions: partitionsTotal,
+    skipped,
+    copySeconds,
+    mismatches: check.mismatches,
+  };
 }
 
 /** The final line of a run. */
 export function summary(result: CopyResult): string {
-  const partitions = result.skipped > 0 ? `${result.partitions} partitions, ${result.skipped} of them copied by an earlier run` : `${result.partitions} partitions`;
+  const partitions =
+    result.skipped > 0
+      ? `${result.partitions} partitions, ${result.skipped} of them copied by an earlier run`
+      : `${result.partitions} partitions`;
   const head = `copied ${result.points} points of ${result.series} series (${partitions}) in ${result.copySeconds.toFixed(1)} s`;
   if (result.mismatches.length === 0) return `${head}; read back: counts and sums equal`;
-  const shown = result.mismatches.slice(0, 20).map((m) => `  ${m.series}: source ${m.source}; destination ${m.destination}`);
+  const shown = result.mismatches
+    .slice(0, 20)
+    .map((m) => `  ${m.series}: source ${m.source}; destination ${m.destination}`);
   const more = result.mismatches.length > 20 ? [`  ... and ${result.mismatches.length - 20} more`] : [];
   return [`${head}; read back: ${result.mismatches.length} series differ:`, ...shown, ...more].join('\n');
 }
@@ -182,7 +226,10 @@ class WriteBuffer {
   ) {}
 
   async add(key: RowKey, slice: Slice): Promise<void> {
-    if (slice.kind === 'complex') throw new CopyError(`metric ${JSON.stringify(key.metric)} holds complex points (series ${describeSeries(key.metric, key.tags)}), which cannot be copied: the write path has no complex type`);
+    if (slice.kind === 'complex')
+      throw new CopyError(
+        `metric ${JSON.stringify(key.metric)} holds complex points (series ${describeSeries(key.metric, key.tags)}), which cannot be copied: the write path has no complex type`,
+      );
     const type: ValueType = slice.kind;
     const n = slice.timestamps.length;
     let last = this.series.at(-1);
@@ -220,10 +267,13 @@ class WriteBuffer {
 /** The project's write validation, against the destination's key limits; a refusal names the series. */
 function validated(series: SeriesInput, to: Source): SeriesWrite {
   try {
-    return validateWrite([series], 'series', { maxPoints: Number.MAX_SAFE_INTEGER, allowNoTags: true, keys: to.limits }).series[0]!;
+    return validateWrite([series], 'series', { maxPoints: Number.MAX_SAFE_INTEGER, allowNoTags: true, keys: to.limits })
+      .series[0]!;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const problem = error.message.replace(/^series\[0\]\.?/, '');
-    throw new CopyError(`series ${describeSeries(series.metric as string, series.tags as Record<string, string>)} cannot be written to ${JSON.stringify(to.name)}: ${problem}`);
+    throw new CopyError(
+      `series ${describeSeries(series.metric as string, series.tags as Record<string, string>)} cannot be written to ${JSON.stringify(to.name)}: ${problem}`,
+    );
   }
 }

@@ -39,8 +39,15 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const names = configuredSourceNames(config, settings);
-  for (const [option, name] of [['--from', args.from], ['--to', args.to]] as const) {
-    if (!names.includes(name)) return fail(`${option} must be one of the configured sources: ${names.join(', ')} (got ${JSON.stringify(name)})`, 2);
+  for (const [option, name] of [
+    ['--from', args.from],
+    ['--to', args.to],
+  ] as const) {
+    if (!names.includes(name))
+      return fail(
+        `${option} must be one of the configured sources: ${names.join(', ')} (got ${JSON.stringify(name)})`,
+        2,
+      );
   }
   const log = createLogger(config.logLevel);
   const opened: Source[] = [];
@@ -50,7 +57,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const to = await openSource(config, settings, args.to, log);
     opened.push(to);
     const progress = progressReporter();
-    let result;
+    let result: Awaited<ReturnType<typeof copySeries>>;
     try {
       result = await copySeries({
         from,
@@ -91,9 +98,12 @@ interface ProgressReporter {
 /** A bar on a terminal; elsewhere (logs, CI, a pipe) a plain line every few seconds. */
 function progressReporter(): ProgressReporter {
   if (process.stderr.isTTY) {
-    const bar = new SingleBar(
-      { stream: process.stderr, format: 'copy |{bar}| {value}/{total} partitions | {points} points | {rate} points/s | ETA {eta_formatted}', hideCursor: true, etaBuffer: 50 },
-    );
+    const bar = new SingleBar({
+      stream: process.stderr,
+      format: 'copy |{bar}| {value}/{total} partitions | {points} points | {rate} points/s | ETA {eta_formatted}',
+      hideCursor: true,
+      etaBuffer: 50,
+    });
     let started = false;
     return {
       update(p) {
@@ -114,7 +124,9 @@ function progressReporter(): ProgressReporter {
       const now = performance.now();
       if (now - lastMs < PLAIN_PROGRESS_MS || p.phase !== 'copy') return;
       lastMs = now;
-      process.stderr.write(`copy: ${p.partitionsDone}/${p.partitionsTotal} partitions, ${p.points} points, ${rate(p)} points/s, ETA ${eta(p)}\n`);
+      process.stderr.write(
+        `copy: ${p.partitionsDone}/${p.partitionsTotal} partitions, ${p.points} points, ${rate(p)} points/s, ETA ${eta(p)}\n`,
+      );
     },
     notice: (line) => process.stderr.write(`${line}\n`),
     stop: () => undefined,

@@ -40,7 +40,13 @@ export interface ReadBack {
 const ALL_SERIES = (): boolean => true;
 
 /** Compares every series `from` holds of `metrics` in `range` with the same series on `to`. */
-export async function readBack(from: Source, to: Source, metrics: readonly string[], range: TimeRange, onSeries?: (points: number) => void): Promise<ReadBack> {
+export async function readBack(
+  from: Source,
+  to: Source,
+  metrics: readonly string[],
+  range: TimeRange,
+  onSeries?: (points: number) => void,
+): Promise<ReadBack> {
   let series = 0;
   let points = 0;
   const mismatches: Mismatch[] = [];
@@ -59,7 +65,12 @@ export async function readBack(from: Source, to: Source, metrics: readonly strin
 }
 
 /** Stats of every series of `metric` on `source` with points in `range`, by canonical tag string. */
-export async function seriesStats(source: Source, metric: string, range: TimeRange, onSeries?: (points: number) => void): Promise<Map<string, SeriesStats>> {
+export async function seriesStats(
+  source: Source,
+  metric: string,
+  range: TimeRange,
+  onSeries?: (points: number) => void,
+): Promise<Map<string, SeriesStats>> {
   const plan = await source.findSeries(new IndexLoaders(), metric, range, ALL_SERIES);
   const stats = new Map<string, SeriesStats>();
   for (const key of plan.partitions) {
@@ -89,7 +100,15 @@ export function describeStats(stats: SeriesStats): string {
 }
 
 function emptyStats(metric: string, tags: Tags): SeriesStats {
-  return { metric, tags, count: 0, longSum: new ExactIntegerSum(), doubleSum: new ExactDoubleSum(), stringDigest: 0, timeSum: new ExactIntegerSum() };
+  return {
+    metric,
+    tags,
+    count: 0,
+    longSum: new ExactIntegerSum(),
+    doubleSum: new ExactDoubleSum(),
+    stringDigest: 0,
+    timeSum: new ExactIntegerSum(),
+  };
 }
 
 function addSlice(stats: SeriesStats, slice: Slice): void {

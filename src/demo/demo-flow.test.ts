@@ -14,7 +14,9 @@ afterAll(removeTempDirs);
 afterEach(() => void vi.useRealTimers());
 
 /** The README's first GraphQL block, as a new user pastes it into GraphiQL. */
-const README_QUERY = /```graphql\n([\s\S]*?)```/.exec(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'))![1]!;
+const README_QUERY = /```graphql\n([\s\S]*?)```/.exec(
+  readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+)![1]!;
 
 async function readmeCpuPoints(gw: TestGateway): Promise<number[]> {
   const { status, body } = await gw.graphql(README_QUERY);
@@ -29,7 +31,16 @@ async function start(path: string, lines: string[]) {
   const gw = await startGateway(store);
   const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
   const flow = await keepDemoFlowing(gw.gateway.shared.sources.primary, { log, days: 0.05 });
-  return { store, gw, flow, close: async () => (flow?.stop(), await gw.close(), await store.close()) };
+  return {
+    store,
+    gw,
+    flow,
+    close: async () => {
+      flow?.stop();
+      await gw.close();
+      await store.close();
+    },
+  };
 }
 
 it('answers the README query with fresh points after start, while running, and after a restart an hour later', async () => {
@@ -79,7 +90,11 @@ it('answers the README query with fresh points after start, while running, and a
 
 it('leaves a store that holds other data alone', async () => {
   const store = await EmbeddedStore.open({ path: tempDir() });
-  await store.write({ series: [{ metric: 'sys.load', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [Date.now()], values: [1] }] });
+  await store.write({
+    series: [
+      { metric: 'sys.load', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [Date.now()], values: [1] },
+    ],
+  });
   const gw = await startGateway(store);
   const flow = await keepDemoFlowing(gw.gateway.shared.sources.primary, { log: pino({ level: 'silent' }), days: 0.01 });
   expect(flow).toBeUndefined();

@@ -26,7 +26,13 @@ export interface DemoFlow {
 }
 
 /** The series whose last point tells where the demo data ends: every demo series has a point at every step it has. */
-const CLOCK_QUERY = { metric: 'system.cpu.usage', tags: [{ tag: 'host', in: ['web-01'] }, { tag: 'dc', in: ['eu-west'] }] };
+const CLOCK_QUERY = {
+  metric: 'system.cpu.usage',
+  tags: [
+    { tag: 'host', in: ['web-01'] },
+    { tag: 'dc', in: ['eu-west'] },
+  ],
+};
 
 /**
  * Starts the flow on `source` when it holds the demo data (or nothing yet: then the dataset is seeded first), after
@@ -82,9 +88,25 @@ export async function keepDemoFlowing(source: Source, options: DemoFlowOptions):
 
 /** The time of the demo's last point in [startMs, endMs], through the engine; undefined when there is none. */
 async function lastDemoPoint(source: Source, startMs: number, endMs: number): Promise<number | undefined> {
-  const query: MetricQuery = { ...CLOCK_QUERY, range: { startMs, endMs }, aggregators: [], groupBy: [], timeZone: 'UTC', order: 'desc', limit: 1, excludeTags: true };
+  const query: MetricQuery = {
+    ...CLOCK_QUERY,
+    range: { startMs, endMs },
+    aggregators: [],
+    groupBy: [],
+    timeZone: 'UTC',
+    order: 'desc',
+    limit: 1,
+    excludeTags: true,
+  };
   const budgets = { maxSeries: 10, maxPointsRead: Infinity, maxPointsReturned: 10, onExceed: 'error' as const };
-  const output = await executeQuery(query, { source, index: new IndexLoaders(), budgets, request: unlimitedRequest(), stats: newQueryStats(), nowMs: endMs });
+  const output = await executeQuery(query, {
+    source,
+    index: new IndexLoaders(),
+    budgets,
+    request: unlimitedRequest(),
+    stats: newQueryStats(),
+    nowMs: endMs,
+  });
   const points = output.groups[0]?.points;
   return points && points.length > 0 ? points.timestamps[0] : undefined;
 }

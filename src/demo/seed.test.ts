@@ -21,7 +21,13 @@ it('seeds the same points for the same clock, ending at the last 10-second mark 
   const b = await seeded(end);
   // 0.25 days of 10 s steps = 2160 points for 20 numeric series, one point in 2880 for the 6 string series.
   expect(a.summary).toEqual({ series: 26, points: 20 * 2160 + 6 });
-  expect(await a.store.metricNames()).toEqual(['app.deploy.version', 'http.request.latency', 'http.requests', 'system.cpu.usage', 'system.memory.used']);
+  expect(await a.store.metricNames()).toEqual([
+    'app.deploy.version',
+    'http.request.latency',
+    'http.requests',
+    'system.cpu.usage',
+    'system.memory.used',
+  ]);
   for (const metric of await a.store.metricNames()) {
     const [pa, pb] = await Promise.all([partitionsOf(a.store, metric, 0, end), partitionsOf(b.store, metric, 0, end)]);
     expect(pa).toEqual(pb);

@@ -30,7 +30,9 @@ const HOSTS: readonly Tags[] = [
   { dc: 'us-east', host: 'web-05' },
   { dc: 'us-east', host: 'web-06' },
 ];
-const ENDPOINTS: readonly Tags[] = ['eu-west', 'us-east'].flatMap((dc) => ['/api/orders', '/api/users'].map((endpoint) => ({ dc, endpoint })));
+const ENDPOINTS: readonly Tags[] = ['eu-west', 'us-east'].flatMap((dc) =>
+  ['/api/orders', '/api/users'].map((endpoint) => ({ dc, endpoint })),
+);
 const DAY_MS = 86_400_000;
 const BATCH_POINTS = 50_000;
 
@@ -99,7 +101,12 @@ export async function seedDemoData(target: DemoTarget, options: DemoOptions): Pr
  * Writes the demo points of every series at the steps after `afterMs` up to `endMs` (inclusive), in batches of about
  * 50,000 points. Writing a step twice writes the same values.
  */
-export async function writeDemoPoints(target: DemoTarget, afterMs: number, endMs: number, stepMs = 10_000): Promise<DemoSummary> {
+export async function writeDemoPoints(
+  target: DemoTarget,
+  afterMs: number,
+  endMs: number,
+  stepMs = 10_000,
+): Promise<DemoSummary> {
   const firstStep = Math.floor(afterMs / stepMs) + 1;
   const lastStep = Math.floor(endMs / stepMs);
   let batch: SeriesWrite[] = [];

@@ -43,15 +43,35 @@ async function world(initial: SeriesWrite[], clockMs: number): Promise<World> {
   opened.push(inner);
   await inner.write({ series: initial });
   const generations = new WriteGenerations();
-  const w: World = { source: new InvalidatingSource(new KairosdbSource('kairosdb', inner), generations, new SharedScans(generations)), clockMs, cache: undefined! };
-  return Object.assign(w, { cache: new ResultsCache({ maxBytes: 32 * 1024 * 1024, freshnessMs: 60_000, ttlMs: DAY, generations, now: () => w.clockMs }) });
+  const w: World = {
+    source: new InvalidatingSource(new KairosdbSource('kairosdb', inner), generations, new SharedScans(generations)),
+    clockMs,
+    cache: undefined!,
+  };
+  return Object.assign(w, {
+    cache: new ResultsCache({
+      maxBytes: 32 * 1024 * 1024,
+      freshnessMs: 60_000,
+      ttlMs: DAY,
+      generations,
+      now: () => w.clockMs,
+    }),
+  });
 }
 
 /** A series of points every `step` ms (with a deterministic wobble) over the data's days. */
-function series(host: string, dc: string, type: 'double' | 'long' | 'string', step: number, phase: number): SeriesWrite {
+function series(
+  host: string,
+  dc: string,
+  type: 'double' | 'long' | 'string',
+  step: number,
+  phase: number,
+): SeriesWrite {
   const timestamps: number[] = [];
   for (let t = T0 + phase; t < T0 + SPAN; t += step + ((t / step) % 3) * 1000) timestamps.push(Math.round(t));
-  const values = timestamps.map((t, i) => (type === 'string' ? `v${i % 5}` : type === 'long' ? (i % 11) * 7 - 30 : Math.sin(t / 7e6 + phase) * 10 ** (i % 4)));
+  const values = timestamps.map((t, i) =>
+    type === 'string' ? `v${i % 5}` : type === 'long' ? (i % 11) * 7 - 30 : Math.sin(t / 7e6 + phase) * 10 ** (i % 4),
+  );
   return { metric: 'm', tags: { host, dc }, type, ttlSeconds: 0, timestamps, values };
 }
 
@@ -63,7 +83,13 @@ const INITIAL: SeriesWrite[] = [
   series('t', 'y', 'string', 240_000, 3_000),
 ];
 
-async function answer(w: World, query: MetricQuery, nowMs: number, cached: boolean, stats: QueryStats): Promise<{ output: QueryOutput } | { error: string }> {
+async function answer(
+  w: World,
+  query: MetricQuery,
+  nowMs: number,
+  cached: boolean,
+  stats: QueryStats,
+): Promise<{ output: QueryOutput } | { error: string }> {
   try {
     const output = await executeQuery(query, {
       source: w.source,
@@ -131,7 +157,14 @@ const after: fc.Arbitrary<AggregatorSpec[]> = fc.constantFrom<AggregatorSpec[]>(
 const pipeline: fc.Arbitrary<AggregatorSpec[]> = fc.oneof(
   { weight: 8, arbitrary: fc.tuple(rangeAggregator, after).map(([first, rest]) => [first, ...rest]) },
   // Pipelines that never use the cache ride along: the answer must not change for them either.
-  { weight: 1, arbitrary: fc.constantFrom<AggregatorSpec[]>([], [{ name: 'rate', params: {} }], [{ name: 'gaps', params: { sampling: { value: 1, unit: 'hours' } } }]) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<AggregatorSpec[]>(
+      [],
+      [{ name: 'rate', params: {} }],
+      [{ name: 'gaps', params: { sampling: { value: 1, unit: 'hours' } } }],
+    ),
+  },
 );
 
 const groupBy: fc.Arbitrary<GroupBySpec[]> = fc.constantFrom<GroupBySpec[]>(
@@ -142,7 +175,12 @@ const groupBy: fc.Arbitrary<GroupBySpec[]> = fc.constantFrom<GroupBySpec[]>(
   [{ name: 'time', params: { range_size: { value: 1, unit: 'hours' }, group_count: 6 } }],
 );
 
-const tags: fc.Arbitrary<TagFilter> = fc.constantFrom<TagFilter>([], [], [{ tag: 'host', in: ['a', 'c', 'e'] }], [{ tag: 'dc', in: ['y'] }]);
+const tags: fc.Arbitrary<TagFilter> = fc.constantFrom<TagFilter>(
+  [],
+  [],
+  [{ tag: 'host', in: ['a', 'c', 'e'] }],
+  [{ tag: 'dc', in: ['y'] }],
+);
 
 /** Ranges from a few starts and lengths, so that queries meet each other's extents; some start off any boundary. */
 const range = fc
@@ -159,7 +197,14 @@ const range = fc
 
 /** Everything of a query but its range: a sequence asks a few of these over and over, over different ranges. */
 const shape: fc.Arbitrary<Omit<MetricQuery, 'range'>> = fc
-  .record({ aggregators: pipeline, groupBy, tags, order: fc.constantFrom('asc' as const, 'asc' as const, 'desc' as const), zone: fc.constantFrom('UTC', 'UTC', 'Europe/Berlin'), limit: fc.constantFrom(0, 0, 0, 0, 0, 0, 0, 0, 0, 25) })
+  .record({
+    aggregators: pipeline,
+    groupBy,
+    tags,
+    order: fc.constantFrom('asc' as const, 'asc' as const, 'desc' as const),
+    zone: fc.constantFrom('UTC', 'UTC', 'Europe/Berlin'),
+    limit: fc.constantFrom(0, 0, 0, 0, 0, 0, 0, 0, 0, 25),
+  })
   .map(({ aggregators, groupBy, tags, order, zone, limit }) => ({
     metric: 'm',
     tags,
@@ -177,7 +222,15 @@ type Command =
   | { kind: 'delete'; host: string; startMs: number; endMs: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('query' as const), shape: fc.nat(), range, advanceMs: fc.constantFrom(0, 0, 10_000, 59_999, HOUR, 7 * HOUR) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('query' as const),
+      shape: fc.nat(),
+      range,
+      advanceMs: fc.constantFrom(0, 0, 10_000, 59_999, HOUR, 7 * HOUR),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -199,7 +252,12 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .record({ kind: fc.constant('delete' as const), host: fc.constantFrom('a', 'b', 'c', 'e'), startMs: fc.integer({ min: T0, max: T0 + SPAN }), length: fc.integer({ min: 0, max: DAY }) })
+      .record({
+        kind: fc.constant('delete' as const),
+        host: fc.constantFrom('a', 'b', 'c', 'e'),
+        startMs: fc.integer({ min: T0, max: T0 + SPAN }),
+        length: fc.integer({ min: 0, max: DAY }),
+      })
       .map(({ kind, host, startMs, length }) => ({ kind, host, startMs, endMs: startMs + length })),
   },
 );
@@ -209,34 +267,56 @@ describe('the results cache', () => {
     let hits = 0;
     let misses = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(shape, { minLength: 1, maxLength: 3 }), fc.array(command, { minLength: 4, maxLength: 16 }), fc.integer({ min: 0, max: 3 * DAY }), async (shapes, commands, firstNow) => {
-        // The request clock starts inside the data, so the freshness window falls on it, and moves forward with the
-        // wall clock: writes of points near it are fresh (they leave the cache alone), the others late.
-        let nowMs = T0 + DAY + firstNow;
-        const w = await world(INITIAL, nowMs);
-        for (const c of commands) {
-          if (c.kind === 'write') {
-            const unique = [...new Set(c.times.map((t) => t.at ?? nowMs + t.fromNow!))].sort((x, y) => x - y);
-            await w.source.write({ series: [{ metric: 'm', tags: { host: c.host, dc: 'x' }, type: c.type, ttlSeconds: 0, timestamps: unique, values: unique.map(() => c.value) }] });
-          } else if (c.kind === 'delete') {
-            const loaders = new IndexLoaders();
-            await deletePoints(w.source, loaders, 'm', { startMs: c.startMs, endMs: c.endMs }, compileTagFilter([{ tag: 'host', in: [c.host] }], 'tags'));
-          } else {
-            nowMs += c.advanceMs;
-            w.clockMs += c.advanceMs;
-            const q: MetricQuery = { ...shapes[c.shape % shapes.length]!, range: c.range };
-            const warm = newQueryStats();
-            const expected = await answer(w, q, nowMs, false, newQueryStats());
-            const actual = await answer(w, q, nowMs, true, warm);
-            expect(actual).toEqual(expected);
-            // The same question again is answered from what the first kept, or the same way.
-            const again = newQueryStats();
-            expect(await answer(w, q, nowMs, true, again)).toEqual(expected);
-            hits += warm.cacheHits + again.cacheHits;
-            misses += warm.cacheMisses + again.cacheMisses;
+      fc.asyncProperty(
+        fc.array(shape, { minLength: 1, maxLength: 3 }),
+        fc.array(command, { minLength: 4, maxLength: 16 }),
+        fc.integer({ min: 0, max: 3 * DAY }),
+        async (shapes, commands, firstNow) => {
+          // The request clock starts inside the data, so the freshness window falls on it, and moves forward with the
+          // wall clock: writes of points near it are fresh (they leave the cache alone), the others late.
+          let nowMs = T0 + DAY + firstNow;
+          const w = await world(INITIAL, nowMs);
+          for (const c of commands) {
+            if (c.kind === 'write') {
+              const unique = [...new Set(c.times.map((t) => t.at ?? nowMs + t.fromNow!))].sort((x, y) => x - y);
+              await w.source.write({
+                series: [
+                  {
+                    metric: 'm',
+                    tags: { host: c.host, dc: 'x' },
+                    type: c.type,
+                    ttlSeconds: 0,
+                    timestamps: unique,
+                    values: unique.map(() => c.value),
+                  },
+                ],
+              });
+            } else if (c.kind === 'delete') {
+              const loaders = new IndexLoaders();
+              await deletePoints(
+                w.source,
+                loaders,
+                'm',
+                { startMs: c.startMs, endMs: c.endMs },
+                compileTagFilter([{ tag: 'host', in: [c.host] }], 'tags'),
+              );
+            } else {
+              nowMs += c.advanceMs;
+              w.clockMs += c.advanceMs;
+              const q: MetricQuery = { ...shapes[c.shape % shapes.length]!, range: c.range };
+              const warm = newQueryStats();
+              const expected = await answer(w, q, nowMs, false, newQueryStats());
+              const actual = await answer(w, q, nowMs, true, warm);
+              expect(actual).toEqual(expected);
+              // The same question again is answered from what the first kept, or the same way.
+              const again = newQueryStats();
+              expect(await answer(w, q, nowMs, true, again)).toEqual(expected);
+              hits += warm.cacheHits + again.cacheHits;
+              misses += warm.cacheMisses + again.cacheMisses;
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
     // A property that never met the cache would prove nothing.
@@ -248,7 +328,14 @@ describe('the results cache', () => {
   const NOW = T0 + 40 * HOUR + 5_123;
   const steady = (): SeriesWrite => {
     const timestamps = Array.from({ length: (2 * DAY) / 10_000 }, (_, i) => T0 + i * 10_000);
-    return { metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((t) => Math.cos(t / 1e7)) };
+    return {
+      metric: 'm',
+      tags: { host: 'a' },
+      type: 'double',
+      ttlSeconds: 0,
+      timestamps,
+      values: timestamps.map((t) => Math.cos(t / 1e7)),
+    };
   };
   const avgPerMinute: MetricQuery = {
     metric: 'm',
@@ -289,7 +376,10 @@ describe('the results cache', () => {
 
   it('keeps ranges of a grid apart from those of another phase: 7 minutes from one midnight are not 7 minutes from the next', async () => {
     const w = await world([steady()], T0 + 3 * DAY);
-    const sevenMinutes: MetricQuery = { ...avgPerMinute, aggregators: [{ name: 'sum', params: { sampling: { value: 7, unit: 'minutes' } } }] };
+    const sevenMinutes: MetricQuery = {
+      ...avgPerMinute,
+      aggregators: [{ name: 'sum', params: { sampling: { value: 7, unit: 'minutes' } } }],
+    };
     const fromFirstDay = at(sevenMinutes, T0, T0 + 2 * DAY - 1);
     const fromSecondDay = at(sevenMinutes, T0 + DAY, T0 + 2 * DAY - 1);
     await answer(w, fromFirstDay, T0 + 3 * DAY, true, newQueryStats());
@@ -330,16 +420,27 @@ describe('the results cache', () => {
   it('keeps its ranges through writes of fresh points (a live feed), and drops them for a write of an older point', async () => {
     const w = await world([steady()], NOW);
     await answer(w, avgPerMinute, NOW, true, newQueryStats());
-    const point = (t: number): SeriesWrite => ({ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [t], values: [1e6] });
+    const point = (t: number): SeriesWrite => ({
+      metric: 'm',
+      tags: { host: 'a' },
+      type: 'double',
+      ttlSeconds: 0,
+      timestamps: [t],
+      values: [1e6],
+    });
     // Within the freshness window of the wall clock: no kept range can hold it.
     await w.source.write({ series: [point(NOW - 59_000)] });
     const afterFresh = newQueryStats();
-    expect(await answer(w, avgPerMinute, NOW, true, afterFresh)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
+    expect(await answer(w, avgPerMinute, NOW, true, afterFresh)).toEqual(
+      await answer(w, avgPerMinute, NOW, false, newQueryStats()),
+    );
     expect([afterFresh.cacheHits, afterFresh.cacheMisses]).toEqual([358, 0]);
     // An hour old: in a kept range, which must be read again.
     await w.source.write({ series: [point(NOW - HOUR)] });
     const afterLate = newQueryStats();
-    expect(await answer(w, avgPerMinute, NOW, true, afterLate)).toEqual(await answer(w, avgPerMinute, NOW, false, newQueryStats()));
+    expect(await answer(w, avgPerMinute, NOW, true, afterLate)).toEqual(
+      await answer(w, avgPerMinute, NOW, false, newQueryStats()),
+    );
     expect([afterLate.cacheHits, afterLate.cacheMisses]).toEqual([0, 358]);
   });
 
@@ -349,7 +450,18 @@ describe('the results cache', () => {
     const w = await world([steady()], clock);
     const q = at(avgPerMinute, clock - 6 * HOUR, clock);
     await answer(w, q, clock, true, newQueryStats());
-    await w.source.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [clock - 60_001], values: [1e6] }] });
+    await w.source.write({
+      series: [
+        {
+          metric: 'm',
+          tags: { host: 'a' },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps: [clock - 60_001],
+          values: [1e6],
+        },
+      ],
+    });
     expect(await answer(w, q, clock, true, newQueryStats())).toEqual(await answer(w, q, clock, false, newQueryStats()));
   });
 });

@@ -89,8 +89,9 @@ export class CachedQuery {
     private readonly nowMs: number,
   ) {
     // Everything that shapes an answer but the time range (alias and exclude_tags only change how it is labelled).
-    const canonical = JSON.stringify([pipeline.metric, query.tags, query.aggregators, query.groupBy, query.timeZone, query.order], (_, v: unknown) =>
-      typeof v === 'bigint' ? `${v}n` : v,
+    const canonical = JSON.stringify(
+      [pipeline.metric, query.tags, query.aggregators, query.groupBy, query.timeZone, query.order],
+      (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v),
     );
     this.hash = createHash('sha256').update(canonical).digest('base64url');
     this.scope = metricScope(source, pipeline.metric);
@@ -98,7 +99,16 @@ export class CachedQuery {
     this.readAtMs = cache.now();
   }
 
-  static of(cache: BucketCache | undefined, source: string, query: MetricQuery, pipeline: PipelineSpec, budgets: Budgets, startMs: number, endMs: number, nowMs: number): CachedQuery | undefined {
+  static of(
+    cache: BucketCache | undefined,
+    source: string,
+    query: MetricQuery,
+    pipeline: PipelineSpec,
+    budgets: Budgets,
+    startMs: number,
+    endMs: number,
+    nowMs: number,
+  ): CachedQuery | undefined {
     if (cache === undefined || budgets.onExceed !== 'error') return undefined;
     if (pipeline.limit !== 0 || pipeline.groupBys.points.length > 0 || pipeline.groupBys.series) return undefined;
     if (pipeline.aggregators.some((a) => a.definition.name === 'save_as')) return undefined;
@@ -119,14 +129,21 @@ export class CachedQuery {
     const fixedMs = fixedLengthMs(range.sampling, range.zone);
     const endExclusive = this.endMs + 1;
     const spanFrom = boundaryAtOrAfter(grid, this.startMs);
-    const spanTo = boundaryAtOrBefore(grid, Math.min(endExclusive, Math.min(this.nowMs, this.readAtMs) - this.cache.freshnessMs));
+    const spanTo = boundaryAtOrBefore(
+      grid,
+      Math.min(endExclusive, Math.min(this.nowMs, this.readAtMs) - this.cache.freshnessMs),
+    );
     if (!(Number.isFinite(spanFrom) && Number.isFinite(spanTo) && spanTo > spanFrom)) return undefined;
     const extents = extentsOf(grid, fixedMs, spanFrom, spanTo);
     if (extents === undefined) return undefined;
     // A fixed grid is the same for every anchor of the same phase; a calendar grid only for the same anchor.
-    const phase = fixedMs === undefined ? `@${range.anchorMs}` : `${fixedMs}+${(((range.anchorMs % fixedMs) + fixedMs) % fixedMs)}`;
+    const phase =
+      fixedMs === undefined ? `@${range.anchorMs}` : `${fixedMs}+${((range.anchorMs % fixedMs) + fixedMs) % fixedMs}`;
     const gridKey = `${range.sampling.value} ${range.sampling.unit} ${range.zone.name} ${phase}`;
-    const group = JSON.stringify([rowGroup.type, rowGroup.tagGroup === undefined ? null : Object.entries(rowGroup.tagGroup)]);
+    const group = JSON.stringify([
+      rowGroup.type,
+      rowGroup.tagGroup === undefined ? null : Object.entries(rowGroup.tagGroup),
+    ]);
     const base = [this.scope, this.generation, this.hash, gridKey, group].join('\u0000');
 
     const hits: Hit[] = [];
@@ -144,7 +161,18 @@ export class CachedQuery {
       hits.push({ entry, from: Math.max(from, entry.fromMs), to: Math.min(to, entry.toMs) });
       if (entry.fromMs > from || entry.toMs < to) misses.push({ key, from, to, kept: entry });
     }
-    return new RowGroupBuckets(this.cache, this.scope, grid, this.pipeline, rowGroup, this.startMs, endExclusive, this.readAtMs, hits, misses);
+    return new RowGroupBuckets(
+      this.cache,
+      this.scope,
+      grid,
+      this.pipeline,
+      rowGroup,
+      this.startMs,
+      endExclusive,
+      this.readAtMs,
+      hits,
+      misses,
+    );
   }
 }
 
@@ -201,7 +229,8 @@ export class RowGroupBuckets {
   }
 
   /** Builds the tap behind the row group's first stage (GroupRouter calls it when the group is made). */
-  readonly tap = (rest: PointSink): BucketTap => (this.tapped = new Tap(rest, this.hits, this.pipeline.order === 'asc'));
+  readonly tap = (rest: PointSink): BucketTap =>
+    (this.tapped = new Tap(rest, this.hits, this.pipeline.order === 'asc'));
 
   /**
    * Before any point is read: the cached ranges' raw points count as read for the budgets and the sample size, make
@@ -333,10 +362,12 @@ class Tap implements BucketTap, BucketObserver {
       const i = indices[at]!;
       if (source < 0) {
         const last = i + 1 < live ? this.firstOutput[i + 1]! : this.ts.length;
-        for (let p = this.firstOutput[i]!; p < last; p++) this.rest.point(this.ts[p]!, this.kinds[p]!, this.nums[p]!, this.extras[p]);
+        for (let p = this.firstOutput[i]!; p < last; p++)
+          this.rest.point(this.ts[p]!, this.kinds[p]!, this.nums[p]!, this.extras[p]);
       } else {
         const e = this.hits[source]!.entry;
-        for (let p = e.firstOutput[i]!; p < e.firstOutput[i + 1]!; p++) this.rest.point(e.ts[p]!, e.kinds[p]!, e.nums[p]!, e.extras[p]);
+        for (let p = e.firstOutput[i]!; p < e.firstOutput[i + 1]!; p++)
+          this.rest.point(e.ts[p]!, e.kinds[p]!, e.nums[p]!, e.extras[p]);
       }
     }
     this.rest.end();
@@ -367,7 +398,8 @@ class Tap implements BucketTap, BucketObserver {
   copy(i: number, out: ExtentBuilder): void {
     const last = i + 1 < this.starts.length ? this.firstOutput[i + 1]! : this.ts.length;
     out.range(this.starts[i]!, this.counts.get(this.starts[i]!)!);
-    for (let p = this.firstOutput[i]!; p < last; p++) out.point(this.ts[p]!, this.kinds[p]!, this.nums[p]!, this.extras[p]);
+    for (let p = this.firstOutput[i]!; p < last; p++)
+      out.point(this.ts[p]!, this.kinds[p]!, this.nums[p]!, this.extras[p]);
   }
 
   /** Each series' runs clipped to range starts in [from, to). */
@@ -414,7 +446,8 @@ class ExtentBuilder {
 
   addCached(extent: CachedExtent, b: number): void {
     this.range(extent.starts[b]!, extent.counts[b]!);
-    for (let p = extent.firstOutput[b]!; p < extent.firstOutput[b + 1]!; p++) this.point(extent.ts[p]!, extent.kinds[p]!, extent.nums[p]!, extent.extras[p]);
+    for (let p = extent.firstOutput[b]!; p < extent.firstOutput[b + 1]!; p++)
+      this.point(extent.ts[p]!, extent.kinds[p]!, extent.nums[p]!, extent.extras[p]);
   }
 
   build(fromMs: number, toMs: number, readAtMs: number, series: Map<string, number[]>): CachedExtent {
@@ -445,7 +478,12 @@ class ExtentBuilder {
 }
 
 /** The extents of [from, to): UTC days for ranges shorter than a day, otherwise each range on its own. */
-function extentsOf(grid: RangeGrid, fixedMs: number | undefined, from: number, to: number): { id: number; from: number; to: number }[] | undefined {
+function extentsOf(
+  grid: RangeGrid,
+  fixedMs: number | undefined,
+  from: number,
+  to: number,
+): { id: number; from: number; to: number }[] | undefined {
   const extents: { id: number; from: number; to: number }[] = [];
   if (fixedMs !== undefined && fixedMs < DAY_MS) {
     const firstDay = Math.floor(from / DAY_MS) * DAY_MS;

@@ -63,7 +63,8 @@ export class RequestBudget {
 
   addReturned(count: number): void {
     this.pointsReturned += count;
-    if (this.pointsReturned > this.limits.maxPointsReturned) this.fail('points returned', this.limits.maxPointsReturned);
+    if (this.pointsReturned > this.limits.maxPointsReturned)
+      this.fail('points returned', this.limits.maxPointsReturned);
   }
 
   addAnswerBytes(count: number): void {
@@ -104,7 +105,20 @@ export interface QueryStats {
 }
 
 export function newQueryStats(): QueryStats {
-  return { rowTimes: 0, seriesMatched: 0, partitionsRead: 0, pointsRead: 0, pointsReturned: 0, scans: 0, planMs: 0, fetchAggregateMs: 0, cacheHits: 0, cacheMisses: 0, cachedPoints: 0, shared: 0 };
+  return {
+    rowTimes: 0,
+    seriesMatched: 0,
+    partitionsRead: 0,
+    pointsRead: 0,
+    pointsReturned: 0,
+    scans: 0,
+    planMs: 0,
+    fetchAggregateMs: 0,
+    cacheHits: 0,
+    cacheMisses: 0,
+    cachedPoints: 0,
+    shared: 0,
+  };
 }
 
 export interface Truncation {
@@ -175,7 +189,8 @@ export class BudgetTracker {
 
   private admit(budget: BudgetName, limit: number, used: number, wanted: number, stops = true): number {
     if (used + wanted <= limit) return wanted;
-    if (this.budgets.onExceed === 'error') throw new BudgetExceededError('query', budget, limit, QUERY_SETTINGS[budget]);
+    if (this.budgets.onExceed === 'error')
+      throw new BudgetExceededError('query', budget, limit, QUERY_SETTINGS[budget]);
     this.truncated ??= { budget, limit };
     this.stopped ||= stops;
     return Math.max(0, limit - used);

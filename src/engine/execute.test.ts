@@ -25,7 +25,17 @@ async function storeWith(series: SeriesWrite[], rowWidth?: number): Promise<Embe
 }
 
 function query(overrides: Partial<MetricQuery> = {}): MetricQuery {
-  return { metric: 'm', range: { startMs: 0, endMs: 10_000 }, tags: [], aggregators: [], groupBy: [], timeZone: 'UTC', order: 'asc', excludeTags: false, ...overrides };
+  return {
+    metric: 'm',
+    range: { startMs: 0, endMs: 10_000 },
+    tags: [],
+    aggregators: [],
+    groupBy: [],
+    timeZone: 'UTC',
+    order: 'asc',
+    excludeTags: false,
+    ...overrides,
+  };
 }
 
 function context(store: Store, extra: Partial<EngineContext> = {}): EngineContext & { stats: QueryStats } {
@@ -56,9 +66,18 @@ describe('executeQuery', () => {
   it('fills the request statistics', async () => {
     const store = await storeWith(noisy(3, 100), 100);
     const ctx = context(store);
-    const out = await executeQuery(query({ aggregators: [{ name: 'sum', params: { sampling: { value: 100, unit: 'milliseconds' } } }] }), ctx);
+    const out = await executeQuery(
+      query({ aggregators: [{ name: 'sum', params: { sampling: { value: 100, unit: 'milliseconds' } } }] }),
+      ctx,
+    );
     expect(out.sampleSize).toBe(300);
-    expect(ctx.stats).toMatchObject({ seriesMatched: 3, pointsRead: 300, pointsReturned: out.groups[0]!.points.length, partitionsRead: 3 * 7, scans: 3 * 7 });
+    expect(ctx.stats).toMatchObject({
+      seriesMatched: 3,
+      pointsRead: 300,
+      pointsReturned: out.groups[0]!.points.length,
+      partitionsRead: 3 * 7,
+      scans: 3 * 7,
+    });
     expect(ctx.stats.planMs).toBeGreaterThanOrEqual(0);
     expect(ctx.stats.fetchAggregateMs).toBeGreaterThan(0);
   });
@@ -69,10 +88,19 @@ describe('executeQuery', () => {
       params: { sampling: { value: 50, unit: 'milliseconds' }, ...(name === 'percentile' ? { percentile: 0.9 } : {}) },
     }));
     const answers: unknown[] = [];
-    for (const [rowWidth, pageSize, concurrency] of [[undefined, undefined, undefined], [10, 1, 1], [33, 7, 3]] as const) {
+    for (const [rowWidth, pageSize, concurrency] of [
+      [undefined, undefined, undefined],
+      [10, 1, 1],
+      [33, 7, 3],
+    ] as const) {
       const store = await storeWith(noisy(5, 300), rowWidth);
       const runs = await Promise.all(
-        aggregators.map((a) => executeQuery(query({ aggregators: [a] }), context(store, { ...(pageSize ? { pageSize } : {}), ...(concurrency ? { concurrency } : {}) }))),
+        aggregators.map((a) =>
+          executeQuery(
+            query({ aggregators: [a] }),
+            context(store, { ...(pageSize ? { pageSize } : {}), ...(concurrency ? { concurrency } : {}) }),
+          ),
+        ),
       );
       answers.push(runs.map((r) => r.groups.map((g) => [g.points.timestamps, g.points.values])));
     }
@@ -94,14 +122,24 @@ describe('executeQuery', () => {
         })();
       },
     });
-    const q = query({ groupBy: [{ name: 'tag', params: { tags: ['host'] } }], aggregators: [{ name: 'avg', params: { sampling: { value: 100, unit: 'milliseconds' } } }] });
+    const q = query({
+      groupBy: [{ name: 'tag', params: { tags: ['host'] } }],
+      aggregators: [{ name: 'avg', params: { sampling: { value: 100, unit: 'milliseconds' } } }],
+    });
     const ahead = await executeQuery(q, context(logged));
     // h1 and h2 were asked for before h0 was done; h3 once the engine opened h1.
     expect(log.indexOf('scan h1')).toBeLessThan(log.indexOf('done h0'));
     expect(log.indexOf('scan h2')).toBeLessThan(log.indexOf('done h0'));
-    expect(log.filter((entry) => entry.startsWith('scan')).sort()).toEqual(['scan h0', 'scan h1', 'scan h2', 'scan h3']);
+    expect(log.filter((entry) => entry.startsWith('scan')).sort()).toEqual([
+      'scan h0',
+      'scan h1',
+      'scan h2',
+      'scan h3',
+    ]);
     const alone = await executeQuery(q, context(inner, { readAhead: 0 }));
-    expect(ahead.groups.map((g) => [g.tags, g.points.timestamps, g.points.values])).toEqual(alone.groups.map((g) => [g.tags, g.points.timestamps, g.points.values]));
+    expect(ahead.groups.map((g) => [g.tags, g.points.timestamps, g.points.values])).toEqual(
+      alone.groups.map((g) => [g.tags, g.points.timestamps, g.points.values]),
+    );
     expect(ahead.groups).toHaveLength(4);
   });
 
@@ -115,11 +153,15 @@ describe('executeQuery', () => {
     const byHost = [{ name: 'tag', params: { tags: ['host'] } }];
     for (const order of ['asc', 'desc'] as const) {
       // dev's last bits follow the order points arrive in, and a desc query's series-major read goes ascending.
-      for (const aggregator of [...aggregators, { ...aggregators[0]!, params: { ...aggregators[0]!.params, align_sampling: true } }].filter((a) => order === 'asc' || a.name !== 'dev')) {
+      for (const aggregator of [
+        ...aggregators,
+        { ...aggregators[0]!, params: { ...aggregators[0]!.params, align_sampling: true } },
+      ].filter((a) => order === 'asc' || a.name !== 'dev')) {
         const q = query({ order, groupBy: byHost, aggregators: [aggregator] });
         const streamed = await executeQuery(q, context(store));
         const merged = await executeQuery({ ...q, limit: 1e9 }, context(store));
-        const answer = (out: typeof streamed) => out.groups.map((g) => [g.tags, g.points.timestamps, g.points.kinds, g.points.values]);
+        const answer = (out: typeof streamed) =>
+          out.groups.map((g) => [g.tags, g.points.timestamps, g.points.kinds, g.points.values]);
         expect(answer(streamed), `${order} ${aggregator.name}`).toEqual(answer(merged));
         expect(streamed.groups).toHaveLength(3);
         expect(streamed.groups[0]!.points.length).toBeGreaterThan(40);
@@ -133,11 +175,23 @@ describe('executeQuery', () => {
     const spy = new Proxy(store, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (...args: unknown[]) => (calls.push(String(prop)), value.apply(target, args)) : value;
+        return typeof value === 'function'
+          ? (...args: unknown[]) => {
+              calls.push(String(prop));
+              return value.apply(target, args);
+            }
+          : value;
       },
     });
-    const bad = query({ aggregators: [{ name: 'avg', params: {} }, { name: 'percentile', params: { percentile: 2 } }] });
-    await expect(executeQuery(bad, context(spy))).rejects.toThrow(new InputError('aggregators[1].percentile', 2, 'must be greater than 0 and at most 1'));
+    const bad = query({
+      aggregators: [
+        { name: 'avg', params: {} },
+        { name: 'percentile', params: { percentile: 2 } },
+      ],
+    });
+    await expect(executeQuery(bad, context(spy))).rejects.toThrow(
+      new InputError('aggregators[1].percentile', 2, 'must be greater than 0 and at most 1'),
+    );
     expect(calls).toEqual([]);
   });
 
@@ -145,7 +199,9 @@ describe('executeQuery', () => {
     const store = await storeWith(noisy(2, 100), 10);
     const controller = new AbortController();
     controller.abort(new Error('client went away'));
-    await expect(executeQuery(query(), context(store, { signal: controller.signal }))).rejects.toThrow('client went away');
+    await expect(executeQuery(query(), context(store, { signal: controller.signal }))).rejects.toThrow(
+      'client went away',
+    );
   });
 
   it('answers a series group per stored series, even one without points in the range', async () => {
@@ -153,7 +209,10 @@ describe('executeQuery', () => {
       { metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1, 2], values: [1, 2] },
       { metric: 'm', tags: { host: 'b' }, type: 'long', ttlSeconds: 0, timestamps: [50], values: [3] },
     ]);
-    const out = await executeQuery(query({ range: { startMs: 0, endMs: 10 }, groupBy: [{ name: 'series', params: {} }] }), context(store));
+    const out = await executeQuery(
+      query({ range: { startMs: 0, endMs: 10 }, groupBy: [{ name: 'series', params: {} }] }),
+      context(store),
+    );
     expect(out.groups.map((g) => [g.tags, g.points.values])).toEqual([
       [{ host: ['a'] }, [1, 2]],
       [{ host: ['b'] }, []],

@@ -10,7 +10,17 @@ import { InputError } from '../errors.js';
 import type { IndexLoaders } from '../query/index-loaders.js';
 import type { MetricQuery } from '../query/model.js';
 import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
-import { ReadAheadBudget, encodeTagString, sliceKindOf, validateMetricName, type RowKey, type ScanOptions, type Slice, type StoreLimits, type WriteBatch } from '../sources/series.js';
+import {
+  ReadAheadBudget,
+  encodeTagString,
+  sliceKindOf,
+  validateMetricName,
+  type RowKey,
+  type ScanOptions,
+  type Slice,
+  type StoreLimits,
+  type WriteBatch,
+} from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -22,7 +32,14 @@ import { DEFAULT_READ_AHEAD_POINTS, ReadAhead } from './read-ahead.js';
 import { compareStrings } from './points.js';
 import type { GroupOutput, QueryOutput } from './output.js';
 import { readInteger, readZone } from './params.js';
-import { applicableAggregators, GroupRouter, isSeriesMajor, type PipelineSpec, type RowGroup, type SeriesEntry } from './pipeline.js';
+import {
+  applicableAggregators,
+  GroupRouter,
+  isSeriesMajor,
+  type PipelineSpec,
+  type RowGroup,
+  type SeriesEntry,
+} from './pipeline.js';
 import { CachedQuery, type BucketCache, type RowGroupBuckets } from './bucket-cache.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
 
@@ -70,7 +87,13 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
   const compiled = compileQuery(query, ctx.nowMs, ctx.source.limits);
-  const plan = await ctx.source.findSeries(ctx.index, compiled.pipeline.metric, query.range, compiled.matches, ctx.lane !== undefined ? { lane: ctx.lane } : {});
+  const plan = await ctx.source.findSeries(
+    ctx.index,
+    compiled.pipeline.metric,
+    query.range,
+    compiled.matches,
+    ctx.lane !== undefined ? { lane: ctx.lane } : {},
+  );
   const widthMs = plan.widthMs;
   ctx.stats.rowTimes += plan.periods;
   ctx.stats.planMs += performance.now() - planStarted;
@@ -83,7 +106,16 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
     const found = seriesOf(plan.partitions);
     const series = found.slice(0, tracker.admitSeries(found.length));
     ctx.stats.seriesMatched += series.length;
-    const cached = CachedQuery.of(ctx.cache, ctx.source.name, query, compiled.pipeline, ctx.budgets, compiled.startMs, compiled.endMs, ctx.nowMs);
+    const cached = CachedQuery.of(
+      ctx.cache,
+      ctx.source.name,
+      query,
+      compiled.pipeline,
+      ctx.budgets,
+      compiled.startMs,
+      compiled.endMs,
+      ctx.nowMs,
+    );
     const readAheadBudget = ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS);
     const run: RowGroupRun = { compiled, ctx, tracker, widthMs, cached, yielded: new Set(), split: 1, readAheadBudget };
     const planned = rowGroupsOf(series, compiled.pipeline.groupBys).map((rowGroup) => planRowGroup(rowGroup, run));
@@ -100,7 +132,10 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
       await ahead?.reads.close();
     }
     const warnings = [...plan.warnings];
-    if (tracker.truncated) warnings.push(`the answer is incomplete: the query reached its ${tracker.truncated.budget} budget of ${tracker.truncated.limit}`);
+    if (tracker.truncated)
+      warnings.push(
+        `the answer is incomplete: the query reached its ${tracker.truncated.budget} budget of ${tracker.truncated.limit}`,
+      );
     return {
       metric: compiled.pipeline.metric,
       ...(query.alias !== undefined ? { alias: query.alias } : {}),
@@ -126,16 +161,34 @@ function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): C
   const metric = validateMetricName(query.metric, 'metric', limits);
   const { startMs, endMs } = query.range;
   if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
-    throw new InputError('range', query.range, 'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs');
+    throw new InputError(
+      'range',
+      query.range,
+      'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs',
+    );
   }
   // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
   const zone = readZone(query.timeZone, 'time_zone');
   const limit = query.limit === undefined ? 0 : readInteger(query.limit, 'limit', 0);
-  if (query.order !== 'asc' && query.order !== 'desc') throw new InputError('order', query.order, 'must be asc or desc');
+  if (query.order !== 'asc' && query.order !== 'desc')
+    throw new InputError('order', query.order, 'must be asc or desc');
   const matches = compileTagFilter(query.tags, 'tags');
   const groupBys = compileGroupBys(query.groupBy, startMs);
-  const aggregators = compileAggregators(query.aggregators, { metric, startMs, endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
-  return { pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys }, startMs, endMs, matches };
+  const aggregators = compileAggregators(query.aggregators, {
+    metric,
+    startMs,
+    endMs,
+    nowMs,
+    zone,
+    tagGroupBy: groupBys.tags ?? [],
+    limits,
+  });
+  return {
+    pipeline: { metric, order: query.order, limit, excludeTags: query.excludeTags, aggregators, groupBys },
+    startMs,
+    endMs,
+    matches,
+  };
 }
 
 /** The planned partitions as series (type group + tag set), in canonical order: type, then KairosDB tag string. */
@@ -168,7 +221,10 @@ function seriesOf(partitions: readonly RowKey[]): SeriesEntry[] {
 function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGroup[] {
   if (groupBys.series) return storedSeriesGroups(series);
   const names = groupBys.tags ?? [];
-  const groups = new Map<string, { type: GroupType; tagGroup: Record<string, string>; sortKey: string; series: SeriesEntry[] }>();
+  const groups = new Map<
+    string,
+    { type: GroupType; tagGroup: Record<string, string>; sortKey: string; series: SeriesEntry[] }
+  >();
   for (const s of series) {
     const values = names.map((name) => (Object.hasOwn(s.tags, name) ? s.tags[name]! : ''));
     // The key string has no separators, so distinct groups can share one; the id keeps them apart.
@@ -182,8 +238,15 @@ function rowGroupsOf(series: readonly SeriesEntry[], groupBys: GroupBys): RowGro
     group.series.push(s);
   }
   return [...groups.entries()]
-    .sort(([idA, a], [idB, b]) => compareStrings(a.type, b.type) || compareStrings(a.sortKey, b.sortKey) || compareStrings(idA, idB))
-    .map(([, g]) => ({ type: g.type, tagGroup: groupBys.tags === undefined ? undefined : g.tagGroup, series: g.series }));
+    .sort(
+      ([idA, a], [idB, b]) =>
+        compareStrings(a.type, b.type) || compareStrings(a.sortKey, b.sortKey) || compareStrings(idA, idB),
+    )
+    .map(([, g]) => ({
+      type: g.type,
+      tagGroup: groupBys.tags === undefined ? undefined : g.tagGroup,
+      series: g.series,
+    }));
 }
 
 /**
@@ -246,8 +309,17 @@ function planRowGroup(rowGroup: RowGroup, run: RowGroupRun): PlannedRowGroup {
   const readsOf = (s: SeriesEntry): Read[] =>
     buckets === undefined
       ? s.partitions.map((key) => ({ key, fromMs: startMs, toMs: endMs }))
-      : s.partitions.flatMap((key) => buckets.live.filter(([a, b]) => a < key.rowTime + widthMs && b >= key.rowTime).map(([a, b]) => ({ key, fromMs: a, toMs: b })));
-  return { rowGroup, buckets, reads: new Map(rowGroup.series.map((s) => [s, readsOf(s)])), seriesMajor: isSeriesMajor(pipeline, rowGroup.type) };
+      : s.partitions.flatMap((key) =>
+          buckets.live
+            .filter(([a, b]) => a < key.rowTime + widthMs && b >= key.rowTime)
+            .map(([a, b]) => ({ key, fromMs: a, toMs: b })),
+        );
+  return {
+    rowGroup,
+    buckets,
+    reads: new Map(rowGroup.series.map((s) => [s, readsOf(s)])),
+    seriesMajor: isSeriesMajor(pipeline, rowGroup.type),
+  };
 }
 
 /**
@@ -283,12 +355,20 @@ function readAheadOf(planned: readonly PlannedRowGroup[], run: RowGroupRun): Que
   if (order.length === 0) return undefined;
   const options = scanOptionsOf('asc', 0, run);
   return {
-    reads: new ReadAhead(order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)), depth, run.readAheadBudget),
+    reads: new ReadAhead(
+      order.map((read) => () => ctx.source.read(read.key, read.fromMs, read.toMs, options)),
+      depth,
+      run.readAheadBudget,
+    ),
     position: new Map(order.map((read, k) => [read, k])),
   };
 }
 
-function scanOptionsOf(order: 'asc' | 'desc', limit: number, { ctx, split, readAheadBudget }: RowGroupRun): ScanOptions {
+function scanOptionsOf(
+  order: 'asc' | 'desc',
+  limit: number,
+  { ctx, split, readAheadBudget }: RowGroupRun,
+): ScanOptions {
   return {
     order,
     ...(limit > 0 ? { limit } : {}),
@@ -298,7 +378,11 @@ function scanOptionsOf(order: 'asc' | 'desc', limit: number, { ctx, split, readA
   };
 }
 
-async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: QueryReadAhead | undefined): Promise<GroupOutput[]> {
+async function runRowGroup(
+  planned: PlannedRowGroup,
+  run: RowGroupRun,
+  ahead: QueryReadAhead | undefined,
+): Promise<GroupOutput[]> {
   const { compiled, ctx, tracker, widthMs } = run;
   const { pipeline } = compiled;
   const { rowGroup, buckets, reads } = planned;
@@ -310,7 +394,10 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   const scanLimit = pipeline.limit > 0 && pipeline.groupBys.points.length === 0 ? pipeline.limit : 0;
   const scanOptions = scanOptionsOf(router.seriesMajor ? 'asc' : pipeline.order, scanLimit, run);
   /** `scan` starts the read of the partition; the default starts it when the merge reaches it. */
-  const inputsOf = (series: readonly SeriesEntry[], scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions)): MergeInput[] =>
+  const inputsOf = (
+    series: readonly SeriesEntry[],
+    scan = (read: Read) => ctx.source.read(read.key, read.fromMs, read.toMs, scanOptions),
+  ): MergeInput[] =>
     series.flatMap((s) =>
       reads.get(s)!.map((read) => ({
         open: () => counted(scan(read), read.key, s, ctx.stats, run.yielded),
@@ -320,12 +407,19 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
       })),
     );
   const onRun = (slice: Slice, from: number, to: number, rank: number) => router.run(slice, from, to, rank);
-  const options = { gate: tracker.gate, concurrency: ctx.concurrency ?? ctx.source.concurrentReads, ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}) };
+  const options = {
+    gate: tracker.gate,
+    concurrency: ctx.concurrency ?? ctx.source.concurrentReads,
+    ...(ctx.lane !== undefined ? { lane: ctx.lane } : {}),
+  };
   if (router.seriesMajor) {
     // Series one after another: the partitions are read in a known order, so the next ones were started early.
     for (const series of rowGroup.series) {
       ctx.signal?.throwIfAborted();
-      const inputs = ahead === undefined ? inputsOf([series]) : inputsOf([series], (read) => ahead.reads.open(ahead.position.get(read)!));
+      const inputs =
+        ahead === undefined
+          ? inputsOf([series])
+          : inputsOf([series], (read) => ahead.reads.open(ahead.position.get(read)!));
       if (!(await mergeRuns(inputs, 'asc', onRun, options))) break;
     }
   } else {
@@ -334,13 +428,20 @@ async function runRowGroup(planned: PlannedRowGroup, run: RowGroupRun, ahead: Qu
   let outputs = router.finish();
   // Only a whole answer is kept (a truncated one stops mid-range; truncation never uses the cache anyway).
   if (!tracker.stopped) buckets?.finish();
-  if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped) outputs = [router.emptyGroup()];
+  if (outputs.length === 0 && pipeline.groupBys.series && pipeline.groupBys.points.length === 0 && !tracker.stopped)
+    outputs = [router.emptyGroup()];
   for (const batch of saves) await ctx.source.write(batch);
   return outputs;
 }
 
 /** Counts scans and partitions that yielded points, and marks the series as having points. */
-async function* counted(scan: AsyncIterable<Slice>, key: RowKey, series: SeriesEntry, stats: QueryStats, yielded: Set<RowKey>): AsyncGenerator<Slice> {
+async function* counted(
+  scan: AsyncIterable<Slice>,
+  key: RowKey,
+  series: SeriesEntry,
+  stats: QueryStats,
+  yielded: Set<RowKey>,
+): AsyncGenerator<Slice> {
   stats.scans++;
   let empty = true;
   for await (const slice of scan) {

@@ -11,9 +11,16 @@ export type FillMode = 'none' | 'null' | 'zero' | 'previous';
  * Returns one list per input, in the same order; `order` is the answer's time order. The points it makes up are
  * points returned like any other: a thousand sparse series filled to each other's timestamps are a million points.
  */
-export function fillPoints(lists: readonly PointList[], mode: FillMode, order: 'asc' | 'desc', budget?: RequestBudget): PointList[] {
+export function fillPoints(
+  lists: readonly PointList[],
+  mode: FillMode,
+  order: 'asc' | 'desc',
+  budget?: RequestBudget,
+): PointList[] {
   if (mode === 'none' || lists.length === 0) return [...lists];
-  const union = [...new Set(lists.flatMap((list) => list.timestamps))].sort((a, b) => (order === 'asc' ? a - b : b - a));
+  const union = [...new Set(lists.flatMap((list) => list.timestamps))].sort((a, b) =>
+    order === 'asc' ? a - b : b - a,
+  );
   return lists.map((list) => {
     const out = new PointList();
     let i = 0;

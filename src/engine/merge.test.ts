@@ -14,7 +14,12 @@ function scan(points: readonly (readonly [number, number])[], pageSize: number, 
     try {
       for (let i = 0; i < points.length; i += pageSize) {
         const page = points.slice(i, i + pageSize);
-        const slice: NumberSlice = { key: KEY, kind: 'double', timestamps: Float64Array.from(page, (p) => p[0]), values: Float64Array.from(page, (p) => p[1]) };
+        const slice: NumberSlice = {
+          key: KEY,
+          kind: 'double',
+          timestamps: Float64Array.from(page, (p) => p[0]),
+          values: Float64Array.from(page, (p) => p[1]),
+        };
         yield slice;
       }
     } finally {
@@ -33,7 +38,14 @@ async function merged(inputs: MergeInput[], order: Order = 'asc') {
   return { out, runs };
 }
 
-const input = (points: [number, number][], rank: number, pageSize = 100, fromMs = -Infinity, toMs = Infinity, log?: string[]): MergeInput => ({
+const input = (
+  points: [number, number][],
+  rank: number,
+  pageSize = 100,
+  fromMs = -Infinity,
+  toMs = Infinity,
+  log?: string[],
+): MergeInput => ({
   open: scan(points, pageSize, log, String(rank)),
   fromMs,
   toMs,
@@ -42,7 +54,23 @@ const input = (points: [number, number][], rank: number, pageSize = 100, fromMs 
 
 describe('mergeRuns', () => {
   it('orders equal times by value, then by series rank, like KairosDB', async () => {
-    const { out } = await merged([input([[1, 20], [2, 5]], 0), input([[1, 10], [2, 5]], 1), input([[1, 15]], 2)]);
+    const { out } = await merged([
+      input(
+        [
+          [1, 20],
+          [2, 5],
+        ],
+        0,
+      ),
+      input(
+        [
+          [1, 10],
+          [2, 5],
+        ],
+        1,
+      ),
+      input([[1, 15]], 2),
+    ]);
     expect(out).toEqual([
       [1, 10, 1],
       [1, 15, 2],
@@ -53,7 +81,25 @@ describe('mergeRuns', () => {
   });
 
   it('reverses all three in descending order', async () => {
-    const { out } = await merged([input([[2, 5], [1, 20]], 0), input([[2, 5], [1, 10]], 1)], 'desc');
+    const { out } = await merged(
+      [
+        input(
+          [
+            [2, 5],
+            [1, 20],
+          ],
+          0,
+        ),
+        input(
+          [
+            [2, 5],
+            [1, 10],
+          ],
+          1,
+        ),
+      ],
+      'desc',
+    );
     expect(out).toEqual([
       [2, 5, 1],
       [2, 5, 0],
@@ -63,7 +109,28 @@ describe('mergeRuns', () => {
   });
 
   it('passes partitions that do not overlap through whole, one run per slice', async () => {
-    const { out, runs } = await merged([input([[1, 1], [2, 2]], 0, 100, 0, 9), input([[10, 3], [11, 4]], 0, 100, 10, 19)]);
+    const { out, runs } = await merged([
+      input(
+        [
+          [1, 1],
+          [2, 2],
+        ],
+        0,
+        100,
+        0,
+        9,
+      ),
+      input(
+        [
+          [10, 3],
+          [11, 4],
+        ],
+        0,
+        100,
+        10,
+        19,
+      ),
+    ]);
     expect(out.map(([t]) => t)).toEqual([1, 2, 10, 11]);
     expect(runs).toBe(2);
   });
@@ -72,7 +139,21 @@ describe('mergeRuns', () => {
     const log: string[] = [];
     const seen: string[] = [];
     await mergeRuns(
-      [input([[1, 1], [5, 2]], 0, 1, 0, 9, log), input([[12, 3]], 1, 1, 10, 19, log), input([[3, 4]], 2, 1, 0, 9, log)],
+      [
+        input(
+          [
+            [1, 1],
+            [5, 2],
+          ],
+          0,
+          1,
+          0,
+          9,
+          log,
+        ),
+        input([[12, 3]], 1, 1, 10, 19, log),
+        input([[3, 4]], 2, 1, 0, 9, log),
+      ],
       'asc',
       (slice, from) => {
         seen.push(`${slice.timestamps[from]}`);
@@ -99,7 +180,12 @@ describe('mergeRuns', () => {
         else await new Promise((resolve) => setImmediate(resolve));
         inFlight--;
         log.push(`first ${rank}`);
-        yield { key: KEY, kind: 'double', timestamps: Float64Array.of(rank), values: Float64Array.of(rank) } satisfies NumberSlice;
+        yield {
+          key: KEY,
+          kind: 'double',
+          timestamps: Float64Array.of(rank),
+          values: Float64Array.of(rank),
+        } satisfies NumberSlice;
       },
       fromMs: 0,
       toMs: 10,
@@ -108,7 +194,13 @@ describe('mergeRuns', () => {
     const done = mergeRuns(inputs, 'asc', () => undefined, { concurrency: 2 });
     // Input 0 holds its slot; the other slot goes through inputs 1 to 5 meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(log.filter((entry) => entry.startsWith('first'))).toEqual(['first 1', 'first 2', 'first 3', 'first 4', 'first 5']);
+    expect(log.filter((entry) => entry.startsWith('first'))).toEqual([
+      'first 1',
+      'first 2',
+      'first 3',
+      'first 4',
+      'first 5',
+    ]);
     releaseSlow();
     await done;
     expect(most).toBe(2);
@@ -116,7 +208,24 @@ describe('mergeRuns', () => {
 
   it('stops when the handler returns false, closing the scans it opened', async () => {
     const log: string[] = [];
-    const done = await mergeRuns([input([[1, 1], [2, 2], [3, 3]], 0, 1, 0, 9, log)], 'asc', (slice, from) => slice.timestamps[from] !== 2 || false);
+    const done = await mergeRuns(
+      [
+        input(
+          [
+            [1, 1],
+            [2, 2],
+            [3, 3],
+          ],
+          0,
+          1,
+          0,
+          9,
+          log,
+        ),
+      ],
+      'asc',
+      (slice, from) => slice.timestamps[from] !== 2 || false,
+    );
     expect(done).toBe(false);
     expect(log).toEqual(['open 0', 'close 0']);
   });
@@ -125,7 +234,18 @@ describe('mergeRuns', () => {
     let admitted = 0;
     const out: number[] = [];
     const done = await mergeRuns(
-      [input([[1, 1], [2, 2], [3, 3]], 0, 1), input([[1, 5]], 1, 1)],
+      [
+        input(
+          [
+            [1, 1],
+            [2, 2],
+            [3, 3],
+          ],
+          0,
+          1,
+        ),
+        input([[1, 5]], 1, 1),
+      ],
       'asc',
       (slice, from, to) => {
         for (let i = from; i < to; i++) out.push(slice.timestamps[i]!);
@@ -145,22 +265,26 @@ describe('mergeRuns', () => {
       pageSize: fc.integer({ min: 1, max: 4 }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(partition, { maxLength: 8 }), fc.constantFrom<Order>('asc', 'desc'), async (partitions, order) => {
-        // Each rank is one series: its partitions hold distinct times, as a store's rows do.
-        const taken = new Set<string>();
-        const expected: [number, number, number][] = [];
-        const inputs = partitions.map((p) => {
-          const points = p.offsets
-            .map((o, i) => [p.rowTime + o, p.values[i]!] as [number, number])
-            .filter(([t]) => !taken.has(`${p.rank}:${t}`) && taken.add(`${p.rank}:${t}`))
-            .sort((a, b) => (order === 'asc' ? a[0] - b[0] : b[0] - a[0]));
-          for (const [t, v] of points) expected.push([t, v, p.rank]);
-          return input(points, p.rank, p.pageSize, p.rowTime, p.rowTime + 9);
-        });
-        const sign = order === 'asc' ? 1 : -1;
-        expected.sort((a, b) => sign * (a[0] - b[0] || a[1] - b[1] || a[2] - b[2]));
-        expect((await merged(inputs, order)).out).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(partition, { maxLength: 8 }),
+        fc.constantFrom<Order>('asc', 'desc'),
+        async (partitions, order) => {
+          // Each rank is one series: its partitions hold distinct times, as a store's rows do.
+          const taken = new Set<string>();
+          const expected: [number, number, number][] = [];
+          const inputs = partitions.map((p) => {
+            const points = p.offsets
+              .map((o, i) => [p.rowTime + o, p.values[i]!] as [number, number])
+              .filter(([t]) => !taken.has(`${p.rank}:${t}`) && taken.add(`${p.rank}:${t}`))
+              .sort((a, b) => (order === 'asc' ? a[0] - b[0] : b[0] - a[0]));
+            for (const [t, v] of points) expected.push([t, v, p.rank]);
+            return input(points, p.rank, p.pageSize, p.rowTime, p.rowTime + 9);
+          });
+          const sign = order === 'asc' ? 1 : -1;
+          expected.sort((a, b) => sign * (a[0] - b[0] || a[1] - b[1] || a[2] - b[2]));
+          expect((await merged(inputs, order)).out).toEqual(expected);
+        },
+      ),
     );
   });
 });

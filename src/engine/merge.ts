@@ -33,10 +33,17 @@ export interface MergeOptions {
 }
 
 /** Resolves true when every input was merged to its end, false when the handler or the gate stopped it. */
-export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onRun: RunHandler, options: MergeOptions = {}): Promise<boolean> {
+export async function mergeRuns(
+  inputs: readonly MergeInput[],
+  order: Order,
+  onRun: RunHandler,
+  options: MergeOptions = {},
+): Promise<boolean> {
   const { gate, concurrency = 8, lane } = options;
   const asc = order === 'asc';
-  const pending = [...inputs].sort(asc ? (a, b) => a.fromMs - b.fromMs || a.rank - b.rank : (a, b) => b.toMs - a.toMs || a.rank - b.rank);
+  const pending = [...inputs].sort(
+    asc ? (a, b) => a.fromMs - b.fromMs || a.rank - b.rank : (a, b) => b.toMs - a.toMs || a.rank - b.rank,
+  );
   const opened: Cursor[] = [];
   const heap = new CursorHeap(order);
   let next = 0;
@@ -54,7 +61,9 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
    * turn). Cursors join the heap in input order, whatever finished first; the gate's refusal stops the opening.
    */
   const openUpTo = async (end: number) => {
-    const batch = pending.slice(next, end).map((input) => new Cursor(input.open()[Symbol.asyncIterator](), input.rank, guard));
+    const batch = pending
+      .slice(next, end)
+      .map((input) => new Cursor(input.open()[Symbol.asyncIterator](), input.rank, guard));
     next = end;
     opened.push(...batch);
     const ready: boolean[] = new Array<boolean>(batch.length).fill(false);
@@ -66,7 +75,9 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, slot));
-    batch.forEach((cursor, i) => ready[i] && heap.push(cursor));
+    batch.forEach((cursor, i) => {
+      if (ready[i]) heap.push(cursor);
+    });
   };
   // An unopened input can hold no point before its bound, so the merge may run up to (not onto) that bound.
   const reached = (input: MergeInput, ts: number) => (asc ? input.fromMs <= ts : input.toMs >= ts);
@@ -94,7 +105,20 @@ export async function mergeRuns(inputs: readonly MergeInput[], order: Order, onR
       if (other !== undefined) {
         const bound = other.timestamp();
         end = firstNotBefore(ts, cursor.position + 1, end, bound, asc);
-        if (end < ts.length && ts[end] === bound && compareInStream(order, bound, tieAt(slice, end), cursor.rank, bound, tieAt(other.slice!, other.position), other.rank) < 0) end++;
+        if (
+          end < ts.length &&
+          ts[end] === bound &&
+          compareInStream(
+            order,
+            bound,
+            tieAt(slice, end),
+            cursor.rank,
+            bound,
+            tieAt(other.slice!, other.position),
+            other.rank,
+          ) < 0
+        )
+          end++;
       }
       if (next < pending.length) {
         const upcoming = pending[next]!;
@@ -209,6 +233,16 @@ class CursorHeap {
   }
 
   private before(a: Cursor, b: Cursor): boolean {
-    return compareInStream(this.order, a.timestamp(), tieAt(a.slice!, a.position), a.rank, b.timestamp(), tieAt(b.slice!, b.position), b.rank) < 0;
+    return (
+      compareInStream(
+        this.order,
+        a.timestamp(),
+        tieAt(a.slice!, a.position),
+        a.rank,
+        b.timestamp(),
+        tieAt(b.slice!, b.position),
+        b.rank,
+      ) < 0
+    );
   }
 }

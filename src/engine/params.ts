@@ -141,7 +141,8 @@ export class ParamReader {
 
 export function readNumber(value: unknown, field: string): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number)) throw new InputError(field, value, 'must be a finite number');
+  if (typeof number !== 'number' || !Number.isFinite(number))
+    throw new InputError(field, value, 'must be a finite number');
   return number;
 }
 
@@ -156,29 +157,37 @@ export function readInteger(value: unknown, field: string, min: number, max = Nu
 
 function readUnit(value: unknown, field: string): TimeUnit {
   const unit = typeof value === 'string' ? parseTimeUnit(value) : undefined;
-  if (unit === undefined) throw new InputError(field, value, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
+  if (unit === undefined)
+    throw new InputError(field, value, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
   return unit;
 }
 
 export function readDuration(value: unknown, field: string): Duration {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object {value, unit}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InputError(field, value, 'must be an object {value, unit}');
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {
-    if (key !== 'value' && key !== 'unit') throw new InputError(`${field}.${key}`, object[key], 'is not a field of {value, unit}');
+    if (key !== 'value' && key !== 'unit')
+      throw new InputError(`${field}.${key}`, object[key], 'is not a field of {value, unit}');
   }
   // A range of 0 units has no end; KairosDB accepts it and then divides by zero.
-  return { value: readInteger(object.value, `${field}.value`, 1, 2_147_483_647), unit: readUnit(object.unit, `${field}.unit`) };
+  return {
+    value: readInteger(object.value, `${field}.value`, 1, 2_147_483_647),
+    unit: readUnit(object.unit, `${field}.unit`),
+  };
 }
 
 export function readZone(value: unknown, field: string): Zone {
   const zone = typeof value === 'string' ? resolveZone(value) : undefined;
-  if (zone === undefined) throw new InputError(field, value, 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30');
+  if (zone === undefined)
+    throw new InputError(field, value, 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30');
   return zone;
 }
 
 /** An object of non-empty string names to non-empty string values. */
 export function readStringMap(value: unknown, field: string): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of names to strings');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InputError(field, value, 'must be an object of names to strings');
   const out = dict<string>();
   for (const [name, v] of Object.entries(value)) {
     if (name === '') throw new InputError(field, value, 'must not have an empty name');

@@ -122,18 +122,32 @@ export class GroupRouter {
     let groups = [...this.groups.values()];
     if (this.seriesMajor) {
       const order = this.spec.order;
-      groups = groups.sort((a, b) => compareInStream(order, a.firstTs, a.firstTie, a.firstRank, b.firstTs, b.firstTie, b.firstRank));
+      groups = groups.sort((a, b) =>
+        compareInStream(order, a.firstTs, a.firstTie, a.firstRank, b.firstTs, b.firstTie, b.firstRank),
+      );
     }
     const tags = this.spec.excludeTags ? dict<string[]>() : this.tagUnion();
     return groups.map((group) => {
       group.head.end();
-      return { name: this.spec.metric, groupBy: this.results(group.ids), tags, sampleSize: group.taken, points: group.output.points };
+      return {
+        name: this.spec.metric,
+        groupBy: this.results(group.ids),
+        tags,
+        sampleSize: group.taken,
+        points: group.output.points,
+      };
     });
   }
 
   /** The group of a series that had no points: GraphQL's per-series view still lists it. */
   emptyGroup(): GroupOutput {
-    return { name: this.spec.metric, groupBy: this.results([]), tags: this.spec.excludeTags ? dict<string[]>() : this.tagUnion(true), sampleSize: 0, points: new PointList() };
+    return {
+      name: this.spec.metric,
+      groupBy: this.results([]),
+      tags: this.spec.excludeTags ? dict<string[]>() : this.tagUnion(true),
+      sampleSize: 0,
+      points: new PointList(),
+    };
   }
 
   private feed(group: Group, slice: Slice, from: number, to: number, rank: number): void {
@@ -153,7 +167,10 @@ export class GroupRouter {
     const i = this.spec.order === 'asc' ? from : to - 1;
     const ts = slice.timestamps[i]!;
     const tie = tieAt(slice, i);
-    if (Number.isNaN(group.firstTs) || compareInStream(this.spec.order, ts, tie, rank, group.firstTs, group.firstTie, group.firstRank) < 0) {
+    if (
+      Number.isNaN(group.firstTs) ||
+      compareInStream(this.spec.order, ts, tie, rank, group.firstTs, group.firstTie, group.firstRank) < 0
+    ) {
       group.firstTs = ts;
       group.firstTie = tie;
       group.firstRank = rank;
@@ -252,7 +269,10 @@ export function isSeriesMajor(spec: PipelineSpec, type: GroupType): boolean {
   return spec.limit === 0 && applicableAggregators(spec.aggregators, type)[0]?.stage.orderFree === true;
 }
 
-export function applicableAggregators(aggregators: readonly CompiledAggregator[], type: GroupType): CompiledAggregator[] {
+export function applicableAggregators(
+  aggregators: readonly CompiledAggregator[],
+  type: GroupType,
+): CompiledAggregator[] {
   let current = type;
   return aggregators.filter(({ definition }) => {
     if (!accepts(definition, current)) return false;

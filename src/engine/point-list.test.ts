@@ -10,11 +10,24 @@ const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { 
 const BIG = 2n ** 60n + 1n;
 
 function longSlice(timestamps: number[], exact: bigint[]): Slice {
-  return { key: KEY, kind: 'long', timestamps: Float64Array.from(timestamps), values: Float64Array.from(exact, Number), exact: BigInt64Array.from(exact) };
+  return {
+    key: KEY,
+    kind: 'long',
+    timestamps: Float64Array.from(timestamps),
+    values: Float64Array.from(exact, Number),
+    exact: BigInt64Array.from(exact),
+  };
 }
 
 /** The list as [time, kind, value] triples, from its runs. */
-const byRuns = (list: PointList) => list.runs.flatMap(({ columns, from, to }) => Array.from({ length: to - from }, (_, k) => [columns.timestamps[from + k], columns.kind, valueAt(columns, from + k)]));
+const byRuns = (list: PointList) =>
+  list.runs.flatMap(({ columns, from, to }) =>
+    Array.from({ length: to - from }, (_, k) => [
+      columns.timestamps[from + k],
+      columns.kind,
+      valueAt(columns, from + k),
+    ]),
+  );
 const byPoint = (list: PointList) => list.timestamps.map((t, i) => [t, list.kinds[i], list.values[i]]);
 
 describe('PointList', () => {
@@ -59,7 +72,10 @@ describe('PointList', () => {
   });
 
   it('keeps a long run of a slice without copying it, and copies a short one', () => {
-    const long = longSlice(Array.from({ length: 40 }, (_, i) => i), Array.from({ length: 40 }, (_, i) => (i === 10 ? BIG : BigInt(i))));
+    const long = longSlice(
+      Array.from({ length: 40 }, (_, i) => i),
+      Array.from({ length: 40 }, (_, i) => (i === 10 ? BIG : BigInt(i))),
+    );
     const list = new PointList();
     list.appendSlice(long, 8);
     list.appendSlice(long, 0, 31);
@@ -69,7 +85,11 @@ describe('PointList', () => {
       [false, 0, 31],
       [true, 0, 32],
     ]);
-    expect(list.timestamps).toEqual([...Array.from({ length: 32 }, (_, i) => 8 + i), ...Array.from({ length: 31 }, (_, i) => i), ...Array.from({ length: 32 }, (_, i) => i)]);
+    expect(list.timestamps).toEqual([
+      ...Array.from({ length: 32 }, (_, i) => 8 + i),
+      ...Array.from({ length: 31 }, (_, i) => i),
+      ...Array.from({ length: 32 }, (_, i) => i),
+    ]);
     // Beyond ±2^53 a long is its exact bigint, kept or copied.
     expect([list.values[2], list.values[32 + 10], list.values[63 + 10], list.values[3]]).toEqual([BIG, BIG, BIG, 11]);
   });

@@ -25,9 +25,19 @@ export type PointKind = SliceKind | 'null';
  * slice's for every point, pushed columns' only for the values beyond ±2^53 (undefined elsewhere).
  */
 export type RunColumns =
-  | { readonly kind: 'long' | 'double'; readonly timestamps: ArrayLike<number>; readonly values: ArrayLike<number>; readonly exact?: ArrayLike<bigint | undefined> | undefined }
+  | {
+      readonly kind: 'long' | 'double';
+      readonly timestamps: ArrayLike<number>;
+      readonly values: ArrayLike<number>;
+      readonly exact?: ArrayLike<bigint | undefined> | undefined;
+    }
   | { readonly kind: 'string'; readonly timestamps: ArrayLike<number>; readonly values: readonly string[] }
-  | { readonly kind: 'complex'; readonly timestamps: ArrayLike<number>; readonly values: ArrayLike<number>; readonly imaginary: ArrayLike<number> }
+  | {
+      readonly kind: 'complex';
+      readonly timestamps: ArrayLike<number>;
+      readonly values: ArrayLike<number>;
+      readonly imaginary: ArrayLike<number>;
+    }
   | { readonly kind: 'null'; readonly timestamps: ArrayLike<number> };
 
 /** Points [from, to) of `columns`. */
@@ -87,7 +97,12 @@ export class PointList {
   push(timestamp: number, kind: PointKind, value: PointValue): void {
     let run = this.pushed;
     if (run === undefined || run.columns.kind !== kind) {
-      const columns: PushedColumns = { kind, timestamps: [], values: [], ...(kind === 'complex' ? { imaginary: [] } : {}) };
+      const columns: PushedColumns = {
+        kind,
+        timestamps: [],
+        values: [],
+        ...(kind === 'complex' ? { imaginary: [] } : {}),
+      };
       run = { columns, from: 0, to: 0 };
       this.list.push(run as { columns: RunColumns; from: number; to: number });
       this.pushed = run;

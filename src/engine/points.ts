@@ -87,7 +87,15 @@ export function compareDoubles(a: number, b: number): number {
  * 0 for strings and complex), then, where KairosDB falls back to identity hashes, the series rank. Descending
  * streams reverse all three. Returns < 0 when a comes first in the stream.
  */
-export function compareInStream(order: Order, tsA: number, tieA: number, rankA: number, tsB: number, tieB: number, rankB: number): number {
+export function compareInStream(
+  order: Order,
+  tsA: number,
+  tieA: number,
+  rankA: number,
+  tsB: number,
+  tieB: number,
+  rankB: number,
+): number {
   const c = tsA !== tsB ? (tsA < tsB ? -1 : 1) : compareDoubles(tieA, tieB) || rankA - rankB;
   return order === 'asc' ? c : -c;
 }
@@ -116,7 +124,13 @@ export function sliceRange(slice: Slice, start: number, end: number): Slice {
     case 'string':
       return { key: slice.key, kind: 'string', timestamps, values: slice.values.slice(start, end) };
     case 'complex':
-      return { key: slice.key, kind: 'complex', timestamps, values: slice.values.subarray(start, end), imaginary: slice.imaginary.subarray(start, end) };
+      return {
+        key: slice.key,
+        kind: 'complex',
+        timestamps,
+        values: slice.values.subarray(start, end),
+        imaginary: slice.imaginary.subarray(start, end),
+      };
     default: {
       const sub = { key: slice.key, kind: slice.kind, timestamps, values: slice.values.subarray(start, end) };
       return slice.exact === undefined ? sub : { ...sub, exact: slice.exact.subarray(start, end) };

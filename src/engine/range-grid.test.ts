@@ -28,12 +28,18 @@ describe('RangeGrid', () => {
     const lastYear = Date.UTC(275760, 0, 1);
     const yearly = new RangeGrid(lastYear, { value: 1, unit: 'YEARS' }, utc);
     // The end of the last year has no time (luxon: NaN), yet points in that year still find their range.
-    expect([yearly.locate(8_640_000_000_000_000), yearly.lo, yearly.pointTimeOf(0, 'aggregators[0].sampling')]).toEqual([0, lastYear, lastYear]);
+    expect([yearly.locate(8_640_000_000_000_000), yearly.lo, yearly.pointTimeOf(0, 'aggregators[0].sampling')]).toEqual(
+      [0, lastYear, lastYear],
+    );
     expect(yearly.startOf(1)).toBeNaN();
-    expect(() => yearly.pointTimeOf(1, 'aggregators[0].sampling')).toThrow(new InputError('aggregators[0].sampling', { value: 1, unit: 'years' }, BOUNDARY_BEYOND_RULE));
+    expect(() => yearly.pointTimeOf(1, 'aggregators[0].sampling')).toThrow(
+      new InputError('aggregators[0].sampling', { value: 1, unit: 'years' }, BOUNDARY_BEYOND_RULE),
+    );
     // A fixed width past the end is a finite number, and no time either.
     const hourly = new RangeGrid(8_640_000_000_000_000 - 10, { value: 1, unit: 'HOURS' }, utc);
-    expect(() => hourly.pointTimeOf(1, 'f')).toThrow('f puts a range boundary outside -8640000000000000 to 8640000000000000 epoch ms, where no time can be computed or answered (got {"value":1,"unit":"hours"})');
+    expect(() => hourly.pointTimeOf(1, 'f')).toThrow(
+      'f puts a range boundary outside -8640000000000000 to 8640000000000000 epoch ms, where no time can be computed or answered (got {"value":1,"unit":"hours"})',
+    );
   });
 
   it('makes the DST day 23 hours long in Berlin', () => {
@@ -44,7 +50,9 @@ describe('RangeGrid', () => {
   });
 
   it('places every time in the range whose bounds hold it, for every unit and zone', () => {
-    const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', '+05:30'].map((z) => resolveZone(z)!);
+    const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', '+05:30'].map(
+      (z) => resolveZone(z)!,
+    );
     fc.assert(
       fc.property(
         fc.integer({ min: -2e12, max: 4e12 }),

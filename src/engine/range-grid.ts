@@ -63,7 +63,12 @@ export class RangeGrid {
   pointTimeOf(k: number, field: string): number {
     const ms = this.startOf(k);
     // Shown in wire form, as the client wrote it (KairosDB's units are lower case).
-    if (!isEpochMs(ms)) throw new InputError(field, { value: this.sampling.value, unit: this.sampling.unit.toLowerCase() }, BOUNDARY_BEYOND_RULE);
+    if (!isEpochMs(ms))
+      throw new InputError(
+        field,
+        { value: this.sampling.value, unit: this.sampling.unit.toLowerCase() },
+        BOUNDARY_BEYOND_RULE,
+      );
     return ms;
   }
 

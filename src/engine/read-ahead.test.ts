@@ -6,17 +6,19 @@ const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { 
 
 /** Scans of `pages` one-point pages each that record when each page was asked for and when the scan ended. */
 function scans(count: number, asked: string[], ended: number[], pages = 2) {
-  return Array.from({ length: count }, (_, k) => () =>
-    (async function* (): AsyncGenerator<Slice> {
-      try {
-        for (let page = 0; page < pages; page++) {
-          asked.push(`${k}.${page}`);
-          yield { key: KEY, kind: 'long', timestamps: Float64Array.of(k * 10 + page), values: Float64Array.of(page) };
+  return Array.from(
+    { length: count },
+    (_, k) => () =>
+      (async function* (): AsyncGenerator<Slice> {
+        try {
+          for (let page = 0; page < pages; page++) {
+            asked.push(`${k}.${page}`);
+            yield { key: KEY, kind: 'long', timestamps: Float64Array.of(k * 10 + page), values: Float64Array.of(page) };
+          }
+        } finally {
+          ended.push(k);
         }
-      } finally {
-        ended.push(k);
-      }
-    })(),
+      })(),
   );
 }
 
@@ -123,7 +125,11 @@ describe('ReadAhead', () => {
         yield { key: KEY, kind: 'long', timestamps: Float64Array.of(5), values: Float64Array.of(1) };
         throw new Error('node down');
       })();
-    const ahead = new ReadAhead([() => (async function* (): AsyncGenerator<Slice> {})(), failing], 1, new ReadAheadBudget(100));
+    const ahead = new ReadAhead(
+      [() => (async function* (): AsyncGenerator<Slice> {})(), failing],
+      1,
+      new ReadAheadBudget(100),
+    );
     const empty = ahead.open(0);
     await settle();
     expect(await drain(empty)).toEqual([]);

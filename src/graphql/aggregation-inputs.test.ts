@@ -35,7 +35,9 @@ describe('AggregatorInput', () => {
     for (const definition of AGGREGATORS.filter((a) => a.params.length > 0)) {
       const options = (fields[camelCase(definition.name)]!.type as GraphQLInputObjectType).getFields();
       for (const param of definition.params) {
-        expect(String(options[camelCase(param.name)]!.type).endsWith('!'), `${definition.name}.${param.name}`).toBe(param.required === true);
+        expect(String(options[camelCase(param.name)]!.type).endsWith('!'), `${definition.name}.${param.name}`).toBe(
+          param.required === true,
+        );
       }
     }
   });

@@ -21,12 +21,19 @@ export function camelCase(wire: string): string {
 const BY_FIELD = new Map(AGGREGATORS.map((definition) => [camelCase(definition.name), definition]));
 
 /** The aggregator an AggregatorInput names (its one field: @oneOf guarantees exactly one is set) and its options. */
-export function aggregatorOf(input: AggregatorInput): { field: string; options: unknown; definition: AggregatorDefinition } {
+export function aggregatorOf(input: AggregatorInput): {
+  field: string;
+  options: unknown;
+  definition: AggregatorDefinition;
+} {
   const [field, options] = Object.entries(input).find(([, v]) => v !== null && v !== undefined)!;
   return { field, options, definition: BY_FIELD.get(field)! };
 }
 
-export function aggregatorSpecs(ctx: RequestContext, inputs: readonly AggregatorInput[] | null | undefined): AggregatorSpec[] {
+export function aggregatorSpecs(
+  ctx: RequestContext,
+  inputs: readonly AggregatorInput[] | null | undefined,
+): AggregatorSpec[] {
   return (inputs ?? []).map((input, i) => {
     const { field, options, definition } = aggregatorOf(input);
     const path = `aggregators[${i}].${field}`;
@@ -34,7 +41,10 @@ export function aggregatorSpecs(ctx: RequestContext, inputs: readonly Aggregator
       if (options !== true) throw new InputError(path, options, 'must be true: the aggregator takes no options');
       return { name: definition.name, params: {} };
     }
-    return { name: definition.name, params: wireParams(ctx, definition.params, options as Record<string, unknown>, path) };
+    return {
+      name: definition.name,
+      params: wireParams(ctx, definition.params, options as Record<string, unknown>, path),
+    };
   });
 }
 
@@ -54,16 +64,26 @@ export function groupBySpecs(input: GroupByInput | null | undefined): GroupBySpe
       case 'tags':
         return { name: 'tag', params: { tags: input!.tags } };
       case 'time':
-        return { name: 'time', params: { range_size: duration(input!.time!.rangeSize), group_count: input!.time!.groupCount } };
+        return {
+          name: 'time',
+          params: { range_size: duration(input!.time!.rangeSize), group_count: input!.time!.groupCount },
+        };
       case 'valueRangeSize':
         return { name: 'value', params: { range_size: input!.valueRangeSize } };
       case 'bins':
         return { name: 'bin', params: { bins: input!.bins } };
+      default:
+        throw new Error(`unknown group-by field ${String(field satisfies never)}`);
     }
   });
 }
 
-function wireParams(ctx: RequestContext, specs: readonly ParamSpec[], options: Record<string, unknown>, path: string): Record<string, unknown> {
+function wireParams(
+  ctx: RequestContext,
+  specs: readonly ParamSpec[],
+  options: Record<string, unknown>,
+  path: string,
+): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const spec of specs) {
     const field = camelCase(spec.name);
@@ -93,7 +113,10 @@ function wireValue(ctx: RequestContext, spec: ParamSpec, value: unknown, path: s
       return map;
     }
     case 'thresholds':
-      return (value as { value: number; boundary: string }[]).map((t) => ({ value: t.value, boundary: t.boundary.toLowerCase() }));
+      return (value as { value: number; boundary: string }[]).map((t) => ({
+        value: t.value,
+        boundary: t.boundary.toLowerCase(),
+      }));
     default:
       return value;
   }

@@ -40,7 +40,8 @@ export function rangeArgs(
   if (from !== null && from !== undefined) startMs = timeArg(ctx, from, 'from', calendar);
   else if (defaultWindowMs !== undefined) startMs = endMs - defaultWindowMs;
   else throw new InputError('from', from, 'is required');
-  if (endMs < startMs) throw new InputError('to', to ?? formatTime(endMs), `must not be before from (${formatTime(startMs)})`);
+  if (endMs < startMs)
+    throw new InputError('to', to ?? formatTime(endMs), `must not be before from (${formatTime(startMs)})`);
   return { startMs, endMs };
 }
 
@@ -85,13 +86,19 @@ export function tagFilterArg(where: readonly TagMatch[] | null | undefined): Tag
 export function zoneArg(timeZone: string | null | undefined): Zone | undefined {
   if (timeZone === null || timeZone === undefined) return undefined;
   const zone = resolveZone(timeZone);
-  if (zone === undefined) throw new InputError('timeZone', timeZone, 'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30');
+  if (zone === undefined)
+    throw new InputError(
+      'timeZone',
+      timeZone,
+      'must be an IANA time zone such as Europe/Berlin, or an offset such as +05:30',
+    );
   return zone;
 }
 
 export function positiveIntArg(value: number | null | undefined, field: string, max: number): number | undefined {
   if (value === null || value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0 || value > max) throw new InputError(field, value, `must be an integer from 0 to ${max}`);
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    throw new InputError(field, value, `must be an integer from 0 to ${max}`);
   return value;
 }
 
@@ -100,7 +107,8 @@ export const MAX_PAGE_SIZE = 10_000;
 
 export function pageSizeArg(first: number | null | undefined): number {
   const size = first ?? 1000;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new InputError('first', first, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE)
+    throw new InputError('first', first, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   return size;
 }
 
@@ -111,7 +119,8 @@ export function pageSizeArg(first: number | null | undefined): number {
 export function cursorArg(after: string | null | undefined): string | undefined {
   if (after === null || after === undefined) return undefined;
   const key = Buffer.from(after, 'base64url').toString('utf8');
-  if (Buffer.from(key, 'utf8').toString('base64url') !== after) throw new InputError('after', after, 'is not a cursor this field answered (pass a page\'s nextCursor as it came)');
+  if (Buffer.from(key, 'utf8').toString('base64url') !== after)
+    throw new InputError('after', after, "is not a cursor this field answered (pass a page's nextCursor as it came)");
   return key;
 }
 
@@ -120,8 +129,14 @@ export function cursorArg(after: string | null | undefined): string | undefined 
  * sorts by the same comparison it pages with, whatever order a store listed them in (bytes and UTF-16 differ).
  */
 export function page<T>(items: readonly T[], keyOf: (item: T) => string, afterKey: string | undefined, size: number) {
-  const rest = items.filter((item) => afterKey === undefined || keyOf(item) > afterKey).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const rest = items
+    .filter((item) => afterKey === undefined || keyOf(item) > afterKey)
+    .sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
   const taken = rest.slice(0, size);
   const hasMore = rest.length > size;
-  return { items: taken, hasMore, nextCursor: hasMore ? Buffer.from(keyOf(taken[taken.length - 1]!), 'utf8').toString('base64url') : null };
+  return {
+    items: taken,
+    hasMore,
+    nextCursor: hasMore ? Buffer.from(keyOf(taken[taken.length - 1]!), 'utf8').toString('base64url') : null,
+  };
 }

@@ -58,11 +58,20 @@ function graphqlField(field: string, value: unknown, args: EngineQueryArgs): { f
  * and a wire name as value becomes that field's name too. Parameters are camelCase under the aggregator's field;
  * a key of a string map (save_as tags) is an entry of GraphQL's [{name, value}] list.
  */
-function aggregatorField(input: AggregatorInput, i: number, param: string | undefined, rest: string, value: unknown): { field: string; value: unknown } {
+function aggregatorField(
+  input: AggregatorInput,
+  i: number,
+  param: string | undefined,
+  rest: string,
+  value: unknown,
+): { field: string; value: unknown } {
   const { field: name, options, definition } = aggregatorOf(input);
   const base = `aggregators[${i}].${name}`;
   if (param === undefined || param === 'name') {
-    return { field: base + (param === undefined ? rest : ''), value: typeof value === 'string' && param === 'name' ? camelCase(value) : value };
+    return {
+      field: base + (param === undefined ? rest : ''),
+      value: typeof value === 'string' && param === 'name' ? camelCase(value) : value,
+    };
   }
   const spec = definition.params.find((p) => p.name === param);
   const option = `${base}.${camelCase(param)}`;

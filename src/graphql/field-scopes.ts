@@ -6,7 +6,15 @@
  * `read`. Answers are checked for the whole operation before it runs, so a refused answer never leaves its mutation
  * half done.
  */
-import { getNamedType, getOperationAST, isCompositeType, type DocumentNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  getOperationAST,
+  isCompositeType,
+  type DocumentNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { KairographError } from '../errors.js';
 import type { RequestContext } from '../server/request-context.js';
@@ -35,7 +43,15 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription'
     rollups: 'read',
   },
   // Roll-up tasks delete no points: changing one needs `write`, as the points its runs write do.
-  Mutation: { addPoints: 'write', deletePoints: 'delete', setMetadata: 'write', deleteMetadata: 'delete', createRollup: 'write', updateRollup: 'write', deleteRollup: 'write' },
+  Mutation: {
+    addPoints: 'write',
+    deletePoints: 'delete',
+    setMetadata: 'write',
+    deleteMetadata: 'delete',
+    createRollup: 'write',
+    updateRollup: 'write',
+    deleteRollup: 'write',
+  },
   // Checked when the subscription starts; its runs then read for it (a live query takes no save_as).
   Subscription: { liveSeries: 'read' },
 };
@@ -108,14 +124,18 @@ export function checkScopes(schema: GraphQLSchema): void {
     if (!type) continue;
     const scopes = FIELD_SCOPES[type.name as keyof typeof FIELD_SCOPES];
     const unguarded = Object.keys(type.getFields()).find((field) => scopes?.[field] === undefined);
-    if (unguarded !== undefined) throw new Error(`${type.name}.${unguarded} has no scope in FIELD_SCOPES (src/graphql/field-scopes.ts)`);
+    if (unguarded !== undefined)
+      throw new Error(`${type.name}.${unguarded} has no scope in FIELD_SCOPES (src/graphql/field-scopes.ts)`);
   }
   const seen = new Set<string>();
   const visit = (type: GraphQLCompositeType): void => {
     if (seen.has(type.name) || !('getFields' in type)) return;
     seen.add(type.name);
     for (const [name, field] of Object.entries(type.getFields())) {
-      if (ANSWER_SCOPES[type.name]?.[name] === undefined) throw new Error(`${type.name}.${name}, which a mutation can answer with, has no scope in ANSWER_SCOPES (src/graphql/field-scopes.ts)`);
+      if (ANSWER_SCOPES[type.name]?.[name] === undefined)
+        throw new Error(
+          `${type.name}.${name}, which a mutation can answer with, has no scope in ANSWER_SCOPES (src/graphql/field-scopes.ts)`,
+        );
       const named = getNamedType(field.type);
       if (isCompositeType(named)) visit(named);
     }
@@ -128,7 +148,12 @@ export function checkScopes(schema: GraphQLSchema): void {
 
 /** Refuses, before execution, an operation that selects a field its principal may not read (ANSWER_SCOPES). */
 export function useAnswerScopes(): Plugin<RequestContext> {
-  const check = (schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: RequestContext) => {
+  const check = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    ctx: RequestContext,
+  ) => {
     const refused = refusedField(schema, document, operationName, ctx.principal.scopes);
     if (refused === undefined) return undefined;
     try {
@@ -161,15 +186,23 @@ function refusedField(
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return undefined;
-  const fragments = new Map(document.definitions.flatMap((definition) => (definition.kind === 'FragmentDefinition' ? [[definition.name.value, definition] as const] : [])));
+  const fragments = new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === 'FragmentDefinition' ? [[definition.name.value, definition] as const] : [],
+    ),
+  );
   const spread = new Set<string>();
-  const walk = (selections: SelectionSetNode, type: GraphQLCompositeType): { what: string; scopes: AnyOf } | undefined => {
+  const walk = (
+    selections: SelectionSetNode,
+    type: GraphQLCompositeType,
+  ): { what: string; scopes: AnyOf } | undefined => {
     for (const selection of selections.selections) {
       let found: { what: string; scopes: AnyOf } | undefined;
       if (selection.kind === 'Field') {
         const name = selection.name.value;
         const needs = type === root ? INTROSPECTION[name] : ANSWER_SCOPES[type.name]?.[name];
-        if (needs !== undefined && !needs.some((scope) => scopes.has(scope))) return { what: type === root ? name : `${type.name}.${name}`, scopes: needs };
+        if (needs !== undefined && !needs.some((scope) => scopes.has(scope)))
+          return { what: type === root ? name : `${type.name}.${name}`, scopes: needs };
         // A root field the principal may not use is refused as it runs, with its own name; its answer is never made.
         const own = type === root ? FIELD_SCOPES[root.name as keyof typeof FIELD_SCOPES]?.[name] : undefined;
         if (own !== undefined && !scopes.has(own)) continue;

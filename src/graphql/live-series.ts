@@ -16,7 +16,9 @@ import type { LiveUpdateModel, SeriesModel } from './models.js';
 import { answerSeries, seriesQuery } from './resolvers.js';
 
 /** What the subscription's stream carries to `resolve`: an update, or the error that ended it. */
-type Payload = { readonly update: LiveUpdateModel; readonly statistics: RequestStatistics } | { readonly error: unknown };
+type Payload =
+  | { readonly update: LiveUpdateModel; readonly statistics: RequestStatistics }
+  | { readonly error: unknown };
 
 export const liveSeriesResolver = {
   subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: RequestContext): AsyncIterable<Payload> {
@@ -26,15 +28,23 @@ export const liveSeriesResolver = {
     const first = seriesQuery(ctx, args);
     // A live query runs again on every write and poll: saving its answer each time is no one's intent.
     const saving = first.aggregators.findIndex((aggregator) => aggregator.name === 'save_as');
-    if (saving >= 0) throw new InputError(`aggregators[${saving}].saveAs`, args.aggregators?.[saving]?.saveAs, 'is not taken by liveSeries, which runs again on every write and poll: save with `series`');
+    if (saving >= 0)
+      throw new InputError(
+        `aggregators[${saving}].saveAs`,
+        args.aggregators?.[saving]?.saveAs,
+        'is not taken by liveSeries, which runs again on every write and poll: save with `series`',
+      );
     const source = first.source!;
     const query = new LiveSeriesQuery(args, first, live.newContext);
-    const updates = live.queries.subscribe<SeriesModel>({
-      key: JSON.stringify([source, args]),
-      scope: metricScope(source, args.metric),
-      run: () => query.run(),
-      seriesKey: (series) => JSON.stringify([series.name, series.groupBy]),
-    }, ctx.client);
+    const updates = live.queries.subscribe<SeriesModel>(
+      {
+        key: JSON.stringify([source, args]),
+        scope: metricScope(source, args.metric),
+        run: () => query.run(),
+        seriesKey: (series) => JSON.stringify([series.name, series.groupBy]),
+      },
+      ctx.client,
+    );
     return payloads(updates, source);
   },
   resolve(payload: Payload, _: unknown, ctx: RequestContext): LiveUpdateModel {
@@ -78,7 +88,10 @@ class LiveSeriesQuery {
  * The updates as the subscription's payloads, an error as a last payload (so it reaches the client as a GraphQL error
  * with its code). Not an async generator: one waiting for the next update could not be returned when the client leaves.
  */
-function payloads(updates: AsyncIterableIterator<LiveUpdate<SeriesModel>>, source: string): AsyncIterableIterator<Payload> {
+function payloads(
+  updates: AsyncIterableIterator<LiveUpdate<SeriesModel>>,
+  source: string,
+): AsyncIterableIterator<Payload> {
   let failed = false;
   const it: AsyncIterableIterator<Payload> = {
     async next() {
@@ -86,7 +99,10 @@ function payloads(updates: AsyncIterableIterator<LiveUpdate<SeriesModel>>, sourc
       try {
         const next = await updates.next();
         if (next.done) return { done: true, value: undefined };
-        return { done: false, value: { update: { ...next.value, source }, statistics: next.value.statistics as RequestStatistics } };
+        return {
+          done: false,
+          value: { update: { ...next.value, source }, statistics: next.value.statistics as RequestStatistics },
+        };
       } catch (error) {
         failed = true;
         return { done: false, value: { error } };

@@ -27,7 +27,15 @@ import {
 } from 'graphql';
 // The executor's own rules for which fields a selection asks for (fragments, @skip, @include, response keys).
 import { collectSubfields } from 'graphql/execution/collectFields.js';
-import { longAt, valueAt, type ComplexValue, type PointKind, type PointList, type PointValue, type RunColumns } from '../engine/point-list.js';
+import {
+  longAt,
+  valueAt,
+  type ComplexValue,
+  type PointKind,
+  type PointList,
+  type PointValue,
+  type RunColumns,
+} from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
 import { JsonPieces } from '../server/answer-writer.js';
 import { CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, NumberRun, OPEN_BRACKET } from '../server/json-bytes.js';
@@ -52,7 +60,10 @@ export const BuiltListScalar = new GraphQLScalarType<JsonPieces, JsonPieces>({
   },
 });
 
-const BUILT_LIST_TYPE: NonNullTypeNode = { kind: Kind.NON_NULL_TYPE, type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: BuiltListScalar.name } } };
+const BUILT_LIST_TYPE: NonNullTypeNode = {
+  kind: Kind.NON_NULL_TYPE,
+  type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: BuiltListScalar.name } },
+};
 
 /** The contract's type definitions with every field of BUILT_LISTS typed `BuiltList!`; throws when one is missing. */
 export function executionTypeDefs(contract: DocumentNode): DocumentNode {
@@ -69,7 +80,9 @@ export function executionTypeDefs(contract: DocumentNode): DocumentNode {
       return { ...node, fields };
     },
   });
-  const missing = Object.entries(BUILT_LISTS).flatMap(([type, fields]) => fields.map((field) => `${type}.${field}`)).filter((f) => !replaced.has(f));
+  const missing = Object.entries(BUILT_LISTS)
+    .flatMap(([type, fields]) => fields.map((field) => `${type}.${field}`))
+    .filter((f) => !replaced.has(f));
   if (missing.length > 0) throw new Error(`BUILT_LISTS names fields schema.graphql lacks: ${missing.join(', ')}`);
   const scalar = { kind: Kind.SCALAR_TYPE_DEFINITION, name: { kind: Kind.NAME, value: BuiltListScalar.name } } as const;
   return { ...execution, definitions: [...execution.definitions, scalar] };
@@ -137,7 +150,10 @@ const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
 
 /** The columns written a span at a time: doubles' values (and complex values' real parts) are one JSON.stringify. */
 const SPAN_CELLS: Readonly<Record<string, SpanCell>> = {
-  value: (columns) => (columns.kind === 'double' || columns.kind === 'complex' ? (out, from, to) => out.numbers(columns.values, from, to) : undefined),
+  value: (columns) =>
+    columns.kind === 'double' || columns.kind === 'complex'
+      ? (out, from, to) => out.numbers(columns.values, from, to)
+      : undefined,
 };
 
 /** codegen.yml's model of `Point`: a point's fields under their response keys. No resolver makes one: points are rendered. */
@@ -167,9 +183,15 @@ export function seriesRows(series: readonly SeriesModel[], info: GraphQLResolveI
  * One object of `type` per point of the lists, with the fields the selection asks for under their response keys: a
  * point's field from its cell, any other from `shared`, which completes those fields once for each list.
  */
-function pointObjects(lists: readonly PointList[], info: GraphQLResolveInfo, type: GraphQLObjectType, shared?: (fields: FieldNode[]) => readonly PointRow[]): PointObjects {
+function pointObjects(
+  lists: readonly PointList[],
+  info: GraphQLResolveInfo,
+  type: GraphQLObjectType,
+  shared?: (fields: FieldNode[]) => readonly PointRow[],
+): PointObjects {
   const { keys, cells, others } = selectedCells(info, type);
-  if (others.length > 0 && shared === undefined) throw new Error(`${type.name}.${others[0]!.name.value} is not a field of a point`);
+  if (others.length > 0 && shared === undefined)
+    throw new Error(`${type.name}.${others[0]!.name.value} is not a field of a point`);
   const fixed = others.length > 0 ? shared!(others) : [];
   // Each list's object as its text between its point fields: keys, punctuation and the list's shared fields.
   const texts = lists.map((_, n) => {
@@ -182,7 +204,11 @@ function pointObjects(lists: readonly PointList[], info: GraphQLResolveInfo, typ
     between[between.length - 1] += '}';
     return between.map(jsonBytes);
   });
-  return new PointObjects(lists, cells.filter((cell) => cell !== undefined), texts);
+  return new PointObjects(
+    lists,
+    cells.filter((cell) => cell !== undefined),
+    texts,
+  );
 }
 
 /** Points per piece: a few hundred microseconds of rendering between two chances to yield. */
@@ -192,7 +218,11 @@ const POINTS_PER_PIECE = 2048;
  * A JSON array of every point of the lists, each written by what `itemOf` makes for its run, or several at once by
  * what `spanOf` makes, where it makes one; pieces of POINTS_PER_PIECE.
  */
-function* listPieces(lists: readonly PointList[], itemOf: (list: number, columns: RunColumns) => ItemWriter, spanOf?: (columns: RunColumns) => SpanWriter | undefined): Iterable<Buffer> {
+function* listPieces(
+  lists: readonly PointList[],
+  itemOf: (list: number, columns: RunColumns) => ItemWriter,
+  spanOf?: (columns: RunColumns) => SpanWriter | undefined,
+): Iterable<Buffer> {
   const out = new JsonBytes();
   let count = 0;
   out.byte(OPEN_BRACKET);
@@ -253,7 +283,11 @@ export class PointObjects extends JsonPieces {
 
 /** A list of `PointColumns`: the column of the `Point` field of the same name. */
 export function pointColumn(points: PointList, info: GraphQLResolveInfo): PointColumn {
-  return new PointColumn(points, byteCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName), SPAN_CELLS[info.fieldName]);
+  return new PointColumn(
+    points,
+    byteCell(info.schema.getType('Point') as GraphQLObjectType, info.fieldName),
+    SPAN_CELLS[info.fieldName],
+  );
 }
 
 /** One field of every point of a list, as a JSON array. */
@@ -275,7 +309,10 @@ export class PointColumn extends JsonPieces {
  * The fields a list's selection asks of each of its `type` objects (graphql-js's own rules: fragments, @skip,
  * @include), by response key: a point's field as its cell, `__typename`, or else (undefined) one of `others`.
  */
-function selectedCells(info: GraphQLResolveInfo, type: GraphQLObjectType): { keys: string[]; cells: (ByteCell | undefined)[]; others: FieldNode[] } {
+function selectedCells(
+  info: GraphQLResolveInfo,
+  type: GraphQLObjectType,
+): { keys: string[]; cells: (ByteCell | undefined)[]; others: FieldNode[] } {
   const selected = collectSubfields(info.schema, info.fragments, info.variableValues, type, info.fieldNodes);
   const keys: string[] = [];
   const cells: (ByteCell | undefined)[] = [];
@@ -303,11 +340,23 @@ const rowRoots = new WeakMap<GraphQLObjectType, GraphQLSchema>();
  * arguments and directives with the operation's variables written in as literals, since this runs as an operation
  * of its own.
  */
-function seriesFields(info: GraphQLResolveInfo, row: GraphQLObjectType, fields: readonly FieldNode[], context: unknown): (series: SeriesModel) => PointRow {
+function seriesFields(
+  info: GraphQLResolveInfo,
+  row: GraphQLObjectType,
+  fields: readonly FieldNode[],
+  context: unknown,
+): (series: SeriesModel) => PointRow {
   let schema = rowRoots.get(row);
   if (schema === undefined) rowRoots.set(row, (schema = new GraphQLSchema({ query: row })));
-  const operation = { kind: Kind.OPERATION_DEFINITION, operation: OperationTypeNode.QUERY, selectionSet: { kind: Kind.SELECTION_SET, selections: fields } } as const;
-  const document = withVariablesWritten({ kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] }, info);
+  const operation = {
+    kind: Kind.OPERATION_DEFINITION,
+    operation: OperationTypeNode.QUERY,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
+  } as const;
+  const document = withVariablesWritten(
+    { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] },
+    info,
+  );
   return (series) => {
     const result = executeSync({ schema, document, rootValue: { series }, contextValue: context });
     if (result.errors !== undefined && result.errors.length > 0) throw result.errors[0];
@@ -317,7 +366,12 @@ function seriesFields(info: GraphQLResolveInfo, row: GraphQLObjectType, fields: 
 
 /** `document` with each variable the operation was given replaced by its coerced value as a literal. */
 function withVariablesWritten(document: DocumentNode, info: GraphQLResolveInfo): DocumentNode {
-  const types = new Map((info.operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, typeFromAST(info.schema, d.type) as GraphQLInputType | undefined]));
+  const types = new Map(
+    (info.operation.variableDefinitions ?? []).map((d) => [
+      d.variable.name.value,
+      typeFromAST(info.schema, d.type) as GraphQLInputType | undefined,
+    ]),
+  );
   return visit(document, {
     Variable(node) {
       const type = types.get(node.name.value);

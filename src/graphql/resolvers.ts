@@ -8,17 +8,52 @@ import { InputError } from '../errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
-import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, Resolvers, SeriesPointsInput, TagMatch, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import type {
+  Order,
+  QueryRawSeriesArgs,
+  QuerySeriesArgs,
+  Resolvers,
+  SeriesPointsInput,
+  TagMatch,
+  ValueType as GraphQLValueType,
+} from '../generated/graphql.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
-import { createRollup, deleteRollup, getRollup, listRollups, rollupStatus, updateRollup } from '../rollups/rollup-api.js';
+import {
+  createRollup,
+  deleteRollup,
+  getRollup,
+  listRollups,
+  rollupStatus,
+  updateRollup,
+} from '../rollups/rollup-api.js';
 import type { StoredTask } from '../rollups/task-store.js';
 import { runWithRollups } from '../rollups/use-rollups.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
-import { checkMetricPrefix, pointPath, sliceKindOf, validateMetricName, validateWrite, type RowKey, type SeriesInput, type ValueType } from '../sources/series.js';
+import {
+  checkMetricPrefix,
+  pointPath,
+  sliceKindOf,
+  validateMetricName,
+  validateWrite,
+  type RowKey,
+  type SeriesInput,
+  type ValueType,
+} from '../sources/series.js';
 import type { TimeInput } from '../query/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
-import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs, tagFilterArg, timeArg, wherePredicate, zoneArg } from './arguments.js';
+import {
+  cursorArg,
+  DEFAULT_METADATA_WINDOW_MS,
+  page,
+  pageSizeArg,
+  positiveIntArg,
+  rangeArgs,
+  tagFilterArg,
+  timeArg,
+  wherePredicate,
+  zoneArg,
+} from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import { liveSeriesResolver } from './live-series.js';
 import type { RequestContext } from '../server/request-context.js';
@@ -43,7 +78,8 @@ export const resolvers: Resolvers = {
           layout: source.layout,
           writable: source.writable,
           primary: source === ctx.sources.primary,
-          catalogue: catalogue === undefined ? null : { ...catalogue, lastPassEndedAt: catalogue.lastPassEndedMs ?? null },
+          catalogue:
+            catalogue === undefined ? null : { ...catalogue, lastPassEndedAt: catalogue.lastPassEndedMs ?? null },
         };
       });
     },
@@ -62,28 +98,65 @@ export const resolvers: Resolvers = {
       return page(await source.metricNames(prefix ?? ''), (name) => name, start, size);
     },
     async tagNames(_, args, ctx) {
-      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(
+        ctx,
+        ctx.source(args.source),
+        args.metric,
+        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+        args.where,
+      );
       return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
     },
     async tagValues(_, args, ctx) {
       if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(
+        ctx,
+        ctx.source(args.source),
+        args.metric,
+        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+        args.where,
+      );
       return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
     },
     async tagValuesPage(_, args, ctx) {
       const size = pageSizeArg(args.first);
       const start = cursorArg(args.after);
       if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
-      return page(sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : []))), (value) => value, start, size);
+      const keys = await seriesOf(
+        ctx,
+        ctx.source(args.source),
+        args.metric,
+        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+        args.where,
+      );
+      return page(
+        sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : []))),
+        (value) => value,
+        start,
+        size,
+      );
     },
     async seriesKeys(_, args, ctx) {
-      return uniqueSeriesKeys(await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where));
+      return uniqueSeriesKeys(
+        await seriesOf(
+          ctx,
+          ctx.source(args.source),
+          args.metric,
+          rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+          args.where,
+        ),
+      );
     },
     async seriesKeysPage(_, args, ctx) {
       const size = pageSizeArg(args.first);
       const start = cursorArg(args.after);
-      const keys = await seriesOf(ctx, ctx.source(args.source), args.metric, rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS), args.where);
+      const keys = await seriesOf(
+        ctx,
+        ctx.source(args.source),
+        args.metric,
+        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+        args.where,
+      );
       return page(uniqueSeriesKeys(keys), seriesKeyId, start, size);
     },
     rawSeries: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
@@ -108,8 +181,11 @@ export const resolvers: Resolvers = {
     async addPoints(_, { series, source: name }, ctx) {
       const source = ctx.source(name);
       const batch = withTagEntryFields(series, () =>
-        validateWrite(series.map(seriesInput), 'series', { maxPoints: ctx.config.maxWritePoints, keys: source.limits }, (value, seriesPath, index) =>
-          timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
+        validateWrite(
+          series.map(seriesInput),
+          'series',
+          { maxPoints: ctx.config.maxWritePoints, keys: source.limits },
+          (value, seriesPath, index) => timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
         ),
       );
       await source.write(batch);
@@ -137,7 +213,13 @@ export const resolvers: Resolvers = {
       const range = rangeArgs(ctx, args.from, args.to);
       const metric = validateMetricName(args.metric, 'metric', source.limits);
       const matches = wherePredicate(args.where);
-      const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(source, ctx.loaders, metric, range, matches);
+      const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(
+        source,
+        ctx.loaders,
+        metric,
+        range,
+        matches,
+      );
       for (const warning of warnings) ctx.log.warn(warning);
       return { series, partitionsDeleted, rangesDeleted };
     },
@@ -186,9 +268,16 @@ export const resolvers: Resolvers = {
   MetadataService: {
     service: (m) => m.service,
     serviceKeys: (m) => metadataFor(m.source, m, false).serviceKeys(m.service),
-    keys: (m, { serviceKey, startsWith }) => metadataFor(m.source, { service: m.service, serviceKey }, false).keys(m.service, serviceKey, startsWith ?? ''),
+    keys: (m, { serviceKey, startsWith }) =>
+      metadataFor(m.source, { service: m.service, serviceKey }, false).keys(m.service, serviceKey, startsWith ?? ''),
     async value(m, { serviceKey, key }) {
-      return (await metadataFor(m.source, { service: m.service, serviceKey, key }, false).value(m.service, serviceKey, key)) ?? null;
+      return (
+        (await metadataFor(m.source, { service: m.service, serviceKey, key }, false).value(
+          m.service,
+          serviceKey,
+          key,
+        )) ?? null
+      );
     },
   },
 
@@ -254,17 +343,29 @@ export const resolvers: Resolvers = {
   Row: {
     name: (r) => r.series.name,
     metric: (r) => r.series.metric,
-    tags: (r) => Object.entries(r.series.tags).flatMap(([name, values]) => (values.length === 1 ? [{ name, value: values[0]! }] : [])),
+    tags: (r) =>
+      Object.entries(r.series.tags).flatMap(([name, values]) =>
+        values.length === 1 ? [{ name, value: values[0]! }] : [],
+      ),
     tag: (r, { name }) => singleValue(r.series, name),
     group: (r) => [...r.series.groupBy],
   },
-
 };
 
-const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = { LONG: 'long', DOUBLE: 'double', STRING: 'string', COMPLEX: undefined };
+const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = {
+  LONG: 'long',
+  DOUBLE: 'double',
+  STRING: 'string',
+  COMPLEX: undefined,
+};
 
 async function rawSeries(ctx: RequestContext, args: QueryRawSeriesArgs, label: string): Promise<SeriesModel[]> {
-  const query: MetricQuery = { ...metricQueryBase(ctx, args), aggregators: [], groupBy: [{ name: 'series', params: {} }], timeZone: DEFAULT_TIME_ZONE };
+  const query: MetricQuery = {
+    ...metricQueryBase(ctx, args),
+    aggregators: [],
+    groupBy: [{ name: 'series', params: {} }],
+    timeZone: DEFAULT_TIME_ZONE,
+  };
   const output = await withGraphQLFields({}, () => ctx.runQuery(query, label));
   return output.groups.map((group) => seriesModel(group, group.name));
 }
@@ -281,7 +382,13 @@ function seriesKeyId(key: RowKey): string {
 }
 
 /** The partitions of `metric` in `range` that pass `where`, from `source`, through the request's loaders. */
-async function seriesOf(ctx: RequestContext, source: Source, metric: string, range: TimeRange, where: readonly TagMatch[] | null | undefined): Promise<RowKey[]> {
+async function seriesOf(
+  ctx: RequestContext,
+  source: Source,
+  metric: string,
+  range: TimeRange,
+  where: readonly TagMatch[] | null | undefined,
+): Promise<RowKey[]> {
   const name = validateMetricName(metric, 'metric', source.limits);
   const predicate = wherePredicate(where);
   const plan = await source.findSeries(ctx.loaders, name, range, predicate, { lane: ctx.lane });
@@ -298,7 +405,8 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
   });
   const gqlType = series.type ?? 'DOUBLE';
   const type = API_TYPE[gqlType];
-  if (type === undefined) throw new InputError(`${path}.type`, gqlType, 'cannot be written: KairosDB ingests LONG, DOUBLE and STRING');
+  if (type === undefined)
+    throw new InputError(`${path}.type`, gqlType, 'cannot be written: KairosDB ingests LONG, DOUBLE and STRING');
   return {
     metric: series.metric,
     tags,
@@ -321,7 +429,8 @@ function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: (
     const tags = /^series\[(\d+)\]\.tags(?:\.(.+))?$/s.exec(error.field);
     const list = tags ? series[Number(tags[1])]?.tags : undefined;
     if (tags === null || list === undefined) throw error;
-    if (tags[2] === undefined) throw typeof error.value === 'object' ? new InputError(error.field, list, error.reason) : error;
+    if (tags[2] === undefined)
+      throw typeof error.value === 'object' ? new InputError(error.field, list, error.reason) : error;
     const k = list.findIndex((entry) => entry.name === tags[2]);
     throw k < 0 ? error : new InputError(`series[${tags[1]}].tags[${k}].value`, error.value, error.reason);
   }
@@ -334,12 +443,29 @@ function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: (
  */
 function metricQueryBase(
   ctx: RequestContext,
-  args: { metric: string; from: TimeInput; to?: TimeInput | null; where?: readonly TagMatch[] | null; limit?: number | null; order?: Order | null; source?: string | null; timeZone?: string | null },
+  args: {
+    metric: string;
+    from: TimeInput;
+    to?: TimeInput | null;
+    where?: readonly TagMatch[] | null;
+    limit?: number | null;
+    order?: Order | null;
+    source?: string | null;
+    timeZone?: string | null;
+  },
 ) {
   const source = ctx.source(args.source).name;
   const range = rangeArgs(ctx, args.from, args.to, undefined, zoneArg(args.timeZone));
   const limit = positiveIntArg(args.limit, 'limit', ctx.config.maxQueryPoints);
-  return { source, metric: args.metric, range, tags: tagFilterArg(args.where), ...(limit ? { limit } : {}), order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const), excludeTags: false };
+  return {
+    source,
+    metric: args.metric,
+    range,
+    tags: tagFilterArg(args.where),
+    ...(limit ? { limit } : {}),
+    order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const),
+    excludeTags: false,
+  };
 }
 
 async function aggregatedSeries(ctx: RequestContext, args: QuerySeriesArgs, label: string): Promise<SeriesModel[]> {
@@ -358,11 +484,23 @@ export function seriesQuery(ctx: RequestContext, args: QuerySeriesArgs): MetricQ
 }
 
 /** Runs a `series` query in the request of `ctx` and fills its answer as `args` ask. */
-export async function answerSeries(ctx: RequestContext, args: QuerySeriesArgs, query: MetricQuery, label: string): Promise<SeriesModel[]> {
+export async function answerSeries(
+  ctx: RequestContext,
+  args: QuerySeriesArgs,
+  query: MetricQuery,
+  label: string,
+): Promise<SeriesModel[]> {
   // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
-  const output = await withGraphQLFields(args, () => (args.useRollups ? runWithRollups(ctx, query, label) : ctx.runQuery(query, label)));
+  const output = await withGraphQLFields(args, () =>
+    args.useRollups ? runWithRollups(ctx, query, label) : ctx.runQuery(query, label),
+  );
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
-  const filled = fillPoints(output.groups.map((g) => g.points), mode, query.order, ctx.budget);
+  const filled = fillPoints(
+    output.groups.map((g) => g.points),
+    mode,
+    query.order,
+    ctx.budget,
+  );
   return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
 }
 

@@ -15,12 +15,16 @@ export const TimeScalar = new GraphQLScalarType<TimeInput, string>({
   },
   parseValue(value) {
     if (typeof value === 'number' || typeof value === 'string') return value;
-    throw new GraphQLError('Time must be epoch milliseconds (a number or numeric string), ISO-8601 text or a relative time such as now-6h');
+    throw new GraphQLError(
+      'Time must be epoch milliseconds (a number or numeric string), ISO-8601 text or a relative time such as now-6h',
+    );
   },
   parseLiteral(ast) {
     if (ast.kind === Kind.INT || ast.kind === Kind.FLOAT) return Number(ast.value);
     if (ast.kind === Kind.STRING) return ast.value;
-    throw new GraphQLError('Time must be epoch milliseconds (a number or numeric string), ISO-8601 text or a relative time such as now-6h');
+    throw new GraphQLError(
+      'Time must be epoch milliseconds (a number or numeric string), ISO-8601 text or a relative time such as now-6h',
+    );
   },
 });
 
@@ -64,7 +68,9 @@ function parseLong(value: unknown): number | bigint {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
   if (typeof value === 'string' && /^-?\d+$/.test(value)) integer = BigInt(value);
   if (integer === undefined || integer < -(2n ** 63n) || integer > 2n ** 63n - 1n) {
-    throw new GraphQLError(`Long must be a 64-bit integer, as a number or a decimal string (got ${JSON.stringify(value)})`);
+    throw new GraphQLError(
+      `Long must be a 64-bit integer, as a number or a decimal string (got ${JSON.stringify(value)})`,
+    );
   }
   return integer >= -MAX_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
 }

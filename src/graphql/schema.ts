@@ -26,7 +26,10 @@ export function createGatewaySchemas(): GatewaySchemas {
   const typeDefs = parse(readFileSync(SCHEMA_PATH, 'utf8'));
   const scoped = guarded(withScalarBehaviourOnly(resolvers));
   const contract = createSchema<RequestContext>({ typeDefs, resolvers: scoped });
-  const execution = createSchema<RequestContext>({ typeDefs: executionTypeDefs(typeDefs), resolvers: { ...scoped, ...withScalarBehaviourOnly({ BuiltList: BuiltListScalar }) } });
+  const execution = createSchema<RequestContext>({
+    typeDefs: executionTypeDefs(typeDefs),
+    resolvers: { ...scoped, ...withScalarBehaviourOnly({ BuiltList: BuiltListScalar }) },
+  });
   checkScopes(contract);
   return { contract, execution };
 }
@@ -39,7 +42,9 @@ export function createGatewaySchemas(): GatewaySchemas {
 function withScalarBehaviourOnly<T extends object>(map: T): T {
   return Object.fromEntries(
     Object.entries(map).map(([name, value]) =>
-      value instanceof GraphQLScalarType ? [name, { serialize: value.serialize, parseValue: value.parseValue, parseLiteral: value.parseLiteral }] : [name, value],
+      value instanceof GraphQLScalarType
+        ? [name, { serialize: value.serialize, parseValue: value.parseValue, parseLiteral: value.parseLiteral }]
+        : [name, value],
     ),
   ) as T;
 }
@@ -61,7 +66,10 @@ function guarded(all: Resolvers): Resolvers {
       if (given === undefined) continue;
       const check = (args: Record<string, unknown>, ctx: RequestContext) => {
         // A field without a source argument (`sources`) touches no source's series.
-        const source = 'source' in args || field !== 'sources' ? ((args['source'] as string | null | undefined) ?? ctx.sources.primary.name) : undefined;
+        const source =
+          'source' in args || field !== 'sources'
+            ? ((args['source'] as string | null | undefined) ?? ctx.sources.primary.name)
+            : undefined;
         ctx.authorize(scope, field, source);
       };
       if (typeof given === 'function') {

@@ -29,7 +29,9 @@ export class BrowserPolicy {
     // A gateway on a loopback address is reached by name only from this machine's browsers, through a rebinding
     // page; one open to the network is reached by names the operator knows and may list.
     this.anyHost = settings.allowedHosts === '*' || (auto && !isLoopback(settings.host));
-    this.hostNames = Array.isArray(settings.allowedHosts) ? settings.allowedHosts.map((name) => name.toLowerCase()) : [];
+    this.hostNames = Array.isArray(settings.allowedHosts)
+      ? settings.allowedHosts.map((name) => name.toLowerCase())
+      : [];
     this.anyOrigin = settings.corsOrigins === '*';
     this.origins = new Set(Array.isArray(settings.corsOrigins) ? settings.corsOrigins : []);
   }
@@ -44,7 +46,12 @@ export class BrowserPolicy {
     const name = hostName(host);
     if (name === undefined) throw new ForbiddenHostError(host);
     if (isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')) return;
-    if (this.hostNames.some((allowed) => (allowed.startsWith('.') ? name.endsWith(allowed) || name === allowed.slice(1) : name === allowed))) return;
+    if (
+      this.hostNames.some((allowed) =>
+        allowed.startsWith('.') ? name.endsWith(allowed) || name === allowed.slice(1) : name === allowed,
+      )
+    )
+      return;
     throw new ForbiddenHostError(host);
   }
 
@@ -53,13 +60,27 @@ export class BrowserPolicy {
    * gateway's own origin; the allow-list's for a listed origin. Throws ForbiddenOriginError for any other origin,
    * whatever the method, so a page elsewhere can neither read nor change anything.
    */
-  check(origin: string | undefined, host: string | undefined, forwardedHost: string | undefined): Readonly<Record<string, string>> {
+  check(
+    origin: string | undefined,
+    host: string | undefined,
+    forwardedHost: string | undefined,
+  ): Readonly<Record<string, string>> {
     if (origin === undefined) return {};
     if (origin !== 'null') {
       const authority = originAuthority(origin);
-      if (authority !== undefined && (authority === hostAuthority(host, origin) || authority === hostAuthority(forwardedHost?.split(',')[0]?.trim(), origin))) return {};
+      if (
+        authority !== undefined &&
+        (authority === hostAuthority(host, origin) ||
+          authority === hostAuthority(forwardedHost?.split(',')[0]?.trim(), origin))
+      )
+        return {};
       if (this.origins.has(origin.toLowerCase())) {
-        return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSED, vary: 'Origin' };
+        return {
+          'access-control-allow-origin': origin,
+          'access-control-allow-credentials': 'true',
+          'access-control-expose-headers': EXPOSED,
+          vary: 'Origin',
+        };
       }
       // Any page, but never with the browser's credentials: `*` makes browsers leave them out.
       if (this.anyOrigin) return { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED };
@@ -71,7 +92,10 @@ export class BrowserPolicy {
   preflightHeaders(requestedHeaders: string | undefined): Readonly<Record<string, string>> {
     return {
       'access-control-allow-methods': 'GET, POST, PUT, DELETE',
-      'access-control-allow-headers': requestedHeaders !== undefined && /^[\w\-, ]{1,1024}$/.test(requestedHeaders) ? requestedHeaders : 'content-type',
+      'access-control-allow-headers':
+        requestedHeaders !== undefined && /^[\w\-, ]{1,1024}$/.test(requestedHeaders)
+          ? requestedHeaders
+          : 'content-type',
       'access-control-max-age': '86400',
     };
   }
@@ -85,7 +109,12 @@ const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/fo
  * request with one of them was not sent by another site's form. Both front ends take the same list (GraphQL through
  * yoga's CSRF plugin, which asks it of GETs too). `Authorization` is not one: browsers add Basic by themselves.
  */
-export const PREFLIGHTED_HEADERS = ['x-kairograph-token', 'x-requested-with', 'x-graphql-yoga-csrf', 'apollo-require-preflight'];
+export const PREFLIGHTED_HEADERS = [
+  'x-kairograph-token',
+  'x-requested-with',
+  'x-graphql-yoga-csrf',
+  'apollo-require-preflight',
+];
 
 /**
  * True when a request could have come from another site's form or a script's simple request, which browsers send

@@ -40,8 +40,8 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 /** `%2e` → `.`, `%7e` → `~`, `%2f` → `%2F`; a `%` not followed by two hex digits stays as it is. */
 function normaliseEscapes(segment: string): string {
   if (!segment.includes('%')) return segment;
-  return segment.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  return segment.replace(/%([0-9A-Fa-f]{2})/g, (escaped, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return UNRESERVED.test(char) ? char : escape.toUpperCase();
+    return UNRESERVED.test(char) ? char : escaped.toUpperCase();
   });
 }

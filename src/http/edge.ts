@@ -47,7 +47,12 @@ export class HttpEdge {
     const target = canonicalTarget(req.url ?? '');
     if (target === undefined) {
       this.deps.observer.begin(req, res, 'other', 'other');
-      this.refuse(req, res, 'other', new KairographError('BAD_USER_INPUT', 'the request target must be a path starting with "/"'));
+      this.refuse(
+        req,
+        res,
+        'other',
+        new KairographError('BAD_USER_INPUT', 'the request target must be a path starting with "/"'),
+      );
       return undefined;
     }
     req.url = target;
@@ -61,7 +66,8 @@ export class HttpEdge {
       const forwarded = req.headers['x-forwarded-host'];
       const cors = this.deps.browser.check(origin, host, typeof forwarded === 'string' ? forwarded : undefined);
       for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
-      const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+      const preflight =
+        req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
       if (preflight) {
         req.resume();
         res.writeHead(204, this.deps.browser.preflightHeaders(req.headers['access-control-request-headers']));
@@ -95,20 +101,36 @@ export class HttpEdge {
     req.resume();
     this.deps.observer.exchange(req)?.errors.push(requestError(error));
     if (res.headersSent) return;
-    const body = JSON.stringify(api === 'rest' ? { errors: [error.message] } : { errors: [{ message: error.message, extensions: { code: error.code } }] });
-    res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+    const body = JSON.stringify(
+      api === 'rest'
+        ? { errors: [error.message] }
+        : { errors: [{ message: error.message, extensions: { code: error.code } }] },
+    );
+    res.writeHead(error.status, {
+      ...error.headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+    });
     res.end(body);
   }
 
   private async identify(req: IncomingMessage, challenge: Challenge): Promise<Caller> {
     const token = req.headers[TOKEN_HEADER];
     const address = req.socket.remoteAddress ?? '';
-    const principal = await this.deps.auth.authenticate({ authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined }, challenge, address);
+    const principal = await this.deps.auth.authenticate(
+      { authorization: req.headers.authorization, token: typeof token === 'string' ? token : undefined },
+      challenge,
+      address,
+    );
     const client = principal.authenticated ? principal.name : `${principal.name}@${address}`;
     this.deps.readQuota.check(client);
     this.responses.get(req)?.once('close', () => {
       const ctx = this.deps.observer.exchange(req)?.ctx;
-      if (ctx !== undefined) this.deps.readQuota.charge(client, ctx.queries.reduce((sum, query) => sum + query.stats.pointsRead, 0));
+      if (ctx !== undefined)
+        this.deps.readQuota.charge(
+          client,
+          ctx.queries.reduce((sum, query) => sum + query.stats.pointsRead, 0),
+        );
     });
     return { principal, client };
   }

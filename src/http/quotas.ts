@@ -34,13 +34,16 @@ export class ReadQuota {
     if (maxPointsRead === 0) return;
     const { points, resetSeconds } = this.period(client);
     if (points < maxPointsRead) return;
-    throw new RateLimitedError(`this client read ${points} points in its current period of ${periodMs / 1000} s, past its QUOTA_POINTS_READ of ${maxPointsRead}`, {
-      policy: 'points',
-      limit: maxPointsRead,
-      remaining: 0,
-      windowSeconds: periodMs / 1000,
-      resetSeconds,
-    });
+    throw new RateLimitedError(
+      `this client read ${points} points in its current period of ${periodMs / 1000} s, past its QUOTA_POINTS_READ of ${maxPointsRead}`,
+      {
+        policy: 'points',
+        limit: maxPointsRead,
+        remaining: 0,
+        windowSeconds: periodMs / 1000,
+        resetSeconds,
+      },
+    );
   }
 
   /** Adds points a request of `client` read to its period. */
@@ -55,7 +58,8 @@ export class ReadQuota {
     const nowMs = this.now();
     const { periodMs } = this.limits;
     const known = this.reads.get(client);
-    const current = known !== undefined && nowMs - known.periodStartMs < periodMs ? known : { periodStartMs: nowMs, points: 0 };
+    const current =
+      known !== undefined && nowMs - known.periodStartMs < periodMs ? known : { periodStartMs: nowMs, points: 0 };
     return { ...current, resetSeconds: Math.ceil((current.periodStartMs + periodMs - nowMs) / 1000) };
   }
 }

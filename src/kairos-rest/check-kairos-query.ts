@@ -14,7 +14,7 @@ import { renamedInputError } from './rest-errors.js';
 
 export function parseCheckedKairosQuery(json: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
   const queries = parseKairosQuery(json, nowMs, limits);
-  queries.forEach((query, i) => inMetric(i, () => checkMetricQuery(query, nowMs, limits)));
+  for (const [i, query] of queries.entries()) inMetric(i, () => checkMetricQuery(query, nowMs, limits));
   return queries;
 }
 
@@ -23,7 +23,15 @@ export function checkMetricQuery(query: MetricQuery, nowMs: number, limits: Stor
   const zone = readZone(query.timeZone, 'time_zone');
   const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
   const { metric, range } = query;
-  compileAggregators(query.aggregators, { metric, startMs: range.startMs, endMs: range.endMs, nowMs, zone, tagGroupBy: groupBys.tags ?? [], limits });
+  compileAggregators(query.aggregators, {
+    metric,
+    startMs: range.startMs,
+    endMs: range.endMs,
+    nowMs,
+    zone,
+    tagGroupBy: groupBys.tags ?? [],
+    limits,
+  });
 }
 
 /** Runs `fn` with its InputErrors renamed under `query.metric[i]`, whether it throws or rejects. */

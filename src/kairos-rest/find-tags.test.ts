@@ -22,7 +22,16 @@ beforeEach(async () => {
   // Twelve row periods; period k holds host h<k> and, in even periods, a second series in dc "even".
   const series = Array.from({ length: 12 }, (_, k) => [
     { metric: 'm', tags: { host: `h${k}` }, type: 'long' as const, points: [{ timestamp: k * 1000 + 1, value: k }] },
-    ...(k % 2 === 0 ? [{ metric: 'm', tags: { host: `h${k}`, dc: 'even' }, type: 'long' as const, points: [{ timestamp: k * 1000 + 2, value: k }] }] : []),
+    ...(k % 2 === 0
+      ? [
+          {
+            metric: 'm',
+            tags: { host: `h${k}`, dc: 'even' },
+            type: 'long' as const,
+            points: [{ timestamp: k * 1000 + 2, value: k }],
+          },
+        ]
+      : []),
   ]).flat();
   await store.write(validateWrite(series, 'points', { maxPoints: 1000, keys: store.limits }));
 });
@@ -44,30 +53,54 @@ const query = (startMs: number, endMs: number, tags: TagFilter = []): MetricQuer
 describe('findTags', () => {
   it('reads one row-time lookup, the latest N row periods and one legacy slice for a start of 0', async () => {
     const loaders = new IndexLoaders();
-    expect(await findTags(source, loaders, query(0, OPEN_END_MS), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] }, warnings: [] });
+    expect(await findTags(source, loaders, query(0, OPEN_END_MS), 3)).toEqual({
+      tags: { dc: ['even'], host: ['h10', 'h11', 'h9'] },
+      warnings: [],
+    });
     expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
   });
 
   it('keeps the row periods within the range, and all of them when there are few', async () => {
     const loaders = new IndexLoaders();
-    expect(await findTags(source, loaders, query(2500, 5500), 3)).toEqual({ tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] }, warnings: [] });
+    expect(await findTags(source, loaders, query(2500, 5500), 3)).toEqual({
+      tags: { dc: ['even'], host: ['h3', 'h4', 'h5'] },
+      warnings: [],
+    });
     expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 3, legacyRowKeys: 1 });
     const few = new IndexLoaders();
-    expect(await findTags(source, few, query(10_000, 20_000), 3)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h11'] }, warnings: [] });
+    expect(await findTags(source, few, query(10_000, 20_000), 3)).toEqual({
+      tags: { dc: ['even'], host: ['h10', 'h11'] },
+      warnings: [],
+    });
     expect(few.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 2, legacyRowKeys: 1 });
   });
 
   it('answers only the series that pass the filter, and nothing for an unknown metric', async () => {
     const loaders = new IndexLoaders();
-    expect(await findTags(source, loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4)).toEqual({ tags: { dc: ['even'], host: ['h10', 'h8'] }, warnings: [] });
-    expect(await findTags(source, loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4)).toEqual({ tags: {}, warnings: [] });
+    expect(await findTags(source, loaders, query(0, OPEN_END_MS, [{ tag: 'dc', in: ['even'] }]), 4)).toEqual({
+      tags: { dc: ['even'], host: ['h10', 'h8'] },
+      warnings: [],
+    });
+    expect(await findTags(source, loaders, { ...query(0, OPEN_END_MS), metric: 'other' }, 4)).toEqual({
+      tags: {},
+      warnings: [],
+    });
   });
 
   it("finds the series of KairosDB's unaligned negative rows just after a negative start, as every query does", async () => {
     // Width 1000: -999 is stored in row -1998, before rowTimeOf(-1001) = -1002 where KairosDB's own lookup starts.
-    await store.write(validateWrite([{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }], 'points', { maxPoints: 1, keys: store.limits }));
+    await store.write(
+      validateWrite(
+        [{ metric: 'neg', tags: { host: 'late' }, type: 'long', points: [{ timestamp: -999, value: 1 }] }],
+        'points',
+        { maxPoints: 1, keys: store.limits },
+      ),
+    );
     const loaders = new IndexLoaders();
-    expect(await findTags(source, loaders, { ...query(-1001, -900), metric: 'neg' }, 3)).toEqual({ tags: { host: ['late'] }, warnings: [] });
+    expect(await findTags(source, loaders, { ...query(-1001, -900), metric: 'neg' }, 3)).toEqual({
+      tags: { host: ['late'] },
+      warnings: [],
+    });
     expect(loaders.calls.get('kairosdb')).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1 });
   });
 });

@@ -20,7 +20,12 @@ export interface FoundTags {
  * period), at most `maxRowPeriods` row_keys reads, and one legacy-index read from the earliest row period kept to the
  * end.
  */
-export async function findTags(source: Source, loaders: IndexLoaders, query: MetricQuery, maxRowPeriods: number): Promise<FoundTags> {
+export async function findTags(
+  source: Source,
+  loaders: IndexLoaders,
+  query: MetricQuery,
+  maxRowPeriods: number,
+): Promise<FoundTags> {
   const matches = compileTagFilter(query.tags, 'tags');
   const plan = await source.findSeries(loaders, query.metric, query.range, matches, { latestPeriods: maxRowPeriods });
   const values = new Map<string, Set<string>>();

@@ -11,7 +11,12 @@ const plain = { exactNumbers: false };
 
 describe('parseJson', () => {
   it('keeps the text of numbers with a fraction, an exponent, or beyond 2^53', () => {
-    expect(parseJson('[1, -0, 1.0, 1e3, -2.5E-1, 9007199254740991, 9007199254740992, -9223372036854775808, 12345678901234567890]', exact)).toEqual([
+    expect(
+      parseJson(
+        '[1, -0, 1.0, 1e3, -2.5E-1, 9007199254740991, 9007199254740992, -9223372036854775808, 12345678901234567890]',
+        exact,
+      ),
+    ).toEqual([
       1,
       -0,
       new JsonNumber('1.0'),
@@ -47,14 +52,25 @@ describe('parseJson', () => {
   });
 
   it('makes objects without a prototype, so keys such as constructor are data and absent ones read undefined', () => {
-    const value = parseJson('{"tags": {"__proto__": "x", "constructor": "c", "h": "y"}, "n": {}}', exact) as Record<string, Record<string, unknown>>;
-    expect([Object.getPrototypeOf(value), Object.getPrototypeOf(value['tags']), Object.getPrototypeOf(value['n'])]).toEqual([null, null, null]);
+    const value = parseJson('{"tags": {"__proto__": "x", "constructor": "c", "h": "y"}, "n": {}}', exact) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect([
+      Object.getPrototypeOf(value),
+      Object.getPrototypeOf(value['tags']),
+      Object.getPrototypeOf(value['n']),
+    ]).toEqual([null, null, null]);
     expect(Object.entries(value['tags']!)).toEqual([
       ['__proto__', 'x'],
       ['constructor', 'c'],
       ['h', 'y'],
     ]);
-    expect([value['n']!['constructor'], value['n']!['toString'], value['hasOwnProperty']]).toEqual([undefined, undefined, undefined]);
+    expect([value['n']!['constructor'], value['n']!['toString'], value['hasOwnProperty']]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(JSON.stringify(value)).toBe('{"tags":{"__proto__":"x","constructor":"c","h":"y"},"n":{}}');
   });
 
@@ -85,6 +101,8 @@ describe('parseJson', () => {
 
   it(`refuses nesting deeper than ${MAX_DEPTH} levels instead of overflowing the stack`, () => {
     expect(parseJson('['.repeat(MAX_DEPTH) + ']'.repeat(MAX_DEPTH), exact)).toBeInstanceOf(Array);
-    expect(() => parseJson('['.repeat(100_000), exact)).toThrow(`nesting deeper than ${MAX_DEPTH} levels at line 1, column ${MAX_DEPTH + 1}`);
+    expect(() => parseJson('['.repeat(100_000), exact)).toThrow(
+      `nesting deeper than ${MAX_DEPTH} levels at line 1, column ${MAX_DEPTH + 1}`,
+    );
   });
 });

@@ -76,7 +76,11 @@ class Parser {
         return this.literal('null', null);
       default:
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
-        return this.fail(Number.isNaN(c) ? 'unexpected end of input, expected a value' : `unexpected ${this.shown()}, expected a value`);
+        return this.fail(
+          Number.isNaN(c)
+            ? 'unexpected end of input, expected a value'
+            : `unexpected ${this.shown()}, expected a value`,
+        );
     }
   }
 
@@ -248,7 +252,9 @@ class Parser {
   }
 
   private expected(what: string): string {
-    return this.pos >= this.text.length ? `unexpected end of input, expected ${what}` : `unexpected ${this.shown()}, expected ${what}`;
+    return this.pos >= this.text.length
+      ? `unexpected end of input, expected ${what}`
+      : `unexpected ${this.shown()}, expected ${what}`;
   }
 
   private shown(): string {
@@ -269,7 +275,16 @@ class Parser {
   }
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;

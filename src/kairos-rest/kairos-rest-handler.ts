@@ -15,7 +15,16 @@ import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
 import type { Logger } from '../log.js';
 import { deletePoints } from '../query/delete-points.js';
 import { metadataFor } from '../query/metadata.js';
-import { createRollup, deleteRollup, getRollup, kairosRollupStatus, listRollups, rollupStatus, updateRollup, type TaskStatus } from '../rollups/rollup-api.js';
+import {
+  createRollup,
+  deleteRollup,
+  getRollup,
+  kairosRollupStatus,
+  listRollups,
+  rollupStatus,
+  updateRollup,
+  type TaskStatus,
+} from '../rollups/rollup-api.js';
 import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { RollupTask } from '../rollups/rollup-task.js';
 import type { MetricQuery } from '../query/model.js';
@@ -67,7 +76,7 @@ export const UNKNOWN_REST_ROUTE = `${API_PREFIX}/{unknown}`;
 
 /** True for the paths this handler answers; the gateway routes them here. */
 export function isKairosRestPath(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(`${API_PREFIX}/`);
+  return url?.startsWith(`${API_PREFIX}/`) === true;
 }
 
 export function createKairosRestHandler(deps: KairosRestDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -117,20 +126,52 @@ export const ROUTES: readonly Route[] = [
   { pattern: /^\/health\/status$/, template: '/health/status', methods: { GET: [healthStatus, null] } },
   { pattern: /^\/metricnames$/, template: '/metricnames', methods: { GET: [metricNames, 'read'] } },
   { pattern: /^\/datapoints$/, template: '/datapoints', methods: { POST: [addDatapoints, 'write'] } },
-  { pattern: /^\/datapoints\/query$/, template: '/datapoints/query', methods: { GET: [queryFromUrl, 'read'], POST: [queryFromBody, 'read'] } },
-  { pattern: /^\/datapoints\/query\/tags$/, template: '/datapoints/query/tags', methods: { POST: [queryTags, 'read'] } },
-  { pattern: /^\/datapoints\/delete$/, template: '/datapoints/delete', methods: { POST: [deleteDatapoints, 'delete'] } },
+  {
+    pattern: /^\/datapoints\/query$/,
+    template: '/datapoints/query',
+    methods: { GET: [queryFromUrl, 'read'], POST: [queryFromBody, 'read'] },
+  },
+  {
+    pattern: /^\/datapoints\/query\/tags$/,
+    template: '/datapoints/query/tags',
+    methods: { POST: [queryTags, 'read'] },
+  },
+  {
+    pattern: /^\/datapoints\/delete$/,
+    template: '/datapoints/delete',
+    methods: { POST: [deleteDatapoints, 'delete'] },
+  },
   { pattern: /^\/metric\/([^/]+)$/, template: '/metric/{name}', methods: { DELETE: [deleteMetric, 'delete'] } },
-  { pattern: /^\/metadata\/([^/]+)$/, template: '/metadata/{service}', methods: { GET: [metadataServiceKeys, 'read'] } },
-  { pattern: /^\/metadata\/([^/]+)\/([^/]+)$/, template: '/metadata/{service}/{serviceKey}', methods: { GET: [metadataKeys, 'read'] } },
+  {
+    pattern: /^\/metadata\/([^/]+)$/,
+    template: '/metadata/{service}',
+    methods: { GET: [metadataServiceKeys, 'read'] },
+  },
+  {
+    pattern: /^\/metadata\/([^/]+)\/([^/]+)$/,
+    template: '/metadata/{service}/{serviceKey}',
+    methods: { GET: [metadataKeys, 'read'] },
+  },
   {
     pattern: /^\/metadata\/([^/]+)\/([^/]+)\/([^/]+)$/,
     template: '/metadata/{service}/{serviceKey}/{key}',
-    methods: { GET: [metadataValue, 'read'], POST: [setMetadataValue, 'write'], DELETE: [deleteMetadataValue, 'delete'] },
+    methods: {
+      GET: [metadataValue, 'read'],
+      POST: [setMetadataValue, 'write'],
+      DELETE: [deleteMetadataValue, 'delete'],
+    },
   },
   // Roll-up tasks change no points themselves: changing one needs `write`, as the points its runs write do.
-  { pattern: /^\/rollups$/, template: '/rollups', methods: { GET: [listRollupTasks, 'read'], POST: [createRollupTask, 'write'] } },
-  { pattern: /^\/rollups\/status\/([^/]+)$/, template: '/rollups/status/{id}', methods: { GET: [rollupTaskStatus, 'read'] } },
+  {
+    pattern: /^\/rollups$/,
+    template: '/rollups',
+    methods: { GET: [listRollupTasks, 'read'], POST: [createRollupTask, 'write'] },
+  },
+  {
+    pattern: /^\/rollups\/status\/([^/]+)$/,
+    template: '/rollups/status/{id}',
+    methods: { GET: [rollupTaskStatus, 'read'] },
+  },
   {
     pattern: /^\/rollups\/([^/]+)$/,
     template: '/rollups/{id}',
@@ -146,7 +187,13 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
   const path = pathname.slice(API_PREFIX.length);
   const exchange = deps.observer?.exchange(req);
-  const refuse = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}, quota?: string) => {
+  const refuse = (
+    status: number,
+    code: string,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+    quota?: string,
+  ) => {
     req.resume();
     exchange?.errors.push({ code, message, ...(quota !== undefined ? { quota } : {}) });
     send(res, status, errorsBody([message]), headers);
@@ -162,13 +209,19 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     return send(res, 204, undefined, { allow: allowed });
   }
   const endpoint = route.methods[req.method as keyof Route['methods']];
-  if (endpoint === undefined) return refuse(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname} (${allowed})`, { allow: allowed });
+  if (endpoint === undefined)
+    return refuse(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname} (${allowed})`, {
+      allow: allowed,
+    });
   const [handler, scope] = endpoint;
   const what = `${req.method} ${API_PREFIX}${route.template}`;
   let caller: Caller | undefined;
   try {
     // A form or text/plain POST needs no preflight, so any page could send it with the browser's credentials.
-    if (req.method === 'POST' && couldBeCrossSiteForm(req.headers)) throw new CsrfError(`${what} needs Content-Type: application/json (curl: -H 'Content-Type: application/json') or a header a form cannot send (x-kairograph-token, x-requested-with): ${CROSS_SITE_REASON}`);
+    if (req.method === 'POST' && couldBeCrossSiteForm(req.headers))
+      throw new CsrfError(
+        `${what} needs Content-Type: application/json (curl: -H 'Content-Type: application/json') or a header a form cannot send (x-kairograph-token, x-requested-with): ${CROSS_SITE_REASON}`,
+      );
     if (scope !== null) caller = await authorized(deps, req, scope, what);
   } catch (error) {
     if (!(error instanceof KairographError)) throw error;
@@ -198,8 +251,17 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
   try {
-    const encoding = answerEncoding(req.headers['accept-encoding'], { enabled: deps.config.compression, minBytes: deps.config.compressionMinBytes });
-    const reply = await handler({ req, ctx, params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)), captures, encoding });
+    const encoding = answerEncoding(req.headers['accept-encoding'], {
+      enabled: deps.config.compression,
+      minBytes: deps.config.compressionMinBytes,
+    });
+    const reply = await handler({
+      req,
+      ctx,
+      params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
+      captures,
+      encoding,
+    });
     const headers = { ...idHeader, ...reply.headers };
     if (reply.body === undefined) send(res, reply.status, undefined, headers);
     else {
@@ -220,16 +282,25 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
  * The request's caller, once it has `scope` on the primary source. Under PERSISTED_ONLY a scoped request needs
  * credentials: the REST API has no persisted queries, so every request of it is free-form, like GraphQL text.
  */
-async function authorized({ auth, edge, sources }: KairosRestDeps, req: IncomingMessage, scope: Scope, what: string): Promise<Caller> {
+async function authorized(
+  { auth, edge, sources }: KairosRestDeps,
+  req: IncomingMessage,
+  scope: Scope,
+  what: string,
+): Promise<Caller> {
   const caller = await edge.caller(req, 'Basic');
   if (!auth.mayQueryFreely(caller.principal)) {
-    throw new UnauthenticatedError(`${what} needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests`, 'Basic');
+    throw new UnauthenticatedError(
+      `${what} needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests`,
+      'Basic',
+    );
   }
   auth.authorize(caller.principal, scope, what, 'Basic', sources.primary.name);
   return caller;
 }
 
-const CROSS_SITE_REASON = 'a form or text/plain body, or none, could be a cross-site request sent with the browser\'s credentials';
+const CROSS_SITE_REASON =
+  "a form or text/plain body, or none, could be a cross-site request sent with the browser's credentials";
 
 function matchRoute(path: string): { route: Route; captures: string[] } | undefined {
   for (const route of ROUTES) {
@@ -240,21 +311,43 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
 }
 
 /** Typed errors keep their message, status and headers; anything else is logged in full and masked, as GraphQL does. */
-function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, headers: Readonly<Record<string, string>>, exchange: Exchange | undefined): void {
-  const known = error instanceof HttpError || error instanceof KairographError ? error : ctx.signal.aborted && ctx.signal.reason instanceof KairographError ? ctx.signal.reason : undefined;
+function sendError(
+  res: ServerResponse,
+  ctx: RequestContext,
+  error: unknown,
+  headers: Readonly<Record<string, string>>,
+  exchange: Exchange | undefined,
+): void {
+  const known =
+    error instanceof HttpError || error instanceof KairographError
+      ? error
+      : ctx.signal.aborted && ctx.signal.reason instanceof KairographError
+        ? ctx.signal.reason
+        : undefined;
   if (known !== undefined) {
-    exchange?.errors.push(known instanceof KairographError ? requestError(known) : { code: HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message });
+    exchange?.errors.push(
+      known instanceof KairographError
+        ? requestError(known)
+        : { code: HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message },
+    );
     if (!res.destroyed) send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return;
   }
   // The client sees a masked message; the log keeps the whole error, stack included.
   ctx.log.error({ err: error }, 'unexpected error in a KairosDB REST request');
-  exchange?.errors.push({ code: 'INTERNAL_SERVER_ERROR', message: error instanceof Error ? error.message : String(error) });
+  exchange?.errors.push({
+    code: 'INTERNAL_SERVER_ERROR',
+    message: error instanceof Error ? error.message : String(error),
+  });
   if (!res.destroyed) send(res, 500, errorsBody([UNEXPECTED]), headers);
 }
 
 /** The codes of the REST API's HTTP-level refusals, named as GraphQL's table names them. */
-const HTTP_ERROR_CODES: Readonly<Record<number, string>> = { 408: 'REQUEST_TIMEOUT', 413: 'REQUEST_ENTITY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
+  408: 'REQUEST_TIMEOUT',
+  413: 'REQUEST_ENTITY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
 
 /**
  * Every response carries KairosDB's no-caching headers (`MetricsResource.setHeaders`). KairosDB's
@@ -262,12 +355,21 @@ const HTTP_ERROR_CODES: Readonly<Record<number, string>> = { 408: 'REQUEST_TIMEO
  */
 export const COMMON_HEADERS = { pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
 
-function send(res: ServerResponse, status: number, body?: string, headers: Readonly<Record<string, string>> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body?: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
   res.writeHead(status, {
     ...COMMON_HEADERS,
-    ...(payload !== undefined ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) } : status !== 204 ? { 'content-length': '0' } : {}),
+    ...(payload !== undefined
+      ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) }
+      : status !== 204
+        ? { 'content-length': '0' }
+        : {}),
     ...headers,
   });
   res.end(payload);
@@ -278,7 +380,13 @@ function send(res: ServerResponse, status: number, body?: string, headers: Reado
  * answer does not pile up in the socket's buffer; a client that stops reading is cut off when the request's time limit
  * passes.
  */
-async function sendAnswer(res: ServerResponse, status: number, answer: Answer, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<void> {
+async function sendAnswer(
+  res: ServerResponse,
+  status: number,
+  answer: Answer,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<void> {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, {
     ...COMMON_HEADERS,
@@ -371,14 +479,17 @@ async function queryFromBody({ req, ctx, encoding }: Call): Promise<Reply> {
 /** GET ?query=<url-encoded JSON>, as KairosDB's getQuery. */
 async function queryFromUrl({ ctx, params, encoding }: Call): Promise<Reply> {
   const text = params.get('query');
-  if (text === null || text.trim() === '') throw new InputError('query', text, 'is required: the query JSON, URL-encoded');
+  if (text === null || text.trim() === '')
+    throw new InputError('query', text, 'is required: the query JSON, URL-encoded');
   return runQueries(ctx, parseJsonText(text, 'the query parameter', false), encoding);
 }
 
 /** Every metric is validated before any runs (a save_as must not write for a request that is refused), then all run together. */
 async function runQueries(ctx: RequestContext, json: JsonValue, encoding: AnswerEncoding | undefined): Promise<Reply> {
   const queries = parseAndCheck(ctx, json);
-  const settled = await Promise.allSettled(queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))));
+  const settled = await Promise.allSettled(
+    queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))),
+  );
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);
@@ -389,8 +500,11 @@ async function runQueries(ctx: RequestContext, json: JsonValue, encoding: Answer
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */
 async function queryTags({ req, ctx }: Call): Promise<Reply> {
   const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
-  const found = await Promise.all(queries.map((query) => findTags(ctx.sources.primary, ctx.loaders, query, ctx.config.restTagsRowPeriods)));
-  found.forEach((f, i) => f.warnings.forEach((warning) => ctx.log.warn({ query: `metrics[${i}]` }, warning)));
+  const found = await Promise.all(
+    queries.map((query) => findTags(ctx.sources.primary, ctx.loaders, query, ctx.config.restTagsRowPeriods)),
+  );
+  for (const [i, f] of found.entries())
+    for (const warning of f.warnings) ctx.log.warn({ query: `metrics[${i}]` }, warning);
   return { status: 200, body: renderTagsResponse(found.map((f, i) => ({ name: queries[i]!.metric, tags: f.tags }))) };
 }
 
@@ -398,7 +512,13 @@ async function queryTags({ req, ctx }: Call): Promise<Reply> {
 async function deleteDatapoints({ req, ctx }: Call): Promise<Reply> {
   const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
   for (const query of queries) {
-    const summary = await deletePoints(ctx.sources.primary, ctx.loaders, query.metric, query.range, compileTagFilter(query.tags, 'tags'));
+    const summary = await deletePoints(
+      ctx.sources.primary,
+      ctx.loaders,
+      query.metric,
+      query.range,
+      compileTagFilter(query.tags, 'tags'),
+    );
     for (const warning of summary.warnings) ctx.log.warn({ metric: query.metric }, warning);
   }
   return { status: 204 };
@@ -428,8 +548,14 @@ function pathSegment(encoded: string, field: string): string {
 // KairosDB's MetadataResource: lists as {"results": [...]}, a value as its own text, changes answered with 204.
 
 function metadataAt(ctx: RequestContext, captures: readonly string[], change: boolean) {
-  const [service, serviceKey, key] = captures.map((segment, i) => pathSegment(segment, ['service', 'serviceKey', 'key'][i]!));
-  const at = { service: service!, ...(serviceKey !== undefined ? { serviceKey } : {}), ...(key !== undefined ? { key } : {}) };
+  const [service, serviceKey, key] = captures.map((segment, i) =>
+    pathSegment(segment, ['service', 'serviceKey', 'key'][i]!),
+  );
+  const at = {
+    service: service!,
+    ...(serviceKey !== undefined ? { serviceKey } : {}),
+    ...(key !== undefined ? { key } : {}),
+  };
   return { index: metadataFor(ctx.sources.primary, at, change), service: service!, serviceKey: serviceKey!, key: key! };
 }
 
@@ -440,7 +566,10 @@ async function metadataServiceKeys({ ctx, captures }: Call): Promise<Reply> {
 
 async function metadataKeys({ ctx, captures, params }: Call): Promise<Reply> {
   const { index, service, serviceKey } = metadataAt(ctx, captures, false);
-  return { status: 200, body: JSON.stringify({ results: await index.keys(service, serviceKey, params.get('startsWith') ?? '') }) };
+  return {
+    status: 200,
+    body: JSON.stringify({ results: await index.keys(service, serviceKey, params.get('startsWith') ?? '') }),
+  };
 }
 
 /**
@@ -452,7 +581,11 @@ async function metadataValue({ req, ctx, captures }: Call): Promise<Reply> {
   const text = wantsPlainText(req.headers.accept);
   const found = await index.value(service, serviceKey, key);
   if (found === undefined) return text ? { status: 404 } : { status: 404, body: errorsBody(['Key not found']) };
-  return { status: 200, body: found.value, ...(text ? { headers: { 'content-type': 'text/plain; charset=UTF-8' } } : {}) };
+  return {
+    status: 200,
+    body: found.value,
+    ...(text ? { headers: { 'content-type': 'text/plain; charset=UTF-8' } } : {}),
+  };
 }
 
 async function setMetadataValue({ req, ctx, captures }: Call): Promise<Reply> {
@@ -477,7 +610,10 @@ function rollupId(captures: readonly string[]): string {
 }
 
 function rollupCreated(task: RollupTask): Reply {
-  return { status: 200, body: JSON.stringify({ id: task.id, name: task.name, attributes: { url: `${ROLLUPS_URL}${task.id}` } }) };
+  return {
+    status: 200,
+    body: JSON.stringify({ id: task.id, name: task.name, attributes: { url: `${ROLLUPS_URL}${task.id}` } }),
+  };
 }
 
 function rollupNotFound(id: string, what = 'Resource'): Reply {
@@ -519,11 +655,18 @@ async function rollupTaskStatus({ ctx, captures }: Call): Promise<Reply> {
   const id = rollupId(captures);
   const stored = await getRollup(ctx, id);
   const kairos = parseKairosStatus(await kairosRollupStatus(ctx, id));
-  if (stored === undefined) return kairos === undefined ? rollupNotFound(id, 'Status') : { status: 200, body: JSON.stringify(kairos) };
+  if (stored === undefined)
+    return kairos === undefined ? rollupNotFound(id, 'Status') : { status: 200, body: JSON.stringify(kairos) };
   const own = await rollupStatus(ctx, stored);
   // Which gateway ran or holds a task names a host and a process: the operators' (the admin scope), as in GraphQL.
   const status = restStatusOf(own, ctx.principal.scopes.has('admin'));
-  return { status: 200, body: JSON.stringify({ ...(kairos ?? { statuses: [], executing_host: '', next_scheduled: 'Never' }), kairograph: status }) };
+  return {
+    status: 200,
+    body: JSON.stringify({
+      ...(kairos ?? { statuses: [], executing_host: '', next_scheduled: 'Never' }),
+      kairograph: status,
+    }),
+  };
 }
 
 /** KairosDB's stored status (plain Gson, Java names) in the names its REST API answers with (snake_case). */
@@ -539,7 +682,9 @@ function parseKairosStatus(text: string | undefined): Record<string, unknown> | 
 function snakeCase(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeCase);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(v)]),
+  );
 }
 
 function restStatusOf(status: TaskStatus, showGateways: boolean): Record<string, unknown> {
@@ -561,8 +706,12 @@ function restStatusOf(status: TaskStatus, showGateways: boolean): Record<string,
     ...(status.retryAtMs !== undefined ? { retry_at: status.retryAtMs } : {}),
     ...(status.lastRun ? { last_run: run(status.lastRun) } : {}),
     ...(status.lastSuccess ? { last_success: run(status.lastSuccess) } : {}),
-    ...(status.skipped ? { skipped: { from: status.skipped.fromMs, to: status.skipped.toMs, periods: status.skipped.periods } } : {}),
-    ...(status.heldBy && showGateways ? { held_by: { gateway: status.heldBy.owner, until: status.heldBy.untilMs } } : {}),
+    ...(status.skipped
+      ? { skipped: { from: status.skipped.fromMs, to: status.skipped.toMs, periods: status.skipped.periods } }
+      : {}),
+    ...(status.heldBy && showGateways
+      ? { held_by: { gateway: status.heldBy.owner, until: status.heldBy.untilMs } }
+      : {}),
   };
 }
 
@@ -588,7 +737,8 @@ function parseJsonText(text: string, what: string, exactNumbers: boolean): JsonV
     // A byte order mark is not JSON, but some clients send one.
     return parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { exactNumbers });
   } catch (error) {
-    if (error instanceof JsonSyntaxError) throw new KairographError('BAD_USER_INPUT', `${what} is not valid JSON: ${error.message}`);
+    if (error instanceof JsonSyntaxError)
+      throw new KairographError('BAD_USER_INPUT', `${what} is not valid JSON: ${error.message}`);
     throw error;
   }
 }

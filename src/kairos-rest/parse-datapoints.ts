@@ -6,7 +6,15 @@
 import { dictOf } from '../dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
 import { InputError } from '../errors.js';
-import { pointPath, validateWrite, type PointInput, type SeriesInput, type ValueType, type WriteBatch, type WriteLimits } from '../sources/series.js';
+import {
+  pointPath,
+  validateWrite,
+  type PointInput,
+  type SeriesInput,
+  type ValueType,
+  type WriteBatch,
+  type WriteLimits,
+} from '../sources/series.js';
 import { JsonNumber, type JsonValue } from './json-text.js';
 import { renamedInputError } from './rest-errors.js';
 
@@ -15,10 +23,11 @@ const TYPES: readonly ValueType[] = ['long', 'double', 'string'];
 /** `body` from parseJson with exactNumbers, so number text decides long or double. Series without points are left out. */
 export function parseDatapoints(body: JsonValue, limits: WriteLimits): WriteBatch {
   const metrics = Array.isArray(body) ? body : isObject(body) ? [body] : undefined;
-  if (metrics === undefined) throw new InputError('body', body, 'must be a metric object or an array of metric objects');
+  if (metrics === undefined)
+    throw new InputError('body', body, 'must be a metric object or an array of metric objects');
   const inputs: SeriesInput[] = [];
   const sources: Source[] = [];
-  metrics.forEach((metric, i) => collectMetric(metric, `metric[${i}]`, inputs, sources));
+  for (const [i, metric] of metrics.entries()) collectMetric(metric, `metric[${i}]`, inputs, sources);
   let batch: WriteBatch;
   try {
     batch = validateWrite(inputs, 'series', limits, readTimestamp);
@@ -43,7 +52,8 @@ interface Source {
  * all, one empty series so that its name and tags are still checked, as KairosDB checks them.
  */
 function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], sources: Source[]): void {
-  if (!isObject(value)) throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
+  if (!isObject(value))
+    throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
   const explicit = readType(value.type, `${path}.type`);
   const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: gsonInt(value.ttl) };
   const byType = new Map<ValueType, { points: PointInput[]; source: Source }>();
@@ -68,14 +78,29 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], so
 
   const datapoints = value.datapoints;
   if (datapoints !== undefined && datapoints !== null) {
-    if (!Array.isArray(datapoints)) throw new InputError(`${path}.datapoints`, datapoints, 'must be an array of [timestamp, value] or [timestamp, value, type]');
+    if (!Array.isArray(datapoints))
+      throw new InputError(
+        `${path}.datapoints`,
+        datapoints,
+        'must be an array of [timestamp, value] or [timestamp, value, type]',
+      );
     for (let j = 0; j < datapoints.length; j++) {
       const pair = datapoints[j]!;
-      if (!Array.isArray(pair) || pair.length < 2 || pair.length > 3) throw new InputError(`${path}.datapoints[${j}]`, pair, 'must be [timestamp, value] or [timestamp, value, type]');
+      if (!Array.isArray(pair) || pair.length < 2 || pair.length > 3)
+        throw new InputError(
+          `${path}.datapoints[${j}]`,
+          pair,
+          'must be [timestamp, value] or [timestamp, value, type]',
+        );
       const own = pair.length === 3 ? readType(pair[2], `${path}.datapoints[${j}].type`) : undefined;
       const given = own ?? explicit;
       const type = given ?? inferType(pair[1]!, path, j);
-      add(type, { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, path, j) }, j, 'timestamp');
+      add(
+        type,
+        { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, path, j) },
+        j,
+        'timestamp',
+      );
     }
   }
 
@@ -88,7 +113,8 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], so
 
 function readType(value: JsonValue | undefined, field: string): ValueType | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !(TYPES as readonly string[]).includes(value)) throw new InputError(field, value, `must be one of ${TYPES.join(', ')}`);
+  if (typeof value !== 'string' || !(TYPES as readonly string[]).includes(value))
+    throw new InputError(field, value, `must be one of ${TYPES.join(', ')}`);
   return value as ValueType;
 }
 

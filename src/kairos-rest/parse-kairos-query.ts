@@ -25,32 +25,49 @@ const REGEX_PREFIX = 'regex:';
 
 /** `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. */
 export function parseKairosQuery(body: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
-  if (!isObject(body)) throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
+  if (!isObject(body))
+    throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
   const startMs = readStart(body, nowMs);
   const end = readEnd(body, nowMs);
-  if (end !== undefined && end.ms < startMs) throw new InputError(end.field, end.raw, `must not be before the start time ${startMs}`);
+  if (end !== undefined && end.ms < startMs)
+    throw new InputError(end.field, end.raw, `must not be before the start time ${startMs}`);
   const timeZone = readTimeZone(body.time_zone);
-  if (body.cache_time !== undefined && body.cache_time !== null) readInteger(body.cache_time, 'query.cache_time', 0, 2_147_483_647);
+  if (body.cache_time !== undefined && body.cache_time !== null)
+    readInteger(body.cache_time, 'query.cache_time', 0, 2_147_483_647);
   refusePlugins(body.plugins, 'query.plugins');
   const metrics = body.metrics;
-  if (!Array.isArray(metrics) || metrics.length === 0) throw new InputError('query.metrics', metrics, 'must be a non-empty array of metric queries');
+  if (!Array.isArray(metrics) || metrics.length === 0)
+    throw new InputError('query.metrics', metrics, 'must be a non-empty array of metric queries');
   const range = { startMs, endMs: end?.ms ?? OPEN_END_MS };
   return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone, limits));
 }
 
 /** `start_absolute` wins over `start_relative`, as in KairosDB. */
 function readStart(body: Record<string, unknown>, nowMs: number): number {
-  if (body.start_absolute !== undefined && body.start_absolute !== null) return readEpochMs(body.start_absolute, 'query.start_absolute');
-  if (body.start_relative !== undefined && body.start_relative !== null) return readRelative(body.start_relative, 'query.start_relative', nowMs);
+  if (body.start_absolute !== undefined && body.start_absolute !== null)
+    return readEpochMs(body.start_absolute, 'query.start_absolute');
+  if (body.start_relative !== undefined && body.start_relative !== null)
+    return readRelative(body.start_relative, 'query.start_relative', nowMs);
   throw new InputError('query.start_absolute', body.start_absolute, 'or query.start_relative must be set');
 }
 
-function readEnd(body: Record<string, unknown>, nowMs: number): { ms: number; field: string; raw: unknown } | undefined {
+function readEnd(
+  body: Record<string, unknown>,
+  nowMs: number,
+): { ms: number; field: string; raw: unknown } | undefined {
   if (body.end_absolute !== undefined && body.end_absolute !== null) {
-    return { ms: readEpochMs(body.end_absolute, 'query.end_absolute'), field: 'query.end_absolute', raw: body.end_absolute };
+    return {
+      ms: readEpochMs(body.end_absolute, 'query.end_absolute'),
+      field: 'query.end_absolute',
+      raw: body.end_absolute,
+    };
   }
   if (body.end_relative !== undefined && body.end_relative !== null) {
-    return { ms: readRelative(body.end_relative, 'query.end_relative', nowMs), field: 'query.end_relative', raw: body.end_relative };
+    return {
+      ms: readRelative(body.end_relative, 'query.end_relative', nowMs),
+      field: 'query.end_relative',
+      raw: body.end_relative,
+    };
   }
   return undefined;
 }
@@ -66,11 +83,17 @@ function readEpochMs(value: unknown, field: string): number {
 function readRelative(value: unknown, field: string, nowMs: number): number {
   if (!isObject(value)) throw new InputError(field, value, 'must be an object {value, unit}');
   for (const key of Object.keys(value)) {
-    if (key !== 'value' && key !== 'unit') throw new InputError(`${field}.${key}`, value[key], 'is not a field of {value, unit}');
+    if (key !== 'value' && key !== 'unit')
+      throw new InputError(`${field}.${key}`, value[key], 'is not a field of {value, unit}');
   }
   const amount = readInteger(value.value, `${field}.value`, 0, 2_147_483_647);
   const unit = typeof value.unit === 'string' ? parseTimeUnit(value.unit) : undefined;
-  if (unit === undefined) throw new InputError(`${field}.unit`, value.unit, `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`);
+  if (unit === undefined)
+    throw new InputError(
+      `${field}.unit`,
+      value.unit,
+      `must be one of ${TIME_UNITS.map((u) => u.toLowerCase()).join(', ')}`,
+    );
   // Beyond the rule's range luxon answers NaN; the time a relative time names is held to the same rule.
   const ms = plusUtc(nowMs, -amount, unit);
   if (!isEpochMs(ms)) throw new InputError(field, value, EPOCH_MS_RULE);
@@ -90,11 +113,18 @@ function refusePlugins(value: unknown, field: string): void {
   throw new InputError(field, value, 'are not supported: Kairograph has no query plugins');
 }
 
-function readMetric(value: unknown, path: string, range: MetricQuery['range'], timeZone: string, limits: StoreLimits): MetricQuery {
+function readMetric(
+  value: unknown,
+  path: string,
+  range: MetricQuery['range'],
+  timeZone: string,
+  limits: StoreLimits,
+): MetricQuery {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with a name');
   const metric = validateMetricName(value.name, `${path}.name`, limits);
   refusePlugins(value.plugins, `${path}.plugins`);
-  const limit = value.limit === undefined || value.limit === null ? 0 : readInteger(value.limit, `${path}.limit`, 0, 2_147_483_647);
+  const limit =
+    value.limit === undefined || value.limit === null ? 0 : readInteger(value.limit, `${path}.limit`, 0, 2_147_483_647);
   return {
     metric,
     range,
@@ -116,7 +146,8 @@ function readMetric(value: unknown, path: string, range: MetricQuery['range'], t
  */
 function readTags(value: unknown, path: string): TagCondition[] {
   if (value === undefined || value === null) return [];
-  if (!isObject(value)) throw new InputError(path, value, 'must be an object of tag names to a value or a list of values');
+  if (!isObject(value))
+    throw new InputError(path, value, 'must be an object of tag names to a value or a list of values');
   const conditions: TagCondition[] = [];
   for (const [tag, raw] of Object.entries(value)) {
     if (tag === '') throw new InputError(path, tag, 'must not have an empty tag name');
@@ -145,7 +176,9 @@ function readTags(value: unknown, path: string): TagCondition[] {
     conditions.push({
       tag,
       ...(literals.length > 0 ? { in: literals } : {}),
-      ...(patterns.length > 0 ? { regex: patterns.length === 1 ? patterns[0]! : patterns.map((p) => `(?:${p})`).join('|') } : {}),
+      ...(patterns.length > 0
+        ? { regex: patterns.length === 1 ? patterns[0]! : patterns.map((p) => `(?:${p})`).join('|') }
+        : {}),
     });
   }
   return conditions;
@@ -158,7 +191,8 @@ function readNamedList(value: unknown, path: string): AggregatorSpec[] {
   return value.map((item: unknown, i) => {
     if (!isObject(item)) throw new InputError(`${path}[${i}]`, item, 'must be an object with a name');
     const { name, ...params } = item;
-    if (typeof name !== 'string' || name === '') throw new InputError(`${path}[${i}].name`, name, 'must be a non-empty string');
+    if (typeof name !== 'string' || name === '')
+      throw new InputError(`${path}[${i}].name`, name, 'must be a non-empty string');
     return { name, params };
   });
 }

@@ -66,7 +66,14 @@ export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSi
         if (!settled) keep(chunk);
       });
       inflater.on('end', () => settle(undefined, Buffer.concat(chunks)));
-      inflater.on('error', (error) => settle(new KairographError('BAD_USER_INPUT', `request body is not valid ${encodingName(req)} data: ${error.message}`)));
+      inflater.on('error', (error) =>
+        settle(
+          new KairographError(
+            'BAD_USER_INPUT',
+            `request body is not valid ${encodingName(req)} data: ${error.message}`,
+          ),
+        ),
+      );
     }
   });
 }
@@ -74,7 +81,8 @@ export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSi
 function inflaterFor(req: IncomingMessage): Gunzip | Inflate | undefined {
   const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (encoding === 'gzip' || encoding === 'x-gzip' || (encoding === '' && type === 'application/gzip')) return createGunzip();
+  if (encoding === 'gzip' || encoding === 'x-gzip' || (encoding === '' && type === 'application/gzip'))
+    return createGunzip();
   if (encoding === 'deflate') return createInflate();
   if (encoding === '' || encoding === 'identity') return undefined;
   throw new HttpError(415, `Content-Encoding ${encoding} is not supported (gzip, deflate or identity)`);
@@ -89,7 +97,9 @@ function encodingName(req: IncomingMessage): string {
  * late request (src/server/request-deadline.ts), with the same message whichever of the two notices first.
  */
 function bodyAbortReason(reason: unknown): unknown {
-  return reason instanceof QueryTimeoutError ? new HttpError(408, new RequestTimeoutError(reason.timeoutMs).message, { connection: 'close' }) : reason;
+  return reason instanceof QueryTimeoutError
+    ? new HttpError(408, new RequestTimeoutError(reason.timeoutMs).message, { connection: 'close' })
+    : reason;
 }
 
 function tooLarge(maxBytes: number, what: string): HttpError {

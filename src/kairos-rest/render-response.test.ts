@@ -21,10 +21,18 @@ describe('renderQueryResponse', () => {
     const timestamps = Float64Array.from({ length: n }, (_, i) => 1_767_225_600_000 + i);
     const values = Float64Array.from({ length: n }, (_, i) => (i === 4100 ? Number.NEGATIVE_INFINITY : i / 3));
     points.appendSlice({ key, kind: 'double', timestamps, values });
-    const output = { metric: 'm', sampleSize: 5006, warnings: [], groups: [{ name: 'm', groupBy: [], tags: { h: ['a'] }, sampleSize: 5006, points }] };
+    const output = {
+      metric: 'm',
+      sampleSize: 5006,
+      warnings: [],
+      groups: [{ name: 'm', groupBy: [], tags: { h: ['a'] }, sampleSize: 5006, points }],
+    };
     const answer = await renderQueryResponse([{ output, excludeTags: false }], new AnswerWriter(undefined));
-    const pushed = '[1,1.5],[2,null],[3,1152921504606846977],[4,"a \\"b\\""],[5,{"real":-0.25,"imaginary":null}],[6,null]';
+    const pushed =
+      '[1,1.5],[2,null],[3,1152921504606846977],[4,"a \\"b\\""],[5,{"real":-0.25,"imaginary":null}],[6,null]';
     const kept = Array.from(timestamps, (t, i) => `[${t},${i === 4100 ? 'null' : JSON.stringify(i / 3)}]`).join(',');
-    expect(answer.body.join('')).toBe(`{"queries":[{"sample_size":5006,"results":[{"name":"m","tags":{"h":["a"]},"values":[${pushed},${kept}]}]}]}`);
+    expect(answer.body.join('')).toBe(
+      `{"queries":[{"sample_size":5006,"results":[{"name":"m","tags":{"h":["a"]},"values":[${pushed},${kept}]}]}]}`,
+    );
   });
 });

@@ -7,7 +7,16 @@
 import type { QueryOutput } from '../engine/execute.js';
 import { longAt, type RunColumns } from '../engine/point-list.js';
 import type { Answer, AnswerWriter } from '../server/answer-writer.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, NumberRun, OPEN_BRACKET } from '../server/json-bytes.js';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  JsonBytes,
+  jsonBytes,
+  NULL,
+  NumberRun,
+  OPEN_BRACKET,
+} from '../server/json-bytes.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;
@@ -73,7 +82,9 @@ export interface TagsResult {
 
 /** `/datapoints/query/tags`: one result per metric, no sample_size, no group_by, empty values (KairosDB's EmptyDataPointGroup). */
 export function renderTagsResponse(results: readonly TagsResult[]): string {
-  const queries = results.map((r) => `{"results":[{"name":${JSON.stringify(r.name)},"tags":${JSON.stringify(r.tags)},"values":[]}]}`);
+  const queries = results.map(
+    (r) => `{"results":[{"name":${JSON.stringify(r.name)},"tags":${JSON.stringify(r.tags)},"values":[]}]}`,
+  );
   return `{"queries":[${queries.join(',')}]}`;
 }
 

@@ -21,6 +21,8 @@ export class HttpError extends Error {
  */
 export function renamedInputError(error: InputError, field: string): InputError {
   const renamed = new InputError(field, error.value, '');
-  renamed.message = error.message.startsWith(error.field) ? field + error.message.slice(error.field.length) : `${field}: ${error.message}`;
+  renamed.message = error.message.startsWith(error.field)
+    ? field + error.message.slice(error.field.length)
+    : `${field}: ${error.message}`;
   return renamed;
 }

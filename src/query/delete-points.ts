@@ -20,7 +20,13 @@ export interface DeleteSummary {
 }
 
 /** `metric` must already be a valid name and `matches` a compiled filter: callers validate in their own vocabulary. */
-export async function deletePoints(source: Source, loaders: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate): Promise<DeleteSummary> {
+export async function deletePoints(
+  source: Source,
+  loaders: IndexLoaders,
+  metric: string,
+  range: TimeRange,
+  matches: SeriesPredicate,
+): Promise<DeleteSummary> {
   const plan = await source.findSeries(loaders, metric, range, matches);
   const series = new Set<string>();
   let partitionsDeleted = 0;

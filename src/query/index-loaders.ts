@@ -33,14 +33,29 @@ export class IndexLoaders {
 
   constructor(private readonly generations?: Generations) {
     // Keys that share a batch are read concurrently; the win is that repeated keys are read once.
-    this.loader = new DataLoader((reads) => Promise.all(reads.map((r) => (this.count(r.source, r.read), r.run()))), { cacheKeyFn: (r) => r.id });
+    this.loader = new DataLoader(
+      (reads) =>
+        Promise.all(
+          reads.map((r) => {
+            this.count(r.source, r.read);
+            return r.run();
+          }),
+        ),
+      { cacheKeyFn: (r) => r.id },
+    );
   }
 
   /**
    * `run`'s answer, made at most once per request for the same source, read, metric and key. `read` names the index
    * read in statistics (one of the source's `indexReads`); `key` holds every other argument of it.
    */
-  load<T>(source: string, read: string, metric: string, key: readonly (string | number)[], run: () => Promise<T>): Promise<T> {
+  load<T>(
+    source: string,
+    read: string,
+    metric: string,
+    key: readonly (string | number)[],
+    run: () => Promise<T>,
+  ): Promise<T> {
     this.checkWrites(source, metric);
     return this.loader.load({ id: JSON.stringify([source, read, metric, ...key]), source, read, run }) as Promise<T>;
   }

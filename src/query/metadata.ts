@@ -25,20 +25,39 @@ export interface MetadataKey {
 export function metadataFor(source: Source, at: MetadataKey, change: boolean): ServiceIndex {
   const fields = { service: 'service', serviceKey: 'serviceKey', key: 'key' } as const;
   const index = source.metadata;
-  if (index === undefined) throw new InputError('source', source.name, `has no metadata: its ${source.layout} layout keeps no service_index`);
+  if (index === undefined)
+    throw new InputError('source', source.name, `has no metadata: its ${source.layout} layout keeps no service_index`);
   checkName(at.service, fields.service);
   if (at.service.startsWith('_')) {
-    throw new InputError(fields.service, at.service, "starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve");
+    throw new InputError(
+      fields.service,
+      at.service,
+      "starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve",
+    );
   }
   if (change && at.service === COVERAGE_SERVICE) {
-    throw new InputError(fields.service, at.service, "is the gateway's own (since when each tag index is complete): it may be read, not changed");
+    throw new InputError(
+      fields.service,
+      at.service,
+      "is the gateway's own (since when each tag index is complete): it may be read, not changed",
+    );
   }
   if (at.serviceKey !== undefined) checkName(at.serviceKey, fields.serviceKey);
   if (at.key !== undefined) checkName(at.key, fields.key);
-  const bytes = Buffer.byteLength(at.service) + Buffer.byteLength(at.serviceKey ?? '') + Buffer.byteLength(at.key ?? '');
+  const bytes =
+    Buffer.byteLength(at.service) + Buffer.byteLength(at.serviceKey ?? '') + Buffer.byteLength(at.key ?? '');
   if (bytes > index.maxKeyBytes) {
-    const [field, value] = at.key !== undefined ? [fields.key, at.key] : at.serviceKey !== undefined ? [fields.serviceKey, at.serviceKey] : [fields.service, at.service];
-    throw new InputError(field, value, `makes the service, service key and key ${bytes} bytes of UTF-8 together, over the store's ${index.maxKeyBytes}`);
+    const [field, value] =
+      at.key !== undefined
+        ? [fields.key, at.key]
+        : at.serviceKey !== undefined
+          ? [fields.serviceKey, at.serviceKey]
+          : [fields.service, at.service];
+    throw new InputError(
+      field,
+      value,
+      `makes the service, service key and key ${bytes} bytes of UTF-8 together, over the store's ${index.maxKeyBytes}`,
+    );
   }
   return index;
 }

@@ -25,8 +25,12 @@ describe('parseTime', () => {
   });
 
   it('reads epoch ms as numbers and numeric strings, and ISO-8601 text with or without an offset', () => {
-    expect([parseTime(1714557600000, NOW), parseTime(' 1714557600000 ', NOW), parseTime(10n, NOW)]).toEqual([1714557600000, 1714557600000, 10]);
-    expect([parseTime('2024-05-01T10:00:00', NOW), parseTime('2024-05-01T12:00:00+02:00', NOW)]).toEqual([1714557600000, 1714557600000]);
+    expect([parseTime(1714557600000, NOW), parseTime(' 1714557600000 ', NOW), parseTime(10n, NOW)]).toEqual([
+      1714557600000, 1714557600000, 10,
+    ]);
+    expect([parseTime('2024-05-01T10:00:00', NOW), parseTime('2024-05-01T12:00:00+02:00', NOW)]).toEqual([
+      1714557600000, 1714557600000,
+    ]);
   });
 
   it.each([
@@ -37,13 +41,31 @@ describe('parseTime', () => {
     // luxon's arithmetic gives NaN past its range; a time that far away is out of range, not malformed.
     ['now-99999999y', 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
     ['now+300000y', 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
-    ['now-99999999999999999999ms', 'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000'],
-    ['now-6x', 'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y'],
-    ['now/2d', 'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y'],
+    [
+      'now-99999999999999999999ms',
+      'must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000',
+    ],
+    [
+      'now-6x',
+      'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y',
+    ],
+    [
+      'now/2d',
+      'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y',
+    ],
     ['yesterday', 'is not epoch milliseconds, ISO-8601 text or a relative time such as now-6h or now-1d/d'],
-    [1714557600, 'looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970'],
-    ['1714557600', 'looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970'],
-    [-1000000000, 'looks like epoch seconds (1938-04-24T22:13:20.000Z as seconds): send epoch milliseconds (-1000000000000), or ISO-8601 text for a time in the first months of 1970'],
+    [
+      1714557600,
+      'looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970',
+    ],
+    [
+      '1714557600',
+      'looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970',
+    ],
+    [
+      -1000000000,
+      'looks like epoch seconds (1938-04-24T22:13:20.000Z as seconds): send epoch milliseconds (-1000000000000), or ISO-8601 text for a time in the first months of 1970',
+    ],
     [true, 'must be epoch milliseconds, ISO-8601 text or a relative time such as now-6h'],
   ])('refuses %j: it %s', (value, reason) => {
     expect(() => parseTime(value, NOW)).toThrow(new TimeParseError(reason));
@@ -64,7 +86,10 @@ describe("parseTime: Grafana's date math with rounding", () => {
   ];
   const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Pacific/Chatham'];
   type Step = (t: DateTime, roundUp: boolean) => DateTime;
-  const start = (unit: Parameters<DateTime['startOf']>[0]): Step => (t, up) => (up ? t.endOf(unit) : t.startOf(unit));
+  const start =
+    (unit: Parameters<DateTime['startOf']>[0]): Step =>
+    (t, up) =>
+      up ? t.endOf(unit) : t.startOf(unit);
   const CASES: [string, Step[]][] = [
     ['now', []],
     ['now/d', [start('day')]],
@@ -85,13 +110,30 @@ describe("parseTime: Grafana's date math with rounding", () => {
     ['now-d', [(t) => t.minus({ days: 1 })]],
     ['now - 2h / h', [(t) => t.minus({ hours: 2 }), start('hour')]],
   ];
-  const table = CLOCKS.flatMap((clock) => ZONES.flatMap((zone) => CASES.flatMap(([text, steps]) => [false, true].map((roundUp) => ({ clock, zone, text, steps, roundUp })))));
+  const table = CLOCKS.flatMap((clock) =>
+    ZONES.flatMap((zone) =>
+      CASES.flatMap(([text, steps]) => [false, true].map((roundUp) => ({ clock, zone, text, steps, roundUp }))),
+    ),
+  );
 
   it(`agrees with luxon on ${table.length} expressions, clocks, zones and rounding directions`, () => {
     const wrong = table.flatMap(({ clock, zone, text, steps, roundUp }) => {
-      const expected = steps.reduce<DateTime>((t, step) => step(t, roundUp), DateTime.fromMillis(clock, { zone })).toMillis();
+      const expected = steps
+        .reduce<DateTime>((t, step) => step(t, roundUp), DateTime.fromMillis(clock, { zone }))
+        .toMillis();
       const actual = parseTime(text, clock, { zone: IANAZone.create(zone), roundUp });
-      return actual === expected ? [] : [{ clock: new Date(clock).toISOString(), zone, text, roundUp, expected: new Date(expected).toISOString(), actual: new Date(actual).toISOString() }];
+      return actual === expected
+        ? []
+        : [
+            {
+              clock: new Date(clock).toISOString(),
+              zone,
+              text,
+              roundUp,
+              expected: new Date(expected).toISOString(),
+              actual: new Date(actual).toISOString(),
+            },
+          ];
     });
     expect(wrong).toEqual([]);
   });
@@ -112,6 +154,8 @@ describe("parseTime: Grafana's date math with rounding", () => {
   it("rounds on the zone's calendar: Berlin's midnight, and a day of 23 hours when clocks go forward", () => {
     const berlin = { zone: IANAZone.create('Europe/Berlin') };
     expect(new Date(parseTime('now/d', NOW, berlin)).toISOString()).toBe('2024-03-30T23:00:00.000Z');
-    expect(new Date(parseTime('now/d', NOW, { ...berlin, roundUp: true })).toISOString()).toBe('2024-03-31T21:59:59.999Z');
+    expect(new Date(parseTime('now/d', NOW, { ...berlin, roundUp: true })).toISOString()).toBe(
+      '2024-03-31T21:59:59.999Z',
+    );
   });
 });

@@ -43,12 +43,14 @@ const NOT_A_TIME = 'is not epoch milliseconds, ISO-8601 text or a relative time 
 export function parseTime(value: unknown, nowMs: number, options: ParseTimeOptions = {}): number {
   if (typeof value === 'number') return epochMs(notSeconds(value));
   if (typeof value === 'bigint') return epochMs(notSeconds(Number(value)));
-  if (typeof value !== 'string') throw new TimeParseError('must be epoch milliseconds, ISO-8601 text or a relative time such as now-6h');
+  if (typeof value !== 'string')
+    throw new TimeParseError('must be epoch milliseconds, ISO-8601 text or a relative time such as now-6h');
   const text = value.trim();
   if (/^[+-]?\d+$/.test(text)) return epochMs(notSeconds(Number(text)));
   const relative = RELATIVE.exec(text);
   if (relative) return epochMs(dateMath(nowMs, relative[1]!, options));
-  if (/^now\b/.test(text)) throw new TimeParseError(`${NOT_A_TIME}: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y`);
+  if (/^now\b/.test(text))
+    throw new TimeParseError(`${NOT_A_TIME}: steps are +N<unit>, -N<unit> or /<unit>, units ms s m h d w M Q y`);
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
   if (!parsed.isValid) throw new TimeParseError(NOT_A_TIME);
   return epochMs(parsed.toMillis());
@@ -59,7 +61,11 @@ export function parseTime(value: unknown, nowMs: number, options: ParseTimeOptio
  * days keeps the wall-clock time across a DST change, rounding to a day goes to the zone's midnight. Weeks start on
  * Monday (ISO 8601; Grafana follows the browser's locale, luxon and KairosDB do not). NaN beyond luxon's range.
  */
-function dateMath(nowMs: number, steps: string, { zone = FixedOffsetZone.utcInstance, roundUp = false }: ParseTimeOptions): number {
+function dateMath(
+  nowMs: number,
+  steps: string,
+  { zone = FixedOffsetZone.utcInstance, roundUp = false }: ParseTimeOptions,
+): number {
   let time = DateTime.fromMillis(nowMs, { zone });
   for (const [, op, amount, unit] of steps.matchAll(STEP)) {
     const luxonUnit = UNIT[unit!]!;

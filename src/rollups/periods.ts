@@ -40,5 +40,7 @@ export function nextPeriod(period: Period, interval: Duration): Period {
 
 /** The key of a period in service_index: its start, zero-padded so text order is time order (from 1970 on). */
 export function periodKey(period: Period): string {
-  return period.startMs >= 0 ? String(period.startMs).padStart(16, '0') : `-${String(-period.startMs).padStart(16, '0')}`;
+  return period.startMs >= 0
+    ? String(period.startMs).padStart(16, '0')
+    : `-${String(-period.startMs).padStart(16, '0')}`;
 }

@@ -26,18 +26,25 @@ export async function getRollup(ctx: RequestContext, id: string): Promise<Stored
  */
 export async function createRollup(ctx: RequestContext, json: string): Promise<RollupTask> {
   const store = storeOf(ctx);
-  const task = parseRollupTask(json, { limits: ctx.sources.primary.limits, nowMs: ctx.nowMs, minIntervalMs: ctx.config.rollupsMinIntervalMs });
+  const task = parseRollupTask(json, {
+    limits: ctx.sources.primary.limits,
+    nowMs: ctx.nowMs,
+    minIntervalMs: ctx.config.rollupsMinIntervalMs,
+  });
   const replaced = (await store.index.value(ROLLUPS_SERVICE, CONFIG_KEY, task.id)) !== undefined;
   const quota = ctx.config.quotaRollupTasks;
   if (!replaced && quota > 0) {
     const owned = await store.ownedBy(ctx.client);
     if (owned >= quota) {
-      throw new RateLimitedError(`this client already owns ${owned} roll-up tasks, its QUOTA_ROLLUP_TASKS: delete one first`, {
-        policy: 'rollup_tasks',
-        limit: quota,
-        remaining: 0,
-        resetSeconds: 1,
-      });
+      throw new RateLimitedError(
+        `this client already owns ${owned} roll-up tasks, its QUOTA_ROLLUP_TASKS: delete one first`,
+        {
+          policy: 'rollup_tasks',
+          limit: quota,
+          remaining: 0,
+          resetSeconds: 1,
+        },
+      );
     }
   }
   await store.put(task);
@@ -50,7 +57,12 @@ export async function createRollup(ctx: RequestContext, json: string): Promise<R
 export async function updateRollup(ctx: RequestContext, id: string, json: string): Promise<RollupTask | undefined> {
   const store = storeOf(ctx);
   if ((await store.index.value(ROLLUPS_SERVICE, CONFIG_KEY, id)) === undefined) return undefined;
-  const task = parseRollupTask(json, { id, limits: ctx.sources.primary.limits, nowMs: ctx.nowMs, minIntervalMs: ctx.config.rollupsMinIntervalMs });
+  const task = parseRollupTask(json, {
+    id,
+    limits: ctx.sources.primary.limits,
+    nowMs: ctx.nowMs,
+    minIntervalMs: ctx.config.rollupsMinIntervalMs,
+  });
   await store.put(task);
   ctx.rollups?.refresh();
   return task;
@@ -76,6 +88,10 @@ export async function kairosRollupStatus(ctx: RequestContext, id: string): Promi
 
 function storeOf(ctx: RequestContext): RollupTaskStore {
   const store = taskStoreOf(ctx.sources);
-  if (store === undefined) throw new KairographError('BAD_USER_INPUT', `roll-up tasks live in KairosDB's service_index, which the primary source "${ctx.sources.primary.name}" does not keep`);
+  if (store === undefined)
+    throw new KairographError(
+      'BAD_USER_INPUT',
+      `roll-up tasks live in KairosDB's service_index, which the primary source "${ctx.sources.primary.name}" does not keep`,
+    );
   return store;
 }

@@ -20,7 +20,12 @@ export function registerRollupMetrics(registry: Registry, scheduler: RollupSched
         }
       },
     });
-  const counted = (name: string, help: string, value: (counters: TaskCounters) => number, extra?: Record<string, string>) =>
+  const counted = (
+    name: string,
+    help: string,
+    value: (counters: TaskCounters) => number,
+    extra?: Record<string, string>,
+  ) =>
     new Counter({
       name,
       help,
@@ -43,12 +48,42 @@ export function registerRollupMetrics(registry: Registry, scheduler: RollupSched
       this.set({ state: 'invalid' }, statuses.filter((s) => s.error !== undefined).length);
     },
   });
-  perTask('kairograph_rollup_pending_periods', 'Periods of a roll-up task that ended (and ROLLUPS_DELAY_MS passed) but are not rolled up yet', (s) => (s.error === undefined ? s.pendingPeriods : undefined));
-  perTask('kairograph_rollup_consecutive_failures', 'Failed runs in a row of the first pending period of a roll-up task', (s) => s.failures);
-  perTask('kairograph_rollup_last_success_timestamp_seconds', 'End of the latest period a roll-up task rolled up successfully here', (s) => (s.lastSuccess ? s.lastSuccess.periodEndMs / 1000 : undefined));
-  perTask('kairograph_rollup_last_run_duration_seconds', "Duration of a roll-up task's latest run here", (s) => (s.lastRun ? s.lastRun.durationMs / 1000 : undefined));
-  counted('kairograph_rollup_runs_total', 'Runs of roll-up task periods by this gateway, failed ones included', (c) => c.runs);
-  counted('kairograph_rollup_failed_runs_total', 'Failed runs of roll-up task periods by this gateway (each is retried)', (c) => c.failures);
-  counted('kairograph_rollup_points_written_total', 'Points roll-up runs of this gateway wrote', (c) => c.pointsWritten);
-  counted('kairograph_rollup_skipped_periods_total', 'Periods skipped because catch-up after downtime passed ROLLUPS_MAX_CATCH_UP_PERIODS', (c) => c.periodsSkipped);
+  perTask(
+    'kairograph_rollup_pending_periods',
+    'Periods of a roll-up task that ended (and ROLLUPS_DELAY_MS passed) but are not rolled up yet',
+    (s) => (s.error === undefined ? s.pendingPeriods : undefined),
+  );
+  perTask(
+    'kairograph_rollup_consecutive_failures',
+    'Failed runs in a row of the first pending period of a roll-up task',
+    (s) => s.failures,
+  );
+  perTask(
+    'kairograph_rollup_last_success_timestamp_seconds',
+    'End of the latest period a roll-up task rolled up successfully here',
+    (s) => (s.lastSuccess ? s.lastSuccess.periodEndMs / 1000 : undefined),
+  );
+  perTask('kairograph_rollup_last_run_duration_seconds', "Duration of a roll-up task's latest run here", (s) =>
+    s.lastRun ? s.lastRun.durationMs / 1000 : undefined,
+  );
+  counted(
+    'kairograph_rollup_runs_total',
+    'Runs of roll-up task periods by this gateway, failed ones included',
+    (c) => c.runs,
+  );
+  counted(
+    'kairograph_rollup_failed_runs_total',
+    'Failed runs of roll-up task periods by this gateway (each is retried)',
+    (c) => c.failures,
+  );
+  counted(
+    'kairograph_rollup_points_written_total',
+    'Points roll-up runs of this gateway wrote',
+    (c) => c.pointsWritten,
+  );
+  counted(
+    'kairograph_rollup_skipped_periods_total',
+    'Periods skipped because catch-up after downtime passed ROLLUPS_MAX_CATCH_UP_PERIODS',
+    (c) => c.periodsSkipped,
+  );
 }

@@ -56,7 +56,8 @@ function countingStore(inner: Store, fail?: () => boolean) {
   const store = delegatingStore(inner, {
     write: async (batch: WriteBatch) => {
       if (fail?.()) throw new Error('the disk is full');
-      for (const s of batch.series) writes.push({ metric: s.metric, points: s.timestamps.length, firstMs: Math.min(...s.timestamps) });
+      for (const s of batch.series)
+        writes.push({ metric: s.metric, points: s.timestamps.length, firstMs: Math.min(...s.timestamps) });
       await inner.write(batch);
     },
   });
@@ -76,7 +77,14 @@ const TASK = {
       save_as: 'cpu.hourly',
       query: {
         start_relative: { value: 1, unit: 'hours' },
-        metrics: [{ name: 'cpu', tags: { dc: ['east'] }, group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }] }],
+        metrics: [
+          {
+            name: 'cpu',
+            tags: { dc: ['east'] },
+            group_by: [{ name: 'tag', tags: ['host'] }],
+            aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }],
+          },
+        ],
       },
     },
   ],
@@ -94,7 +102,10 @@ async function answer(store: Store, query: MetricQuery) {
   const ctx = createRequestContext(new Sources(new KairosdbSource('kairosdb', store)), config, log);
   try {
     const output = await ctx.runQuery(query, 'q');
-    return output.groups.map((group) => ({ host: group.tags.host, points: [...group.points.timestamps].map((t, i) => [t, group.points.values[i]]) }));
+    return output.groups.map((group) => ({
+      host: group.tags.host,
+      points: [...group.points.timestamps].map((t, i) => [t, group.points.values[i]]),
+    }));
   } finally {
     ctx.dispose();
   }
@@ -125,21 +136,54 @@ describe('roll-up scheduler', () => {
 
     const status = scheduler.status('task-1')!;
     // The hour before D0 (the latest complete one when the task was first seen) and the 72 hours of data.
-    expect(status).toMatchObject({ name: 'cpu hourly', pendingPeriods: 0, failures: 0, completedThroughMs: D0 + 3 * DAY });
-    expect(scheduler.counters().get('task-1')).toEqual({ runs: 73, failures: 0, pointsWritten: 2 * 72, periodsSkipped: 0 });
-    expect(status.lastSuccess).toMatchObject({ periodStartMs: D0 + 3 * DAY - HOUR, periodEndMs: D0 + 3 * DAY, pointsWritten: 2, owner: 'g1' });
+    expect(status).toMatchObject({
+      name: 'cpu hourly',
+      pendingPeriods: 0,
+      failures: 0,
+      completedThroughMs: D0 + 3 * DAY,
+    });
+    expect(scheduler.counters().get('task-1')).toEqual({
+      runs: 73,
+      failures: 0,
+      pointsWritten: 2 * 72,
+      periodsSkipped: 0,
+    });
+    expect(status.lastSuccess).toMatchObject({
+      periodStartMs: D0 + 3 * DAY - HOUR,
+      periodEndMs: D0 + 3 * DAY,
+      pointsWritten: 2,
+      owner: 'g1',
+    });
 
-    const raw = await answer(data, byHost('cpu', [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }], [{ tag: 'dc', in: ['east'] }]));
+    const raw = await answer(
+      data,
+      byHost(
+        'cpu',
+        [{ name: 'avg', params: { sampling: { value: 1, unit: 'hours' } } }],
+        [{ tag: 'dc', in: ['east'] }],
+      ),
+    );
     const rolled = await answer(data, byHost('cpu.hourly', [], [{ tag: 'saved_from', in: ['cpu'] }]));
     expect(raw.map((g) => g.host)).toEqual([['a'], ['b']]);
     expect(raw[0]!.points).toHaveLength(72);
     expect(rolled).toEqual(raw);
 
     // KairosDB's status row, as its status store writes it.
-    const kairos = JSON.parse((await taskStoreOf(new Sources(new KairosdbSource('kairosdb', data)))!.kairosStatus('task-1'))!);
-    expect(kairos).toMatchObject({ executingHost: expect.any(String), nextScheduled: kairosDate(D0 + 3 * DAY + HOUR + SETTINGS.delayMs) });
+    const kairos = JSON.parse(
+      (await taskStoreOf(new Sources(new KairosdbSource('kairosdb', data)))!.kairosStatus('task-1'))!,
+    );
+    expect(kairos).toMatchObject({
+      executingHost: expect.any(String),
+      nextScheduled: kairosDate(D0 + 3 * DAY + HOUR + SETTINGS.delayMs),
+    });
     expect(kairos.statuses).toEqual([
-      { metricName: 'cpu', lastExecuted: kairosDate(clock.t), dataPointCount: 2, executionLength: expect.any(Number), lastExecutionTime: clock.t },
+      {
+        metricName: 'cpu',
+        lastExecuted: kairosDate(clock.t),
+        dataPointCount: 2,
+        executionLength: expect.any(Number),
+        lastExecutionTime: clock.t,
+      },
     ]);
   });
 
@@ -179,7 +223,11 @@ describe('roll-up scheduler', () => {
     const second = schedulerOn(counted.store, clock, 'g2');
     await second.tick();
     expect(rolled(counted.writes)).toEqual([10, 11, 12, 13, 14].map((h) => D0 + h * HOUR));
-    expect(second.status('task-1')).toMatchObject({ pendingPeriods: 0, completedThroughMs: D0 + 15 * HOUR, lastSuccess: { owner: 'g2' } });
+    expect(second.status('task-1')).toMatchObject({
+      pendingPeriods: 0,
+      completedThroughMs: D0 + 15 * HOUR,
+      lastSuccess: { owner: 'g2' },
+    });
   });
 
   it('runs each period once with two schedulers on one store, whichever asks first (counted writes)', async () => {
@@ -198,7 +246,8 @@ describe('roll-up scheduler', () => {
     }
     // Two series (hosts a and b) per hour, each written once.
     const perHour = new Map<number, number>();
-    for (const w of counted.writes.filter((w) => w.metric === 'cpu.hourly')) perHour.set(w.firstMs - (w.firstMs % HOUR), (perHour.get(w.firstMs - (w.firstMs % HOUR)) ?? 0) + 1);
+    for (const w of counted.writes.filter((w) => w.metric === 'cpu.hourly'))
+      perHour.set(w.firstMs - (w.firstMs % HOUR), (perHour.get(w.firstMs - (w.firstMs % HOUR)) ?? 0) + 1);
     expect([...perHour]).toEqual(Array.from({ length: 24 }, (_, h) => [D0 + h * HOUR, 2]));
     const runs = [...one.counters().values()][0]!.runs + [...two.counters().values()][0]!.runs;
     expect(runs).toBe(24);
@@ -234,7 +283,11 @@ describe('roll-up scheduler', () => {
     failing = false;
     clock.t += 10_000;
     await scheduler.tick();
-    expect(scheduler.status('task-1')).toMatchObject({ failures: 0, pendingPeriods: 0, completedThroughMs: D0 + 5 * HOUR });
+    expect(scheduler.status('task-1')).toMatchObject({
+      failures: 0,
+      pendingPeriods: 0,
+      completedThroughMs: D0 + 5 * HOUR,
+    });
     expect(scheduler.status('task-1')!.retryAtMs).toBeUndefined();
     expect(rolled(counted.writes)).toEqual([1, 2, 3, 4].map((h) => D0 + h * HOUR));
   });
@@ -246,7 +299,16 @@ describe('roll-up scheduler', () => {
     let down = true;
     const index = data.serviceIndex;
     const flaky = delegatingStore(data, {
-      serviceIndex: { maxKeyBytes: index.maxKeyBytes, serviceKeys: (...a) => index.serviceKeys(...a), keys: (...a) => index.keys(...a), value: (...a) => index.value(...a), set: (...a) => index.set(...a), delete: (...a) => index.delete(...a), complete: (...a) => index.complete(...a), claim: (...a) => (down ? Promise.reject(new Error('no host available')) : index.claim(...a)) },
+      serviceIndex: {
+        maxKeyBytes: index.maxKeyBytes,
+        serviceKeys: (...a) => index.serviceKeys(...a),
+        keys: (...a) => index.keys(...a),
+        value: (...a) => index.value(...a),
+        set: (...a) => index.set(...a),
+        delete: (...a) => index.delete(...a),
+        complete: (...a) => index.complete(...a),
+        claim: (...a) => (down ? Promise.reject(new Error('no host available')) : index.claim(...a)),
+      },
     });
     const scheduler = schedulerOn(flaky, clock, 'g1');
     await scheduler.tick();
@@ -269,7 +331,10 @@ describe('roll-up scheduler', () => {
     counted.writes.length = 0;
     await scheduler.tick();
     expect(rolled(counted.writes)).toEqual([8, 9, 10].map((h) => D0 + h * HOUR));
-    expect(scheduler.status('task-1')).toMatchObject({ pendingPeriods: 0, skipped: { fromMs: D0 + HOUR, toMs: D0 + 8 * HOUR, periods: 7 } });
+    expect(scheduler.status('task-1')).toMatchObject({
+      pendingPeriods: 0,
+      skipped: { fromMs: D0 + HOUR, toMs: D0 + 8 * HOUR, periods: 7 },
+    });
     expect(scheduler.counters().get('task-1')!.periodsSkipped).toBe(7);
   });
 
@@ -293,10 +358,20 @@ describe('roll-up scheduler', () => {
     const counted = countingStore(await storeWithData(1));
     await createTask(counted.store, clock);
     const key = `${String(D0).padStart(16, '0')} 1 hours`;
-    await counted.store.serviceIndex.claim('_kairograph_rollup_claims', 'task-1', key, 'dead', clock.t, clock.t + SETTINGS.leaseMs);
+    await counted.store.serviceIndex.claim(
+      '_kairograph_rollup_claims',
+      'task-1',
+      key,
+      'dead',
+      clock.t,
+      clock.t + SETTINGS.leaseMs,
+    );
     const scheduler = schedulerOn(counted.store, clock, 'g1');
     await scheduler.tick();
-    expect(scheduler.status('task-1')).toMatchObject({ heldBy: { owner: 'dead', untilMs: clock.t + SETTINGS.leaseMs }, pendingPeriods: 1 });
+    expect(scheduler.status('task-1')).toMatchObject({
+      heldBy: { owner: 'dead', untilMs: clock.t + SETTINGS.leaseMs },
+      pendingPeriods: 1,
+    });
     expect(rolled(counted.writes)).toEqual([]);
     clock.t += SETTINGS.leaseMs + 1;
     await scheduler.tick();

@@ -78,7 +78,12 @@ export interface RunRecord {
   /** The gateway that ran it. */
   readonly owner: string;
   /** Per query of the task, as KairosDB's status lists them. */
-  readonly queries: readonly { readonly metric: string; readonly pointsWritten: number; readonly durationMs: number; readonly error?: string }[];
+  readonly queries: readonly {
+    readonly metric: string;
+    readonly pointsWritten: number;
+    readonly durationMs: number;
+    readonly error?: string;
+  }[];
 }
 
 /** Periods skipped because catch-up after downtime reached its bound. */
@@ -242,14 +247,19 @@ export class RollupScheduler {
 
   private wake(ms: number): void {
     this.cancelTimer?.();
-    this.cancelTimer = this.clock.setTimeout(() => {
-      this.cancelTimer = undefined;
-      this.tick()
-        .catch((error: unknown) => this.deps.log.error({ err: error }, 'roll-up scheduling failed; it is tried again at the next poll'))
-        .finally(() => {
-          if (!this.stopped) this.wake(this.nextWakeMs() - this.clock.now());
-        });
-    }, Math.max(0, ms));
+    this.cancelTimer = this.clock.setTimeout(
+      () => {
+        this.cancelTimer = undefined;
+        this.tick()
+          .catch((error: unknown) =>
+            this.deps.log.error({ err: error }, 'roll-up scheduling failed; it is tried again at the next poll'),
+          )
+          .finally(() => {
+            if (!this.stopped) this.wake(this.nextWakeMs() - this.clock.now());
+          });
+      },
+      Math.max(0, ms),
+    );
   }
 
   private async runDue(): Promise<void> {
@@ -269,7 +279,10 @@ export class RollupScheduler {
         state.failures++;
         state.counters.failures++;
         state.retryAtMs = this.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** (state.failures - 1), MAX_RETRY_MS);
-        this.deps.log.warn({ err: error, task: state.id, failures: state.failures }, 'a roll-up task could not be advanced; it is tried again');
+        this.deps.log.warn(
+          { err: error, task: state.id, failures: state.failures },
+          'a roll-up task could not be advanced; it is tried again',
+        );
       }
     }
   }
@@ -284,22 +297,36 @@ export class RollupScheduler {
       seen.add(entry.id);
       let state = this.states.get(entry.id);
       if (state === undefined) {
-        state = { id: entry.id, json: entry.json, failures: 0, counters: { runs: 0, failures: 0, pointsWritten: 0, periodsSkipped: 0 } };
+        state = {
+          id: entry.id,
+          json: entry.json,
+          failures: 0,
+          counters: { runs: 0, failures: 0, pointsWritten: 0, periodsSkipped: 0 },
+        };
         this.states.set(entry.id, state);
         await this.restore(state, store);
       }
       if (entry.task === undefined) {
-        if (state.error !== entry.error) this.deps.log.error({ task: entry.id, error: entry.error }, 'a roll-up task cannot run: its JSON does not parse here');
+        if (state.error !== entry.error)
+          this.deps.log.error(
+            { task: entry.id, error: entry.error },
+            'a roll-up task cannot run: its JSON does not parse here',
+          );
         state.task = undefined;
         state.error = entry.error;
       } else {
         const interval = state.task?.executionInterval;
         // Another query writes other points: what the roll-up holds from before is no longer its answer.
-        if (state.task !== undefined && state.json !== entry.json && state.cursorMs !== undefined) state.coveredFromMs = state.cursorMs;
+        if (state.task !== undefined && state.json !== entry.json && state.cursorMs !== undefined)
+          state.coveredFromMs = state.cursorMs;
         state.task = entry.task;
         delete state.error;
         // A changed interval cuts time differently: go on from the new period that holds the old cursor.
-        if (state.cursorMs !== undefined && interval !== undefined && !sameDuration(interval, entry.task.executionInterval)) {
+        if (
+          state.cursorMs !== undefined &&
+          interval !== undefined &&
+          !sameDuration(interval, entry.task.executionInterval)
+        ) {
           state.cursorMs = periodAt(state.cursorMs, entry.task.executionInterval).startMs;
           state.coveredFromMs = state.cursorMs;
         }
@@ -310,7 +337,11 @@ export class RollupScheduler {
   }
 
   private async restore(state: TaskState, store: RollupTaskStore): Promise<void> {
-    if (!(await restoreInto(state, store))) this.deps.log.warn({ task: state.id }, "a roll-up task's recorded progress does not parse; it starts from the latest complete period");
+    if (!(await restoreInto(state, store)))
+      this.deps.log.warn(
+        { task: state.id },
+        "a roll-up task's recorded progress does not parse; it starts from the latest complete period",
+      );
   }
 
   /** Runs the task's due periods in order until one fails, is held by another gateway, or none is due. */
@@ -327,7 +358,11 @@ export class RollupScheduler {
     const due = countDue(state.cursorMs, interval, now - settings.delayMs, settings.maxCatchUpPeriods + 1);
     if (due > settings.maxCatchUpPeriods) {
       const keepFrom = latestPeriods(now - settings.delayMs, interval, settings.maxCatchUpPeriods);
-      const skipped = { fromMs: state.cursorMs, toMs: keepFrom, periods: countDue(state.cursorMs, interval, keepFrom, Number.MAX_SAFE_INTEGER) };
+      const skipped = {
+        fromMs: state.cursorMs,
+        toMs: keepFrom,
+        periods: countDue(state.cursorMs, interval, keepFrom, Number.MAX_SAFE_INTEGER),
+      };
       state.skipped = skipped;
       state.counters.periodsSkipped += skipped.periods;
       state.cursorMs = keepFrom;
@@ -366,14 +401,23 @@ export class RollupScheduler {
         state.counters.failures++;
         state.retryAtMs = this.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** (state.failures - 1), MAX_RETRY_MS);
         this.deps.log.warn(
-          { task: task.id, name: task.name, period: record.periodStartMs, failures: state.failures, error: record.error },
+          {
+            task: task.id,
+            name: task.name,
+            period: record.periodStartMs,
+            failures: state.failures,
+            error: record.error,
+          },
           `roll-up task ${task.name} failed for the period from ${new Date(record.periodStartMs).toISOString()}; it is tried again`,
         );
         await this.persist(state, store, record);
         return;
       }
       if (!(await store.index.complete(CLAIMS_SERVICE, task.id, key, this.owner, this.clock.now()))) {
-        this.deps.log.warn({ task: task.id, period: period.startMs }, 'a roll-up run outlived its claim (ROLLUPS_LEASE_MS); another gateway may have run the period too');
+        this.deps.log.warn(
+          { task: task.id, period: period.startMs },
+          'a roll-up run outlived its claim (ROLLUPS_LEASE_MS); another gateway may have run the period too',
+        );
       }
       state.failures = 0;
       delete state.retryAtMs;
@@ -399,7 +443,10 @@ export class RollupScheduler {
       const pruned = await store.pruneClaims(task.id, beforeMs, PRUNE_AT_MOST);
       if (pruned > 0) this.deps.log.debug({ task: task.id, pruned, beforeMs }, 'pruned old roll-up claims');
     } catch (error) {
-      this.deps.log.warn({ err: error, task: task.id }, "could not prune a roll-up task's old claims; it is tried again in an hour");
+      this.deps.log.warn(
+        { err: error, task: task.id },
+        "could not prune a roll-up task's old claims; it is tried again in an hour",
+      );
     }
   }
 
@@ -418,13 +465,22 @@ export class RollupScheduler {
           ...(this.deps.shared ? { shared: this.deps.shared } : {}),
         });
         try {
-          const query: MetricQuery = { ...given, range: { startMs: firstBucketStart(given, period), endMs: period.endMs - 1 } };
+          const query: MetricQuery = {
+            ...given,
+            range: { startMs: firstBucketStart(given, period), endMs: period.endMs - 1 },
+          };
           const output = await ctx.runQuery(query, `rollups[${i}].query.metric[${j}]`);
           const points = output.groups.reduce((sum, group) => sum + group.points.length, 0);
           queries.push({ metric: given.metric, pointsWritten: points, durationMs: performance.now() - queryStarted });
         } catch (failure) {
-          error = failure instanceof KairographError ? failure.message : failure instanceof Error ? failure.message : String(failure);
-          if (!(failure instanceof KairographError)) this.deps.log.error({ err: failure, task: task.id }, 'a roll-up run failed unexpectedly');
+          error =
+            failure instanceof KairographError
+              ? failure.message
+              : failure instanceof Error
+                ? failure.message
+                : String(failure);
+          if (!(failure instanceof KairographError))
+            this.deps.log.error({ err: failure, task: task.id }, 'a roll-up run failed unexpectedly');
           queries.push({ metric: given.metric, pointsWritten: 0, durationMs: performance.now() - queryStarted, error });
           break outer;
         } finally {
@@ -458,7 +514,8 @@ export class RollupScheduler {
     };
     try {
       await store.writeOwnStatus(state.id, JSON.stringify(saved));
-      if (record !== undefined && state.task !== undefined) await store.writeKairosStatus(state.id, kairosStatusJson(record, this.nextDueMs(state), hostname()));
+      if (record !== undefined && state.task !== undefined)
+        await store.writeKairosStatus(state.id, kairosStatusJson(record, this.nextDueMs(state), hostname()));
     } catch (error) {
       // The run itself is recorded by its claim; a status that could not be written is written with the next run.
       this.deps.log.warn({ err: error, task: state.id }, 'the status of a roll-up task could not be written');
@@ -490,10 +547,21 @@ export class RollupScheduler {
  * A task's status: this gateway's scheduler's when it runs the task, else what the gateway that ran it last recorded
  * in service_index (a gateway with ROLLUPS=off, or one that has not read the task yet).
  */
-export async function taskStatus(store: RollupTaskStore, stored: StoredTask, delayMs: number, nowMs: number, scheduler?: RollupScheduler): Promise<TaskStatus> {
+export async function taskStatus(
+  store: RollupTaskStore,
+  stored: StoredTask,
+  delayMs: number,
+  nowMs: number,
+  scheduler?: RollupScheduler,
+): Promise<TaskStatus> {
   const live = scheduler?.status(stored.id);
   if (live !== undefined && live.error === stored.error) return live;
-  const state: TaskState = { id: stored.id, json: stored.json, failures: 0, counters: { runs: 0, failures: 0, pointsWritten: 0, periodsSkipped: 0 } };
+  const state: TaskState = {
+    id: stored.id,
+    json: stored.json,
+    failures: 0,
+    counters: { runs: 0, failures: 0, pointsWritten: 0, periodsSkipped: 0 },
+  };
   if (stored.task !== undefined) state.task = stored.task;
   else state.error = stored.error;
   await restoreInto(state, store);
@@ -520,7 +588,10 @@ async function restoreInto(state: TaskState, store: RollupTaskStore): Promise<bo
 }
 
 function statusFrom(state: TaskState, delayMs: number, nowMs: number): TaskStatus {
-  const pending = state.task !== undefined && state.cursorMs !== undefined ? countDue(state.cursorMs, state.task.executionInterval, nowMs - delayMs, Number.MAX_SAFE_INTEGER) : 0;
+  const pending =
+    state.task !== undefined && state.cursorMs !== undefined
+      ? countDue(state.cursorMs, state.task.executionInterval, nowMs - delayMs, Number.MAX_SAFE_INTEGER)
+      : 0;
   return {
     id: state.id,
     ...(state.task ? { name: state.task.name } : {}),
@@ -565,7 +636,11 @@ export function firstBucketStart(query: MetricQuery, period: Period): number {
     nowMs: period.endMs,
     zone,
     tagGroupBy: groupBys.tags ?? [],
-    limits: { store: 'the roll-up planner', maxMetricBytes: Number.MAX_SAFE_INTEGER, maxRowKeyBytes: Number.MAX_SAFE_INTEGER },
+    limits: {
+      store: 'the roll-up planner',
+      maxMetricBytes: Number.MAX_SAFE_INTEGER,
+      maxRowKeyBytes: Number.MAX_SAFE_INTEGER,
+    },
   });
   let start = period.startMs;
   for (const { stage } of compiled) {
@@ -576,7 +651,12 @@ export function firstBucketStart(query: MetricQuery, period: Period): number {
     if (length !== undefined) bucket = range.anchorMs + Math.floor((period.startMs - range.anchorMs) / length) * length;
     else {
       bucket = range.anchorMs;
-      for (let next = plusUnits(bucket, range.sampling.unit, range.sampling.value, range.zone); next <= period.startMs; next = plusUnits(next, range.sampling.unit, range.sampling.value, range.zone)) bucket = next;
+      for (
+        let next = plusUnits(bucket, range.sampling.unit, range.sampling.value, range.zone);
+        next <= period.startMs;
+        next = plusUnits(next, range.sampling.unit, range.sampling.value, range.zone)
+      )
+        bucket = next;
     }
     start = Math.min(start, bucket);
   }
@@ -588,7 +668,8 @@ function countDue(fromMs: number, interval: Duration, untilMs: number, cap: numb
   const first = periodAt(fromMs, interval);
   if (first.endMs > untilMs) return 0;
   const length = first.endMs - first.startMs;
-  if (interval.unit !== 'MONTHS' && interval.unit !== 'YEARS') return Math.min(cap, Math.floor((untilMs - first.startMs) / length));
+  if (interval.unit !== 'MONTHS' && interval.unit !== 'YEARS')
+    return Math.min(cap, Math.floor((untilMs - first.startMs) / length));
   let count = 0;
   for (let period = first; period.endMs <= untilMs && count < cap; period = nextPeriod(period, interval)) count++;
   return count;

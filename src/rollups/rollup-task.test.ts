@@ -7,18 +7,33 @@ import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { parseRollupTask } from './rollup-task.js';
 
 const limits = embeddedKeyLimits(1978);
-const parse = (task: unknown, id?: string) => parseRollupTask(typeof task === 'string' ? task : JSON.stringify(task), { limits, nowMs: Date.UTC(2026, 0, 1), ...(id ? { id } : {}) });
+const parse = (task: unknown, id?: string) =>
+  parseRollupTask(typeof task === 'string' ? task : JSON.stringify(task), {
+    limits,
+    nowMs: Date.UTC(2026, 0, 1),
+    ...(id ? { id } : {}),
+  });
 
 const query = (aggregators: unknown[], extra: Record<string, unknown> = {}) => ({
   cache_time: 0,
   start_relative: { value: '1', unit: 'hours' },
-  metrics: [{ name: 'http.query_time', limit: 10000, tags: { host: ['foo', 'bar'] }, group_by: [{ name: 'tag', tags: ['dc'] }], aggregators }],
+  metrics: [
+    {
+      name: 'http.query_time',
+      limit: 10000,
+      tags: { host: ['foo', 'bar'] },
+      group_by: [{ name: 'tag', tags: ['dc'] }],
+      aggregators,
+    },
+  ],
   ...extra,
 });
 const task = (overrides: Record<string, unknown> = {}) => ({
   name: 'Rollup1',
   execution_interval: { value: 1, unit: 'hours' },
-  rollups: [{ save_as: 'http.query_time.rollup', query: query([{ name: 'sum', sampling: { value: 10, unit: 'minutes' } }]) }],
+  rollups: [
+    { save_as: 'http.query_time.rollup', query: query([{ name: 'sum', sampling: { value: 10, unit: 'minutes' } }]) },
+  ],
   ...overrides,
 });
 
@@ -48,18 +63,44 @@ describe('roll-up tasks', () => {
   });
 
   it("applies a roll-up's time_zone to its queries", () => {
-    const parsed = parse(task({ rollups: [{ save_as: 'x.rollup', time_zone: 'Europe/Berlin', query: query([{ name: 'avg', sampling: { value: 1, unit: 'days' } }]) }] }));
+    const parsed = parse(
+      task({
+        rollups: [
+          {
+            save_as: 'x.rollup',
+            time_zone: 'Europe/Berlin',
+            query: query([{ name: 'avg', sampling: { value: 1, unit: 'days' } }]),
+          },
+        ],
+      }),
+    );
     expect(parsed.rollups[0]).toMatchObject({ timeZone: 'Europe/Berlin', queries: [{ timeZone: 'Europe/Berlin' }] });
   });
 
   it.each([
     ['an empty name', task({ name: '' }), 'name must be a non-empty string (got "")'],
     ['no name', task({ name: undefined }), 'name must be a non-empty string (got undefined)'],
-    ['no execution_interval', task({ execution_interval: undefined }), 'execution_interval is required: {value, unit}, how often the task runs (got undefined)'],
-    ['a bad interval unit', task({ execution_interval: { value: 1, unit: 'fortnights' } }), 'execution_interval.unit must be one of milliseconds, seconds, minutes, hours, days, weeks, months, years (got "fortnights")'],
-    ['an interval under a second', task({ execution_interval: { value: 10, unit: 'milliseconds' } }), 'execution_interval must be at least 1000 milliseconds (got {"value":10,"unit":"milliseconds"})'],
+    [
+      'no execution_interval',
+      task({ execution_interval: undefined }),
+      'execution_interval is required: {value, unit}, how often the task runs (got undefined)',
+    ],
+    [
+      'a bad interval unit',
+      task({ execution_interval: { value: 1, unit: 'fortnights' } }),
+      'execution_interval.unit must be one of milliseconds, seconds, minutes, hours, days, weeks, months, years (got "fortnights")',
+    ],
+    [
+      'an interval under a second',
+      task({ execution_interval: { value: 10, unit: 'milliseconds' } }),
+      'execution_interval must be at least 1000 milliseconds (got {"value":10,"unit":"milliseconds"})',
+    ],
     ['no rollups', task({ rollups: [] }), 'rollups must be a non-empty array of {save_as, query} (got [])'],
-    ['an empty save_as', task({ rollups: [{ save_as: '', query: query([{ name: 'sum' }]) }] }), 'rollups[0].save_as must be a non-empty metric name (got "")'],
+    [
+      'an empty save_as',
+      task({ rollups: [{ save_as: '', query: query([{ name: 'sum' }]) }] }),
+      'rollups[0].save_as must be a non-empty metric name (got "")',
+    ],
     [
       'save_as the metric it rolls up',
       task({ rollups: [{ save_as: 'http.query_time', query: query([{ name: 'sum' }]) }] }),
@@ -80,7 +121,11 @@ describe('roll-up tasks', () => {
       task({ rollups: [{ save_as: 'r', query: query([{ name: 'sum', sampling: { value: 0, unit: 'hours' } }]) }] }),
       'rollups[0].query.metric[0].aggregators[0].sampling.value must be a whole number from 1 to 2147483647 (got 0)',
     ],
-    ['text that is not JSON', '{"name": ', 'task is not valid JSON: unexpected end of input, expected a value at line 1, column 10 (got "{\\"name\\": ")'],
+    [
+      'text that is not JSON',
+      '{"name": ',
+      'task is not valid JSON: unexpected end of input, expected a value at line 1, column 10 (got "{\\"name\\": ")',
+    ],
   ])('refuses %s, naming the field', (_, body, message) => {
     expect(() => parse(body)).toThrow(message);
   });

@@ -16,7 +16,19 @@ import type { MetricQuery } from '../query/model.js';
 import type { StoreLimits } from '../sources/series.js';
 
 /** KairosDB's `RangeAggregator` subclasses: a roll-up query needs one of them (`validateHasRangeAggregator`). */
-export const RANGE_AGGREGATORS: readonly string[] = ['avg', 'count', 'dev', 'first', 'gaps', 'last', 'least_squares', 'max', 'min', 'percentile', 'sum'];
+export const RANGE_AGGREGATORS: readonly string[] = [
+  'avg',
+  'count',
+  'dev',
+  'first',
+  'gaps',
+  'last',
+  'least_squares',
+  'max',
+  'min',
+  'percentile',
+  'sum',
+];
 
 /** The shortest execution interval a task may have: a period per millisecond would be a query per millisecond. */
 export const MIN_INTERVAL_MS = 1000;
@@ -61,26 +73,42 @@ export function parseRollupTask(text: string, options: ParseTaskOptions): Rollup
   try {
     body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { exactNumbers: false });
   } catch (error) {
-    if (error instanceof JsonSyntaxError) throw new InputError('task', text.length > 80 ? `${text.slice(0, 77)}...` : text, `is not valid JSON: ${error.message}`);
+    if (error instanceof JsonSyntaxError)
+      throw new InputError(
+        'task',
+        text.length > 80 ? `${text.slice(0, 77)}...` : text,
+        `is not valid JSON: ${error.message}`,
+      );
     throw error;
   }
   if (!isObject(body)) throw new InputError('task', body, 'must be a JSON object {name, execution_interval, rollups}');
   const given = body.id;
-  if (given !== undefined && given !== null && (typeof given !== 'string' || given === '')) throw new InputError('id', given, 'must be a non-empty string');
+  if (given !== undefined && given !== null && (typeof given !== 'string' || given === ''))
+    throw new InputError('id', given, 'must be a non-empty string');
   const id = options.id ?? (typeof given === 'string' ? given : randomUUID());
-  if (typeof body.name !== 'string' || body.name.trim() === '') throw new InputError('name', body.name, 'must be a non-empty string');
+  if (typeof body.name !== 'string' || body.name.trim() === '')
+    throw new InputError('name', body.name, 'must be a non-empty string');
   if (body.execution_interval === undefined || body.execution_interval === null) {
-    throw new InputError('execution_interval', body.execution_interval, 'is required: {value, unit}, how often the task runs');
+    throw new InputError(
+      'execution_interval',
+      body.execution_interval,
+      'is required: {value, unit}, how often the task runs',
+    );
   }
   const executionInterval = readDuration(body.execution_interval, 'execution_interval');
   const minIntervalMs = options.minIntervalMs ?? MIN_INTERVAL_MS;
   if (executionInterval.value * NOMINAL_UNIT_MS[executionInterval.unit] < minIntervalMs) {
     const setting = options.minIntervalMs !== undefined ? ' (ROLLUPS_MIN_INTERVAL_MS)' : '';
-    throw new InputError('execution_interval', body.execution_interval, `must be at least ${minIntervalMs} milliseconds${setting}`);
+    throw new InputError(
+      'execution_interval',
+      body.execution_interval,
+      `must be at least ${minIntervalMs} milliseconds${setting}`,
+    );
   }
   const list = body.rollups;
   // KairosDB keeps a task without roll-ups, which then runs and writes nothing: the silent kind of task this refuses.
-  if (!Array.isArray(list) || list.length === 0) throw new InputError('rollups', list, 'must be a non-empty array of {save_as, query}');
+  if (!Array.isArray(list) || list.length === 0)
+    throw new InputError('rollups', list, 'must be a non-empty array of {save_as, query}');
   const rollups = list.map((rollup, i) => readRollup(rollup, `rollups[${i}]`, options));
   const { id: _dropped, ...rest } = body;
   return { id, name: body.name, executionInterval, rollups, json: JSON.stringify({ id, ...rest }) };
@@ -94,14 +122,20 @@ export function taskJson(task: RollupTask): string {
 function readRollup(value: unknown, path: string, options: ParseTaskOptions): Rollup {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object {save_as, query}');
   const saveAs = value.save_as;
-  if (typeof saveAs !== 'string' || saveAs.trim() === '') throw new InputError(`${path}.save_as`, saveAs, 'must be a non-empty metric name');
+  if (typeof saveAs !== 'string' || saveAs.trim() === '')
+    throw new InputError(`${path}.save_as`, saveAs, 'must be a non-empty metric name');
   let timeZone: string | undefined;
   if (value.time_zone !== undefined && value.time_zone !== null) {
     readZone(value.time_zone, `${path}.time_zone`);
     timeZone = value.time_zone as string;
   }
   const queryPath = `${path}.query`;
-  if (!isObject(value.query)) throw new InputError(queryPath, value.query, 'must be a KairosDB query object {start_relative or start_absolute, metrics}');
+  if (!isObject(value.query))
+    throw new InputError(
+      queryPath,
+      value.query,
+      'must be a KairosDB query object {start_relative or start_absolute, metrics}',
+    );
   let queries: MetricQuery[];
   try {
     queries = parseKairosQuery(value.query, options.nowMs, options.limits);
@@ -113,7 +147,12 @@ function readRollup(value: unknown, path: string, options: ParseTaskOptions): Ro
     ...(timeZone !== undefined ? { timeZone } : {}),
     queries: queries.map((parsed, i) => {
       const query = timeZone !== undefined ? { ...parsed, timeZone } : parsed;
-      if (query.metric === saveAs) throw new InputError(`${path}.save_as`, saveAs, `must differ from the metric it rolls up (${queryPath}.metric[${i}].name)`);
+      if (query.metric === saveAs)
+        throw new InputError(
+          `${path}.save_as`,
+          saveAs,
+          `must differ from the metric it rolls up (${queryPath}.metric[${i}].name)`,
+        );
       const rangeAggregator = query.aggregators.some((aggregator) => RANGE_AGGREGATORS.includes(aggregator.name));
       if (!rangeAggregator) {
         throw new InputError(
@@ -123,7 +162,10 @@ function readRollup(value: unknown, path: string, options: ParseTaskOptions): Ro
         );
       }
       // As KairosDB: the roll-up's save_as goes last, and keeps the tags the query's tag group-by pins.
-      const withSave: MetricQuery = { ...query, aggregators: [...query.aggregators, { name: 'save_as', params: { metric_name: saveAs } }] };
+      const withSave: MetricQuery = {
+        ...query,
+        aggregators: [...query.aggregators, { name: 'save_as', params: { metric_name: saveAs } }],
+      };
       try {
         inMetric(i, () => checkMetricQuery(withSave, options.nowMs, options.limits));
       } catch (error) {

@@ -20,8 +20,20 @@ const OWNER_KEY = 'owner';
 
 /** A stored task: parsed, or the reason it cannot run (KairosDB may hold tasks Kairograph cannot run). */
 export type StoredTask =
-  | { readonly id: string; readonly task: RollupTask; readonly json: string; readonly lastModifiedMs: number; readonly error?: undefined }
-  | { readonly id: string; readonly task?: undefined; readonly json: string; readonly lastModifiedMs: number; readonly error: string };
+  | {
+      readonly id: string;
+      readonly task: RollupTask;
+      readonly json: string;
+      readonly lastModifiedMs: number;
+      readonly error?: undefined;
+    }
+  | {
+      readonly id: string;
+      readonly task?: undefined;
+      readonly json: string;
+      readonly lastModifiedMs: number;
+      readonly error: string;
+    };
 
 export class RollupTaskStore {
   constructor(
@@ -47,7 +59,12 @@ export class RollupTaskStore {
       const task = parseRollupTask(stored.value, { ...this.parse(), id });
       return { id, task, json: stored.value, lastModifiedMs: stored.writtenMs };
     } catch (error) {
-      return { id, json: stored.value, lastModifiedMs: stored.writtenMs, error: error instanceof Error ? error.message : String(error) };
+      return {
+        id,
+        json: stored.value,
+        lastModifiedMs: stored.writtenMs,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -85,7 +102,9 @@ export class RollupTaskStore {
    * service is written only by claim and complete otherwise: these rows are past every gateway's catch-up.
    */
   async pruneClaims(id: string, beforeMs: number, atMost: number): Promise<number> {
-    const old = (await this.index.keys(CLAIMS_SERVICE, id)).filter((key) => claimStartMs(key) < beforeMs).slice(0, atMost);
+    const old = (await this.index.keys(CLAIMS_SERVICE, id))
+      .filter((key) => claimStartMs(key) < beforeMs)
+      .slice(0, atMost);
     for (const key of old) await this.index.delete(CLAIMS_SERVICE, id, key);
     return old.length;
   }

@@ -48,22 +48,50 @@ async function bothWays(c: Case) {
   const store = await EmbeddedStore.open({ path: tempDir() });
   try {
     const byHost = new Map<string, { t: number; v: number }[]>();
-    for (const p of c.points) byHost.set(p.host, [...(byHost.get(p.host) ?? []), { t: D0 - 2 * HOUR + p.offsetMs, v: p.value }]);
+    for (const p of c.points)
+      byHost.set(p.host, [...(byHost.get(p.host) ?? []), { t: D0 - 2 * HOUR + p.offsetMs, v: p.value }]);
     await store.write({
-      series: [...byHost].map(([host, pts]) => ({ metric: 'm', tags: { host, dc: 'x' }, type: 'long' as const, ttlSeconds: 0, timestamps: pts.map((p) => p.t), values: pts.map((p) => p.v) })),
+      series: [...byHost].map(([host, pts]) => ({
+        metric: 'm',
+        tags: { host, dc: 'x' },
+        type: 'long' as const,
+        ttlSeconds: 0,
+        timestamps: pts.map((p) => p.t),
+        values: pts.map((p) => p.v),
+      })),
     });
     const sources = new Sources(new KairosdbSource('kairosdb', store));
     const groupBy = c.groupByHost ? [{ name: 'tag', tags: ['host'] }] : [];
     const samplingMinutes = c.rollupMinutes * c.factor;
     const rollup = (kind: string, minutes: number) => ({
       save_as: `m.${kind}`,
-      query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'm', tags: { dc: 'x' }, group_by: groupBy, aggregators: [{ name: kind, sampling: { value: minutes, unit: 'minutes' } }] }] },
+      query: {
+        start_relative: { value: 1, unit: 'hours' },
+        metrics: [
+          {
+            name: 'm',
+            tags: { dc: 'x' },
+            group_by: groupBy,
+            aggregators: [{ name: kind, sampling: { value: minutes, unit: 'minutes' } }],
+          },
+        ],
+      },
     });
-    const rollups = c.aggregator === 'avg' ? [rollup('sum', c.rollupMinutes), rollup('count', samplingMinutes / c.countDivisor)] : [rollup(c.aggregator, c.rollupMinutes)];
+    const rollups =
+      c.aggregator === 'avg'
+        ? [rollup('sum', c.rollupMinutes), rollup('count', samplingMinutes / c.countDivisor)]
+        : [rollup(c.aggregator, c.rollupMinutes)];
     const task = { id: 't', name: 'prop', execution_interval: { value: 1, unit: 'hours' }, rollups };
     await taskStoreOf(sources)!.put(parseRollupTask(JSON.stringify(task), { limits: store.limits, nowMs: D0 }));
     const clock = new FakeClock(D0);
-    const scheduler = new RollupScheduler({ sources, config, log, clock, owner: 'prop', settings: { pollMs: 1000, maxCatchUpPeriods: 100, leaseMs: 60_000, delayMs: 0 } });
+    const scheduler = new RollupScheduler({
+      sources,
+      config,
+      log,
+      clock,
+      owner: 'prop',
+      settings: { pollMs: 1000, maxCatchUpPeriods: 100, leaseMs: 60_000, delayMs: 0 },
+    });
     await scheduler.tick();
     clock.t = D0 + c.ranHours * HOUR;
     await scheduler.tick();
@@ -73,7 +101,15 @@ async function bothWays(c: Case) {
       metric: 'm',
       range: { startMs: D0 - 2 * HOUR + c.fromMs, endMs: D0 - 2 * HOUR + c.fromMs + c.lengthMs },
       tags: [{ tag: 'dc', in: ['x'] }],
-      aggregators: [{ name: c.aggregator, params: { sampling: { value: samplingMinutes, unit: 'minutes' }, ...(c.alignStartTime ? { align_start_time: true } : {}) } }],
+      aggregators: [
+        {
+          name: c.aggregator,
+          params: {
+            sampling: { value: samplingMinutes, unit: 'minutes' },
+            ...(c.alignStartTime ? { align_start_time: true } : {}),
+          },
+        },
+      ],
       groupBy: c.groupByHost ? [{ name: 'tag', params: { tags: ['host'] } }] : [],
       timeZone: 'UTC',
       order: c.desc ? 'desc' : 'asc',
@@ -82,7 +118,10 @@ async function bothWays(c: Case) {
     const ctx = createRequestContext(sources, config, log);
     try {
       const answer = (output: Awaited<ReturnType<typeof ctx.runQuery>>) =>
-        output.groups.map((g) => ({ groupBy: g.groupBy, points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]) }));
+        output.groups.map((g) => ({
+          groupBy: g.groupBy,
+          points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]),
+        }));
       const raw = answer(await ctx.runQuery(query, 'raw'));
       const rolled = answer(await runWithRollups(ctx, query, 'rolled'));
       const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rollup);
@@ -111,15 +150,29 @@ const cases: fc.Arbitrary<Case> = fc
     alignStartTime: fc.boolean(),
     desc: fc.boolean(),
     ranHours: fc.integer({ min: 1, max: 6 }),
-    fromMs: fc.oneof(fc.integer({ min: 0, max: 10 * HOUR }), fc.integer({ min: 0, max: 20 }).map((k) => k * 30 * MINUTE)),
-    lengthMs: fc.oneof(fc.integer({ min: 0, max: 10 * HOUR }), fc.integer({ min: 1, max: 20 }).map((k) => k * 30 * MINUTE - 1)),
+    fromMs: fc.oneof(
+      fc.integer({ min: 0, max: 10 * HOUR }),
+      fc.integer({ min: 0, max: 20 }).map((k) => k * 30 * MINUTE),
+    ),
+    lengthMs: fc.oneof(
+      fc.integer({ min: 0, max: 10 * HOUR }),
+      fc.integer({ min: 1, max: 20 }).map((k) => k * 30 * MINUTE - 1),
+    ),
     points: fc.array(
-      fc.record({ host: fc.constantFrom('a', 'b', 'c'), offsetMs: fc.integer({ min: 0, max: 10 * HOUR - 1 }), value: fc.integer({ min: -1_000_000, max: 1_000_000 }) }),
+      fc.record({
+        host: fc.constantFrom('a', 'b', 'c'),
+        offsetMs: fc.integer({ min: 0, max: 10 * HOUR - 1 }),
+        value: fc.integer({ min: -1_000_000, max: 1_000_000 }),
+      }),
       { minLength: 1, maxLength: 300 },
     ),
   })
   // The count roll-up's sampling divides the query's and a day (whole minutes).
-  .filter((c) => (c.rollupMinutes * c.factor) % c.countDivisor === 0 && (24 * 60) % ((c.rollupMinutes * c.factor) / c.countDivisor) === 0);
+  .filter(
+    (c) =>
+      (c.rollupMinutes * c.factor) % c.countDivisor === 0 &&
+      (24 * 60) % ((c.rollupMinutes * c.factor) / c.countDivisor) === 0,
+  );
 
 describe('useRollups', () => {
   it('answers from roll-ups exactly what the raw computation answers (sum, count, min, max, avg)', async () => {
@@ -128,7 +181,9 @@ describe('useRollups', () => {
         const { raw, rolled, reads, rollable } = await bothWays(c);
         expect(rolled).toEqual(raw);
         const fromRollups = reads.filter((use) => use?.metric !== undefined).map((use) => use!.metric);
-        expect(fromRollups).toEqual(!rollable ? [] : c.aggregator === 'avg' ? ['m.sum', 'm.count'] : [`m.${c.aggregator}`]);
+        expect(fromRollups).toEqual(
+          !rollable ? [] : c.aggregator === 'avg' ? ['m.sum', 'm.count'] : [`m.${c.aggregator}`],
+        );
       }),
       { numRuns: 100 },
     );
@@ -137,23 +192,44 @@ describe('useRollups', () => {
   it('reads the raw data, and says why, where a roll-up would not give the same answer', async () => {
     const store = await EmbeddedStore.open({ path: tempDir() });
     try {
-      await store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [D0 + 5], values: [1] }] });
+      await store.write({
+        series: [{ metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [D0 + 5], values: [1] }],
+      });
       const gw = await startGateway(store);
       try {
-        const task = { id: 't', name: 'x', execution_interval: { value: 1, unit: 'hours' }, rollups: [{ save_as: 'm.rolled', query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'm', aggregators: [{ name: 'sum', sampling: { value: 10, unit: 'minutes' } }] }] } }] };
-        await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', { task: JSON.stringify(task) });
+        const task = {
+          id: 't',
+          name: 'x',
+          execution_interval: { value: 1, unit: 'hours' },
+          rollups: [
+            {
+              save_as: 'm.rolled',
+              query: {
+                start_relative: { value: 1, unit: 'hours' },
+                metrics: [{ name: 'm', aggregators: [{ name: 'sum', sampling: { value: 10, unit: 'minutes' } }] }],
+              },
+            },
+          ],
+        };
+        await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', {
+          task: JSON.stringify(task),
+        });
         const ask = async (aggregator: string, sampling: number, from: number) => {
           const answer = await gw.graphql(
             `{ series(metric: "m", from: ${from}, to: ${D0 + 2 * HOUR - 1}, aggregators: [{ ${aggregator}: { sampling: { value: ${sampling}, unit: MINUTES } } }], useRollups: true) { name } }`,
           );
-          return (answer.extensions?.['statistics'] as { queries: { rollup: unknown }[] }).queries[0]!.rollup;
+          return (answer.extensions!['statistics'] as { queries: { rollup: unknown }[] }).queries[0]!.rollup;
         };
-        expect(await ask('sum', 15, D0)).toEqual({ reason: "t: the query's sampling is not a multiple of its 600000 ms" });
+        expect(await ask('sum', 15, D0)).toEqual({
+          reason: "t: the query's sampling is not a multiple of its 600000 ms",
+        });
         expect(await ask('sum', 20, D0 + 1)).toEqual({ reason: 't: it has completed no period yet' });
         expect(await ask('max', 20, D0)).toEqual({ reason: 't: its aggregator is not max alone' });
         expect(await ask('avg', 20, D0)).toEqual({ reason: 't: it has completed no period yet' });
         expect(await ask('min', 20, D0)).toEqual({ reason: 't: its aggregator is not min alone' });
-        expect(await ask('first', 20, D0)).toEqual({ reason: 'first is not read from roll-ups (sum, count, min, max and avg are)' });
+        expect(await ask('first', 20, D0)).toEqual({
+          reason: 'first is not read from roll-ups (sum, count, min, max and avg are)',
+        });
       } finally {
         await gw.close();
       }
@@ -168,20 +244,53 @@ describe('useRollups', () => {
       const now = Date.now();
       const hour = Math.floor(now / HOUR) * HOUR;
       const timestamps = Array.from({ length: 120 }, (_, i) => hour - 2 * HOUR + i * MINUTE);
-      await store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => i) }] });
+      await store.write({
+        series: [
+          {
+            metric: 'm',
+            tags: { host: 'a' },
+            type: 'long',
+            ttlSeconds: 0,
+            timestamps,
+            values: timestamps.map((_, i) => i),
+          },
+        ],
+      });
       const gw = await startGateway(store, { ROLLUPS_DELAY_MS: '0' });
       try {
-        const task = { name: 'x', execution_interval: { value: 1, unit: 'hours' }, rollups: [{ save_as: 'm.rolled', query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'm', aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' } }] }] } }] };
-        const created = await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', { task: JSON.stringify(task) });
+        const task = {
+          name: 'x',
+          execution_interval: { value: 1, unit: 'hours' },
+          rollups: [
+            {
+              save_as: 'm.rolled',
+              query: {
+                start_relative: { value: 1, unit: 'hours' },
+                metrics: [{ name: 'm', aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' } }] }],
+              },
+            },
+          ],
+        };
+        const created = await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', {
+          task: JSON.stringify(task),
+        });
         const id = (created.body.data as { createRollup: { id: string } }).createRollup.id;
         await gw.gateway.rollups.tick();
         const query = `query ($use: Boolean) { series(metric: "m", from: ${hour - HOUR}, to: ${hour - 1}, aggregators: [{ sum: { sampling: { value: 1, unit: HOURS } } }], useRollups: $use) { name points { epochMs value } } }`;
         const raw = await gw.graphql(query, { use: false });
         const rolled = await gw.graphql(query, { use: true });
         expect(rolled.body).toEqual(raw.body);
-        expect(raw.body.data).toEqual({ series: [{ name: 'm', points: [{ epochMs: hour - HOUR, value: (60 + 119) * 30 }] }] });
-        const stats = (r: typeof raw) => (r.extensions?.['statistics'] as { queries: { metric: string; pointsRead: number; rollup?: unknown }[] }).queries[0]!;
-        expect(stats(rolled)).toMatchObject({ metric: 'm.rolled', pointsRead: 1, rollup: { task: id, metric: 'm.rolled' } });
+        expect(raw.body.data).toEqual({
+          series: [{ name: 'm', points: [{ epochMs: hour - HOUR, value: (60 + 119) * 30 }] }],
+        });
+        const stats = (r: typeof raw) =>
+          (r.extensions!['statistics'] as { queries: { metric: string; pointsRead: number; rollup?: unknown }[] })
+            .queries[0]!;
+        expect(stats(rolled)).toMatchObject({
+          metric: 'm.rolled',
+          pointsRead: 1,
+          rollup: { task: id, metric: 'm.rolled' },
+        });
         expect(stats(raw)).toMatchObject({ metric: 'm', pointsRead: 60 });
         expect(stats(raw).rollup).toBeUndefined();
       } finally {
@@ -197,13 +306,39 @@ describe('useRollups', () => {
     try {
       const now = Date.now();
       const hour = Math.floor(now / HOUR) * HOUR;
-      const timestamps = Array.from({ length: Math.floor((now - (hour - 2 * HOUR)) / MINUTE) + 1 }, (_, i) => hour - 2 * HOUR + i * MINUTE);
-      await store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => i * i) }] });
+      const timestamps = Array.from(
+        { length: Math.floor((now - (hour - 2 * HOUR)) / MINUTE) + 1 },
+        (_, i) => hour - 2 * HOUR + i * MINUTE,
+      );
+      await store.write({
+        series: [
+          {
+            metric: 'm',
+            tags: { host: 'a' },
+            type: 'long',
+            ttlSeconds: 0,
+            timestamps,
+            values: timestamps.map((_, i) => i * i),
+          },
+        ],
+      });
       const gw = await startGateway(store, { ROLLUPS_DELAY_MS: '0' });
       try {
-        const rollup = (kind: string) => ({ save_as: `m.${kind}`, query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'm', aggregators: [{ name: kind, sampling: { value: 10, unit: 'minutes' } }] }] } });
-        const task = { name: 'x', execution_interval: { value: 1, unit: 'hours' }, rollups: [rollup('sum'), rollup('count')] };
-        const created = await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', { task: JSON.stringify(task) });
+        const rollup = (kind: string) => ({
+          save_as: `m.${kind}`,
+          query: {
+            start_relative: { value: 1, unit: 'hours' },
+            metrics: [{ name: 'm', aggregators: [{ name: kind, sampling: { value: 10, unit: 'minutes' } }] }],
+          },
+        });
+        const task = {
+          name: 'x',
+          execution_interval: { value: 1, unit: 'hours' },
+          rollups: [rollup('sum'), rollup('count')],
+        };
+        const created = await gw.graphql('mutation ($task: String!) { createRollup(task: $task) { id } }', {
+          task: JSON.stringify(task),
+        });
         const id = (created.body.data as { createRollup: { id: string } }).createRollup.id;
         // A new task rolls up the latest complete hour only: [hour − 1 h, hour).
         await gw.gateway.rollups.tick();
@@ -212,15 +347,28 @@ describe('useRollups', () => {
         const rolled = await gw.graphql(query, { use: true });
         expect(rolled.body).toEqual(raw.body);
         const points = (raw.body.data as { series: { points: unknown[] }[] }).series[0]!.points;
-        expect(points[2]).toEqual({ epochMs: hour - HOUR, value: (Array.from({ length: 30 }, (_, i) => (60 + i) ** 2).reduce((a, b) => a + b) / 30) });
-        const reads = (rolled.extensions?.['statistics'] as { queries: { metric: string; pointsRead: number; rollup: unknown }[] }).queries;
+        expect(points[2]).toEqual({
+          epochMs: hour - HOUR,
+          value: Array.from({ length: 30 }, (_, i) => (60 + i) ** 2).reduce((a, b) => a + b) / 30,
+        });
+        const reads = (
+          rolled.extensions!['statistics'] as { queries: { metric: string; pointsRead: number; rollup: unknown }[] }
+        ).queries;
         const at = (ms: number) => new Date(ms).toISOString();
         const covered = `its completed periods (${at(hour - HOUR)} to ${at(hour)})`;
         expect(reads).toEqual([
-          expect.objectContaining({ metric: 'm', rollup: { reason: `${id}: ${at(hour - 2 * HOUR)} to ${at(hour - HOUR)} is no whole range of the query within ${covered}` } }),
+          expect.objectContaining({
+            metric: 'm',
+            rollup: {
+              reason: `${id}: ${at(hour - 2 * HOUR)} to ${at(hour - HOUR)} is no whole range of the query within ${covered}`,
+            },
+          }),
           expect.objectContaining({ metric: 'm.sum', pointsRead: 6, rollup: { task: id, metric: 'm.sum' } }),
           expect.objectContaining({ metric: 'm.count', pointsRead: 6, rollup: { task: id, metric: 'm.count' } }),
-          expect.objectContaining({ metric: 'm', rollup: { reason: `${id}: ${at(hour)} to ${at(now + 1)} is no whole range of the query within ${covered}` } }),
+          expect.objectContaining({
+            metric: 'm',
+            rollup: { reason: `${id}: ${at(hour)} to ${at(now + 1)} is no whole range of the query within ${covered}` },
+          }),
         ]);
       } finally {
         await gw.close();

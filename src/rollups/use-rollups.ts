@@ -51,17 +51,19 @@ export interface PlannedRead {
  * A part of the query's range, in time order: read once, or (avg) a roll-up of sums divided by a roll-up of counts,
  * with the raw query of the part to fall back on.
  */
-export type PlannedPart = { readonly read: PlannedRead } | { readonly sums: PlannedRead; readonly counts: PlannedRead; readonly raw: MetricQuery };
+export type PlannedPart =
+  | { readonly read: PlannedRead }
+  | { readonly sums: PlannedRead; readonly counts: PlannedRead; readonly raw: MetricQuery };
 
 type RollupKind = 'sum' | 'count' | 'min' | 'max';
 
 /** The roll-ups each aggregator of a query is answered from, and the aggregator that combines their points. */
-const FROM_ROLLUPS: Readonly<Record<string, { readonly rollups: readonly RollupKind[]; readonly then: string }>> = {
-  sum: { rollups: ['sum'], then: 'sum' },
-  count: { rollups: ['count'], then: 'sum' },
-  min: { rollups: ['min'], then: 'min' },
-  max: { rollups: ['max'], then: 'max' },
-  avg: { rollups: ['sum', 'count'], then: 'sum' },
+const FROM_ROLLUPS: Readonly<Record<string, { readonly rollups: readonly RollupKind[]; readonly merge: string }>> = {
+  sum: { rollups: ['sum'], merge: 'sum' },
+  count: { rollups: ['count'], merge: 'sum' },
+  min: { rollups: ['min'], merge: 'min' },
+  max: { rollups: ['max'], merge: 'max' },
+  avg: { rollups: ['sum', 'count'], merge: 'sum' },
 };
 
 const DAY_MS = 86_400_000;
@@ -77,7 +79,8 @@ export async function runWithRollups(ctx: RequestContext, query: MetricQuery, la
 /** The parts of the query's range in time order, each with the reads that answer it. */
 async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise<PlannedPart[]> {
   const raw = (reason: string): PlannedPart[] => [{ read: { query, use: { reason } } }];
-  if (query.source !== undefined && query.source !== ctx.sources.primary.name) return raw("roll-up tasks are the primary source's");
+  if (query.source !== undefined && query.source !== ctx.sources.primary.name)
+    return raw("roll-up tasks are the primary source's");
   const shape = queryShape(query);
   if (typeof shape === 'string') return raw(shape);
   const tasks = await listRollups(ctx);
@@ -92,7 +95,8 @@ async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise
   };
   for (const kind of FROM_ROLLUPS[shape.aggregator.name]!.rollups) {
     const candidate = await findRollup(tasks, statusOf, query, shape, kind, reasons);
-    if (candidate === undefined) return raw(reasons.length > 0 ? reasons.join('; ') : `no roll-up task reads ${query.metric} through ${kind}`);
+    if (candidate === undefined)
+      return raw(reasons.length > 0 ? reasons.join('; ') : `no roll-up task reads ${query.metric} through ${kind}`);
     found.push(candidate);
   }
   const names = [...new Set(found.map((c) => c.task))].join(' and ');
@@ -100,7 +104,8 @@ async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise
   const w = shape.samplingMs;
   const anchor = alignedAnchor(startMs, shape.sampling.unit, resolveZone('UTC')!);
   const off = found.find((c) => anchor % c.samplingMs !== 0);
-  if (off !== undefined) return raw(`${off.task}: the query's ranges (from ${iso(anchor)}) are not on its ${off.samplingMs} ms ranges`);
+  if (off !== undefined)
+    return raw(`${off.task}: the query's ranges (from ${iso(anchor)}) are not on its ${off.samplingMs} ms ranges`);
   // The middle part: the query's whole ranges that lie within every roll-up's completed periods.
   const lo = Math.max(startMs, ...found.map((c) => c.coveredFromMs));
   const hi = Math.min(endMs + 1, ...found.map((c) => c.completedThroughMs));
@@ -114,21 +119,36 @@ async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise
     ...query,
     range: { startMs: fromMs, endMs: toMs - 1 },
     // Every part's ranges start where the whole query's do.
-    aggregators: fromMs === startMs ? query.aggregators : [{ name: shape.aggregator.name, params: { ...shape.aggregator.params, start_time: startMs } }],
+    aggregators:
+      fromMs === startMs
+        ? query.aggregators
+        : [{ name: shape.aggregator.name, params: { ...shape.aggregator.params, start_time: startMs } }],
   });
   const rolled = (candidate: Candidate): PlannedRead => {
     const part = partOf(from, to);
     return {
-      query: { ...part, metric: candidate.metric, tags: [{ tag: SAVED_FROM, in: [query.metric] }], aggregators: part.aggregators.map((a) => ({ ...a, name: FROM_ROLLUPS[shape.aggregator.name]!.then })) },
+      query: {
+        ...part,
+        metric: candidate.metric,
+        tags: [{ tag: SAVED_FROM, in: [query.metric] }],
+        aggregators: part.aggregators.map((a) => ({ ...a, name: FROM_ROLLUPS[shape.aggregator.name]!.merge })),
+      },
       use: { task: candidate.task, metric: candidate.metric },
     };
   };
   const outside = (fromMs: number, toMs: number): PlannedPart => ({
-    read: { query: partOf(fromMs, toMs), use: { reason: `${names}: ${iso(fromMs)} to ${iso(toMs)} is no whole range of the query within ${covered}` } },
+    read: {
+      query: partOf(fromMs, toMs),
+      use: { reason: `${names}: ${iso(fromMs)} to ${iso(toMs)} is no whole range of the query within ${covered}` },
+    },
   });
   const parts: PlannedPart[] = [];
   if (startMs < from) parts.push(outside(startMs, from));
-  parts.push(found.length === 1 ? { read: rolled(found[0]!) } : { sums: rolled(found[0]!), counts: rolled(found[1]!), raw: partOf(from, to) });
+  parts.push(
+    found.length === 1
+      ? { read: rolled(found[0]!) }
+      : { sums: rolled(found[0]!), counts: rolled(found[1]!), raw: partOf(from, to) },
+  );
   if (to <= endMs) parts.push(outside(to, endMs + 1));
   return parts;
 }
@@ -169,11 +189,21 @@ async function findRollup(
           continue;
         }
         const status = await statusOf(stored);
-        if (status.coveredFromMs === undefined || status.completedThroughMs === undefined || status.completedThroughMs <= status.coveredFromMs) {
+        if (
+          status.coveredFromMs === undefined ||
+          status.completedThroughMs === undefined ||
+          status.completedThroughMs <= status.coveredFromMs
+        ) {
           reasons.push(`${task.id}: it has completed no period yet`);
           continue;
         }
-        return { task: task.id, metric: rollup.saveAs, samplingMs: fit, coveredFromMs: status.coveredFromMs, completedThroughMs: status.completedThroughMs };
+        return {
+          task: task.id,
+          metric: rollup.saveAs,
+          samplingMs: fit,
+          coveredFromMs: status.coveredFromMs,
+          completedThroughMs: status.completedThroughMs,
+        };
       }
     }
   }
@@ -184,9 +214,11 @@ async function findRollup(
 function queryShape(query: MetricQuery): QueryShape | string {
   if (query.limit !== undefined && query.limit > 0) return 'the query has a limit';
   if (!isUtc(query.timeZone)) return 'the query is not in UTC';
-  if (query.aggregators.length !== 1) return 'only a query of one aggregator (sum, count, min, max or avg) reads roll-ups';
+  if (query.aggregators.length !== 1)
+    return 'only a query of one aggregator (sum, count, min, max or avg) reads roll-ups';
   const aggregator = query.aggregators[0]!;
-  if (FROM_ROLLUPS[aggregator.name] === undefined) return `${aggregator.name} is not read from roll-ups (sum, count, min, max and avg are)`;
+  if (FROM_ROLLUPS[aggregator.name] === undefined)
+    return `${aggregator.name} is not read from roll-ups (sum, count, min, max and avg are)`;
   if (query.groupBy.some((g) => g.name !== 'tag')) return 'only a tag group-by reads roll-ups';
   const sampling = alignedSampling(aggregator, true);
   if (sampling === undefined) return "the aggregator's sampling is not a fixed length aligned to it";
@@ -198,7 +230,13 @@ function queryShape(query: MetricQuery): QueryShape | string {
 }
 
 /** The roll-up range's length in ms when `candidate` (a roll-up's query) can answer the query, or why it cannot. */
-function fitOf(candidate: MetricQuery, rollup: Rollup, query: MetricQuery, shape: QueryShape, kind: RollupKind): number | string {
+function fitOf(
+  candidate: MetricQuery,
+  rollup: Rollup,
+  query: MetricQuery,
+  shape: QueryShape,
+  kind: RollupKind,
+): number | string {
   if (candidate.metric !== query.metric) return 'another metric';
   if (canonicalTags(candidate.tags) !== canonicalTags(query.tags)) return 'another tag filter';
   if (canonicalGroupBy(candidate.groupBy) !== canonicalGroupBy(query.groupBy)) return 'another group-by';
@@ -207,7 +245,8 @@ function fitOf(candidate: MetricQuery, rollup: Rollup, query: MetricQuery, shape
   const own = candidate.aggregators.filter((a) => a.name !== 'save_as');
   if (own.length !== 1 || own[0]!.name !== kind) return `its aggregator is not ${kind} alone`;
   const samplingMs = alignedSampling(own[0]!, false)?.samplingMs;
-  if (samplingMs === undefined || DAY_MS % samplingMs !== 0) return "its sampling is not a fixed length that divides a day, aligned, with its points at each range's first point";
+  if (samplingMs === undefined || DAY_MS % samplingMs !== 0)
+    return "its sampling is not a fixed length that divides a day, aligned, with its points at each range's first point";
   if (shape.samplingMs % samplingMs !== 0) return `the query's sampling is not a multiple of its ${samplingMs} ms`;
   return samplingMs;
 }
@@ -216,10 +255,18 @@ function fitOf(candidate: MetricQuery, rollup: Rollup, query: MetricQuery, shape
  * The sampling of a range aggregator aligned to its sampling with nothing of its own that moves its ranges;
  * `mayMoveTimestamps` allows align_start_time and align_end_time (the query's own, applied to both answers alike).
  */
-function alignedSampling(aggregator: AggregatorSpec, mayMoveTimestamps: boolean): { sampling: Duration; samplingMs: number } | undefined {
+function alignedSampling(
+  aggregator: AggregatorSpec,
+  mayMoveTimestamps: boolean,
+): { sampling: Duration; samplingMs: number } | undefined {
   const p = aggregator.params;
-  const known = new Set(['sampling', 'align_sampling', ...(mayMoveTimestamps ? ['align_start_time', 'align_end_time'] : [])]);
-  if (Object.keys(p).some((key) => !known.has(key) && p[key] !== undefined && p[key] !== null && p[key] !== false)) return undefined;
+  const known = new Set([
+    'sampling',
+    'align_sampling',
+    ...(mayMoveTimestamps ? ['align_start_time', 'align_end_time'] : []),
+  ]);
+  if (Object.keys(p).some((key) => !known.has(key) && p[key] !== undefined && p[key] !== null && p[key] !== false))
+    return undefined;
   if (p['align_sampling'] === false) return undefined;
   let sampling: Duration;
   try {
@@ -232,12 +279,20 @@ function alignedSampling(aggregator: AggregatorSpec, mayMoveTimestamps: boolean)
 }
 
 /** Runs a part's reads; an avg part divides its sums by its counts, or reads raw if the two do not line up. */
-async function runPart(ctx: RequestContext, query: MetricQuery, part: PlannedPart, label: string): Promise<QueryOutput> {
+async function runPart(
+  ctx: RequestContext,
+  query: MetricQuery,
+  part: PlannedPart,
+  label: string,
+): Promise<QueryOutput> {
   if ('read' in part) {
     const output = await ctx.runQuery(part.read.query, label, part.read.use);
     return part.read.use.metric === undefined ? output : answeringFor(query, output);
   }
-  const [sums, counts] = await Promise.all([ctx.runQuery(part.sums.query, label, part.sums.use), ctx.runQuery(part.counts.query, label, part.counts.use)]);
+  const [sums, counts] = await Promise.all([
+    ctx.runQuery(part.sums.query, label, part.sums.use),
+    ctx.runQuery(part.counts.query, label, part.counts.use),
+  ]);
   const averages = divide(sums, counts);
   if (averages !== undefined) return answeringFor(query, averages);
   const reason = `${part.sums.use.task}: its sums and ${part.counts.use.task}'s counts are not at the same groups and timestamps`;
@@ -255,13 +310,19 @@ function divide(sums: QueryOutput, counts: QueryOutput): QueryOutput | undefined
     if (n === undefined || n.length !== s.length) return undefined;
     const points = new PointList();
     for (let i = 0; i < s.length; i++) {
-      if (n.timestamps[i] !== s.timestamps[i] || typeof s.values[i] !== 'number' || typeof n.values[i] !== 'number') return undefined;
+      if (n.timestamps[i] !== s.timestamps[i] || typeof s.values[i] !== 'number' || typeof n.values[i] !== 'number')
+        return undefined;
       points.push(s.timestamps[i]!, 'double', (s.values[i] as number) / (n.values[i] as number));
     }
     groups.push({ ...group, points });
   }
   if ([...countsOf.values()].some((points) => points.length > 0)) return undefined;
-  return { ...sums, groups, warnings: [...sums.warnings, ...counts.warnings], ...(sums.truncated ?? counts.truncated ? { truncated: sums.truncated ?? counts.truncated! } : {}) };
+  return {
+    ...sums,
+    groups,
+    warnings: [...sums.warnings, ...counts.warnings],
+    ...((sums.truncated ?? counts.truncated) ? { truncated: sums.truncated ?? counts.truncated! } : {}),
+  };
 }
 
 /**
@@ -290,13 +351,17 @@ function asLongs(points: PointList): PointList {
 
 /** The parts' answers as one: each group's points in the query's order, tags and sample sizes added up. */
 function joinParts(query: MetricQuery, outputs: readonly QueryOutput[]): QueryOutput {
-  const byKey = new Map<string, { group: GroupOutput; tags: Map<string, Set<string>>; sampleSize: number; points: PointList }>();
+  const byKey = new Map<
+    string,
+    { group: GroupOutput; tags: Map<string, Set<string>>; sampleSize: number; points: PointList }
+  >();
   const inOrder = query.order === 'desc' ? [...outputs].reverse() : outputs;
   for (const output of inOrder) {
     for (const group of output.groups) {
       const key = groupKey(group.groupBy);
       let joined = byKey.get(key);
-      if (joined === undefined) byKey.set(key, (joined = { group, tags: new Map(), sampleSize: 0, points: new PointList() }));
+      if (joined === undefined)
+        byKey.set(key, (joined = { group, tags: new Map(), sampleSize: 0, points: new PointList() }));
       for (const [tag, values] of Object.entries(group.tags)) {
         const set = joined.tags.get(tag) ?? new Set<string>();
         for (const value of values) set.add(value);
@@ -311,7 +376,9 @@ function joinParts(query: MetricQuery, outputs: readonly QueryOutput[]): QueryOu
     .sort((a, b) => compareGroups(a.group.groupBy, b.group.groupBy))
     .map(({ group, tags, sampleSize, points }) => ({
       ...group,
-      tags: Object.fromEntries([...tags.keys()].sort(compareStrings).map((tag) => [tag, [...tags.get(tag)!].sort(compareStrings)])),
+      tags: Object.fromEntries(
+        [...tags.keys()].sort(compareStrings).map((tag) => [tag, [...tags.get(tag)!].sort(compareStrings)]),
+      ),
       sampleSize,
       points,
     }));
@@ -357,11 +424,22 @@ function isUtc(zone: string): boolean {
 function canonicalTags(tags: TagFilter): string {
   return JSON.stringify(
     [...tags]
-      .map((c) => ({ tag: c.tag, in: c.in ? [...c.in].sort() : null, regex: c.regex ?? null, notIn: c.notIn ? [...c.notIn].sort() : null }))
+      .map((c) => ({
+        tag: c.tag,
+        in: c.in ? [...c.in].sort() : null,
+        regex: c.regex ?? null,
+        notIn: c.notIn ? [...c.notIn].sort() : null,
+      }))
       .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)),
   );
 }
 
 function canonicalGroupBy(groupBy: readonly GroupBySpec[]): string {
-  return JSON.stringify(groupBy.map((g) => (g.name === 'tag' ? { name: 'tag', tags: [...((g.params['tags'] as string[] | undefined) ?? [])].sort() } : { name: g.name, params: g.params })));
+  return JSON.stringify(
+    groupBy.map((g) =>
+      g.name === 'tag'
+        ? { name: 'tag', tags: [...((g.params['tags'] as string[] | undefined) ?? [])].sort() }
+        : { name: g.name, params: g.params },
+    ),
+  );
 }

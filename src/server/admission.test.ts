@@ -43,8 +43,12 @@ const FAR = Number.MAX_SAFE_INTEGER;
 
 describe('Admission', () => {
   it('refuses limits it cannot keep, naming the value', () => {
-    expect(() => new Admission({ maxRunning: 0, maxQueued: 1 }, new Registry())).toThrow('maxRunning must be a positive integer: 0');
-    expect(() => new Admission({ maxRunning: 1, maxQueued: -1 }, new Registry())).toThrow('maxQueued must be a non-negative integer: -1');
+    expect(() => new Admission({ maxRunning: 0, maxQueued: 1 }, new Registry())).toThrow(
+      'maxRunning must be a positive integer: 0',
+    );
+    expect(() => new Admission({ maxRunning: 1, maxQueued: -1 }, new Registry())).toThrow(
+      'maxQueued must be a non-negative integer: -1',
+    );
   });
 
   it('gives turns at once up to maxRunning, then in arrival order as turns come back', async () => {
@@ -73,8 +77,15 @@ describe('Admission', () => {
     void admission.admit(open(), FAR);
     const error = await refusal(admission.admit(open(), FAR));
     // One request waits and one more would: two turns of 4 s, one at a time.
-    expect(error.message).toBe('the server is overloaded: 1 of 1 requests running and 1 of 1 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 8 s');
-    expect([error.code, error.status, error.retryAfterSeconds, error.headers]).toEqual(['OVERLOADED', 503, 8, { 'retry-after': '8' }]);
+    expect(error.message).toBe(
+      'the server is overloaded: 1 of 1 requests running and 1 of 1 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 8 s',
+    );
+    expect([error.code, error.status, error.retryAfterSeconds, error.headers]).toEqual([
+      'OVERLOADED',
+      503,
+      8,
+      { 'retry-after': '8' },
+    ]);
     running();
   });
 
@@ -82,7 +93,9 @@ describe('Admission', () => {
     const { admission } = setUp(1, 0);
     await admission.admit(open(), FAR);
     const error = await refusal(admission.admit(open(), FAR));
-    expect(error.message).toBe('the server is overloaded: 1 of 1 requests running and 0 of 0 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 1 s');
+    expect(error.message).toBe(
+      'the server is overloaded: 1 of 1 requests running and 0 of 0 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 1 s',
+    );
   });
 
   it('refuses a request whose expected wait would pass its deadline, and queues one whose would not', async () => {
@@ -91,7 +104,7 @@ describe('Admission', () => {
     for (let i = 0; i < 2; i++) {
       const turns = [await admission.admit(open(), FAR), await admission.admit(open(), FAR)];
       advance(3000);
-      turns.forEach((release) => release());
+      for (const release of turns) release();
     }
     const running = [await admission.admit(open(), FAR), await admission.admit(open(), FAR)];
     // First in the queue: about 1.5 s.
@@ -99,8 +112,10 @@ describe('Admission', () => {
     expect(await state(fits)).toBe('pending');
     // Second: about 3 s, with 2999 ms left.
     const error = await refusal(admission.admit(open(), at() + 2999));
-    expect(error.message).toBe("the server is overloaded: the wait for a turn, about 3000 ms, would pass the request's time limit (2999 ms left of QUERY_TIMEOUT_MS); retry in 3 s");
-    running.forEach((release) => release());
+    expect(error.message).toBe(
+      "the server is overloaded: the wait for a turn, about 3000 ms, would pass the request's time limit (2999 ms left of QUERY_TIMEOUT_MS); retry in 3 s",
+    );
+    for (const release of running) release();
     expect(await state(fits)).toBe('fulfilled');
   });
 
@@ -132,7 +147,9 @@ describe('Admission', () => {
     expect(admission.queuedCount).toBe(1);
     running();
     expect(await state(staying)).toBe('fulfilled');
-    expect(await registry.getSingleMetricAsString('kairograph_admission_abandoned_total')).toContain('kairograph_admission_abandoned_total 1');
+    expect(await registry.getSingleMetricAsString('kairograph_admission_abandoned_total')).toContain(
+      'kairograph_admission_abandoned_total 1',
+    );
   });
 
   it('turns a time limit that passes in the queue into OVERLOADED, and refuses a request already aborted', async () => {
@@ -141,7 +158,9 @@ describe('Admission', () => {
     const limit = new AbortController();
     const waiting = admission.admit(limit.signal, FAR);
     limit.abort(new QueryTimeoutError(250));
-    expect((await refusal(waiting)).message).toBe('the server is overloaded: the request waited its whole time limit of 250 ms for a turn (QUERY_TIMEOUT_MS); retry in 1 s');
+    expect((await refusal(waiting)).message).toBe(
+      'the server is overloaded: the request waited its whole time limit of 250 ms for a turn (QUERY_TIMEOUT_MS); retry in 1 s',
+    );
     expect(admission.queuedCount).toBe(0);
     const reason = new Error('gone before it asked');
     await expect(admission.admit(AbortSignal.abort(reason), FAR)).rejects.toBe(reason);

@@ -62,10 +62,13 @@ export class Admission {
     registry: Registry,
     private readonly now: () => number = () => performance.now(),
   ) {
-    if (!Number.isSafeInteger(limits.maxRunning) || limits.maxRunning < 1) throw new RangeError(`maxRunning must be a positive integer: ${limits.maxRunning}`);
-    if (!Number.isSafeInteger(limits.maxQueued) || limits.maxQueued < 0) throw new RangeError(`maxQueued must be a non-negative integer: ${limits.maxQueued}`);
+    if (!Number.isSafeInteger(limits.maxRunning) || limits.maxRunning < 1)
+      throw new RangeError(`maxRunning must be a positive integer: ${limits.maxRunning}`);
+    if (!Number.isSafeInteger(limits.maxQueued) || limits.maxQueued < 0)
+      throw new RangeError(`maxQueued must be a non-negative integer: ${limits.maxQueued}`);
     this.maxPerClient = Math.min(limits.maxRunning, limits.maxRunningPerClient ?? limits.maxRunning);
-    if (!Number.isSafeInteger(this.maxPerClient) || this.maxPerClient < 1) throw new RangeError(`maxRunningPerClient must be a positive integer: ${limits.maxRunningPerClient}`);
+    if (!Number.isSafeInteger(this.maxPerClient) || this.maxPerClient < 1)
+      throw new RangeError(`maxRunningPerClient must be a positive integer: ${limits.maxRunningPerClient}`);
     const state = () => ({ running: this.running, queued: this.queue.length });
     new Gauge({
       name: 'kairograph_admission_running',
@@ -91,7 +94,11 @@ export class Admission {
     });
     // Every reason from the start, at 0: a rate over a series that appears only with the first refusal misses it.
     for (const reason of REFUSAL_REASONS) this.refused.inc({ reason }, 0);
-    this.abandoned = new Counter({ name: 'kairograph_admission_abandoned_total', help: 'Queued requests whose client left before their turn', registers: [registry] });
+    this.abandoned = new Counter({
+      name: 'kairograph_admission_abandoned_total',
+      help: 'Queued requests whose client left before their turn',
+      registers: [registry],
+    });
     this.waited = new Histogram({
       name: 'kairograph_admission_wait_seconds',
       help: 'Time requests waited for their turn (0 for those that found one free)',
@@ -120,7 +127,10 @@ export class Admission {
     const inFlight = this.perClient.get(client) ?? 0;
     if (quota > 0 && inFlight >= quota) {
       return Promise.reject(
-        new RateLimitedError(`this client already has ${inFlight} requests running or waiting for a turn, its QUOTA_REQUESTS`, { policy: 'requests', limit: quota, remaining: 0, resetSeconds: 1 }),
+        new RateLimitedError(
+          `this client already has ${inFlight} requests running or waiting for a turn, its QUOTA_REQUESTS`,
+          { policy: 'requests', limit: quota, remaining: 0, resetSeconds: 1 },
+        ),
       );
     }
     const now = this.now();
@@ -129,12 +139,22 @@ export class Admission {
       return Promise.resolve(this.start(now, client));
     }
     if (this.queue.length >= this.limits.maxQueued) {
-      return Promise.reject(this.refuse('queue_full', `${this.running} of ${this.limits.maxRunning} requests running and ${this.queue.length} of ${this.limits.maxQueued} waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS)`));
+      return Promise.reject(
+        this.refuse(
+          'queue_full',
+          `${this.running} of ${this.limits.maxRunning} requests running and ${this.queue.length} of ${this.limits.maxQueued} waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS)`,
+        ),
+      );
     }
     const expectedMs = this.expectedWaitMs(this.queue.length);
     const leftMs = deadline - now;
     if (expectedMs > leftMs) {
-      return Promise.reject(this.refuse('wait', `the wait for a turn, about ${Math.ceil(expectedMs)} ms, would pass the request's time limit (${Math.max(0, Math.floor(leftMs))} ms left of QUERY_TIMEOUT_MS)`));
+      return Promise.reject(
+        this.refuse(
+          'wait',
+          `the wait for a turn, about ${Math.ceil(expectedMs)} ms, would pass the request's time limit (${Math.max(0, Math.floor(leftMs))} ms left of QUERY_TIMEOUT_MS)`,
+        ),
+      );
     }
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
@@ -150,7 +170,12 @@ export class Admission {
           }
           const { reason } = signal;
           if (reason instanceof QueryTimeoutError) {
-            reject(this.refuse('timeout', `the request waited its whole time limit of ${reason.timeoutMs} ms for a turn (QUERY_TIMEOUT_MS)`));
+            reject(
+              this.refuse(
+                'timeout',
+                `the request waited its whole time limit of ${reason.timeoutMs} ms for a turn (QUERY_TIMEOUT_MS)`,
+              ),
+            );
           } else {
             this.abandoned.inc();
             reject(reason);
@@ -190,7 +215,8 @@ export class Admission {
       else this.held.set(client, left);
       this.count(client, -1);
       const heldMs = this.now() - started;
-      this.meanHoldMs = this.meanHoldMs === undefined ? heldMs : this.meanHoldMs + HOLD_WEIGHT * (heldMs - this.meanHoldMs);
+      this.meanHoldMs =
+        this.meanHoldMs === undefined ? heldMs : this.meanHoldMs + HOLD_WEIGHT * (heldMs - this.meanHoldMs);
       this.next();
     };
   }

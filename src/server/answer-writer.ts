@@ -7,7 +7,13 @@
  */
 import type { RequestBudget } from '../engine/budget.js';
 import { yieldIfDue, type Lane } from '../time-slice.js';
-import { answerCompressor, textChunks, type AnswerCompressor, type AnswerEncoding, type ContentCoding } from './compression.js';
+import {
+  answerCompressor,
+  textChunks,
+  type AnswerCompressor,
+  type AnswerEncoding,
+  type ContentCoding,
+} from './compression.js';
 
 /** Characters gathered before they are counted: large enough that counting costs nothing, small next to any budget. */
 const CHUNK_CHARS = 64 * 1024;
@@ -82,9 +88,16 @@ export class AnswerWriter {
     this.feedCompressor();
     const varies = this.encoding !== undefined && this.bytes >= this.encoding.minBytes;
     const compressor = this.compressor;
-    if (compressor === undefined) return { body: this.chunks, coding: undefined, bodyBytes: this.bytes, bytes: this.bytes, varies };
+    if (compressor === undefined)
+      return { body: this.chunks, coding: undefined, bodyBytes: this.bytes, bytes: this.bytes, varies };
     const body = await compressor.end();
-    return { body, coding: this.encoding!.coding, bodyBytes: body.reduce((n, bytes) => n + bytes.length, 0), bytes: this.bytes, varies };
+    return {
+      body,
+      coding: this.encoding!.coding,
+      bodyBytes: body.reduce((n, bytes) => n + bytes.length, 0),
+      bytes: this.bytes,
+      varies,
+    };
   }
 
   /** Stops an answer that will not be sent (over its budget, or its request failed): its compressor is freed now. */
@@ -123,7 +136,8 @@ export class AnswerWriter {
     this.chunks.push(chunk);
     this.chunkLength += chunk.length;
     const coding = this.encoding?.coding;
-    if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes) this.compressor = answerCompressor(coding);
+    if (this.compressor === undefined && coding !== undefined && this.bytes >= this.encoding!.minBytes)
+      this.compressor = answerCompressor(coding);
     if (this.chunkLength >= COMPRESSOR_PIECE_CHARS && this.compressor?.busy !== true) this.feedCompressor();
   }
 

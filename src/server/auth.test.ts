@@ -46,8 +46,20 @@ describe('anonymous scopes', () => {
   });
 
   it('tell loopback addresses from others', () => {
-    expect(['127.0.0.1', '127.3.2.1', 'localhost', '::1', '[::1]'].map(isLoopback)).toEqual([true, true, true, true, true]);
-    expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '128.0.0.1'].map(isLoopback)).toEqual([false, false, false, false, false]);
+    expect(['127.0.0.1', '127.3.2.1', 'localhost', '::1', '[::1]'].map(isLoopback)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '128.0.0.1'].map(isLoopback)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -74,8 +86,14 @@ describe('CREDENTIALS_FILE', () => {
       { users: [{ name: 'ci', hash: '$sha256$pjAi9eYI85WNWrGthJdADyY9gLoy/PRGHAIU/GMYO10', scopes: ['read'] }] },
       ": users[0].hash is a token's digest ($sha256$...): a password needs a scrypt hash from `kairograph hash-secret`",
     ],
-    [{ users: [{ name: 'a b', hash: 'x', scopes: ['read'] }] }, ': users[0].name must be 1 to 64 letters, digits, ".", "_", "@" or "-" (got "a b")'],
-    [{ users: [{ name: 'a', hash: 'x', scopes: ['read'], role: 'x' }] }, ': users[0] has an unknown key "role" (keys: name, hash, scopes, sources)'],
+    [
+      { users: [{ name: 'a b', hash: 'x', scopes: ['read'] }] },
+      ': users[0].name must be 1 to 64 letters, digits, ".", "_", "@" or "-" (got "a b")',
+    ],
+    [
+      { users: [{ name: 'a', hash: 'x', scopes: ['read'], role: 'x' }] },
+      ': users[0] has an unknown key "role" (keys: name, hash, scopes, sources)',
+    ],
   ])('refuses %j', (content, message) => {
     expect(load(content)).toThrow(message);
   });
@@ -86,10 +104,12 @@ describe('CREDENTIALS_FILE', () => {
 
   it('checks scopes, names and sources', async () => {
     const hash = await hashSecret('s', 10);
-    expect(load({ tokens: [{ name: 'ci', hash, scopes: ['root'] }] })).toThrow(': tokens[0].scopes must be a non-empty list of read, write, delete, admin (got ["root"])');
-    expect(load({ tokens: [{ name: 'ci', hash, scopes: ['read'] }], users: [{ name: 'ci', hash, scopes: ['read'] }] })).toThrow(
-      ': users[0].name "ci" is given twice (token and user names share one list)',
+    expect(load({ tokens: [{ name: 'ci', hash, scopes: ['root'] }] })).toThrow(
+      ': tokens[0].scopes must be a non-empty list of read, write, delete, admin (got ["root"])',
     );
+    expect(
+      load({ tokens: [{ name: 'ci', hash, scopes: ['read'] }], users: [{ name: 'ci', hash, scopes: ['read'] }] }),
+    ).toThrow(': users[0].name "ci" is given twice (token and user names share one list)');
     expect(load({ users: [{ name: 'g', hash, scopes: ['read'], sources: ['archive'] }] }, ['kairosdb'])).toThrow(
       ': users[0].sources names "archive", which is not a configured source (kairosdb)',
     );
@@ -101,23 +121,32 @@ describe('hashes and checks', () => {
     const hash = await hashSecret('correct horse', 10);
     expect(hash).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(parseHash(hash)).toBeDefined();
-    expect(parseHash('$scrypt$ln=30,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toBeUndefined();
+    expect(
+      parseHash('$scrypt$ln=30,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+    ).toBeUndefined();
     const file = credentialsFile({ users: [{ name: 'grafana', hash, scopes: ['read'] }] });
     const auth = new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: file })));
-    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`grafana:${password}`).toString('base64')}` });
+    const basic = (password: string) => ({
+      authorization: `Basic ${Buffer.from(`grafana:${password}`).toString('base64')}`,
+    });
     const principal = await auth.authenticate(basic('correct horse'), 'Basic');
     expect(principal).toEqual({ name: 'grafana', authenticated: true, scopes: new Set(['read']) });
     // Remembered: the same object, without another scrypt.
     expect(await auth.authenticate(basic('correct horse'), 'Basic')).toBe(principal);
     await expect(auth.authenticate(basic('wrong'), 'Basic')).rejects.toThrow('wrong user name or password');
-    await expect(auth.authenticate({ authorization: 'Digest abc' }, 'Basic')).rejects.toThrow('the Authorization header must be "Bearer <token>" or "Basic <base64 of user:password>"');
-    await expect(auth.authenticate({ authorization: 'Bearer a', token: 'b' }, 'Bearer')).rejects.toThrow('send one credential: an Authorization header or x-kairograph-token, not both');
+    await expect(auth.authenticate({ authorization: 'Digest abc' }, 'Basic')).rejects.toThrow(
+      'the Authorization header must be "Bearer <token>" or "Basic <base64 of user:password>"',
+    );
+    await expect(auth.authenticate({ authorization: 'Bearer a', token: 'b' }, 'Bearer')).rejects.toThrow(
+      'send one credential: an Authorization header or x-kairograph-token, not both',
+    );
   });
 });
 
 describe('tokens', () => {
   const TOKEN = 'kg_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
-  const authWith = (content: unknown) => new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: credentialsFile(content) })));
+  const authWith = (content: unknown) =>
+    new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: credentialsFile(content) })));
 
   it('are stored as SHA-256 digests and found by theirs, as Bearer or x-kairograph-token', async () => {
     expect(tokenHash(TOKEN)).toBe('$sha256$pjAi9eYI85WNWrGthJdADyY9gLoy/PRGHAIU/GMYO10');
@@ -143,18 +172,39 @@ describe('tokens', () => {
 });
 
 describe('failed passwords', () => {
-  const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`grafana:${password}`).toString('base64')}` });
+  const basic = (password: string) => ({
+    authorization: `Basic ${Buffer.from(`grafana:${password}`).toString('base64')}`,
+  });
 
   it('are never remembered, so they cannot push verified credentials out; a client past five waits, and others do not', async () => {
     const hash = await hashSecret('correct horse', 10);
-    const auth = new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: credentialsFile({ users: [{ name: 'grafana', hash, scopes: ['read'] }] }) })));
+    const auth = new Authenticator(
+      loadAuthPolicy(
+        loadConfig({ CREDENTIALS_FILE: credentialsFile({ users: [{ name: 'grafana', hash, scopes: ['read'] }] }) }),
+      ),
+    );
     const principal = await auth.authenticate(basic('correct horse'), 'Basic', '10.0.0.1');
-    for (let i = 0; i < 5; i++) await expect(auth.authenticate(basic(`guess ${i}`), 'Basic', '10.0.0.2')).rejects.toThrow('wrong user name or password');
+    for (let i = 0; i < 5; i++)
+      await expect(auth.authenticate(basic(`guess ${i}`), 'Basic', '10.0.0.2')).rejects.toThrow(
+        'wrong user name or password',
+      );
     // The sixth failure starts the wait: the next check from that address is refused before any scrypt.
-    await expect(auth.authenticate(basic('guess 5'), 'Basic', '10.0.0.2')).rejects.toThrow('wrong user name or password');
-    const refused = await auth.authenticate(basic('correct horse?'), 'Basic', '10.0.0.2').catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429, message: 'too many failed sign-ins from this address (6); retry in 1 s' });
-    expect((refused as { headers: unknown }).headers).toEqual({ 'retry-after': '1', 'ratelimit-policy': '"credentials";q=5', ratelimit: '"credentials";r=0;t=1' });
+    await expect(auth.authenticate(basic('guess 5'), 'Basic', '10.0.0.2')).rejects.toThrow(
+      'wrong user name or password',
+    );
+    const refused = await auth
+      .authenticate(basic('correct horse?'), 'Basic', '10.0.0.2')
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      message: 'too many failed sign-ins from this address (6); retry in 1 s',
+    });
+    expect((refused as { headers: unknown }).headers).toEqual({
+      'retry-after': '1',
+      'ratelimit-policy': '"credentials";q=5',
+      ratelimit: '"credentials";r=0;t=1',
+    });
     // A verified password is remembered whatever the address, and another address is not held back.
     expect(await auth.authenticate(basic('correct horse'), 'Basic', '10.0.0.2')).toBe(principal);
     await expect(auth.authenticate(basic('wrong'), 'Basic', '10.0.0.3')).rejects.toThrow('wrong user name or password');
@@ -162,8 +212,14 @@ describe('failed passwords', () => {
 
   it('share one scrypt while the same credential is checked by requests in parallel', async () => {
     const hash = await hashSecret('correct horse', 10);
-    const auth = new Authenticator(loadAuthPolicy(loadConfig({ CREDENTIALS_FILE: credentialsFile({ users: [{ name: 'grafana', hash, scopes: ['read'] }] }) })));
-    const all = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(basic('correct horse'), 'Basic', '10.0.0.1')));
+    const auth = new Authenticator(
+      loadAuthPolicy(
+        loadConfig({ CREDENTIALS_FILE: credentialsFile({ users: [{ name: 'grafana', hash, scopes: ['read'] }] }) }),
+      ),
+    );
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => auth.authenticate(basic('correct horse'), 'Basic', '10.0.0.1')),
+    );
     expect(new Set(all).size).toBe(1);
   });
 });

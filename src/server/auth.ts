@@ -67,7 +67,9 @@ interface StoredCredential {
  */
 export function loadAuthPolicy(config: Config, sourceNames?: readonly string[]): AuthPolicy {
   const { tokens, legacyTokens, users } =
-    config.credentialsFile === '' ? { tokens: [], legacyTokens: [], users: [] } : readCredentialsFile(config.credentialsFile, sourceNames);
+    config.credentialsFile === ''
+      ? { tokens: [], legacyTokens: [], users: [] }
+      : readCredentialsFile(config.credentialsFile, sourceNames);
   const hasCredentials = tokens.length > 0 || legacyTokens.length > 0 || users.length > 0;
   let anonymous: readonly Scope[];
   if (config.anonymousScopes !== 'auto') anonymous = config.anonymousScopes;
@@ -117,7 +119,11 @@ export class Authenticator {
     const authorization = presented.authorization?.trim() ?? '';
     const token = presented.token?.trim() ?? '';
     if (authorization === '' && token === '') return this.policy.anonymous;
-    if (authorization !== '' && token !== '') throw new UnauthenticatedError(`send one credential: an Authorization header or ${TOKEN_HEADER}, not both`, challenge);
+    if (authorization !== '' && token !== '')
+      throw new UnauthenticatedError(
+        `send one credential: an Authorization header or ${TOKEN_HEADER}, not both`,
+        challenge,
+      );
     if (token !== '') return this.byToken(token, challenge, client);
     const space = authorization.indexOf(' ');
     const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
@@ -128,7 +134,10 @@ export class Authenticator {
       const colon = decoded.indexOf(':');
       if (colon > 0) return this.byPassword(decoded.slice(0, colon), decoded.slice(colon + 1), challenge, client);
     }
-    throw new UnauthenticatedError('the Authorization header must be "Bearer <token>" or "Basic <base64 of user:password>"', challenge);
+    throw new UnauthenticatedError(
+      'the Authorization header must be "Bearer <token>" or "Basic <base64 of user:password>"',
+      challenge,
+    );
   }
 
   /**
@@ -143,10 +152,14 @@ export class Authenticator {
           challenge,
         );
       }
-      throw new ForbiddenError(`${what} needs the ${scope} scope, which "${principal.name}" does not have (it has: ${[...principal.scopes].join(', ') || 'none'})`);
+      throw new ForbiddenError(
+        `${what} needs the ${scope} scope, which "${principal.name}" does not have (it has: ${[...principal.scopes].join(', ') || 'none'})`,
+      );
     }
     if (source !== undefined && principal.sources !== undefined && !principal.sources.has(source)) {
-      throw new ForbiddenError(`"${principal.name}" may not use source ${JSON.stringify(source)} (it may use: ${[...principal.sources].join(', ')})`);
+      throw new ForbiddenError(
+        `"${principal.name}" may not use source ${JSON.stringify(source)} (it may use: ${[...principal.sources].join(', ')})`,
+      );
     }
   }
 
@@ -160,13 +173,16 @@ export class Authenticator {
 
   private async byToken(token: string, challenge: Challenge, client: string): Promise<Principal> {
     const key = digest('token', token);
-    if (this.policy.trustedTokenDigests.has(key)) return { ...this.policy.anonymous, name: 'trusted-client', authenticated: true };
+    if (this.policy.trustedTokenDigests.has(key))
+      return { ...this.policy.anonymous, name: 'trusted-client', authenticated: true };
     const found = this.policy.tokens.get(tokenDigest(token));
     if (found !== undefined) return found;
     if (this.policy.legacyTokens.length > 0) {
       const legacy = await this.verifiedOnce(key, client, async () => {
         // Every scrypt hash is tried, so which one matched (or how many there are) does not show in the time taken.
-        const matches = await Promise.all(this.policy.legacyTokens.map((stored) => this.scrypt.run(() => verifyHash(token, stored.hash))));
+        const matches = await Promise.all(
+          this.policy.legacyTokens.map((stored) => this.scrypt.run(() => verifyHash(token, stored.hash))),
+        );
         return this.policy.legacyTokens[matches.indexOf(true)]?.principal;
       });
       if (legacy !== undefined) return legacy;
@@ -186,7 +202,11 @@ export class Authenticator {
   }
 
   /** A scrypt verification, once per credential while it runs, remembered when it succeeds, backed off when it fails. */
-  private async verifiedOnce(key: string, client: string, verify: () => Promise<Principal | undefined>): Promise<Principal | undefined> {
+  private async verifiedOnce(
+    key: string,
+    client: string,
+    verify: () => Promise<Principal | undefined>,
+  ): Promise<Principal | undefined> {
     const known = this.verified.get(key);
     if (known !== undefined) return known;
     if (this.refused.has(key)) return undefined;
@@ -253,7 +273,10 @@ const FORGET_AFTER_MS = 15 * 60_000;
  * address, so one guessing passwords slows itself, not the others (behind a proxy they share one address).
  */
 class FailureBackoff {
-  private readonly clients = new LRUCache<string, { failures: number; untilMs: number }>({ max: 10_000, ttl: FORGET_AFTER_MS });
+  private readonly clients = new LRUCache<string, { failures: number; untilMs: number }>({
+    max: 10_000,
+    ttl: FORGET_AFTER_MS,
+  });
 
   check(client: string): void {
     const record = this.clients.get(client);
@@ -341,7 +364,9 @@ async function verifyHash(secret: string, stored: ParsedHash): Promise<boolean> 
 function derive(secret: string, { ln, r, p, salt, hash }: ParsedHash): Promise<Buffer> {
   const N = 2 ** ln;
   return new Promise((resolve, reject) =>
-    scrypt(secret.normalize('NFC'), salt, hash.length, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(secret.normalize('NFC'), salt, hash.length, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 
@@ -372,12 +397,14 @@ function readCredentialsFile(
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `is not JSON: ${error.message}` : `cannot be read: ${(error as Error).message}`;
+    const reason =
+      error instanceof SyntaxError ? `is not JSON: ${error.message}` : `cannot be read: ${(error as Error).message}`;
     throw new ConfigError(`${where} ${reason}`);
   }
   if (!isRecord(json)) throw new ConfigError(`${where} must be a JSON object with "tokens" and/or "users"`);
   const unknownKey = Object.keys(json).find((key) => key !== 'tokens' && key !== 'users');
-  if (unknownKey !== undefined) throw new ConfigError(`${where} has an unknown key ${JSON.stringify(unknownKey)} (keys: tokens, users)`);
+  if (unknownKey !== undefined)
+    throw new ConfigError(`${where} has an unknown key ${JSON.stringify(unknownKey)} (keys: tokens, users)`);
   const names = new Set<string>();
   const entries = (key: 'tokens' | 'users') => {
     const list = json[key] ?? [];
@@ -387,36 +414,65 @@ function readCredentialsFile(
   const credential = (entry: unknown, at: string, isToken: boolean) => {
     if (!isRecord(entry)) throw new ConfigError(`${where}: ${at} must be an object with name, hash and scopes`);
     const unknown = Object.keys(entry).find((key) => !['name', 'hash', 'scopes', 'sources'].includes(key));
-    if (unknown !== undefined) throw new ConfigError(`${where}: ${at} has an unknown key ${JSON.stringify(unknown)} (keys: name, hash, scopes, sources)`);
+    if (unknown !== undefined)
+      throw new ConfigError(
+        `${where}: ${at} has an unknown key ${JSON.stringify(unknown)} (keys: name, hash, scopes, sources)`,
+      );
     const { name, hash, scopes, sources } = entry;
-    if (typeof name !== 'string' || !/^[\w.@-]{1,64}$/.test(name)) throw new ConfigError(`${where}: ${at}.name must be 1 to 64 letters, digits, ".", "_", "@" or "-" (got ${JSON.stringify(name)})`);
-    if (names.has(name)) throw new ConfigError(`${where}: ${at}.name ${JSON.stringify(name)} is given twice (token and user names share one list)`);
+    if (typeof name !== 'string' || !/^[\w.@-]{1,64}$/.test(name))
+      throw new ConfigError(
+        `${where}: ${at}.name must be 1 to 64 letters, digits, ".", "_", "@" or "-" (got ${JSON.stringify(name)})`,
+      );
+    if (names.has(name))
+      throw new ConfigError(
+        `${where}: ${at}.name ${JSON.stringify(name)} is given twice (token and user names share one list)`,
+      );
     names.add(name);
     const token = isToken && typeof hash === 'string' ? TOKEN_HASH_FORMAT.exec(hash)?.[1] : undefined;
     const parsed = typeof hash === 'string' && token === undefined ? parseHash(hash) : undefined;
     if (!isToken && typeof hash === 'string' && TOKEN_HASH_FORMAT.test(hash)) {
-      throw new ConfigError(`${where}: ${at}.hash is a token's digest ($sha256$...): a password needs a scrypt hash from \`kairograph hash-secret\``);
+      throw new ConfigError(
+        `${where}: ${at}.hash is a token's digest ($sha256$...): a password needs a scrypt hash from \`kairograph hash-secret\``,
+      );
     }
     if (token === undefined && parsed === undefined) {
-      const forms = isToken ? '$sha256$... from `kairograph hash-secret --generate` or `--token`' : '$scrypt$ln=14,r=8,p=1$... from `kairograph hash-secret`';
-      throw new ConfigError(`${where}: ${at}.hash must be a hash made by \`kairograph hash-secret\` (${forms}); secrets are never accepted in plain text`);
+      const forms = isToken
+        ? '$sha256$... from `kairograph hash-secret --generate` or `--token`'
+        : '$scrypt$ln=14,r=8,p=1$... from `kairograph hash-secret`';
+      throw new ConfigError(
+        `${where}: ${at}.hash must be a hash made by \`kairograph hash-secret\` (${forms}); secrets are never accepted in plain text`,
+      );
     }
     if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every(isScope)) {
-      throw new ConfigError(`${where}: ${at}.scopes must be a non-empty list of ${SCOPES.join(', ')} (got ${JSON.stringify(scopes)})`);
+      throw new ConfigError(
+        `${where}: ${at}.scopes must be a non-empty list of ${SCOPES.join(', ')} (got ${JSON.stringify(scopes)})`,
+      );
     }
     if (sources !== undefined) {
       if (!Array.isArray(sources) || sources.length === 0 || !sources.every((s) => typeof s === 'string')) {
-        throw new ConfigError(`${where}: ${at}.sources must be a non-empty list of source names (got ${JSON.stringify(sources)})`);
+        throw new ConfigError(
+          `${where}: ${at}.sources must be a non-empty list of source names (got ${JSON.stringify(sources)})`,
+        );
       }
       const unknownSource = sourceNames === undefined ? undefined : sources.find((s) => !sourceNames.includes(s));
-      if (unknownSource !== undefined) throw new ConfigError(`${where}: ${at}.sources names ${JSON.stringify(unknownSource)}, which is not a configured source (${sourceNames!.join(', ')})`);
+      if (unknownSource !== undefined)
+        throw new ConfigError(
+          `${where}: ${at}.sources names ${JSON.stringify(unknownSource)}, which is not a configured source (${sourceNames!.join(', ')})`,
+        );
     }
-    const principal: Principal = { name, authenticated: true, scopes: new Set(scopes), ...(sources ? { sources: new Set(sources as string[]) } : {}) };
+    const principal: Principal = {
+      name,
+      authenticated: true,
+      scopes: new Set(scopes),
+      ...(sources ? { sources: new Set(sources as string[]) } : {}),
+    };
     return { principal, token, hash: parsed };
   };
   const tokens = entries('tokens');
   return {
-    tokens: tokens.flatMap(({ principal, token }) => (token !== undefined ? [[token, principal] as [string, Principal]] : [])),
+    tokens: tokens.flatMap(({ principal, token }) =>
+      token !== undefined ? [[token, principal] as [string, Principal]] : [],
+    ),
     legacyTokens: tokens.flatMap(({ principal, hash }) => (hash !== undefined ? [{ principal, hash }] : [])),
     users: entries('users').map(({ principal, hash }) => ({ principal, hash: hash! })),
   };

@@ -9,7 +9,12 @@ import type { Sources } from '../sources/sources.js';
 export function registerCatalogueMetrics(registry: Registry, sources: Sources): void {
   const withCatalogue = sources.all.filter((source) => source.catalogue !== undefined);
   if (withCatalogue.length === 0) return;
-  const gauge = (name: string, help: string, value: (status: CatalogueStatus) => number | undefined, labels: readonly string[] = ['source']) =>
+  const gauge = (
+    name: string,
+    help: string,
+    value: (status: CatalogueStatus) => number | undefined,
+    labels: readonly string[] = ['source'],
+  ) =>
     new Gauge({
       name,
       help,
@@ -23,12 +28,26 @@ export function registerCatalogueMetrics(registry: Registry, sources: Sources): 
         }
       },
     });
-  gauge('kairograph_catalogue_partitions', 'Partitions (series x period) a source catalogue knows', (s) => s.partitions);
+  gauge(
+    'kairograph_catalogue_partitions',
+    'Partitions (series x period) a source catalogue knows',
+    (s) => s.partitions,
+  );
   gauge('kairograph_catalogue_passes', 'Whole passes over the table a source catalogue has ended', (s) => s.passes);
-  gauge('kairograph_catalogue_pass_progress', 'How far the catalogue pass under way has come, from 0 to 1 (by token)', (s) => s.progress);
-  gauge('kairograph_catalogue_keys_scanned', 'Partition keys read by the catalogue pass under way', (s) => s.keysScanned);
-  gauge('kairograph_catalogue_age_seconds', 'Seconds since the last whole catalogue pass ended (absent before the first)', (s) =>
-    s.lastPassEndedMs === undefined ? undefined : (Date.now() - s.lastPassEndedMs) / 1000,
+  gauge(
+    'kairograph_catalogue_pass_progress',
+    'How far the catalogue pass under way has come, from 0 to 1 (by token)',
+    (s) => s.progress,
+  );
+  gauge(
+    'kairograph_catalogue_keys_scanned',
+    'Partition keys read by the catalogue pass under way',
+    (s) => s.keysScanned,
+  );
+  gauge(
+    'kairograph_catalogue_age_seconds',
+    'Seconds since the last whole catalogue pass ended (absent before the first)',
+    (s) => (s.lastPassEndedMs === undefined ? undefined : (Date.now() - s.lastPassEndedMs) / 1000),
   );
   new Gauge({
     name: 'kairograph_catalogue_skipped_keys',

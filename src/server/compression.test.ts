@@ -33,11 +33,11 @@ describe('acceptedCoding', () => {
 
   it('compresses only answers from the threshold up, and only when on', () => {
     const on = { enabled: true, minBytes: 1000 };
-    expect([answerEncoding('gzip', on), answerEncoding('identity', on), answerEncoding('gzip', { ...on, enabled: false })]).toEqual([
-      { coding: 'gzip', minBytes: 1000 },
-      { coding: undefined, minBytes: 1000 },
-      undefined,
-    ]);
+    expect([
+      answerEncoding('gzip', on),
+      answerEncoding('identity', on),
+      answerEncoding('gzip', { ...on, enabled: false }),
+    ]).toEqual([{ coding: 'gzip', minBytes: 1000 }, { coding: undefined, minBytes: 1000 }, undefined]);
     expect([varies(999, on), varies(1000, on), varies(1000, { ...on, enabled: false })]).toEqual([false, true, false]);
   });
 });

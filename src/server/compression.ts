@@ -44,7 +44,10 @@ export interface AnswerEncoding {
 }
 
 /** The encoding of a request's answers; undefined when compression is off, and no answer varies with Accept-Encoding. */
-export function answerEncoding(acceptEncoding: string | null | undefined, options: CompressionOptions): AnswerEncoding | undefined {
+export function answerEncoding(
+  acceptEncoding: string | null | undefined,
+  options: CompressionOptions,
+): AnswerEncoding | undefined {
   return options.enabled ? { coding: acceptedCoding(acceptEncoding), minBytes: options.minBytes } : undefined;
 }
 
@@ -151,7 +154,11 @@ function deflateRawPiece(bytes: Buffer, flush: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // Room for the whole output, so zlib's thread comes back once, not once per 16 KiB (deflate may add a little).
     const chunkSize = Math.max(MIN_OUTPUT_CHUNK_BYTES, bytes.length + 1024);
-    deflateRaw(bytes, { level: GZIP_LEVEL, windowBits: GZIP_WINDOW_BITS, finishFlush: flush, chunkSize }, (error, out) => (error ? reject(error) : resolve(out)));
+    deflateRaw(
+      bytes,
+      { level: GZIP_LEVEL, windowBits: GZIP_WINDOW_BITS, finishFlush: flush, chunkSize },
+      (error, out) => (error ? reject(error) : resolve(out)),
+    );
   });
 }
 
@@ -164,7 +171,10 @@ const MIN_OUTPUT_CHUNK_BYTES = 64 * 1024;
 class BrotliStream implements AnswerCompressor {
   private readonly stream = createBrotliCompress({
     chunkSize: OUTPUT_CHUNK_BYTES,
-    params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+    },
   });
   private readonly out: Buffer[] = [];
   /** Pieces written and not compressed yet (a feed of the writer may be several). */

@@ -61,7 +61,12 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   registerCatalogueMetrics(metrics, inner);
   const manifest = loadManifest(config);
   // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.
-  const auth = new Authenticator(loadAuthPolicy(config, inner.all.map((source) => source.name)));
+  const auth = new Authenticator(
+    loadAuthPolicy(
+      config,
+      inner.all.map((source) => source.name),
+    ),
+  );
   const callers = new WeakMap<Request, Caller>();
   // One log line and one set of figures per request, for both front ends and the operations endpoints.
   const observer = new RequestObserver(metrics, log);
@@ -69,7 +74,11 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   const edge = new HttpEdge({
     auth,
     observer,
-    browser: new BrowserPolicy({ host: config.host, allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins }),
+    browser: new BrowserPolicy({
+      host: config.host,
+      allowedHosts: config.allowedHosts,
+      corsOrigins: config.corsOrigins,
+    }),
     readQuota: new ReadQuota({ maxPointsRead: config.quotaPointsRead, periodMs: config.quotaPeriodMs }),
     route: routeOf,
   });
@@ -80,7 +89,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     {
       maxRunning: config.maxConcurrentRequests,
       maxQueued: config.maxQueuedRequests,
-      maxRunningPerClient: config.quotaRunning === 'auto' ? Math.max(1, config.maxConcurrentRequests - 1) : config.quotaRunning,
+      maxRunningPerClient:
+        config.quotaRunning === 'auto' ? Math.max(1, config.maxConcurrentRequests - 1) : config.quotaRunning,
       maxPerClient: config.quotaRequests,
     },
     metrics,
@@ -94,14 +104,22 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     log,
   });
   registerLiveMetrics(metrics, liveQueries);
-  const live: Live = { queries: liveQueries, newContext: () => createRequestContext(sources, config, log, { admission, shared, live }) };
+  const live: Live = {
+    queries: liveQueries,
+    newContext: () => createRequestContext(sources, config, log, { admission, shared, live }),
+  };
   // Roll-up tasks: managed through both front ends; run when start.ts starts the scheduler (ROLLUPS=on).
   const rollups = new RollupScheduler({
     sources,
     config,
     log: log.child({ component: 'rollups' }),
     shared,
-    settings: { pollMs: config.rollupsPollMs, maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods, leaseMs: config.rollupsLeaseMs, delayMs: config.rollupsDelayMs },
+    settings: {
+      pollMs: config.rollupsPollMs,
+      maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods,
+      leaseMs: config.rollupsLeaseMs,
+      delayMs: config.rollupsDelayMs,
+    },
   });
   registerRollupMetrics(metrics, rollups);
   const schemas = createGatewaySchemas();
@@ -169,7 +187,10 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
         check: async ({ fetchAPI }) => {
           const report = await sources.primary.ping();
           if (report === undefined) return;
-          return new fetchAPI.Response(JSON.stringify(report), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+          return new fetchAPI.Response(JSON.stringify(report), {
+            status: 200,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          });
         },
       }),
       // GraphQL's phases by operation type only: operation names, paths and URLs are the client's to invent, and each
@@ -198,7 +219,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       withErrorCode(useCSRFPrevention({ requestHeaders: PREFLIGHTED_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
       useErrorCodes(),
       useAuthentication(edge, callers),
-      usePersistedOperationsPolicy(manifest, (request) => auth.mayQueryFreely(callers.get(request)?.principal ?? auth.anonymous)),
+      usePersistedOperationsPolicy(manifest, (request) =>
+        auth.mayQueryFreely(callers.get(request)?.principal ?? auth.anonymous),
+      ),
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex('GRAPHQL_MAX_DEPTH')] },
         maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex('GRAPHQL_MAX_ALIASES')] },
@@ -212,7 +235,10 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       useAnswerScopes(),
       useQueryStatistics(observer),
       useExecutionSchema(schemas.execution),
-      useBoundedAnswers((request) => contexts.get(request), { enabled: config.compression, minBytes: config.compressionMinBytes }),
+      useBoundedAnswers((request) => contexts.get(request), {
+        enabled: config.compression,
+        minBytes: config.compressionMinBytes,
+      }),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
     ],
@@ -220,7 +246,17 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
-  const kairosRest = createKairosRestHandler({ sources, config, log, admission, shared, auth, edge, observer, rollups });
+  const kairosRest = createKairosRestHandler({
+    sources,
+    config,
+    log,
+    admission,
+    shared,
+    auth,
+    edge,
+    observer,
+    rollups,
+  });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const accepted = edge.accept(req, res);
@@ -276,7 +312,11 @@ function useErrorLog(observer: RequestObserver): Plugin {
       for (const one of Array.isArray(result) ? result : [result]) {
         for (const error of one.errors ?? []) {
           const quota = error.extensions?.['quota'];
-          exchange.errors.push({ code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'), message: error.message, ...(typeof quota === 'string' ? { quota } : {}) });
+          exchange.errors.push({
+            code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'),
+            message: error.message,
+            ...(typeof quota === 'string' ? { quota } : {}),
+          });
         }
       }
     },
@@ -284,7 +324,13 @@ function useErrorLog(observer: RequestObserver): Plugin {
 }
 
 /** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
-async function metricsEndpoint(auth: Authenticator, edge: HttpEdge, req: IncomingMessage, res: ServerResponse, serve: () => unknown): Promise<void> {
+async function metricsEndpoint(
+  auth: Authenticator,
+  edge: HttpEdge,
+  req: IncomingMessage,
+  res: ServerResponse,
+  serve: () => unknown,
+): Promise<void> {
   try {
     auth.authorize((await edge.caller(req, 'Basic')).principal, 'admin', 'GET /metrics', 'Basic');
   } catch (error) {
@@ -332,7 +378,12 @@ export interface ListenOptions {
 }
 
 /** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
-export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number, options: ListenOptions): Promise<ListeningGateway> {
+export async function listen(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  host: string,
+  port: number,
+  options: ListenOptions,
+): Promise<ListeningGateway> {
   const server = createServer(
     {
       ...requestDeadlineOptions(options.requestTimeoutMs),

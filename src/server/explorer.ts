@@ -17,7 +17,6 @@ const TYPES: Readonly<Record<string, string>> = {
   css: 'text/css; charset=utf-8',
 };
 
-
 /** Every path the explorer serves → its file; nothing else is read, whatever the URL says. */
 function files(): Map<string, string> {
   const served = new Map<string, string>([

@@ -43,7 +43,7 @@ export class JsonBytes {
   bytes(bytes: Uint8Array): void {
     this.room(bytes.length);
     const buffer = this.buffer;
-    let pos = this.pos;
+    const pos = this.pos;
     // Most are a few bytes long, which a loop copies faster than a call to `set`.
     if (bytes.length > 64) buffer.set(bytes, pos);
     else for (let i = 0; i < bytes.length; i++) buffer[pos + i] = bytes[i]!;
@@ -119,7 +119,8 @@ export class JsonBytes {
    */
   isoTime(ms: number): void {
     // What Date does with the rest (a fraction, a time past its range, a year of more than four digits) stays Date's.
-    if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return this.ascii(`"${new Date(ms).toISOString()}"`, TIME_ROOM);
+    if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS)
+      return this.ascii(`"${new Date(ms).toISOString()}"`, TIME_ROOM);
     const day = Math.floor(ms / DAY_MS);
     if (day !== lastDay) {
       const text = new Date(day * DAY_MS).toISOString();
@@ -206,7 +207,8 @@ export class NumberRun {
       this.span = Math.min(NUMBERS_PER_TEXT, 8 * this.span);
       const text = jsonOfNumbers(this.values, i, this.end);
       // One buffer for the run's texts, each written over the one before: a Buffer for each was 6 MB of a dashboard's.
-      if (this.bytes.length < text.length) this.bytes = Buffer.allocUnsafe(Math.max(text.length, 2 * this.bytes.length));
+      if (this.bytes.length < text.length)
+        this.bytes = Buffer.allocUnsafe(Math.max(text.length, 2 * this.bytes.length));
       this.bytes.write(text, 0, 'latin1');
       this.at = 1;
     }
@@ -220,7 +222,9 @@ const NUMBERS_PER_TEXT = 2048;
 
 /** The JSON array of numbers [from, to) of `values` (an array or a typed array). */
 function jsonOfNumbers(values: ArrayLike<number>, from: number, to: number): string {
-  return JSON.stringify(Array.isArray(values) ? values.slice(from, to) : Array.from((values as Float64Array).subarray(from, to)));
+  return JSON.stringify(
+    Array.isArray(values) ? values.slice(from, to) : Array.from((values as Float64Array).subarray(from, to)),
+  );
 }
 
 /** JSON text as bytes, for `JsonBytes.bytes`. */
@@ -251,9 +255,20 @@ function digitsOf(n: number): number {
 
 const DAY_MS = 86_400_000;
 const MAX_DATE_MS = 8.64e15;
-const [ZERO, COLON, DOT, Z, QUOTE] = ['0', ':', '.', 'Z', '"'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number];
+const [ZERO, COLON, DOT, Z, QUOTE] = ['0', ':', '.', 'Z', '"'].map((c) => c.charCodeAt(0)) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 /** The punctuation the renderers write a byte at a time (JsonBytes.byte), and `null`. */
-export const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
+export const [COMMA, OPEN_BRACKET, CLOSE_BRACKET, CLOSE_BRACE] = [',', '[', ']', '}'].map((c) => c.charCodeAt(0)) as [
+  number,
+  number,
+  number,
+  number,
+];
 export const NULL = jsonBytes('null');
 /** The day isoTime wrote last (of a four-digit year), and its '"YYYY-MM-DDT' as bytes. */
 let lastDay = Number.NaN;

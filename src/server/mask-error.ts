@@ -7,7 +7,9 @@ import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions 
 import { InputError, KairographError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
 
-type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>>['maskError'];
+type MaskError = NonNullable<
+  Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>
+>['maskError'];
 
 export function createMaskError(log: Logger): MaskError {
   return (error, message, isDev) => {
@@ -28,7 +30,9 @@ export function createMaskError(log: Logger): MaskError {
 export function toGraphQLError(error: KairographError, located?: GraphQLError): GraphQLError {
   const { headers } = error;
   return createGraphQLError(error.message, {
-    ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path } : {}),
+    ...(located
+      ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
+      : {}),
     extensions: {
       code: error.code,
       ...(error instanceof InputError ? { field: error.field } : {}),

@@ -23,7 +23,9 @@ export function loadManifest(config: Config): PersistedManifest {
   const path = config.persistedOperationsFile || BUILT_IN_MANIFEST;
   const manifest = JSON.parse(readFileSync(path, 'utf8')) as unknown;
   if (typeof manifest !== 'object' || manifest === null || Object.values(manifest).some((v) => typeof v !== 'string')) {
-    throw new Error(`persisted operations manifest ${String(path)} must be a JSON object of "sha256:<hash>" to document text`);
+    throw new Error(
+      `persisted operations manifest ${String(path)} must be a JSON object of "sha256:<hash>" to document text`,
+    );
   }
   return new Map(Object.entries(manifest as Record<string, string>));
 }
@@ -37,12 +39,23 @@ const APQ_MAX_ENTRIES = 10_000;
 const APQ_MAX_CHARS = 16 * 1024 * 1024;
 
 /** `maySendText`: whether a request may send full text (always, unless PERSISTED_ONLY; then with credentials). */
-export function usePersistedOperationsPolicy(manifest: PersistedManifest, maySendText: (request: Request) => boolean): Plugin {
-  const registered = new LRUCache<string, string>({ max: APQ_MAX_ENTRIES, maxSize: APQ_MAX_CHARS, sizeCalculation: (text) => text.length + 64 });
+export function usePersistedOperationsPolicy(
+  manifest: PersistedManifest,
+  maySendText: (request: Request) => boolean,
+): Plugin {
+  const registered = new LRUCache<string, string>({
+    max: APQ_MAX_ENTRIES,
+    maxSize: APQ_MAX_CHARS,
+    sizeCalculation: (text) => text.length + 64,
+  });
   const policy = usePersistedOperations({
     // Clients send the bare hex digest (the APQ shape); codegen's manifest keys carry the algorithm. Registered
     // hashes serve only clients that may send text anyway: with PERSISTED_ONLY, the manifest is the whole list.
-    getPersistedOperation: (hash, request) => manifest.get(`sha256:${hash}`) ?? manifest.get(hash) ?? (maySendText(request) ? registered.get(hash) : undefined) ?? null,
+    getPersistedOperation: (hash, request) =>
+      manifest.get(`sha256:${hash}`) ??
+      manifest.get(hash) ??
+      (maySendText(request) ? registered.get(hash) : undefined) ??
+      null,
     allowArbitraryOperations: maySendText,
     customErrors: {
       // Apollo's APQ link retries with the text on this code (and this status), which registers the hash.
@@ -57,7 +70,8 @@ export function usePersistedOperationsPolicy(manifest: PersistedManifest, maySen
       },
       keyNotFound: {
         // Also what a request without any query gets, so it names both ways of sending one.
-        message: 'the request has no query: send the query text, or a persisted operation as extensions.persistedQuery.sha256Hash (with version 1)',
+        message:
+          'the request has no query: send the query text, or a persisted operation as extensions.persistedQuery.sha256Hash (with version 1)',
         extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED', http: { status: 400 } },
       },
     },
@@ -82,15 +96,21 @@ function useApqRegistration(registered: LRUCache<string, string>, maySendText: (
       const hash = persistedHash(params.extensions);
       if (typeof params.query !== 'string' || hash === undefined || !maySendText(request)) return;
       if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
-        throw createGraphQLError(`extensions.persistedQuery.sha256Hash must be a sha256 digest in 64 lowercase hex digits (got ${JSON.stringify(hash)})`, {
-          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
-        });
+        throw createGraphQLError(
+          `extensions.persistedQuery.sha256Hash must be a sha256 digest in 64 lowercase hex digits (got ${JSON.stringify(hash)})`,
+          {
+            extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
+          },
+        );
       }
       const actual = createHash('sha256').update(params.query).digest('hex');
       if (actual !== hash) {
-        throw createGraphQLError(`extensions.persistedQuery.sha256Hash ${hash} is not the sha256 of the query text (${actual}); nothing was run or registered`, {
-          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
-        });
+        throw createGraphQLError(
+          `extensions.persistedQuery.sha256Hash ${hash} is not the sha256 of the query text (${actual}); nothing was run or registered`,
+          {
+            extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', http: { status: 400 } },
+          },
+        );
       }
       registered.set(hash, params.query);
     },

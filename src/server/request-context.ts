@@ -9,7 +9,14 @@ import { setMaxListeners } from 'node:events';
 import type { LiveQueries } from '../cache/live-queries.js';
 import type { SharedReads } from '../cache/shared-reads.js';
 import type { Config } from '../config.js';
-import { executeQuery, newQueryStats, RequestBudget, type EngineContext, type QueryOutput, type QueryStats } from '../engine/execute.js';
+import {
+  executeQuery,
+  newQueryStats,
+  RequestBudget,
+  type EngineContext,
+  type QueryOutput,
+  type QueryStats,
+} from '../engine/execute.js';
 import { ReadAheadBudget } from '../sources/series.js';
 import { OverloadedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -117,7 +124,12 @@ export interface Live {
   newContext(): RequestContext;
 }
 
-export function createRequestContext(sources: Sources, config: Config, log: Logger, options: RequestContextOptions = {}): RequestContext {
+export function createRequestContext(
+  sources: Sources,
+  config: Config,
+  log: Logger,
+  options: RequestContextOptions = {},
+): RequestContext {
   const { clientSignal, shared, auth } = options;
   const principal = options.principal ?? UNRESTRICTED;
   const client = options.client ?? principal.name;
@@ -142,7 +154,11 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
   const budget = new RequestBudget(
-    { maxPointsRead: config.maxRequestPointsRead, maxPointsReturned: config.maxRequestPoints, maxAnswerBytes: config.maxResponseBytes },
+    {
+      maxPointsRead: config.maxRequestPointsRead,
+      maxPointsReturned: config.maxRequestPoints,
+      maxAnswerBytes: config.maxResponseBytes,
+    },
     (error) => controller.abort(error),
   );
   const lane = new Lane();
@@ -175,7 +191,8 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
     async runQuery(given, label, rollup) {
       const source = sources.get(given.source);
       // The one query that writes: both front ends' callers checked `read`; save_as also needs `write` on the source.
-      if (given.aggregators.some((aggregator) => aggregator.name === 'save_as')) authorize('write', `${label}: save_as`, source.name);
+      if (given.aggregators.some((aggregator) => aggregator.name === 'save_as'))
+        authorize('write', `${label}: save_as`, source.name);
       // Named, so the shared work and the results cache never mix two sources' metrics of one name.
       const query: MetricQuery = { ...given, source: source.name };
       // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
@@ -186,11 +203,30 @@ export function createRequestContext(sources: Sources, config: Config, log: Logg
       if (!shared) await admit();
       const stats = newQueryStats();
       const cache = shared?.cache;
-      const engine: EngineContext = { source, index: loaders, budgets, request: budget, readAheadBudget, stats, nowMs, signal: controller.signal, lane, ...(cache ? { cache } : {}) };
+      const engine: EngineContext = {
+        source,
+        index: loaders,
+        budgets,
+        request: budget,
+        readAheadBudget,
+        stats,
+        nowMs,
+        signal: controller.signal,
+        lane,
+        ...(cache ? { cache } : {}),
+      };
       const started = performance.now();
       // The record takes its place as the query starts, so the statistics list a request's queries in a stable order
       // (the parts of a useRollups query run at once and finish in any order); a query that fails is taken out.
-      const record: { -readonly [K in keyof QueryRecord]: QueryRecord[K] } = { label, source: source.name, metric: query.metric, stats, ms: 0, warnings: [], ...(rollup ? { rollup } : {}) };
+      const record: { -readonly [K in keyof QueryRecord]: QueryRecord[K] } = {
+        label,
+        source: source.name,
+        metric: query.metric,
+        stats,
+        ms: 0,
+        warnings: [],
+        ...(rollup ? { rollup } : {}),
+      };
       queries.push(record);
       let output: QueryOutput;
       try {

@@ -49,9 +49,15 @@ export function answerLateRequests(server: Server, timeoutMs: number): void {
     }
     const message = new RequestTimeoutError(timeoutMs).message;
     const rest = isKairosRestPath(res?.req.url);
-    const body = JSON.stringify(rest ? { errors: [message] } : { errors: [{ message, extensions: { code: 'REQUEST_TIMEOUT' } }] });
+    const body = JSON.stringify(
+      rest ? { errors: [message] } : { errors: [{ message, extensions: { code: 'REQUEST_TIMEOUT' } }] },
+    );
     // KairosDB's API answers errors with its CORS and no-cache headers too.
-    const restHeaders = rest ? Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') : '';
+    const restHeaders = rest
+      ? Object.entries(COMMON_HEADERS)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')
+      : '';
     const head = `HTTP/1.1 408 Request Timeout\r\n${restHeaders}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
     socket.end(head + body);
     // Closing at once could reset the connection while the client is still sending, and a reset can discard the

@@ -30,7 +30,8 @@ const QUOTAS = ['requests', 'points', 'subscriptions', 'rollup_tasks', 'credenti
 
 /** The label of a refusal, or undefined for an error that is not one. */
 function refusalOf(error: RequestError): string | undefined {
-  if (error.code === 'RATE_LIMITED') return error.quota !== undefined && QUOTAS.includes(error.quota) ? `quota_${error.quota}` : 'quota';
+  if (error.code === 'RATE_LIMITED')
+    return error.quota !== undefined && QUOTAS.includes(error.quota) ? `quota_${error.quota}` : 'quota';
   return REFUSALS[error.code];
 }
 
@@ -80,7 +81,12 @@ export class RequestObserver {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.errors = new Counter({ name: 'kairograph_errors_total', help: 'Errors in answers, by API and code', labelNames: ['api', 'code'], registers });
+    this.errors = new Counter({
+      name: 'kairograph_errors_total',
+      help: 'Errors in answers, by API and code',
+      labelNames: ['api', 'code'],
+      registers,
+    });
     this.refusals = new Counter({
       name: 'kairograph_refusals_total',
       help: 'Requests refused for who or where they came from: host, origin, csrf, subscriptions (MAX_SUBSCRIPTIONS), quota_<name> (a client over QUOTA_*)',
@@ -88,7 +94,8 @@ export class RequestObserver {
       registers,
     });
     // Every reason from the start, at 0: a rate over a series that appears only with the first refusal misses it.
-    for (const reason of [...new Set(Object.values(REFUSALS)), ...QUOTAS.map((quota) => `quota_${quota}`)]) this.refusals.inc({ reason }, 0);
+    for (const reason of [...new Set(Object.values(REFUSALS)), ...QUOTAS.map((quota) => `quota_${quota}`)])
+      this.refusals.inc({ reason }, 0);
     this.phases = new Histogram({
       name: 'kairograph_query_phase_seconds',
       help: 'Time per query phase (plan: finding series; fetch_aggregate: reading and aggregating; total), by source',
@@ -96,8 +103,18 @@ export class RequestObserver {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.pointsRead = new Counter({ name: 'kairograph_query_points_read_total', help: 'Points queries read from the store, by source', labelNames: ['source'], registers });
-    this.pointsReturned = new Counter({ name: 'kairograph_query_points_returned_total', help: 'Points queries returned, by source', labelNames: ['source'], registers });
+    this.pointsRead = new Counter({
+      name: 'kairograph_query_points_read_total',
+      help: 'Points queries read from the store, by source',
+      labelNames: ['source'],
+      registers,
+    });
+    this.pointsReturned = new Counter({
+      name: 'kairograph_query_points_returned_total',
+      help: 'Points queries returned, by source',
+      labelNames: ['source'],
+      registers,
+    });
     this.storeCalls = new Counter({
       name: 'kairograph_store_calls_total',
       help: 'Index reads and partition scans of requests, by source and call',
@@ -167,7 +184,8 @@ export class RequestObserver {
     const log = ctx?.log ?? this.log;
     const message = api === 'graphql' ? 'graphql request' : api === 'rest' ? 'rest request' : 'request';
     // Probes and scrapes come every few seconds: they are there for debugging, not for the daily log.
-    if (api === 'operations' || (api === 'rest' && route.startsWith('/api/v1/health') && status < 400)) log.debug(line, message);
+    if (api === 'operations' || (api === 'rest' && route.startsWith('/api/v1/health') && status < 400))
+      log.debug(line, message);
     else log.info(line, message);
   }
 
@@ -181,7 +199,8 @@ export class RequestObserver {
       this.pointsReturned.inc({ source }, stats.pointsReturned);
     }
     for (const [source, calls] of Object.entries(statistics.storeCallsBySource)) {
-      for (const [call, n] of Object.entries(calls)) if (call !== 'total' && n > 0) this.storeCalls.inc({ source, call }, n);
+      for (const [call, n] of Object.entries(calls))
+        if (call !== 'total' && n > 0) this.storeCalls.inc({ source, call }, n);
     }
   }
 }

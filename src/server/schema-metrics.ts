@@ -24,7 +24,11 @@ export function registerSchemaMetrics(registry: Registry, sources: Sources): voi
         each((source, status) => this.inc({ source }, value(status)));
       },
     });
-  counter('kairograph_schema_repair_attempts_total', "Attempts to repair a source's schema after it was found gone (a failing one is retried with backoff)", (s) => s.attempts);
+  counter(
+    'kairograph_schema_repair_attempts_total',
+    "Attempts to repair a source's schema after it was found gone (a failing one is retried with backoff)",
+    (s) => s.attempts,
+  );
   counter('kairograph_schema_repair_failures_total', "Failed attempts to repair a source's schema", (s) => s.failures);
   new Gauge({
     name: 'kairograph_schema_repairing',

@@ -15,7 +15,10 @@ import { answerResponse } from './use-compression.js';
 import type { RequestContext } from './request-context.js';
 
 /** `contextOf` finds the context yoga built for the request (create-gateway.ts keeps them). */
-export function useBoundedAnswers(contextOf: (request: Request) => RequestContext | undefined, compression: CompressionOptions): Plugin {
+export function useBoundedAnswers(
+  contextOf: (request: Request) => RequestContext | undefined,
+  compression: CompressionOptions,
+): Plugin {
   /** Answers written for their requests, until yoga's response for them is made. */
   const answers = new WeakMap<Request, Promise<Answer>>();
   return {
@@ -24,7 +27,11 @@ export function useBoundedAnswers(contextOf: (request: Request) => RequestContex
       const ctx = contextOf(request);
       const { data } = result as ExecutionResult;
       if (ctx === undefined || data === null || data === undefined) return;
-      const out = new AnswerWriter(ctx.budget, ctx.lane, answerEncoding(request.headers.get('accept-encoding'), compression));
+      const out = new AnswerWriter(
+        ctx.budget,
+        ctx.lane,
+        answerEncoding(request.headers.get('accept-encoding'), compression),
+      );
       try {
         out.write('{"data":');
         await writeJson(data, out);
@@ -32,7 +39,11 @@ export function useBoundedAnswers(contextOf: (request: Request) => RequestContex
       } catch (error) {
         out.discard();
         if (!(error instanceof BudgetExceededError)) throw error;
-        setResult({ data: null, errors: [toGraphQLError(error)], ...(result.extensions ? { extensions: result.extensions } : {}) });
+        setResult({
+          data: null,
+          errors: [toGraphQLError(error)],
+          ...(result.extensions ? { extensions: result.extensions } : {}),
+        });
         return;
       }
       // Yoga's processor removes internal error fields, then calls the result's own `stringify` if it has one: the

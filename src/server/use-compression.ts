@@ -23,7 +23,8 @@ export function useCompression(options: CompressionOptions): Plugin {
       // Without a length the body is a stream (yoga's event streams): those must reach the client as they come.
       if (!(bytes >= 0) || request.method === 'HEAD' || response.status === 204 || response.status === 304) return;
       // (Not `response.body`: for a string body whatwg-node would encode the whole answer at once to make that stream.)
-      if (response.headers.has('content-encoding') || !COMPRESSIBLE.test(response.headers.get('content-type') ?? '')) return;
+      if (response.headers.has('content-encoding') || !COMPRESSIBLE.test(response.headers.get('content-type') ?? ''))
+        return;
       // An answer that says it varies with Accept-Encoding was negotiated already.
       if (/accept-encoding/i.test(response.headers.get('vary') ?? '') || !varies(bytes, options)) return;
       const coding = acceptedCoding(request.headers.get('accept-encoding'));
@@ -38,7 +39,11 @@ export function useCompression(options: CompressionOptions): Plugin {
 }
 
 /** `response` with `answer` as its body: its length, its coding and whether it varies with Accept-Encoding. */
-export function answerResponse(answer: Answer, response: Response, fetchAPI: { Headers: typeof Headers; Response: typeof Response }): Response {
+export function answerResponse(
+  answer: Answer,
+  response: Response,
+  fetchAPI: { Headers: typeof Headers; Response: typeof Response },
+): Response {
   const headers = new fetchAPI.Headers(response.headers);
   headers.set('content-length', String(answer.bodyBytes));
   if (answer.coding !== undefined) headers.set('content-encoding', answer.coding);

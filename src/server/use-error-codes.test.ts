@@ -8,7 +8,9 @@ import { GRAPHQL_ERROR_STATUS } from './use-error-codes.js';
 
 it("agrees with the README's table of codes and statuses", () => {
   const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map(([, code, status]) => [code!, Number(status)] as const);
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map(
+    ([, code, status]) => [code!, Number(status)] as const,
+  );
   // BAD_REQUEST keeps yoga's status (400, or 405 for methods), so it is documented twice and absent from the table.
   expect(rows.filter(([code]) => code === 'BAD_REQUEST').map(([, status]) => status)).toEqual([400, 405]);
   const documented = Object.fromEntries(rows.filter(([code]) => code !== 'BAD_REQUEST'));

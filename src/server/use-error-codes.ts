@@ -79,7 +79,9 @@ export function withErrorCode<T extends Plugin>(plugin: T, code: string, hint?: 
       } catch (error) {
         if (!isGraphQLError(error)) throw error;
         const coded = withCode(error, code);
-        throw hint === undefined ? coded : createGraphQLError(`${coded.message}: ${hint}`, { extensions: coded.extensions });
+        throw hint === undefined
+          ? coded
+          : createGraphQLError(`${coded.message}: ${hint}`, { extensions: coded.extensions });
       }
     },
   };
@@ -92,7 +94,9 @@ export function withErrorCode<T extends Plugin>(plugin: T, code: string, hint?: 
 const KnownOperationTypesRule: ValidationRule = (context) => ({
   OperationDefinition(node) {
     if (!context.getSchema().getRootType(node.operation)) {
-      context.reportError(new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }));
+      context.reportError(
+        new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }),
+      );
     }
   },
 });
@@ -114,7 +118,11 @@ function withDocumentedStatus(error: GraphQLError): GraphQLError {
   const status = GRAPHQL_ERROR_STATUS[code] ?? http.status ?? 500;
   if (code === error.extensions['code'] && status === http.status && http.spec === undefined) return error;
   // `spec` is what lets yoga answer application/json clients 200; without it the status is the status.
-  return rebuilt(error, { ...error.extensions, code, http: { ...(http.headers ? { headers: http.headers } : {}), status } });
+  return rebuilt(error, {
+    ...error.extensions,
+    code,
+    http: { ...(http.headers ? { headers: http.headers } : {}), status },
+  });
 }
 
 function withCode(error: GraphQLError, code: string): GraphQLError {

@@ -29,7 +29,12 @@ export function useExecutionSchema(execution: GraphQLSchema): Plugin {
         const split = introspectionSplit(args);
         if (split === undefined) return executeFn({ ...args, schema: execution });
         if (split.data.length === 0) return executeFn(args);
-        return executeSplit(args, split, (part) => executeFn(part) as Promise<ExecutionResult> | ExecutionResult, execution);
+        return executeSplit(
+          args,
+          split,
+          (part) => executeFn(part) as Promise<ExecutionResult> | ExecutionResult,
+          execution,
+        );
       });
     },
     onSubscribe({ subscribeFn, setSubscribeFn }) {
@@ -53,14 +58,25 @@ function introspectionSplit(args: ExecutionArgs): Split | undefined {
   if (!mayIntrospect(operation.selectionSet, fragments, new Set())) return undefined;
   const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
   if (variables.errors !== undefined) return undefined;
-  const fields = collectFields(args.schema, fragments, variables.coerced, args.schema.getQueryType()!, operation.selectionSet);
+  const fields = collectFields(
+    args.schema,
+    fragments,
+    variables.coerced,
+    args.schema.getQueryType()!,
+    operation.selectionSet,
+  );
   const split = { keys: [...fields.keys()], introspection: [] as FieldNode[], data: [] as FieldNode[] };
-  for (const nodes of fields.values()) (INTROSPECTION_ROOTS.has(nodes[0]!.name.value) ? split.introspection : split.data).push(...nodes);
+  for (const nodes of fields.values())
+    (INTROSPECTION_ROOTS.has(nodes[0]!.name.value) ? split.introspection : split.data).push(...nodes);
   return split.introspection.length === 0 ? undefined : split;
 }
 
 /** Whether a root selection names `__schema` or `__type`, directly or through fragments; @skip and @include aside. */
-function mayIntrospect(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen: Set<string>): boolean {
+function mayIntrospect(
+  selectionSet: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  seen: Set<string>,
+): boolean {
   return selectionSet.selections.some((selection) => {
     if (selection.kind === Kind.FIELD) return INTROSPECTION_ROOTS.has(selection.name.value);
     if (selection.kind === Kind.INLINE_FRAGMENT) return mayIntrospect(selection.selectionSet, fragments, seen);
@@ -82,23 +98,34 @@ async function executeSplit(
     execute({ ...args, schema: execution, document: withRootFields(args, split.data) }),
   ]);
   const errors = [...(described.errors ?? []), ...(answered.errors ?? [])];
-  const extensions = described.extensions === undefined && answered.extensions === undefined ? {} : { extensions: { ...described.extensions, ...answered.extensions } };
+  const extensions =
+    described.extensions === undefined && answered.extensions === undefined
+      ? {}
+      : { extensions: { ...described.extensions, ...answered.extensions } };
   // A failed non-null root field nulls the whole of `data`, whichever part it was in.
   if (described.data == null || answered.data == null) return { data: null, errors, ...extensions };
   const data: Record<string, unknown> = {};
-  for (const key of split.keys) data[key] = Object.hasOwn(described.data, key) ? described.data[key] : answered.data[key];
+  for (const key of split.keys)
+    data[key] = Object.hasOwn(described.data, key) ? described.data[key] : answered.data[key];
   return errors.length === 0 ? { data, ...extensions } : { data, errors, ...extensions };
 }
 
 /** The document with its operation selecting only `fields` (already collected: fragments resolved, directives true). */
 function withRootFields(args: ExecutionArgs, fields: readonly FieldNode[]): DocumentNode {
   const operation = getOperationAST(args.document, args.operationName)!;
-  const narrowed: OperationDefinitionNode = { ...operation, selectionSet: { kind: Kind.SELECTION_SET, selections: fields } };
-  return { ...args.document, definitions: args.document.definitions.map((definition) => (definition === operation ? narrowed : definition)) };
+  const narrowed: OperationDefinitionNode = {
+    ...operation,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
+  };
+  return {
+    ...args.document,
+    definitions: args.document.definitions.map((definition) => (definition === operation ? narrowed : definition)),
+  };
 }
 
 function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
   const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   return fragments;
 }

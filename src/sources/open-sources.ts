@@ -14,7 +14,12 @@ import type { Source } from './source.js';
 import type { SourceSettings } from './sources-file.js';
 import { Sources } from './sources.js';
 
-export async function openSources(config: Config, primary: Store, settings: readonly SourceSettings[], log?: Logger): Promise<Sources> {
+export async function openSources(
+  config: Config,
+  primary: Store,
+  settings: readonly SourceSettings[],
+  log?: Logger,
+): Promise<Sources> {
   const others: Source[] = [];
   try {
     for (const source of settings) others.push(await openConfigured(config, source, log));
@@ -40,7 +45,12 @@ export function configuredSourceNames(config: Config, settings: readonly SourceS
  * The configured source `name` (one of configuredSourceNames), opened alone as the gateway would open it, never seeded
  * with demo data: a tool that works on two sources should not connect to every other one.
  */
-export async function openSource(config: Config, settings: readonly SourceSettings[], name: string, log?: Logger): Promise<Source> {
+export async function openSource(
+  config: Config,
+  settings: readonly SourceSettings[],
+  name: string,
+  log?: Logger,
+): Promise<Source> {
   if (name === config.primarySourceName) return new KairosdbSource(name, await openStore(config, log));
   const source = settings.find((s) => s.name === name);
   if (source === undefined) throw new Error(`no source is configured as ${JSON.stringify(name)}`);

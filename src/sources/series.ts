@@ -35,4 +35,12 @@ export { checkMetricPrefix } from '../store/key-limits.js';
 export { COVERAGE_SERVICE } from '../store/tag-index.js';
 /** Reading scans ahead of their reader within a request's budget of points: the engine's read-ahead and split scans share it. */
 export { QueuedScan, ReadAheadBudget } from '../store/queued-scan.js';
-export { MAX_TTL_SECONDS, pointPath, validateMetricName, validateWrite, type PointInput, type SeriesInput, type WriteLimits } from '../store/write-validation.js';
+export {
+  MAX_TTL_SECONDS,
+  pointPath,
+  validateMetricName,
+  validateWrite,
+  type PointInput,
+  type SeriesInput,
+  type WriteLimits,
+} from '../store/write-validation.js';

@@ -7,7 +7,16 @@ import type { IndexLoaders } from '../query/index-loaders.js';
 import type { TimeRange } from '../query/model.js';
 import type { SeriesPredicate } from '../query/tag-filter.js';
 import type { Lane } from '../time-slice.js';
-import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, StoreLimits, WriteBatch } from './series.js';
+import type {
+  PingReport,
+  RowKey,
+  ScanOptions,
+  SchemaRepairStatus,
+  ServiceIndex,
+  Slice,
+  StoreLimits,
+  WriteBatch,
+} from './series.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -44,7 +53,13 @@ export interface Source {
    * The partitions of `metric`'s series with points in `range` whose tags pass `matches`. Its index reads go through
    * the request's loaders (`index`), so every read of one request is made once, whoever asked.
    */
-  findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options?: FindSeriesOptions): Promise<SeriesPlan>;
+  findSeries(
+    index: IndexLoaders,
+    metric: string,
+    range: TimeRange,
+    matches: SeriesPredicate,
+    options?: FindSeriesOptions,
+  ): Promise<SeriesPlan>;
 
   /** Points of one partition with start <= ts <= end (both inclusive), streamed as slices in time order. */
   read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice>;
@@ -59,6 +74,7 @@ export interface Source {
   deleteMetricName(metric: string): Promise<void>;
 
   /** Resolves when the source answers a trivial read (with its store's report, if any); rejects with a StoreUnavailableError otherwise. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store with nothing to report resolves with nothing.
   ping(): Promise<PingReport | void>;
 
   close(): Promise<void>;

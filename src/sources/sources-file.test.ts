@@ -39,21 +39,48 @@ describe('loadSourcesFile', () => {
         sources: [
           { name: 'archive', layout: 'kairosdb', store: 'embedded', path: ' /var/lib/archive ' },
           { name: 'east', layout: 'kairosdb', store: 'cassandra' },
-          { name: 'west.v2', layout: 'kairosdb', store: 'cassandra', contactPoints: ['w-1:9142', 'w-2'], localDataCenter: 'west', keyspace: 'west_metrics' },
+          {
+            name: 'west.v2',
+            layout: 'kairosdb',
+            store: 'cassandra',
+            contactPoints: ['w-1:9142', 'w-2'],
+            localDataCenter: 'west',
+            keyspace: 'west_metrics',
+          },
         ],
       },
       { CASSANDRA_CONTACT_POINTS: 'e-1,e-2:9043', CASSANDRA_LOCAL_DC: 'east', CASSANDRA_KEYSPACE: 'east_metrics' },
     );
     expect(loadSourcesFile(config)).toEqual([
       { name: 'archive', layout: 'kairosdb', store: { kind: 'embedded', path: '/var/lib/archive' } },
-      { name: 'east', layout: 'kairosdb', store: { kind: 'cassandra', contactPoints: ['e-1', 'e-2:9043'], localDataCenter: 'east', keyspace: 'east_metrics' } },
-      { name: 'west.v2', layout: 'kairosdb', store: { kind: 'cassandra', contactPoints: ['w-1:9142', 'w-2'], localDataCenter: 'west', keyspace: 'west_metrics' } },
+      {
+        name: 'east',
+        layout: 'kairosdb',
+        store: {
+          kind: 'cassandra',
+          contactPoints: ['e-1', 'e-2:9043'],
+          localDataCenter: 'east',
+          keyspace: 'east_metrics',
+        },
+      },
+      {
+        name: 'west.v2',
+        layout: 'kairosdb',
+        store: {
+          kind: 'cassandra',
+          contactPoints: ['w-1:9142', 'w-2'],
+          localDataCenter: 'west',
+          keyspace: 'west_metrics',
+        },
+      },
     ]);
   });
 
   it('names a file it cannot read, and what is wrong with its JSON', () => {
     const missing = join(tempDir(), 'nothing.json');
-    expect(() => loadSourcesFile(loadConfig({ SOURCES_FILE: missing }))).toThrow(`SOURCES_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'`);
+    expect(() => loadSourcesFile(loadConfig({ SOURCES_FILE: missing }))).toThrow(
+      `SOURCES_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'`,
+    );
     const bad = file('{"sources": [}');
     let parseError = '';
     try {
@@ -66,9 +93,17 @@ describe('loadSourcesFile', () => {
 
   it.each([
     ['a list', [], (path: string) => `SOURCES_FILE ${path} must be a JSON object {"sources": [...]} (got [])`],
-    ['an unknown top-level field', { source: [] }, (path: string) => `SOURCES_FILE ${path}: unknown field "source" (fields: sources)`],
+    [
+      'an unknown top-level field',
+      { source: [] },
+      (path: string) => `SOURCES_FILE ${path}: unknown field "source" (fields: sources)`,
+    ],
     ['no sources', {}, (path: string) => `SOURCES_FILE ${path}: sources must be a list of sources (got nothing)`],
-    ['sources that are not a list', { sources: { a: 1 } }, (path: string) => `SOURCES_FILE ${path}: sources must be a list of sources (got {"a":1})`],
+    [
+      'sources that are not a list',
+      { sources: { a: 1 } },
+      (path: string) => `SOURCES_FILE ${path}: sources must be a list of sources (got {"a":1})`,
+    ],
   ])('refuses %s', (_, content, message) => {
     const { path, config } = file(content);
     expect(() => loadSourcesFile(config)).toThrow(message(path));
@@ -76,24 +111,96 @@ describe('loadSourcesFile', () => {
 
   it.each([
     ['a source that is not an object', [3], 'SOURCES_FILE sources[0] must be an object (got 3)'],
-    ['a source without a name', [{ layout: 'kairosdb' }], 'SOURCES_FILE sources[0]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got nothing)'],
-    ['a name that cannot be a source name', [embedded, { ...embedded, name: 'a/b' }], 'SOURCES_FILE sources[1]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got "a/b")'],
-    ["the primary source's name", [{ ...embedded, name: 'kairosdb' }], 'SOURCES_FILE source "kairosdb": name is taken by the primary source (PRIMARY_SOURCE_NAME)'],
-    ['a name given twice', [embedded, { ...embedded, path: '/var/lib/b' }], 'SOURCES_FILE source "a": name is taken by sources[0]'],
-    ['an unknown layout', [{ ...embedded, layout: 'influx' }], 'SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")'],
-    ['no store', [{ name: 'a', layout: 'kairosdb' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got nothing)'],
-    ['an unknown store', [{ ...embedded, store: 'mysql' }], 'SOURCES_FILE source "a": store must be one of embedded, cassandra (got "mysql")'],
-    ['a field of another store', [{ ...embedded, keyspace: 'k' }], 'SOURCES_FILE source "a": "keyspace" is not a field of a kairosdb source on the embedded store (its fields: name, layout, store, path)'],
-    ['an embedded store without a path', [{ name: 'a', layout: 'kairosdb', store: 'embedded' }], 'SOURCES_FILE source "a": path must be a non-empty string (got nothing)'],
-    ['an empty path', [{ ...embedded, path: ' ' }], 'SOURCES_FILE source "a": path must be a non-empty string (got " ")'],
-    ['a misspelt field', [{ ...cassandra, contactPoint: 'c' }], 'SOURCES_FILE source "a": "contactPoint" is not a field of a kairosdb source on the cassandra store (its fields: name, layout, store, contactPoints, localDataCenter, keyspace)'],
-    ['no contact points', [{ ...cassandra, contactPoints: [] }], 'SOURCES_FILE source "a": contactPoints must be a non-empty list of "host" or "host:port" (got [])'],
-    ['contact points as one string', [{ ...cassandra, contactPoints: 'c1,c2' }], 'SOURCES_FILE source "a": contactPoints must be a non-empty list of "host" or "host:port" (got "c1,c2")'],
-    ['a contact point that is not a string', [{ ...cassandra, contactPoints: [9042] }], 'SOURCES_FILE source "a": contactPoints[0] must be "host" or "host:port" (got 9042)'],
-    ['a bad contact point', [{ ...cassandra, contactPoints: ['c1', 'b c'] }], 'SOURCES_FILE source "a": contactPoints[1]: a contact point must be host or host:port (got "b c")'],
-    ['an empty data centre', [{ ...cassandra, localDataCenter: '' }], 'SOURCES_FILE source "a": localDataCenter must be a non-empty string (got "")'],
-    ['a null keyspace', [{ ...cassandra, keyspace: null }], 'SOURCES_FILE source "a": keyspace must be a non-empty string (got null)'],
-    ['a bad keyspace', [{ ...cassandra, keyspace: 'Metrics' }], 'SOURCES_FILE source "a": keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Metrics")'],
+    [
+      'a source without a name',
+      [{ layout: 'kairosdb' }],
+      'SOURCES_FILE sources[0]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got nothing)',
+    ],
+    [
+      'a name that cannot be a source name',
+      [embedded, { ...embedded, name: 'a/b' }],
+      'SOURCES_FILE sources[1]: name must be 1 to 64 letters, digits, ".", "_" or "-" (got "a/b")',
+    ],
+    [
+      "the primary source's name",
+      [{ ...embedded, name: 'kairosdb' }],
+      'SOURCES_FILE source "kairosdb": name is taken by the primary source (PRIMARY_SOURCE_NAME)',
+    ],
+    [
+      'a name given twice',
+      [embedded, { ...embedded, path: '/var/lib/b' }],
+      'SOURCES_FILE source "a": name is taken by sources[0]',
+    ],
+    [
+      'an unknown layout',
+      [{ ...embedded, layout: 'influx' }],
+      'SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")',
+    ],
+    [
+      'no store',
+      [{ name: 'a', layout: 'kairosdb' }],
+      'SOURCES_FILE source "a": store must be one of embedded, cassandra (got nothing)',
+    ],
+    [
+      'an unknown store',
+      [{ ...embedded, store: 'mysql' }],
+      'SOURCES_FILE source "a": store must be one of embedded, cassandra (got "mysql")',
+    ],
+    [
+      'a field of another store',
+      [{ ...embedded, keyspace: 'k' }],
+      'SOURCES_FILE source "a": "keyspace" is not a field of a kairosdb source on the embedded store (its fields: name, layout, store, path)',
+    ],
+    [
+      'an embedded store without a path',
+      [{ name: 'a', layout: 'kairosdb', store: 'embedded' }],
+      'SOURCES_FILE source "a": path must be a non-empty string (got nothing)',
+    ],
+    [
+      'an empty path',
+      [{ ...embedded, path: ' ' }],
+      'SOURCES_FILE source "a": path must be a non-empty string (got " ")',
+    ],
+    [
+      'a misspelt field',
+      [{ ...cassandra, contactPoint: 'c' }],
+      'SOURCES_FILE source "a": "contactPoint" is not a field of a kairosdb source on the cassandra store (its fields: name, layout, store, contactPoints, localDataCenter, keyspace)',
+    ],
+    [
+      'no contact points',
+      [{ ...cassandra, contactPoints: [] }],
+      'SOURCES_FILE source "a": contactPoints must be a non-empty list of "host" or "host:port" (got [])',
+    ],
+    [
+      'contact points as one string',
+      [{ ...cassandra, contactPoints: 'c1,c2' }],
+      'SOURCES_FILE source "a": contactPoints must be a non-empty list of "host" or "host:port" (got "c1,c2")',
+    ],
+    [
+      'a contact point that is not a string',
+      [{ ...cassandra, contactPoints: [9042] }],
+      'SOURCES_FILE source "a": contactPoints[0] must be "host" or "host:port" (got 9042)',
+    ],
+    [
+      'a bad contact point',
+      [{ ...cassandra, contactPoints: ['c1', 'b c'] }],
+      'SOURCES_FILE source "a": contactPoints[1]: a contact point must be host or host:port (got "b c")',
+    ],
+    [
+      'an empty data centre',
+      [{ ...cassandra, localDataCenter: '' }],
+      'SOURCES_FILE source "a": localDataCenter must be a non-empty string (got "")',
+    ],
+    [
+      'a null keyspace',
+      [{ ...cassandra, keyspace: null }],
+      'SOURCES_FILE source "a": keyspace must be a non-empty string (got null)',
+    ],
+    [
+      'a bad keyspace',
+      [{ ...cassandra, keyspace: 'Metrics' }],
+      'SOURCES_FILE source "a": keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Metrics")',
+    ],
   ])('refuses %s, naming the source and the field', (_, sources, message) => {
     expect(() => loadSourcesFile(file({ sources }).config)).toThrow(message);
   });
@@ -103,80 +210,237 @@ describe('loadSourcesFile', () => {
       {
         sources: [
           { name: 'h', layout: 'heroic' },
-          { name: 'old', layout: 'heroic', schema: 'legacy', keyspace: 'heroic_old', contactPoints: ['h-1'], catalogue: '/var/lib/cat', catalogueRefreshSeconds: 60, configure: true },
-          { name: 'few', layout: 'heroic', series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem' }] },
+          {
+            name: 'old',
+            layout: 'heroic',
+            schema: 'legacy',
+            keyspace: 'heroic_old',
+            contactPoints: ['h-1'],
+            catalogue: '/var/lib/cat',
+            catalogueRefreshSeconds: 60,
+            configure: true,
+          },
+          {
+            name: 'few',
+            layout: 'heroic',
+            series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem' }],
+          },
         ],
       },
       { CASSANDRA_CONTACT_POINTS: 'c-1', CASSANDRA_LOCAL_DC: 'east', DATA_DIR: '/data' },
     );
     const sources = loadSourcesFile(config);
-    expect(sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name))).toEqual([
-      ['h', 'ng', { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' }, false, { kind: 'scan', path: '/data/heroic-catalogues/h', refreshIntervalMs: 600_000 }],
-      ['old', 'legacy', { contactPoints: ['h-1'], localDataCenter: 'east', keyspace: 'heroic_old' }, true, { kind: 'scan', path: '/var/lib/cat', refreshIntervalMs: 60_000 }],
+    expect(
+      sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name)),
+    ).toEqual([
+      [
+        'h',
+        'ng',
+        { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' },
+        false,
+        { kind: 'scan', path: '/data/heroic-catalogues/h', refreshIntervalMs: 600_000 },
+      ],
+      [
+        'old',
+        'legacy',
+        { contactPoints: ['h-1'], localDataCenter: 'east', keyspace: 'heroic_old' },
+        true,
+        { kind: 'scan', path: '/var/lib/cat', refreshIntervalMs: 60_000 },
+      ],
       [
         'few',
         'ng',
         { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' },
         false,
-        { kind: 'static', series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem', tags: {}, resource: {} }] },
+        {
+          kind: 'static',
+          series: [
+            { key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } },
+            { key: 'mem', tags: {}, resource: {} },
+          ],
+        },
       ],
     ]);
   });
 
   it('reads table sources: the mapping, the budget, writability, and a catalogue or a list of entities', () => {
-    const sensors = { name: 'sensors', layout: 'table', keyspace: 'iot', table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } };
-    const { config } = file({ sources: [sensors, { ...sensors, name: 'few', timeUnit: 'seconds', bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' }, writable: true, maxBucketsPerQuery: 10, series: [{ sensor_id: 's-1' }] }] }, { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' });
+    const sensors = {
+      name: 'sensors',
+      layout: 'table',
+      keyspace: 'iot',
+      table: 'sensor_readings',
+      time: 'reading_time',
+      bucket: { column: 'day', kind: 'date-text' },
+      tags: ['sensor_id'],
+      metrics: { 'sensor.value': 'value' },
+    };
+    const { config } = file(
+      {
+        sources: [
+          sensors,
+          {
+            ...sensors,
+            name: 'few',
+            timeUnit: 'seconds',
+            bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' },
+            writable: true,
+            maxBucketsPerQuery: 10,
+            series: [{ sensor_id: 's-1' }],
+          },
+        ],
+      },
+      { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' },
+    );
     const [first, second] = loadSourcesFile(config);
     expect(first).toEqual({
       name: 'sensors',
       layout: 'table',
-      mapping: { keyspace: 'iot', table: 'sensor_readings', time: 'reading_time', bucket: { column: 'day', kind: 'date-text', zone: 'UTC' }, tags: ['sensor_id'], metrics: { 'sensor.value': 'value' } },
+      mapping: {
+        keyspace: 'iot',
+        table: 'sensor_readings',
+        time: 'reading_time',
+        bucket: { column: 'day', kind: 'date-text', zone: 'UTC' },
+        tags: ['sensor_id'],
+        metrics: { 'sensor.value': 'value' },
+      },
       cassandra: { contactPoints: ['c-1'], localDataCenter: 'datacenter1', keyspace: 'iot' },
       writable: false,
       maxBuckets: 1000,
       catalogue: { kind: 'scan', path: '/data/table-catalogues/sensors', refreshIntervalMs: 600_000 },
     });
-    expect(second).toMatchObject({ writable: true, maxBuckets: 10, catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] }, mapping: { timeUnit: 'seconds', bucket: { kind: 'date', zone: 'Europe/Berlin' } } });
+    expect(second).toMatchObject({
+      writable: true,
+      maxBuckets: 10,
+      catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] },
+      mapping: { timeUnit: 'seconds', bucket: { kind: 'date', zone: 'Europe/Berlin' } },
+    });
   });
 
-  const table = { name: 'a', layout: 'table', keyspace: 'iot', table: 't', time: 'ts', bucket: { column: 'day', kind: 'date-text' }, tags: ['id'], metrics: { m: 'v' } };
+  const table = {
+    name: 'a',
+    layout: 'table',
+    keyspace: 'iot',
+    table: 't',
+    time: 'ts',
+    bucket: { column: 'day', kind: 'date-text' },
+    tags: ['id'],
+    metrics: { m: 'v' },
+  };
   it.each([
     ['no keyspace', { ...table, keyspace: undefined }, 'keyspace must be a non-empty string (got nothing)'],
-    ['a table name that is not a CQL name', { ...table, table: 't;drop' }, 'table must be a CQL name: a letter, then letters, digits or _, at most 48 (got "t;drop")'],
-    ['an unknown bucket kind', { ...table, bucket: { column: 'day', kind: 'week' } }, 'bucket.kind must be one of date-text, date, epoch-day, epoch-hour, fixed (got "week")'],
-    ['a fixed bucket without a width', { ...table, bucket: { column: 'b', kind: 'fixed' } }, 'bucket: a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined'],
-    ['an unknown zone', { ...table, bucket: { column: 'day', kind: 'date-text', zone: 'Mars/Olympus' } }, 'bucket: unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")'],
-    ['an unknown time unit', { ...table, timeUnit: 'minutes' }, 'timeUnit must be one of milliseconds, seconds, microseconds (got "minutes")'],
-    ['no metrics', { ...table, metrics: {} }, 'metrics must map metric names to value columns, e.g. {"sensor.value": "value"} (got {})'],
-    ['a listed entity without its tag', { ...table, series: [{ room: 'x' }] }, 'series[0].id must be a string (got nothing)'],
-    ['a misspelt field', { ...table, metric: {} }, '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, timeUnit, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)'],
+    [
+      'a table name that is not a CQL name',
+      { ...table, table: 't;drop' },
+      'table must be a CQL name: a letter, then letters, digits or _, at most 48 (got "t;drop")',
+    ],
+    [
+      'an unknown bucket kind',
+      { ...table, bucket: { column: 'day', kind: 'week' } },
+      'bucket.kind must be one of date-text, date, epoch-day, epoch-hour, fixed (got "week")',
+    ],
+    [
+      'a fixed bucket without a width',
+      { ...table, bucket: { column: 'b', kind: 'fixed' } },
+      'bucket: a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined',
+    ],
+    [
+      'an unknown zone',
+      { ...table, bucket: { column: 'day', kind: 'date-text', zone: 'Mars/Olympus' } },
+      'bucket: unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")',
+    ],
+    [
+      'an unknown time unit',
+      { ...table, timeUnit: 'minutes' },
+      'timeUnit must be one of milliseconds, seconds, microseconds (got "minutes")',
+    ],
+    [
+      'no metrics',
+      { ...table, metrics: {} },
+      'metrics must map metric names to value columns, e.g. {"sensor.value": "value"} (got {})',
+    ],
+    [
+      'a listed entity without its tag',
+      { ...table, series: [{ room: 'x' }] },
+      'series[0].id must be a string (got nothing)',
+    ],
+    [
+      'a misspelt field',
+      { ...table, metric: {} },
+      '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, timeUnit, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)',
+    ],
   ])('refuses a table source with %s, naming the field', (_, source, message) => {
-    expect(() => loadSourcesFile(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
+    expect(() => loadSourcesFile(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)).toThrow(
+      `SOURCES_FILE source "a": ${message}`,
+    );
   });
 
   const heroic = { name: 'a', layout: 'heroic' };
   it.each([
     ['an unknown schema', { ...heroic, schema: 'v2' }, 'schema must be one of ng, legacy (got "v2")'],
-    ['a store field', { ...heroic, store: 'cassandra' }, '"store" is not a field of a heroic source (its fields: name, layout, schema, contactPoints, localDataCenter, keyspace, configure, catalogue, catalogueRefreshSeconds, series)'],
+    [
+      'a store field',
+      { ...heroic, store: 'cassandra' },
+      '"store" is not a field of a heroic source (its fields: name, layout, schema, contactPoints, localDataCenter, keyspace, configure, catalogue, catalogueRefreshSeconds, series)',
+    ],
     ['configure that is not a boolean', { ...heroic, configure: 'yes' }, 'configure must be true or false (got "yes")'],
-    ['a refresh of no seconds', { ...heroic, catalogueRefreshSeconds: 0 }, 'catalogueRefreshSeconds must be a whole number of seconds from 1 to 604800 (got 0)'],
-    ['both series and a catalogue', { ...heroic, series: [{ key: 'm' }], catalogue: '/x' }, 'series lists the series instead of a catalogue: leave out catalogue and catalogueRefreshSeconds'],
-    ['an empty series list', { ...heroic, series: [] }, 'series must be a non-empty list of {"key": ..., "tags": {...}, "resource": {...}} (got [])'],
-    ['a series without a key', { ...heroic, series: [{ tags: {} }] }, 'series[0].key must be a non-empty string (got nothing)'],
-    ['a tag that is not a string', { ...heroic, series: [{ key: 'm', tags: { host: 1 } }] }, 'series[0].tags.host must be a string (got 1)'],
-    ['a misspelt series field', { ...heroic, series: [{ key: 'm', tag: {} }] }, 'series[0].tag is not a field of a series (its fields: key, tags, resource)'],
-    ['a tag named as a resource entry', { ...heroic, series: [{ key: 'm', tags: { 'resource:pod': 'p' } }] }, 'series[0].tags.resource:pod must not start with "resource:": list it under resource'],
-    ['a resource in a legacy series', { ...heroic, schema: 'legacy', series: [{ key: 'm', resource: { r: 'x' } }] }, "series[0].resource must be empty: Heroic's legacy keys hold no resource"],
-    ['a bad keyspace', { ...heroic, keyspace: 'Heroic' }, 'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")'],
+    [
+      'a refresh of no seconds',
+      { ...heroic, catalogueRefreshSeconds: 0 },
+      'catalogueRefreshSeconds must be a whole number of seconds from 1 to 604800 (got 0)',
+    ],
+    [
+      'both series and a catalogue',
+      { ...heroic, series: [{ key: 'm' }], catalogue: '/x' },
+      'series lists the series instead of a catalogue: leave out catalogue and catalogueRefreshSeconds',
+    ],
+    [
+      'an empty series list',
+      { ...heroic, series: [] },
+      'series must be a non-empty list of {"key": ..., "tags": {...}, "resource": {...}} (got [])',
+    ],
+    [
+      'a series without a key',
+      { ...heroic, series: [{ tags: {} }] },
+      'series[0].key must be a non-empty string (got nothing)',
+    ],
+    [
+      'a tag that is not a string',
+      { ...heroic, series: [{ key: 'm', tags: { host: 1 } }] },
+      'series[0].tags.host must be a string (got 1)',
+    ],
+    [
+      'a misspelt series field',
+      { ...heroic, series: [{ key: 'm', tag: {} }] },
+      'series[0].tag is not a field of a series (its fields: key, tags, resource)',
+    ],
+    [
+      'a tag named as a resource entry',
+      { ...heroic, series: [{ key: 'm', tags: { 'resource:pod': 'p' } }] },
+      'series[0].tags.resource:pod must not start with "resource:": list it under resource',
+    ],
+    [
+      'a resource in a legacy series',
+      { ...heroic, schema: 'legacy', series: [{ key: 'm', resource: { r: 'x' } }] },
+      "series[0].resource must be empty: Heroic's legacy keys hold no resource",
+    ],
+    [
+      'a bad keyspace',
+      { ...heroic, keyspace: 'Heroic' },
+      'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")',
+    ],
   ])('refuses a heroic source with %s, naming the field', (_, source, message) => {
     expect(() => loadSourcesFile(file({ sources: [source] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
   });
 
   it('checks names against the primary source as PRIMARY_SOURCE_NAME names it', () => {
-    expect(loadSourcesFile(file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config).map((s) => s.name)).toEqual(['kairosdb']);
-    expect(() => loadSourcesFile(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config)).toThrow(
-      'SOURCES_FILE source "main": name is taken by the primary source (PRIMARY_SOURCE_NAME)',
-    );
+    expect(
+      loadSourcesFile(
+        file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
+      ).map((s) => s.name),
+    ).toEqual(['kairosdb']);
+    expect(() =>
+      loadSourcesFile(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config),
+    ).toThrow('SOURCES_FILE source "main": name is taken by the primary source (PRIMARY_SOURCE_NAME)');
   });
 });
 
@@ -184,14 +448,28 @@ const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 it('stops start-up with a message that names the source and the field', () => {
   const { path } = file({ sources: [{ ...embedded, layout: 'influx' }] });
-  const result = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, SOURCES_FILE: path, PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', main], {
+    env: { ...process.env, SOURCES_FILE: path, PORT: '0' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(result.status).toBe(2);
-  expect(result.stderr).toBe('kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")\n');
+  expect(result.stderr).toBe(
+    'kairograph: invalid configuration: SOURCES_FILE source "a": layout must be one of kairosdb, heroic, table (got "influx")\n',
+  );
 });
 
 it('starts with the sources of the file and serves them', async () => {
   const { path } = file({ sources: [{ ...embedded, name: 'archive', path: tempDir() }] });
-  const env = { ...process.env, SOURCES_FILE: path, DATA_DIR: tempDir(), SEED_DEMO: 'false', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+  const env = {
+    ...process.env,
+    SOURCES_FILE: path,
+    DATA_DIR: tempDir(),
+    SEED_DEMO: 'false',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  };
   const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     // The listening line names the URL and the sources; every line is read, since a full pipe would stall the server.
@@ -223,7 +501,15 @@ it('starts with the sources of the file and serves them', async () => {
 describe('openSources', () => {
   it('opens the primary source and every source of the file, each over its own store', async () => {
     const paths = [tempDir(), tempDir()];
-    const { config } = file({ sources: [{ ...embedded, name: 'one', path: paths[0] }, { ...embedded, name: 'two', path: paths[1] }] }, { PRIMARY_SOURCE_NAME: 'main' });
+    const { config } = file(
+      {
+        sources: [
+          { ...embedded, name: 'one', path: paths[0] },
+          { ...embedded, name: 'two', path: paths[1] },
+        ],
+      },
+      { PRIMARY_SOURCE_NAME: 'main' },
+    );
     const primary = await EmbeddedStore.open({ path: tempDir() });
     const sources = await openSources(config, primary, loadSourcesFile(config));
     try {
@@ -232,7 +518,9 @@ describe('openSources', () => {
         ['one', 'kairosdb', true],
         ['two', 'kairosdb', true],
       ]);
-      await sources.get('two').write({ series: [{ metric: 'm', tags: { h: 'x' }, type: 'long', ttlSeconds: 0, timestamps: [5], values: [7] }] });
+      await sources.get('two').write({
+        series: [{ metric: 'm', tags: { h: 'x' }, type: 'long', ttlSeconds: 0, timestamps: [5], values: [7] }],
+      });
       expect(await Promise.all(sources.all.map((s) => s.metricNames('')))).toEqual([[], [], ['m']]);
       const plan = await sources.get('two').findSeries(new IndexLoaders(), 'm', { startMs: 0, endMs: 10 }, () => true);
       expect(plan.partitions.map((key) => key.tags)).toEqual([{ h: 'x' }]);

@@ -22,7 +22,8 @@ export class Sources {
     this.all = [primary, ...others];
     for (const source of this.all) {
       // Configuration is validated with messages of its own (sources-file.ts); this guards code that builds sources.
-      if (!SOURCE_NAME.test(source.name)) throw new Error(`source name ${JSON.stringify(source.name)} ${SOURCE_NAME_RULE}`);
+      if (!SOURCE_NAME.test(source.name))
+        throw new Error(`source name ${JSON.stringify(source.name)} ${SOURCE_NAME_RULE}`);
       if (this.byName.has(source.name)) throw new Error(`two sources are named ${JSON.stringify(source.name)}`);
       this.byName.set(source.name, source);
     }
@@ -32,7 +33,8 @@ export class Sources {
   get(name: string | null | undefined, field = 'source'): Source {
     if (name === null || name === undefined) return this.primary;
     const source = this.byName.get(name);
-    if (source === undefined) throw new InputError(field, name, `must be one of the configured sources: ${[...this.byName.keys()].join(', ')}`);
+    if (source === undefined)
+      throw new InputError(field, name, `must be one of the configured sources: ${[...this.byName.keys()].join(', ')}`);
     return source;
   }
 

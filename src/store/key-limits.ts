@@ -18,7 +18,11 @@ export function utf8Bytes(text: string): number {
 export function checkMetricName(limits: StoreLimits, metric: string, field: string): void {
   const bytes = utf8Bytes(metric);
   if (bytes > limits.maxMetricBytes) {
-    throw new InputError(field, metric, `must be at most ${limits.maxMetricBytes} bytes in UTF-8, the longest metric name ${limits.store} keys hold (it is ${bytes} bytes)`);
+    throw new InputError(
+      field,
+      metric,
+      `must be at most ${limits.maxMetricBytes} bytes in UTF-8, the longest metric name ${limits.store} keys hold (it is ${bytes} bytes)`,
+    );
   }
 }
 
@@ -34,16 +38,30 @@ export function checkMetricPrefix(limits: StoreLimits, prefix: string, field: st
  * The keys one series of a write needs: its data_points row key and, where the store limits it, its row_keys
  * entry. `tagsField` names the tags in errors: with a valid metric name, only the tags can make these too large.
  */
-export function checkSeriesKeys(limits: StoreLimits, metric: string, dataType: string, tags: Tags, tagsField: string): void {
+export function checkSeriesKeys(
+  limits: StoreLimits,
+  metric: string,
+  dataType: string,
+  tags: Tags,
+  tagsField: string,
+): void {
   const typeBytes = utf8Bytes(dataType);
   const rowKey = rowKeyBytes(utf8Bytes(metric), typeBytes, utf8Bytes(encodeTagString(tags)));
   if (rowKey > limits.maxRowKeyBytes) {
-    throw new InputError(tagsField, tags, `make a row key of ${rowKey} bytes with the metric name, over the ${limits.maxRowKeyBytes} bytes ${limits.store} keys hold`);
+    throw new InputError(
+      tagsField,
+      tags,
+      `make a row key of ${rowKey} bytes with the metric name, over the ${limits.maxRowKeyBytes} bytes ${limits.store} keys hold`,
+    );
   }
   if (limits.maxRowKeysTagsBytes !== undefined) {
     const clustering = typeBytes + tagMapBytes(tags);
     if (clustering > limits.maxRowKeysTagsBytes) {
-      throw new InputError(tagsField, tags, `take ${clustering} bytes as a row_keys entry (data type and tag map), over the ${limits.maxRowKeysTagsBytes} bytes ${limits.store} keys hold`);
+      throw new InputError(
+        tagsField,
+        tags,
+        `take ${clustering} bytes as a row_keys entry (data type and tag map), over the ${limits.maxRowKeysTagsBytes} bytes ${limits.store} keys hold`,
+      );
     }
   }
 }

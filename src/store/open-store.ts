@@ -12,18 +12,33 @@ import type { Store } from './store.js';
 /** Which store, and where: the settings a source may give its own (the rest are the CASSANDRA_* and row settings). */
 export type StoreSettings =
   | { readonly kind: 'embedded'; readonly path: string }
-  | { readonly kind: 'cassandra'; readonly contactPoints: readonly string[]; readonly localDataCenter: string; readonly keyspace: string };
+  | {
+      readonly kind: 'cassandra';
+      readonly contactPoints: readonly string[];
+      readonly localDataCenter: string;
+      readonly keyspace: string;
+    };
 
 /** The store `STORE` names, with DATA_DIR or the CASSANDRA_* settings. */
 export function configuredStore(config: Config): StoreSettings {
   return config.store === 'embedded'
     ? { kind: 'embedded', path: config.dataDir }
-    : { kind: 'cassandra', contactPoints: config.cassandraContactPoints, localDataCenter: config.cassandraLocalDc, keyspace: config.cassandraKeyspace };
+    : {
+        kind: 'cassandra',
+        contactPoints: config.cassandraContactPoints,
+        localDataCenter: config.cassandraLocalDc,
+        keyspace: config.cassandraKeyspace,
+      };
 }
 
-export async function openStore(config: Config, log?: Logger, settings: StoreSettings = configuredStore(config)): Promise<Store> {
+export async function openStore(
+  config: Config,
+  log?: Logger,
+  settings: StoreSettings = configuredStore(config),
+): Promise<Store> {
   const spec = { rowTimeUnit: config.rowTimeUnit, ...(config.rowWidth > 0 ? { rowWidth: config.rowWidth } : {}) };
-  if (settings.kind === 'embedded') return EmbeddedStore.open({ path: settings.path, ...spec, tagIndexedMetrics: config.tagIndexedMetrics });
+  if (settings.kind === 'embedded')
+    return EmbeddedStore.open({ path: settings.path, ...spec, tagIndexedMetrics: config.tagIndexedMetrics });
   return new CassandraStore({
     contactPoints: settings.contactPoints,
     localDataCenter: settings.localDataCenter,

@@ -23,7 +23,8 @@ describe('toPartitionWrites', () => {
       [1000, [500], [8]],
       [0, [3, 5], [8, 8]],
     ]);
-    const last = toPartitionWrites(spec, { series: [{ ...series('m', 'a', 0, [5, 5]), values: [1, 2] }] }).partitions[0]!;
+    const last = toPartitionWrites(spec, { series: [{ ...series('m', 'a', 0, [5, 5]), values: [1, 2] }] })
+      .partitions[0]!;
     expect(Buffer.from(last.values[0]!).readDoubleBE()).toBe(2);
   });
 
@@ -45,7 +46,14 @@ describe('toPartitionWrites', () => {
   });
 
   it('gives each partition the index TTL of its longest-lived cell plus a row width, or none when one cell never expires', () => {
-    const { partitions } = toPartitionWrites(spec, { series: [series('m', 'a', 10, [1]), series('m', 'a', 20, [2]), series('m', 'b', 10, [1]), series('m', 'b', 0, [2])] });
+    const { partitions } = toPartitionWrites(spec, {
+      series: [
+        series('m', 'a', 10, [1]),
+        series('m', 'a', 20, [2]),
+        series('m', 'b', 10, [1]),
+        series('m', 'b', 0, [2]),
+      ],
+    });
     expect(partitions.map((p) => [p.key.tags.h, p.indexTtlSeconds])).toEqual([
       ['a', 21],
       ['b', 0],
@@ -54,7 +62,13 @@ describe('toPartitionWrites', () => {
 
   it('writes each row time index entry and metric name once, with the longest index TTL of its series', () => {
     const { rowTimes, metrics } = toPartitionWrites(spec, {
-      series: [series('m', 'a', 10, [1, 1001]), series('m', 'b', 30, [2]), series('n', 'a', 10, [3]), series('n', 'b', 0, [4]), series('o', 'a', 5, [])],
+      series: [
+        series('m', 'a', 10, [1, 1001]),
+        series('m', 'b', 30, [2]),
+        series('n', 'a', 10, [3]),
+        series('n', 'b', 0, [4]),
+        series('o', 'a', 5, []),
+      ],
     });
     expect(rowTimes).toEqual([
       { metric: 'm', rowTime: 0, ttlSeconds: 31 },

@@ -88,7 +88,8 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
       partitions.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
       const id = `${key.rowTime}\u0000${key.metric}`;
       const rowTime = rowTimes.get(id);
-      if (rowTime === undefined) rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds });
+      if (rowTime === undefined)
+        rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds });
       else rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
       metrics.add(key.metric);
     }

@@ -21,7 +21,10 @@ describe('row spec', () => {
   it('reads stored spec text and rejects what is not a unit or a positive integer', () => {
     expect(parseRowSpec('SECONDS', '60')).toEqual({ unit: 'SECONDS', width: 60 });
     expect(() => parseRowSpec('HOURS', '60')).toThrow(new Error('spec row_time_unit is not a known unit: "HOURS"'));
-    expect(() => parseRowSpec('LEGACY', '1e3', 'keyspace k')).toThrow(new Error('spec row_width of keyspace k is not a positive integer: "1e3"'));
-    for (const width of ['0', '-5', ' 7', '', '9007199254740993']) expect(() => parseRowSpec('LEGACY', width)).toThrow(/row_width is not a positive integer/);
+    expect(() => parseRowSpec('LEGACY', '1e3', 'keyspace k')).toThrow(
+      new Error('spec row_width of keyspace k is not a positive integer: "1e3"'),
+    );
+    for (const width of ['0', '-5', ' 7', '', '9007199254740993'])
+      expect(() => parseRowSpec('LEGACY', width)).toThrow(/row_width is not a positive integer/);
   });
 });

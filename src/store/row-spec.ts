@@ -17,7 +17,8 @@ export function initialRowWidth(unit: string, configured: number | undefined): s
 /** The spec rows' text as a RowSpec; `owner` names the store's data in errors (e.g. `keyspace kairosdb`). */
 export function parseRowSpec(unit: string, width: string, owner?: string): RowSpec {
   const of = owner === undefined ? '' : ` of ${owner}`;
-  if (unit !== 'MILLISECONDS' && unit !== 'SECONDS' && unit !== 'LEGACY') throw new Error(`spec row_time_unit${of} is not a known unit: ${JSON.stringify(unit)}`);
+  if (unit !== 'MILLISECONDS' && unit !== 'SECONDS' && unit !== 'LEGACY')
+    throw new Error(`spec row_time_unit${of} is not a known unit: ${JSON.stringify(unit)}`);
   const number = Number(width);
   if (!/^\d+$/.test(width) || !Number.isSafeInteger(number) || number <= 0) {
     throw new Error(`spec row_width${of} is not a positive integer: ${JSON.stringify(width)}`);

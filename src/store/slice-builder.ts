@@ -45,7 +45,8 @@ export class SliceBuilder {
     private readonly firstCapacity: number = pageSize,
   ) {
     const kind = sliceKindOf(key.dataType);
-    if (kind === undefined) throw new Error(`cannot decode data type ${JSON.stringify(key.dataType)} of metric ${key.metric}`);
+    if (kind === undefined)
+      throw new Error(`cannot decode data type ${JSON.stringify(key.dataType)} of metric ${key.metric}`);
     this.legacy = kind === 'legacy';
     this.rowKind = kind === 'legacy' ? undefined : kind;
   }
@@ -186,7 +187,13 @@ export class SliceBuilder {
       case 'string':
         return { key, kind: 'string', timestamps, values: this.strings! };
       case 'complex':
-        return { key, kind: 'complex', timestamps, values: this.numbers.subarray(0, n), imaginary: this.imaginary!.subarray(0, n) };
+        return {
+          key,
+          kind: 'complex',
+          timestamps,
+          values: this.numbers.subarray(0, n),
+          imaginary: this.imaginary!.subarray(0, n),
+        };
       default: {
         const slice = { key, kind: this.kind as 'long' | 'double', timestamps, values: this.numbers.subarray(0, n) };
         return this.exact === undefined ? slice : { ...slice, exact: this.exact.subarray(0, n) };

@@ -181,7 +181,13 @@ export interface Store {
    * From the tag index: the series of a metric at one row time whose tag `tag` is `value`, at most `limit` of them
    * (`complete` says whether that is all). Only for tags `indexedTags` names for that row time.
    */
-  tagIndexedRowKeys?(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys>;
+  tagIndexedRowKeys?(
+    metric: string,
+    rowTime: number,
+    tag: string,
+    value: string,
+    limit?: number,
+  ): Promise<TaggedRowKeys>;
 
   /** The legacy `row_key_index` (KairosDB ≤ 1.1) for the row times covering [start, end]. Stores without it return []. */
   legacyRowKeys(metric: string, startMs: number, endMs: number): Promise<RowKey[]>;
@@ -208,6 +214,7 @@ export interface Store {
    * Resolves when the store answers a trivial read, with what it knows of its servers when it has several (GET /ready
    * shows it); rejects with a StoreUnavailableError otherwise.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store with nothing to report resolves with nothing.
   ping(): Promise<PingReport | void>;
 
   /** Where the store creates and repairs a schema of its own (the Cassandra store): how that stands. */
@@ -239,7 +246,14 @@ export interface ServiceIndex {
    * (`untilMs` before `nowMs`), or when `owner` holds it already (the claim is then extended); never once the key is
    * completed. A claim's key must only ever be written by `claim` and `complete`, never by `set` or `delete`.
    */
-  claim(service: string, serviceKey: string, key: string, owner: string, nowMs: number, untilMs: number): Promise<Claim>;
+  claim(
+    service: string,
+    serviceKey: string,
+    key: string,
+    owner: string,
+    nowMs: number,
+    untilMs: number,
+  ): Promise<Claim>;
   /**
    * Marks a claimed key completed, for good, when `owner` still holds it; false when its claim was lost (it expired
    * and another owner took it, or it was completed already).

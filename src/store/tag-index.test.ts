@@ -28,7 +28,14 @@ describe('TagIndexCoverage', () => {
   it('names the tags whose entry is in force from before the row time', () => {
     const cfg = config({ cpu: ['host', 'dc'], mem: [] });
     expect(coverageEntries(cfg)).toEqual(['["cpu","dc"]', '["cpu","host"]', '["mem"]']);
-    const coverage = new TagIndexCoverage(cfg, new Map([['["cpu","dc"]', 2000], ['["cpu","host"]', Number.MIN_SAFE_INTEGER], ['["mem"]', 1000]]));
+    const coverage = new TagIndexCoverage(
+      cfg,
+      new Map([
+        ['["cpu","dc"]', 2000],
+        ['["cpu","host"]', Number.MIN_SAFE_INTEGER],
+        ['["mem"]', 1000],
+      ]),
+    );
     expect(coverage.indexedTags('cpu', 1000)).toEqual(new Set(['host']));
     expect(coverage.indexedTags('cpu', 2000)).toEqual(new Set(['host', 'dc']));
     expect(coverage.indexedTags('mem', 0)).toEqual(new Set());

@@ -36,18 +36,21 @@ const NO_TAGS: ReadonlySet<string> = new Set();
 export function parseTagIndexConfig(value: unknown): TagIndexConfig {
   if (Array.isArray(value)) {
     const metrics = new Map<string, IndexedTags>();
-    value.forEach((metric, i) => metrics.set(nonEmptyString(metric, `[${i}]`, 'a metric name'), 'all'));
+    for (const [i, metric] of value.entries()) metrics.set(nonEmptyString(metric, `[${i}]`, 'a metric name'), 'all');
     // KairosDB puts the key `*` in its map and then indexes every tag of every metric, whatever else is listed.
     if (metrics.has('*')) return { everyMetric: true, metrics: new Map() };
     return { everyMetric: false, metrics };
   }
   if (typeof value !== 'object' || value === null) {
-    throw new Error(`must be a JSON object from metric to a list of tags, or a JSON list of metrics (got ${JSON.stringify(value)})`);
+    throw new Error(
+      `must be a JSON object from metric to a list of tags, or a JSON list of metrics (got ${JSON.stringify(value)})`,
+    );
   }
   const metrics = new Map<string, IndexedTags>();
   for (const [metric, tags] of Object.entries(value)) {
     if (metric.length === 0) throw new Error('names an empty metric');
-    if (!Array.isArray(tags)) throw new Error(`must give metric ${JSON.stringify(metric)} a list of tags (got ${JSON.stringify(tags)})`);
+    if (!Array.isArray(tags))
+      throw new Error(`must give metric ${JSON.stringify(metric)} a list of tags (got ${JSON.stringify(tags)})`);
     const names = tags.map((tag, i) => nonEmptyString(tag, `.${metric}[${i}]`, 'a tag name'));
     metrics.set(metric, names.length === 0 || names.includes('*') ? 'all' : new Set(names));
   }
@@ -153,7 +156,10 @@ export class TagIndexCoverage {
 
   /** A configuration whose every entry covers every period (a store that indexed all it holds). */
   static complete(config: TagIndexConfig): TagIndexCoverage {
-    return new TagIndexCoverage(config, new Map(coverageEntries(config).map((entry) => [entry, Number.MIN_SAFE_INTEGER])));
+    return new TagIndexCoverage(
+      config,
+      new Map(coverageEntries(config).map((entry) => [entry, Number.MIN_SAFE_INTEGER])),
+    );
   }
 
   /** The tags of `metric` whose index is complete at `rowTime`. */
@@ -170,6 +176,7 @@ export class TagIndexCoverage {
 }
 
 function nonEmptyString(value: unknown, path: string, what: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new Error(`must have ${what} at ${path} (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw new Error(`must have ${what} at ${path} (got ${JSON.stringify(value)})`);
   return value;
 }

@@ -27,25 +27,44 @@ describe('validateWrite', () => {
   });
 
   it('takes a series whose only tag is __proto__, which used to leave none', () => {
-    const [written] = validateWrite([series({ tags: JSON.parse('{"__proto__": "x"}') as unknown })], 'series', LIMITS).series;
+    const [written] = validateWrite(
+      [series({ tags: JSON.parse('{"__proto__": "x"}') as unknown })],
+      'series',
+      LIMITS,
+    ).series;
     expect(Object.keys(written!.tags)).toEqual(['__proto__']);
   });
 
   it('takes timestamps at both ends of ±8.64e15 ms and refuses one beyond, naming the point', () => {
-    const points = [{ timestamp: -8_640_000_000_000_000, value: 1 }, { timestamp: 8_640_000_000_000_000, value: 2 }];
-    expect(validateWrite([series({ points })], 'series', LIMITS).series[0]!.timestamps).toEqual([-8_640_000_000_000_000, 8_640_000_000_000_000]);
+    const points = [
+      { timestamp: -8_640_000_000_000_000, value: 1 },
+      { timestamp: 8_640_000_000_000_000, value: 2 },
+    ];
+    expect(validateWrite([series({ points })], 'series', LIMITS).series[0]!.timestamps).toEqual([
+      -8_640_000_000_000_000, 8_640_000_000_000_000,
+    ]);
     const far = [...points, { timestamp: 8_640_000_000_000_001, value: 3 }];
-    expect(() => validateWrite([series({}), series({ points: far })], 'series', LIMITS)).toThrow(new InputError('series[1].points[2].timestamp', 8_640_000_000_000_001, RULE));
+    expect(() => validateWrite([series({}), series({ points: far })], 'series', LIMITS)).toThrow(
+      new InputError('series[1].points[2].timestamp', 8_640_000_000_000_001, RULE),
+    );
   });
 
   it("refuses a metric name or tags too large for the store's keys, naming the field and the limit", () => {
     const name = 'n'.repeat(1965);
     expect(() => validateWrite([series({}), series({ metric: name })], 'series', LIMITS)).toThrow(
-      new InputError('series[1].metric', name, "must be at most 1964 bytes in UTF-8, the longest metric name the embedded store's keys hold (it is 1965 bytes)"),
+      new InputError(
+        'series[1].metric',
+        name,
+        "must be at most 1964 bytes in UTF-8, the longest metric name the embedded store's keys hold (it is 1965 bytes)",
+      ),
     );
     const tags = { h: 'v'.repeat(1950) };
     expect(() => validateWrite([series({ tags })], 'series', LIMITS)).toThrow(
-      new InputError('series[0].tags', tags, "make a row key of 1976 bytes with the metric name, over the 1971 bytes the embedded store's keys hold"),
+      new InputError(
+        'series[0].tags',
+        tags,
+        "make a row key of 1976 bytes with the metric name, over the 1971 bytes the embedded store's keys hold",
+      ),
     );
   });
 });

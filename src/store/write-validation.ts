@@ -53,21 +53,33 @@ const MIN_LONG = -(2n ** 63n);
 const MAX_LONG = 2n ** 63n - 1n;
 
 /** `path` names the list in the caller's vocabulary (`series` in GraphQL), for error fields like `series[2].points[0].value`. */
-export function validateWrite(input: readonly SeriesInput[], path: string, limits: WriteLimits, readTimestamp: TimestampReader = epochMillis): WriteBatch {
+export function validateWrite(
+  input: readonly SeriesInput[],
+  path: string,
+  limits: WriteLimits,
+  readTimestamp: TimestampReader = epochMillis,
+): WriteBatch {
   let total = 0;
   for (const series of input) total += series.points.length;
-  if (total > limits.maxPoints) throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
+  if (total > limits.maxPoints)
+    throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
   return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, limits, readTimestamp)) };
 }
 
-function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, readTimestamp: TimestampReader): SeriesWrite {
+function validateSeries(
+  series: SeriesInput,
+  path: string,
+  limits: WriteLimits,
+  readTimestamp: TimestampReader,
+): SeriesWrite {
   const { keys } = limits;
   const metric = validateMetricName(series.metric, `${path}.metric`, keys);
   const tags = validateTags(series.tags, `${path}.tags`, limits.allowNoTags === true);
   checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
   const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
   const doublesOnly = keys.doublesOnly;
-  if (doublesOnly !== undefined && series.type === 'string') throw new InputError(`${path}.type`, series.type, `must be double or long: ${doublesOnly} values are doubles`);
+  if (doublesOnly !== undefined && series.type === 'string')
+    throw new InputError(`${path}.type`, series.type, `must be double or long: ${doublesOnly} values are doubles`);
   const parse = VALUE_PARSERS[series.type];
   const points = series.points;
   const timestamps: number[] = new Array(points.length);
@@ -76,12 +88,20 @@ function validateSeries(series: SeriesInput, path: string, limits: WriteLimits, 
     const point = points[j]!;
     timestamps[j] = readTimestamp(point.timestamp, path, j);
     if (keys.minTimestampMs !== undefined && timestamps[j]! < keys.minTimestampMs) {
-      throw new InputError(`${pointPath(path, j)}.timestamp`, point.timestamp, `must be at least ${keys.minTimestampMs}: ${keys.store} partitions start there`);
+      throw new InputError(
+        `${pointPath(path, j)}.timestamp`,
+        point.timestamp,
+        `must be at least ${keys.minTimestampMs}: ${keys.store} partitions start there`,
+      );
     }
     values[j] = parse(point.value, path, j);
     // A long goes into a double column: only one the double holds exactly.
     if (doublesOnly !== undefined && typeof values[j] === 'bigint') {
-      throw new InputError(valueField(path, j), point.value, `must be within ±2^53 to be held exactly: ${doublesOnly} values are doubles`);
+      throw new InputError(
+        valueField(path, j),
+        point.value,
+        `must be within ±2^53 to be held exactly: ${doublesOnly} values are doubles`,
+      );
     }
   }
   return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
@@ -101,7 +121,8 @@ export function validateMetricName(value: unknown, field: string, keys: StoreLim
 }
 
 function validateTags(value: unknown, field: string, allowNoTags: boolean): Tags {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(field, value, 'must be an object of tag names to values');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InputError(field, value, 'must be an object of tag names to values');
   const entries = Object.entries(value);
   // KairosDB rejects series without tags at ingest.
   if (entries.length === 0 && !allowNoTags) throw new InputError(field, value, 'must hold at least one tag');
@@ -130,7 +151,10 @@ export function epochMillis(value: unknown, seriesPath: string, index: number): 
 }
 
 /** A point's value for its series' type; errors name `<point path>.value`. */
-const VALUE_PARSERS: Record<ValueType, (value: unknown, seriesPath: string, index: number) => number | bigint | string> = {
+const VALUE_PARSERS: Record<
+  ValueType,
+  (value: unknown, seriesPath: string, index: number) => number | bigint | string
+> = {
   long(value, seriesPath, index) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
     let integer: bigint;
@@ -138,21 +162,29 @@ const VALUE_PARSERS: Record<ValueType, (value: unknown, seriesPath: string, inde
     else if (typeof value === 'bigint') integer = value;
     else if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) integer = BigInt(value.trim());
     else throw new InputError(valueField(seriesPath, index), value, 'must be an integer for type long');
-    if (integer < MIN_LONG || integer > MAX_LONG) throw new InputError(valueField(seriesPath, index), value, 'must fit in a signed 64-bit long');
+    if (integer < MIN_LONG || integer > MAX_LONG)
+      throw new InputError(valueField(seriesPath, index), value, 'must fit in a signed 64-bit long');
     return integer >= -MAX_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
   },
   double(value, seriesPath, index) {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) throw new InputError(valueField(seriesPath, index), value, 'must be a finite number for type double');
+    if (typeof number !== 'number' || !Number.isFinite(number))
+      throw new InputError(valueField(seriesPath, index), value, 'must be a finite number for type double');
     return number;
   },
   string(value, seriesPath, index) {
-    if (typeof value !== 'string') throw new InputError(valueField(seriesPath, index), value, 'must be a string for type string');
+    if (typeof value !== 'string')
+      throw new InputError(valueField(seriesPath, index), value, 'must be a string for type string');
     // KairosDB 1.3 refuses an empty value whatever its type ("value may not be empty"), so no store holds one.
     if (value === '') throw new InputError(valueField(seriesPath, index), value, 'must not be empty');
     const bytes = modifiedUtf8Length(value);
-    if (bytes > MAX_STRING_BYTES) throw new InputError(valueField(seriesPath, index), `${value.slice(0, 20)}…`, `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`);
+    if (bytes > MAX_STRING_BYTES)
+      throw new InputError(
+        valueField(seriesPath, index),
+        `${value.slice(0, 20)}…`,
+        `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`,
+      );
     return value;
   },
 };

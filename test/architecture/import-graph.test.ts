@@ -15,7 +15,17 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Directories above the seam. */
-const ABOVE_SEAM = ['src/cache', 'src/copy', 'src/engine', 'src/graphql', 'src/http', 'src/kairos-rest', 'src/query', 'src/rollups', 'src/server'];
+const ABOVE_SEAM = [
+  'src/cache',
+  'src/copy',
+  'src/engine',
+  'src/graphql',
+  'src/http',
+  'src/kairos-rest',
+  'src/query',
+  'src/rollups',
+  'src/server',
+];
 
 /** Why an import target is out of bounds for a module above the seam, or undefined when it is not. */
 function forbidden(target: string): string | undefined {
@@ -33,7 +43,8 @@ function seamViolations(files: ReadonlyMap<string, string>): string[] {
       if (!fileName.startsWith('.')) continue;
       const target = join(dirname(file), fileName).replaceAll('\\', '/').replace(/\.js$/, '.ts');
       const why = forbidden(target);
-      if (why !== undefined) violations.push(`${file} imports ${fileName}: ${why}, below the seam (go through src/sources/*.ts)`);
+      if (why !== undefined)
+        violations.push(`${file} imports ${fileName}: ${why}, below the seam (go through src/sources/*.ts)`);
     }
   }
   return violations;
@@ -43,11 +54,24 @@ function seamViolations(files: ReadonlyMap<string, string>): string[] {
 function importsOf(file: string, text: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push(node.arguments[0].text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       found.push(node.argument.literal.text);
     }
     ts.forEachChild(node, visit);
@@ -69,15 +93,28 @@ describe('the layout seam', () => {
   it('is the only way from the engine, the planner, the cache, the server, the front ends and the copy tool to where series live', () => {
     const files = sourceFiles('src');
     // Not vacuous: every directory above the seam has modules, and they import the seam.
-    for (const dir of ABOVE_SEAM) expect([...files.keys()].filter((f) => f.startsWith(`${dir}/`) && !f.endsWith('.test.ts')).length, dir).toBeGreaterThan(2);
+    for (const dir of ABOVE_SEAM)
+      expect(
+        [...files.keys()].filter((f) => f.startsWith(`${dir}/`) && !f.endsWith('.test.ts')).length,
+        dir,
+      ).toBeGreaterThan(2);
     expect(seamViolations(files)).toEqual([]);
   });
 
   it('finds every kind of import that goes around it', () => {
     const files = new Map([
-      ['src/engine/sneaky.ts', "import { EmbeddedStore } from '../store/embedded/embedded-store.js';\nexport { rowTimeOf } from '../store/format/index.js';"],
-      ['src/graphql/lazy.ts', "const m = await import('../sources/kairosdb/plan.js');\nimport type { Store } from '../store/store.js';\ntype Key = import('../store/store.js').RowKey;"],
-      ['src/kairos-rest/fine.ts', "import type { Source } from '../sources/source.js';\nimport { Sources } from '../sources/sources.js';"],
+      [
+        'src/engine/sneaky.ts',
+        "import { EmbeddedStore } from '../store/embedded/embedded-store.js';\nexport { rowTimeOf } from '../store/format/index.js';",
+      ],
+      [
+        'src/graphql/lazy.ts',
+        "const m = await import('../sources/kairosdb/plan.js');\nimport type { Store } from '../store/store.js';\ntype Key = import('../store/store.js').RowKey;",
+      ],
+      [
+        'src/kairos-rest/fine.ts',
+        "import type { Source } from '../sources/source.js';\nimport { Sources } from '../sources/sources.js';",
+      ],
       // Below the seam, and tests, may use stores.
       ['src/sources/kairosdb/kairosdb-source.ts', "import type { Store } from '../../store/store.js';"],
       ['src/engine/execute.test.ts', "import { EmbeddedStore } from '../store/embedded/embedded-store.js';"],

@@ -11,16 +11,22 @@ import { expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FILES = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n')
-  .filter((file) => file !== '' && /\.(md|ts|json|graphql|yml|sh|conf|xml)$/.test(file) && existsSync(join(ROOT, file)));
+  .filter(
+    (file) => file !== '' && /\.(md|ts|json|graphql|yml|sh|conf|xml)$/.test(file) && existsSync(join(ROOT, file)),
+  );
 
 /** Recorded benchmark runs keep the directory their server ran in, as the run printed it: a record, not a reference. */
 const RECORDS = new Set(['bench/RESULTS.md']);
 
 it('names no path outside the repository', () => {
-  const outside = FILES.filter((file) => !RECORDS.has(file) && file !== 'test/architecture/self-contained.test.ts').flatMap((file) =>
+  const outside = FILES.filter(
+    (file) => !RECORDS.has(file) && file !== 'test/architecture/self-contained.test.ts',
+  ).flatMap((file) =>
     readFileSync(join(ROOT, file), 'utf8')
       .split('\n')
-      .flatMap((line, i) => (/\/work\/|shared\/reference|\.\.\/shared\//.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+      .flatMap((line, i) =>
+        /\/work\/|shared\/reference|\.\.\/shared\//.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+      ),
   );
   expect(outside).toEqual([]);
 });

@@ -48,9 +48,18 @@ function counted(inner: Store): Counted {
     },
     held: () => waiting.length,
     store: delegatingStore(inner, {
-      rowTimes: (metric, start, end) => (c.calls.rowTimes++, inner.rowTimes(metric, start, end)),
-      rowKeys: (metric, rowTime) => (c.calls.rowKeys++, inner.rowKeys(metric, rowTime)),
-      legacyRowKeys: (metric, start, end) => (c.calls.legacyRowKeys++, inner.legacyRowKeys(metric, start, end)),
+      rowTimes: (metric, start, end) => {
+        c.calls.rowTimes++;
+        return inner.rowTimes(metric, start, end);
+      },
+      rowKeys: (metric, rowTime) => {
+        c.calls.rowKeys++;
+        return inner.rowKeys(metric, rowTime);
+      },
+      legacyRowKeys: (metric, start, end) => {
+        c.calls.legacyRowKeys++;
+        return inner.legacyRowKeys(metric, start, end);
+      },
       async *scan(key: RowKey, start: number, end: number, options?: ScanOptions): AsyncGenerator<Slice> {
         c.calls.scans++;
         c.scanSignals.push(options?.signal);
@@ -92,14 +101,27 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const c = counted(await createStore());
       const config = loadConfig({ SEED_DEMO: 'false', ...env, ...extra });
       const lines: string[] = [];
-      const gateway = createGateway({ sources: primaryOnly(config, c.store), config, log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
+      const gateway = createGateway({
+        sources: primaryOnly(config, c.store),
+        config,
+        log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+      });
       const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
       open.push({ store: c.store, server });
       const graphql = async (query: string, signal?: AbortSignal) => {
-        const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), ...(signal ? { signal } : {}) });
+        const response = await fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+          ...(signal ? { signal } : {}),
+        });
         return { status: response.status, body: (await response.json()) as Record<string, unknown> };
       };
-      const body = HOSTS.map((host, h) => ({ name: 'cpu', tags: { host }, datapoints: Array.from({ length: POINTS }, (_, i) => [T0 + i * STEP, h * 1000 + (i % 97)]) }));
+      const body = HOSTS.map((host, h) => ({
+        name: 'cpu',
+        tags: { host },
+        datapoints: Array.from({ length: POINTS }, (_, i) => [T0 + i * STEP, h * 1000 + (i % 97)]),
+      }));
       expect((await callRest(server.url, 'POST', '/api/v1/datapoints', { body })).status).toBe(204);
       Object.assign(c.calls, { rowTimes: 0, rowKeys: 0, legacyRowKeys: 0, scans: 0 });
       return Object.assign(c, { url: server.url, gateway, lines, graphql });
@@ -116,30 +138,43 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const bodies = (await Promise.all(answers)).map((a) => {
         expect(a.status).toBe(200);
         const { extensions, ...body } = a.body;
-        return [body, (extensions as { statistics: { queries: { shared: boolean }[] } }).statistics.queries[0]!.shared] as const;
+        return [
+          body,
+          (extensions as { statistics: { queries: { shared: boolean }[] } }).statistics.queries[0]!.shared,
+        ] as const;
       });
       expect(new Set(bodies.map(([body]) => JSON.stringify(body))).size).toBe(1);
       expect(bodies.filter(([, shared]) => shared).length).toBe(31);
       // One row time (3-week rows), so one read of each index table, and one scan per host.
       expect(gw.calls).toEqual({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 3 });
       const [body] = bodies[0]!;
-      expect((body['data'] as { cpu: { sampleSize: number }[] }).cpu.map((s) => s.sampleSize)).toEqual([POINTS, POINTS, POINTS]);
+      expect((body['data'] as { cpu: { sampleSize: number }[] }).cpu.map((s) => s.sampleSize)).toEqual([
+        POINTS,
+        POINTS,
+        POINTS,
+      ]);
     });
 
     it('reads a partition once for different queries that read it at the same time', async () => {
       const gw = await start();
       gw.hold = true;
-      const perMinute = (name: string) => `series(metric: "cpu", from: ${T0}, to: ${END}, where: [{ tag: "host", in: ["web-1"] }], aggregators: [{ ${name}: { sampling: { value: 1, unit: MINUTES } } }]) { sampleSize points { value } }`;
+      const perMinute = (name: string) =>
+        `series(metric: "cpu", from: ${T0}, to: ${END}, where: [{ tag: "host", in: ["web-1"] }], aggregators: [{ ${name}: { sampling: { value: 1, unit: MINUTES } } }]) { sampleSize points { value } }`;
       const answers = [gw.graphql(`{ avg: ${perMinute('avg')} }`), gw.graphql(`{ max: ${perMinute('max')} }`)];
       await expect.poll(() => gw.gateway.shared.scans.joins).toBe(1);
       gw.release();
       const [avg, max] = (await Promise.all(answers)).map((a) => a.body);
       expect(gw.calls.scans).toBe(1);
-      const series = (body: Record<string, unknown>, alias: string) => (body['data'] as Record<string, { sampleSize: number; points: { value: number }[] }[]>)[alias]![0]!;
+      const series = (body: Record<string, unknown>, alias: string) =>
+        (body['data'] as Record<string, { sampleSize: number; points: { value: number }[] }[]>)[alias]![0]!;
       // web-1 reads i % 97 at point i: the minute of points 6m..6m+5.
       const minute = (m: number) => Array.from({ length: 6 }, (_, k) => (6 * m + k) % 97);
-      expect(series(avg!, 'avg').points.map((p) => p.value)).toEqual(Array.from({ length: 360 }, (_, m) => minute(m).reduce((a, b) => a + b) / 6));
-      expect(series(max!, 'max').points.map((p) => p.value)).toEqual(Array.from({ length: 360 }, (_, m) => Math.max(...minute(m))));
+      expect(series(avg!, 'avg').points.map((p) => p.value)).toEqual(
+        Array.from({ length: 360 }, (_, m) => minute(m).reduce((a, b) => a + b) / 6),
+      );
+      expect(series(max!, 'max').points.map((p) => p.value)).toEqual(
+        Array.from({ length: 360 }, (_, m) => Math.max(...minute(m))),
+      );
       expect([series(avg!, 'avg').sampleSize, series(max!, 'max').sampleSize]).toEqual([POINTS, POINTS]);
     });
 
@@ -196,21 +231,36 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const before = await gw.graphql(query);
       const again = await gw.graphql(query);
       expect(again.body['data']).toEqual(before.body['data']);
-      const web1 = (r: { body: Record<string, unknown> }) => (r.body['data'] as { cpu: { host: string; sampleSize: number; points: { epochMs: number; value: number }[] }[] }).cpu.find((s) => s.host === 'web-1');
+      const web1 = (r: { body: Record<string, unknown> }) =>
+        (
+          r.body['data'] as {
+            cpu: { host: string; sampleSize: number; points: { epochMs: number; value: number }[] }[];
+          }
+        ).cpu.find((s) => s.host === 'web-1');
 
       // A point in a minute that was cached, through GraphQL: that minute's average and the sample size change.
-      await gw.graphql(`mutation { addPoints(series: [{ metric: "cpu", tags: [{ name: "host", value: "web-1" }], points: [{ time: ${T0 + 60_000 + 5_000}, value: 1000000 }] }]) { points } }`);
+      await gw.graphql(
+        `mutation { addPoints(series: [{ metric: "cpu", tags: [{ name: "host", value: "web-1" }], points: [{ time: ${T0 + 60_000 + 5_000}, value: 1000000 }] }]) { points } }`,
+      );
       const afterWrite = web1(await gw.graphql(query))!;
       expect(afterWrite.sampleSize).toBe(POINTS + 1);
       expect(afterWrite.points[1]!.value).toBe((6 + 7 + 8 + 9 + 10 + 11 + 1_000_000) / 7);
 
       // Through REST: a point in another cached minute.
-      const rest = await callRest(gw.url, 'POST', '/api/v1/datapoints', { body: [{ name: 'cpu', tags: { host: 'web-1' }, datapoints: [[T0 + 120_000 + 5_000, 2000000]] }] });
+      const rest = await callRest(gw.url, 'POST', '/api/v1/datapoints', {
+        body: [{ name: 'cpu', tags: { host: 'web-1' }, datapoints: [[T0 + 120_000 + 5_000, 2000000]] }],
+      });
       expect(rest.status).toBe(204);
       expect(web1(await gw.graphql(query))!.points[2]!.value).toBe((12 + 13 + 14 + 15 + 16 + 17 + 2_000_000) / 7);
 
       // A REST delete of web-1's first hour, then of the whole metric.
-      const deleted = await callRest(gw.url, 'POST', '/api/v1/datapoints/delete', { body: { start_absolute: T0, end_absolute: T0 + 3_600_000 - 1, metrics: [{ name: 'cpu', tags: { host: ['web-1'] } }] } });
+      const deleted = await callRest(gw.url, 'POST', '/api/v1/datapoints/delete', {
+        body: {
+          start_absolute: T0,
+          end_absolute: T0 + 3_600_000 - 1,
+          metrics: [{ name: 'cpu', tags: { host: ['web-1'] } }],
+        },
+      });
       expect(deleted.status).toBe(204);
       const afterDelete = web1(await gw.graphql(query))!;
       expect([afterDelete.sampleSize, afterDelete.points[0]!.epochMs]).toEqual([POINTS - 360, T0 + 3_600_000]);
@@ -220,14 +270,18 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
 
     it('keeps what save_as writes visible to the next request', async () => {
       const gw = await start();
-      await gw.graphql(`mutation { addPoints(series: [{ metric: "cpu.copy", tags: [{ name: "host", value: "seed" }], points: [{ time: ${T0 + 1_000}, value: 1 }] }]) { points } }`);
+      await gw.graphql(
+        `mutation { addPoints(series: [{ metric: "cpu.copy", tags: [{ name: "host", value: "seed" }], points: [{ time: ${T0 + 1_000}, value: 1 }] }]) { points } }`,
+      );
       const copy = `{ series(metric: "cpu.copy", from: ${T0}, to: ${END}, aggregators: [{ count: { sampling: { value: 1, unit: HOURS } } }]) { points { value } } }`;
       expect((await gw.graphql(copy)).body['data']).toEqual({ series: [{ points: [{ value: 1 }] }] });
       const saving = `{ series(metric: "cpu", from: ${T0}, to: ${END}, where: [{ tag: "host", in: ["web-1"] }],
           aggregators: [{ avg: { sampling: { value: 1, unit: MINUTES } } }, { saveAs: { metricName: "cpu.copy" } }]) { sampleSize } }`;
       expect((await gw.graphql(saving)).status).toBe(200);
       // The seed's hour was kept by the cache; it must now count the 60 saved averages too.
-      expect((await gw.graphql(copy)).body['data']).toEqual({ series: [{ points: [61, 60, 60, 60, 60, 60].map((value) => ({ value })) }] });
+      expect((await gw.graphql(copy)).body['data']).toEqual({
+        series: [{ points: [61, 60, 60, 60, 60, 60].map((value) => ({ value })) }],
+      });
     });
 
     it('says in the statistics, the log line and /metrics what the cache answered', async () => {
@@ -235,21 +289,46 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const query = `{ cpu: ${avgPerMinute(T0 + 30_000, END)} }`;
       const stats = async () => {
         const { body } = await gw.graphql(query);
-        return (body['extensions'] as { statistics: { queries: { pointsRead: number; cache: unknown }[] } }).statistics.queries[0]!;
+        return (body['extensions'] as { statistics: { queries: { pointsRead: number; cache: unknown }[] } }).statistics
+          .queries[0]!;
       };
       const cold = await stats();
       const warm = await stats();
       const cached = env['CACHE_MAX_BYTES'] !== '0';
       // 359 whole minutes after the first half minute, for three hosts; the half minute is read each time.
-      expect(cold).toMatchObject({ pointsRead: 3 * (POINTS - 3), cache: { hits: 0, misses: cached ? 3 * 359 : 0, cachedPoints: 0 } });
-      expect(warm).toMatchObject({ pointsRead: cached ? 3 * 3 : 3 * (POINTS - 3), cache: { hits: cached ? 3 * 359 : 0, misses: 0, cachedPoints: cached ? 3 * 359 * 6 : 0 } });
+      expect(cold).toMatchObject({
+        pointsRead: 3 * (POINTS - 3),
+        cache: { hits: 0, misses: cached ? 3 * 359 : 0, cachedPoints: 0 },
+      });
+      expect(warm).toMatchObject({
+        pointsRead: cached ? 3 * 3 : 3 * (POINTS - 3),
+        cache: { hits: cached ? 3 * 359 : 0, misses: 0, cachedPoints: cached ? 3 * 359 * 6 : 0 },
+      });
       // REST spells the query its own way (another key): asked twice, its log line tells the same story.
-      const body = { start_absolute: T0 + 30_000, end_absolute: END, metrics: [{ name: 'cpu', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }] }] };
-      for (let i = 0; i < 2; i++) expect((await callRest(gw.url, 'POST', '/api/v1/datapoints/query', { body })).json).toMatchObject({ queries: [{ sample_size: 3 * (POINTS - 3) }] });
-      const lines = gw.lines.filter((l) => l.includes('"route":"/api/v1/datapoints/query"')).map((l) => JSON.parse(l) as { statistics: { queries: { pointsRead: number; cache: unknown }[] } });
+      const body = {
+        start_absolute: T0 + 30_000,
+        end_absolute: END,
+        metrics: [
+          {
+            name: 'cpu',
+            group_by: [{ name: 'tag', tags: ['host'] }],
+            aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'minutes' } }],
+          },
+        ],
+      };
+      for (let i = 0; i < 2; i++)
+        expect((await callRest(gw.url, 'POST', '/api/v1/datapoints/query', { body })).json).toMatchObject({
+          queries: [{ sample_size: 3 * (POINTS - 3) }],
+        });
+      const lines = gw.lines
+        .filter((l) => l.includes('"route":"/api/v1/datapoints/query"'))
+        .map((l) => JSON.parse(l) as { statistics: { queries: { pointsRead: number; cache: unknown }[] } });
       expect(lines.map((l) => l.statistics.queries[0])).toMatchObject([
         { pointsRead: 3 * (POINTS - 3), cache: { hits: 0, misses: cached ? 3 * 359 : 0, cachedPoints: 0 } },
-        { pointsRead: cached ? 3 * 3 : 3 * (POINTS - 3), cache: { hits: cached ? 3 * 359 : 0, misses: 0, cachedPoints: cached ? 3 * 359 * 6 : 0 } },
+        {
+          pointsRead: cached ? 3 * 3 : 3 * (POINTS - 3),
+          cache: { hits: cached ? 3 * 359 : 0, misses: 0, cachedPoints: cached ? 3 * 359 * 6 : 0 },
+        },
       ]);
       const metrics = await (await fetch(`${gw.url}/metrics`)).text();
       expect(metrics).toContain(`kairograph_cache_hits_total ${cached ? 2 * 3 * 359 : 0}\n`);

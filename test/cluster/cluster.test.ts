@@ -65,7 +65,11 @@ async function ready(gw: TestGateway): Promise<Readiness> {
 
 /** /ready's body with nodes `down` (1-based) down. */
 function hostsWith(down: number[]): Readiness['body'] {
-  const hosts = cluster.contactPoints.map((address, i) => ({ address, datacenter: 'datacenter1', up: !down.includes(i + 1) }));
+  const hosts = cluster.contactPoints.map((address, i) => ({
+    address,
+    datacenter: 'datacenter1',
+    up: !down.includes(i + 1),
+  }));
   return { status: down.length === 0 ? 'ready' : 'degraded', hosts };
 }
 
@@ -79,13 +83,18 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
 }
 
 function addPoints(metric: string, points: { host: string; epochMs: number; value: number }[]): string {
-  const series = points.map((p) => `{ metric: "${metric}", tags: [{ name: "host", value: "${p.host}" }], type: LONG, points: [{ time: ${p.epochMs}, value: ${p.value} }] }`);
+  const series = points.map(
+    (p) =>
+      `{ metric: "${metric}", tags: [{ name: "host", value: "${p.host}" }], type: LONG, points: [{ time: ${p.epochMs}, value: ${p.value} }] }`,
+  );
   return `mutation { addPoints(series: [${series.join(', ')}]) { points } }`;
 }
 
 /** Every value of `metric` from T0 on, read through `gw`. */
 async function valuesOf(gw: TestGateway, metric: string): Promise<number[]> {
-  const response = await gw.graphql(`{ rawSeries(metric: "${metric}", from: ${T0}, to: ${T0 + 86_400_000}) { points { value } } }`);
+  const response = await gw.graphql(
+    `{ rawSeries(metric: "${metric}", from: ${T0}, to: ${T0 + 86_400_000}) { points { value } } }`,
+  );
   expect(response.body.errors).toBeUndefined();
   const series = (response.body.data!['rawSeries'] as { points: { value: number }[] }[]) ?? [];
   return series.flatMap((s) => s.points.map((p) => p.value)).sort((a, b) => a - b);
@@ -98,7 +107,12 @@ interface Outcome {
   readonly message: string | undefined;
 }
 
-async function timed(send: () => Promise<{ status: number; body: { errors?: { message: string; extensions?: Record<string, unknown> }[] } }>): Promise<Outcome> {
+async function timed(
+  send: () => Promise<{
+    status: number;
+    body: { errors?: { message: string; extensions?: Record<string, unknown> }[] };
+  }>,
+): Promise<Outcome> {
   const started = performance.now();
   const { status, body } = await send();
   const ms = performance.now() - started;
@@ -131,7 +145,9 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
     };
     const writer = (async () => {
       for (let i = 0; !stop; i++) {
-        const outcome = await timed(() => gw.graphql(addPoints('cluster.load', [{ host: `h${i % 4}`, epochMs: T0 + i * 1000, value: i }])));
+        const outcome = await timed(() =>
+          gw.graphql(addPoints('cluster.load', [{ host: `h${i % 4}`, epochMs: T0 + i * 1000, value: i }])),
+        );
         if (note('a write', outcome)) {
           acknowledged.push(i);
           if (down) acknowledgedWhileDown++;
@@ -152,7 +168,11 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await cluster.kill(3);
     down = true;
-    const noticedMs = await waitFor('/ready to report node 3 down', async () => (await ready(gw)).body.status === 'degraded', 5000);
+    const noticedMs = await waitFor(
+      '/ready to report node 3 down',
+      async () => (await ready(gw)).body.status === 'degraded',
+      5000,
+    );
     expect(await ready(gw)).toEqual({ status: 200, body: hostsWith([3]) });
     await new Promise((resolve) => setTimeout(resolve, 8000));
     expect(await ready(gw)).toEqual({ status: 200, body: hostsWith([3]) });
@@ -179,7 +199,11 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
 
   it('uses the node again once it is back, without a restart of the gateway', async () => {
     await cluster.restart();
-    const backMs = await waitFor('/ready to report every node up', async () => (await ready(gw)).body.status === 'ready', 30_000);
+    const backMs = await waitFor(
+      '/ready to report every node up',
+      async () => (await ready(gw)).body.status === 'ready',
+      30_000,
+    );
     console.log(`[cluster] node 3 restarted on its data; the gateway saw it up ${backMs} ms after it answered CQL`);
     expect(await ready(gw)).toEqual({ status: 200, body: hostsWith([]) });
   });
@@ -192,12 +216,24 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
     it('fails writes at once with STORE_UNAVAILABLE naming the consistency that cannot be met, and keeps reading from the node left', async () => {
       // Written with every node up: node 3, the one left, has it.
       const marker = nextValue++;
-      expect((await gw.graphql(addPoints('cluster.marker', [{ host: 'm', epochMs: T0, value: marker }]))).body.errors).toBeUndefined();
-      await waitFor('all three nodes to hold the marker', async () => (await valuesOf(await allGateway(), 'cluster.marker')).includes(marker), 10_000);
+      expect(
+        (await gw.graphql(addPoints('cluster.marker', [{ host: 'm', epochMs: T0, value: marker }]))).body.errors,
+      ).toBeUndefined();
+      await waitFor(
+        'all three nodes to hold the marker',
+        async () => (await valuesOf(await allGateway(), 'cluster.marker')).includes(marker),
+        10_000,
+      );
 
       await cluster.kill(1);
       await cluster.kill(2);
-      await waitFor('/ready to report nodes 1 and 2 down', async () => (await ready(gw)).body.status === 'degraded' && (await ready(gw)).body.hosts!.filter((h) => !h.up).length === 2, 10_000);
+      await waitFor(
+        '/ready to report nodes 1 and 2 down',
+        async () =>
+          (await ready(gw)).body.status === 'degraded' &&
+          (await ready(gw)).body.hosts!.filter((h) => !h.up).length === 2,
+        10_000,
+      );
       expect(await ready(gw)).toEqual({ status: 200, body: hostsWith([1, 2]) });
 
       // Until node 3's gossip has convicted the other two (seconds after a kill -9), it still sends them the write and
@@ -206,12 +242,16 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
         'a write refused as unavailable',
         async () => {
           const value = nextValue++;
-          const outcome = await timed(() => gw.graphql(addPoints('cluster.refused', [{ host: 'r', epochMs: T0 + value, value }])));
+          const outcome = await timed(() =>
+            gw.graphql(addPoints('cluster.refused', [{ host: 'r', epochMs: T0 + value, value }])),
+          );
           expect(outcome.code).toBe('STORE_UNAVAILABLE');
           expect(outcome.ms).toBeLessThan(QUERY_TIMEOUT_MS);
           if (/Not enough replicas/.test(outcome.message!)) refused.push(value);
           else {
-            expect(outcome.message).toBe('the cassandra store is unavailable: Server timeout during write query at consistency QUORUM (1 peer(s) acknowledged the write over 2 required)');
+            expect(outcome.message).toBe(
+              'the cassandra store is unavailable: Server timeout during write query at consistency QUORUM (1 peer(s) acknowledged the write over 2 required)',
+            );
             timedOut.push(value);
           }
           return refused.length > 0;
@@ -227,12 +267,21 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
       const graphqlMs = performance.now() - started;
       refused.push(value);
       expect(graphql.status).toBe(503);
-      expect(graphql.body.errors).toEqual([{ message: expected, path: ['addPoints'], locations: [{ line: 1, column: 12 }], extensions: { code: 'STORE_UNAVAILABLE' } }]);
+      expect(graphql.body.errors).toEqual([
+        {
+          message: expected,
+          path: ['addPoints'],
+          locations: [{ line: 1, column: 12 }],
+          extensions: { code: 'STORE_UNAVAILABLE' },
+        },
+      ]);
       const restValue = nextValue++;
       const rest = await fetch(`${gw.url}/api/v1/datapoints`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify([{ name: 'cluster.refused', tags: { host: 'r' }, datapoints: [[T0 + restValue, restValue]] }]),
+        body: JSON.stringify([
+          { name: 'cluster.refused', tags: { host: 'r' }, datapoints: [[T0 + restValue, restValue]] },
+        ]),
       });
       refused.push(restValue);
       expect(rest.status).toBe(503);
@@ -251,10 +300,16 @@ describe('one node down (kill -9) under writes and dashboard queries', () => {
       await cluster.restart();
       await waitFor('/ready to report every node up', async () => (await ready(gw)).body.status === 'ready', 30_000);
       const atAll = await allGateway();
-      await waitFor('the ALL gateway to see every node up', async () => (await ready(atAll)).body.status === 'ready', 30_000);
+      await waitFor(
+        'the ALL gateway to see every node up',
+        async () => (await ready(atAll)).body.status === 'ready',
+        30_000,
+      );
       // ALL asks every replica: a value any of them holds is found.
       const everywhere = await valuesOf(await allGateway(), 'cluster.refused');
-      console.log(`[cluster] after the return: refused ${JSON.stringify(refused)} -> found ${JSON.stringify(everywhere.filter((v) => refused.includes(v)))}; timed out ${JSON.stringify(timedOut)} -> found ${JSON.stringify(everywhere.filter((v) => timedOut.includes(v)))}`);
+      console.log(
+        `[cluster] after the return: refused ${JSON.stringify(refused)} -> found ${JSON.stringify(everywhere.filter((v) => refused.includes(v)))}; timed out ${JSON.stringify(timedOut)} -> found ${JSON.stringify(everywhere.filter((v) => timedOut.includes(v)))}`,
+      );
       expect(everywhere.filter((v) => refused.includes(v))).toEqual([]);
       // A timed-out write is not rolled back: node 3 may have applied what it coordinated (its index rows, or all of it).
       expect(everywhere.filter((v) => !timedOut.includes(v))).toEqual([]);
@@ -283,26 +338,44 @@ describe('two gateways on one cluster', () => {
     expect((await a.graphql(addPoints('shared.load', points))).body.errors).toBeUndefined();
 
     const sums = `{ series(metric: "shared.load", from: ${T0}, to: ${T0 + 3_600_000}, aggregators: [{ count: { sampling: { value: 10, unit: MINUTES } } }]) { points { value } } }`;
-    const count = async (gw: TestGateway) => ((await gw.graphql(sums)).body.data!['series'] as { points: { value: number }[] }[]).flatMap((s) => s.points.map((p) => p.value)).reduce((x, y) => x + y, 0);
-    const writeSeenMs = await waitFor('b to read what a wrote', async () => (await valuesOf(b, 'shared.load')).length === 120, 2000);
+    const count = async (gw: TestGateway) =>
+      ((await gw.graphql(sums)).body.data!['series'] as { points: { value: number }[] }[])
+        .flatMap((s) => s.points.map((p) => p.value))
+        .reduce((x, y) => x + y, 0);
+    const writeSeenMs = await waitFor(
+      'b to read what a wrote',
+      async () => (await valuesOf(b, 'shared.load')).length === 120,
+      2000,
+    );
     // b's first aggregated answer puts its ranges in b's results cache, where they age from now.
     const cachedAt = performance.now();
     expect(await count(b)).toBe(120);
     // Now in b's results cache: the next answer comes from it.
     const cached = await b.graphql(sums);
-    expect((cached.extensions!['statistics'] as { queries: { cache: { hits: number } }[] }).queries[0]!.cache.hits).toBeGreaterThan(0);
+    expect(
+      (cached.extensions!['statistics'] as { queries: { cache: { hits: number } }[] }).queries[0]!.cache.hits,
+    ).toBeGreaterThan(0);
     expect(await metricNames(b)).toContain('shared.load');
 
-    const live: Subscription = await subscribe(b.url, `subscription { liveSeries(metric: "shared.load", from: ${T0}, to: ${T0 + 3_600_000}) { kind changes { from series { points { value } } } } }`);
+    const live: Subscription = await subscribe(
+      b.url,
+      `subscription { liveSeries(metric: "shared.load", from: ${T0}, to: ${T0 + 3_600_000}) { kind changes { from series { points { value } } } } }`,
+    );
     expect((await live.next(10_000)).data).toMatchObject({ liveSeries: { kind: 'SNAPSHOT' } });
 
     // The first 30 of each series' points: a range delete, the series stay.
     const deleted = performance.now();
-    const response = await a.graphql(`mutation { deletePoints(metric: "shared.load", from: ${T0}, to: ${T0 + 299_999}) { series } }`);
+    const response = await a.graphql(
+      `mutation { deletePoints(metric: "shared.load", from: ${T0}, to: ${T0 + 299_999}) { series } }`,
+    );
     expect(response.body).toEqual({ data: { deletePoints: { series: 2 } } });
 
     // Nothing tells b. Raw points are read per request, so b sees the delete as soon as Cassandra has it.
-    const rawMs = await waitFor('b to read 90 raw points', async () => (await valuesOf(b, 'shared.load')).length === 90, 2000);
+    const rawMs = await waitFor(
+      'b to read 90 raw points',
+      async () => (await valuesOf(b, 'shared.load')).length === 90,
+      2000,
+    );
     // b's live subscription polls: its next run sees it, within LIVE_POLL_MS (raw points: nothing cached).
     const update = await live.next(LIVE_POLL_MS + 3000);
     const liveMs = performance.now() - deleted;
@@ -316,7 +389,11 @@ describe('two gateways on one cluster', () => {
     // A whole metric: its series and its name leave the index, which b reads per request, cache or not.
     const dropped = await fetch(`${a.url}/api/v1/metric/shared.load`, { method: 'DELETE' });
     expect(dropped.status).toBe(204);
-    const namesMs = await waitFor('b to list no such metric', async () => !(await metricNames(b)).includes('shared.load'), 2000);
+    const namesMs = await waitFor(
+      'b to list no such metric',
+      async () => !(await metricNames(b)).includes('shared.load'),
+      2000,
+    );
     const goneMs = await waitFor('b to count nothing', async () => (await count(b)) === 0, 2000);
     console.log(
       `[cluster] two gateways: a write through a read through b after ${writeSeenMs} ms; after a's range delete b saw it in raw points after ${rawMs} ms, ` +

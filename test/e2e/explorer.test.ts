@@ -28,8 +28,14 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // Turning live off aborts its stream: that is no failure.
-  page.on('requestfailed', (request) => void (request.failure()?.errorText !== 'net::ERR_ABORTED' && failed.push(request.url())));
-  page.on('response', (response) => void (response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`)));
+  page.on(
+    'requestfailed',
+    (request) => void (request.failure()?.errorText !== 'net::ERR_ABORTED' && failed.push(request.url())),
+  );
+  page.on(
+    'response',
+    (response) => void (response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`)),
+  );
 });
 afterAll(async () => {
   await browser?.close();
@@ -43,7 +49,9 @@ const chart = () => page.locator('#chart');
 it('loads the demo and draws it as a chart', { timeout: 90_000 }, async () => {
   await page.goto(`${gw.url}/`, { waitUntil: 'load' });
   expect(await page.title()).toBe('Kairograph explorer');
-  await expect.poll(async () => Number(await chart().getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await chart().getAttribute('data-points')), { timeout: 30_000 })
+    .toBeGreaterThan(0);
   expect(await page.locator('#metric').inputValue()).toBe('system.cpu.usage');
   // Per host (the default group-by), a minute's average over the last hour.
   expect(await page.locator('#chart .legend, #chart .u-legend').innerText()).toContain('host=web-01');
@@ -58,7 +66,9 @@ it('adds a point written during the test when live', { timeout: 90_000 }, async 
   await page.selectOption('#aggregator', '');
   await page.selectOption('#range', 'now-15m');
   await page.selectOption('#tags select[data-tag="host"]', 'web-01');
-  await expect.poll(async () => page.locator('#status').innerText(), { timeout: 30_000 }).toMatch(/^1 series, \d+ points$/);
+  await expect
+    .poll(async () => page.locator('#status').innerText(), { timeout: 30_000 })
+    .toMatch(/^1 series, \d+ points$/);
   const before = Number(await chart().getAttribute('data-points'));
   await page.check('#live');
   await expect.poll(async () => page.locator('#status').innerText(), { timeout: 30_000 }).toContain('live: snapshot');
@@ -66,7 +76,9 @@ it('adds a point written during the test when live', { timeout: 90_000 }, async 
   const response = await fetch(`${gw.url}/api/v1/datapoints`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify([{ name: 'system.cpu.usage', tags: { dc: 'eu-west', host: 'web-01' }, datapoints: [[t, 42]] }]),
+    body: JSON.stringify([
+      { name: 'system.cpu.usage', tags: { dc: 'eu-west', host: 'web-01' }, datapoints: [[t, 42]] },
+    ]),
   });
   expect(response.status).toBe(204);
   await expect.poll(async () => Number(await chart().getAttribute('data-last')), { timeout: 10_000 }).toBe(t);
@@ -82,8 +94,12 @@ it('opens the same query in GraphiQL', { timeout: 90_000 }, async () => {
   const [graphiql] = await Promise.all([page.context().waitForEvent('page'), page.click('#graphiql')]);
   await graphiql.waitForLoadState('load');
   const editor = graphiql.locator('.graphiql-query-editor');
-  await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('series(metric: "system.cpu.usage", from: "now-15m"');
+  await expect
+    .poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 })
+    .toContain('series(metric: "system.cpu.usage", from: "now-15m"');
   await graphiql.locator('button.graphiql-execute-button').click();
-  await expect.poll(async () => graphiql.locator('.graphiql-response').innerText(), { timeout: 30_000 }).toContain('"epochMs"');
+  await expect
+    .poll(async () => graphiql.locator('.graphiql-response').innerText(), { timeout: 30_000 })
+    .toContain('"epochMs"');
   expect(failed).toEqual([]);
 });

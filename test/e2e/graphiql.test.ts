@@ -54,7 +54,10 @@ it("shows Time's description in GraphiQL's Docs pane", { timeout: 90_000 }, asyn
   await page.locator('button[aria-label="Show Documentation Explorer"]').click({ timeout: 30_000 });
   const search = page.locator('.graphiql-doc-explorer-search-input input');
   await search.fill('Time');
-  await page.locator('.graphiql-doc-explorer-search [role="option"]', { hasText: /^Time$/ }).first().click();
+  await page
+    .locator('.graphiql-doc-explorer-search [role="option"]', { hasText: /^Time$/ })
+    .first()
+    .click();
   const docs = page.locator('.graphiql-doc-explorer');
   await expect.poll(async () => docs.innerText(), { timeout: 30_000 }).toContain('date-math');
   const text = await docs.innerText();

@@ -35,7 +35,13 @@ export interface GoldenSeries {
   /** [epoch ms, value]; longs beyond ±2^53 as digit strings. */
   readonly datapoints?: readonly (readonly [number, number | string])[];
   /** Instead of datapoints: `count` points from `start`, `step` ms apart, valued first, first + increment, ... */
-  readonly sequence?: { readonly start: number; readonly step: number; readonly count: number; readonly first: number; readonly increment: number };
+  readonly sequence?: {
+    readonly start: number;
+    readonly step: number;
+    readonly count: number;
+    readonly first: number;
+    readonly increment: number;
+  };
 }
 
 export interface GoldenCase {
@@ -86,18 +92,32 @@ let casesFromCache = 0;
 
 const CASES_DIR = join(import.meta.dirname, 'cases');
 const DEFAULT_NOW = Date.UTC(2030, 0, 1);
-const GENEROUS: Budgets = { maxSeries: 100_000, maxPointsRead: 10_000_000, maxPointsReturned: 10_000_000, onExceed: 'error' };
+const GENEROUS: Budgets = {
+  maxSeries: 100_000,
+  maxPointsRead: 10_000_000,
+  maxPointsReturned: 10_000_000,
+  onExceed: 'error',
+};
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 export function describeGoldenSuites(storeName: string, createStore: GoldenStoreFactory): void {
-  for (const fileName of readdirSync(CASES_DIR).filter((f) => f.endsWith('.json')).sort()) {
+  for (const fileName of readdirSync(CASES_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const path = join(CASES_DIR, fileName);
     const file = JSON.parse(readFileSync(path, 'utf8')) as GoldenFile;
     describe(`${storeName} golden ${fileName}`, () => {
       VARIANTS.forEach((variant, v) => {
         describe(variant.name, () => {
           let store: Store;
-          const cache = variant.cached ? new ResultsCache({ maxBytes: 64 * 1024 * 1024, freshnessMs: 60_000, ttlMs: 3_600_000, generations: new WriteGenerations() }) : undefined;
+          const cache = variant.cached
+            ? new ResultsCache({
+                maxBytes: 64 * 1024 * 1024,
+                freshnessMs: 60_000,
+                ttlMs: 3_600_000,
+                generations: new WriteGenerations(),
+              })
+            : undefined;
           beforeAll(async () => {
             store = await createStore(variant.rowWidth !== undefined ? { rowWidth: variant.rowWidth } : {});
             await writePoints(store, file, variant, fileName);
@@ -142,7 +162,14 @@ export function describeGoldenSuites(storeName: string, createStore: GoldenStore
 /** Cases of test/golden/cases whose pipelines qualify for the cache, less some slack for edits of the files. */
 const MIN_CASES_FROM_CACHE = 45;
 
-async function answer(store: Store, file: GoldenFile, c: GoldenCase, variant: Variant, cache?: ResultsCache, stats = newQueryStats()): Promise<{ expected: KairosAnswer } | { error: string }> {
+async function answer(
+  store: Store,
+  file: GoldenFile,
+  c: GoldenCase,
+  variant: Variant,
+  cache?: ResultsCache,
+  stats = newQueryStats(),
+): Promise<{ expected: KairosAnswer } | { error: string }> {
   try {
     const nowMs = file.now ?? DEFAULT_NOW;
     const output = await executeQuery(parseKairosQuery(c.query, nowMs, store.limits)[0]!, {

@@ -21,7 +21,14 @@ beforeAll(async () => {
     timestamps: [1000],
     values: [i],
   }));
-  const hosts = ['web-05', 'web-01', 'web-04', 'web-02', 'web-03'].map((host) => ({ metric: 'cpu', tags: { host }, type: 'double' as const, ttlSeconds: 0, timestamps: [1000, 2000], values: [1, 2] }));
+  const hosts = ['web-05', 'web-01', 'web-04', 'web-02', 'web-03'].map((host) => ({
+    metric: 'cpu',
+    tags: { host },
+    type: 'double' as const,
+    ttlSeconds: 0,
+    timestamps: [1000, 2000],
+    values: [1, 2],
+  }));
   await store.write({ series: [...series, ...hosts] });
   gw = await startGateway(store);
 });
@@ -41,7 +48,14 @@ describe('introspection', () => {
       if (description === null || description === undefined || description.trim() === '') missing.push(where);
     };
     // Introspection answers null for the lists a kind does not have (an enum's fields).
-    type Walked = { name: string; description?: string | null; fields?: Walked[] | null; args?: Walked[] | null; inputFields?: Walked[] | null; enumValues?: Walked[] | null };
+    type Walked = {
+      name: string;
+      description?: string | null;
+      fields?: Walked[] | null;
+      args?: Walked[] | null;
+      inputFields?: Walked[] | null;
+      enumValues?: Walked[] | null;
+    };
     let counted = 0;
     for (const type of schema.types as unknown as Walked[]) {
       check(type.name, type.description);
@@ -67,9 +81,19 @@ describe('introspection', () => {
   });
 
   it('deprecates `points` in favour of `rawSeries`, which answers the same', async () => {
-    const response = await gw.graphql('{ __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
-    const fields = (response.body.data as { __type: { fields: { name: string; isDeprecated: boolean; deprecationReason: string | null }[] } }).__type.fields;
-    expect(fields.find((f) => f.name === 'points')).toEqual({ name: 'points', isDeprecated: true, deprecationReason: 'Use `rawSeries`: the same arguments and answer.' });
+    const response = await gw.graphql(
+      '{ __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }',
+    );
+    const fields = (
+      response.body.data as {
+        __type: { fields: { name: string; isDeprecated: boolean; deprecationReason: string | null }[] };
+      }
+    ).__type.fields;
+    expect(fields.find((f) => f.name === 'points')).toEqual({
+      name: 'points',
+      isDeprecated: true,
+      deprecationReason: 'Use `rawSeries`: the same arguments and answer.',
+    });
     const both = await gw.graphql(`{
       old: points(metric: "cpu", from: 0, to: 5000, where: [{ tag: "host", eq: "web-01" }]) { tags { name values } points { time epochMs value } }
       new: rawSeries(metric: "cpu", from: 0, to: 5000, where: [{ tag: "host", eq: "web-01" }]) { tags { name values } points { time epochMs value } }
@@ -77,7 +101,15 @@ describe('introspection', () => {
     expect(both.body.errors).toBeUndefined();
     const data = both.body.data as { old: unknown; new: unknown };
     expect(data.new).toEqual(data.old);
-    expect(data.new).toEqual([{ tags: [{ name: 'host', values: ['web-01'] }], points: [{ time: '1970-01-01T00:00:01.000Z', epochMs: 1000, value: 1 }, { time: '1970-01-01T00:00:02.000Z', epochMs: 2000, value: 2 }] }]);
+    expect(data.new).toEqual([
+      {
+        tags: [{ name: 'host', values: ['web-01'] }],
+        points: [
+          { time: '1970-01-01T00:00:01.000Z', epochMs: 1000, value: 1 },
+          { time: '1970-01-01T00:00:02.000Z', epochMs: 2000, value: 2 },
+        ],
+      },
+    ]);
   });
 
   it('describes the contract, not the execution schema, in a query that also reads points', async () => {
@@ -94,21 +126,31 @@ describe('introspection', () => {
     const mixed = await gw.graphql(query, { on: false });
     expect(mixed.status).toBe(200);
     expect(mixed.body.errors).toBeUndefined();
-    const data = mixed.body.data as Record<string, unknown> & { __schema: { types: { name: string }[] }; series: { fields: { name: string; type: unknown }[] } };
+    const data = mixed.body.data as Record<string, unknown> & {
+      __schema: { types: { name: string }[] };
+      series: { fields: { name: string; type: unknown }[] };
+    };
     expect(Object.keys(data)).toEqual(['first', '__schema', 'series', 'last']);
     expect(data['first']).toEqual([{ points: [{ epochMs: 1000 }, { epochMs: 2000 }], columns: { value: [1, 2] } }]);
     expect(data['last']).toEqual([{ points: [{ value: 1 }] }]);
     const names = data.__schema.types.map((type) => type.name);
     expect(names).toContain('Point');
     expect(names).not.toContain('BuiltList');
-    expect(data.series.fields.find((field) => field.name === 'points')!.type).toEqual({ kind: 'NON_NULL', ofType: { kind: 'LIST', ofType: { kind: 'NON_NULL', ofType: { name: 'Point' } } } });
+    expect(data.series.fields.find((field) => field.name === 'points')!.type).toEqual({
+      kind: 'NON_NULL',
+      ofType: { kind: 'LIST', ofType: { kind: 'NON_NULL', ofType: { name: 'Point' } } },
+    });
     // The same introspection alone answers the same; bad variables fail before either part runs.
-    const alone = await gw.graphql('{ ...Types series: __type(name: "Series") { fields { name type { kind ofType { kind ofType { kind ofType { name } } } } } } } fragment Types on Query { __schema { types { name } } }');
+    const alone = await gw.graphql(
+      '{ ...Types series: __type(name: "Series") { fields { name type { kind ofType { kind ofType { kind ofType { name } } } } } } } fragment Types on Query { __schema { types { name } } }',
+    );
     expect(alone.body.data).toEqual({ __schema: data.__schema, series: data.series });
     const badVariables = await gw.graphql(query, { on: 'yes' });
     expect(badVariables.status).toBe(400);
     expect(badVariables.body.data).toBeUndefined();
-    expect(badVariables.body.errors?.[0]?.message).toBe('Variable "$on" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"');
+    expect(badVariables.body.errors?.[0]?.message).toBe(
+      'Variable "$on" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"',
+    );
   });
 });
 
@@ -119,7 +161,10 @@ async function allPages(field: string, args: string, selection: string, first: n
   const pages: Page[] = [];
   let after: string | null = null;
   do {
-    const response = await gw.graphql(`query ($after: String) { page: ${field}(${args}, first: ${first}, after: $after) { items ${selection} hasMore nextCursor } }`, { after });
+    const response = await gw.graphql(
+      `query ($after: String) { page: ${field}(${args}, first: ${first}, after: $after) { items ${selection} hasMore nextCursor } }`,
+      { after },
+    );
     expect(response.body.errors).toBeUndefined();
     const page = (response.body.data as { page: Page }).page;
     pages.push(page);
@@ -146,19 +191,28 @@ describe('paged metadata', () => {
       [['web-04', 'web-05'], false],
     ]);
     const keys = await allPages('seriesKeysPage', 'metric: "cpu", from: 0, to: 5000', '{ host: tag(name: "host") }', 2);
-    expect(keys.flatMap((p) => p.items)).toEqual(['web-01', 'web-02', 'web-03', 'web-04', 'web-05'].map((host) => ({ host })));
+    expect(keys.flatMap((p) => p.items)).toEqual(
+      ['web-01', 'web-02', 'web-03', 'web-04', 'web-05'].map((host) => ({ host })),
+    );
     expect(keys.map((p) => p.hasMore)).toEqual([true, true, false]);
   });
 
   it('answers a page that ends exactly at the last item with hasMore false', async () => {
     const [only] = await allPages('tagValuesPage', 'metric: "cpu", tag: "host", from: 0, to: 5000', '', 5);
-    expect(only).toEqual({ items: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05'], hasMore: false, nextCursor: null });
+    expect(only).toEqual({
+      items: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05'],
+      hasMore: false,
+      nextCursor: null,
+    });
   });
 
   it('refuses a page size out of range and a cursor it never gave, naming the argument', async () => {
     const big = await gw.graphql('{ metricNamesPage(first: 10001) { items } }');
     expect(big.status).toBe(400);
-    expect(big.body.errors?.[0]).toMatchObject({ message: 'first must be an integer from 1 to 10000 (got 10001)', extensions: { code: 'BAD_USER_INPUT', field: 'first' } });
+    expect(big.body.errors?.[0]).toMatchObject({
+      message: 'first must be an integer from 1 to 10000 (got 10001)',
+      extensions: { code: 'BAD_USER_INPUT', field: 'first' },
+    });
     const bad = await gw.graphql('{ metricNamesPage(after: "not a cursor!") { items } }');
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'after' } });
@@ -186,7 +240,8 @@ describe("Grafana's times", () => {
     const seconds = await gw.graphql('{ rawSeries(metric: "cpu", from: 1714557600) { name } }');
     expect(seconds.status).toBe(400);
     expect(seconds.body.errors?.[0]).toMatchObject({
-      message: 'from looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970 (got 1714557600)',
+      message:
+        'from looks like epoch seconds (2024-05-01T10:00:00.000Z as seconds): send epoch milliseconds (1714557600000), or ISO-8601 text for a time in the first months of 1970 (got 1714557600)',
       extensions: { code: 'BAD_USER_INPUT', field: 'from' },
     });
     const zone = await gw.graphql('{ series(metric: "cpu", from: "now/d", timeZone: "Mars/Olympus") { name } }');

@@ -20,7 +20,14 @@ beforeAll(async () => {
   inner = await EmbeddedStore.open({ path: tempDir() });
   const timestamps = Array.from({ length: 600 }, (_, i) => 1_000_000 + i * 1000);
   await inner.write({
-    series: ['a', 'b'].map((host) => ({ metric: 'system.cpu.usage', tags: { host, dc: 'eu-west' }, type: 'double' as const, ttlSeconds: 0, timestamps, values: timestamps.map((t) => t / 1000) })),
+    series: ['a', 'b'].map((host) => ({
+      metric: 'system.cpu.usage',
+      tags: { host, dc: 'eu-west' },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps,
+      values: timestamps.map((t) => t / 1000),
+    })),
   });
 });
 afterEach(async () => {
@@ -40,18 +47,23 @@ async function gateway(env: Record<string, string> = {}, logLines?: string[]): P
   return gw;
 }
 
-const hashOf = (document: unknown) => ((document as { __meta__: { hash: string } }).__meta__.hash).replace(/^sha256:/, '');
+const hashOf = (document: unknown) =>
+  (document as { __meta__: { hash: string } }).__meta__.hash.replace(/^sha256:/, '');
 
 describe('introspection', () => {
   it("answers Grafana's Save & test", async () => {
     const g = await gateway();
-    expect((await g.post({ query: '{__schema{queryType{name}}}' })).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    expect((await g.post({ query: '{__schema{queryType{name}}}' })).body).toEqual({
+      data: { __schema: { queryType: { name: 'Query' } } },
+    });
   });
 
   it('can be switched off', async () => {
     const g = await gateway({ GRAPHQL_INTROSPECTION: 'false' });
     const response = await g.post({ query: '{__schema{queryType{name}}}' });
-    expect(response.body.errors![0]!.message).toBe('GraphQL introspection has been disabled, but the requested query contained the field "__schema".');
+    expect(response.body.errors![0]!.message).toBe(
+      'GraphQL introspection has been disabled, but the requested query contained the field "__schema".',
+    );
   });
 });
 
@@ -63,12 +75,27 @@ describe('operation limits', () => {
     expect((await g.graphql(aliases(300))).status).toBe(200);
     const over = await g.graphql(aliases(301));
     expect(over.status).toBe(400);
-    expect(over.body.errors).toEqual([{ message: 'Syntax Error: Aliases limit of 300 exceeded, found 301. (GRAPHQL_MAX_ALIASES)', extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
+    expect(over.body.errors).toEqual([
+      {
+        message: 'Syntax Error: Aliases limit of 300 exceeded, found 301. (GRAPHQL_MAX_ALIASES)',
+        extensions: { code: 'QUERY_TOO_COMPLEX' },
+      },
+    ]);
   });
 
   it.each([
-    ['GRAPHQL_MAX_DEPTH', '2', '{ series(metric: "m", from: 0) { points { value } } }', 'Syntax Error: Query depth limit of 2 exceeded, found 3. (GRAPHQL_MAX_DEPTH)'],
-    ['GRAPHQL_MAX_COST', '10', '{ series(metric: "m", from: 0) { name metric tags { name values } points { time value } } }', 'Syntax Error: Query Cost limit of 10 exceeded, found 20. (GRAPHQL_MAX_COST)'],
+    [
+      'GRAPHQL_MAX_DEPTH',
+      '2',
+      '{ series(metric: "m", from: 0) { points { value } } }',
+      'Syntax Error: Query depth limit of 2 exceeded, found 3. (GRAPHQL_MAX_DEPTH)',
+    ],
+    [
+      'GRAPHQL_MAX_COST',
+      '10',
+      '{ series(metric: "m", from: 0) { name metric tags { name values } points { time value } } }',
+      'Syntax Error: Query Cost limit of 10 exceeded, found 20. (GRAPHQL_MAX_COST)',
+    ],
   ])('rejects an operation over %s', async (setting, value, query, message) => {
     const g = await gateway({ [setting]: value });
     const response = await g.graphql(query);
@@ -79,7 +106,12 @@ describe('operation limits', () => {
   it('rejects an operation over GRAPHQL_MAX_TOKENS while parsing, with 400 for every client', async () => {
     const g = await gateway({ GRAPHQL_MAX_TOKENS: '10' });
     const query = '{ series(metric: "m", from: 0) { name metric } }';
-    const error = [{ message: 'Syntax Error: Token limit of 10 exceeded. (GRAPHQL_MAX_TOKENS)', extensions: { code: 'QUERY_TOO_COMPLEX' } }];
+    const error = [
+      {
+        message: 'Syntax Error: Token limit of 10 exceeded. (GRAPHQL_MAX_TOKENS)',
+        extensions: { code: 'QUERY_TOO_COMPLEX' },
+      },
+    ];
     // GraphQL-over-HTTP would let legacy application/json clients get 200 for a document that fails to parse; the
     // README promises QUERY_TOO_COMPLEX with 400, as every other limit answers, so the Accept header does not matter.
     const modern = await g.graphql(query, undefined, { accept: 'application/graphql-response+json' });
@@ -92,11 +124,19 @@ describe('operation limits', () => {
 describe('requests', () => {
   it('refuses simple cross-site requests and lets JSON and headed requests through', async () => {
     const g = await gateway();
-    const text = await fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: '{ metricNames }' }) });
+    const text = await fetch(`${g.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ metricNames }' }),
+    });
     expect(text.status).toBe(403);
-    const get = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, { headers: { accept: 'application/json' } });
+    const get = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(get.status).toBe(403);
-    const headed = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, { headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+    const headed = await fetch(`${g.url}/graphql?query=${encodeURIComponent('{ metricNames }')}`, {
+      headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' },
+    });
     expect(headed.status).toBe(200);
     expect(await headed.json()).toMatchObject({ data: { metricNames: ['system.cpu.usage'] } });
   });
@@ -106,7 +146,14 @@ describe('requests', () => {
     const g = await gateway({}, lines);
     faults.scanError = new Error('disk on fire at sector 7');
     const response = await g.graphql('{ points(metric: "system.cpu.usage", from: 0) { points { value } } }');
-    expect(response.body.errors).toEqual([{ message: 'Unexpected error.', locations: [{ line: 1, column: 3 }], path: ['points'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(response.body.errors).toEqual([
+      {
+        message: 'Unexpected error.',
+        locations: [{ line: 1, column: 3 }],
+        path: ['points'],
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      },
+    ]);
     expect(lines.some((line) => line.includes('disk on fire at sector 7'))).toBe(true);
   });
 
@@ -117,7 +164,10 @@ describe('requests', () => {
     const response = await g.graphql('{ points(metric: "system.cpu.usage", from: 0) { points { value } } }');
     expect(Date.now() - started).toBeLessThan(5000);
     expect(response.status).toBe(504);
-    expect(response.body.errors![0]).toMatchObject({ message: 'query exceeded its time limit of 100 ms', extensions: { code: 'QUERY_TIMEOUT' } });
+    expect(response.body.errors![0]).toMatchObject({
+      message: 'query exceeded its time limit of 100 ms',
+      extensions: { code: 'QUERY_TIMEOUT' },
+    });
   });
 });
 
@@ -143,19 +193,22 @@ describe('persisted operations', () => {
     ]);
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('answers the hash %s like any unknown hash, not with a member of Object', async (hash) => {
-    const g = await gateway();
-    const response = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
-    expect({ status: response.status, errors: response.body.errors }).toEqual({
-      status: 404,
-      errors: [
-        {
-          message: `no persisted operation has the hash ${JSON.stringify(hash)}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
-          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
-        },
-      ],
-    });
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'answers the hash %s like any unknown hash, not with a member of Object',
+    async (hash) => {
+      const g = await gateway();
+      const response = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+      expect({ status: response.status, errors: response.body.errors }).toEqual({
+        status: 404,
+        errors: [
+          {
+            message: `no persisted operation has the hash ${JSON.stringify(hash)}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
+            extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+          },
+        ],
+      });
+    },
+  );
 
   it('accepts only hashes with PERSISTED_ONLY, except from clients with a trusted token', async () => {
     const g = await gateway({ PERSISTED_ONLY: 'true', TRUSTED_CLIENT_TOKENS: 'grafana-prod,graphiql' });
@@ -163,14 +216,20 @@ describe('persisted operations', () => {
     expect(text.status).toBe(403);
     expect(text.body.errors).toEqual([
       {
-        message: 'this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or x-kairograph-token)',
+        message:
+          'this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or x-kairograph-token)',
         extensions: { code: 'PERSISTED_QUERY_ONLY' },
       },
     ]);
     // A token that is neither trusted nor configured is wrong credentials, whatever the operation.
     expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'wrong' })).status).toBe(401);
-    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'grafana-prod' })).body).toEqual({ data: { metricNames: ['system.cpu.usage'] } });
-    const byHash = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(DashboardOverviewDocument) } }, variables: { from: 1_000_000, to: 1_599_000 } });
+    expect((await g.graphql('{ metricNames }', undefined, { 'x-kairograph-token': 'grafana-prod' })).body).toEqual({
+      data: { metricNames: ['system.cpu.usage'] },
+    });
+    const byHash = await g.post({
+      extensions: { persistedQuery: { version: 1, sha256Hash: hashOf(DashboardOverviewDocument) } },
+      variables: { from: 1_000_000, to: 1_599_000 },
+    });
     expect(byHash.status).toBe(200);
     expect(Object.keys(byHash.body.data!)).toEqual(['cpu', 'latencyP99', 'requestRate']);
   });
@@ -185,7 +244,11 @@ describe('automatic persisted queries (Apollo APQ)', () => {
   const QUERY = 'query Names($prefix: String) {\n  metricNames(prefix: $prefix)\n}';
   const HASH = createHash('sha256').update(QUERY).digest('hex');
   const apollo = { accept: '*/*' };
-  const hashOnly = { operationName: 'Names', variables: { prefix: 'system.' }, extensions: { persistedQuery: { version: 1, sha256Hash: HASH } } };
+  const hashOnly = {
+    operationName: 'Names',
+    variables: { prefix: 'system.' },
+    extensions: { persistedQuery: { version: 1, sha256Hash: HASH } },
+  };
 
   it('registers a hash with its text, after which hash-only requests (POST and GET) run it', async () => {
     const g = await gateway();
@@ -193,11 +256,23 @@ describe('automatic persisted queries (Apollo APQ)', () => {
     expect(first.status).toBe(404);
     expect(first.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_NOT_FOUND' });
     const retry = await g.post({ ...hashOnly, query: QUERY }, apollo);
-    expect({ status: retry.status, body: retry.body }).toEqual({ status: 200, body: { data: { metricNames: ['system.cpu.usage'] } } });
+    expect({ status: retry.status, body: retry.body }).toEqual({
+      status: 200,
+      body: { data: { metricNames: ['system.cpu.usage'] } },
+    });
     const again = await g.post(hashOnly, apollo);
-    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { data: { metricNames: ['system.cpu.usage'] } } });
-    const params = new URLSearchParams({ operationName: 'Names', variables: JSON.stringify(hashOnly.variables), extensions: JSON.stringify(hashOnly.extensions) });
-    const get = await fetch(`${g.url}/graphql?${params}`, { headers: { ...apollo, 'apollo-require-preflight': 'true' } });
+    expect({ status: again.status, body: again.body }).toEqual({
+      status: 200,
+      body: { data: { metricNames: ['system.cpu.usage'] } },
+    });
+    const params = new URLSearchParams({
+      operationName: 'Names',
+      variables: JSON.stringify(hashOnly.variables),
+      extensions: JSON.stringify(hashOnly.extensions),
+    });
+    const get = await fetch(`${g.url}/graphql?${params}`, {
+      headers: { ...apollo, 'apollo-require-preflight': 'true' },
+    });
     expect(get.status).toBe(200);
     expect(await get.json()).toMatchObject({ data: { metricNames: ['system.cpu.usage'] } });
   });
@@ -205,13 +280,26 @@ describe('automatic persisted queries (Apollo APQ)', () => {
   it('refuses text whose hash is not its sha256, runs nothing and registers nothing', async () => {
     const g = await gateway();
     const wrong = 'ab'.repeat(32);
-    const response = await g.post({ ...hashOnly, query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } }, apollo);
+    const response = await g.post(
+      { ...hashOnly, query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } },
+      apollo,
+    );
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
-      errors: [{ message: `extensions.persistedQuery.sha256Hash ${wrong} is not the sha256 of the query text (${HASH}); nothing was run or registered`, extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } }],
+      errors: [
+        {
+          message: `extensions.persistedQuery.sha256Hash ${wrong} is not the sha256 of the query text (${HASH}); nothing was run or registered`,
+          extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },
+        },
+      ],
     });
-    expect((await g.post({ ...hashOnly, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).status).toBe(404);
-    const notHex = await g.post({ query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: 'md5:abc' } } });
+    expect(
+      (await g.post({ ...hashOnly, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).status,
+    ).toBe(404);
+    const notHex = await g.post({
+      query: QUERY,
+      extensions: { persistedQuery: { version: 1, sha256Hash: 'md5:abc' } },
+    });
     expect(notHex.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_HASH_MISMATCH' });
   });
 
@@ -246,7 +334,9 @@ describe('operations endpoints and logs', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();
-    expect(text).toContain('kairograph_http_requests_total{api="graphql",route="/graphql",method="POST",status="200",source="kairosdb"} 1');
+    expect(text).toContain(
+      'kairograph_http_requests_total{api="graphql",route="/graphql",method="POST",status="200",source="kairosdb"} 1',
+    );
     expect(text).toContain('graphql_envelop_phase_execute_count{operationType="query"} 1');
     // The process and Node's runtime, from prom-client's defaults.
     expect(text).toContain('# TYPE process_cpu_seconds_total counter');
@@ -256,11 +346,17 @@ describe('operations endpoints and logs', () => {
   it("echoes the client's request id, makes one otherwise, and logs each request with its statistics", async () => {
     const lines: string[] = [];
     const g = await gateway({}, lines);
-    const given = await g.graphql('query Cpu { points(metric: "system.cpu.usage", from: 1000000, to: 1009999) { points { value } } }', undefined, { 'x-request-id': 'grafana-42' });
+    const given = await g.graphql(
+      'query Cpu { points(metric: "system.cpu.usage", from: 1000000, to: 1009999) { points { value } } }',
+      undefined,
+      { 'x-request-id': 'grafana-42' },
+    );
     expect(given.headers.get('x-request-id')).toBe('grafana-42');
     const made = await g.graphql('{ metricNames }');
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry['msg'] === 'graphql request');
+    const logged = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry['msg'] === 'graphql request');
     expect(logged).toHaveLength(2);
     expect(logged[0]).toMatchObject({
       requestId: 'grafana-42',
@@ -271,7 +367,21 @@ describe('operations endpoints and logs', () => {
       status: 200,
       principal: 'anonymous',
       errors: [],
-      statistics: { requestId: 'grafana-42', storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 }, queries: [{ path: 'points', metric: 'system.cpu.usage', rowTimes: 1, seriesMatched: 2, partitionsRead: 2, pointsRead: 20, pointsReturned: 20 }] },
+      statistics: {
+        requestId: 'grafana-42',
+        storeCalls: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 },
+        queries: [
+          {
+            path: 'points',
+            metric: 'system.cpu.usage',
+            rowTimes: 1,
+            seriesMatched: 2,
+            partitionsRead: 2,
+            pointsRead: 20,
+            pointsReturned: 20,
+          },
+        ],
+      },
     });
     expect(given.extensions!['statistics']).toEqual(logged[0]!['statistics']);
   });

@@ -28,9 +28,25 @@ beforeEach(async () => {
   archive = await EmbeddedStore.open({ path: tempDir() });
   gw = await startGateway(primary, {}, { sources: { archive } });
   // The same metric in both, with other hosts and values; and a metric only the archive has.
-  const cpu = (host: string, values: number[]) => ({ metric: 'cpu', tags: [{ name: 'host', value: host }], points: values.map((value, i) => ({ time: T + 1000 + i * 60_000, value })) });
-  expect((await gw.graphql(ADD, { series: [cpu('a', [1, 3])] })).body).toEqual({ data: { addPoints: { series: 1, points: 2 } } });
-  expect((await gw.graphql(ADD, { series: [cpu('b', [100, 300]), { metric: 'only.archive', tags: [{ name: 'host', value: 'b' }], points: [{ time: T, value: 7 }] }], source: 'archive' })).body).toEqual({
+  const cpu = (host: string, values: number[]) => ({
+    metric: 'cpu',
+    tags: [{ name: 'host', value: host }],
+    points: values.map((value, i) => ({ time: T + 1000 + i * 60_000, value })),
+  });
+  expect((await gw.graphql(ADD, { series: [cpu('a', [1, 3])] })).body).toEqual({
+    data: { addPoints: { series: 1, points: 2 } },
+  });
+  expect(
+    (
+      await gw.graphql(ADD, {
+        series: [
+          cpu('b', [100, 300]),
+          { metric: 'only.archive', tags: [{ name: 'host', value: 'b' }], points: [{ time: T, value: 7 }] },
+        ],
+        source: 'archive',
+      })
+    ).body,
+  ).toEqual({
     data: { addPoints: { series: 2, points: 3 } },
   });
 });
@@ -70,9 +86,20 @@ describe('sources', () => {
       tagValues(metric: "cpu", tag: "host", from: ${T}, to: ${T + HOUR}, source: ${source})
       seriesKeys(metric: "cpu", from: ${T}, to: ${T + HOUR}, source: ${source}) { host: tag(name: "host") type }
     }`;
-    expect((await gw.graphql(query('"archive"'))).body).toEqual({ data: { metricNames: ['cpu', 'only.archive'], tagNames: ['host'], tagValues: ['b'], seriesKeys: [{ host: 'b', type: 'DOUBLE' }] } });
-    expect((await gw.graphql(query('"kairosdb"'))).body).toEqual({ data: { metricNames: ['cpu'], tagNames: ['host'], tagValues: ['a'], seriesKeys: [{ host: 'a', type: 'DOUBLE' }] } });
-    expect((await gw.graphql(query('null'))).body).toEqual({ data: { metricNames: ['cpu'], tagNames: ['host'], tagValues: ['a'], seriesKeys: [{ host: 'a', type: 'DOUBLE' }] } });
+    expect((await gw.graphql(query('"archive"'))).body).toEqual({
+      data: {
+        metricNames: ['cpu', 'only.archive'],
+        tagNames: ['host'],
+        tagValues: ['b'],
+        seriesKeys: [{ host: 'b', type: 'DOUBLE' }],
+      },
+    });
+    expect((await gw.graphql(query('"kairosdb"'))).body).toEqual({
+      data: { metricNames: ['cpu'], tagNames: ['host'], tagValues: ['a'], seriesKeys: [{ host: 'a', type: 'DOUBLE' }] },
+    });
+    expect((await gw.graphql(query('null'))).body).toEqual({
+      data: { metricNames: ['cpu'], tagNames: ['host'], tagValues: ['a'], seriesKeys: [{ host: 'a', type: 'DOUBLE' }] },
+    });
   });
 
   it('reads points, series and rows of the source named, and says in the statistics which source each store call went to', async () => {
@@ -83,18 +110,40 @@ describe('sources', () => {
     }`);
     expect(response.body).toEqual({
       data: {
-        points: [{ host: 'b', points: [{ epochMs: T + 1000, value: 100 }, { epochMs: T + 61_000, value: 300 }] }],
-        rows: [{ host: 'b', value: 100 }, { host: 'b', value: 300 }],
+        points: [
+          {
+            host: 'b',
+            points: [
+              { epochMs: T + 1000, value: 100 },
+              { epochMs: T + 61_000, value: 300 },
+            ],
+          },
+        ],
+        rows: [
+          { host: 'b', value: 100 },
+          { host: 'b', value: 300 },
+        ],
         primary: [{ host: 'a', points: [{ value: 1 }, { value: 3 }] }],
       },
     });
-    const statistics = response.extensions!['statistics'] as { storeCalls: unknown; storeCallsBySource: unknown; queries: { path: string; source: string }[] };
+    const statistics = response.extensions!['statistics'] as {
+      storeCalls: unknown;
+      storeCallsBySource: unknown;
+      queries: { path: string; source: string }[];
+    };
     // points and rows of the archive share its index reads through the request's loaders; each reads its partition.
     expect(statistics.storeCallsBySource).toEqual({
       kairosdb: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 1, total: 4 },
       archive: { rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, tagIndexedRowKeys: 0, scans: 2, total: 5 },
     });
-    expect(statistics.storeCalls).toEqual({ rowTimes: 2, rowKeys: 2, legacyRowKeys: 2, tagIndexedRowKeys: 0, scans: 3, total: 9 });
+    expect(statistics.storeCalls).toEqual({
+      rowTimes: 2,
+      rowKeys: 2,
+      legacyRowKeys: 2,
+      tagIndexedRowKeys: 0,
+      scans: 3,
+      total: 9,
+    });
     expect(statistics.queries.map((q) => [q.path, q.source]).sort()).toEqual([
       ['points', 'archive'],
       ['primary', 'kairosdb'],
@@ -104,8 +153,11 @@ describe('sources', () => {
 
   it('keeps the two sources apart in the results cache', async () => {
     const avg = (source: string) =>
-      gw.graphql(`{ series(metric: "cpu", from: ${T}, to: ${T + HOUR - 1}, aggregators: [{ avg: { sampling: { value: 1, unit: HOURS } } }], source: ${source}) { tag(name: "host") points { value } } }`);
-    const cacheOf = (response: Awaited<ReturnType<typeof avg>>) => (response.extensions!['statistics'] as { queries: { cache: unknown }[] }).queries[0]!.cache;
+      gw.graphql(
+        `{ series(metric: "cpu", from: ${T}, to: ${T + HOUR - 1}, aggregators: [{ avg: { sampling: { value: 1, unit: HOURS } } }], source: ${source}) { tag(name: "host") points { value } } }`,
+      );
+    const cacheOf = (response: Awaited<ReturnType<typeof avg>>) =>
+      (response.extensions!['statistics'] as { queries: { cache: unknown }[] }).queries[0]!.cache;
     const first = await avg('"kairosdb"');
     const again = await avg('"kairosdb"');
     const other = await avg('"archive"');
@@ -123,11 +175,17 @@ describe('sources', () => {
   });
 
   it('deletes from the source named only', async () => {
-    const deleted = await gw.graphql(`mutation { deletePoints(metric: "cpu", from: ${T}, to: ${T + HOUR}, source: "archive") { series partitionsDeleted rangesDeleted } }`);
+    const deleted = await gw.graphql(
+      `mutation { deletePoints(metric: "cpu", from: ${T}, to: ${T + HOUR}, source: "archive") { series partitionsDeleted rangesDeleted } }`,
+    );
     expect(deleted.body).toEqual({ data: { deletePoints: { series: 1, partitionsDeleted: 0, rangesDeleted: 1 } } });
-    const read = await gw.graphql(`{ archive: points(metric: "cpu", from: ${T}, source: "archive") { points { value } } primary: points(metric: "cpu", from: ${T}) { points { value } } }`);
+    const read = await gw.graphql(
+      `{ archive: points(metric: "cpu", from: ${T}, source: "archive") { points { value } } primary: points(metric: "cpu", from: ${T}) { points { value } } }`,
+    );
     // A part of a row period went, so the archive's series is still indexed, with no points left.
-    expect(read.body).toEqual({ data: { archive: [{ points: [] }], primary: [{ points: [{ value: 1 }, { value: 3 }] }] } });
+    expect(read.body).toEqual({
+      data: { archive: [{ points: [] }], primary: [{ points: [{ value: 1 }, { value: 3 }] }] },
+    });
   });
 
   it.each([
@@ -138,14 +196,24 @@ describe('sources', () => {
     ['points', '{ points(metric: "cpu", from: 0, source: "nope") { name } }'],
     ['series', '{ series(metric: "cpu", from: 0, source: "nope") { name } }'],
     ['rows', '{ rows(metric: "cpu", from: 0, source: "nope") { name } }'],
-    ['addPoints', 'mutation { addPoints(series: [{ metric: "new", tags: [], points: [{ time: 0, value: 1 }] }], source: "nope") { series } }'],
+    [
+      'addPoints',
+      'mutation { addPoints(series: [{ metric: "new", tags: [], points: [{ time: 0, value: 1 }] }], source: "nope") { series } }',
+    ],
     ['deletePoints', 'mutation { deletePoints(metric: "cpu", from: 0, to: 1, source: "nope") { series } }'],
   ])('refuses an unknown source in %s, naming it and the configured ones', async (_, query) => {
     const response = await gw.graphql(query);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
       data: null,
-      errors: [{ message: 'source must be one of the configured sources: kairosdb, archive (got "nope")', path: [query.match(/(\w+)\(/)![1]!], locations: expect.any(Array), extensions: { code: 'BAD_USER_INPUT', field: 'source' } }],
+      errors: [
+        {
+          message: 'source must be one of the configured sources: kairosdb, archive (got "nope")',
+          path: [query.match(/(\w+)\(/)![1]!],
+          locations: expect.any(Array),
+          extensions: { code: 'BAD_USER_INPUT', field: 'source' },
+        },
+      ],
     });
     expect(await primary.metricNames('')).toEqual(['cpu']);
     expect(await archive.metricNames('')).toEqual(['cpu', 'only.archive']);
@@ -153,9 +221,23 @@ describe('sources', () => {
 
   it('serves the primary source on the KairosDB REST API', async () => {
     expect((await callRest(gw.url, 'GET', '/api/v1/metricnames')).json).toEqual({ results: ['cpu'] });
-    const query = await callRest(gw.url, 'POST', '/api/v1/datapoints/query', { body: { start_absolute: T, end_absolute: T + HOUR, metrics: [{ name: 'cpu' }, { name: 'only.archive' }] } });
-    expect((query.json as { queries: { results: { tags: unknown; values: unknown }[] }[] }).queries.map((q) => q.results.map((r) => [r.tags, r.values]))).toEqual([
-      [[{ host: ['a'] }, [[T + 1000, 1], [T + 61_000, 3]]]],
+    const query = await callRest(gw.url, 'POST', '/api/v1/datapoints/query', {
+      body: { start_absolute: T, end_absolute: T + HOUR, metrics: [{ name: 'cpu' }, { name: 'only.archive' }] },
+    });
+    expect(
+      (query.json as { queries: { results: { tags: unknown; values: unknown }[] }[] }).queries.map((q) =>
+        q.results.map((r) => [r.tags, r.values]),
+      ),
+    ).toEqual([
+      [
+        [
+          { host: ['a'] },
+          [
+            [T + 1000, 1],
+            [T + 61_000, 3],
+          ],
+        ],
+      ],
       [],
     ]);
   });
@@ -166,9 +248,17 @@ describe('PRIMARY_SOURCE_NAME', () => {
     const named = await startGateway(primary, { PRIMARY_SOURCE_NAME: 'main' }, { sources: { archive } });
     try {
       expect((await named.graphql('{ sources { name primary } main: metricNames(source: "main") }')).body).toEqual({
-        data: { sources: [{ name: 'main', primary: true }, { name: 'archive', primary: false }], main: ['cpu'] },
+        data: {
+          sources: [
+            { name: 'main', primary: true },
+            { name: 'archive', primary: false },
+          ],
+          main: ['cpu'],
+        },
       });
-      expect((await named.graphql('{ metricNames(source: "kairosdb") }')).body.errors![0]!.message).toBe('source must be one of the configured sources: main, archive (got "kairosdb")');
+      expect((await named.graphql('{ metricNames(source: "kairosdb") }')).body.errors![0]!.message).toBe(
+        'source must be one of the configured sources: main, archive (got "kairosdb")',
+      );
     } finally {
       await named.close();
     }

@@ -12,7 +12,14 @@ import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 
 const T = 1_700_000_000_000;
 const series: SeriesWrite[] = ['a', 'b', 'c'].flatMap((host) =>
-  ['x', 'y'].map((dc, i) => ({ metric: 'cpu', tags: { host, dc }, type: 'double' as const, ttlSeconds: 0, timestamps: [T + i, T + 60_000], values: [i, 7] })),
+  ['x', 'y'].map((dc, i) => ({
+    metric: 'cpu',
+    tags: { host, dc },
+    type: 'double' as const,
+    ttlSeconds: 0,
+    timestamps: [T + i, T + 60_000],
+    values: [i, 7],
+  })),
 );
 
 const QUERY = `query Dashboard($from: Time!, $to: Time!) {
@@ -27,7 +34,10 @@ let plain: TestGateway;
 const stores: EmbeddedStore[] = [];
 
 beforeAll(async () => {
-  const withIndex = await EmbeddedStore.open({ path: tempDir(), tagIndexedMetrics: parseTagIndexConfig({ cpu: ['host'] }) });
+  const withIndex = await EmbeddedStore.open({
+    path: tempDir(),
+    tagIndexedMetrics: parseTagIndexConfig({ cpu: ['host'] }),
+  });
   const without = await EmbeddedStore.open({ path: tempDir() });
   stores.push(withIndex, without);
   for (const store of stores) await store.write({ series });
@@ -45,10 +55,20 @@ afterAll(async () => {
 describe('the tag index over GraphQL', () => {
   it('answers as row_keys does, reading each pinned host once per request, and counts the reads', async () => {
     const variables = { from: T - 1000, to: T + 120_000 };
-    const [withIndex, without] = await Promise.all([indexed.graphql(QUERY, variables), plain.graphql(QUERY, variables)]);
+    const [withIndex, without] = await Promise.all([
+      indexed.graphql(QUERY, variables),
+      plain.graphql(QUERY, variables),
+    ]);
     expect(withIndex.status).toBe(200);
     expect(withIndex.body).toEqual(without.body);
-    expect(withIndex.body.data!['keys']).toEqual([{ tags: [{ name: 'dc', value: 'x' }, { name: 'host', value: 'b' }] }]);
+    expect(withIndex.body.data!['keys']).toEqual([
+      {
+        tags: [
+          { name: 'dc', value: 'x' },
+          { name: 'host', value: 'b' },
+        ],
+      },
+    ]);
     // host=a and host=b (the first alias's host=a is read once for both); dc is not indexed, so row_keys for `dc`.
     expect((withIndex.extensions!['statistics'] as { storeCalls: unknown }).storeCalls).toEqual({
       rowTimes: 1,
@@ -58,6 +78,9 @@ describe('the tag index over GraphQL', () => {
       scans: expect.any(Number),
       total: expect.any(Number),
     });
-    expect((without.extensions!['statistics'] as { storeCalls: unknown }).storeCalls).toMatchObject({ rowKeys: 1, tagIndexedRowKeys: 0 });
+    expect((without.extensions!['statistics'] as { storeCalls: unknown }).storeCalls).toMatchObject({
+      rowKeys: 1,
+      tagIndexedRowKeys: 0,
+    });
   });
 });

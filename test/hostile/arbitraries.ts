@@ -7,13 +7,53 @@
 import fc from 'fast-check';
 
 /** Names that an object-backed map gets wrong: `__proto__` sets the prototype, the others shadow its methods. */
-export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+export const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
 
 const AGGREGATORS = [
-  'avg', 'count', 'dev', 'diff', 'div', 'filter', 'first', 'gaps', 'last', 'least_squares', 'max', 'min', 'percentile',
-  'rate', 'sampler', 'save_as', 'scale', 'score', 'sma', 'sum', 'trim', 'nope',
+  'avg',
+  'count',
+  'dev',
+  'diff',
+  'div',
+  'filter',
+  'first',
+  'gaps',
+  'last',
+  'least_squares',
+  'max',
+  'min',
+  'percentile',
+  'rate',
+  'sampler',
+  'save_as',
+  'scale',
+  'score',
+  'sma',
+  'sum',
+  'trim',
+  'nope',
 ];
-const UNITS = ['milliseconds', 'seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years', 'MINUTES', 'fortnights', ''];
+const UNITS = [
+  'milliseconds',
+  'seconds',
+  'minutes',
+  'hours',
+  'days',
+  'weeks',
+  'months',
+  'years',
+  'MINUTES',
+  'fortnights',
+  '',
+];
 
 /** Any JSON value, small. */
 export const anyJson = fc.jsonValue({ maxDepth: 3 });
@@ -30,14 +70,46 @@ export const name = fc.oneof(
 /** Epoch ms and things that are not: the JS Date range edge, beyond it, fractions, strings, nothing. */
 export const timestamp = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_600_000 }) },
-  { weight: 2, arbitrary: fc.constantFrom(0, -1, 8.64e15, -8.64e15, 8.64e15 + 1, -8.64e15 - 1, 9_007_199_254_740_991, 9.3e18, 1.5, -0.5) },
-  { weight: 1, arbitrary: fc.oneof(fc.constant('1700000000000'), fc.constant('now'), fc.constant(null), fc.constant(true), fc.constant(Number.MAX_VALUE)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      0,
+      -1,
+      8.64e15,
+      -8.64e15,
+      8.64e15 + 1,
+      -8.64e15 - 1,
+      9_007_199_254_740_991,
+      9.3e18,
+      1.5,
+      -0.5,
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.constant('1700000000000'),
+      fc.constant('now'),
+      fc.constant(null),
+      fc.constant(true),
+      fc.constant(Number.MAX_VALUE),
+    ),
+  },
 );
 
 export const value = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
-  fc.constantFrom('9223372036854775807', '9223372036854775808', '-9223372036854775809', '1e400', '', 'abc', '1.5', 1e308),
+  fc.constantFrom(
+    '9223372036854775807',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1e400',
+    '',
+    'abc',
+    '1.5',
+    1e308,
+  ),
   fc.string({ maxLength: 8 }),
   fc.boolean(),
   fc.constant(null),
@@ -46,7 +118,10 @@ export const value = fc.oneof(
 
 /** Tags as an object: ordinary, prototype-special and oversized names and values, or not an object at all. */
 export const tags = fc.oneof(
-  { weight: 5, arbitrary: fc.dictionary(name, fc.oneof(name, fc.integer(), fc.constant(null)), { minKeys: 0, maxKeys: 4 }) },
+  {
+    weight: 5,
+    arbitrary: fc.dictionary(name, fc.oneof(name, fc.integer(), fc.constant(null)), { minKeys: 0, maxKeys: 4 }),
+  },
   { weight: 1, arbitrary: anyJson },
 );
 
@@ -59,20 +134,49 @@ export const ingestMetric = fc.record(
     ttl: fc.constantFrom(undefined, 0, 60, -1, 1e12, 'x'),
     timestamp: fc.option(timestamp, { nil: undefined }),
     value: fc.option(value, { nil: undefined }),
-    datapoints: fc.option(fc.array(fc.oneof({ weight: 6, arbitrary: fc.tuple(timestamp, value) }, { weight: 1, arbitrary: anyJson }), { maxLength: 6 }), { nil: undefined }),
+    datapoints: fc.option(
+      fc.array(fc.oneof({ weight: 6, arbitrary: fc.tuple(timestamp, value) }, { weight: 1, arbitrary: anyJson }), {
+        maxLength: 6,
+      }),
+      { nil: undefined },
+    ),
   },
   { requiredKeys: ['name'] },
 );
 
-export const ingestBody = fc.oneof({ weight: 6, arbitrary: fc.array(ingestMetric, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: ingestMetric }, { weight: 1, arbitrary: anyJson });
+export const ingestBody = fc.oneof(
+  { weight: 6, arbitrary: fc.array(ingestMetric, { minLength: 1, maxLength: 3 }) },
+  { weight: 1, arbitrary: ingestMetric },
+  { weight: 1, arbitrary: anyJson },
+);
 
 /** A regex for a tag filter: useful, catastrophic for a backtracking matcher, beyond the linear engine, or broken. */
 export const regex = fc.oneof(
-  fc.constantFrom('web-.*', '(a+)+$', '(a|a)*b', '(a|aa)+$', '(.*a){12}', '(a)\\1', 'x(?=y)', '\\p{L}+', '(', '[', '*', 'a{99999}', ''),
+  fc.constantFrom(
+    'web-.*',
+    '(a+)+$',
+    '(a|a)*b',
+    '(a|aa)+$',
+    '(.*a){12}',
+    '(a)\\1',
+    'x(?=y)',
+    '\\p{L}+',
+    '(',
+    '[',
+    '*',
+    'a{99999}',
+    '',
+  ),
   fc.stringMatching(/^[a(|)+*?.\\[\]{}^$-]{0,12}$/),
 );
 
-const sampling = fc.record({ value: fc.oneof(fc.integer({ min: -2, max: 1000 }), fc.constantFrom('1', 'x', 0.5, null)), unit: fc.constantFrom(...UNITS) }, { requiredKeys: [] });
+const sampling = fc.record(
+  {
+    value: fc.oneof(fc.integer({ min: -2, max: 1000 }), fc.constantFrom('1', 'x', 0.5, null)),
+    unit: fc.constantFrom(...UNITS),
+  },
+  { requiredKeys: [] },
+);
 
 export const aggregator = fc.record(
   {
@@ -101,7 +205,21 @@ export const groupBy = fc.oneof(
   fc.record({ name: fc.constantFrom('nope', '__proto__') }),
 );
 
-const queryTags = fc.dictionary(name, fc.oneof(name, fc.array(fc.oneof(name, regex.map((r) => `regex:${r}`)), { maxLength: 3 }), fc.constant(7)), { maxKeys: 3 });
+const queryTags = fc.dictionary(
+  name,
+  fc.oneof(
+    name,
+    fc.array(
+      fc.oneof(
+        name,
+        regex.map((r) => `regex:${r}`),
+      ),
+      { maxLength: 3 },
+    ),
+    fc.constant(7),
+  ),
+  { maxKeys: 3 },
+);
 
 export const queryMetric = fc.record(
   {
@@ -123,7 +241,10 @@ export const queryBody = fc.oneof(
       {
         start_absolute: timestamp,
         end_absolute: fc.option(timestamp, { nil: undefined }),
-        start_relative: fc.record({ value: fc.oneof(fc.integer({ min: -5, max: 100_000_000 }), fc.constant('1')), unit: fc.constantFrom(...UNITS) }),
+        start_relative: fc.record({
+          value: fc.oneof(fc.integer({ min: -5, max: 100_000_000 }), fc.constant('1')),
+          unit: fc.constantFrom(...UNITS),
+        }),
         time_zone: fc.constantFrom(undefined, 'UTC', 'Europe/Berlin', 'Mars/Olympus', ''),
         metrics: fc.array(queryMetric, { minLength: 1, maxLength: 3 }),
       },
@@ -136,7 +257,10 @@ export const queryBody = fc.oneof(
 /** GraphQL variables for `series`: each of the right type or not, so coercion, validation and the engine all answer. */
 export const seriesVariables = fc.record({
   metric: fc.oneof({ weight: 5, arbitrary: name }, { weight: 1, arbitrary: anyJson }),
-  from: fc.oneof(timestamp, fc.constantFrom('now-1h', 'now-99999999y', 'now/d', '2024-05-01T10:00:00Z', 'yesterday', '-8640000000000001')),
+  from: fc.oneof(
+    timestamp,
+    fc.constantFrom('now-1h', 'now-99999999y', 'now/d', '2024-05-01T10:00:00Z', 'yesterday', '-8640000000000001'),
+  ),
   to: fc.option(fc.oneof(timestamp, fc.constant('now')), { nil: null }),
   where: fc.option(
     fc.array(
@@ -162,13 +286,16 @@ export const addPointsVariables = fc.record({
     {
       weight: 6,
       arbitrary: fc.array(
-        fc.record({
-          metric: name,
-          tags: fc.oneof(fc.array(fc.record({ name, value: name }), { maxLength: 4 }), anyJson),
-          type: fc.constantFrom(undefined, 'LONG', 'DOUBLE', 'STRING', 'COMPLEX', 'long'),
-          ttl: fc.constantFrom(undefined, 0, 60, -1, 2 ** 31),
-          points: fc.array(fc.record({ time: timestamp, value }), { maxLength: 4 }),
-        }, { requiredKeys: ['metric', 'tags', 'points'] }),
+        fc.record(
+          {
+            metric: name,
+            tags: fc.oneof(fc.array(fc.record({ name, value: name }), { maxLength: 4 }), anyJson),
+            type: fc.constantFrom(undefined, 'LONG', 'DOUBLE', 'STRING', 'COMPLEX', 'long'),
+            ttl: fc.constantFrom(undefined, 0, 60, -1, 2 ** 31),
+            points: fc.array(fc.record({ time: timestamp, value }), { maxLength: 4 }),
+          },
+          { requiredKeys: ['metric', 'tags', 'points'] },
+        ),
         { minLength: 1, maxLength: 3 },
       ),
     },

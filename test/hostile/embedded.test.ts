@@ -6,4 +6,7 @@ import { describeHostileRequests } from './hostile-suite.js';
 
 afterAll(removeTempDirs);
 
-describeHostileRequests('embedded', () => EmbeddedStore.open({ path: tempDir('kairograph-hostile-') }), { fuzzRuns: 150, heavyCopies: 40 });
+describeHostileRequests('embedded', () => EmbeddedStore.open({ path: tempDir('kairograph-hostile-') }), {
+  fuzzRuns: 150,
+  heavyCopies: 40,
+});

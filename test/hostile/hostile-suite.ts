@@ -36,9 +36,14 @@ const SERIES = `query Series($metric: String!, $from: Time!, $to: Time, $where: 
 }`;
 const ADD_POINTS = `mutation Add($series: [SeriesPointsInput!]!) { addPoints(series: $series) { series points } }`;
 
-export function describeHostileRequests(storeName: string, createStore: HostileStoreFactory, options: HostileSuiteOptions): void {
+export function describeHostileRequests(
+  storeName: string,
+  createStore: HostileStoreFactory,
+  options: HostileSuiteOptions,
+): void {
   describe(`hostile requests against the ${storeName} store`, () => {
     const opened: { store: Store; gateway: RestGateway }[] = [];
+    const gateways: RestGateway[] = [];
     afterEach(async () => {
       for (const { store, gateway } of opened.splice(0)) {
         // The process is still up and serving, whatever the test sent.
@@ -46,9 +51,6 @@ export function describeHostileRequests(storeName: string, createStore: HostileS
         await gateway.close();
         await store.close();
       }
-    });
-    const gateways: RestGateway[] = [];
-    afterEach(async () => {
       for (const gateway of gateways.splice(0)) await gateway.close();
     });
     const start = async (env: Record<string, string> = {}) => {
@@ -81,14 +83,20 @@ export function describeHostileRequests(storeName: string, createStore: HostileS
         const gw = await start();
         // 12,000 points per alias: 120 of them are 1,440,000 points, over the default MAX_REQUEST_POINTS of 1,000,000.
         await seedCpu(gw, 2_000);
-        const aliases = Array.from({ length: 120 }, (_, i) => `a${i}: series(metric: "system.cpu.usage", from: ${T0}) { points { epochMs value } }`);
+        const aliases = Array.from(
+          { length: 120 },
+          (_, i) => `a${i}: series(metric: "system.cpu.usage", from: ${T0}) { points { epochMs value } }`,
+        );
         const alone = await gw.graphql(`{ ${aliases[0]} }`);
         expect(alone.status).toBe(200);
         const response = await gw.graphql(`{ ${aliases.join('\n')} }`);
         expect(response.status).toBe(422);
         expect(response.body.data).toBeNull();
         for (const error of response.body.errors!) {
-          expect(error).toMatchObject({ message: 'request exceeded its points returned budget of 1000000 (MAX_REQUEST_POINTS)', extensions: { code: 'BUDGET_EXCEEDED' } });
+          expect(error).toMatchObject({
+            message: 'request exceeded its points returned budget of 1000000 (MAX_REQUEST_POINTS)',
+            extensions: { code: 'BUDGET_EXCEEDED' },
+          });
         }
       });
 
@@ -96,12 +104,29 @@ export function describeHostileRequests(storeName: string, createStore: HostileS
         // A backtracking matcher needs minutes for this pair, and the thread is never free for the timer to fire.
         const gw = await start({ QUERY_TIMEOUT_MS: '5000' });
         const evil = `${'a'.repeat(31)}!`;
-        expect((await gw.call('POST', '/api/v1/datapoints', { body: [{ name: 'k', tags: { k: evil }, datapoints: [[T0, 1]] }, { name: 'k', tags: { k: 'aaa' }, datapoints: [[T0, 2]] }] })).status).toBe(204);
-        const rest = await gw.call('POST', '/api/v1/datapoints/query', { body: { start_absolute: T0, metrics: [{ name: 'k', tags: { k: ['regex:(a+)+$'] } }] } });
+        expect(
+          (
+            await gw.call('POST', '/api/v1/datapoints', {
+              body: [
+                { name: 'k', tags: { k: evil }, datapoints: [[T0, 1]] },
+                { name: 'k', tags: { k: 'aaa' }, datapoints: [[T0, 2]] },
+              ],
+            })
+          ).status,
+        ).toBe(204);
+        const rest = await gw.call('POST', '/api/v1/datapoints/query', {
+          body: { start_absolute: T0, metrics: [{ name: 'k', tags: { k: ['regex:(a+)+$'] } }] },
+        });
         expect(rest.status).toBe(200);
-        expect(rest.json).toMatchObject({ queries: [{ sample_size: 1, results: [{ tags: { k: ['aaa'] }, values: [[T0, 2]] }] }] });
-        const graphql = await gw.graphql(`{ series(metric: "k", from: ${T0}, where: [{ tag: "k", regex: "(a+)+$" }]) { tags { name values } points { value } } }`);
-        expect(graphql.body).toEqual({ data: { series: [{ tags: [{ name: 'k', values: ['aaa'] }], points: [{ value: 2 }] }] } });
+        expect(rest.json).toMatchObject({
+          queries: [{ sample_size: 1, results: [{ tags: { k: ['aaa'] }, values: [[T0, 2]] }] }],
+        });
+        const graphql = await gw.graphql(
+          `{ series(metric: "k", from: ${T0}, where: [{ tag: "k", regex: "(a+)+$" }]) { tags { name values } points { value } } }`,
+        );
+        expect(graphql.body).toEqual({
+          data: { series: [{ tags: [{ name: 'k', values: ['aaa'] }], points: [{ value: 2 }] }] },
+        });
       });
 
       it('answers /health while a heavy query runs, and the time limit stops a heavy query', async () => {
@@ -111,7 +136,10 @@ export function describeHostileRequests(storeName: string, createStore: HostileS
         // identical queries running together would be read once (src/cache/shared-queries.ts).
         const heavy = {
           start_absolute: T0,
-          metrics: Array.from({ length: options.heavyCopies }, (_, i) => ({ name: 'system.cpu.usage', aggregators: [{ name: 'avg', sampling: { value: 60 + i, unit: 'seconds' } }] })),
+          metrics: Array.from({ length: options.heavyCopies }, (_, i) => ({
+            name: 'system.cpu.usage',
+            aggregators: [{ name: 'avg', sampling: { value: 60 + i, unit: 'seconds' } }],
+          })),
         };
         let heavyDone = false;
         const running = gw.call('POST', '/api/v1/datapoints/query', { body: heavy }).finally(() => (heavyDone = true));
@@ -146,9 +174,13 @@ export function describeHostileRequests(storeName: string, createStore: HostileS
         const gw = await start();
         await seedCpu(gw, 30);
         await fc.assert(
-          fc.asyncProperty(queryBody, fc.constantFrom('/api/v1/datapoints/query', '/api/v1/datapoints/query/tags', '/api/v1/datapoints/delete'), async (body, path) => {
-            checkRest(await gw.call('POST', path, { body }));
-          }),
+          fc.asyncProperty(
+            queryBody,
+            fc.constantFrom('/api/v1/datapoints/query', '/api/v1/datapoints/query/tags', '/api/v1/datapoints/delete'),
+            async (body, path) => {
+              checkRest(await gw.call('POST', path, { body }));
+            },
+          ),
           { numRuns: options.fuzzRuns },
         );
         checkRest(await gw.call('DELETE', `/api/v1/metric/${encodeURIComponent('__proto__')}`));
@@ -188,7 +220,9 @@ function checkRest(answer: RestResponse): void {
   expect(REST_STATUSES).toContain(answer.status);
   if (answer.status >= 400) {
     const errors = (answer.json as { errors?: unknown }).errors;
-    expect(Array.isArray(errors) && errors.length > 0 && errors.every((e) => typeof e === 'string' && e.length > 0)).toBe(true);
+    expect(
+      Array.isArray(errors) && errors.length > 0 && errors.every((e) => typeof e === 'string' && e.length > 0),
+    ).toBe(true);
     expect(errors).not.toContain('Unexpected error.');
   }
   if (answer.status >= 500) expect(answer.status === 503 || answer.status === 504).toBe(true);
@@ -217,7 +251,9 @@ async function fingerprint(gw: RestGateway, names: readonly unknown[]): Promise<
   const counts: Record<string, number> = {};
   for (const name of new Set(names)) {
     if (typeof name !== 'string' || !listed.results.includes(name)) continue;
-    const answer = await gw.call('POST', '/api/v1/datapoints/query', { body: { start_absolute: -8_640_000_000_000_000, metrics: [{ name }] } });
+    const answer = await gw.call('POST', '/api/v1/datapoints/query', {
+      body: { start_absolute: -8_640_000_000_000_000, metrics: [{ name }] },
+    });
     counts[name] = (answer.json as { queries: { sample_size: number }[] }).queries[0]!.sample_size;
   }
   return { names: listed.results, counts };

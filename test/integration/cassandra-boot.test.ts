@@ -48,11 +48,21 @@ describe('real Cassandra from the integration globalSetup', () => {
   });
 
   it('creates a keyspace and table, writes and reads a row with prepared statements', async () => {
-    await client.execute(`CREATE KEYSPACE ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
-    await client.execute(`CREATE TABLE ${keyspace}.points (metric text, ts timestamp, value double, PRIMARY KEY (metric, ts))`);
+    await client.execute(
+      `CREATE KEYSPACE ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+    );
+    await client.execute(
+      `CREATE TABLE ${keyspace}.points (metric text, ts timestamp, value double, PRIMARY KEY (metric, ts))`,
+    );
     const ts = new Date('2024-05-01T12:00:00.000Z');
-    await client.execute(`INSERT INTO ${keyspace}.points (metric, ts, value) VALUES (?, ?, ?)`, ['cpu.load', ts, 0.75], { prepare: true });
-    const rows = (await client.execute(`SELECT ts, value FROM ${keyspace}.points WHERE metric = ?`, ['cpu.load'], { prepare: true })).rows;
+    await client.execute(
+      `INSERT INTO ${keyspace}.points (metric, ts, value) VALUES (?, ?, ?)`,
+      ['cpu.load', ts, 0.75],
+      { prepare: true },
+    );
+    const rows = (
+      await client.execute(`SELECT ts, value FROM ${keyspace}.points WHERE metric = ?`, ['cpu.load'], { prepare: true })
+    ).rows;
     expect(rows).toHaveLength(1);
     expect((rows[0]!.get('ts') as Date).toISOString()).toBe(ts.toISOString());
     expect(rows[0]!.get('value')).toBe(0.75);

@@ -43,7 +43,10 @@ async function ready(gw: TestGateway): Promise<number> {
 }
 
 /** The gateway as start.ts builds it: configuration from the environment, then openStore. */
-async function gatewayThrough(proxy: TcpProxy, env: Record<string, string> = {}): Promise<{ gw: TestGateway; store: Store }> {
+async function gatewayThrough(
+  proxy: TcpProxy,
+  env: Record<string, string> = {},
+): Promise<{ gw: TestGateway; store: Store }> {
   const node = testNode();
   const settings = {
     STORE: 'cassandra',
@@ -96,7 +99,10 @@ describe('Cassandra unreachable, then back', () => {
     // The driver's view of the nodes, here the one behind the proxy (test/cluster/ has a node down among three).
     const readiness = await fetch(`${gw.url}/ready`);
     expect(readiness.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await readiness.json()).toEqual({ status: 'ready', hosts: [{ address: `127.0.0.1:${proxy.port}`, datacenter: testNode().localDataCenter, up: true }] });
+    expect(await readiness.json()).toEqual({
+      status: 'ready',
+      hosts: [{ address: `127.0.0.1:${proxy.port}`, datacenter: testNode().localDataCenter, up: true }],
+    });
     expect((await gw.graphql(WRITE)).body).toEqual({ data: { addPoints: { points: 1 } } });
     expect((await gw.graphql(READ)).body).toEqual({ data: { points: [{ points: [{ epochMs: T0, value: 1 }] }] } });
   });
@@ -119,7 +125,11 @@ describe('Cassandra unreachable, then back', () => {
 
     await proxy.up();
     await waitFor('readiness after Cassandra came back', async () => (await ready(gw)) === 200, 20_000);
-    await waitFor('a query answered after Cassandra came back', async () => (await gw.graphql(READ)).status === 200, 20_000);
+    await waitFor(
+      'a query answered after Cassandra came back',
+      async () => (await gw.graphql(READ)).status === 200,
+      20_000,
+    );
     expect((await gw.graphql(READ)).body).toEqual({ data: { points: [{ points: [{ epochMs: T0, value: 1 }] }] } });
   });
 
@@ -137,7 +147,9 @@ describe('Cassandra unreachable, then back', () => {
     expect(waited).toBeGreaterThanOrEqual(900);
     expect(waited).toBeLessThan(4000);
     expect(failed.body.errors![0]!.extensions).toEqual({ code: 'STORE_UNAVAILABLE' });
-    expect(failed.body.errors![0]!.message).toBe(`the cassandra store is unavailable: no Cassandra host answered (127.0.0.1:${proxy.port}: The host 127.0.0.1:${proxy.port} did not reply before timeout 1000 ms)`);
+    expect(failed.body.errors![0]!.message).toBe(
+      `the cassandra store is unavailable: no Cassandra host answered (127.0.0.1:${proxy.port}: The host 127.0.0.1:${proxy.port} did not reply before timeout 1000 ms)`,
+    );
 
     await proxy.up();
     await waitFor('a query answered after the stall', async () => (await gw.graphql(READ)).status === 200, 20_000);
@@ -154,11 +166,20 @@ describe('a query past QUERY_TIMEOUT_MS', () => {
     opened.push({ gw, store });
     const timestamps = Array.from({ length: 10_000 }, (_, i) => T0 + i);
     await store.write({
-      series: Array.from({ length: 10 }, (_, s) => ({ metric: 'big', tags: { host: `h${s}` }, type: 'long' as const, ttlSeconds: 0, timestamps, values: timestamps.map((t) => t - T0) })),
+      series: Array.from({ length: 10 }, (_, s) => ({
+        metric: 'big',
+        tags: { host: `h${s}` },
+        type: 'long' as const,
+        ttlSeconds: 0,
+        timestamps,
+        values: timestamps.map((t) => t - T0),
+      })),
     });
 
     const asked = performance.now();
-    const response = await gw.graphql(`{ points(metric: "big", from: ${T0}, to: ${T0 + 10_000}) { points { epochMs } } }`);
+    const response = await gw.graphql(
+      `{ points(metric: "big", from: ${T0}, to: ${T0 + 10_000}) { points { epochMs } } }`,
+    );
     expect(performance.now() - asked).toBeLessThan(2000);
     expect(response.status).toBe(504);
     expect(response.body.errors![0]!.extensions).toEqual({ code: 'QUERY_TIMEOUT' });

@@ -8,7 +8,16 @@ import type cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraStore, type ScanPageCounts } from '../../src/store/cassandra/cassandra-store.js';
-import { encodeComplex, encodeDouble, encodeLegacyDouble, encodeLegacyFloat, encodeLegacyLong, encodeLong, encodeRowKey, encodeString } from '../../src/store/format/index.js';
+import {
+  encodeComplex,
+  encodeDouble,
+  encodeLegacyDouble,
+  encodeLegacyFloat,
+  encodeLegacyLong,
+  encodeLong,
+  encodeRowKey,
+  encodeString,
+} from '../../src/store/format/index.js';
 import { ReadAheadBudget } from '../../src/store/queued-scan.js';
 import type { RowKey, ScanOptions } from '../../src/store/store.js';
 import { MAX_LONG, MIN_LONG, columnOf, typedCells } from '../support/cell-arbitraries.js';
@@ -49,7 +58,9 @@ async function layOut(key: RowKey, cells: readonly (readonly [number, Buffer | n
   const keyBytes = Buffer.from(encodeRowKey(key));
   const insert = `INSERT INTO ${KEYSPACE}.data_points (key, column1, value) VALUES (?, ?, ?)`;
   for (let i = 0; i < cells.length; i += 50) {
-    const queries = cells.slice(i, i + 50).map(([column, value]) => ({ query: insert, params: [keyBytes, columnBytes(column), value] }));
+    const queries = cells
+      .slice(i, i + 50)
+      .map(([column, value]) => ({ query: insert, params: [keyBytes, columnBytes(column), value] }));
     await cql.batch(queries, { prepare: true, logged: false, timestamp: Date.now() });
   }
 }
@@ -73,20 +84,43 @@ describe('every value type', () => {
     const longs = [MIN_LONG, MAX_LONG, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 53n - 1n, 0n, -1n, 300n];
     for (const dataType of ['kairos_long', 'kairos_long_nano']) {
       const key = freshKey(dataType);
-      await layOut(key, longs.map((v, i) => [i * 10, Buffer.from(encodeLong(v))]));
+      await layOut(
+        key,
+        longs.map((v, i) => [i * 10, Buffer.from(encodeLong(v))]),
+      );
       await bothWays(key, ...WHOLE_ROW);
       expect(await scanAll(lean, key, ...WHOLE_ROW)).toEqual(longs.map((v, i) => ({ t: R + i * 10, v, kind: 'long' })));
     }
   });
 
   it('doubles: NaN with any payload, -0, subnormals, infinities', async () => {
-    const cells = ['7ff8000000000000', '7ff0000000000001', 'fff8000000000000', '8000000000000000', '0000000000000001', '8000000000000001', '0010000000000000', '7ff0000000000000', 'fff0000000000000', '3ff8000000000000'];
+    const cells = [
+      '7ff8000000000000',
+      '7ff0000000000001',
+      'fff8000000000000',
+      '8000000000000000',
+      '0000000000000001',
+      '8000000000000001',
+      '0010000000000000',
+      '7ff0000000000000',
+      'fff0000000000000',
+      '3ff8000000000000',
+    ];
     const key = freshKey('kairos_double');
-    await layOut(key, cells.map((h, i) => [i, Buffer.from(h, 'hex')]));
+    await layOut(
+      key,
+      cells.map((h, i) => [i, Buffer.from(h, 'hex')]),
+    );
     const [slice] = await bothWays(key, ...WHOLE_ROW);
     // The bytes of every value, big-endian as stored: the lean decoder keeps each double bit for bit.
     const stored = Buffer.from(slice!.values as string, 'hex');
-    expect(cells.map((_, i) => Buffer.from(stored.subarray(i * 8, i * 8 + 8)).reverse().toString('hex'))).toEqual(cells);
+    expect(
+      cells.map((_, i) =>
+        Buffer.from(stored.subarray(i * 8, i * 8 + 8))
+          .reverse()
+          .toString('hex'),
+      ),
+    ).toEqual(cells);
     const values = (await scanAll(lean, key, ...WHOLE_ROW)).map((p) => p.v);
     expect(values.slice(3)).toEqual([-0, 5e-324, -5e-324, 2.2250738585072014e-308, Infinity, -Infinity, 1.5]);
     expect(values.slice(0, 3).every(Number.isNaN)).toBe(true);
@@ -95,7 +129,10 @@ describe('every value type', () => {
   it('strings: empty, accented, astral, NUL, and one of 60,000 bytes in a frame of many chunks', async () => {
     const strings = ['', 'a', 'é', '𝄞', 'a\u0000b', 'é'.repeat(30_000), 'z'];
     const key = freshKey('kairos_string');
-    await layOut(key, strings.map((s, i) => [i, Buffer.from(encodeString(s))]));
+    await layOut(
+      key,
+      strings.map((s, i) => [i, Buffer.from(encodeString(s))]),
+    );
     await bothWays(key, ...WHOLE_ROW);
     await bothWays(key, ...WHOLE_ROW, { pageSize: 2 });
     expect((await scanAll(lean, key, ...WHOLE_ROW)).map((p) => p.v)).toEqual(strings);
@@ -108,7 +145,10 @@ describe('every value type', () => {
       [Infinity, 5e-324],
     ];
     const key = freshKey('kairos_complex');
-    await layOut(key, pairs.map(([re, im], i) => [i, Buffer.from(encodeComplex(re, im))]));
+    await layOut(
+      key,
+      pairs.map(([re, im], i) => [i, Buffer.from(encodeComplex(re, im))]),
+    );
     const [slice] = await bothWays(key, ...WHOLE_ROW);
     expect(slice!.kind).toBe('complex');
     const floats = (h: string) => [...new Float64Array(new Uint8Array(Buffer.from(h, 'hex')).buffer)];
@@ -142,13 +182,18 @@ describe('pages', () => {
   it('give the same slices for any page size, order and limit, a partition spanning many pages included', async () => {
     const key = freshKey('kairos_long');
     const n = 23;
-    await layOut(key, Array.from({ length: n }, (_, i) => [i * 3, Buffer.from(encodeLong(i * 1000))]));
+    await layOut(
+      key,
+      Array.from({ length: n }, (_, i) => [i * 3, Buffer.from(encodeLong(i * 1000))]),
+    );
     for (const pageSize of [undefined, 1, 2, 3, 22, 23, 24, 5000]) {
       for (const order of ['asc', 'desc'] as const) {
         for (const limit of [undefined, 1, 5, 23, 30]) {
           const options = { order, ...(pageSize ? { pageSize } : {}), ...(limit ? { limit } : {}) };
           const slices = await bothWays(key, ...WHOLE_ROW, options);
-          const times = slices.flatMap((s) => [...new Float64Array(new Uint8Array(Buffer.from(s.timestamps, 'hex')).buffer)]);
+          const times = slices.flatMap((s) => [
+            ...new Float64Array(new Uint8Array(Buffer.from(s.timestamps, 'hex')).buffer),
+          ]);
           const all = Array.from({ length: n }, (_, i) => R + i * 3);
           expect(times, JSON.stringify(options)).toEqual((order === 'asc' ? all : all.reverse()).slice(0, limit ?? n));
           expect(slices.every((s) => s.timestamps.length / 16 <= (pageSize ?? 4096))).toBe(true);
@@ -159,7 +204,10 @@ describe('pages', () => {
 
   it('split, read every part ahead of the reader while the budget has room, and stop where it is full', async () => {
     const key = freshKey('kairos_long');
-    await layOut(key, Array.from({ length: 100 }, (_, i) => [i, Buffer.from(encodeLong(i))]));
+    await layOut(
+      key,
+      Array.from({ length: 100 }, (_, i) => [i, Buffer.from(encodeLong(i))]),
+    );
     // Pages of 4 points: the first page, then columns 4-99 in 4 parts of 24 points, 6 pages each.
     const pagesAfterFirstSlice = async (budget: ReadAheadBudget) => {
       const before = lean.scanPages.lean;
@@ -182,7 +230,10 @@ describe('pages', () => {
   it('give nothing for an empty range or partition, and the same around range tombstones', async () => {
     expect(await bothWays(freshKey('kairos_double'), ...WHOLE_ROW)).toEqual([]);
     const key = freshKey('kairos_double');
-    await layOut(key, Array.from({ length: 30 }, (_, i) => [i, Buffer.from(encodeDouble(i / 2))]));
+    await layOut(
+      key,
+      Array.from({ length: 30 }, (_, i) => [i, Buffer.from(encodeDouble(i / 2))]),
+    );
     expect(await bothWays(key, R + 100, R + 200)).toEqual([]);
     await lean.deleteRange(key, R + 5, R + 24);
     for (const pageSize of [1, 2, 7]) {
@@ -197,13 +248,18 @@ describe('random partitions', () => {
     const scan = fc.record({
       order: fc.constantFrom('asc' as const, 'desc' as const),
       limit: fc.option(fc.integer({ min: 1, max: 130 }), { nil: undefined }),
-      pageSize: fc.option(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 60 }), fc.constant(5000)), { nil: undefined }),
+      pageSize: fc.option(
+        fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 60 }), fc.constant(5000)),
+        { nil: undefined },
+      ),
       // From the partition's first point.
       from: fc.integer({ min: -50, max: 6000 }),
       span: fc.integer({ min: 0, max: 8000 }),
       split: fc.integer({ min: 2, max: 6 }),
       // Points the parts may hold ahead of the reader (ScanOptions.readAhead): none at all, a page, or all of it.
-      readAhead: fc.option(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 }), fc.constant(1_000_000)), { nil: undefined }),
+      readAhead: fc.option(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 }), fc.constant(1_000_000)), {
+        nil: undefined,
+      }),
       // Slices the reader takes before it stops early.
       stopAfter: fc.integer({ min: 0, max: 5 }),
     });

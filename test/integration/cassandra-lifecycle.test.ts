@@ -44,7 +44,11 @@ async function closeAll(): Promise<void> {
 }
 
 /** A connected gateway over a store of `keyspace` on `node`, and the store's log. */
-async function serve(node: RestartableCassandra, keyspace: string, options: Partial<CassandraStoreOptions> = {}): Promise<Served> {
+async function serve(
+  node: RestartableCassandra,
+  keyspace: string,
+  options: Partial<CassandraStoreOptions> = {},
+): Promise<Served> {
   const log: LogLine[] = [];
   const store = await CassandraStore.open({
     contactPoints: [node.contactPoint],
@@ -76,7 +80,9 @@ async function plain(node: RestartableCassandra): Promise<cassandra.Client> {
 
 /** `count` points of one series, a second apart from `startMs`, as KairosDB's REST API takes them. */
 function points(metric: string, startMs: number, count: number, host = 'a'): unknown {
-  return [{ name: metric, tags: { host }, datapoints: Array.from({ length: count }, (_, i) => [startMs + i * 1000, i]) }];
+  return [
+    { name: metric, tags: { host }, datapoints: Array.from({ length: count }, (_, i) => [startMs + i * 1000, i]) },
+  ];
 }
 
 async function write(gw: RestGateway, body: unknown): Promise<RestResponse> {
@@ -85,7 +91,9 @@ async function write(gw: RestGateway, body: unknown): Promise<RestResponse> {
 
 /** Points the gateway reads back of `metric` in [from, to]: REST's sample_size. */
 async function pointsRead(gw: RestGateway, metric: string, from: number, to: number): Promise<number> {
-  const answer = await gw.call('POST', '/api/v1/datapoints/query', { body: { start_absolute: from, end_absolute: to, metrics: [{ name: metric }] } });
+  const answer = await gw.call('POST', '/api/v1/datapoints/query', {
+    body: { start_absolute: from, end_absolute: to, metrics: [{ name: metric }] },
+  });
   expect(answer.status).toBe(200);
   return (answer.json as { queries: { sample_size: number }[] }).queries[0]!.sample_size;
 }
@@ -94,7 +102,11 @@ async function pointsRead(gw: RestGateway, metric: string, from: number, to: num
  * Writes one point every 200 ms until the gateway acknowledges one; every answer before must be a 503
  * STORE_UNAVAILABLE with a Retry-After. Returns how long it took and the refusals' messages, each once.
  */
-async function untilWritten(gw: RestGateway, metric: string, limitMs = 60_000): Promise<{ ms: number; refused: number; retryAfter: Set<string>; messages: Set<string> }> {
+async function untilWritten(
+  gw: RestGateway,
+  metric: string,
+  limitMs = 60_000,
+): Promise<{ ms: number; refused: number; retryAfter: Set<string>; messages: Set<string> }> {
   const started = performance.now();
   const messages = new Set<string>();
   const retryAfter = new Set<string>();
@@ -107,7 +119,8 @@ async function untilWritten(gw: RestGateway, metric: string, limitMs = 60_000): 
     retryAfter.add(answer.headers['retry-after']!);
     messages.add(((answer.json as { errors: string[] }).errors[0] ?? '').replace(/\d+\.\d+\.\d+\.\d+:\d+/g, '<host>'));
     refused++;
-    if (performance.now() - started > limitMs) throw new Error(`no write acknowledged within ${limitMs} ms; refusals: ${[...messages].join(' | ')}`);
+    if (performance.now() - started > limitMs)
+      throw new Error(`no write acknowledged within ${limitMs} ms; refusals: ${[...messages].join(' | ')}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -132,12 +145,17 @@ async function metric(gw: RestGateway, name: string, labels = ''): Promise<numbe
 }
 
 async function recreationCounts(gw: RestGateway): Promise<{ keyspace: number | undefined; table: number | undefined }> {
-  return { keyspace: await metric(gw, 'kairograph_schema_recreated_total', ',kind="keyspace"'), table: await metric(gw, 'kairograph_schema_recreated_total', ',kind="table"') };
+  return {
+    keyspace: await metric(gw, 'kairograph_schema_recreated_total', ',kind="keyspace"'),
+    table: await metric(gw, 'kairograph_schema_recreated_total', ',kind="table"'),
+  };
 }
 
 /** The store's log lines that say what was lost. */
 function lossLines(log: LogLine[]): string[] {
-  return log.filter((line) => line.message.includes('data written before it was lost may be missing')).map((line) => `${line.level}: ${line.message}`);
+  return log
+    .filter((line) => line.message.includes('data written before it was lost may be missing'))
+    .map((line) => `${line.level}: ${line.message}`);
 }
 
 /** KairosDB 1.3's own DDL at start (ClusterConnection), in its order and words; `table_create_with` empty, as Cassandra 4+ needs. */
@@ -156,7 +174,9 @@ function kairosdbDdl(keyspace: string): string[] {
 }
 
 function report(what: string, ms: number, extra = '', messages?: Set<string>): void {
-  console.log(`[lifecycle] ${what}: ${(ms / 1000).toFixed(1)} s${extra}${messages ? `\n  refusals: ${[...messages].join('\n  refusals: ')}` : ''}`);
+  console.log(
+    `[lifecycle] ${what}: ${(ms / 1000).toFixed(1)} s${extra}${messages ? `\n  refusals: ${[...messages].join('\n  refusals: ')}` : ''}`,
+  );
 }
 
 describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, loses its schema, and is replaced', () => {
@@ -182,7 +202,9 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
     await node?.stop();
   });
 
-  it('kill -9, relaunched on its data: every acknowledged point is back, 503 with Retry-After meanwhile, nothing reported lost', { timeout: 120_000 }, async () => {
+  it('kill -9, relaunched on its data: every acknowledged point is back, 503 with Retry-After meanwhile, nothing reported lost', {
+    timeout: 120_000,
+  }, async () => {
     const { gw, log } = main;
     let acknowledged = 0;
     for (let batch = 0; batch < 10; batch++) {
@@ -199,11 +221,19 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
 
     const bootMs = await node.relaunch('own');
     const back = await untilWritten(gw, 'crash.after');
-    report('kill -9 + relaunch on its data (crash-safe): first write acknowledged after the node answered CQL', back.ms, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report(
+      'kill -9 + relaunch on its data (crash-safe): first write acknowledged after the node answered CQL',
+      back.ms,
+      ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`,
+      back.messages,
+    );
     expect(back.ms).toBeLessThan(RECOVERY_TARGET_MS);
     expect(await pointsRead(gw, 'crash', T0, T0 + 20_000 * 1000)).toBe(acknowledged);
     expect(await pointsRead(gw, 'crash.after', T0, T0 + 11 * HOUR)).toBe(1);
-    expect(await readiness(gw)).toEqual({ status: 'ready', hosts: [{ address: node.contactPoint, datacenter: node.localDataCenter, up: true }] });
+    expect(await readiness(gw)).toEqual({
+      status: 'ready',
+      hosts: [{ address: node.contactPoint, datacenter: node.localDataCenter, up: true }],
+    });
     expect(lossLines(log)).toEqual([]);
     expect(await recreationCounts(gw)).toEqual({ keyspace: 0, table: 0 });
     expect(await metric(gw, 'kairograph_schema_last_recreation_timestamp_seconds')).toBeUndefined();
@@ -238,15 +268,29 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
     await cql(`DROP TABLE ${KS}.row_keys`);
     const dropped = performance.now();
     const back = await untilWritten(gw, 'dropped.table.after');
-    report('table dropped: first write acknowledged after the DROP', performance.now() - dropped, ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report(
+      'table dropped: first write acknowledged after the DROP',
+      performance.now() - dropped,
+      ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`,
+      back.messages,
+    );
     expect(back.ms).toBeLessThan(RECOVERY_TARGET_MS);
     expect(lossLines(log)).toEqual([`warn: re-created ${KS}.row_keys: data written before it was lost may be missing`]);
     // The series index is gone with the table: old ranges answer empty, not an error.
     expect(await pointsRead(gw, 'dropped.table', T0, T0 + HOUR)).toBe(0);
     const ready = await readiness(gw);
-    expect(ready.recreated).toEqual([{ object: `${KS}.row_keys`, at: expect.stringMatching(ISO), by: 'gateway', why: 'the table was gone from the catalog' }]);
+    expect(ready.recreated).toEqual([
+      {
+        object: `${KS}.row_keys`,
+        at: expect.stringMatching(ISO),
+        by: 'gateway',
+        why: 'the table was gone from the catalog',
+      },
+    ]);
     expect(await recreationCounts(gw)).toEqual({ keyspace: 0, table: 1 });
-    expect(await metric(gw, 'kairograph_schema_last_recreation_timestamp_seconds')).toBe(Date.parse(ready.recreated![0]!.at) / 1000);
+    expect(await metric(gw, 'kairograph_schema_last_recreation_timestamp_seconds')).toBe(
+      Date.parse(ready.recreated![0]!.at) / 1000,
+    );
     expect(await metric(gw, 'kairograph_schema_repair_failures_total')).toBe(0);
     expect(await metric(gw, 'kairograph_schema_repairing')).toBe(0);
   });
@@ -257,20 +301,33 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
     await cql(`DROP KEYSPACE ${KS}`);
     const dropped = performance.now();
     const back = await untilWritten(gw, 'dropped.keyspace.after');
-    report('keyspace dropped: first write acknowledged after the DROP', performance.now() - dropped, ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report(
+      'keyspace dropped: first write acknowledged after the DROP',
+      performance.now() - dropped,
+      ` (${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`,
+      back.messages,
+    );
     expect(back.ms).toBeLessThan(RECOVERY_TARGET_MS);
-    expect(lossLines(log).at(-1)).toBe(`warn: re-created ${KS} and its 8 tables: data written before it was lost may be missing`);
+    expect(lossLines(log).at(-1)).toBe(
+      `warn: re-created ${KS} and its 8 tables: data written before it was lost may be missing`,
+    );
     expect(await pointsRead(gw, 'dropped.keyspace', T0, T0 + HOUR)).toBe(0);
     expect(await pointsRead(gw, 'dropped.keyspace.after', T0, T0 + 11 * HOUR)).toBe(1);
     const ready = await readiness(gw);
     expect(ready.recreated!.map(({ object, by, why }) => ({ object, by, why }))).toEqual([
       { object: KS, by: 'gateway', why: 'the keyspace was gone from the catalog' },
-      ...TABLES.map((table) => ({ object: `${KS}.${table}`, by: 'gateway', why: 'the table was gone from the catalog' })),
+      ...TABLES.map((table) => ({
+        object: `${KS}.${table}`,
+        by: 'gateway',
+        why: 'the table was gone from the catalog',
+      })),
     ]);
     expect(await recreationCounts(gw)).toEqual({ keyspace: 1, table: 9 });
   });
 
-  it('the keyspace dropped and re-created by KairosDB before the gateway notices: served meanwhile (old ranges empty), and the loss found within 10 s', { timeout: 60_000 }, async () => {
+  it('the keyspace dropped and re-created by KairosDB before the gateway notices: served meanwhile (old ranges empty), and the loss found within 10 s', {
+    timeout: 60_000,
+  }, async () => {
     // KairosDB made the keyspace; a store of its own, whose first look at the catalog comes a known 10 s after it was made.
     for (const statement of kairosdbDdl('lc_kairos')) await cql(statement);
     const opened = performance.now();
@@ -283,23 +340,31 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
     // The driver prepares its statements again on KairosDB's new tables: answers are served, and empty.
     expect(await pointsRead(kairos.gw, 'before', T0, T0 + HOUR)).toBe(0);
     // The look at the catalog starts a repair (a moment of 503 on /ready and requests), which reports the loss.
-    await waitFor('the loss reported', async () => {
-      const answer = await fetch(`${kairos.gw.url}/ready`);
-      return answer.status === 200 && ((await answer.json()) as Readiness).recreated !== undefined;
-    }, 15_000);
+    await waitFor(
+      'the loss reported',
+      async () => {
+        const answer = await fetch(`${kairos.gw.url}/ready`);
+        return answer.status === 200 && ((await answer.json()) as Readiness).recreated !== undefined;
+      },
+      15_000,
+    );
     report("keyspace re-created by KairosDB's DDL: loss reported after the DDL ended", performance.now() - remade);
     expect(lossLines(kairos.log)).toEqual([
       `warn: ${TABLES.map((t) => `lc_kairos.${t}`).join(', ')} re-created by another client: data written before it was lost may be missing`,
     ]);
     const ready = await readiness(kairos.gw);
-    expect(ready.recreated!.map(({ object, by }) => ({ object, by }))).toEqual(TABLES.map((table) => ({ object: `lc_kairos.${table}`, by: 'other' })));
+    expect(ready.recreated!.map(({ object, by }) => ({ object, by }))).toEqual(
+      TABLES.map((table) => ({ object: `lc_kairos.${table}`, by: 'other' })),
+    );
     expect(ready.recreated![0]!.why).toMatch(/^its table id changed from [0-9a-f-]{36} to [0-9a-f-]{36}$/);
     expect(await recreationCounts(kairos.gw)).toEqual({ keyspace: 0, table: 8 });
     expect((await write(kairos.gw, points('after', T0, 1))).status).toBe(204);
     expect(await pointsRead(kairos.gw, 'after', T0, T0 + HOUR)).toBe(1);
   });
 
-  it('the node replaced by an empty one on the same address: the keyspace re-created, reported lost', { timeout: 120_000 }, async () => {
+  it('the node replaced by an empty one on the same address: the keyspace re-created, reported lost', {
+    timeout: 120_000,
+  }, async () => {
     const { gw, log, store } = main;
     const losses = lossLines(log).length;
     const attempts = store.schemaRepair.attempts;
@@ -308,9 +373,16 @@ describe('a node with crash-safe settings (run.sh --crash-safe) that crashes, lo
     await crash();
     const bootMs = await node.relaunch('empty');
     const back = await untilWritten(gw, 'replaced.after');
-    report('node replaced by an empty one: first write acknowledged after the node answered CQL', back.ms, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report(
+      'node replaced by an empty one: first write acknowledged after the node answered CQL',
+      back.ms,
+      ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`,
+      back.messages,
+    );
     expect(back.ms).toBeLessThan(RECOVERY_TARGET_MS);
-    expect(lossLines(log).slice(losses)).toEqual([`warn: re-created ${KS} and its 8 tables: data written before it was lost may be missing`]);
+    expect(lossLines(log).slice(losses)).toEqual([
+      `warn: re-created ${KS} and its 8 tables: data written before it was lost may be missing`,
+    ]);
     expect(await pointsRead(gw, 'replaced', T0, T0 + HOUR)).toBe(0);
     const ready = await readiness(gw);
     expect(ready.recreated!.map(({ object }) => object)).toEqual([KS, ...TABLES.map((t) => `${KS}.${t}`)]);
@@ -333,10 +405,19 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
     await node?.stop();
   });
 
-  it('a gateway re-creates what the node lists but does not serve and reports it lost; one that may not create backs off, logs each cause once, and counts', { timeout: 150_000 }, async () => {
+  it('a gateway re-creates what the node lists but does not serve and reports it lost; one that may not create backs off, logs each cause once, and counts', {
+    timeout: 150_000,
+  }, async () => {
     const auto = await serve(node, 'lc_auto');
     // The keyspace of the gateway that may not create is made by one that may, as an operator would.
-    await (await CassandraStore.open({ contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace: 'lc_manual', writeConsistency: 'ONE' })).close();
+    await (
+      await CassandraStore.open({
+        contactPoints: [node.contactPoint],
+        localDataCenter: node.localDataCenter,
+        keyspace: 'lc_manual',
+        writeConsistency: 'ONE',
+      })
+    ).close();
     const manual = await serve(node, 'lc_manual', { createSchema: false, reconnectDelayMs: 100, schemaCheckMs: 0 });
     for (const { gw } of [auto, manual]) expect((await write(gw, points('lost', T0, 2000))).status).toBe(204);
 
@@ -346,16 +427,27 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
 
     // The half-loaded node, as the issue found it: its catalog lists the keyspace and its tables, statements refuse it.
     cql = await plain(node);
-    const listed = await cql.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', ['lc_manual'], { prepare: true });
+    const listed = await cql.execute(
+      'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?',
+      ['lc_manual'],
+      { prepare: true },
+    );
     expect(listed.rows.map((row) => String(row.get('table_name'))).sort()).toEqual([...TABLES].sort());
     await expect(cql.execute('SELECT value FROM lc_manual.spec')).rejects.toThrow('keyspace lc_manual does not exist');
 
     // The gateway that may create: serves again, and says what was lost.
     const back = await untilWritten(auto.gw, 'lost.after');
     const recoveredMs = performance.now() - ready;
-    report('unsafesystem, kill -9 + relaunch (half-loaded): first write acknowledged after the node answered CQL', recoveredMs, ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`, back.messages);
+    report(
+      'unsafesystem, kill -9 + relaunch (half-loaded): first write acknowledged after the node answered CQL',
+      recoveredMs,
+      ` (node boot ${(bootMs / 1000).toFixed(1)} s, ${back.refused} refusals, Retry-After ${[...back.retryAfter].join(',')})`,
+      back.messages,
+    );
     expect(recoveredMs).toBeLessThan(RECOVERY_TARGET_MS);
-    expect(lossLines(auto.log)).toEqual(['warn: re-created lc_auto and its 8 tables: data written before it was lost may be missing']);
+    expect(lossLines(auto.log)).toEqual([
+      'warn: re-created lc_auto and its 8 tables: data written before it was lost may be missing',
+    ]);
     const lost = auto.log.find((line) => line.message.startsWith('re-created'))!;
     expect(lost.fields).toEqual({
       keyspace: 'lc_auto',
@@ -365,8 +457,16 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
     });
     const autoReady = await readiness(auto.gw);
     expect(autoReady.recreated!.map(({ object, by, why }) => ({ object, by, why }))).toEqual([
-      { object: 'lc_auto', by: 'gateway', why: 'the catalog listed the keyspace, the node answered: keyspace lc_auto does not exist' },
-      ...TABLES.map((t) => ({ object: `lc_auto.${t}`, by: 'gateway', why: 'the catalog listed the table, the node answered: keyspace lc_auto does not exist' })),
+      {
+        object: 'lc_auto',
+        by: 'gateway',
+        why: 'the catalog listed the keyspace, the node answered: keyspace lc_auto does not exist',
+      },
+      ...TABLES.map((t) => ({
+        object: `lc_auto.${t}`,
+        by: 'gateway',
+        why: 'the catalog listed the table, the node answered: keyspace lc_auto does not exist',
+      })),
     ]);
     expect(await recreationCounts(auto.gw)).toEqual({ keyspace: 1, table: 8 });
     expect(await pointsRead(auto.gw, 'lost', T0, T0 + HOUR)).toBe(0);
@@ -374,10 +474,14 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
 
     // The gateway that may not create: held in the half-loaded state, it backs off and keeps saying why.
     const { gw, store, log } = manual;
-    await waitFor('a repair under way', async () => {
-      await write(gw, points('lost', T0 + HOUR, 1));
-      return store.schemaRepair.repairing;
-    }, 20_000);
+    await waitFor(
+      'a repair under way',
+      async () => {
+        await write(gw, points('lost', T0 + HOUR, 1));
+        return store.schemaRepair.repairing;
+      },
+      20_000,
+    );
     const firstFailures = await metric(gw, 'kairograph_schema_repair_failures_total');
     // The wait after each failure, sampled more often than the shortest one lasts (100 ms).
     const delays = new Map<number, number>();
@@ -385,25 +489,49 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
     while (!delays.has(6)) {
       const { failures, retryDelayMs } = store.schemaRepair;
       if (retryDelayMs !== undefined) delays.set(failures, retryDelayMs);
-      if (performance.now() - sampled > 20_000) throw new Error(`six failed attempts did not happen within 20 s: ${JSON.stringify([...delays])}`);
+      if (performance.now() - sampled > 20_000)
+        throw new Error(`six failed attempts did not happen within 20 s: ${JSON.stringify([...delays])}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(Object.fromEntries([...delays].filter(([failures]) => failures <= 6))).toEqual({ 1: 100, 2: 200, 3: 400, 4: 800, 5: 800, 6: 800 });
+    expect(Object.fromEntries([...delays].filter(([failures]) => failures <= 6))).toEqual({
+      1: 100,
+      2: 200,
+      3: 400,
+      4: 800,
+      5: 800,
+      6: 800,
+    });
     expect(await metric(gw, 'kairograph_schema_repair_failures_total')).toBeGreaterThan(firstFailures!);
     expect(await metric(gw, 'kairograph_schema_repairing')).toBe(1);
     const refused = await write(gw, points('lost', T0 + HOUR, 1));
     expect(refused.status).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const halfLoaded = `keyspace lc_manual does not exist, though the catalog lists lc_manual, ${TABLES.map((t) => `lc_manual.${t}`).join(', ')}`;
-    expect(refused.json).toEqual({ errors: [`the cassandra store is unavailable: ${halfLoaded}; waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)`] });
+    expect(refused.json).toEqual({
+      errors: [
+        `the cassandra store is unavailable: ${halfLoaded}; waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)`,
+      ],
+    });
     expect((await fetch(`${gw.url}/ready`)).status).toBe(503);
-    const causes = () => log.filter((line) => line.message === "KairosDB's schema is still incomplete; checking again in the background").map((line) => line.fields);
+    const causes = () =>
+      log
+        .filter((line) => line.message === "KairosDB's schema is still incomplete; checking again in the background")
+        .map((line) => line.fields);
     expect(causes()).toEqual([
-      { keyspace: 'lc_manual', catalog: 'keyspace lc_manual and its 8 tables', node: 'keyspace lc_manual does not exist', err: `${halfLoaded}; not created, CASSANDRA_CREATE_SCHEMA is false`, failures: 1, retryMs: 100 },
+      {
+        keyspace: 'lc_manual',
+        catalog: 'keyspace lc_manual and its 8 tables',
+        node: 'keyspace lc_manual does not exist',
+        err: `${halfLoaded}; not created, CASSANDRA_CREATE_SCHEMA is false`,
+        failures: 1,
+        retryMs: 100,
+      },
     ]);
 
     // The operator creates the keyspace: the node's answer changes, which is logged once more.
-    await cql.execute("CREATE KEYSPACE IF NOT EXISTS lc_manual WITH REPLICATION = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    await cql.execute(
+      "CREATE KEYSPACE IF NOT EXISTS lc_manual WITH REPLICATION = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+    );
     await waitFor('the new cause logged', () => causes().length === 2, 10_000);
     const answers = TABLES.map((t) => `table lc_manual.${t} does not exist`).join('; ');
     expect(causes()[1]).toMatchObject({ catalog: 'keyspace lc_manual and its 8 tables', node: answers });
@@ -411,10 +539,18 @@ describe('a node with unsafesystem (run.sh without --crash-safe) killed with -9 
     for (const statement of kairosdbDdl('lc_manual').slice(1)) await cql.execute(statement);
     const created = performance.now();
     const served = await untilWritten(gw, 'lost.after');
-    report('unsafesystem, CASSANDRA_CREATE_SCHEMA=false: first write acknowledged after the operator created the tables', performance.now() - created, ` (${served.refused} refusals)`);
+    report(
+      'unsafesystem, CASSANDRA_CREATE_SCHEMA=false: first write acknowledged after the operator created the tables',
+      performance.now() - created,
+      ` (${served.refused} refusals)`,
+    );
     expect(causes()).toHaveLength(2);
-    expect(lossLines(log)).toEqual([`warn: ${TABLES.map((t) => `lc_manual.${t}`).join(', ')} re-created by another client: data written before it was lost may be missing`]);
-    expect((await readiness(gw)).recreated!.map(({ object, by }) => `${by} ${object}`)).toEqual(TABLES.map((t) => `other lc_manual.${t}`));
+    expect(lossLines(log)).toEqual([
+      `warn: ${TABLES.map((t) => `lc_manual.${t}`).join(', ')} re-created by another client: data written before it was lost may be missing`,
+    ]);
+    expect((await readiness(gw)).recreated!.map(({ object, by }) => `${by} ${object}`)).toEqual(
+      TABLES.map((t) => `other lc_manual.${t}`),
+    );
     expect(await pointsRead(gw, 'lost', T0, T0 + HOUR)).toBe(0);
     expect(await metric(gw, 'kairograph_schema_repairing')).toBe(0);
   });

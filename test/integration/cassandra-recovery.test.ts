@@ -21,7 +21,8 @@ const READ_BACK = { data: { points: [{ points: [{ epochMs: T0, value: 1 }] }] } 
 const COMMENT = 'kairograph recovery test';
 const RECOVERY_MS = 60_000;
 /** The one message a request gets while the schema is being re-created: what is gone, then what the store does. */
-const REPAIRING = /^the cassandra store is unavailable: .+; re-creating KairosDB's tables( \(last attempt failed: .+\))?$/;
+const REPAIRING =
+  /^the cassandra store is unavailable: .+; re-creating KairosDB's tables( \(last attempt failed: .+\))?$/;
 
 interface LogLine {
   readonly level: 'info' | 'warn';
@@ -46,7 +47,9 @@ afterAll(async () => {
 });
 
 /** A gateway connected to an emptied KEYSPACE (created as at start when missing), and its store's log. */
-async function connectedGateway(options: Partial<CassandraStoreOptions> = {}): Promise<{ gw: RestGateway; store: CassandraStore; log: LogLine[] }> {
+async function connectedGateway(
+  options: Partial<CassandraStoreOptions> = {},
+): Promise<{ gw: RestGateway; store: CassandraStore; log: LogLine[] }> {
   await emptyKeyspace(cql, KEYSPACE);
   const log: LogLine[] = [];
   const store = await CassandraStore.open(
@@ -123,12 +126,18 @@ async function restUntilServed(call: () => Promise<RestResponse>): Promise<RestR
 }
 
 async function tablesOf(keyspace: string): Promise<string[]> {
-  const result = await cql.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+  const result = await cql.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], {
+    prepare: true,
+  });
   return result.rows.map((row) => String(row.get('table_name'))).sort();
 }
 
 async function commentOf(table: string): Promise<string> {
-  const result = await cql.execute('SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [KEYSPACE, table], { prepare: true });
+  const result = await cql.execute(
+    'SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+    [KEYSPACE, table],
+    { prepare: true },
+  );
   return String(result.rows[0]?.get('comment'));
 }
 
@@ -138,11 +147,20 @@ async function countOf(table: string): Promise<number> {
 
 /** The store's log lines of the recovery: the warning that starts it, what was lost, and the line that ends it. */
 function recoveryLines(log: LogLine[]): string[] {
-  return log.filter((line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created')).map((line) => `${line.level}: ${line.message}`);
+  return log
+    .filter((line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created'))
+    .map((line) => `${line.level}: ${line.message}`);
 }
 
 const pointQuery = { start_absolute: T0 - 1000, end_absolute: T0 + 1000, metrics: [{ name: 'up' }] };
-const pointAnswer = { queries: [{ sample_size: 1, results: [{ name: 'up', group_by: [{ name: 'type', type: 'number' }], tags: { host: ['a'] }, values: [[T0, 1]] }] }] };
+const pointAnswer = {
+  queries: [
+    {
+      sample_size: 1,
+      results: [{ name: 'up', group_by: [{ name: 'type', type: 'number' }], tags: { host: ['a'] }, values: [[T0, 1]] }],
+    },
+  ],
+};
 
 describe('the keyspace is dropped while the gateway is connected', () => {
   it('answers GraphQL 503 naming the keyspace, re-creates keyspace, tables and spec once for all callers, and serves again', async () => {
@@ -171,7 +189,11 @@ describe('the keyspace is dropped while the gateway is connected', () => {
     ]);
 
     expect(await tablesOf(KEYSPACE)).toEqual([...TABLE_NAMES].sort());
-    const keyspace = await cql.execute('SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?', [KEYSPACE], { prepare: true });
+    const keyspace = await cql.execute(
+      'SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?',
+      [KEYSPACE],
+      { prepare: true },
+    );
     expect(Object.fromEntries(keyspace.rows[0]!.get('replication') as Map<string, string>)).toEqual({
       class: 'org.apache.cassandra.locator.SimpleStrategy',
       replication_factor: '1',
@@ -192,14 +214,26 @@ describe('the keyspace is dropped while the gateway is connected', () => {
 
   it('answers a REST query 503 naming the keyspace, and REST writes and queries work again after', async () => {
     const { gw } = await connectedGateway();
-    expect((await gw.call('POST', '/api/v1/datapoints', { body: [{ name: 'up', tags: { host: 'a' }, datapoints: [[T0, 1]] }] })).status).toBe(204);
+    expect(
+      (
+        await gw.call('POST', '/api/v1/datapoints', {
+          body: [{ name: 'up', tags: { host: 'a' }, datapoints: [[T0, 1]] }],
+        })
+      ).status,
+    ).toBe(204);
     await cql.execute(`DROP KEYSPACE ${KEYSPACE}`);
 
     const first = await gw.call('POST', '/api/v1/datapoints/query', { body: pointQuery });
     expect(first.status).toBe(503);
-    expect(first.json).toEqual({ errors: [`the cassandra store is unavailable: keyspace ${KEYSPACE} does not exist; re-creating KairosDB's tables`] });
+    expect(first.json).toEqual({
+      errors: [
+        `the cassandra store is unavailable: keyspace ${KEYSPACE} does not exist; re-creating KairosDB's tables`,
+      ],
+    });
 
-    const written = await restUntilServed(() => gw.call('POST', '/api/v1/datapoints', { body: [{ name: 'up', tags: { host: 'a' }, datapoints: [[T0, 1]] }] }));
+    const written = await restUntilServed(() =>
+      gw.call('POST', '/api/v1/datapoints', { body: [{ name: 'up', tags: { host: 'a' }, datapoints: [[T0, 1]] }] }),
+    );
     expect(written.status).toBe(204);
     expect(await tablesOf(KEYSPACE)).toEqual([...TABLE_NAMES].sort());
     const read = await gw.call('POST', '/api/v1/datapoints/query', { body: pointQuery });
@@ -219,7 +253,10 @@ describe('one table is dropped while the gateway is connected', () => {
     const first = await gw.graphql(READ);
     expect(first.status).toBe(503);
     expect(first.body).toEqual(
-      unavailableAt('points', `table ${KEYSPACE}.row_keys or its keyspace may be gone (statement row_keys.select could not be prepared again)`),
+      unavailableAt(
+        'points',
+        `table ${KEYSPACE}.row_keys or its keyspace may be gone (statement row_keys.select could not be prepared again)`,
+      ),
     );
     await graphqlUntilServed(gw, READ);
     expect(recoveryLines(log)).toEqual([
@@ -227,13 +264,25 @@ describe('one table is dropped while the gateway is connected', () => {
       `warn: re-created ${KEYSPACE}.row_keys: data written before it was lost may be missing`,
       "info: KairosDB's schema repaired",
     ]);
-    const [started, lost, ended] = log.filter((line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created'));
+    const [started, lost, ended] = log.filter(
+      (line) => line.message.startsWith("KairosDB's schema") || line.message.includes('re-created'),
+    );
     expect(started!.fields).toEqual({
       keyspace: KEYSPACE,
       reason: `table ${KEYSPACE}.row_keys or its keyspace may be gone (statement row_keys.select could not be prepared again)`,
     });
-    expect(lost!.fields).toEqual({ keyspace: KEYSPACE, objects: [`${KEYSPACE}.row_keys`], catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.row_keys`, node: 'every table it lists answers' });
-    expect(ended!.fields).toEqual({ keyspace: KEYSPACE, attempts: 1, recreated: [`${KEYSPACE}.row_keys`], spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
+    expect(lost!.fields).toEqual({
+      keyspace: KEYSPACE,
+      objects: [`${KEYSPACE}.row_keys`],
+      catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.row_keys`,
+      node: 'every table it lists answers',
+    });
+    expect(ended!.fields).toEqual({
+      keyspace: KEYSPACE,
+      attempts: 1,
+      recreated: [`${KEYSPACE}.row_keys`],
+      spec: { unit: 'MILLISECONDS', width: 1_814_400_000 },
+    });
 
     expect(await tablesOf(KEYSPACE)).toEqual([...TABLE_NAMES].sort());
     // Nothing else was dropped or re-created: the point and its row time are still there, only its series is not.
@@ -253,7 +302,10 @@ describe('one table is dropped while the gateway is connected', () => {
     const first = await gw.graphql(WRITE);
     expect(first.status).toBe(503);
     expect(first.body).toEqual(
-      unavailableAt('addPoints', `table ${KEYSPACE}.data_points or its keyspace may be gone (statement data_points.insert could not be prepared again)`),
+      unavailableAt(
+        'addPoints',
+        `table ${KEYSPACE}.data_points or its keyspace may be gone (statement data_points.insert could not be prepared again)`,
+      ),
     );
     await graphqlUntilServed(gw, WRITE);
 
@@ -266,27 +318,46 @@ describe('one table is dropped while the gateway is connected', () => {
 describe('a repair that fails', () => {
   it('is retried in the background, requests say why it failed, and a table re-created by someone else is taken as it is and reported lost', async () => {
     // string_index exists, so the option is not used at start; Cassandra refuses it when the table must be created.
-    const { gw, log } = await connectedGateway({ tableOptions: { string_index: 'WITH no_such_option = 1' }, reconnectDelayMs: 200 });
+    const { gw, log } = await connectedGateway({
+      tableOptions: { string_index: 'WITH no_such_option = 1' },
+      reconnectDelayMs: 200,
+    });
     expect((await gw.graphql(WRITE)).body).toEqual(WRITTEN);
     await cql.execute(`DROP TABLE ${KEYSPACE}.string_index`);
 
     const first = await gw.graphql(WRITE);
     expect(first.status).toBe(503);
     expect(first.body).toEqual(
-      unavailableAt('addPoints', `table ${KEYSPACE}.string_index or its keyspace may be gone (statement string_index.insert could not be prepared again)`),
+      unavailableAt(
+        'addPoints',
+        `table ${KEYSPACE}.string_index or its keyspace may be gone (statement string_index.insert could not be prepared again)`,
+      ),
     );
     const refused = `the cassandra store is unavailable: table ${KEYSPACE}.string_index does not exist; re-creating KairosDB's tables (last attempt failed: Unknown property 'no_such_option')`;
-    await waitFor('a request told why the repair failed', async () => (await gw.graphql(READ)).body.errors?.[0]?.message === refused, RECOVERY_MS);
+    await waitFor(
+      'a request told why the repair failed',
+      async () => (await gw.graphql(READ)).body.errors?.[0]?.message === refused,
+      RECOVERY_MS,
+    );
     const rest = await gw.call('POST', '/api/v1/datapoints/query', { body: pointQuery });
     expect(rest.status).toBe(503);
     expect(rest.json).toEqual({ errors: [refused] });
 
     // Requests do not start attempts while one repair is under way, so serving again proves the background retry.
-    await cql.execute(`CREATE TABLE ${KEYSPACE}.string_index (key blob, column1 text, value blob, PRIMARY KEY ((key), column1))`);
+    await cql.execute(
+      `CREATE TABLE ${KEYSPACE}.string_index (key blob, column1 text, value blob, PRIMARY KEY ((key), column1))`,
+    );
     await graphqlUntilServed(gw, WRITE);
     // Every attempt failed the same way, which is logged once, with what the catalog listed and what the node answered.
     expect(log.filter((line) => line.message.startsWith('cannot re-create')).map((line) => line.fields)).toEqual([
-      { keyspace: KEYSPACE, catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.string_index`, node: 'every table it lists answers', err: "Unknown property 'no_such_option'", failures: 1, retryMs: 200 },
+      {
+        keyspace: KEYSPACE,
+        catalog: `keyspace ${KEYSPACE} without ${KEYSPACE}.string_index`,
+        node: 'every table it lists answers',
+        err: "Unknown property 'no_such_option'",
+        failures: 1,
+        retryMs: 200,
+      },
     ]);
     // The table someone else made is a new one (its id changed): what was written to the old one is lost, and said so.
     expect(recoveryLines(log)).toEqual([
@@ -295,7 +366,11 @@ describe('a repair that fails', () => {
       "info: KairosDB's schema repaired",
     ]);
     const ended = log.find((line) => line.message === "KairosDB's schema repaired")!;
-    expect(ended.fields).toMatchObject({ keyspace: KEYSPACE, recreated: [`${KEYSPACE}.string_index`], spec: { unit: 'MILLISECONDS', width: 1_814_400_000 } });
+    expect(ended.fields).toMatchObject({
+      keyspace: KEYSPACE,
+      recreated: [`${KEYSPACE}.string_index`],
+      spec: { unit: 'MILLISECONDS', width: 1_814_400_000 },
+    });
     expect((ended.fields as { attempts: number }).attempts).toBeGreaterThan(1);
     expect((await gw.graphql(READ)).body).toEqual(READ_BACK);
     expect((await gw.call('GET', '/api/v1/metricnames')).json).toEqual({ results: ['up'] });

@@ -9,4 +9,9 @@ afterAll(() => pool.shutdown());
 
 describeKairosRest('cassandra', (options = {}) => pool.store(options));
 // Keys of 65,535 bytes; row_keys' partition key spends 28 of them around the metric name (schema in key-limits.ts).
-describeInputHygiene('cassandra', () => pool.store(), { store: "the Cassandra store's", maxMetricBytes: 65507, maxRowKeyBytes: 65535, maxRowKeysTagsBytes: 65535 });
+describeInputHygiene('cassandra', () => pool.store(), {
+  store: "the Cassandra store's",
+  maxMetricBytes: 65507,
+  maxRowKeyBytes: 65535,
+  maxRowKeysTagsBytes: 65535,
+});

@@ -35,7 +35,16 @@ const TASK = JSON.stringify({
   rollups: [
     {
       save_as: 'load.10m',
-      query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'load', group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'max', sampling: { value: 10, unit: 'minutes' } }] }] },
+      query: {
+        start_relative: { value: 1, unit: 'hours' },
+        metrics: [
+          {
+            name: 'load',
+            group_by: [{ name: 'tag', tags: ['host'] }],
+            aggregators: [{ name: 'max', sampling: { value: 10, unit: 'minutes' } }],
+          },
+        ],
+      },
     },
   ],
 });
@@ -51,18 +60,38 @@ function gateway(store: Store, clock: FakeClock, owner: string, writes: Map<numb
       await store.write(batch);
     },
   });
-  return new RollupScheduler({ sources: new Sources(new KairosdbSource('kairosdb', counted)), config, log, clock, owner, settings: SETTINGS });
+  return new RollupScheduler({
+    sources: new Sources(new KairosdbSource('kairosdb', counted)),
+    config,
+    log,
+    clock,
+    owner,
+    settings: SETTINGS,
+  });
 }
 
 it('two gateways on one keyspace run each period once, decided by lightweight transactions (counted writes)', async () => {
   const first = await pool.store();
   open.push(first);
   // The second gateway: its own connection to the same keyspace.
-  const second = await CassandraStore.open(storeOptions((first as unknown as { options: { keyspace: string } }).options.keyspace));
+  const second = await CassandraStore.open(
+    storeOptions((first as unknown as { options: { keyspace: string } }).options.keyspace),
+  );
   open.push(second);
   const timestamps = Array.from({ length: 4 * 360 }, (_, i) => D0 + i * 10_000);
-  await first.write({ series: ['a', 'b', 'c'].map((host, h) => ({ metric: 'load', tags: { host }, type: 'double' as const, ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => (i * 31 + h) % 97) })) });
-  await taskStoreOf(new Sources(new KairosdbSource('kairosdb', first)))!.put(parseRollupTask(TASK, { limits: first.limits, nowMs: D0 }));
+  await first.write({
+    series: ['a', 'b', 'c'].map((host, h) => ({
+      metric: 'load',
+      tags: { host },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps,
+      values: timestamps.map((_, i) => (i * 31 + h) % 97),
+    })),
+  });
+  await taskStoreOf(new Sources(new KairosdbSource('kairosdb', first)))!.put(
+    parseRollupTask(TASK, { limits: first.limits, nowMs: D0 }),
+  );
 
   const clock = new FakeClock(D0 + SETTINGS.delayMs);
   const writes = new Map<number, number>();
@@ -83,12 +112,20 @@ it('two gateways on one keyspace run each period once, decided by lightweight tr
   expect(runs).toBe(24);
   expect(one.counters().get('lwt-task')!.runs).toBeGreaterThan(0);
   expect(two.counters().get('lwt-task')!.runs).toBeGreaterThan(0);
-  for (const scheduler of [one, two]) expect(scheduler.status('lwt-task')).toMatchObject({ completedThroughMs: D0 + 4 * HOUR, pendingPeriods: 0, failures: 0 });
+  for (const scheduler of [one, two])
+    expect(scheduler.status('lwt-task')).toMatchObject({
+      completedThroughMs: D0 + 4 * HOUR,
+      pendingPeriods: 0,
+      failures: 0,
+    });
   // Every claim and completion went through Paxos.
-  const claims = (first.statements['service_index.claim'] ?? 0) + (second.statements['service_index.claim'] ?? 0) - claimsBefore;
+  const claims =
+    (first.statements['service_index.claim'] ?? 0) + (second.statements['service_index.claim'] ?? 0) - claimsBefore;
   expect(claims).toBeGreaterThanOrEqual(2 * 24);
 
   // The roll-up's points read back through either gateway's store: the max of each host per 10 minutes.
-  const status = JSON.parse((await taskStoreOf(new Sources(new KairosdbSource('kairosdb', second)))!.kairosStatus('lwt-task'))!);
+  const status = JSON.parse(
+    (await taskStoreOf(new Sources(new KairosdbSource('kairosdb', second)))!.kairosStatus('lwt-task'))!,
+  );
   expect(status.statuses[0]).toMatchObject({ metricName: 'load', dataPointCount: 3 });
 });

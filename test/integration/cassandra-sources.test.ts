@@ -27,7 +27,10 @@ it('reads and writes a Cassandra source named in SOURCES_FILE, with the CASSANDR
   await emptyKeyspace(client, KEYSPACE);
   await client.shutdown();
   const file = join(tempDir(), 'sources.json');
-  writeFileSync(file, JSON.stringify({ sources: [{ name: 'east', layout: 'kairosdb', store: 'cassandra', keyspace: KEYSPACE }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ sources: [{ name: 'east', layout: 'kairosdb', store: 'cassandra', keyspace: KEYSPACE }] }),
+  );
   const node = testNode();
   const config = loadConfig({
     SEED_DEMO: 'false',
@@ -39,19 +42,39 @@ it('reads and writes a Cassandra source named in SOURCES_FILE, with the CASSANDR
   });
   const primary = await EmbeddedStore.open({ path: tempDir() });
   const sources = await openSources(config, primary, loadSourcesFile(config));
-  const server = await listen(createGateway({ sources, config, log: pino({ level: 'silent' }) }).handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
+  const server = await listen(
+    createGateway({ sources, config, log: pino({ level: 'silent' }) }).handle,
+    '127.0.0.1',
+    0,
+    { requestTimeoutMs: config.queryTimeoutMs },
+  );
   const graphql = async (query: string) => {
-    const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     // The statistics in `extensions` hold timings and a request id: the rest is compared.
-    const { extensions: _, ...body } = (await response.json()) as { data?: unknown; errors?: unknown; extensions?: unknown };
+    const { extensions: _, ...body } = (await response.json()) as {
+      data?: unknown;
+      errors?: unknown;
+      extensions?: unknown;
+    };
     return body;
   };
   const east = await CassandraStore.open(storeOptions(KEYSPACE));
   try {
     expect(await graphql('{ sources { name layout primary } }')).toMatchObject({
-      data: { sources: [{ name: 'kairosdb', layout: 'kairosdb', primary: true }, { name: 'east', layout: 'kairosdb', primary: false }] },
+      data: {
+        sources: [
+          { name: 'kairosdb', layout: 'kairosdb', primary: true },
+          { name: 'east', layout: 'kairosdb', primary: false },
+        ],
+      },
     });
-    const written = await graphql(`mutation { addPoints(source: "east", series: [{ metric: "cpu", tags: [{ name: "host", value: "e1" }], points: [{ time: ${T}, value: 1.5 }, { time: ${T + 1000}, value: 2.5 }] }]) { series points } }`);
+    const written = await graphql(
+      `mutation { addPoints(source: "east", series: [{ metric: "cpu", tags: [{ name: "host", value: "e1" }], points: [{ time: ${T}, value: 1.5 }, { time: ${T + 1000}, value: 2.5 }] }]) { series points } }`,
+    );
     expect(written).toEqual({ data: { addPoints: { series: 1, points: 2 } } });
     // In the source's keyspace, and not in the primary store.
     expect(await east.metricNames('')).toEqual(['cpu']);
@@ -61,7 +84,21 @@ it('reads and writes a Cassandra source named in SOURCES_FILE, with the CASSANDR
       points(metric: "cpu", from: ${T}, to: ${T + 1000}, source: "east") { host: tag(name: "host") points { epochMs value } }
       primary: points(metric: "cpu", from: ${T}, to: ${T + 1000}) { name }
     }`);
-    expect(read).toEqual({ data: { metricNames: ['cpu'], points: [{ host: 'e1', points: [{ epochMs: T, value: 1.5 }, { epochMs: T + 1000, value: 2.5 }] }], primary: [] } });
+    expect(read).toEqual({
+      data: {
+        metricNames: ['cpu'],
+        points: [
+          {
+            host: 'e1',
+            points: [
+              { epochMs: T, value: 1.5 },
+              { epochMs: T + 1000, value: 2.5 },
+            ],
+          },
+        ],
+        primary: [],
+      },
+    });
   } finally {
     await east.close();
     await server.close();

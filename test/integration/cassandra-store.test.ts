@@ -8,7 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../../src/engine/execute.js';
 import { IndexLoaders } from '../../src/query/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
-import { CassandraStore, type CassandraStoreOptions, type StatementCounts } from '../../src/store/cassandra/cassandra-store.js';
+import {
+  CassandraStore,
+  type CassandraStoreOptions,
+  type StatementCounts,
+} from '../../src/store/cassandra/cassandra-store.js';
 import type { MetricQuery } from '../../src/query/model.js';
 import { partitionsOf, scanAll } from '../support/store-reads.js';
 import { KeyspacePool, plainClient, storeOptions, testNode } from './cassandra-stores.js';
@@ -39,14 +43,32 @@ async function counted(store: CassandraStore, work: () => Promise<unknown>): Pro
   const before = store.statements;
   await work();
   const after = store.statements;
-  return Object.fromEntries(Object.entries(after).filter(([name, n]) => n !== (before[name as keyof StatementCounts] ?? 0)).map(([name, n]) => [name, n! - (before[name as keyof StatementCounts] ?? 0)]));
+  return Object.fromEntries(
+    Object.entries(after)
+      .filter(([name, n]) => n !== (before[name as keyof StatementCounts] ?? 0))
+      .map(([name, n]) => [name, n! - (before[name as keyof StatementCounts] ?? 0)]),
+  );
 }
 
-const GENEROUS = { maxSeries: 100_000, maxPointsRead: 10_000_000, maxPointsReturned: 10_000_000, onExceed: 'error' as const };
+const GENEROUS = {
+  maxSeries: 100_000,
+  maxPointsRead: 10_000_000,
+  maxPointsReturned: 10_000_000,
+  onExceed: 'error' as const,
+};
 
 function metricQuery(metric: string, startMs: number, endMs: number, hosts?: string[]): MetricQuery {
   const tags = hosts === undefined ? [] : [{ tag: 'host', in: hosts }];
-  return { metric, range: { startMs, endMs }, tags, groupBy: [], aggregators: [], timeZone: 'UTC', order: 'asc', excludeTags: false };
+  return {
+    metric,
+    range: { startMs, endMs },
+    tags,
+    groupBy: [],
+    aggregators: [],
+    timeZone: 'UTC',
+    order: 'asc',
+    excludeTags: false,
+  };
 }
 
 describe('requests by statement', () => {
@@ -62,17 +84,36 @@ describe('requests by statement', () => {
     );
     // Three partitions (a@0, a@1000, b@0), each one data batch (a@0 has two cells); the index in one batch per index
     // partition: row_keys of m@0 (a and b) and m@1000, row_key_time_index of m (both row times), string_index.
-    expect(made).toEqual({ 'row_keys.insert': 2, 'row_key_time_index.insert': 1, 'string_index.insert': 1, 'data_points.insert': 3 });
+    expect(made).toEqual({
+      'row_keys.insert': 2,
+      'row_key_time_index.insert': 1,
+      'string_index.insert': 1,
+      'data_points.insert': 3,
+    });
   });
 
   it('reads row_keys once per metric and row time for a request, however many queries ask', async () => {
     const store = await fresh({ rowWidth: 1000 });
     const timestamps = [10, 1010, 2010];
     await store.write({
-      series: ['a', 'b', 'c'].map((h) => ({ metric: 'cpu', tags: { host: h }, type: 'long' as const, ttlSeconds: 0, timestamps, values: timestamps })),
+      series: ['a', 'b', 'c'].map((h) => ({
+        metric: 'cpu',
+        tags: { host: h },
+        type: 'long' as const,
+        ttlSeconds: 0,
+        timestamps,
+        values: timestamps,
+      })),
     });
     const loaders = new IndexLoaders();
-    const ctx = { source: new KairosdbSource('kairosdb', store), index: loaders, budgets: GENEROUS, request: unlimitedRequest(), stats: newQueryStats(), nowMs: Date.now() };
+    const ctx = {
+      source: new KairosdbSource('kairosdb', store),
+      index: loaders,
+      budgets: GENEROUS,
+      request: unlimitedRequest(),
+      stats: newQueryStats(),
+      nowMs: Date.now(),
+    };
     const made = await counted(store, () =>
       Promise.all([
         executeQuery(metricQuery('cpu', 0, 2999, ['a']), ctx),
@@ -94,7 +135,9 @@ describe('scans', () => {
   it('fetches one page ahead of the consumer, never more', async () => {
     const store = await fresh();
     const timestamps = Array.from({ length: 10 }, (_, i) => 100 + i);
-    await store.write({ series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    await store.write({
+      series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }],
+    });
     const [key] = await partitionsOf(store, 'p', 0, 1000);
     const pages = () => store.statements['data_points.select'] ?? 0;
     const start = pages();
@@ -118,7 +161,9 @@ describe('scans', () => {
   it('reads the rest of a split scan after its first page as consecutive column ranges at once, in order', async () => {
     const store = await fresh();
     const timestamps = Array.from({ length: 40 }, (_, i) => 1000 + i * 25);
-    await store.write({ series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    await store.write({
+      series: [{ metric: 'p', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }],
+    });
     const [key] = await partitionsOf(store, 'p', 0, 10_000);
     const pages = () => store.statements['data_points.select'] ?? 0;
     const start = pages();
@@ -130,7 +175,8 @@ describe('scans', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(pages() - start).toBe(1 + 4 * 3);
     const times = [...first.value!.timestamps];
-    for (let next = await scan.next(); next.done !== true; next = await scan.next()) times.push(...next.value.timestamps);
+    for (let next = await scan.next(); next.done !== true; next = await scan.next())
+      times.push(...next.value.timestamps);
     expect(times).toEqual(timestamps);
     for (const order of ['asc', 'desc'] as const) {
       for (const split of [2, 3, 7, 5000]) {
@@ -167,7 +213,11 @@ describe('scans', () => {
       pageSize: 1,
     });
     expect(output.sampleSize).toBe(120);
-    const scans = series.map((s) => store.scan({ metric: 'wide', rowTime: 0, dataType: 'kairos_long', tags: s.tags }, 0, 10_000, { pageSize: 1 })[Symbol.asyncIterator]());
+    const scans = series.map((s) =>
+      store
+        .scan({ metric: 'wide', rowTime: 0, dataType: 'kairos_long', tags: s.tags }, 0, 10_000, { pageSize: 1 })
+        [Symbol.asyncIterator](),
+    );
     const firsts = await Promise.all(scans.map((scan) => scan.next()));
     expect(firsts.map((r) => r.value?.timestamps[0])).toEqual(series.map((s) => s.timestamps[0]));
     await Promise.all(scans.map((scan) => scan.return(undefined)));
@@ -178,12 +228,33 @@ describe('writes', () => {
   it("splits a partition's cells into batches of at most 1000 cells and 256 KiB", async () => {
     const store = await fresh();
     const many = Array.from({ length: 2500 }, (_, i) => i);
-    expect(await counted(store, () => store.write({ series: [{ metric: 'n', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: many, values: many }] }))).toMatchObject({
+    expect(
+      await counted(store, () =>
+        store.write({
+          series: [{ metric: 'n', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: many, values: many }],
+        }),
+      ),
+    ).toMatchObject({
       'data_points.insert': 3,
     });
     const big = 'x'.repeat(60_000);
     const ten = Array.from({ length: 10 }, (_, i) => i);
-    expect(await counted(store, () => store.write({ series: [{ metric: 's', tags: { h: 'a' }, type: 'string', ttlSeconds: 0, timestamps: ten, values: ten.map(() => big) }] }))).toMatchObject({
+    expect(
+      await counted(store, () =>
+        store.write({
+          series: [
+            {
+              metric: 's',
+              tags: { h: 'a' },
+              type: 'string',
+              ttlSeconds: 0,
+              timestamps: ten,
+              values: ten.map(() => big),
+            },
+          ],
+        }),
+      ),
+    ).toMatchObject({
       'data_points.insert': 3,
     });
     const [nKey] = await partitionsOf(store, 'n', 0, 10_000);
@@ -196,7 +267,9 @@ describe('writes', () => {
 
 describe('configuration', () => {
   it('reads and writes at the configured consistency: TWO or THREE on a one-node cluster is STORE_UNAVAILABLE', async () => {
-    const batch = { series: [{ metric: 'c', tags: { h: 'a' }, type: 'long' as const, ttlSeconds: 0, timestamps: [1], values: [1] }] };
+    const batch = {
+      series: [{ metric: 'c', tags: { h: 'a' }, type: 'long' as const, ttlSeconds: 0, timestamps: [1], values: [1] }],
+    };
     const reads = await fresh({ readConsistency: 'TWO' });
     await reads.write(batch);
     await expect(reads.rowTimes('c', 0, 10)).rejects.toMatchObject({
@@ -218,17 +291,32 @@ describe('configuration', () => {
     const first = await CassandraStore.open({
       ...storeOptions(keyspace),
       replication: "{'class': 'NetworkTopologyStrategy', 'datacenter1': 1}",
-      tableOptions: { data_points: "WITH comment = 'points' AND gc_grace_seconds = 3600", row_keys: "WITH comment = 'keys'" },
+      tableOptions: {
+        data_points: "WITH comment = 'points' AND gc_grace_seconds = 3600",
+        row_keys: "WITH comment = 'keys'",
+      },
     });
     await first.close();
-    const replication = await cql.execute('SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?', [keyspace], { prepare: true });
-    expect(replication.rows[0]!.get('replication')).toEqual(new Map([['class', 'org.apache.cassandra.locator.NetworkTopologyStrategy'], ['datacenter1', '1']]));
+    const replication = await cql.execute(
+      'SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?',
+      [keyspace],
+      { prepare: true },
+    );
+    expect(replication.rows[0]!.get('replication')).toEqual(
+      new Map([
+        ['class', 'org.apache.cassandra.locator.NetworkTopologyStrategy'],
+        ['datacenter1', '1'],
+      ]),
+    );
     const tables = async () =>
       Object.fromEntries(
-        (await cql.execute('SELECT table_name, comment, gc_grace_seconds FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true })).rows.map((r) => [
-          r.get('table_name'),
-          [r.get('comment'), r.get('gc_grace_seconds')],
-        ]),
+        (
+          await cql.execute(
+            'SELECT table_name, comment, gc_grace_seconds FROM system_schema.tables WHERE keyspace_name = ?',
+            [keyspace],
+            { prepare: true },
+          )
+        ).rows.map((r) => [r.get('table_name'), [r.get('comment'), r.get('gc_grace_seconds')]]),
       );
     const created = {
       data_points: ['points', 3600],
@@ -241,7 +329,10 @@ describe('configuration', () => {
       service_index: ['', 864000],
     };
     expect(await tables()).toEqual(created);
-    const second = await CassandraStore.open({ ...storeOptions(keyspace), tableOptions: { data_points: "WITH comment = 'changed'" } });
+    const second = await CassandraStore.open({
+      ...storeOptions(keyspace),
+      tableOptions: { data_points: "WITH comment = 'changed'" },
+    });
     await second.close();
     expect(await tables()).toEqual(created);
   });
@@ -249,9 +340,16 @@ describe('configuration', () => {
   it("keeps KairosDB's SECONDS unit: whole-second columns in rows of the spec's raw width", async () => {
     const store = await fresh({ rowTimeUnit: 'SECONDS' });
     expect(await store.spec()).toEqual({ unit: 'SECONDS', width: 1_814_400 });
-    await store.write({ series: [{ metric: 'sec', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1_500, 3_999], values: [1, 2] }] });
+    await store.write({
+      series: [
+        { metric: 'sec', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: [1_500, 3_999], values: [1, 2] },
+      ],
+    });
     const keys = await partitionsOf(store, 'sec', 0, 10_000);
     expect(keys.map((k) => k.rowTime)).toEqual([0]);
-    expect((await scanAll(store, keys[0]!, 0, 10_000)).map((p) => [p.t, p.v])).toEqual([[1_000, 1n], [3_000, 2n]]);
+    expect((await scanAll(store, keys[0]!, 0, 10_000)).map((p) => [p.t, p.v])).toEqual([
+      [1_000, 1n],
+      [3_000, 2n],
+    ]);
   });
 });

@@ -30,7 +30,13 @@ export async function plainClient(): Promise<cassandra.Client> {
 export function storeOptions(keyspace: string, extra: Partial<CassandraStoreOptions> = {}): CassandraStoreOptions {
   const node = testNode();
   // ONE for writes too: a single node, and QUORUM of RF 1 is the same replica anyway.
-  return { contactPoints: [node.contactPoint], localDataCenter: node.localDataCenter, keyspace, writeConsistency: 'ONE', ...extra };
+  return {
+    contactPoints: [node.contactPoint],
+    localDataCenter: node.localDataCenter,
+    keyspace,
+    writeConsistency: 'ONE',
+    ...extra,
+  };
 }
 
 /**
@@ -74,13 +80,21 @@ export class KeyspacePool {
 
 /** TRUNCATEs every table the keyspace has, the spec too, so the next store writes its own as into a new keyspace. */
 export async function emptyKeyspace(client: cassandra.Client, keyspace: string): Promise<void> {
-  const exists = await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+  const exists = await client.execute(
+    'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?',
+    [keyspace],
+    { prepare: true },
+  );
   const tables = new Set(exists.rows.map((row) => String(row.get('table_name'))));
   await Promise.all(TABLE_NAMES.filter((t) => tables.has(t)).map((t) => client.execute(`TRUNCATE ${keyspace}.${t}`)));
 }
 
 /** Polls `check` until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     if (await check()) return performance.now() - started;

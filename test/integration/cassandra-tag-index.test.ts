@@ -17,7 +17,9 @@ const keyspaces = new WeakMap<Store, string>();
 let made = 0;
 
 async function openOn(keyspace: string, tagIndexedMetrics: TagIndexConfig | undefined): Promise<Store> {
-  const store = await CassandraStore.open(storeOptions(keyspace, { rowWidth: 1000, ...(tagIndexedMetrics ? { tagIndexedMetrics } : {}) }));
+  const store = await CassandraStore.open(
+    storeOptions(keyspace, { rowWidth: 1000, ...(tagIndexedMetrics ? { tagIndexedMetrics } : {}) }),
+  );
   keyspaces.set(store, keyspace);
   return store;
 }
@@ -38,7 +40,11 @@ describeTagIndexConformance('cassandra', {
 
 describe('cassandra tag index coverage', () => {
   const since = async (keyspace: string) => {
-    const rows = await cql.execute(`SELECT key, value FROM ${keyspace}.service_index WHERE service = ? AND service_key = ?`, ['kairograph', 'tag_index_since'], { prepare: true });
+    const rows = await cql.execute(
+      `SELECT key, value FROM ${keyspace}.service_index WHERE service = ? AND service_key = ?`,
+      ['kairograph', 'tag_index_since'],
+      { prepare: true },
+    );
     return Object.fromEntries(rows.rows.map((r) => [String(r.get('key')), Number(r.get('value'))]));
   };
   const config = (json: unknown) => parseTagIndexConfig(json);
@@ -49,8 +55,13 @@ describe('cassandra tag index coverage', () => {
     let store = await openOn(keyspace, config({ m: ['host'], n: [] }));
     try {
       // No data yet: every period is complete.
-      expect(await since(keyspace)).toEqual({ '["m","host"]': Number.MIN_SAFE_INTEGER, '["n"]': Number.MIN_SAFE_INTEGER });
-      await store.write({ series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [500], values: [1] }] });
+      expect(await since(keyspace)).toEqual({
+        '["m","host"]': Number.MIN_SAFE_INTEGER,
+        '["n"]': Number.MIN_SAFE_INTEGER,
+      });
+      await store.write({
+        series: [{ metric: 'm', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [500], values: [1] }],
+      });
       await store.close();
       store = await openOn(keyspace, config({ m: ['host'] }));
       expect(await since(keyspace)).toEqual({ '["m","host"]': Number.MIN_SAFE_INTEGER });

@@ -22,7 +22,12 @@ it("runs the README's Heroic walk-through on a fresh keyspace", async () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'sources.json'), echo![1]!);
   const node = testNode();
-  const gateway = await startGatewayProcess({ SOURCES_FILE: join(dir, 'sources.json'), CASSANDRA_CONTACT_POINTS: node.contactPoint, CASSANDRA_LOCAL_DC: node.localDataCenter, DATA_DIR: dir });
+  const gateway = await startGatewayProcess({
+    SOURCES_FILE: join(dir, 'sources.json'),
+    CASSANDRA_CONTACT_POINTS: node.contactPoint,
+    CASSANDRA_LOCAL_DC: node.localDataCenter,
+    DATA_DIR: dir,
+  });
   try {
     // The table is created in the background as the source connects: the mutation is retried until it is there.
     let added: { data?: Record<string, unknown>; errors?: unknown[] } = {};
@@ -33,7 +38,10 @@ it("runs the README's Heroic walk-through on a fresh keyspace", async () => {
     expect([added.data, added.errors]).toEqual([{ addPoints: { points: 2 } }, undefined]);
     const answer = await gateway.ask(graphql[1]!);
     expect(answer.errors).toBeUndefined();
-    expect((answer.data?.['sources'] as unknown[]).at(-1)).toEqual({ name: 'heroic', catalogue: { partitions: 1, passes: expect.any(Number) } });
+    expect((answer.data!['sources'] as unknown[]).at(-1)).toEqual({
+      name: 'heroic',
+      catalogue: { partitions: 1, passes: expect.any(Number) },
+    });
     const series = answer.data?.['series'] as { tag: string; points: { time: string; value: number }[] }[];
     expect(series.map((s) => [s.tag, s.points.map((p) => p.value)])).toEqual([['p-1', [0.5, 0.75]]]);
     // Heroic's bytes landed in Heroic's table.

@@ -15,7 +15,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }, options: { startDown?: boolean } = {}): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: { startDown?: boolean } = {},
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let stalled = false;
   let server: Server | undefined;

@@ -21,13 +21,27 @@ it("runs the README's walk-through of a user's own table", async () => {
   const dir = tempDir();
   const node = testNode();
   try {
-    const demo = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'tools/demo-table.ts'), node.contactPoint], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CASSANDRA_LOCAL_DC: node.localDataCenter } });
+    const demo = spawnSync(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), join(ROOT, 'tools/demo-table.ts'), node.contactPoint],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, CASSANDRA_LOCAL_DC: node.localDataCenter },
+      },
+    );
     expect([demo.status, demo.stderr]).toEqual([0, '']);
     expect(demo.stdout).toMatch(/^iot\.sensor_readings holds 30243 readings of 3 sensors over the last 7 days\.\n/);
     // The file it writes is the README's mapping.
     const file = join(dir, 'sources.sensors.json');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(mapping!));
-    const gateway = await startGatewayProcess({ SOURCES_FILE: file, CASSANDRA_CONTACT_POINTS: node.contactPoint, CASSANDRA_LOCAL_DC: node.localDataCenter, DATA_DIR: dir });
+    const gateway = await startGatewayProcess({
+      SOURCES_FILE: file,
+      CASSANDRA_CONTACT_POINTS: node.contactPoint,
+      CASSANDRA_LOCAL_DC: node.localDataCenter,
+      DATA_DIR: dir,
+    });
     try {
       // The catalogue finds the sensors in its first pass, moments after start.
       let answer: { data?: Record<string, unknown>; errors?: unknown[] } = {};

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATASTORE_TYPES, encodeColumn, encodeDouble, encodeLong, encodeRowKey, encodeString, rowTimeOf } from '../../src/store/format/index.js';
+import {
+  DATASTORE_TYPES,
+  encodeColumn,
+  encodeDouble,
+  encodeLong,
+  encodeRowKey,
+  encodeString,
+  rowTimeOf,
+} from '../../src/store/format/index.js';
 import type { RowSpec } from '../../src/store/store.js';
 import { plainClient } from '../integration/cassandra-stores.js';
 import type { RestResponse } from '../rest/rest-client.js';
@@ -28,14 +36,30 @@ interface Tolerance {
 }
 
 const TOLERATED = {
-  'empty-results': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '1. **Empty results are dropped**', automatic: true },
-  'metric-name-order': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '16. **Metric names come sorted.**', automatic: true },
-  'number-spelling': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: "Doubles are written in JavaScript's shortest form", automatic: true },
+  'empty-results': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: '1. **Empty results are dropped**',
+    automatic: true,
+  },
+  'metric-name-order': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: '16. **Metric names come sorted.**',
+    automatic: true,
+  },
+  'number-spelling': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: "Doubles are written in JavaScript's shortest form",
+    automatic: true,
+  },
   'alias-echoed': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '18. **`alias` is echoed**', automatic: true },
   'limit-sample-size': { doc: 'src/engine/SEMANTICS.md', entry: '**`sample_size` under a limit**', automatic: true },
   'member-order': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: 'JSON objects have no order', automatic: true },
   'last-bits': { doc: 'src/engine/SEMANTICS.md', entry: '**Deterministic sums.**', automatic: true },
-  'error-text': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: "17. **Error messages are Kairograph's own.**", automatic: true },
+  'error-text': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: "17. **Error messages are Kairograph's own.**",
+    automatic: true,
+  },
   'descending-ranges': { doc: 'src/engine/SEMANTICS.md', entry: '1. **Descending order through range aggregators.**' },
   'limit-per-group': { doc: 'src/engine/SEMANTICS.md', entry: '2. **Limit with time/value/bin group-bys**' },
   'negative-start': { doc: 'src/engine/SEMANTICS.md', entry: '3. **Negative start times.**' },
@@ -45,15 +69,31 @@ const TOLERATED = {
   'after-gaps': { doc: 'src/engine/SEMANTICS.md', entry: '5. **What follows gaps.**' },
   'trimmed-gaps-per-group': { doc: 'src/engine/SEMANTICS.md', entry: '9. **gaps with `trim` trims every group.**' },
   'rate-equal-timestamps': { doc: 'src/engine/SEMANTICS.md', entry: '6. **Rate over equal timestamps**' },
-  'floored-start-time': { doc: 'src/engine/SEMANTICS.md', entry: '7. **Ranges before an explicit `start_time` are floored.**' },
-  'non-finite-null': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '8. **Non-finite doubles are written as `null`**' },
-  'least-squares-precision': { doc: 'src/engine/SEMANTICS.md', entry: '**least_squares** fits on timestamps shifted', automatic: true },
+  'floored-start-time': {
+    doc: 'src/engine/SEMANTICS.md',
+    entry: '7. **Ranges before an explicit `start_time` are floored.**',
+  },
+  'non-finite-null': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: '8. **Non-finite doubles are written as `null`**',
+  },
+  'least-squares-precision': {
+    doc: 'src/engine/SEMANTICS.md',
+    entry: '**least_squares** fits on timestamps shifted',
+    automatic: true,
+  },
   'limits-status': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: "9. **Status codes for Kairograph's limits**" },
   'tags-bounded': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '4. **The tags endpoint is bounded.**' },
   'all-or-nothing': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '5. **All or nothing.**' },
-  'regex-or': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '7. **Several `regex:` values for one tag are OR-ed**' },
+  'regex-or': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: '7. **Several `regex:` values for one tag are OR-ed**',
+  },
   'times-range': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '3. **Times are whole epoch ms within ±8.64e15**' },
-  'kairosdb-500': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '19. **A bad request is a 400 where KairosDB fails with a 500.**' },
+  'kairosdb-500': {
+    doc: 'src/kairos-rest/COMPATIBILITY.md',
+    entry: '19. **A bad request is a 400 where KairosDB fails with a 500.**',
+  },
   'unknown-path': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: '12. **Not served**' },
   'series-group-by': { doc: 'src/kairos-rest/COMPATIBILITY.md', entry: "13. Kairograph's own `series` group-by" },
 } as const satisfies Record<string, Tolerance>;
@@ -76,7 +116,12 @@ interface SeriesSpec {
   readonly ttl?: number;
   readonly datapoints?: readonly (readonly [number, Value])[];
   /** `count` points from `start`, `step` ms apart, valued by cycling through `values`. */
-  readonly sequence?: { readonly start: number; readonly step: number; readonly count: number; readonly values: readonly (Value)[] };
+  readonly sequence?: {
+    readonly start: number;
+    readonly step: number;
+    readonly count: number;
+    readonly values: readonly Value[];
+  };
   /**
    * Who writes it: `kairosdb` (default) or `kairograph` through REST, or `legacy-index`: plain CQL rows that only the
    * legacy `row_key_index` lists, as KairosDB 0.9.4-1.1 indexed series.
@@ -203,11 +248,15 @@ function loadFile(fileName: string): LoadedFile {
         name,
         source: spec.cross === undefined ? spec : undefined,
         spec: expanded,
-        ...(spec.mutation !== undefined ? { copies: { kairosdb: `${prefix}${n}.k.`, kairograph: `${prefix}${n}.g.` } } : {}),
+        ...(spec.mutation !== undefined
+          ? { copies: { kairosdb: `${prefix}${n}.k.`, kairograph: `${prefix}${n}.g.` } }
+          : {}),
       });
     }
     if (spec.cross !== undefined && (spec.differs !== undefined || spec.error !== undefined)) {
-      throw new Error(`${fileName} case ${index} "${spec.name}": a crossed case cannot pin answers (differs, error); write it out`);
+      throw new Error(
+        `${fileName} case ${index} "${spec.name}": a crossed case cannot pin answers (differs, error); write it out`,
+      );
     }
   });
   return file;
@@ -217,16 +266,28 @@ function loadFile(fileName: string): LoadedFile {
 function expand(spec: CaseSpec, file: CaseFile): [string, CaseSpec][] {
   const withBase = (s: CaseSpec): CaseSpec => ({
     ...s,
-    ...(s.mutation !== undefined ? { mutation: { ...file.mutations, ...s.mutation, then: s.mutation.then ?? file.mutations?.then ?? [] } as Mutation } : {}),
+    ...(s.mutation !== undefined
+      ? {
+          mutation: {
+            ...file.mutations,
+            ...s.mutation,
+            then: s.mutation.then ?? file.mutations?.then ?? [],
+          } as Mutation,
+        }
+      : {}),
     ...(s.query !== undefined ? { query: merge(file.base, s.query) } : {}),
     ...(s.tags !== undefined ? { tags: merge(file.base, s.tags) } : {}),
   });
   let out: [string, CaseSpec][] = [['', withBase(spec)]];
   for (const d of spec.cross ?? []) {
     const dimension = typeof d === 'string' ? file.dimensions?.[d] : d;
-    if (dimension === undefined) throw new Error(`case "${spec.name}" crosses an unknown dimension ${JSON.stringify(d)}`);
+    if (dimension === undefined)
+      throw new Error(`case "${spec.name}" crosses an unknown dimension ${JSON.stringify(d)}`);
     out = out.flatMap(([suffix, c]) =>
-      Object.entries(dimension.values).map(([label, value]): [string, CaseSpec] => [`${suffix} · ${label}`, { ...c, query: mergeAt(c.query, dimension.path, value) }]),
+      Object.entries(dimension.values).map(([label, value]): [string, CaseSpec] => [
+        `${suffix} · ${label}`,
+        { ...c, query: mergeAt(c.query, dimension.path, value) },
+      ]),
     );
   }
   return out;
@@ -239,7 +300,8 @@ function expand(spec: CaseSpec, file: CaseFile): [string, CaseSpec][] {
 function merge(under: unknown, over: unknown): unknown {
   if (under === undefined) return over;
   if (over === undefined) return under;
-  if (Array.isArray(under) && Array.isArray(over)) return Array.from({ length: Math.max(under.length, over.length) }, (_, i) => merge(under[i], over[i]));
+  if (Array.isArray(under) && Array.isArray(over))
+    return Array.from({ length: Math.max(under.length, over.length) }, (_, i) => merge(under[i], over[i]));
   if (isObject(under) && isObject(over)) {
     const out: Record<string, unknown> = { ...under };
     for (const [k, v] of Object.entries(over)) {
@@ -252,7 +314,15 @@ function merge(under: unknown, over: unknown): unknown {
 }
 
 function mergeAt(target: unknown, path: string, value: unknown): unknown {
-  const wrapped = path.split('.').reduceRight<unknown>((inner, key) => (/^\d+$/.test(key) ? Object.assign(new Array(Number(key) + 1).fill(undefined), { [key]: inner }) : { [key]: inner }), value);
+  const wrapped = path
+    .split('.')
+    .reduceRight<unknown>(
+      (inner, key) =>
+        /^\d+$/.test(key)
+          ? Object.assign(new Array(Number(key) + 1).fill(undefined), { [key]: inner })
+          : { [key]: inner },
+      value,
+    );
   return merge(target, wrapped);
 }
 
@@ -302,7 +372,10 @@ afterAll(async () => {
   const lines = Object.entries(TOLERATED)
     .map(([reason, t]) => ({ reason, t, n: tolerated.get(reason as Reason) ?? 0 }))
     .filter(({ n }) => n > 0)
-    .map(({ reason, t, n }) => `  ${String(n).padStart(4)}  ${reason} (${t.doc.replace(/^.*\//, '')}: ${t.entry.replace(/\*\*/g, '')})`);
+    .map(
+      ({ reason, t, n }) =>
+        `  ${String(n).padStart(4)}  ${reason} (${t.doc.replace(/^.*\//, '')}: ${t.entry.replace(/\*\*/g, '')})`,
+    );
   const differing = [...tolerated.values()].reduce((a, b) => a + b, 0);
   console.log(
     [
@@ -318,7 +391,10 @@ afterAll(async () => {
 describe('the differential suite', () => {
   it('points every tolerated difference at an entry its document has', () => {
     for (const [reason, t] of Object.entries(TOLERATED) as [Reason, Tolerance][]) {
-      expect(readFileSync(join(import.meta.dirname, '../..', t.doc), 'utf8').includes(t.entry), `${reason}: ${t.doc} has no entry "${t.entry}"`).toBe(true);
+      expect(
+        readFileSync(join(import.meta.dirname, '../..', t.doc), 'utf8').includes(t.entry),
+        `${reason}: ${t.doc} has no entry "${t.entry}"`,
+      ).toBe(true);
     }
   });
 
@@ -353,14 +429,20 @@ async function runRead(pair: Pair, c: LoadedCase, read: ReadSpec, reasons: Set<R
 async function runMutation(pair: Pair, c: LoadedCase, reasons: Set<Reason>): Promise<void> {
   const m = c.spec.mutation!;
   const { kairosdb: kCopy, kairograph: gCopy } = c.copies!;
-  const names = (copy: string) => [[copy, '${M}'], [c.file.prefix, '${P}']] as const;
+  const names = (copy: string) =>
+    [
+      [copy, '${M}'],
+      [c.file.prefix, '${P}'],
+    ] as const;
   const kRequest = requestOf(m.request, c.file.prefix, kCopy);
   const gRequest = requestOf(m.request, c.file.prefix, gCopy);
   const [k, g] = await Promise.all([send(pair.kairosdb, kRequest), send(pair.kairograph, gRequest)]);
   judge(c, m.request, gRequest, normalise(k, names(kCopy)), normalise(g, names(gCopy)), reasons);
   for (const read of m.then) {
     if (read.differs !== undefined && read.differs.kairosdb === undefined && !UPDATE) {
-      throw new Error(`${c.file.fileName} "${c.name}": a difference declared after a write or delete must pin KairosDB's answer too, which tells when its write or delete has landed`);
+      throw new Error(
+        `${c.file.fileName} "${c.name}": a difference declared after a write or delete must pin KairosDB's answer too, which tells when its write or delete has landed`,
+      );
     }
     const onK = requestOf(read, c.file.prefix, kCopy);
     const onG = requestOf(read, c.file.prefix, gCopy);
@@ -371,7 +453,8 @@ async function runMutation(pair: Pair, c: LoadedCase, reasons: Set<Reason>): Pro
     const settled = (answer: Answer, before: Answer | undefined) => {
       if (read.differs?.kairosdb !== undefined && !UPDATE) return pinMatches(answer, read.differs.kairosdb);
       if (read.differs === undefined) return compare(answer, gg, new Set(), onG) === undefined;
-      if (before === undefined || before.text !== answer.text || before.status !== answer.status) stableSince = performance.now();
+      if (before === undefined || before.text !== answer.text || before.status !== answer.status)
+        stableSince = performance.now();
       return performance.now() - stableSince > 5000;
     };
     let kk = normalise(await send(pair.kairosdb, onK), names(kCopy));
@@ -385,8 +468,24 @@ async function runMutation(pair: Pair, c: LoadedCase, reasons: Set<Reason>): Pro
     judge(c, read, onG, kk, gg, reasons, 'what each server did, read by itself');
     // The same data through the other server: the pure read differential, on what each one wrote or deleted.
     const [kg, gk] = await Promise.all([send(pair.kairosdb, onG), send(pair.kairograph, onK)]);
-    judge(c, { ...read, differs: undefined } as ReadSpec, onG, normalise(kg, names(gCopy)), gg, reasons, "Kairograph's copy read by both");
-    judge(c, { ...read, differs: undefined } as ReadSpec, onK, kk, normalise(gk, names(kCopy)), reasons, "KairosDB's copy read by both");
+    judge(
+      c,
+      { ...read, differs: undefined } as ReadSpec,
+      onG,
+      normalise(kg, names(gCopy)),
+      gg,
+      reasons,
+      "Kairograph's copy read by both",
+    );
+    judge(
+      c,
+      { ...read, differs: undefined } as ReadSpec,
+      onK,
+      kk,
+      normalise(gk, names(kCopy)),
+      reasons,
+      "KairosDB's copy read by both",
+    );
   }
 }
 
@@ -398,17 +497,31 @@ interface Request {
 }
 
 function requestOf(read: ReadSpec | RequestSpec, p: string, m?: string): Request {
-  if ('query' in read && read.query !== undefined && !('path' in read)) return { method: 'POST', path: '/api/v1/datapoints/query', body: toJson(substitute(read.query, p, m)) };
-  if ('tags' in read && read.tags !== undefined) return { method: 'POST', path: '/api/v1/datapoints/query/tags', body: toJson(substitute(read.tags, p, m)) };
+  if ('query' in read && read.query !== undefined && !('path' in read))
+    return { method: 'POST', path: '/api/v1/datapoints/query', body: toJson(substitute(read.query, p, m)) };
+  if ('tags' in read && read.tags !== undefined)
+    return { method: 'POST', path: '/api/v1/datapoints/query/tags', body: toJson(substitute(read.tags, p, m)) };
   const r = ('request' in read && read.request !== undefined ? read.request : read) as RequestSpec;
   if (r.path === undefined) throw new Error('a read needs query, tags or request');
-  const path = fill(r.path, p, m) + (r.query !== undefined ? `?query=${encodeURIComponent(toJson(substitute(r.query, p, m)))}` : '');
-  const body = r.text !== undefined ? fill(r.text, p, m) : r.body !== undefined ? toJson(substitute(r.body, p, m)) : undefined;
-  return { method: r.method ?? 'POST', path, ...(body !== undefined ? { body } : {}), ...(r.gzip === true ? { gzip: true } : {}) };
+  const path =
+    fill(r.path, p, m) +
+    (r.query !== undefined ? `?query=${encodeURIComponent(toJson(substitute(r.query, p, m)))}` : '');
+  const body =
+    r.text !== undefined ? fill(r.text, p, m) : r.body !== undefined ? toJson(substitute(r.body, p, m)) : undefined;
+  return {
+    method: r.method ?? 'POST',
+    path,
+    ...(body !== undefined ? { body } : {}),
+    ...(r.gzip === true ? { gzip: true } : {}),
+  };
 }
 
 async function send(server: RestServer, request: Request): Promise<RestResponse> {
-  if (request.gzip === true) return server.call(request.method, request.path, { body: gzipSync(request.body ?? ''), headers: { 'content-encoding': 'gzip' } });
+  if (request.gzip === true)
+    return server.call(request.method, request.path, {
+      body: gzipSync(request.body ?? ''),
+      headers: { 'content-encoding': 'gzip' },
+    });
   return server.call(request.method, request.path, request.body !== undefined ? { body: request.body } : {});
 }
 
@@ -428,10 +541,19 @@ function normalise(response: RestResponse, names: readonly (readonly [string, st
 // Judging two answers
 // ---------------------------------------------------------------------------------------------------------------------
 
-function judge(c: LoadedCase, read: ReadSpec, request: Request, k: Answer, g: Answer, reasons: Set<Reason>, stage = ''): void {
+function judge(
+  c: LoadedCase,
+  read: ReadSpec,
+  request: Request,
+  k: Answer,
+  g: Answer,
+  reasons: Set<Reason>,
+  stage = '',
+): void {
   requestsCompared++;
   const where = `${c.file.fileName} "${c.name}"${stage ? ` (${stage})` : ''}`;
-  const show = () => `\n  request: ${request.method} ${request.path} ${request.body ?? ''}\n  KairosDB:   ${k.status} ${k.text.slice(0, 6000)}\n  Kairograph: ${g.status} ${g.text.slice(0, 6000)}`;
+  const show = () =>
+    `\n  request: ${request.method} ${request.path} ${request.body ?? ''}\n  KairosDB:   ${k.status} ${k.text.slice(0, 6000)}\n  Kairograph: ${g.status} ${g.text.slice(0, 6000)}`;
   if (g.status >= 500) throw new Error(`${where}: Kairograph answered ${g.status}, which only a failure may${show()}`);
   if (read.differs !== undefined) {
     judgeDeclared(c, read, request, k, g, reasons, where, show);
@@ -439,16 +561,21 @@ function judge(c: LoadedCase, read: ReadSpec, request: Request, k: Answer, g: An
   }
   const local = new Set<Reason>();
   const difference = compare(k, g, local, request);
-  if (difference !== undefined) throw new Error(`${where}: the answers differ ${difference}, and no tolerated difference covers it${show()}`);
+  if (difference !== undefined)
+    throw new Error(`${where}: the answers differ ${difference}, and no tolerated difference covers it${show()}`);
   if (local.has('error-text')) {
     const message = errorsOf(g)?.[0];
     if (UPDATE && c.source !== undefined && message !== undefined) sourceOf(c, read).error = message;
     else if (read.error !== message) {
-      throw new Error(`${where}: the error texts differ, so the case must pin Kairograph's message: "error": ${JSON.stringify(message)} (it has ${JSON.stringify(read.error)})${show()}`);
+      throw new Error(
+        `${where}: the error texts differ, so the case must pin Kairograph's message: "error": ${JSON.stringify(message)} (it has ${JSON.stringify(read.error)})${show()}`,
+      );
     }
   }
   if (!read.empty && k.status === 200 && request.path === '/api/v1/datapoints/query' && !everyQueryHasPoints(k)) {
-    throw new Error(`${where}: a query of this case has no points on either server; mark the case "empty": true if that is the point${show()}`);
+    throw new Error(
+      `${where}: a query of this case has no points on either server; mark the case "empty": true if that is the point${show()}`,
+    );
   }
   for (const r of local) reasons.add(r);
 }
@@ -465,9 +592,21 @@ function sourceOf(c: LoadedCase, read: ReadSpec): ReadSpec {
  * A declared difference: Kairograph's answer must be the pinned one, KairosDB's the pinned one when pinned, and the two
  * must still differ (a difference that went away is a stale declaration).
  */
-function judgeDeclared(c: LoadedCase, read: ReadSpec, request: Request, k: Answer, g: Answer, reasons: Set<Reason>, where: string, show: () => string): void {
+function judgeDeclared(
+  c: LoadedCase,
+  read: ReadSpec,
+  request: Request,
+  k: Answer,
+  g: Answer,
+  reasons: Set<Reason>,
+  where: string,
+  show: () => string,
+): void {
   const d = read.differs!;
-  if (!(d.reason in TOLERATED)) throw new Error(`${where}: "${d.reason}" is not a tolerated difference; add it to TOLERATED with the entry that documents it`);
+  if (!(d.reason in TOLERATED))
+    throw new Error(
+      `${where}: "${d.reason}" is not a tolerated difference; add it to TOLERATED with the entry that documents it`,
+    );
   if (UPDATE && c.source !== undefined) {
     const target = sourceOf(c, read).differs!;
     target.kairograph = pinOf(g);
@@ -478,10 +617,17 @@ function judgeDeclared(c: LoadedCase, read: ReadSpec, request: Request, k: Answe
     else if (k.text.length <= 1500) target.kairosdb = pinOf(k);
     else delete target.kairosdb;
   } else {
-    if (d.kairograph === undefined || !pinMatches(g, d.kairograph)) throw new Error(`${where}: Kairograph's answer is not the one pinned for "${d.reason}": ${toJson(d.kairograph)}${show()}`);
-    if (d.kairosdb !== undefined && !pinMatches(k, d.kairosdb)) throw new Error(`${where}: KairosDB's answer is not the one pinned for "${d.reason}": ${toJson(d.kairosdb)}${show()}`);
+    if (d.kairograph === undefined || !pinMatches(g, d.kairograph))
+      throw new Error(
+        `${where}: Kairograph's answer is not the one pinned for "${d.reason}": ${toJson(d.kairograph)}${show()}`,
+      );
+    if (d.kairosdb !== undefined && !pinMatches(k, d.kairosdb))
+      throw new Error(
+        `${where}: KairosDB's answer is not the one pinned for "${d.reason}": ${toJson(d.kairosdb)}${show()}`,
+      );
   }
-  if (compare(k, g, new Set(), request) === undefined) throw new Error(`${where}: the answers agree, so "${d.reason}" is no longer needed here${show()}`);
+  if (compare(k, g, new Set(), request) === undefined)
+    throw new Error(`${where}: the answers agree, so "${d.reason}" is no longer needed here${show()}`);
   reasons.add(d.reason);
 }
 
@@ -526,10 +672,20 @@ function compare(k: Answer, g: Answer, reasons: Set<Reason>, request: Request): 
   if (isObject(kj) && Array.isArray(kj.queries) && isObject(gj) && Array.isArray(gj.queries)) {
     const metrics = queryMetrics(request);
     const gQueries = gj.queries;
-    kj = { ...kj, queries: kj.queries.map((q, i) => limitSampleSize(dropEmptyResults(q, reasons), gQueries[i], metrics[i], reasons)) };
+    kj = {
+      ...kj,
+      queries: kj.queries.map((q, i) =>
+        limitSampleSize(dropEmptyResults(q, reasons), gQueries[i], metrics[i], reasons),
+      ),
+    };
     gj = { ...gj, queries: gQueries.map((q, i) => dropAlias(q, (kj as { queries: unknown[] }).queries[i], reasons)) };
   }
-  if (isObject(kj) && Array.isArray(kj.results) && kj.results.every((r) => typeof r === 'string') && !('queries' in kj)) {
+  if (
+    isObject(kj) &&
+    Array.isArray(kj.results) &&
+    kj.results.every((r) => typeof r === 'string') &&
+    !('queries' in kj)
+  ) {
     const sorted = [...(kj.results as string[])].sort();
     if (!isDeepStrictEqual(sorted, kj.results)) reasons.add('metric-name-order');
     kj = { ...kj, results: sorted };
@@ -550,7 +706,9 @@ function dropEmptyResults(query: unknown, reasons: Set<Reason>): unknown {
 /** The metrics of a query request's body, to see which have a limit. */
 function queryMetrics(request: Request): Record<string, unknown>[] {
   try {
-    const body = JSON.parse(request.body ?? (decodeURIComponent(request.path.split('?query=')[1] ?? '') || 'null')) as unknown;
+    const body = JSON.parse(
+      request.body ?? (decodeURIComponent(request.path.split('?query=')[1] ?? '') || 'null'),
+    ) as unknown;
     return isObject(body) && Array.isArray(body.metrics) ? body.metrics.map((m) => (isObject(m) ? m : {})) : [];
   } catch {
     return [];
@@ -562,7 +720,12 @@ function queryMetrics(request: Request): Record<string, unknown>[] {
  * partitions in time order and stops when the limit is reached (or, with time/value/bin group-bys, reads them all), so
  * `sample_size` may differ; the points may not.
  */
-function limitSampleSize(query: unknown, gQuery: unknown, metric: Record<string, unknown> | undefined, reasons: Set<Reason>): unknown {
+function limitSampleSize(
+  query: unknown,
+  gQuery: unknown,
+  metric: Record<string, unknown> | undefined,
+  reasons: Set<Reason>,
+): unknown {
   if (!isObject(query) || !isObject(gQuery) || metric === undefined || !(Number(metric.limit) > 0)) return query;
   if (isDeepStrictEqual(query.sample_size, gQuery.sample_size)) return query;
   reasons.add('limit-sample-size');
@@ -571,16 +734,32 @@ function limitSampleSize(query: unknown, gQuery: unknown, metric: Record<string,
 
 /** KairosDB 1.3.0 ignores a metric's `alias`; Kairograph echoes it on each result, as KairosDB does since f3ad6260 (2022). */
 function dropAlias(gQuery: unknown, kQuery: unknown, reasons: Set<Reason>): unknown {
-  if (!isObject(gQuery) || !Array.isArray(gQuery.results) || !isObject(kQuery) || !Array.isArray(kQuery.results)) return gQuery;
-  if (kQuery.results.some((r) => isObject(r) && 'alias' in r) || !gQuery.results.some((r) => isObject(r) && 'alias' in r)) return gQuery;
+  if (!isObject(gQuery) || !Array.isArray(gQuery.results) || !isObject(kQuery) || !Array.isArray(kQuery.results))
+    return gQuery;
+  if (
+    kQuery.results.some((r) => isObject(r) && 'alias' in r) ||
+    !gQuery.results.some((r) => isObject(r) && 'alias' in r)
+  )
+    return gQuery;
   reasons.add('alias-echoed');
-  return { ...gQuery, results: gQuery.results.map((r) => (isObject(r) ? Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'alias')) : r)) };
+  return {
+    ...gQuery,
+    results: gQuery.results.map((r) =>
+      isObject(r) ? Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'alias')) : r,
+    ),
+  };
 }
 
 function errorsOf(a: Answer): string[] | undefined {
   try {
     const body = JSON.parse(a.text) as unknown;
-    if (isObject(body) && Array.isArray(body.errors) && body.errors.length > 0 && body.errors.every((e) => typeof e === 'string' && e !== '')) return body.errors as string[];
+    if (
+      isObject(body) &&
+      Array.isArray(body.errors) &&
+      body.errors.length > 0 &&
+      body.errors.every((e) => typeof e === 'string' && e !== '')
+    )
+      return body.errors as string[];
   } catch {
     // not JSON: no errors body
   }
@@ -599,7 +778,9 @@ class ExactNumber {
 
 /** JSON.parse, but numbers become ExactNumbers. */
 function parseExact(text: string): unknown {
-  return JSON.parse(markNumbers(text), (_, v: unknown) => (typeof v === 'string' && v.startsWith('\u0001') ? new ExactNumber(v.slice(1)) : v));
+  return JSON.parse(markNumbers(text), (_, v: unknown) =>
+    typeof v === 'string' && v.startsWith('\u0001') ? new ExactNumber(v.slice(1)) : v,
+  );
 }
 
 /**
@@ -659,7 +840,8 @@ function diff(k: unknown, g: unknown, path: string, reasons: Set<Reason>, fitted
   }
   if (isObject(k) && isObject(g)) {
     const keys = Object.keys(k);
-    if (!isDeepStrictEqual([...keys].sort(), Object.keys(g).sort())) return `at ${path} (keys ${keys.join()} and ${Object.keys(g).join()})`;
+    if (!isDeepStrictEqual([...keys].sort(), Object.keys(g).sort()))
+      return `at ${path} (keys ${keys.join()} and ${Object.keys(g).join()})`;
     if (!isDeepStrictEqual(keys, Object.keys(g))) reasons.add('member-order');
     for (const key of keys) {
       const d = diff(k[key], g[key], `${path}.${key}`, reasons, fitted);
@@ -681,10 +863,17 @@ function show(v: unknown): string {
  * datasets' values are below 100). A query with least_squares is allowed 1e-8: KairosDB fits on raw epoch milliseconds
  * and loses digits that Kairograph keeps. Longs must be exact.
  */
-function diffNumbers(kRaw: string, gRaw: string, path: string, reasons: Set<Reason>, fitted: boolean): string | undefined {
+function diffNumbers(
+  kRaw: string,
+  gRaw: string,
+  path: string,
+  reasons: Set<Reason>,
+  fitted: boolean,
+): string | undefined {
   if (kRaw === gRaw) return undefined;
   const integral = (raw: string) => /^-?\d+$/.test(raw);
-  if (integral(kRaw) && integral(gRaw)) return BigInt(kRaw) === BigInt(gRaw) ? undefined : `at ${path} (${kRaw} and ${gRaw})`;
+  if (integral(kRaw) && integral(gRaw))
+    return BigInt(kRaw) === BigInt(gRaw) ? undefined : `at ${path} (${kRaw} and ${gRaw})`;
   const kv = Number(kRaw);
   const gv = Number(gRaw);
   if (kv === gv) {
@@ -721,7 +910,8 @@ async function writeDataset(pair: Pair): Promise<void> {
     for (const s of file.raw.series ?? []) all.push({ spec: s, metric: fill(s.metric, file.prefix) });
     for (const c of file.cases) {
       for (const s of c.spec.mutation?.setup ?? []) {
-        for (const copy of [c.copies!.kairosdb, c.copies!.kairograph]) all.push({ spec: s, metric: fill(s.metric, file.prefix, copy) });
+        for (const copy of [c.copies!.kairosdb, c.copies!.kairograph])
+          all.push({ spec: s, metric: fill(s.metric, file.prefix, copy) });
       }
     }
   }
@@ -730,15 +920,20 @@ async function writeDataset(pair: Pair): Promise<void> {
     const bodies = chunks(all.filter((w) => via(w) === server).map(restMetric), 20_000);
     for (const body of bodies) {
       const answer = await pair[server].call('POST', '/api/v1/datapoints', { body: toJson(body) });
-      if (answer.status !== 204) throw new Error(`writing the dataset through ${server}: ${answer.status} ${answer.text}`);
+      if (answer.status !== 204)
+        throw new Error(`writing the dataset through ${server}: ${answer.status} ${answer.text}`);
     }
   }
-  await writeLegacy(pair, all.filter((w) => via(w) === 'legacy-index'));
+  await writeLegacy(
+    pair,
+    all.filter((w) => via(w) === 'legacy-index'),
+  );
   // One count query per metric: its sample_size is the points KairosDB has stored so far.
   const expected = new Map<string, Set<string>>();
   for (const w of all) {
     const seen = expected.get(w.metric) ?? expected.set(w.metric, new Set()).get(w.metric)!;
-    for (const [t, v] of pointsOf(w.spec)) seen.add(`${JSON.stringify(Object.entries(w.spec.tags).sort())} ${w.spec.type ?? kindOf(v)} ${t}`);
+    for (const [t, v] of pointsOf(w.spec))
+      seen.add(`${JSON.stringify(Object.entries(w.spec.tags).sort())} ${w.spec.type ?? kindOf(v)} ${t}`);
   }
   const metrics = [...expected.keys()];
   const times = all.flatMap((w) => pointsOf(w.spec).map(([t]) => t));
@@ -747,11 +942,23 @@ async function writeDataset(pair: Pair): Promise<void> {
     // that start up to a row width before their points (SEMANTICS.md, Deliberate differences 3).
     start_absolute: times.reduce((a, b) => Math.min(a, b)) - 2 * 1_814_400_000,
     end_absolute: times.reduce((a, b) => Math.max(a, b)),
-    metrics: metrics.map((name) => ({ name, aggregators: [{ name: 'count', sampling: { value: 1000, unit: 'years' } }] })),
+    metrics: metrics.map((name) => ({
+      name,
+      aggregators: [{ name: 'count', sampling: { value: 1000, unit: 'years' } }],
+    })),
   };
   const want = metrics.map((m) => expected.get(m)!.size).join();
-  await until(pair.kairosdb, "POST", "/api/v1/datapoints/query", { body }, (a) => sampleSizes(a).join() === want, INGEST_DEADLINE_MS).catch((error: unknown) => {
-    throw new Error(`KairosDB did not store the dataset (sample sizes ${want} of ${metrics.join()} awaited): ${String(error)}`);
+  await until(
+    pair.kairosdb,
+    'POST',
+    '/api/v1/datapoints/query',
+    { body },
+    (a) => sampleSizes(a).join() === want,
+    INGEST_DEADLINE_MS,
+  ).catch((error: unknown) => {
+    throw new Error(
+      `KairosDB did not store the dataset (sample sizes ${want} of ${metrics.join()} awaited): ${String(error)}`,
+    );
   });
 }
 
@@ -811,15 +1018,32 @@ async function writeLegacy(pair: Pair, series: Written[]): Promise<void> {
         const rowTime = rowTimeOf(point[0], spec.width);
         (byRow.get(rowTime) ?? byRow.set(rowTime, []).get(rowTime)!).push(point);
       }
-      await run(`INSERT INTO ${ks}.string_index (key, column1, value) VALUES (?, ?, 0x00)`, [Buffer.from('metric_names'), w.metric]);
+      await run(`INSERT INTO ${ks}.string_index (key, column1, value) VALUES (?, ?, 0x00)`, [
+        Buffer.from('metric_names'),
+        w.metric,
+      ]);
       for (const [rowTime, points] of byRow) {
-        const key = Buffer.from(encodeRowKey({ metric: w.metric, rowTime, dataType: DATASTORE_TYPES[type], tags: w.spec.tags }));
-        await run(`INSERT INTO ${ks}.row_key_index (key, column1, value) VALUES (?, ?, ?)`, [Buffer.from(w.metric), key, Buffer.alloc(0)]);
+        const key = Buffer.from(
+          encodeRowKey({ metric: w.metric, rowTime, dataType: DATASTORE_TYPES[type], tags: w.spec.tags }),
+        );
+        await run(`INSERT INTO ${ks}.row_key_index (key, column1, value) VALUES (?, ?, ?)`, [
+          Buffer.from(w.metric),
+          key,
+          Buffer.alloc(0),
+        ]);
         for (const [t, v] of points) {
           const column = Buffer.alloc(4);
           column.writeUInt32BE(encodeColumn(spec, rowTime, t));
-          const value = type === 'string' ? encodeString(v as string) : type === 'double' ? encodeDouble(Number(v)) : encodeLong(v as number | bigint);
-          await run(`INSERT INTO ${ks}.data_points (key, column1, value) VALUES (?, ?, ?) USING TTL 0 AND TIMESTAMP ?`, [key, column, Buffer.from(value), timestamp]);
+          const value =
+            type === 'string'
+              ? encodeString(v as string)
+              : type === 'double'
+                ? encodeDouble(Number(v))
+                : encodeLong(v as number | bigint);
+          await run(
+            `INSERT INTO ${ks}.data_points (key, column1, value) VALUES (?, ?, ?) USING TTL 0 AND TIMESTAMP ?`,
+            [key, column, Buffer.from(value), timestamp],
+          );
         }
       }
     }

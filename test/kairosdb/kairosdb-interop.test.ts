@@ -55,7 +55,11 @@ describe('KairosDB 1.3 and Kairograph on one keyspace', () => {
     // tools/kairosdb/run.sh overrides KairosDB's WITH COMPACT STORAGE, which would make the table "dense".
     const cql = await plainClient();
     try {
-      const table = await cql.execute('SELECT flags FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [pair.keyspace, 'data_points'], { prepare: true });
+      const table = await cql.execute(
+        'SELECT flags FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+        [pair.keyspace, 'data_points'],
+        { prepare: true },
+      );
       expect(table.rows.map((row) => row.get('flags'))).toEqual([['compound']]);
     } finally {
       await cql.shutdown();
@@ -67,7 +71,13 @@ describe('KairosDB 1.3 and Kairograph on one keyspace', () => {
     const written = await pair.kairosdb.call('POST', '/api/v1/datapoints', { body: writeBody(metric) });
     expect(written.status).toBe(204);
     // A 204 from KairosDB means queued: its own read shows when the batch has been stored.
-    const fromKairosdb = await until(pair.kairosdb, 'POST', '/api/v1/datapoints/query', { body: queryBody(metric) }, (a) => sampleSizes(a).join() === '3,2,1');
+    const fromKairosdb = await until(
+      pair.kairosdb,
+      'POST',
+      '/api/v1/datapoints/query',
+      { body: queryBody(metric) },
+      (a) => sampleSizes(a).join() === '3,2,1',
+    );
     const fromKairograph = await pair.kairograph.call('POST', '/api/v1/datapoints/query', { body: queryBody(metric) });
     expect(fromKairograph.status).toBe(200);
     expect(fromKairograph.text).toBe(expectedAnswer(metric));
@@ -88,8 +98,12 @@ describe('KairosDB 1.3 and Kairograph on one keyspace', () => {
   it("list each other's metric names", async () => {
     const names = `${P}names.`;
     const point = (metric: string) => [{ name: metric, tags: { host: 'a' }, datapoints: [[R, 1]] }];
-    expect((await pair.kairograph.call('POST', '/api/v1/datapoints', { body: point(`${names}by_kairograph`) })).status).toBe(204);
-    expect((await pair.kairosdb.call('POST', '/api/v1/datapoints', { body: point(`${names}by_kairosdb`) })).status).toBe(204);
+    expect(
+      (await pair.kairograph.call('POST', '/api/v1/datapoints', { body: point(`${names}by_kairograph`) })).status,
+    ).toBe(204);
+    expect(
+      (await pair.kairosdb.call('POST', '/api/v1/datapoints', { body: point(`${names}by_kairosdb`) })).status,
+    ).toBe(204);
     const path = `/api/v1/metricnames?prefix=${encodeURIComponent(names)}`;
     const expected = [`${names}by_kairograph`, `${names}by_kairosdb`];
     // KairosDB collects the names in a HashSet, so its order is the set's; Kairograph sorts (COMPATIBILITY.md).

@@ -6,7 +6,7 @@
 import { inject } from 'vitest';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
 import { storeOptions } from '../integration/cassandra-stores.js';
-import { callRest, startRestGateway, type RestCall, type RestResponse } from '../rest/rest-client.js';
+import { callRest, startRestGateway, type RestCall, type RestGateway, type RestResponse } from '../rest/rest-client.js';
 
 export type ServerName = 'kairosdb' | 'kairograph';
 
@@ -46,14 +46,18 @@ export interface Pair {
 export async function openPair(env: Record<string, string> = {}): Promise<Pair> {
   const kairos = inject('kairosdb');
   const store = await CassandraStore.open(storeOptions(kairos.keyspace));
-  let gateway;
+  let gateway: RestGateway;
   try {
     gateway = await startRestGateway(store, env);
   } catch (err) {
     await store.close();
     throw err;
   }
-  const kairosdb: RestServer = { name: 'kairosdb', url: kairos.url, call: (method, path, options) => callRest(kairos.url, method, path, options, true) };
+  const kairosdb: RestServer = {
+    name: 'kairosdb',
+    url: kairos.url,
+    call: (method, path, options) => callRest(kairos.url, method, path, options, true),
+  };
   const kairograph: RestServer = { name: 'kairograph', url: gateway.url, call: gateway.call };
   return {
     kairosdb,
@@ -96,7 +100,9 @@ export async function until(
     const answer = await server.call(method, path, options);
     if (accept(answer)) return answer;
     if (performance.now() > deadline) {
-      throw new Error(`${server.name}: ${method} ${path} did not give the awaited answer within ${timeoutMs} ms; last answer ${answer.status} ${answer.text.slice(0, 2000)}`);
+      throw new Error(
+        `${server.name}: ${method} ${path} did not give the awaited answer within ${timeoutMs} ms; last answer ${answer.status} ${answer.text.slice(0, 2000)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

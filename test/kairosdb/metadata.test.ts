@@ -30,8 +30,14 @@ const results = async (server: 'kairosdb' | 'kairograph', path: string) => (awai
 describe('metadata on one keyspace with KairosDB 1.3', () => {
   it('values written through KairosDB read back through Kairograph, by REST and GraphQL', async () => {
     const s = service('from_kairosdb');
-    for (const [sk, k, v] of [['hosts', 'web-1', '{"rack": "r1"}'], ['hosts', 'web 2 ✓', 'plain text'], ['teams', 'ops', '']] as const) {
-      expect((await pair.kairosdb.call('POST', at(s, sk, k), { body: v, headers: { 'content-type': 'text/plain' } })).status).toBe(204);
+    for (const [sk, k, v] of [
+      ['hosts', 'web-1', '{"rack": "r1"}'],
+      ['hosts', 'web 2 ✓', 'plain text'],
+      ['teams', 'ops', ''],
+    ] as const) {
+      expect(
+        (await pair.kairosdb.call('POST', at(s, sk, k), { body: v, headers: { 'content-type': 'text/plain' } })).status,
+      ).toBe(204);
     }
     expect(await value('kairograph', at(s, 'hosts', 'web-1'))).toEqual({ status: 200, text: '{"rack": "r1"}' });
     expect(await value('kairograph', at(s, 'hosts', 'web 2 ✓'))).toEqual({ status: 200, text: 'plain text' });
@@ -40,10 +46,18 @@ describe('metadata on one keyspace with KairosDB 1.3', () => {
     expect(await results('kairograph', `${at(s, 'hosts')}?startsWith=web-`)).toEqual({ results: ['web-1'] });
     expect(await results('kairograph', at(s))).toEqual({ results: ['hosts', 'teams'] });
     const graphql = await pair.kairograph.call('POST', '/graphql', {
-      body: { query: `{ metadata(service: "${s}") { serviceKeys keys(serviceKey: "hosts") value(serviceKey: "hosts", key: "web-1") { value writtenMs } } }` },
+      body: {
+        query: `{ metadata(service: "${s}") { serviceKeys keys(serviceKey: "hosts") value(serviceKey: "hosts", key: "web-1") { value writtenMs } } }`,
+      },
     });
-    const read = graphql.json as { data: { metadata: { serviceKeys: string[]; keys: string[]; value: { value: string; writtenMs: number } } } };
-    expect(read.data.metadata).toMatchObject({ serviceKeys: ['hosts', 'teams'], keys: ['web 2 ✓', 'web-1'], value: { value: '{"rack": "r1"}' } });
+    const read = graphql.json as {
+      data: { metadata: { serviceKeys: string[]; keys: string[]; value: { value: string; writtenMs: number } } };
+    };
+    expect(read.data.metadata).toMatchObject({
+      serviceKeys: ['hosts', 'teams'],
+      keys: ['web 2 ✓', 'web-1'],
+      value: { value: '{"rack": "r1"}' },
+    });
     // KairosDB's write time is its clock's milliseconds, as Kairograph's.
     expect(Math.abs(read.data.metadata.value.writtenMs - Date.now())).toBeLessThan(120_000);
   });
@@ -57,10 +71,16 @@ describe('metadata on one keyspace with KairosDB 1.3', () => {
 
     // A delete through KairosDB removes what Kairograph wrote, and the other way round.
     expect((await pair.kairosdb.call('DELETE', at(s, 'panels', 'cpu'))).status).toBe(204);
-    expect(await value('kairograph', at(s, 'panels', 'cpu'))).toEqual({ status: 404, text: '{"errors":["Key not found"]}' });
+    expect(await value('kairograph', at(s, 'panels', 'cpu'))).toEqual({
+      status: 404,
+      text: '{"errors":["Key not found"]}',
+    });
     expect((await pair.kairosdb.call('POST', at(s, 'panels', 'disk'), { body: 'Disk' })).status).toBe(204);
     expect((await pair.kairograph.call('DELETE', at(s, 'panels', 'disk'))).status).toBe(204);
-    expect(await value('kairosdb', at(s, 'panels', 'disk'))).toEqual({ status: 404, text: '{"errors":["Key not found"]}' });
+    expect(await value('kairosdb', at(s, 'panels', 'disk'))).toEqual({
+      status: 404,
+      text: '{"errors":["Key not found"]}',
+    });
     expect(await results('kairosdb', at(s, 'panels'))).toEqual({ results: ['mem'] });
     expect(await results('kairograph', at(s, 'panels'))).toEqual({ results: ['mem'] });
   });
@@ -83,7 +103,12 @@ describe('metadata on one keyspace with KairosDB 1.3', () => {
 
   it('lists service keys once each, and not those whose keys are all deleted, where KairosDB lists one per key, in token order, and keeps emptied ones', async () => {
     const s = service('lists');
-    for (const [sk, k] of [['a', '1'], ['a', '2'], ['b', '1']] as const) expect((await pair.kairosdb.call('POST', at(s, sk, k), { body: 'v' })).status).toBe(204);
+    for (const [sk, k] of [
+      ['a', '1'],
+      ['a', '2'],
+      ['b', '1'],
+    ] as const)
+      expect((await pair.kairosdb.call('POST', at(s, sk, k), { body: 'v' })).status).toBe(204);
     expect((await pair.kairosdb.call('DELETE', at(s, 'b', '1'))).status).toBe(204);
     // KairosDB's ALLOW FILTERING scan answers a row per key, in token order.
     expect(((await results('kairosdb', at(s))) as { results: string[] }).results.sort()).toEqual(['a', 'a', 'b']);
@@ -96,7 +121,11 @@ describe('metadata on one keyspace with KairosDB 1.3', () => {
     const kairograph = await pair.kairograph.call('GET', at('_Rollups'));
     expect([kairograph.status, kairograph.json]).toEqual([
       400,
-      { errors: ["service starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve (got \"_Rollups\")"] },
+      {
+        errors: [
+          "service starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve (got \"_Rollups\")",
+        ],
+      },
     ]);
   });
 });

@@ -33,7 +33,14 @@ const task = (label: string, extra: Record<string, unknown> = {}) => ({
       query: {
         cache_time: 0,
         start_relative: { value: '1', unit: 'days' },
-        metrics: [{ name: `${prefix}${label}`, tags: { host: ['a'] }, group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' }, align_sampling: true }] }],
+        metrics: [
+          {
+            name: `${prefix}${label}`,
+            tags: { host: ['a'] },
+            group_by: [{ name: 'tag', tags: ['host'] }],
+            aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' }, align_sampling: true }],
+          },
+        ],
       },
     },
   ],
@@ -47,9 +54,13 @@ describe('roll-up tasks on one keyspace with KairosDB 1.3', () => {
     const json = JSON.stringify({ id, ...task('cql') });
     const cql = await plainClient();
     try {
-      await cql.execute(`INSERT INTO ${pair.keyspace}.service_index (service, service_key, key, value, mtime) VALUES ('_Rollups', 'Config', ?, ?, now()) USING TIMESTAMP ?`, [id, json, Date.now()], {
-        prepare: true,
-      });
+      await cql.execute(
+        `INSERT INTO ${pair.keyspace}.service_index (service, service_key, key, value, mtime) VALUES ('_Rollups', 'Config', ?, ?, now()) USING TIMESTAMP ?`,
+        [id, json, Date.now()],
+        {
+          prepare: true,
+        },
+      );
     } finally {
       await cql.shutdown();
     }
@@ -59,7 +70,9 @@ describe('roll-up tasks on one keyspace with KairosDB 1.3', () => {
     }
     const listed = (await pair.kairograph.call('GET', '/api/v1/rollups')).json as { id: string }[];
     expect(listed.find((t) => t.id === id)).toEqual(JSON.parse(json));
-    const graphql = await pair.kairograph.call('POST', '/graphql', { body: { query: '{ rollups { id name json executionInterval { value unit } rollups { saveAs metrics } error } }' } });
+    const graphql = await pair.kairograph.call('POST', '/graphql', {
+      body: { query: '{ rollups { id name json executionInterval { value unit } rollups { saveAs metrics } error } }' },
+    });
     const tasks = (graphql.json as { data: { rollups: { id: string }[] } }).data.rollups;
     expect(tasks.find((t) => t.id === id)).toEqual({
       id,
@@ -84,22 +97,39 @@ describe('roll-up tasks on one keyspace with KairosDB 1.3', () => {
     expect(theirs.status).toBe(200);
     const theirId = (theirs.json as { id: string }).id;
     created.push(theirId);
-    expect(theirs.json).toEqual({ id: theirId, name: `${prefix}theirs`, attributes: { url: `/api/v1/rollups/${theirId}` } });
+    expect(theirs.json).toEqual({
+      id: theirId,
+      name: `${prefix}theirs`,
+      attributes: { url: `/api/v1/rollups/${theirId}` },
+    });
     const inKairograph = await pair.kairograph.call('GET', `/api/v1/rollups/${theirId}`);
     expect(inKairograph.status).toBe(200);
     expect(JSON.parse(inKairograph.text)).toEqual({ id: theirId, ...task('theirs') });
     expect(inKairograph.text).toBe((await pair.kairosdb.call('GET', `/api/v1/rollups/${theirId}`)).text);
 
     // An update through Kairograph keeps the id and is what KairosDB reads; a delete through KairosDB removes it here.
-    const renamed = await pair.kairograph.call('PUT', `/api/v1/rollups/${theirId}`, { body: task('theirs', { name: `${prefix}renamed` }) });
-    expect(renamed.json).toEqual({ id: theirId, name: `${prefix}renamed`, attributes: { url: `/api/v1/rollups/${theirId}` } });
-    expect(JSON.parse((await pair.kairosdb.call('GET', `/api/v1/rollups/${theirId}`)).text)).toMatchObject({ id: theirId, name: `${prefix}renamed` });
+    const renamed = await pair.kairograph.call('PUT', `/api/v1/rollups/${theirId}`, {
+      body: task('theirs', { name: `${prefix}renamed` }),
+    });
+    expect(renamed.json).toEqual({
+      id: theirId,
+      name: `${prefix}renamed`,
+      attributes: { url: `/api/v1/rollups/${theirId}` },
+    });
+    expect(JSON.parse((await pair.kairosdb.call('GET', `/api/v1/rollups/${theirId}`)).text)).toMatchObject({
+      id: theirId,
+      name: `${prefix}renamed`,
+    });
     expect((await pair.kairosdb.call('DELETE', `/api/v1/rollups/${theirId}`)).status).toBe(204);
-    expect((await pair.kairograph.call('GET', `/api/v1/rollups/${theirId}`)).json).toEqual({ errors: [`Resource not found for id ${theirId}`] });
+    expect((await pair.kairograph.call('GET', `/api/v1/rollups/${theirId}`)).json).toEqual({
+      errors: [`Resource not found for id ${theirId}`],
+    });
   });
 
   it("has KairosDB's status endpoint read the status row Kairograph writes", async () => {
-    const { id } = (await pair.kairograph.call('POST', '/api/v1/rollups', { body: task('status') })).json as { id: string };
+    const { id } = (await pair.kairograph.call('POST', '/api/v1/rollups', { body: task('status') })).json as {
+      id: string;
+    };
     created.push(id);
     const record = {
       periodStartMs: 1_767_571_200_000,
@@ -111,12 +141,23 @@ describe('roll-up tasks on one keyspace with KairosDB 1.3', () => {
       owner: 'gateway-1',
       queries: [{ metric: `${prefix}status`, pointsWritten: 24, durationMs: 1000 }],
     };
-    await taskStoreOf(new Sources(new KairosdbSource('kairosdb', pair.store)))!.writeKairosStatus(id, kairosStatusJson(record, 1_767_744_060_000, 'host-1'));
+    await taskStoreOf(new Sources(new KairosdbSource('kairosdb', pair.store)))!.writeKairosStatus(
+      id,
+      kairosStatusJson(record, 1_767_744_060_000, 'host-1'),
+    );
     const kairos = await pair.kairosdb.call('GET', `/api/v1/rollups/status/${id}`);
     expect([kairos.status, kairos.json]).toEqual([
       200,
       {
-        statuses: [{ metric_name: `${prefix}status`, last_executed: '06 Jan 2026 00:01:01 AM', data_point_count: 24, execution_length: 1000, last_execution_time: 1_767_657_661_000 }],
+        statuses: [
+          {
+            metric_name: `${prefix}status`,
+            last_executed: '06 Jan 2026 00:01:01 AM',
+            data_point_count: 24,
+            execution_length: 1000,
+            last_execution_time: 1_767_657_661_000,
+          },
+        ],
         executing_host: 'host-1',
         next_scheduled: '07 Jan 2026 00:01:00 AM',
       },

@@ -31,17 +31,29 @@ let gw: RestGateway;
 beforeAll(async () => {
   cql = await plainClient();
   // Fresh keyspaces: KairosDB caches the row keys it indexed, so only a new KairosDB over a new keyspace writes them all.
-  for (const keyspace of [KAIROSDB_KEYSPACE, KAIROGRAPH_KEYSPACE]) await cql.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+  for (const keyspace of [KAIROSDB_KEYSPACE, KAIROGRAPH_KEYSPACE])
+    await cql.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
   // Kairograph first, before any data, so every period is complete for its index (KairosDB's never falls back).
   onKairos = await CassandraStore.open(storeOptions(KAIROSDB_KEYSPACE, { tagIndexedMetrics: config }));
   own = await CassandraStore.open(storeOptions(KAIROGRAPH_KEYSPACE, { tagIndexedMetrics: config }));
   gw = await startRestGateway(onKairos);
-  kairos = await startKairosDB({ cassandra: testNode().contactPoint, keyspace: KAIROSDB_KEYSPACE, tagIndexed: INDEXED, reuse: '' });
-  kairosdb = { name: 'kairosdb', url: kairos.url, call: (method, path, options) => callRest(kairos!.url, method, path, options, true) };
+  kairos = await startKairosDB({
+    cassandra: testNode().contactPoint,
+    keyspace: KAIROSDB_KEYSPACE,
+    tagIndexed: INDEXED,
+    reuse: '',
+  });
+  kairosdb = {
+    name: 'kairosdb',
+    url: kairos.url,
+    call: (method, path, options) => callRest(kairos!.url, method, path, options, true),
+  };
   const written = await kairosdb.call('POST', '/api/v1/datapoints', { body: body() });
   expect(written.status).toBe(204);
   // KairosDB acknowledges before its queue writes; both series (and so both index rows) must be readable before any test.
-  await until(kairosdb, 'POST', '/api/v1/datapoints/query', { body: query({ host: ['a', 'b'] }) }, (a) => a.text.includes('"sample_size":2'));
+  await until(kairosdb, 'POST', '/api/v1/datapoints/query', { body: query({ host: ['a', 'b'] }) }, (a) =>
+    a.text.includes('"sample_size":2'),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -57,12 +69,26 @@ const body = () =>
     { name: METRIC, tags: { host: 'a', dc: 'x' }, datapoints: [[R, 1.5]] },
     { name: METRIC, tags: { host: 'b', dc: 'y' }, datapoints: [[R + 1, 2.5]] },
   ]);
-const query = (tags: Record<string, string[]>) => ({ start_absolute: R - 10, end_absolute: R + 10, metrics: [{ name: METRIC, tags }] });
+const query = (tags: Record<string, string[]>) => ({
+  start_absolute: R - 10,
+  end_absolute: R + 10,
+  metrics: [{ name: METRIC, tags }],
+});
 
 async function indexRows(keyspace: string): Promise<unknown[]> {
-  const rows = await cql.execute(`SELECT metric, table_name, row_time, single_tag_pair, data_type, tag_collection_hash, tags FROM ${keyspace}.tag_indexed_row_keys`);
+  const rows = await cql.execute(
+    `SELECT metric, table_name, row_time, single_tag_pair, data_type, tag_collection_hash, tags FROM ${keyspace}.tag_indexed_row_keys`,
+  );
   return rows.rows
-    .map((r) => [r.get('metric'), r.get('table_name'), (r.get('row_time') as Date).getTime(), r.get('single_tag_pair'), r.get('data_type'), r.get('tag_collection_hash'), Object.fromEntries(r.get('tags') as Map<string, string>)])
+    .map((r) => [
+      r.get('metric'),
+      r.get('table_name'),
+      (r.get('row_time') as Date).getTime(),
+      r.get('single_tag_pair'),
+      r.get('data_type'),
+      r.get('tag_collection_hash'),
+      Object.fromEntries(r.get('tags') as Map<string, string>),
+    ])
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
 
@@ -71,7 +97,14 @@ describe("KairosDB 1.3's tag index beside Kairograph's", () => {
     await own.write({
       series: [
         { metric: METRIC, tags: { host: 'a', dc: 'x' }, type: 'double', ttlSeconds: 0, timestamps: [R], values: [1.5] },
-        { metric: METRIC, tags: { host: 'b', dc: 'y' }, type: 'double', ttlSeconds: 0, timestamps: [R + 1], values: [2.5] },
+        {
+          metric: METRIC,
+          tags: { host: 'b', dc: 'y' },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps: [R + 1],
+          values: [2.5],
+        },
       ],
     });
     const theirs = await indexRows(KAIROSDB_KEYSPACE);
@@ -87,7 +120,9 @@ describe("KairosDB 1.3's tag index beside Kairograph's", () => {
     const expected =
       '{"queries":[{"sample_size":1,"results":[{"name":"kg.tagged","group_by":[{"name":"type","type":"number"}],"tags":{"dc":["x"],"host":["a"]},' +
       `"values":[[${R},1.5]]}]}]}`;
-    expect((await kairosdb.call('POST', '/api/v1/datapoints/query', { body: query({ host: ['a'] }) })).text).toBe(expected);
+    expect((await kairosdb.call('POST', '/api/v1/datapoints/query', { body: query({ host: ['a'] }) })).text).toBe(
+      expected,
+    );
     expect((await gw.call('POST', '/api/v1/datapoints/query', { body: query({ host: ['a'] }) })).text).toBe(expected);
     expect(onKairos.statements['tag_indexed_row_keys.select']).toBe(before + 1);
   });
@@ -123,16 +158,33 @@ describe('a tag index turned on over data KairosDB wrote without one', () => {
   it('is found by Kairograph through row_keys, where KairosDB 1.3 answers nothing until a backfill', async () => {
     await cql.execute(`DROP KEYSPACE IF EXISTS ${KEYSPACE}`);
     before = await startKairosDB({ cassandra: testNode().contactPoint, keyspace: KEYSPACE, reuse: '' });
-    const first: RestServer = { name: 'kairosdb', url: before.url, call: (method, path, options) => callRest(before!.url, method, path, options, true) };
+    const first: RestServer = {
+      name: 'kairosdb',
+      url: before.url,
+      call: (method, path, options) => callRest(before!.url, method, path, options, true),
+    };
     const body = JSON.stringify([{ name: LATE, tags: { host: 'a', dc: 'x' }, datapoints: [[R, 1.5]] }]);
     expect((await first.call('POST', '/api/v1/datapoints', { body })).status).toBe(204);
-    await until(first, 'POST', '/api/v1/datapoints/query', { body: lateQuery }, (a) => a.text.includes('"sample_size":1'));
+    await until(first, 'POST', '/api/v1/datapoints/query', { body: lateQuery }, (a) =>
+      a.text.includes('"sample_size":1'),
+    );
     await before.stop();
     before = undefined;
 
-    after = await startKairosDB({ cassandra: testNode().contactPoint, keyspace: KEYSPACE, tagIndexed: `{"${LATE}": ["host"]}`, reuse: '' });
-    const second: RestServer = { name: 'kairosdb', url: after.url, call: (method, path, options) => callRest(after!.url, method, path, options, true) };
-    store = await CassandraStore.open(storeOptions(KEYSPACE, { tagIndexedMetrics: parseTagIndexConfig({ [LATE]: ['host'] }) }));
+    after = await startKairosDB({
+      cassandra: testNode().contactPoint,
+      keyspace: KEYSPACE,
+      tagIndexed: `{"${LATE}": ["host"]}`,
+      reuse: '',
+    });
+    const second: RestServer = {
+      name: 'kairosdb',
+      url: after.url,
+      call: (method, path, options) => callRest(after!.url, method, path, options, true),
+    };
+    store = await CassandraStore.open(
+      storeOptions(KEYSPACE, { tagIndexedMetrics: parseTagIndexConfig({ [LATE]: ['host'] }) }),
+    );
     lateGw = await startRestGateway(store);
     // KairosDB reads the host=a partition, which nothing wrote before the index was on (COMPATIBILITY.md item 20).
     const fromKairosdb = await second.call('POST', '/api/v1/datapoints/query', { body: lateQuery });

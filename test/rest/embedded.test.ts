@@ -9,4 +9,8 @@ afterAll(removeTempDirs);
 
 describeKairosRest('embedded', (options = {}) => EmbeddedStore.open({ path: tempDir('kairograph-rest-'), ...options }));
 // LMDB keys of 1978 bytes: string_index takes 14 of them around a metric name, data_points 7 around a row key.
-describeInputHygiene('embedded', () => EmbeddedStore.open({ path: tempDir('kairograph-hygiene-') }), { store: "the embedded store's", maxMetricBytes: 1964, maxRowKeyBytes: 1971 });
+describeInputHygiene('embedded', () => EmbeddedStore.open({ path: tempDir('kairograph-hygiene-') }), {
+  store: "the embedded store's",
+  maxMetricBytes: 1964,
+  maxRowKeyBytes: 1971,
+});

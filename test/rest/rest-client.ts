@@ -33,17 +33,37 @@ export async function startRestGateway(store: Store, env: Record<string, string>
  * on a body that is not JSON: the gateway always answers JSON. With `lenientJson` (KairosDB answers unknown paths in
  * Jetty's HTML) such a body gives `json: undefined` instead.
  */
-export async function callRest(baseUrl: string, method: string, path: string, options: RestCall = {}, lenientJson = false): Promise<RestResponse> {
+export async function callRest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RestCall = {},
+  lenientJson = false,
+): Promise<RestResponse> {
   const { body } = options;
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body);
+  const payload =
+    body === undefined
+      ? undefined
+      : typeof body === 'string'
+        ? body
+        : Buffer.isBuffer(body)
+          ? new Uint8Array(body)
+          : JSON.stringify(body);
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     // Identity unless a test asks: the suites pin exact headers (fetch would ask for gzip); compression has its own.
-    headers: { 'x-request-id': REQUEST_ID, 'accept-encoding': 'identity', ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      'x-request-id': REQUEST_ID,
+      'accept-encoding': 'identity',
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     ...(payload !== undefined ? { body: payload } : {}),
   });
   const text = await response.text();
-  const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'));
+  const headers = Object.fromEntries(
+    [...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'),
+  );
   return { status: response.status, headers, text, json: parseJson(text, lenientJson) };
 }
 

@@ -30,7 +30,15 @@ const task = (name: string, threshold: number, interval = { value: 1, unit: 'hou
         save_as: `probe.${name}`,
         query: {
           start_relative: { value: 1, unit: 'hours' },
-          metrics: [{ name: 'cpu', aggregators: [{ name: 'max', sampling: { value: 1, unit: 'hours' } }, { name: 'filter', filter_op: 'lte', threshold }] }],
+          metrics: [
+            {
+              name: 'cpu',
+              aggregators: [
+                { name: 'max', sampling: { value: 1, unit: 'hours' } },
+                { name: 'filter', filter_op: 'lte', threshold },
+              ],
+            },
+          ],
         },
       },
     ],
@@ -39,7 +47,18 @@ const task = (name: string, threshold: number, interval = { value: 1, unit: 'hou
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
   const timestamps = Array.from({ length: 60 }, (_, i) => hourStart - HOUR + i * 60_000);
-  await store.write({ series: [{ metric: 'cpu', tags: { host: 'a' }, type: 'double', ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => (i === 30 ? 54.12 : 20)) }] });
+  await store.write({
+    series: [
+      {
+        metric: 'cpu',
+        tags: { host: 'a' },
+        type: 'double',
+        ttlSeconds: 0,
+        timestamps,
+        values: timestamps.map((_, i) => (i === 30 ? 54.12 : 20)),
+      },
+    ],
+  });
   const file = join(tempDir(), 'credentials.json');
   writeFileSync(
     file,
@@ -73,7 +92,14 @@ describe("a mutation's answer", () => {
     );
     expect([probe.status, probe.body]).toEqual([
       403,
-      { errors: [{ message: 'RollupTask.status needs the read scope, which "writer" does not have (it has: write)', extensions: { code: 'FORBIDDEN' } }] },
+      {
+        errors: [
+          {
+            message: 'RollupTask.status needs the read scope, which "writer" does not have (it has: write)',
+            extensions: { code: 'FORBIDDEN' },
+          },
+        ],
+      },
     ]);
     expect(await tasks()).toBe(before);
     // Through a fragment, on update: the same.
@@ -82,26 +108,57 @@ describe("a mutation's answer", () => {
       undefined,
       as('writer'),
     );
-    expect([viaFragment.status, viaFragment.body.errors?.[0]?.message]).toEqual([403, 'RollupTask.status needs the read scope, which "writer" does not have (it has: write)']);
-    const created = await gw.graphql(`mutation { createRollup(task: ${JSON.stringify(task('probe', 54))}) { id name json executionInterval { value unit } } }`, undefined, as('writer'));
+    expect([viaFragment.status, viaFragment.body.errors?.[0]?.message]).toEqual([
+      403,
+      'RollupTask.status needs the read scope, which "writer" does not have (it has: write)',
+    ]);
+    const created = await gw.graphql(
+      `mutation { createRollup(task: ${JSON.stringify(task('probe', 54))}) { id name json executionInterval { value unit } } }`,
+      undefined,
+      as('writer'),
+    );
     expect(created.status).toBe(200);
     expect(await tasks()).toBe(before + 1);
-    await gw.graphql(`mutation { deleteRollup(id: ${JSON.stringify((created.body.data!['createRollup'] as { id: string }).id)}) }`, undefined, as('writer'));
+    await gw.graphql(
+      `mutation { deleteRollup(id: ${JSON.stringify((created.body.data!['createRollup'] as { id: string }).id)}) }`,
+      undefined,
+      as('writer'),
+    );
   });
 
-  it("shows which gateway ran or holds a task to the admin scope only, on GraphQL and REST", async () => {
-    const created = await gw.graphql(`mutation { createRollup(task: ${JSON.stringify(task('hourly', 0))}) { id } }`, undefined, as('operator'));
+  it('shows which gateway ran or holds a task to the admin scope only, on GraphQL and REST', async () => {
+    const created = await gw.graphql(
+      `mutation { createRollup(task: ${JSON.stringify(task('hourly', 0))}) { id } }`,
+      undefined,
+      as('operator'),
+    );
     const id = (created.body.data!['createRollup'] as { id: string }).id;
     await gw.gateway.rollups.tick();
-    const reader = await gw.graphql('{ rollups { status { lastRun { pointsWritten gateway } } } }', undefined, as('reader'));
-    expect([reader.status, reader.body.errors?.[0]?.message]).toEqual([403, 'RollupRun.gateway needs the admin scope, which "reader" does not have (it has: read)']);
+    const reader = await gw.graphql(
+      '{ rollups { status { lastRun { pointsWritten gateway } } } }',
+      undefined,
+      as('reader'),
+    );
+    expect([reader.status, reader.body.errors?.[0]?.message]).toEqual([
+      403,
+      'RollupRun.gateway needs the admin scope, which "reader" does not have (it has: read)',
+    ]);
     const readerHeld = await gw.graphql('{ rollups { status { heldBy } } }', undefined, as('reader'));
     expect(readerHeld.status).toBe(403);
-    expect((await gw.graphql('{ rollups { status { lastRun { pointsWritten } } } }', undefined, as('reader'))).body).toEqual({ data: { rollups: [{ status: { lastRun: { pointsWritten: 1 } } }] } });
+    expect(
+      (await gw.graphql('{ rollups { status { lastRun { pointsWritten } } } }', undefined, as('reader'))).body,
+    ).toEqual({ data: { rollups: [{ status: { lastRun: { pointsWritten: 1 } } }] } });
     const operator = await gw.graphql('{ rollups { status { lastRun { gateway } } } }', undefined, as('operator'));
-    expect(operator.body).toEqual({ data: { rollups: [{ status: { lastRun: { gateway: gw.gateway.rollups.owner } } }] } });
+    expect(operator.body).toEqual({
+      data: { rollups: [{ status: { lastRun: { gateway: gw.gateway.rollups.owner } } }] },
+    });
 
-    const restStatus = async (who: string) => ((await callRest(gw.url, 'GET', `/api/v1/rollups/status/${id}`, { headers: as(who) })).json as { kairograph: { last_run: Record<string, unknown> } }).kairograph.last_run;
+    const restStatus = async (who: string) =>
+      (
+        (await callRest(gw.url, 'GET', `/api/v1/rollups/status/${id}`, { headers: as(who) })).json as {
+          kairograph: { last_run: Record<string, unknown> };
+        }
+      ).kairograph.last_run;
     expect(await restStatus('reader')).not.toHaveProperty('gateway');
     expect(await restStatus('operator')).toMatchObject({ points_written: 1, gateway: gw.gateway.rollups.owner });
     await callRest(gw.url, 'DELETE', `/api/v1/rollups/${id}`, { headers: as('operator') });
@@ -114,32 +171,51 @@ describe('introspection', () => {
     expect([anonymous.status, anonymous.body.errors?.[0]]).toEqual([
       401,
       {
-        message: '__schema needs the read scope, which requests without credentials do not have: send a token (Authorization: Bearer or x-kairograph-token) or a user\'s password (HTTP Basic)',
+        message:
+          "__schema needs the read scope, which requests without credentials do not have: send a token (Authorization: Bearer or x-kairograph-token) or a user's password (HTTP Basic)",
         extensions: { code: 'UNAUTHENTICATED' },
       },
     ]);
     expect((await gw.graphql('{ __type(name: "Query") { name } }', undefined, as('writer'))).status).toBe(403);
-    expect((await gw.graphql('{ __schema { queryType { name } } }', undefined, as('reader'))).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    expect((await gw.graphql('{ __schema { queryType { name } } }', undefined, as('reader'))).body).toEqual({
+      data: { __schema: { queryType: { name: 'Query' } } },
+    });
     // __typename describes nothing of the schema.
-    expect((await gw.graphql('mutation { __typename }', undefined, as('writer'))).body).toEqual({ data: { __typename: 'Mutation' } });
+    expect((await gw.graphql('mutation { __typename }', undefined, as('writer'))).body).toEqual({
+      data: { __typename: 'Mutation' },
+    });
   });
 });
 
 describe('roll-up tasks of one client', () => {
   it('are at most QUOTA_ROLLUP_TASKS, counted per client, freed by a delete', async () => {
-    const create = (who: string, name: string) => callRest(gw.url, 'POST', '/api/v1/rollups', { body: task(name, 100), headers: as(who) });
+    const create = (who: string, name: string) =>
+      callRest(gw.url, 'POST', '/api/v1/rollups', { body: task(name, 100), headers: as(who) });
     const first = await create('busy', 'one');
     expect((await create('busy', 'two')).status).toBe(200);
     const refused = await create('busy', 'three');
-    expect([refused.status, refused.json, refused.headers['retry-after'], refused.headers['ratelimit'], refused.headers['ratelimit-policy']]).toEqual([
+    expect([
+      refused.status,
+      refused.json,
+      refused.headers['retry-after'],
+      refused.headers['ratelimit'],
+      refused.headers['ratelimit-policy'],
+    ]).toEqual([
       429,
       { errors: ['this client already owns 2 roll-up tasks, its QUOTA_ROLLUP_TASKS: delete one first; retry in 1 s'] },
       '1',
       '"rollup_tasks";r=0;t=1',
       '"rollup_tasks";q=2',
     ]);
-    const graphql = await gw.graphql(`mutation { createRollup(task: ${JSON.stringify(task('four', 100))}) { id } }`, undefined, as('busy'));
-    expect([graphql.status, graphql.body.errors?.[0]?.extensions]).toEqual([429, { code: 'RATE_LIMITED', quota: 'rollup_tasks' }]);
+    const graphql = await gw.graphql(
+      `mutation { createRollup(task: ${JSON.stringify(task('four', 100))}) { id } }`,
+      undefined,
+      as('busy'),
+    );
+    expect([graphql.status, graphql.body.errors?.[0]?.extensions]).toEqual([
+      429,
+      { code: 'RATE_LIMITED', quota: 'rollup_tasks' },
+    ]);
     // Another client is not held back by it.
     const other = await create('writer', 'mine');
     expect(other.status).toBe(200);
@@ -148,7 +224,17 @@ describe('roll-up tasks of one client', () => {
   });
 
   it('run at most as often as ROLLUPS_MIN_INTERVAL_MS allows', async () => {
-    const answer = await callRest(gw.url, 'POST', '/api/v1/rollups', { body: task('often', 100, { value: 1, unit: 'seconds' }), headers: as('writer') });
-    expect([answer.status, answer.json]).toEqual([400, { errors: ['execution_interval must be at least 60000 milliseconds (ROLLUPS_MIN_INTERVAL_MS) (got {"value":1,"unit":"seconds"})'] }]);
+    const answer = await callRest(gw.url, 'POST', '/api/v1/rollups', {
+      body: task('often', 100, { value: 1, unit: 'seconds' }),
+      headers: as('writer'),
+    });
+    expect([answer.status, answer.json]).toEqual([
+      400,
+      {
+        errors: [
+          'execution_interval must be at least 60000 milliseconds (ROLLUPS_MIN_INTERVAL_MS) (got {"value":1,"unit":"seconds"})',
+        ],
+      },
+    ]);
   });
 });

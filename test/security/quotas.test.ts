@@ -34,7 +34,16 @@ function newGate(): void {
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
   const timestamps = Array.from({ length: 150 }, (_, i) => NOW - 150_000 + i * 1000);
-  await store.write({ series: ['slow', 'fast'].map((metric) => ({ metric, tags: { host: 'a' }, type: 'double' as const, ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => i) })) });
+  await store.write({
+    series: ['slow', 'fast'].map((metric) => ({
+      metric,
+      tags: { host: 'a' },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps,
+      values: timestamps.map((_, i) => i),
+    })),
+  });
   credentials = join(tempDir(), 'credentials.json');
   writeFileSync(
     credentials,
@@ -70,7 +79,8 @@ async function gateway(env: Record<string, string>): Promise<TestGateway> {
 }
 
 /** A query of `metric` whose sampling makes it distinct from the others (identical queries would run once). */
-const query = (metric: string, seconds: number) => `{ series(metric: "${metric}", from: "now-1h", aggregators: [{ sum: { sampling: { value: ${seconds}, unit: SECONDS } } }]) { points { value } } }`;
+const query = (metric: string, seconds: number) =>
+  `{ series(metric: "${metric}", from: "now-1h", aggregators: [{ sum: { sampling: { value: ${seconds}, unit: SECONDS } } }]) { points { value } } }`;
 
 const waitFor = async (check: () => boolean) => {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -80,7 +90,12 @@ const waitFor = async (check: () => boolean) => {
 describe('a client over its quota', () => {
   it('gets 429 for requests past QUOTA_REQUESTS, while another client, /health and live updates of others go on', async () => {
     const gw = await gateway({ QUOTA_REQUESTS: '3', LIVE_POLL_MS: '600000' });
-    const live = await subscribe(gw.url, `subscription { liveSeries(metric: "fast", from: "now-1h", aggregators: [{ count: { sampling: { value: 1, unit: HOURS } } }]) { kind } }`, undefined, as('bob'));
+    const live = await subscribe(
+      gw.url,
+      `subscription { liveSeries(metric: "fast", from: "now-1h", aggregators: [{ count: { sampling: { value: 1, unit: HOURS } } }]) { kind } }`,
+      undefined,
+      as('bob'),
+    );
     try {
       expect((await live.next()).data).toEqual({ liveSeries: { kind: 'SNAPSHOT' } });
       // Alice's three slow queries hold three of the four turns (QUOTA_RUNNING: one fewer than MAX_CONCURRENT_REQUESTS).
@@ -88,7 +103,13 @@ describe('a client over its quota', () => {
       await waitFor(() => started === 3);
 
       const fourth = await gw.graphql(query('slow', 4), undefined, as('alice'));
-      expect([fourth.status, fourth.headers.get('retry-after'), fourth.headers.get('ratelimit'), fourth.headers.get('ratelimit-policy'), fourth.body.errors?.[0]]).toEqual([
+      expect([
+        fourth.status,
+        fourth.headers.get('retry-after'),
+        fourth.headers.get('ratelimit'),
+        fourth.headers.get('ratelimit-policy'),
+        fourth.body.errors?.[0],
+      ]).toEqual([
         429,
         '1',
         '"requests";r=0;t=1',
@@ -100,15 +121,29 @@ describe('a client over its quota', () => {
           extensions: { code: 'RATE_LIMITED', quota: 'requests' },
         },
       ]);
-      const rest = await callRest(gw.url, 'POST', '/api/v1/datapoints/query', { body: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'slow' }] }, headers: as('alice') });
-      expect([rest.status, rest.json, rest.headers['retry-after']]).toEqual([429, { errors: ['this client already has 3 requests running or waiting for a turn, its QUOTA_REQUESTS; retry in 1 s'] }, '1']);
+      const rest = await callRest(gw.url, 'POST', '/api/v1/datapoints/query', {
+        body: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'slow' }] },
+        headers: as('alice'),
+      });
+      expect([rest.status, rest.json, rest.headers['retry-after']]).toEqual([
+        429,
+        {
+          errors: [
+            'this client already has 3 requests running or waiting for a turn, its QUOTA_REQUESTS; retry in 1 s',
+          ],
+        },
+        '1',
+      ]);
 
       // Bob takes the turn alice may not; /health never waits for one.
       const bob = await gw.graphql(query('fast', 1), undefined, as('bob'));
-      expect([bob.status, (bob.body.data?.['series'] as unknown[]).length]).toEqual([200, 1]);
+      expect([bob.status, (bob.body.data!['series'] as unknown[]).length]).toEqual([200, 1]);
       expect((await fetch(`${gw.url}/health`)).status).toBe(200);
       // Bob's subscription sees his write at once.
-      const write = await callRest(gw.url, 'POST', '/api/v1/datapoints', { body: [{ name: 'fast', tags: { host: 'a' }, datapoints: [[Date.now(), 1]] }], headers: as('bob') });
+      const write = await callRest(gw.url, 'POST', '/api/v1/datapoints', {
+        body: [{ name: 'fast', tags: { host: 'a' }, datapoints: [[Date.now(), 1]] }],
+        headers: as('bob'),
+      });
       expect(write.status).toBe(204);
       expect((await live.next(5000)).data).toEqual({ liveSeries: { kind: 'UPDATE' } });
 
@@ -144,7 +179,12 @@ describe('a client over its quota', () => {
   it('gets 429 for subscriptions past QUOTA_SUBSCRIPTIONS, and another client subscribes', async () => {
     const gw = await gateway({ QUOTA_SUBSCRIPTIONS: '2', LIVE_POLL_MS: '600000' });
     const sub = (who: string, seconds: number) =>
-      subscribe(gw.url, `subscription { liveSeries(metric: "fast", from: "now-1h", aggregators: [{ count: { sampling: { value: ${seconds}, unit: SECONDS } } }]) { kind } }`, undefined, as(who));
+      subscribe(
+        gw.url,
+        `subscription { liveSeries(metric: "fast", from: "now-1h", aggregators: [{ count: { sampling: { value: ${seconds}, unit: SECONDS } } }]) { kind } }`,
+        undefined,
+        as(who),
+      );
     const open = [await sub('alice', 1), await sub('alice', 2)];
     try {
       const refused = await sub('alice', 3);
@@ -175,8 +215,14 @@ describe('a client over its quota', () => {
       // Checked before a request runs, charged when it ends: the first read goes over, the next is refused.
       expect((await gw.graphql(query('fast', 10), undefined, as('alice'))).status).toBe(200);
       const refused = await gw.graphql(query('fast', 20), undefined, as('alice'));
-      expect([refused.status, refused.body.errors?.[0]?.extensions, refused.headers.get('ratelimit-policy')]).toEqual([429, { code: 'RATE_LIMITED', quota: 'points' }, '"points";q=100;w=60']);
-      expect(refused.body.errors?.[0]?.message).toMatch(/^this client read 15\d points in its current period of 60 s, past its QUOTA_POINTS_READ of 100; retry in \d+ s$/);
+      expect([refused.status, refused.body.errors?.[0]?.extensions, refused.headers.get('ratelimit-policy')]).toEqual([
+        429,
+        { code: 'RATE_LIMITED', quota: 'points' },
+        '"points";q=100;w=60',
+      ]);
+      expect(refused.body.errors?.[0]?.message).toMatch(
+        /^this client read 15\d points in its current period of 60 s, past its QUOTA_POINTS_READ of 100; retry in \d+ s$/,
+      );
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50);
       const rest = await callRest(gw.url, 'GET', '/api/v1/metricnames', { headers: as('alice') });
       expect(rest.status).toBe(429);

@@ -28,21 +28,58 @@ const gql = (query: string) => JSON.stringify({ query });
 /** Every front end's routes, one of each kind of right. */
 export const ROUTES: readonly Route[] = [
   { api: 'graphql', method: 'POST', path: '/graphql', scope: 'read', okStatus: 200, body: gql('{ metricNames }') },
-  { api: 'graphql', method: 'GET', path: `/graphql?query=${encodeURIComponent('{ metricNames }')}`, scope: 'read', okStatus: 200, headers: { 'x-graphql-yoga-csrf': '1' } },
+  {
+    api: 'graphql',
+    method: 'GET',
+    path: `/graphql?query=${encodeURIComponent('{ metricNames }')}`,
+    scope: 'read',
+    okStatus: 200,
+    headers: { 'x-graphql-yoga-csrf': '1' },
+  },
   {
     api: 'graphql',
     method: 'POST',
     path: '/graphql',
     scope: 'write',
     okStatus: 200,
-    body: gql('mutation { addPoints(series: [{ metric: "sec.written", tags: [{ name: "h", value: "a" }], points: [{ time: 1000, value: 1 }] }]) { points } }'),
+    body: gql(
+      'mutation { addPoints(series: [{ metric: "sec.written", tags: [{ name: "h", value: "a" }], points: [{ time: 1000, value: 1 }] }]) { points } }',
+    ),
   },
-  { api: 'graphql', method: 'POST', path: '/graphql', scope: 'delete', okStatus: 200, body: gql('mutation { deletePoints(metric: "sec.doomed", from: 0, to: 9999999999999) { series } }') },
+  {
+    api: 'graphql',
+    method: 'POST',
+    path: '/graphql',
+    scope: 'delete',
+    okStatus: 200,
+    body: gql('mutation { deletePoints(metric: "sec.doomed", from: 0, to: 9999999999999) { series } }'),
+  },
   { api: 'rest', method: 'GET', path: '/api/v1/version', scope: null, okStatus: 200 },
   { api: 'rest', method: 'GET', path: '/api/v1/metricnames', scope: 'read', okStatus: 200 },
-  { api: 'rest', method: 'POST', path: '/api/v1/datapoints/query', scope: 'read', okStatus: 200, body: JSON.stringify({ start_absolute: 0, metrics: [{ name: 'sec.kept' }] }) },
-  { api: 'rest', method: 'POST', path: '/api/v1/datapoints', scope: 'write', okStatus: 204, body: JSON.stringify([{ name: 'sec.written', tags: { h: 'a' }, datapoints: [[1000, 1]] }]) },
-  { api: 'rest', method: 'POST', path: '/api/v1/datapoints/delete', scope: 'delete', okStatus: 204, body: JSON.stringify({ start_absolute: 0, metrics: [{ name: 'sec.doomed' }] }) },
+  {
+    api: 'rest',
+    method: 'POST',
+    path: '/api/v1/datapoints/query',
+    scope: 'read',
+    okStatus: 200,
+    body: JSON.stringify({ start_absolute: 0, metrics: [{ name: 'sec.kept' }] }),
+  },
+  {
+    api: 'rest',
+    method: 'POST',
+    path: '/api/v1/datapoints',
+    scope: 'write',
+    okStatus: 204,
+    body: JSON.stringify([{ name: 'sec.written', tags: { h: 'a' }, datapoints: [[1000, 1]] }]),
+  },
+  {
+    api: 'rest',
+    method: 'POST',
+    path: '/api/v1/datapoints/delete',
+    scope: 'delete',
+    okStatus: 204,
+    body: JSON.stringify({ start_absolute: 0, metrics: [{ name: 'sec.doomed' }] }),
+  },
   { api: 'rest', method: 'DELETE', path: '/api/v1/metric/sec.doomed', scope: 'delete', okStatus: 204 },
   { api: 'operations', method: 'GET', path: '/metrics', scope: 'admin', okStatus: 200 },
   { api: 'operations', method: 'GET', path: '/health', scope: null, okStatus: 200 },
@@ -69,7 +106,8 @@ export const PATH_FORMS: Readonly<Record<string, (path: string) => string>> = {
   'parent of /graphql': (p) => `/graphql/..${p}`,
   'double slash': (p) => `/${p}`,
   'trailing slash': (p) => withPath(p, (path) => `${path}/`),
-  backslashes: (p) => `/x\\..${p.replaceAll('/', '\\').replace(/\?.*/, '')}${p.includes('?') ? p.slice(p.indexOf('?')) : ''}`,
+  backslashes: (p) =>
+    `/x\\..${p.replaceAll('/', '\\').replace(/\?.*/, '')}${p.includes('?') ? p.slice(p.indexOf('?')) : ''}`,
   'escaped letter': (p) => withPath(p, (path) => path.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`)),
 };
 
@@ -123,14 +161,21 @@ export function expected(req: Request, anonymous: readonly Scope[]): Answer {
   const refuse = (status: number, code: string): Answer => (graphqlLike ? { status, code } : { status });
   if (!req.target.startsWith('/')) return graphqlLike ? { status: 400, code: 'BAD_USER_INPUT' } : { status: 400 };
   if (req.host.startsWith('evil.example')) return refuse(403, 'HOST_NOT_ALLOWED');
-  if (req.origin !== undefined && req.origin !== 'SELF' && req.origin !== ORIGINS.allowed) return refuse(403, 'ORIGIN_NOT_ALLOWED');
+  if (req.origin !== undefined && req.origin !== 'SELF' && req.origin !== ORIGINS.allowed)
+    return refuse(403, 'ORIGIN_NOT_ALLOWED');
   const simple = req.contentType === undefined || !req.contentType.startsWith('application/json');
-  const preflighted = Object.keys(req.route.headers ?? {}).some((name) => name === 'x-graphql-yoga-csrf') || 'x-kairograph-token' in req.principal.headers;
+  const preflighted =
+    Object.keys(req.route.headers ?? {}).some((name) => name === 'x-graphql-yoga-csrf') ||
+    'x-kairograph-token' in req.principal.headers;
   if (req.route.method === 'POST' && simple && !preflighted) return refuse(403, 'CSRF_PREVENTED');
   if (req.route.scope === null) return { status: req.route.okStatus };
   if (req.principal.wrong) return refuse(401, 'UNAUTHENTICATED');
   const scopes = req.principal.scopes ?? anonymous;
-  if (!scopes.includes(req.route.scope)) return refuse(req.principal.scopes === undefined ? 401 : 403, req.principal.scopes === undefined ? 'UNAUTHENTICATED' : 'FORBIDDEN');
+  if (!scopes.includes(req.route.scope))
+    return refuse(
+      req.principal.scopes === undefined ? 401 : 403,
+      req.principal.scopes === undefined ? 'UNAUTHENTICATED' : 'FORBIDDEN',
+    );
   return { status: req.route.okStatus };
 }
 
@@ -139,27 +184,39 @@ const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 /** Sends the request as written: its target byte for byte, its own Host header. */
 export function send(baseUrl: string, req: Request): Promise<Answer> {
   const { hostname, port, host: self } = new URL(baseUrl);
-  const headers: Record<string, string> = { ...req.route.headers, ...req.principal.headers, host: req.host.replace('SELF', self).replace('PORT', port) };
+  const headers: Record<string, string> = {
+    ...req.route.headers,
+    ...req.principal.headers,
+    host: req.host.replace('SELF', self).replace('PORT', port),
+  };
   // A page of the gateway itself, by whatever name the browser loaded it.
   if (req.origin !== undefined) headers['origin'] = req.origin === 'SELF' ? `http://${headers['host']}` : req.origin;
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   return new Promise((resolve, reject) => {
-    const call = request({ host: hostname, port, method: req.route.method, path: req.target, headers, agent, setHost: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode!;
-        if (status < 400 || req.route.api === 'rest' || text === '') return resolve({ status });
-        try {
-          const code = (JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
-          resolve({ status, ...(code !== undefined ? { code } : {}) });
-        } catch {
-          reject(new Error(`${req.route.method} ${req.target} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`));
-        }
-      });
-      res.on('error', reject);
-    });
+    const call = request(
+      { host: hostname, port, method: req.route.method, path: req.target, headers, agent, setHost: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode!;
+          if (status < 400 || req.route.api === 'rest' || text === '') return resolve({ status });
+          try {
+            const code = (JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions
+              ?.code;
+            resolve({ status, ...(code !== undefined ? { code } : {}) });
+          } catch {
+            reject(
+              new Error(
+                `${req.route.method} ${req.target} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`,
+              ),
+            );
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     call.on('error', reject);
     call.end(req.route.body);
   });

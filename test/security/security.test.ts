@@ -10,7 +10,20 @@ import { hashSecret, tokenHash } from '../../src/server/auth.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
-import { CONTENT_TYPES, expected, HOSTS, ORIGINS, OTHER_PATHS, PATH_FORMS, ROUTES, send, type Principal, type Request, type Route, type Scope } from './security-suite.js';
+import {
+  CONTENT_TYPES,
+  expected,
+  HOSTS,
+  ORIGINS,
+  OTHER_PATHS,
+  PATH_FORMS,
+  ROUTES,
+  send,
+  type Principal,
+  type Request,
+  type Route,
+  type Scope,
+} from './security-suite.js';
 
 const TOKEN = (name: string) => `kg_${name}-0123456789-0123456789-0123456789`;
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -33,13 +46,19 @@ let open: TestGateway;
 const label = (route: Route) => `${route.api} ${route.method} ${route.path.split('?')[0]} (${route.scope ?? 'open'})`;
 
 /** Sends every request and returns those answered otherwise than the rules say, with both answers. */
-async function mismatches(gw: TestGateway, anonymous: readonly Scope[], requests: readonly Request[]): Promise<string[]> {
+async function mismatches(
+  gw: TestGateway,
+  anonymous: readonly Scope[],
+  requests: readonly Request[],
+): Promise<string[]> {
   const wrong: string[] = [];
   for (const req of requests) {
     const want = expected(req, anonymous);
     const got = await send(gw.url, req);
     if (got.status !== want.status || (want.code !== undefined && got.code !== want.code)) {
-      wrong.push(`${req.route.method} ${req.target} host=${req.host} origin=${req.origin} type=${req.contentType} ${JSON.stringify(req.principal.headers)}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      wrong.push(
+        `${req.route.method} ${req.target} host=${req.host} origin=${req.origin} type=${req.contentType} ${JSON.stringify(req.principal.headers)}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+      );
     }
   }
   return wrong;
@@ -47,7 +66,16 @@ async function mismatches(gw: TestGateway, anonymous: readonly Scope[], requests
 
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
-  await store.write({ series: ['sec.kept', 'sec.doomed'].map((metric) => ({ metric, tags: { h: 'a' }, type: 'double' as const, ttlSeconds: 0, timestamps: [1000], values: [1] })) });
+  await store.write({
+    series: ['sec.kept', 'sec.doomed'].map((metric) => ({
+      metric,
+      tags: { h: 'a' },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps: [1000],
+      values: [1],
+    })),
+  });
   const file = join(tempDir(), 'credentials.json');
   writeFileSync(
     file,
@@ -77,17 +105,40 @@ describe.each(ROUTES.map((route) => [label(route), route] as const))('%s', (_, r
 
   it('answers every principal on every form of its path as on the path itself', async () => {
     const requests = Object.values(PRINCIPALS).flatMap((principal) =>
-      Object.values(PATH_FORMS).map((form): Request => ({ route, principal, target: form(route.path), origin: undefined, contentType: json, host: HOSTS.own })),
+      Object.values(PATH_FORMS).map(
+        (form): Request => ({
+          route,
+          principal,
+          target: form(route.path),
+          origin: undefined,
+          contentType: json,
+          host: HOSTS.own,
+        }),
+      ),
     );
     expect(await mismatches(locked, [], requests)).toEqual([]);
   });
 
   it('answers paths that only look like it 404, and a target that is no path 400', async () => {
     for (const form of Object.values(OTHER_PATHS)) {
-      const answer = await send(locked.url, { route, principal: PRINCIPALS['admin']!, target: form(route.path), origin: undefined, contentType: json, host: HOSTS.own });
+      const answer = await send(locked.url, {
+        route,
+        principal: PRINCIPALS['admin']!,
+        target: form(route.path),
+        origin: undefined,
+        contentType: json,
+        host: HOSTS.own,
+      });
       expect([form(route.path), answer.status]).toEqual([form(route.path), 404]);
     }
-    const absolute: Request = { route, principal: PRINCIPALS['admin']!, target: `${locked.url}${route.path}`, origin: undefined, contentType: json, host: HOSTS.own };
+    const absolute: Request = {
+      route,
+      principal: PRINCIPALS['admin']!,
+      target: `${locked.url}${route.path}`,
+      origin: undefined,
+      contentType: json,
+      host: HOSTS.own,
+    };
     expect(await mismatches(locked, [], [absolute])).toEqual([]);
   });
 
@@ -95,24 +146,43 @@ describe.each(ROUTES.map((route) => [label(route), route] as const))('%s', (_, r
   it.each([
     ['the open loopback gateway', () => open, ['read', 'write', 'delete', 'admin'] as Scope[], ['anonymous']],
     ['the locked gateway', () => locked, [] as Scope[], ['anonymous', 'writer', 'admin']],
-  ])('on %s, takes browsers only from its own pages and CORS_ORIGINS, by its own names, with JSON bodies', async (_, gateway, anonymous, principals) => {
-    const types = route.method === 'POST' ? Object.values(CONTENT_TYPES) : [undefined];
-    const requests = principals.flatMap((name) =>
-      Object.values(HOSTS).flatMap((host) =>
-        Object.values(ORIGINS).flatMap((origin) =>
-          types.map((contentType): Request => ({ route, principal: PRINCIPALS[name]!, target: route.path, origin, contentType, host })),
+  ])(
+    'on %s, takes browsers only from its own pages and CORS_ORIGINS, by its own names, with JSON bodies',
+    async (_, gateway, anonymous, principals) => {
+      const types = route.method === 'POST' ? Object.values(CONTENT_TYPES) : [undefined];
+      const requests = principals.flatMap((name) =>
+        Object.values(HOSTS).flatMap((host) =>
+          Object.values(ORIGINS).flatMap((origin) =>
+            types.map(
+              (contentType): Request => ({
+                route,
+                principal: PRINCIPALS[name]!,
+                target: route.path,
+                origin,
+                contentType,
+                host,
+              }),
+            ),
+          ),
         ),
-      ),
-    );
-    expect(await mismatches(gateway(), anonymous, requests)).toEqual([]);
-  });
+      );
+      expect(await mismatches(gateway(), anonymous, requests)).toEqual([]);
+    },
+  );
 });
 
 describe('preflights', () => {
   it('are answered for CORS_ORIGINS on every path, refused for any other origin, and never reach a front end', async () => {
     const ask = async (origin: string, path: string) => {
-      const response = await fetch(`${locked.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
-      return [response.status, response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials')];
+      const response = await fetch(`${locked.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      return [
+        response.status,
+        response.headers.get('access-control-allow-origin'),
+        response.headers.get('access-control-allow-credentials'),
+      ];
     };
     for (const path of ['/graphql', '/api/v1/datapoints', '/metrics', '/nowhere']) {
       expect(await ask(ORIGINS.allowed, path)).toEqual([204, ORIGINS.allowed, 'true']);
@@ -123,8 +193,16 @@ describe('preflights', () => {
   it('give `*` without credentials when CORS_ORIGINS is *', async () => {
     const any = await startGateway(store, { CORS_ORIGINS: '*' });
     try {
-      const response = await fetch(`${any.url}/graphql`, { method: 'POST', headers: { origin: ORIGINS.foreign, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ metricNames }' }) });
-      expect([response.status, response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials')]).toEqual([200, '*', null]);
+      const response = await fetch(`${any.url}/graphql`, {
+        method: 'POST',
+        headers: { origin: ORIGINS.foreign, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ metricNames }' }),
+      });
+      expect([
+        response.status,
+        response.headers.get('access-control-allow-origin'),
+        response.headers.get('access-control-allow-credentials'),
+      ]).toEqual([200, '*', null]);
     } finally {
       await any.close();
     }
@@ -134,7 +212,8 @@ describe('preflights', () => {
 describe('/metrics', () => {
   it('counts refusals by reason, with a fixed set of labels', async () => {
     const text = await (await fetch(`${locked.url}/metrics`, { headers: PRINCIPALS['admin']!.headers })).text();
-    const count = (reason: string) => Number(new RegExp(`^kairograph_refusals_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const count = (reason: string) =>
+      Number(new RegExp(`^kairograph_refusals_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
     for (const reason of ['host', 'origin', 'csrf']) expect(count(reason), reason).toBeGreaterThan(0);
     expect(text.match(/^kairograph_refusals_total\{/gm)?.length).toBe(9);
   });

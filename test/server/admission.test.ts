@@ -48,12 +48,18 @@ afterAll(async () => {
 
 async function gateway(env: Record<string, string>): Promise<TestGateway> {
   faults = {};
-  gw = await startGateway(faultyStore(inner, new Proxy({}, { get: (_, key: keyof Faults) => faults[key] }) as Faults), env);
+  gw = await startGateway(
+    faultyStore(inner, new Proxy({}, { get: (_, key: keyof Faults) => faults[key] }) as Faults),
+    env,
+  );
   return gw;
 }
 
 /** One point a minute for the whole range: one small answer. */
-const SMALL_REST = { start_absolute: T0, metrics: [{ name: 'system.cpu.usage', aggregators: [{ name: 'max', sampling: { value: 1, unit: 'years' } }] }] };
+const SMALL_REST = {
+  start_absolute: T0,
+  metrics: [{ name: 'system.cpu.usage', aggregators: [{ name: 'max', sampling: { value: 1, unit: 'years' } }] }],
+};
 const SMALL_GRAPHQL = `{ top: series(metric: "system.cpu.usage", from: ${T0}, aggregators: [{ max: { sampling: { value: 1, unit: YEARS } } }]) { points { value } } }`;
 /**
  * The metric 100 times over as averages over 60 to 159 s: 12 million points read, seconds of work on the thread.
@@ -61,20 +67,32 @@ const SMALL_GRAPHQL = `{ top: series(metric: "system.cpu.usage", from: ${T0}, ag
  */
 const HEAVY_REST = {
   start_absolute: T0,
-  metrics: Array.from({ length: 100 }, (_, i) => ({ name: 'system.cpu.usage', aggregators: [{ name: 'avg', sampling: { value: 60 + i, unit: 'seconds' } }] })),
+  metrics: Array.from({ length: 100 }, (_, i) => ({
+    name: 'system.cpu.usage',
+    aggregators: [{ name: 'avg', sampling: { value: 60 + i, unit: 'seconds' } }],
+  })),
 };
 
-const FULL = 'the server is overloaded: 1 of 1 requests running and 1 of 1 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 1 s';
+const FULL =
+  'the server is overloaded: 1 of 1 requests running and 1 of 1 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 1 s';
 
 function post(g: TestGateway, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${g.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+  return fetch(`${g.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** The admission gauges and counters of /metrics. */
 async function admission(g: TestGateway): Promise<Record<string, number>> {
   const text = await (await fetch(`${g.url}/metrics`)).text();
   const values: Record<string, number> = {};
-  for (const [, name, value] of text.matchAll(/^kairograph_admission_(running|queued|abandoned_total|rejected_total\{reason="\w+"\}) (\S+)$/gm)) values[name!] = Number(value);
+  for (const [, name, value] of text.matchAll(
+    /^kairograph_admission_(running|queued|abandoned_total|rejected_total\{reason="\w+"\}) (\S+)$/gm,
+  ))
+    values[name!] = Number(value);
   return values;
 }
 
@@ -146,7 +164,12 @@ describe('admission control', () => {
       const graphql = await timed(() => g.graphql(SMALL_GRAPHQL));
       expect(graphql.value.status).toBe(503);
       expect(graphql.value.headers.get('retry-after')).toBe('1');
-      expect(graphql.value.body).toEqual({ data: null, errors: [{ message: FULL, locations: [{ line: 1, column: 3 }], path: ['top'], extensions: { code: 'OVERLOADED' } }] });
+      expect(graphql.value.body).toEqual({
+        data: null,
+        errors: [
+          { message: FULL, locations: [{ line: 1, column: 3 }], path: ['top'], extensions: { code: 'OVERLOADED' } },
+        ],
+      });
       // At once: in the time the heavy request takes a few slices of the thread, never after its seconds of work.
       expect(rest.ms).toBeLessThan(500);
       expect(graphql.ms).toBeLessThan(500);
@@ -155,7 +178,14 @@ describe('admission control', () => {
       expect(health.statuses).toEqual([200, 200, 200, 200, 200]);
       for (const ms of health.ms) expect(ms).toBeLessThan(50);
       expect((await fetch(`${g.url}/ready`)).status).toBe(200);
-      expect(await admission(g)).toEqual({ running: 1, queued: 1, 'rejected_total{reason="queue_full"}': 2, 'rejected_total{reason="wait"}': 0, 'rejected_total{reason="timeout"}': 0, abandoned_total: 0 });
+      expect(await admission(g)).toEqual({
+        running: 1,
+        queued: 1,
+        'rejected_total{reason="queue_full"}': 2,
+        'rejected_total{reason="wait"}': 0,
+        'rejected_total{reason="timeout"}': 0,
+        abandoned_total: 0,
+      });
       // All of that happened while both requests were still under way.
       expect(settled).toBe(false);
     } finally {
@@ -190,9 +220,28 @@ describe('admission control', () => {
     const answer = await next;
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({
-      queries: [{ sample_size: HOSTS * POINTS_PER_HOST, results: [{ name: 'system.cpu.usage', group_by: [{ name: 'type', type: 'number' }], tags: { host: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05', 'web-06'] }, values: [[T0, 99]] }] }],
+      queries: [
+        {
+          sample_size: HOSTS * POINTS_PER_HOST,
+          results: [
+            {
+              name: 'system.cpu.usage',
+              group_by: [{ name: 'type', type: 'number' }],
+              tags: { host: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05', 'web-06'] },
+              values: [[T0, 99]],
+            },
+          ],
+        },
+      ],
     });
-    expect(await admission(g)).toEqual({ running: 0, queued: 0, 'rejected_total{reason="queue_full"}': 0, 'rejected_total{reason="wait"}': 0, 'rejected_total{reason="timeout"}': 0, abandoned_total: 1 });
+    expect(await admission(g)).toEqual({
+      running: 0,
+      queued: 0,
+      'rejected_total{reason="queue_full"}': 0,
+      'rejected_total{reason="wait"}': 0,
+      'rejected_total{reason="timeout"}': 0,
+      abandoned_total: 1,
+    });
   });
 
   it('refuses a queued request with OVERLOADED when its time limit passes in the queue', async () => {
@@ -203,7 +252,10 @@ describe('admission control', () => {
     // The queued request's time limit must pass while the running one still holds its turn, so its clock starts first:
     // a REST request's limit counts from its headers, and its body (the query) comes once the other runs.
     const sent = performance.now();
-    const early = request(`${g.url}/api/v1/datapoints/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' } });
+    const early = request(`${g.url}/api/v1/datapoints/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' },
+    });
     early.flushHeaders();
     const waiting = once(early, 'response') as Promise<[IncomingMessage]>;
     // 300 ms apart: the running request's limit passes that long after the queued one's, however loaded the machine.
@@ -212,11 +264,17 @@ describe('admission control', () => {
     const running = g.graphql(SMALL_GRAPHQL);
     await scanning;
     // Another query than the running one: an identical one would wait for it without a turn (shared-queries.ts).
-    early.end(JSON.stringify({ ...SMALL_REST, metrics: [{ ...SMALL_REST.metrics[0]!, aggregators: [{ name: 'min', sampling: { value: 1, unit: 'years' } }] }] }));
+    early.end(
+      JSON.stringify({
+        ...SMALL_REST,
+        metrics: [{ ...SMALL_REST.metrics[0]!, aggregators: [{ name: 'min', sampling: { value: 1, unit: 'years' } }] }],
+      }),
+    );
     const [waited] = await waiting;
     const waitedMs = performance.now() - sent;
     const text = await readText(waited);
-    const message = 'the server is overloaded: the request waited its whole time limit of 1000 ms for a turn (QUERY_TIMEOUT_MS); retry in 1 s';
+    const message =
+      'the server is overloaded: the request waited its whole time limit of 1000 ms for a turn (QUERY_TIMEOUT_MS); retry in 1 s';
     expect(waited.statusCode).toBe(503);
     expect(JSON.parse(text)).toEqual({ errors: [message] });
     expect(waited.headers['retry-after']).toBe('1');
@@ -236,12 +294,26 @@ describe('admission control', () => {
     const scanning = new Promise<void>((resolve) => (faults.onScan = resolve));
     const running = g.graphql(SMALL_GRAPHQL);
     await scanning;
-    expect((await g.graphql(`{ metricNames tagValues(metric: "system.cpu.usage", tag: "host", from: ${T0}) }`)).body).toEqual({
-      data: { metricNames: ['system.cpu.usage'], tagValues: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05', 'web-06'] },
+    expect(
+      (await g.graphql(`{ metricNames tagValues(metric: "system.cpu.usage", tag: "host", from: ${T0}) }`)).body,
+    ).toEqual({
+      data: {
+        metricNames: ['system.cpu.usage'],
+        tagValues: ['web-01', 'web-02', 'web-03', 'web-04', 'web-05', 'web-06'],
+      },
     });
-    expect((await callRest(g.url, 'POST', '/api/v1/datapoints', { body: [{ name: 'other', tags: { host: 'a' }, datapoints: [[T0, 1]] }] })).status).toBe(204);
-    expect((await callRest(g.url, 'GET', '/api/v1/metricnames')).json).toEqual({ results: ['other', 'system.cpu.usage'] });
-    for (const path of ['/health', '/ready', '/metrics', '/api/v1/health/check']) expect((await fetch(`${g.url}${path}`)).status, path).toBeLessThan(300);
+    expect(
+      (
+        await callRest(g.url, 'POST', '/api/v1/datapoints', {
+          body: [{ name: 'other', tags: { host: 'a' }, datapoints: [[T0, 1]] }],
+        })
+      ).status,
+    ).toBe(204);
+    expect((await callRest(g.url, 'GET', '/api/v1/metricnames')).json).toEqual({
+      results: ['other', 'system.cpu.usage'],
+    });
+    for (const path of ['/health', '/ready', '/metrics', '/api/v1/health/check'])
+      expect((await fetch(`${g.url}${path}`)).status, path).toBeLessThan(300);
     expect((await callRest(g.url, 'POST', '/api/v1/datapoints/query', { body: SMALL_REST })).status).toBe(503);
     open();
     expect((await running).status).toBe(200);

@@ -30,12 +30,21 @@ interface Caller {
 const CALLERS: Readonly<Record<string, Caller>> = {
   anonymous: { headers: {} },
   read: { headers: { authorization: `Bearer ${READ_TOKEN}` }, principal: { name: 'reader', scopes: ['read'] } },
-  write: { headers: { authorization: basic('writer', 'writer-password') }, principal: { name: 'writer', scopes: ['write'] } },
+  write: {
+    headers: { authorization: basic('writer', 'writer-password') },
+    principal: { name: 'writer', scopes: ['write'] },
+  },
   delete: { headers: { 'x-kairograph-token': DELETE_TOKEN }, principal: { name: 'deleter', scopes: ['delete'] } },
-  wrongPassword: { headers: { authorization: basic('writer', 'not-the-password') }, failure: 'wrong user name or password' },
+  wrongPassword: {
+    headers: { authorization: basic('writer', 'not-the-password') },
+    failure: 'wrong user name or password',
+  },
   unknownToken: { headers: { authorization: 'Bearer kg_nobody-has-this-token' }, failure: 'the token is not valid' },
   // Every right but admin: shows that save_as (read and write) passes when both are there.
-  operator: { headers: { authorization: basic('operator', 'operator-password') }, principal: { name: 'operator', scopes: ['read', 'write', 'delete'] } },
+  operator: {
+    headers: { authorization: basic('operator', 'operator-password') },
+    principal: { name: 'operator', scopes: ['read', 'write', 'delete'] },
+  },
 };
 
 interface Answer {
@@ -70,7 +79,12 @@ let gw: TestGateway;
 let credentials: string;
 
 const range = 'from: 0, to: 9999999999999';
-const gql = (field: string, scope: Scope, query: (caller: string) => string, more: Partial<Action> = {}): [string, Action] => [
+const gql = (
+  field: string,
+  scope: Scope,
+  query: (caller: string) => string,
+  more: Partial<Action> = {},
+): [string, Action] => [
   `GraphQL ${field}`,
   {
     api: 'graphql',
@@ -80,12 +94,22 @@ const gql = (field: string, scope: Scope, query: (caller: string) => string, mor
     send: async (g, caller) => {
       const response = await g.graphql(query(caller), undefined, CALLERS[caller]!.headers);
       const error = response.body.errors?.[0];
-      return { status: response.status, ...(error ? { code: error.extensions?.['code'] as string, message: error.message } : {}), challenge: response.headers.get('www-authenticate') };
+      return {
+        status: response.status,
+        ...(error ? { code: error.extensions?.['code'] as string, message: error.message } : {}),
+        challenge: response.headers.get('www-authenticate'),
+      };
     },
     ...more,
   },
 ];
-const rest = (method: string, path: string, scopes: readonly Scope[], body?: (caller: string) => unknown, more: Partial<Action> = {}): [string, Action] => [
+const rest = (
+  method: string,
+  path: string,
+  scopes: readonly Scope[],
+  body?: (caller: string) => unknown,
+  more: Partial<Action> = {},
+): [string, Action] => [
   `REST ${method} ${path}`,
   {
     api: 'rest',
@@ -94,9 +118,16 @@ const rest = (method: string, path: string, scopes: readonly Scope[], body?: (ca
     okStatus: 204,
     send: async (g, caller) => {
       const target = path.replace('CALLER', caller);
-      const response = await callRest(g.url, method, target, { ...(body ? { body: body(caller) } : {}), headers: CALLERS[caller]!.headers });
+      const response = await callRest(g.url, method, target, {
+        ...(body ? { body: body(caller) } : {}),
+        headers: CALLERS[caller]!.headers,
+      });
       const errors = (response.json as { errors?: string[] } | undefined)?.errors;
-      return { status: response.status, ...(errors ? { message: errors[0]! } : {}), challenge: response.headers['www-authenticate'] ?? null };
+      return {
+        status: response.status,
+        ...(errors ? { message: errors[0]! } : {}),
+        challenge: response.headers['www-authenticate'] ?? null,
+      };
     },
     ...more,
   },
@@ -112,12 +143,23 @@ const rollupTask = (id: string, name = 'before') =>
     id,
     name,
     execution_interval: { value: 1, unit: 'hours' },
-    rollups: [{ save_as: 'keep.me.rollup', query: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: 'keep.me', aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' } }] }] } }],
+    rollups: [
+      {
+        save_as: 'keep.me.rollup',
+        query: {
+          start_relative: { value: 1, unit: 'hours' },
+          metrics: [{ name: 'keep.me', aggregators: [{ name: 'sum', sampling: { value: 1, unit: 'hours' } }] }],
+        },
+      },
+    ],
   });
 /** Roll-up task ids of the matrix, one per action and caller, as metadata keys are. */
 const rollupId = (label: string, caller: string) => `${label}.${caller}`;
 
-const kairosQuery = (extra: Record<string, unknown> = {}) => ({ start_absolute: 0, metrics: [{ name: 'keep.me', ...extra }] });
+const kairosQuery = (extra: Record<string, unknown> = {}) => ({
+  start_absolute: 0,
+  metrics: [{ name: 'keep.me', ...extra }],
+});
 const saveAs = (caller: string) => ({ name: 'save_as', metric_name: `saved.rest.${caller}` });
 
 const ACTIONS: readonly [string, Action][] = [
@@ -132,30 +174,71 @@ const ACTIONS: readonly [string, Action][] = [
   gql('tagValuesPage', 'read', () => `{ tagValuesPage(metric: "keep.me", tag: "host", ${range}) { items hasMore } }`),
   gql('seriesKeysPage', 'read', () => `{ seriesKeysPage(metric: "keep.me", ${range}) { items { metric } hasMore } }`),
   gql('metadata', 'read', () => '{ metadata(service: "matrix") { serviceKeys } }'),
-  gql('setMetadata', 'write', (caller) => `mutation { setMetadata(service: "matrix", serviceKey: "set.gql", key: "${caller}", value: "v") { value } }`, {
-    setsMetadata: (caller) => metadataAt('set.gql', caller),
-  }),
-  gql('deleteMetadata', 'delete', (caller) => `mutation { deleteMetadata(service: "matrix", serviceKey: "delete.gql", key: "${caller}") }`, {
-    deletesMetadata: (caller) => metadataAt('delete.gql', caller),
-  }),
+  gql(
+    'setMetadata',
+    'write',
+    (caller) =>
+      `mutation { setMetadata(service: "matrix", serviceKey: "set.gql", key: "${caller}", value: "v") { value } }`,
+    {
+      setsMetadata: (caller) => metadataAt('set.gql', caller),
+    },
+  ),
+  gql(
+    'deleteMetadata',
+    'delete',
+    (caller) => `mutation { deleteMetadata(service: "matrix", serviceKey: "delete.gql", key: "${caller}") }`,
+    {
+      deletesMetadata: (caller) => metadataAt('delete.gql', caller),
+    },
+  ),
   gql('rollups', 'read', () => '{ rollups { id name status { pendingPeriods } } }'),
-  gql('createRollup', 'write', (caller) => `mutation { createRollup(task: ${JSON.stringify(rollupTask(rollupId('created.gql', caller), 'after'))}) { id } }`, {
-    setsRollup: (caller) => rollupId('created.gql', caller),
+  gql(
+    'createRollup',
+    'write',
+    (caller) =>
+      `mutation { createRollup(task: ${JSON.stringify(rollupTask(rollupId('created.gql', caller), 'after'))}) { id } }`,
+    {
+      setsRollup: (caller) => rollupId('created.gql', caller),
+    },
+  ),
+  gql(
+    'updateRollup',
+    'write',
+    (caller) =>
+      `mutation { updateRollup(id: "${rollupId('updated.gql', caller)}", task: ${JSON.stringify(rollupTask('x', 'after'))}) { id name } }`,
+    {
+      setsRollup: (caller) => rollupId('updated.gql', caller),
+    },
+  ),
+  gql('deleteRollup', 'write', (caller) => `mutation { deleteRollup(id: "${rollupId('doomed.gql', caller)}") }`, {
+    deletesRollup: (caller) => rollupId('doomed.gql', caller),
   }),
-  gql('updateRollup', 'write', (caller) => `mutation { updateRollup(id: "${rollupId('updated.gql', caller)}", task: ${JSON.stringify(rollupTask('x', 'after'))}) { id name } }`, {
-    setsRollup: (caller) => rollupId('updated.gql', caller),
-  }),
-  gql('deleteRollup', 'write', (caller) => `mutation { deleteRollup(id: "${rollupId('doomed.gql', caller)}") }`, { deletesRollup: (caller) => rollupId('doomed.gql', caller) }),
   gql('series', 'read', () => `{ series(metric: "keep.me", ${range}) { points { value } } }`),
   gql('rows', 'read', () => `{ rows(metric: "keep.me", ${range}) { value } }`),
-  gql('addPoints', 'write', (caller) => `mutation { addPoints(series: [{ metric: "written.gql.${caller}", tags: [{ name: "host", value: "a" }], points: [{ time: 1000000, value: 1 }] }]) { points } }`, {
-    writes: (caller) => `written.gql.${caller}`,
-  }),
-  gql('deletePoints', 'delete', (caller) => `mutation { deletePoints(metric: "doomed.gql.${caller}", ${range}) { series } }`, { deletes: (caller) => `doomed.gql.${caller}` }),
+  gql(
+    'addPoints',
+    'write',
+    (caller) =>
+      `mutation { addPoints(series: [{ metric: "written.gql.${caller}", tags: [{ name: "host", value: "a" }], points: [{ time: 1000000, value: 1 }] }]) { points } }`,
+    {
+      writes: (caller) => `written.gql.${caller}`,
+    },
+  ),
+  gql(
+    'deletePoints',
+    'delete',
+    (caller) => `mutation { deletePoints(metric: "doomed.gql.${caller}", ${range}) { series } }`,
+    { deletes: (caller) => `doomed.gql.${caller}` },
+  ),
   [
     'GraphQL series with saveAs',
     {
-      ...gql('series', 'read', (caller) => `{ series(metric: "keep.me", ${range}, aggregators: [{ saveAs: { metricName: "saved.gql.${caller}" } }]) { name } }`)[1],
+      ...gql(
+        'series',
+        'read',
+        (caller) =>
+          `{ series(metric: "keep.me", ${range}, aggregators: [{ saveAs: { metricName: "saved.gql.${caller}" } }]) { name } }`,
+      )[1],
       scopes: ['read', 'write'],
       what: (scope) => (scope === 'read' ? 'series' : 'series: save_as'),
       writes: (caller) => `saved.gql.${caller}`,
@@ -165,17 +248,46 @@ const ACTIONS: readonly [string, Action][] = [
   rest('GET', '/api/v1/health/check', []),
   rest('GET', '/api/v1/health/status', [], undefined, { okStatus: 200 }),
   rest('GET', '/api/v1/metricnames', ['read'], undefined, { okStatus: 200 }),
-  rest('POST', '/api/v1/datapoints', ['write'], (caller) => [{ name: `written.rest.${caller}`, tags: { host: 'a' }, datapoints: [[1_000_000, 1]] }], {
-    writes: (caller) => `written.rest.${caller}`,
-  }),
+  rest(
+    'POST',
+    '/api/v1/datapoints',
+    ['write'],
+    (caller) => [{ name: `written.rest.${caller}`, tags: { host: 'a' }, datapoints: [[1_000_000, 1]] }],
+    {
+      writes: (caller) => `written.rest.${caller}`,
+    },
+  ),
   rest('POST', '/api/v1/datapoints/query', ['read'], () => kairosQuery(), { okStatus: 200 }),
-  rest('GET', `/api/v1/datapoints/query?query=${encodeURIComponent(JSON.stringify(kairosQuery()))}`, ['read'], undefined, { okStatus: 200 }),
+  rest(
+    'GET',
+    `/api/v1/datapoints/query?query=${encodeURIComponent(JSON.stringify(kairosQuery()))}`,
+    ['read'],
+    undefined,
+    { okStatus: 200 },
+  ),
   rest('POST', '/api/v1/datapoints/query/tags', ['read'], () => kairosQuery(), { okStatus: 200 }),
-  rest('POST', '/api/v1/datapoints/delete', ['delete'], (caller) => ({ start_absolute: 0, metrics: [{ name: `doomed.rest.${caller}` }] }), { deletes: (caller) => `doomed.rest.${caller}` }),
-  rest('DELETE', '/api/v1/metric/doomed.metric.CALLER', ['delete'], undefined, { deletes: (caller) => `doomed.metric.${caller}` }),
-  rest('GET', '/api/v1/metadata/matrix', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}' }),
-  rest('GET', '/api/v1/metadata/matrix/keep?startsWith=k', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}/{serviceKey}' }),
-  rest('GET', '/api/v1/metadata/matrix/keep/key', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/metadata/{service}/{serviceKey}/{key}' }),
+  rest(
+    'POST',
+    '/api/v1/datapoints/delete',
+    ['delete'],
+    (caller) => ({ start_absolute: 0, metrics: [{ name: `doomed.rest.${caller}` }] }),
+    { deletes: (caller) => `doomed.rest.${caller}` },
+  ),
+  rest('DELETE', '/api/v1/metric/doomed.metric.CALLER', ['delete'], undefined, {
+    deletes: (caller) => `doomed.metric.${caller}`,
+  }),
+  rest('GET', '/api/v1/metadata/matrix', ['read'], undefined, {
+    okStatus: 200,
+    what: () => 'GET /api/v1/metadata/{service}',
+  }),
+  rest('GET', '/api/v1/metadata/matrix/keep?startsWith=k', ['read'], undefined, {
+    okStatus: 200,
+    what: () => 'GET /api/v1/metadata/{service}/{serviceKey}',
+  }),
+  rest('GET', '/api/v1/metadata/matrix/keep/key', ['read'], undefined, {
+    okStatus: 200,
+    what: () => 'GET /api/v1/metadata/{service}/{serviceKey}/{key}',
+  }),
   rest('POST', '/api/v1/metadata/matrix/set.rest/CALLER', ['write'], () => 'value', {
     what: () => 'POST /api/v1/metadata/{service}/{serviceKey}/{key}',
     setsMetadata: (caller) => metadataAt('set.rest', caller),
@@ -185,8 +297,14 @@ const ACTIONS: readonly [string, Action][] = [
     deletesMetadata: (caller) => metadataAt('delete.rest', caller),
   }),
   rest('GET', '/api/v1/rollups', ['read'], undefined, { okStatus: 200 }),
-  rest('GET', '/api/v1/rollups/kept.task', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/rollups/{id}' }),
-  rest('GET', '/api/v1/rollups/status/kept.task', ['read'], undefined, { okStatus: 200, what: () => 'GET /api/v1/rollups/status/{id}' }),
+  rest('GET', '/api/v1/rollups/kept.task', ['read'], undefined, {
+    okStatus: 200,
+    what: () => 'GET /api/v1/rollups/{id}',
+  }),
+  rest('GET', '/api/v1/rollups/status/kept.task', ['read'], undefined, {
+    okStatus: 200,
+    what: () => 'GET /api/v1/rollups/status/{id}',
+  }),
   rest('POST', '/api/v1/rollups', ['write'], (caller) => rollupTask(rollupId('created.rest', caller), 'after'), {
     okStatus: 200,
     setsRollup: (caller) => rollupId('created.rest', caller),
@@ -203,7 +321,13 @@ const ACTIONS: readonly [string, Action][] = [
   [
     'REST POST /api/v1/datapoints/query with save_as',
     {
-      ...rest('POST', '/api/v1/datapoints/query', ['read', 'write'], (caller) => kairosQuery({ aggregators: [saveAs(caller)] }), { okStatus: 200 })[1],
+      ...rest(
+        'POST',
+        '/api/v1/datapoints/query',
+        ['read', 'write'],
+        (caller) => kairosQuery({ aggregators: [saveAs(caller)] }),
+        { okStatus: 200 },
+      )[1],
       what: (scope) => (scope === 'read' ? 'POST /api/v1/datapoints/query' : 'metrics[0]: save_as'),
       writes: (caller) => `saved.rest.${caller}`,
     },
@@ -216,8 +340,15 @@ const ACTIONS: readonly [string, Action][] = [
       send: async (g, caller) => {
         const response = await fetch(`${g.url}/metrics`, { headers: CALLERS[caller]!.headers });
         const text = await response.text();
-        const error = response.status === 200 ? undefined : (JSON.parse(text) as { errors: { message: string; extensions: { code: string } }[] }).errors[0]!;
-        return { status: response.status, ...(error ? { code: error.extensions.code, message: error.message } : {}), challenge: response.headers.get('www-authenticate') };
+        const error =
+          response.status === 200
+            ? undefined
+            : (JSON.parse(text) as { errors: { message: string; extensions: { code: string } }[] }).errors[0]!;
+        return {
+          status: response.status,
+          ...(error ? { code: error.extensions.code, message: error.message } : {}),
+          challenge: response.headers.get('www-authenticate'),
+        };
       },
     },
   ],
@@ -226,7 +357,8 @@ const ACTIONS: readonly [string, Action][] = [
 /** The answer each caller must get: the first scope it lacks decides, wrong credentials first of all. */
 function expected(action: Action, caller: Caller): Answer {
   const graphql = action.api === 'graphql' || action.what('admin') === 'GET /metrics';
-  const challenge = action.api === 'graphql' ? 'Bearer realm="kairograph"' : 'Basic realm="kairograph", charset="UTF-8"';
+  const challenge =
+    action.api === 'graphql' ? 'Bearer realm="kairograph"' : 'Basic realm="kairograph", charset="UTF-8"';
   const withCode = (code: string) => (graphql ? { code } : {});
   if (action.scopes.length === 0) return { status: action.okStatus, challenge: null };
   if (caller.failure) return { status: 401, ...withCode('UNAUTHENTICATED'), message: caller.failure, challenge };
@@ -241,22 +373,43 @@ function expected(action: Action, caller: Caller): Answer {
     };
   }
   const { name, scopes } = caller.principal;
-  return { status: 403, ...withCode('FORBIDDEN'), message: `${action.what(missing)} needs the ${missing} scope, which "${name}" does not have (it has: ${scopes.join(', ')})`, challenge: null };
+  return {
+    status: 403,
+    ...withCode('FORBIDDEN'),
+    message: `${action.what(missing)} needs the ${missing} scope, which "${name}" does not have (it has: ${scopes.join(', ')})`,
+    challenge: null,
+  };
 }
 
 const allowed = (action: Action, caller: Caller) => expected(action, caller).status === action.okStatus;
 
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
-  const doomed = ACTIONS.flatMap(([, action]) => Object.keys(CALLERS).flatMap((caller) => (action.deletes ? [action.deletes(caller)] : [])));
+  const doomed = ACTIONS.flatMap(([, action]) =>
+    Object.keys(CALLERS).flatMap((caller) => (action.deletes ? [action.deletes(caller)] : [])),
+  );
   await store.write({
-    series: ['keep.me', ...doomed].map((metric) => ({ metric, tags: { host: 'a' }, type: 'double' as const, ttlSeconds: 0, timestamps: [1_000_000, 1_001_000], values: [1, 2] })),
+    series: ['keep.me', ...doomed].map((metric) => ({
+      metric,
+      tags: { host: 'a' },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps: [1_000_000, 1_001_000],
+      values: [1, 2],
+    })),
   });
   // A value that is JSON: the matrix reads answers as JSON.
   await store.serviceIndex.set('matrix', 'keep', 'key', '"kept"');
-  for (const [, action] of ACTIONS) for (const caller of Object.keys(CALLERS)) if (action.deletesMetadata) await store.serviceIndex.set(...action.deletesMetadata(caller), 'doomed');
+  for (const [, action] of ACTIONS)
+    for (const caller of Object.keys(CALLERS))
+      if (action.deletesMetadata) await store.serviceIndex.set(...action.deletesMetadata(caller), 'doomed');
   // Roll-up tasks to read, rename and delete, as KairosDB stores them.
-  const tasks = ['kept.task', ...Object.keys(CALLERS).flatMap((caller) => ['updated.gql', 'updated.rest', 'doomed.gql', 'doomed.rest'].map((label) => rollupId(label, caller)))];
+  const tasks = [
+    'kept.task',
+    ...Object.keys(CALLERS).flatMap((caller) =>
+      ['updated.gql', 'updated.rest', 'doomed.gql', 'doomed.rest'].map((label) => rollupId(label, caller)),
+    ),
+  ];
   for (const id of tasks) await store.serviceIndex.set('_Rollups', 'Config', id, rollupTask(id));
   const dir = tempDir();
   const file = (credentials = join(dir, 'credentials.json'));
@@ -305,19 +458,36 @@ describe('what refused requests leave', () => {
     }
     for (const [label, action] of ACTIONS) {
       for (const [caller, who] of Object.entries(CALLERS)) {
-        if (action.setsMetadata) expect((await store.serviceIndex.value(...action.setsMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(allowed(action, who));
-        if (action.deletesMetadata) expect((await store.serviceIndex.value(...action.deletesMetadata(caller))) !== undefined, `${label} as ${caller}`).toBe(!allowed(action, who));
+        if (action.setsMetadata)
+          expect(
+            (await store.serviceIndex.value(...action.setsMetadata(caller))) !== undefined,
+            `${label} as ${caller}`,
+          ).toBe(allowed(action, who));
+        if (action.deletesMetadata)
+          expect(
+            (await store.serviceIndex.value(...action.deletesMetadata(caller))) !== undefined,
+            `${label} as ${caller}`,
+          ).toBe(!allowed(action, who));
       }
     }
     for (const [label, action] of ACTIONS) {
       for (const [caller, who] of Object.entries(CALLERS)) {
         const task = async (id: string) => (await store.serviceIndex.value('_Rollups', 'Config', id))?.value;
-        if (action.setsRollup) expect(JSON.parse((await task(action.setsRollup(caller))) ?? '{}').name === 'after', `${label} as ${caller}`).toBe(allowed(action, who));
-        if (action.deletesRollup) expect((await task(action.deletesRollup(caller))) !== undefined, `${label} as ${caller}`).toBe(!allowed(action, who));
+        if (action.setsRollup)
+          expect(
+            JSON.parse((await task(action.setsRollup(caller))) ?? '{}').name === 'after',
+            `${label} as ${caller}`,
+          ).toBe(allowed(action, who));
+        if (action.deletesRollup)
+          expect((await task(action.deletesRollup(caller))) !== undefined, `${label} as ${caller}`).toBe(
+            !allowed(action, who),
+          );
       }
     }
     // The allowed callers did act: otherwise the check above would pass for a gateway that refuses everything.
-    expect(names.has('written.gql.write') && names.has('written.rest.operator') && names.has('saved.rest.operator')).toBe(true);
+    expect(
+      names.has('written.gql.write') && names.has('written.rest.operator') && names.has('saved.rest.operator'),
+    ).toBe(true);
   });
 });
 
@@ -330,7 +500,11 @@ describe('PERSISTED_ONLY on both front ends', () => {
       const anonymousRest = await callRest(g.url, 'GET', '/api/v1/metricnames');
       expect([anonymousRest.status, anonymousRest.json, anonymousRest.headers['www-authenticate']]).toEqual([
         401,
-        { errors: ['GET /api/v1/metricnames needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests'] },
+        {
+          errors: [
+            'GET /api/v1/metricnames needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the REST API takes only free-form requests',
+          ],
+        },
         'Basic realm="kairograph", charset="UTF-8"',
       ]);
       // KairosDB's version and health checks stay open: monitors call them without credentials.
@@ -342,8 +516,12 @@ describe('PERSISTED_ONLY on both front ends', () => {
     const withCredentials = await startGateway(store, { PERSISTED_ONLY: 'true', CREDENTIALS_FILE: credentials });
     try {
       const headers = CALLERS['read']!.headers;
-      expect((await withCredentials.graphql('{ metricNames(prefix: "keep") }', undefined, headers)).body).toEqual({ data: { metricNames: ['keep.me'] } });
-      expect((await callRest(withCredentials.url, 'GET', '/api/v1/metricnames?prefix=keep', { headers })).json).toEqual({ results: ['keep.me'] });
+      expect((await withCredentials.graphql('{ metricNames(prefix: "keep") }', undefined, headers)).body).toEqual({
+        data: { metricNames: ['keep.me'] },
+      });
+      expect((await callRest(withCredentials.url, 'GET', '/api/v1/metricnames?prefix=keep', { headers })).json).toEqual(
+        { results: ['keep.me'] },
+      );
     } finally {
       await withCredentials.close();
     }
@@ -354,16 +532,38 @@ describe('sources a credential may use', () => {
   it('are checked on every field that names one, the primary source when it names none', async () => {
     const dir = tempDir();
     const file = join(dir, 'limited.json');
-    writeFileSync(file, JSON.stringify({ tokens: [{ name: 'archivist', hash: await hashSecret('archive-token', 10), scopes: ['read'], sources: ['archive'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokens: [
+          { name: 'archivist', hash: await hashSecret('archive-token', 10), scopes: ['read'], sources: ['archive'] },
+        ],
+      }),
+    );
     const other = await EmbeddedStore.open({ path: tempDir() });
     const g = await startGateway(store, { CREDENTIALS_FILE: file }, { sources: { archive: other } });
     try {
       const headers = { authorization: 'Bearer archive-token' };
-      expect((await g.graphql('{ metricNames(source: "archive") }', undefined, headers)).body).toEqual({ data: { metricNames: [] } });
+      expect((await g.graphql('{ metricNames(source: "archive") }', undefined, headers)).body).toEqual({
+        data: { metricNames: [] },
+      });
       const primary = await g.graphql('{ metricNames }', undefined, headers);
-      expect([primary.status, primary.body.errors]).toEqual([403, [{ message: '"archivist" may not use source "kairosdb" (it may use: archive)', path: ['metricNames'], locations: [{ line: 1, column: 3 }], extensions: { code: 'FORBIDDEN' } }]]);
+      expect([primary.status, primary.body.errors]).toEqual([
+        403,
+        [
+          {
+            message: '"archivist" may not use source "kairosdb" (it may use: archive)',
+            path: ['metricNames'],
+            locations: [{ line: 1, column: 3 }],
+            extensions: { code: 'FORBIDDEN' },
+          },
+        ],
+      ]);
       const rest = await callRest(g.url, 'GET', '/api/v1/metricnames', { headers });
-      expect([rest.status, rest.json]).toEqual([403, { errors: ['"archivist" may not use source "kairosdb" (it may use: archive)'] }]);
+      expect([rest.status, rest.json]).toEqual([
+        403,
+        { errors: ['"archivist" may not use source "kairosdb" (it may use: archive)'] },
+      ]);
     } finally {
       await g.close();
       await other.close();
@@ -385,7 +585,14 @@ describe('logs', () => {
     }
     const log = lines.join('');
     const headerValues = Object.values(CALLERS).flatMap((caller) => Object.values(caller.headers));
-    for (const secret of [READ_TOKEN, DELETE_TOKEN, 'writer-password', 'not-the-password', 'kg_nobody-has-this-token', ...headerValues.map((v) => v.replace(/^\w+ /, ''))]) {
+    for (const secret of [
+      READ_TOKEN,
+      DELETE_TOKEN,
+      'writer-password',
+      'not-the-password',
+      'kg_nobody-has-this-token',
+      ...headerValues.map((v) => v.replace(/^\w+ /, '')),
+    ]) {
       expect(log, secret).not.toContain(secret);
     }
     expect(log).toContain('"principal":"reader"');
@@ -404,7 +611,18 @@ describe('/metrics', () => {
 
   it('keeps the same label sets after 1,000 requests with random Host headers, paths, methods and operation names', async () => {
     const file = join(tempDir(), 'admin.json');
-    writeFileSync(file, JSON.stringify({ users: [{ name: 'operator', hash: await hashSecret('operator-password', 10), scopes: ['read', 'write', 'delete', 'admin'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        users: [
+          {
+            name: 'operator',
+            hash: await hashSecret('operator-password', 10),
+            scopes: ['read', 'write', 'delete', 'admin'],
+          },
+        ],
+      }),
+    );
     // Any Host name is served here, so the random ones reach the routes (a loopback gateway refuses them by default).
     const g = await startGateway(store, { CREDENTIALS_FILE: file, ANONYMOUS_SCOPES: 'read', ALLOWED_HOSTS: '*' });
     const random = () => Math.random().toString(36).slice(2);
@@ -416,18 +634,29 @@ describe('/metrics', () => {
         ['GET', `/${random()}`, undefined],
         ['GET', `/api/v1/${random()}`, undefined],
         ['GET', `/api/v1/metric/${random()}`, undefined],
-        ['POST', `/graphql?${random()}=1`, JSON.stringify({ query: `query Q${random()} { metricNames(prefix: "keep") }` })],
-        ['POST', `/graphql`, JSON.stringify({ query: `mutation M${random()} { deletePoints(metric: "keep.me", ${range}) { series } }` })],
+        [
+          'POST',
+          `/graphql?${random()}=1`,
+          JSON.stringify({ query: `query Q${random()} { metricNames(prefix: "keep") }` }),
+        ],
+        [
+          'POST',
+          `/graphql`,
+          JSON.stringify({ query: `mutation M${random()} { deletePoints(metric: "keep.me", ${range}) { series } }` }),
+        ],
         // Node's parser answers methods it does not know itself (400); none reaches the gateway.
         [`X${random().toUpperCase()}`, `/graphql/${random()}`, undefined],
         ['GET', `/metrics?${random()}`, undefined],
       ];
       const [method, path, body] = kinds[i % kinds.length]!;
       await new Promise<void>((resolve, reject) => {
-        const req = send({ hostname, port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = send(
+          { hostname, port, method, path, headers: { host, 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -444,8 +673,12 @@ describe('/metrics', () => {
       expect(after.size).toBe(before.size);
       const text = [...after].join('\n');
       expect(text).not.toContain('.example');
-      expect(text).toContain('kairograph_http_requests_total{api="rest",route="/api/v1/{unknown}",method="GET",status="404",source=""}');
-      expect(text).toContain('kairograph_http_requests_total{api="other",route="other",method="GET",status="404",source=""}');
+      expect(text).toContain(
+        'kairograph_http_requests_total{api="rest",route="/api/v1/{unknown}",method="GET",status="404",source=""}',
+      );
+      expect(text).toContain(
+        'kairograph_http_requests_total{api="other",route="other",method="GET",status="404",source=""}',
+      );
       expect(text).toContain('kairograph_errors_total{api="graphql",code="UNAUTHENTICATED"}');
     } finally {
       await g.close();

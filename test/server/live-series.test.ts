@@ -44,7 +44,8 @@ interface Change {
   from: string | null;
   series: { tag: string | null; points: { epochMs: number; value: number }[] };
 }
-const changesOf = (event: SseEvent) => (event.data as { liveSeries: { kind: string; changes: Change[]; removed: string[] } }).liveSeries;
+const changesOf = (event: SseEvent) =>
+  (event.data as { liveSeries: { kind: string; changes: Change[]; removed: string[] } }).liveSeries;
 
 const SUMS = `subscription ($from: Time!) {
   liveSeries(metric: "live.load", from: $from, groupBy: { tags: ["host"] },
@@ -69,12 +70,18 @@ it('sends the initial answer, then a point written through the REST API within a
     ]);
     const b = snapshot.changes[1]!.series.points;
     const last = b.at(-1)!;
-    expect(initial.extensions?.['statistics']).toMatchObject({ queries: [{ path: 'liveSeries', metric: 'live.load', seriesMatched: 2 }] });
+    expect(initial.extensions?.['statistics']).toMatchObject({
+      queries: [{ path: 'liveSeries', metric: 'live.load', seriesMatched: 2 }],
+    });
 
     const t = Math.max(Date.now(), last.epochMs + 1);
     const bucket = Math.floor(t / MINUTE) * MINUTE;
     const written = performance.now();
-    const response = await fetch(`${gw.url}/api/v1/datapoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ name: 'live.load', tags: { host: 'b' }, datapoints: [[t, 1000]] }]) });
+    const response = await fetch(`${gw.url}/api/v1/datapoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ name: 'live.load', tags: { host: 'b' }, datapoints: [[t, 1000]] }]),
+    });
     expect(response.status).toBe(204);
     const update = changesOf(await sub.next(1000));
     expect(performance.now() - written).toBeLessThan(1000);
@@ -94,7 +101,12 @@ it('serves 200 subscriptions of 10 distinct queries with 10 computations per pol
   const gw = await startGateway(store, { LIVE_POLL_MS: '300', MAX_SUBSCRIPTIONS: '200', QUOTA_SUBSCRIPTIONS: '0' });
   const subs: Subscription[] = [];
   try {
-    for (let i = 0; i < 200; i++) subs.push(await subscribe(gw.url, SUMS.replace('value: 1, unit: MINUTES', `value: ${(i % 10) + 1}, unit: MINUTES`), { from: 'now-5m' }));
+    for (let i = 0; i < 200; i++)
+      subs.push(
+        await subscribe(gw.url, SUMS.replace('value: 1, unit: MINUTES', `value: ${(i % 10) + 1}, unit: MINUTES`), {
+          from: 'now-5m',
+        }),
+      );
     const initial = await Promise.all(subs.map((s) => s.next(20_000)));
     expect(initial.every((e) => changesOf(e).kind === 'SNAPSHOT')).toBe(true);
     const live = gw.gateway.live;
@@ -103,7 +115,11 @@ it('serves 200 subscriptions of 10 distinct queries with 10 computations per pol
     const refused = await subscribe(gw.url, SUMS, { from: 'now-5m' });
     expect(refused.status).toBe(503);
     expect((await refused.next()).errors).toEqual([
-      expect.objectContaining({ message: 'the gateway already serves 200 live subscriptions, its MAX_SUBSCRIPTIONS; close one or raise MAX_SUBSCRIPTIONS', extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } }),
+      expect.objectContaining({
+        message:
+          'the gateway already serves 200 live subscriptions, its MAX_SUBSCRIPTIONS; close one or raise MAX_SUBSCRIPTIONS',
+        extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+      }),
     ]);
 
     const [polls, runs] = [live.polls, live.runs];
@@ -121,19 +137,36 @@ it('serves 200 subscriptions of 10 distinct queries with 10 computations per pol
   expect(gw.gateway.live.queries).toBe(0);
 });
 
-it('holds no more than the socket buffers for a client that stops reading, then sends it the latest answer', { timeout: 90_000 }, async () => {
+it('holds no more than the socket buffers for a client that stops reading, then sends it the latest answer', {
+  timeout: 90_000,
+}, async () => {
   // Two hours of 1-second points: every write below changes the series from its first point on, so each update
   // carries the whole series (about 300 KB of JSON) and 300 of them queued would take 90 MB.
   const POINTS = 7200;
-  const timestamps = Array.from({ length: POINTS }, (_, i) => Math.floor(startedMs / 1000) * 1000 - (POINTS - 1 - i) * 1000);
-  const raw = { metric: 'live.raw', tags: { host: 'a' }, type: 'double' as const, ttlSeconds: 0, timestamps, values: timestamps.map((_, i) => i / 7) };
+  const timestamps = Array.from(
+    { length: POINTS },
+    (_, i) => Math.floor(startedMs / 1000) * 1000 - (POINTS - 1 - i) * 1000,
+  );
+  const raw = {
+    metric: 'live.raw',
+    tags: { host: 'a' },
+    type: 'double' as const,
+    ttlSeconds: 0,
+    timestamps,
+    values: timestamps.map((_, i) => i / 7),
+  };
   await store.write({ series: [raw] });
   const gw = await startGateway(store, { LIVE_POLL_MS: '600000' });
   const sockets: Socket[] = [];
   gw.server.on('connection', (socket: Socket) => sockets.push(socket));
-  const query = 'subscription { liveSeries(metric: "live.raw", from: "now-3h") { kind changes { from series { points { epochMs value } } } } }';
+  const query =
+    'subscription { liveSeries(metric: "live.raw", from: "now-3h") { kind changes { from series { points { epochMs value } } } } }';
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(`${gw.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, resolve);
+    const req = request(
+      `${gw.url}/graphql`,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+      resolve,
+    );
     req.on('error', reject);
     req.end(JSON.stringify({ query }));
   });
@@ -181,14 +214,18 @@ function exposeGc(): () => void {
 
 it('needs the read scope to start, and takes no saveAs', async () => {
   const credentials = join(tempDir(), 'credentials.json');
-  writeFileSync(credentials, JSON.stringify({ tokens: [{ name: 'viewer', hash: await hashSecret('viewer-token', 10), scopes: ['read'] }] }));
+  writeFileSync(
+    credentials,
+    JSON.stringify({ tokens: [{ name: 'viewer', hash: await hashSecret('viewer-token', 10), scopes: ['read'] }] }),
+  );
   const gw = await startGateway(store, { CREDENTIALS_FILE: credentials });
   try {
     const anonymous = await subscribe(gw.url, SUMS, { from: 'now-5m' });
     expect(anonymous.status).toBe(401);
     expect((await anonymous.next()).errors).toEqual([
       expect.objectContaining({
-        message: 'liveSeries needs the read scope, which requests without credentials do not have: send a token (Authorization: Bearer or x-kairograph-token) or a user\'s password (HTTP Basic)',
+        message:
+          "liveSeries needs the read scope, which requests without credentials do not have: send a token (Authorization: Bearer or x-kairograph-token) or a user's password (HTTP Basic)",
         extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
       }),
     ]);
@@ -207,7 +244,8 @@ it('needs the read scope to start, and takes no saveAs', async () => {
     );
     expect((await saving.next()).errors).toEqual([
       expect.objectContaining({
-        message: 'aggregators[0].saveAs is not taken by liveSeries, which runs again on every write and poll: save with `series` (got {"metricName":"copied"})',
+        message:
+          'aggregators[0].saveAs is not taken by liveSeries, which runs again on every write and poll: save with `series` (got {"metricName":"copied"})',
         extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
       }),
     ]);
@@ -216,4 +254,3 @@ it('needs the read scope to start, and takes no saveAs', async () => {
     await gw.close();
   }
 });
-

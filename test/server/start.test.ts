@@ -17,7 +17,15 @@ afterAll(removeTempDirs);
 
 it('refuses HOST=0.0.0.0 without credentials in one line, and exits 2', () => {
   const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, HOST: '0.0.0.0', PORT: '0', DATA_DIR: tempDir(), SEED_DEMO: 'false', CREDENTIALS_FILE: '', ANONYMOUS_SCOPES: '' },
+    env: {
+      ...process.env,
+      HOST: '0.0.0.0',
+      PORT: '0',
+      DATA_DIR: tempDir(),
+      SEED_DEMO: 'false',
+      CREDENTIALS_FILE: '',
+      ANONYMOUS_SCOPES: '',
+    },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -30,9 +38,20 @@ it('refuses HOST=0.0.0.0 without credentials in one line, and exits 2', () => {
 it('serves HOST=0.0.0.0 with credentials, to them only', async () => {
   const dir = tempDir();
   const file = join(dir, 'credentials.json');
-  writeFileSync(file, JSON.stringify({ users: [{ name: 'collector', hash: await hashSecret('s3cret', 10), scopes: ['read', 'write'] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ users: [{ name: 'collector', hash: await hashSecret('s3cret', 10), scopes: ['read', 'write'] }] }),
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, HOST: '0.0.0.0', PORT: '0', DATA_DIR: join(dir, 'data'), SEED_DEMO: 'false', CREDENTIALS_FILE: file, LOG_FORMAT: 'json' },
+    env: {
+      ...process.env,
+      HOST: '0.0.0.0',
+      PORT: '0',
+      DATA_DIR: join(dir, 'data'),
+      SEED_DEMO: 'false',
+      CREDENTIALS_FILE: file,
+      LOG_FORMAT: 'json',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -47,9 +66,15 @@ it('serves HOST=0.0.0.0 with credentials, to them only', async () => {
     expect(url).toBeDefined();
     const basic = `Basic ${Buffer.from('collector:s3cret').toString('base64')}`;
     expect((await fetch(`${url}/api/v1/metricnames`)).status).toBe(401);
-    const write = await fetch(`${url}/api/v1/datapoints`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: JSON.stringify([{ name: 'm', tags: { h: 'a' }, datapoints: [[1, 1]] }]) });
+    const write = await fetch(`${url}/api/v1/datapoints`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify([{ name: 'm', tags: { h: 'a' }, datapoints: [[1, 1]] }]),
+    });
     expect(write.status).toBe(204);
-    expect(await (await fetch(`${url}/api/v1/metricnames`, { headers: { authorization: basic } })).json()).toEqual({ results: ['m'] });
+    expect(await (await fetch(`${url}/api/v1/metricnames`, { headers: { authorization: basic } })).json()).toEqual({
+      results: ['m'],
+    });
   } finally {
     child.kill('SIGTERM');
   }

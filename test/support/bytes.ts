@@ -10,6 +10,10 @@ export const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.
 
 /** Any code point but a lone surrogate, in ASCII, the rest of the BMP and the supplementary planes alike. */
 export const anyChar = fc
-  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
+  .oneof(
+    fc.integer({ min: 0, max: 0x7f }),
+    fc.integer({ min: 0x80, max: 0xffff }),
+    fc.integer({ min: 0x10000, max: 0x10ffff }),
+  )
   .filter((c) => c < 0xd800 || c > 0xdfff)
   .map((c) => String.fromCodePoint(c));

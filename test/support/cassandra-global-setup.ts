@@ -31,10 +31,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw err;
   }
   if (shared.users === 1) {
-    const how = server.pid === 0 ? 'reusing KAIROGRAPH_CASSANDRA' : `pid ${server.pid}, CQL-ready in ${server.bootMs} ms`;
+    const how =
+      server.pid === 0 ? 'reusing KAIROGRAPH_CASSANDRA' : `pid ${server.pid}, CQL-ready in ${server.bootMs} ms`;
     console.log(`[${project.name}] Cassandra on ${server.contactPoint} (${how})`);
   }
-  project.provide('cassandra', { contactPoint: server.contactPoint, port: server.port, localDataCenter: server.localDataCenter });
+  project.provide('cassandra', {
+    contactPoint: server.contactPoint,
+    port: server.port,
+    localDataCenter: server.localDataCenter,
+  });
   // Workers start after globalSetup and inherit the env, so code that reads env (the gateway's config) finds the node too.
   process.env.KAIROGRAPH_TEST_CASSANDRA = server.contactPoint;
   return async () => {

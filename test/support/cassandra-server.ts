@@ -65,9 +65,19 @@ async function useRunningNode(hostPort: string): Promise<CassandraServer> {
   try {
     await client.connect();
     const row = (await client.execute('SELECT data_center FROM system.local')).first();
-    return { contactPoint: hostPort, port, localDataCenter: String(row.get('data_center')), pid: 0, bootMs: 0, stop: async () => {} };
+    return {
+      contactPoint: hostPort,
+      port,
+      localDataCenter: String(row.get('data_center')),
+      pid: 0,
+      bootMs: 0,
+      stop: async () => {},
+    };
   } catch (err) {
-    throw new Error(`KAIROGRAPH_CASSANDRA=${hostPort} does not answer CQL: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(
+      `KAIROGRAPH_CASSANDRA=${hostPort} does not answer CQL: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   } finally {
     await client.shutdown();
   }
@@ -140,7 +150,13 @@ export interface StartClusterOptions {
  * guarantees as a single node (the script stops every node when this process ends, however it ends).
  */
 export async function startCassandraCluster(options: StartClusterOptions): Promise<CassandraCluster> {
-  const nodes = await superviseNodes(options.nodes, options.bootTimeoutMs, options.heap ? ['--heap', options.heap] : [], 'Cassandra cluster', 'answer CQL on every node');
+  const nodes = await superviseNodes(
+    options.nodes,
+    options.bootTimeoutMs,
+    options.heap ? ['--heap', options.heap] : [],
+    'Cassandra cluster',
+    'answer CQL on every node',
+  );
   return {
     contactPoints: nodes.contactPoints,
     port: nodes.port,
@@ -186,7 +202,11 @@ export interface StartRestartableOptions {
 }
 
 export async function startRestartableCassandra(options: StartRestartableOptions = {}): Promise<RestartableCassandra> {
-  const args = ['--restartable', ...(options.heap ? ['--heap', options.heap] : []), ...(options.crashSafe ? ['--crash-safe'] : [])];
+  const args = [
+    '--restartable',
+    ...(options.heap ? ['--heap', options.heap] : []),
+    ...(options.crashSafe ? ['--crash-safe'] : []),
+  ];
   const nodes = await superviseNodes(1, options.bootTimeoutMs, args, 'Cassandra', 'answer CQL');
   return {
     contactPoint: nodes.contactPoints[0]!,
@@ -216,7 +236,13 @@ interface SupervisedNodes {
   stop(): Promise<void>;
 }
 
-async function superviseNodes(count: number, bootTimeout: number | undefined, extraArgs: readonly string[], label: string, readyMeans: string): Promise<SupervisedNodes> {
+async function superviseNodes(
+  count: number,
+  bootTimeout: number | undefined,
+  extraArgs: readonly string[],
+  label: string,
+  readyMeans: string,
+): Promise<SupervisedNodes> {
   await runFetch('tools/cassandra/fetch.sh', `${TOOLS}fetch.sh`);
   const bootTimeoutMs = bootTimeout ?? 180_000;
   const args = ['--nodes', String(count), '--timeout', String(Math.ceil(bootTimeoutMs / 1000)), ...extraArgs];
@@ -236,8 +262,18 @@ async function superviseNodes(count: number, bootTimeout: number | undefined, ex
   };
   const until = (prefix: string, node: number, what: string): Promise<number> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Cassandra node ${node} did not ${what} within ${bootTimeoutMs} ms`)), bootTimeoutMs);
-      waiters.push({ prefix, node, resolve: (ms) => (clearTimeout(timer), resolve(ms)) });
+      const timer = setTimeout(
+        () => reject(new Error(`Cassandra node ${node} did not ${what} within ${bootTimeoutMs} ms`)),
+        bootTimeoutMs,
+      );
+      waiters.push({
+        prefix,
+        node,
+        resolve: (ms) => {
+          clearTimeout(timer);
+          resolve(ms);
+        },
+      });
     });
   const script = await supervise({
     label,
@@ -253,8 +289,9 @@ async function superviseNodes(count: number, bootTimeout: number | undefined, ex
     const port = ready.int('port');
     const contactPoints = (ready.fields.get('contact_points') ?? '').split(',');
     const started = (ready.fields.get('pids') ?? '').split(',').map(Number);
-    if (contactPoints.length !== count || started.length !== count) throw new Error(`run.sh --nodes ${count} printed an unexpected READY line`);
-    started.forEach((pid, i) => pids.set(i + 1, pid));
+    if (contactPoints.length !== count || started.length !== count)
+      throw new Error(`run.sh --nodes ${count} printed an unexpected READY line`);
+    for (const [i, pid] of started.entries()) pids.set(i + 1, pid);
     return {
       contactPoints,
       port,
@@ -270,7 +307,9 @@ async function superviseNodes(count: number, bootTimeout: number | undefined, ex
       },
       async restart(data) {
         const dead = [...pids].filter(([, pid]) => pid === 0).map(([node]) => node);
-        const back = Promise.all(dead.map(async (node) => [node, await until('NODE_READY', node, 'answer CQL again')] as const));
+        const back = Promise.all(
+          dead.map(async (node) => [node, await until('NODE_READY', node, 'answer CQL again')] as const),
+        );
         if (!script.signal(data === 'own' ? 'SIGUSR1' : 'SIGUSR2')) throw new Error('the Cassandra script has exited');
         return new Map(await back);
       },

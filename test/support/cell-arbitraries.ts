@@ -37,13 +37,27 @@ export const longArbitrary = fc.oneof(
 );
 
 /** Any 8 bytes (NaN payloads included) or any double fast-check knows (-0, subnormals, infinities). */
-export const doubleBytes: fc.Arbitrary<Uint8Array> = fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.double().map(encodeDouble));
+export const doubleBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
+  fc.uint8Array({ minLength: 8, maxLength: 8 }),
+  fc.double().map(encodeDouble),
+);
 
-export const DATA_TYPES = ['kairos_long', 'kairos_long_nano', 'kairos_double', 'kairos_string', 'kairos_complex', 'kairos_legacy'] as const;
+export const DATA_TYPES = [
+  'kairos_long',
+  'kairos_long_nano',
+  'kairos_double',
+  'kairos_string',
+  'kairos_complex',
+  'kairos_legacy',
+] as const;
 
 /** Up to `maxLength` cells of one data type, the type drawn too. */
 export function typedCells(maxLength: number): fc.Arbitrary<TypedCells> {
-  return fc.constantFrom(...DATA_TYPES).chain((dataType) => fc.record({ dataType: fc.constant(dataType), cells: fc.array(cellOf(dataType), { maxLength, size: 'max' }) }));
+  return fc
+    .constantFrom(...DATA_TYPES)
+    .chain((dataType) =>
+      fc.record({ dataType: fc.constant(dataType), cells: fc.array(cellOf(dataType), { maxLength, size: 'max' }) }),
+    );
 }
 
 export function cellOf(dataType: string): fc.Arbitrary<Cell> {
@@ -55,9 +69,21 @@ export function cellOf(dataType: string): fc.Arbitrary<Cell> {
     case 'kairos_double':
       return cell(doubleBytes);
     case 'kairos_string':
-      return cell(fc.oneof(fc.constant(''), fc.array(anyChar, { maxLength: 12 }).map((c) => c.join(''))).map(encodeString));
+      return cell(
+        fc
+          .oneof(
+            fc.constant(''),
+            fc.array(anyChar, { maxLength: 12 }).map((c) => c.join('')),
+          )
+          .map(encodeString),
+      );
     case 'kairos_complex':
-      return cell(fc.oneof(fc.tuple(doubleBytes, doubleBytes).map(([re, im]) => Uint8Array.of(...re, ...im)), fc.tuple(fc.double(), fc.double()).map(([re, im]) => encodeComplex(re, im))));
+      return cell(
+        fc.oneof(
+          fc.tuple(doubleBytes, doubleBytes).map(([re, im]) => Uint8Array.of(...re, ...im)),
+          fc.tuple(fc.double(), fc.double()).map(([re, im]) => encodeComplex(re, im)),
+        ),
+      );
     case 'kairos_legacy':
       // ≤0.9.3 rows mix longs (flag 0; 0 is an empty blob, which may come back null) and floats or doubles (flag 1).
       return fc.oneof(

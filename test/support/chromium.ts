@@ -13,7 +13,9 @@ export const CHROMIUM = process.env['KAIROGRAPH_CHROMIUM'] ?? '/usr/bin/chromium
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
   if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set KAIROGRAPH_CHROMIUM to a Chromium binary`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set KAIROGRAPH_CHROMIUM to a Chromium binary`,
+    );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env, timeout: 300_000 });
@@ -25,6 +27,14 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     // Without the background-networking flags Chromium keeps dialing Google, which this network refuses.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

@@ -32,8 +32,14 @@ export async function copyFixture(destinationRowWidthMs?: number): Promise<CopyF
   const sourcesFile = join(dir, 'sources.json');
   const store = (name: string) => ({ name, layout: 'kairosdb', store: 'embedded', path: join(dir, name) });
   writeFileSync(sourcesFile, JSON.stringify({ sources: [store('a'), store('b')] }));
-  if (destinationRowWidthMs !== undefined) await (await EmbeddedStore.open({ path: join(dir, 'b'), rowWidth: destinationRowWidthMs })).close();
-  const env = { SOURCES_FILE: sourcesFile, DATA_DIR: join(dir, 'primary'), ROW_WIDTH: String(HOUR), LOG_LEVEL: 'silent' };
+  if (destinationRowWidthMs !== undefined)
+    await (await EmbeddedStore.open({ path: join(dir, 'b'), rowWidth: destinationRowWidthMs })).close();
+  const env = {
+    SOURCES_FILE: sourcesFile,
+    DATA_DIR: join(dir, 'primary'),
+    ROW_WIDTH: String(HOUR),
+    LOG_LEVEL: 'silent',
+  };
   const config = loadConfig(env);
   const settings = loadSourcesFile(config);
   return { dir, env, open: (name) => openSource(config, settings, name) };
@@ -50,7 +56,8 @@ export async function dump(source: Source, startMs = -8.64e15, endMs = 8.64e15):
         const points = (out[id] ??= []);
         for (let i = 0; i < slice.timestamps.length; i++) {
           let value: string;
-          if (slice.kind === 'long') value = slice.exact !== undefined ? String(slice.exact[i]) : String(slice.values[i]);
+          if (slice.kind === 'long')
+            value = slice.exact !== undefined ? String(slice.exact[i]) : String(slice.values[i]);
           else if (slice.kind === 'string') value = JSON.stringify(slice.values[i]);
           else value = Object.is(slice.values[i], -0) ? '-0' : String(slice.values[i]);
           points.push([slice.timestamps[i]!, value]);
@@ -59,12 +66,21 @@ export async function dump(source: Source, startMs = -8.64e15, endMs = 8.64e15):
     }
   }
   const sorted: Record<string, string[]> = {};
-  for (const id of Object.keys(out).sort()) sorted[id] = out[id]!.sort((x, y) => x[0] - y[0]).map(([t, v]) => `${t} ${v}`);
+  for (const id of Object.keys(out).sort())
+    sorted[id] = out[id]!.sort((x, y) => x[0] - y[0]).map(([t, v]) => `${t} ${v}`);
   return sorted;
 }
 
 /** `count` points of one series, one every `stepMs` from `startMs`, values from `value`. */
-export function series(metric: string, tags: Record<string, string>, type: SeriesWrite['type'], startMs: number, stepMs: number, count: number, value: (i: number) => number | bigint | string): SeriesWrite {
+export function series(
+  metric: string,
+  tags: Record<string, string>,
+  type: SeriesWrite['type'],
+  startMs: number,
+  stepMs: number,
+  count: number,
+  value: (i: number) => number | bigint | string,
+): SeriesWrite {
   const timestamps: number[] = [];
   const values: (number | bigint | string)[] = [];
   for (let i = 0; i < count; i++) {

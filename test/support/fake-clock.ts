@@ -30,4 +30,3 @@ export class FakeClock implements Clock {
     this.t = t;
   }
 }
-

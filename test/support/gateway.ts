@@ -29,7 +29,11 @@ export interface TestGateway {
   readonly gateway: ReturnType<typeof createGateway>;
   /** The listening HTTP server (tests watch its sockets). */
   readonly server: Server;
-  graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
+  graphql(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse>;
   /** Posts any GraphQL-over-HTTP payload (e.g. a persisted operation's hash), as plugins and CI clients do. */
   post(payload: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse>;
   close(): Promise<void>;
@@ -50,13 +54,28 @@ export interface TestGatewayOptions {
  */
 const CACHE_SETTINGS = ['CACHE_MAX_BYTES', 'CACHE_FRESHNESS_MS', 'CACHE_TTL_MS'];
 
-export async function startGateway(store: Store, env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const fromRun = Object.fromEntries(CACHE_SETTINGS.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])));
+export async function startGateway(
+  store: Store,
+  env: Record<string, string> = {},
+  options: TestGatewayOptions = {},
+): Promise<TestGateway> {
+  const fromRun = Object.fromEntries(
+    CACHE_SETTINGS.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])),
+  );
   const config: Config = loadConfig({ SEED_DEMO: 'false', ...fromRun, ...env });
   const lines = options.logLines;
-  const log = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : pino({ level: 'silent' });
-  const others = [...Object.entries(options.sources ?? {}).map(([name, other]) => new KairosdbSource(name, other)), ...(options.layouts ?? [])];
-  const gateway = createGateway({ sources: new Sources(new KairosdbSource(config.primarySourceName, store), others), config, log });
+  const log = lines
+    ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
+    : pino({ level: 'silent' });
+  const others = [
+    ...Object.entries(options.sources ?? {}).map(([name, other]) => new KairosdbSource(name, other)),
+    ...(options.layouts ?? []),
+  ];
+  const gateway = createGateway({
+    sources: new Sources(new KairosdbSource(config.primarySourceName, store), others),
+    config,
+    log,
+  });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {
@@ -64,7 +83,9 @@ export async function startGateway(store: Store, env: Record<string, string> = {
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: JSON.stringify(payload),
     });
-    const { extensions, ...body } = (await response.json()) as GraphQLResponse['body'] & { extensions?: Record<string, unknown> };
+    const { extensions, ...body } = (await response.json()) as GraphQLResponse['body'] & {
+      extensions?: Record<string, unknown>;
+    };
     return { status: response.status, headers: response.headers, body, extensions };
   };
   return {

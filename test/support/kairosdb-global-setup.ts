@@ -15,7 +15,8 @@ const KEYSPACE = 'kg_kairosdb';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const node = process.env.KAIROGRAPH_TEST_CASSANDRA;
-  if (!node) throw new Error('kairosdb-global-setup.ts needs the run\'s Cassandra: list cassandra-global-setup.ts before it');
+  if (!node)
+    throw new Error("kairosdb-global-setup.ts needs the run's Cassandra: list cassandra-global-setup.ts before it");
   const reusing = (process.env.KAIROGRAPH_KAIROSDB ?? '').trim() !== '';
   // A KairosDB we boot starts on an empty keyspace, so a reused Cassandra does not collect every run's points. Never
   // emptied while one runs: KairosDB caches the row keys it has indexed and would not write them again.

@@ -47,7 +47,12 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 export async function startKairosDB(options: StartKairosDBOptions): Promise<KairosDBServer> {
   const reuse = (options.reuse ?? process.env.KAIROGRAPH_KAIROSDB ?? '').trim();
-  if (reuse !== '') return useRunning(reuse, (options.reuseKeyspace ?? process.env.KAIROGRAPH_KAIROSDB_KEYSPACE ?? '').trim() || 'kairosdb', options.cassandra);
+  if (reuse !== '')
+    return useRunning(
+      reuse,
+      (options.reuseKeyspace ?? process.env.KAIROGRAPH_KAIROSDB_KEYSPACE ?? '').trim() || 'kairosdb',
+      options.cassandra,
+    );
   await runFetch('tools/kairosdb/fetch.sh', `${TOOLS}fetch.sh`);
   return boot(options);
 }
@@ -56,17 +61,22 @@ async function useRunning(hostPort: string, keyspace: string, cassandraHostPort:
   const match = /^(.+):(\d+)$/.exec(hostPort);
   if (!match) throw new Error(`KAIROGRAPH_KAIROSDB must be host:port, got "${hostPort}"`);
   // Cassandra's rule for names; it is also pasted into the probe's CQL, where a keyspace cannot be a bound value.
-  if (!/^[A-Za-z0-9_]{1,48}$/.test(keyspace)) throw new Error(`KAIROGRAPH_KAIROSDB_KEYSPACE must be a keyspace name, got "${keyspace}"`);
+  if (!/^[A-Za-z0-9_]{1,48}$/.test(keyspace))
+    throw new Error(`KAIROGRAPH_KAIROSDB_KEYSPACE must be a keyspace name, got "${keyspace}"`);
   const url = `http://${hostPort}`;
   let version: string;
   try {
     const response = await fetch(`${url}/api/v1/version`, { signal: AbortSignal.timeout(5000) });
     const text = await response.text();
     const found = /^KairosDB (\S+)$/.exec((JSON.parse(text) as { version?: string }).version ?? '')?.[1];
-    if (response.status !== 200 || !found) throw new Error(`GET /api/v1/version answered ${response.status}: ${text.slice(0, 200)}`);
+    if (response.status !== 200 || !found)
+      throw new Error(`GET /api/v1/version answered ${response.status}: ${text.slice(0, 200)}`);
     version = found;
   } catch (err) {
-    throw new Error(`KAIROGRAPH_KAIROSDB=${hostPort} is not a KairosDB: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(
+      `KAIROGRAPH_KAIROSDB=${hostPort} is not a KairosDB: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   // The tests run Kairograph on KairosDB's keyspace of the test Cassandra; a KairosDB on another Cassandra or keyspace
   // would make every interop test fail on points that never arrive. A probe name written through it must reach ours.
@@ -91,14 +101,18 @@ async function writesInto(url: string, cassandraHostPort: string, keyspace: stri
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify([{ name: probe, tags: { probe: 'reuse' }, datapoints: [[0, 1]] }]),
   });
-  if (written.status !== 204) throw new Error(`KairosDB refused the reuse probe: ${written.status} ${await written.text()}`);
+  if (written.status !== 204)
+    throw new Error(`KairosDB refused the reuse probe: ${written.status} ${await written.text()}`);
   try {
     // KairosDB's ingest is asynchronous: the name is stored a moment after the 204. Deleting before that would leave it.
     const deadline = performance.now() + PROBE_TIMEOUT_MS;
     for (;;) {
-      const names = (await (await fetch(`${url}/api/v1/metricnames?prefix=${encodeURIComponent(probe)}`)).json()) as { results?: string[] };
+      const names = (await (await fetch(`${url}/api/v1/metricnames?prefix=${encodeURIComponent(probe)}`)).json()) as {
+        results?: string[];
+      };
       if (names.results?.includes(probe)) break;
-      if (performance.now() > deadline) throw new Error(`KairosDB did not store the reuse probe ${probe} within ${PROBE_TIMEOUT_MS} ms`);
+      if (performance.now() > deadline)
+        throw new Error(`KairosDB did not store the reuse probe ${probe} within ${PROBE_TIMEOUT_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return await hasMetricName(cassandraHostPort, keyspace, probe);
@@ -116,13 +130,21 @@ async function hasMetricName(cassandraHostPort: string, keyspace: string, name: 
   });
   try {
     await client.connect();
-    const table = await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, 'string_index'], {
-      prepare: true,
-    });
+    const table = await client.execute(
+      'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+      [keyspace, 'string_index'],
+      {
+        prepare: true,
+      },
+    );
     if (table.rowLength === 0) return false;
-    const found = await client.execute(`SELECT column1 FROM ${keyspace}.string_index WHERE key = ? AND column1 = ?`, [Buffer.from('metric_names'), name], {
-      prepare: true,
-    });
+    const found = await client.execute(
+      `SELECT column1 FROM ${keyspace}.string_index WHERE key = ? AND column1 = ?`,
+      [Buffer.from('metric_names'), name],
+      {
+        prepare: true,
+      },
+    );
     return found.rowLength === 1;
   } finally {
     await client.shutdown();
@@ -132,7 +154,14 @@ async function hasMetricName(cassandraHostPort: string, keyspace: string, name: 
 async function boot(options: StartKairosDBOptions): Promise<KairosDBServer> {
   const bootTimeoutMs = options.bootTimeoutMs ?? 120_000;
   const keyspace = options.keyspace ?? 'kairosdb';
-  const args = ['--cassandra', options.cassandra, '--keyspace', keyspace, '--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
+  const args = [
+    '--cassandra',
+    options.cassandra,
+    '--keyspace',
+    keyspace,
+    '--timeout',
+    String(Math.ceil(bootTimeoutMs / 1000)),
+  ];
   if (options.heap) args.push('--heap', options.heap);
   if (options.dataPointsWith !== undefined) args.push('--data-points-with', options.dataPointsWith);
   if (options.tagIndexed !== undefined) args.push('--tag-indexed', options.tagIndexed);

@@ -28,8 +28,14 @@ export function sliceBits(slice: Slice): SliceBits {
         allocated: [lengthBehind(slice.timestamps), lengthBehind(slice.values), lengthBehind(slice.imaginary)],
       };
     default: {
-      const bits = { ...common, values: hexOf(slice.values), allocated: [lengthBehind(slice.timestamps), lengthBehind(slice.values)] };
-      return slice.exact === undefined ? bits : { ...bits, exact: [...slice.exact], allocated: [...bits.allocated, lengthBehind(slice.exact)] };
+      const bits = {
+        ...common,
+        values: hexOf(slice.values),
+        allocated: [lengthBehind(slice.timestamps), lengthBehind(slice.values)],
+      };
+      return slice.exact === undefined
+        ? bits
+        : { ...bits, exact: [...slice.exact], allocated: [...bits.allocated, lengthBehind(slice.exact)] };
     }
   }
 }

@@ -15,7 +15,12 @@ export interface Subscription {
   close(): void;
 }
 
-export async function subscribe(url: string, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Subscription> {
+export async function subscribe(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Subscription> {
   const abort = new AbortController();
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -44,8 +49,14 @@ export async function subscribe(url: string, query: string, variables?: Record<s
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-      const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      const event = lines
+        .find((l) => l.startsWith('event:'))
+        ?.slice(6)
+        .trim();
+      const data = lines
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join('\n');
       if (event === 'next') events.push(JSON.parse(data) as SseEvent);
       if (event === 'complete') ended = true;
     }

@@ -9,12 +9,23 @@ export interface ScannedPoint {
   readonly kind: Slice['kind'];
 }
 
-export async function scanAll(store: Store, key: RowKey, startMs: number, endMs: number, options?: ScanOptions): Promise<ScannedPoint[]> {
+export async function scanAll(
+  store: Store,
+  key: RowKey,
+  startMs: number,
+  endMs: number,
+  options?: ScanOptions,
+): Promise<ScannedPoint[]> {
   const points: ScannedPoint[] = [];
   for await (const slice of store.scan(key, startMs, endMs, options)) {
     for (let i = 0; i < slice.timestamps.length; i++) {
       // Longs come back as bigints here so exact 64-bit values and safe ones compare alike.
-      const v = slice.kind === 'string' ? slice.values[i]! : slice.kind === 'long' ? (slice.exact?.[i] ?? BigInt(slice.values[i]!)) : slice.values[i]!;
+      const v =
+        slice.kind === 'string'
+          ? slice.values[i]!
+          : slice.kind === 'long'
+            ? (slice.exact?.[i] ?? BigInt(slice.values[i]!))
+            : slice.values[i]!;
       points.push({ t: slice.timestamps[i]!, v, kind: slice.kind });
     }
   }

@@ -52,7 +52,8 @@ export function faultyStore(inner: Store, faults: Faults): Store {
       faults.onScan?.();
       if (faults.scanGate) await faults.scanGate;
       for await (const slice of inner.scan(key, start, end, options)) {
-        if (faults.pageDelayMs) await sleep(faults.pageDelayMs, undefined, options?.signal ? { signal: options.signal } : {});
+        if (faults.pageDelayMs)
+          await sleep(faults.pageDelayMs, undefined, options?.signal ? { signal: options.signal } : {});
         yield slice;
       }
     },

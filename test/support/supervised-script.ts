@@ -54,7 +54,9 @@ export function runFetch(scriptName: string, scriptPath: string): Promise<void> 
     const child = spawn('bash', [scriptPath], { stdio: ['ignore', 'inherit', 'inherit'], timeout: FETCH_TIMEOUT_MS });
     child.on('error', reject);
     child.on('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${scriptName} failed (${signal ?? `exit ${code}`}); see its message above`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${scriptName} failed (${signal ?? `exit ${code}`}); see its message above`)),
     );
   });
 }
@@ -90,7 +92,9 @@ export function supervise(options: SuperviseOptions): Promise<SupervisedScript> 
       fail(`${label} did not ${options.readyMeans} within ${options.bootTimeoutMs} ms`);
     }, options.bootTimeoutMs + 30_000);
     child.once('error', (err) => fail(`cannot run ${scriptName}: ${err.message}`));
-    child.once('exit', (code, signal) => fail(`${label} failed to boot: ${scriptName} ended with ${signal ?? `exit code ${code}`}`));
+    child.once('exit', (code, signal) =>
+      fail(`${label} failed to boot: ${scriptName} ended with ${signal ?? `exit code ${code}`}`),
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (settled && options.onLine !== undefined) return options.onLine(line);
       if (!line.startsWith(options.readyPrefix) || settled) return remember(line);
@@ -124,7 +128,8 @@ function parseReady(line: string, prefix: string, scriptName: string): ReadyLine
   );
   const int = (key: string): number => {
     const value = Number(fields.get(key));
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${scriptName} printed a READY line without ${key}: ${line}`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new Error(`${scriptName} printed a READY line without ${key}: ${line}`);
     return value;
   };
   return { fields, pid: int('pid'), dir: fields.get('dir') ?? '', int };
@@ -132,7 +137,12 @@ function parseReady(line: string, prefix: string, scriptName: string): ReadyLine
 
 const live = new Set<ChildProcess>();
 
-async function stopScript(child: ChildProcess, exited: Promise<void>, ready: ReadyLine, backstopMs: number): Promise<void> {
+async function stopScript(
+  child: ChildProcess,
+  exited: Promise<void>,
+  ready: ReadyLine,
+  backstopMs: number,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   let backstop: NodeJS.Timeout | undefined;

@@ -21,7 +21,7 @@ export function readmeSection(heading: string): string {
 
 /** The section's code blocks of one language, in order. */
 export function codeBlocks(section: string, language: string): string[] {
-  return [...section.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
 }
 
 export interface GatewayProcess {
@@ -51,7 +51,11 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
       });
     });
     const ask: GatewayProcess['ask'] = async (query) => {
-      const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       return (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
     };
     return { url, ask, stop };

@@ -74,7 +74,12 @@ class DevAccumulator implements RangeAccumulator {
     let sd = Math.sqrt(this.m2[slot]! / (this.n[slot]! - 1));
     if (Number.isNaN(sd)) sd = 0;
     const mean = this.mean[slot]!;
-    const value = this.returnType === 'pos_sd' ? mean + sd * this.devCount : this.returnType === 'neg_sd' ? mean - sd * this.devCount : sd;
+    const value =
+      this.returnType === 'pos_sd'
+        ? mean + sd * this.devCount
+        : this.returnType === 'neg_sd'
+          ? mean - sd * this.devCount
+          : sd;
     out.point(range.returnTs, 'double', value, undefined);
   }
 }

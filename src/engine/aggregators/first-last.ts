@@ -45,11 +45,13 @@ class EdgeAccumulator implements RangeAccumulator {
 
   run(slot: number, slice: Slice, from: number, to: number, rank: number): void {
     const i = runEnd(slice, from, to, this.env.order, this.first);
-    if (!this.kept.has(slot) || this.kept.sliceBefore(slot, slice, i, rank) === this.first) this.kept.setFromSlice(slot, slice, i, rank);
+    if (!this.kept.has(slot) || this.kept.sliceBefore(slot, slice, i, rank) === this.first)
+      this.kept.setFromSlice(slot, slice, i, rank);
   }
 
   point(slot: number, ts: number, kind: PointKind, num: number, extra: Extra, rank: number): void {
-    if (!this.kept.has(slot) || this.kept.before(slot, ts, kind, num, rank) === this.first) this.kept.set(slot, ts, kind, num, extra, rank);
+    if (!this.kept.has(slot) || this.kept.before(slot, ts, kind, num, rank) === this.first)
+      this.kept.set(slot, ts, kind, num, extra, rank);
   }
 
   emit(slot: number, range: RangeInfo, out: PointSink): void {

@@ -53,13 +53,30 @@ export class KeptPoints {
       case 'complex':
         return this.set(slot, ts, 'complex', slice.values[i]!, slice.imaginary[i]!, rank);
       default:
-        return this.set(slot, ts, slice.kind, slice.values[i]!, slice.exact === undefined ? undefined : bigExtra(slice.exact[i]!), rank);
+        return this.set(
+          slot,
+          ts,
+          slice.kind,
+          slice.values[i]!,
+          slice.exact === undefined ? undefined : bigExtra(slice.exact[i]!),
+          rank,
+        );
     }
   }
 
   /** Whether (ts, kind, num, rank) comes before the kept point of `slot` in stream order. */
   before(slot: number, ts: number, kind: PointKind, num: number, rank: number): boolean {
-    return compareInStream(this.order, ts, tieValue(kind, num), rank, this.ts[slot]!, tieValue(this.kind[slot]!, this.num[slot]!), this.rank[slot]!) < 0;
+    return (
+      compareInStream(
+        this.order,
+        ts,
+        tieValue(kind, num),
+        rank,
+        this.ts[slot]!,
+        tieValue(this.kind[slot]!, this.num[slot]!),
+        this.rank[slot]!,
+      ) < 0
+    );
   }
 
   /** Same question for point i of a slice. */
@@ -82,5 +99,5 @@ export class KeptPoints {
 export function runEnd(slice: Slice, from: number, to: number, order: Order, first: boolean): number {
   const ts = slice.timestamps;
   const ascending = ts[from]! <= ts[to - 1]!;
-  return ascending === (order === 'asc') === first ? from : to - 1;
+  return (ascending === (order === 'asc')) === first ? from : to - 1;
 }

@@ -47,7 +47,8 @@ class LeastSquaresAccumulator implements RangeAccumulator {
 
   run(slot: number, slice: NumberSlice, from: number, to: number, rank: number): void {
     const kept = this.n[slot]!;
-    for (let i = from; i < to && kept + i - from < 2; i++) (kept + i - from === 0 ? this.a : this.b).setFromSlice(slot, slice, i, rank);
+    for (let i = from; i < to && kept + i - from < 2; i++)
+      (kept + i - from === 0 ? this.a : this.b).setFromSlice(slot, slice, i, rank);
     const ts = slice.timestamps;
     const values = slice.values;
     if (this.n[slot] === 0) this.base[slot] = ts[from]!;

@@ -25,7 +25,8 @@ export const percentile = defineRange({
   accumulator: (p) => {
     const q = p.number('percentile');
     // KairosDB accepts 1 (each range's maximum); only its UI says < 1.
-    if (!(q > 0 && q <= 1)) throw new InputError(p.field('percentile'), p.value('percentile'), 'must be greater than 0 and at most 1');
+    if (!(q > 0 && q <= 1))
+      throw new InputError(p.field('percentile'), p.value('percentile'), 'must be greater than 0 and at most 1');
     return () => new PercentileAccumulator(q);
   },
 });

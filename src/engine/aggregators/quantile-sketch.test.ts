@@ -5,7 +5,11 @@ import { QuantileSketch, RELATIVE_ACCURACY } from './quantile-sketch.js';
 
 describe('QuantileSketch', () => {
   // Magnitudes within 18 decades of each other, the span the bins cover before the smallest merge.
-  const magnitude = fc.oneof(fc.constant(0), fc.double({ min: 1e-6, max: 1e9, noNaN: true }), fc.double({ min: -1e9, max: -1e-6, noNaN: true }));
+  const magnitude = fc.oneof(
+    fc.constant(0),
+    fc.double({ min: 1e-6, max: 1e9, noNaN: true }),
+    fc.double({ min: -1e9, max: -1e-6, noNaN: true }),
+  );
 
   it('returns each rank within the relative accuracy, and the extremes exactly', () => {
     fc.assert(
@@ -16,7 +20,9 @@ describe('QuantileSketch', () => {
         expect(sketch.valueAt(0)).toBe(sorted[0]);
         expect(sketch.valueAt(sorted.length - 1)).toBe(sorted[sorted.length - 1]);
         for (let r = 0; r < sorted.length; r += Math.ceil(sorted.length / 50)) {
-          expect(Math.abs(sketch.valueAt(r) - sorted[r]!)).toBeLessThanOrEqual(RELATIVE_ACCURACY * Math.abs(sorted[r]!));
+          expect(Math.abs(sketch.valueAt(r) - sorted[r]!)).toBeLessThanOrEqual(
+            RELATIVE_ACCURACY * Math.abs(sorted[r]!),
+          );
         }
       }),
     );
@@ -24,13 +30,18 @@ describe('QuantileSketch', () => {
 
   it('gives the same answers whatever the order the values came in', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 2, maxLength: 500 }).chain((values) => fc.tuple(fc.constant(values), fc.shuffledSubarray(values, { minLength: values.length }))), ([values, shuffled]) => {
-        const a = new QuantileSketch();
-        const b = new QuantileSketch();
-        for (const v of values) a.add(v);
-        for (const v of shuffled) b.add(v);
-        for (let r = 0; r < values.length; r++) expect(b.valueAt(r)).toBe(a.valueAt(r));
-      }),
+      fc.property(
+        fc
+          .array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 2, maxLength: 500 })
+          .chain((values) => fc.tuple(fc.constant(values), fc.shuffledSubarray(values, { minLength: values.length }))),
+        ([values, shuffled]) => {
+          const a = new QuantileSketch();
+          const b = new QuantileSketch();
+          for (const v of values) a.add(v);
+          for (const v of shuffled) b.add(v);
+          for (let r = 0; r < values.length; r++) expect(b.valueAt(r)).toBe(a.valueAt(r));
+        },
+      ),
     );
   });
 

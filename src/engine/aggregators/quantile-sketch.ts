@@ -50,7 +50,7 @@ function binOf(magnitude: number): number {
 
 /** The value that represents bin i: every magnitude in the bin is within RELATIVE_ACCURACY of it. */
 function binValue(i: number): number {
-  return (2 * Math.pow(GAMMA, i)) / (GAMMA + 1);
+  return (2 * GAMMA ** i) / (GAMMA + 1);
 }
 
 /** Counts of consecutive bins in a dense array that slides and grows as bins appear. */

@@ -165,7 +165,7 @@ export class RangeStage implements RunSink {
       const slot = this.slotFor(k, lo);
       const a = ts[i]!;
       const b = ts[j - 1]!;
-      this.cover(slot, a < b ? a : b, a < b ? b : a);
+      this.cover(slot, Math.min(a, b), Math.max(a, b));
       this.acc.run(slot, slice, i, j, rank);
       this.env.buckets?.segment(lo, hi, rank, j - i);
       i = j;
@@ -229,7 +229,11 @@ export class RangeStage implements RunSink {
     const lastTs = asc ? this.maxTs[slot]! : this.minTs[slot]!;
     // align_start_time wins over align_end_time when both are set (RangeDataPointAggregator.getDataPointTime).
     const field = `${this.env.path}.sampling`;
-    const returnTs = this.options.alignStartTime ? this.grid.pointTimeOf(k, field) : this.options.alignEndTime ? this.grid.pointTimeOf(k + 1, field) : firstTs;
+    const returnTs = this.options.alignStartTime
+      ? this.grid.pointTimeOf(k, field)
+      : this.options.alignEndTime
+        ? this.grid.pointTimeOf(k + 1, field)
+        : firstTs;
     const aligned = this.options.alignStartTime || this.options.alignEndTime;
     this.env.buckets?.emitting(this.startOfSlot[slot]!);
     this.acc.emit(slot, { returnTs, firstTs, lastTs, aligned }, this.next);

@@ -37,7 +37,11 @@ export interface RatePer {
 /** `unit` means one of that unit; KairosDB applies whichever of sampling and unit comes last in the JSON. */
 export function readPer(p: ParamReader, ctx: CompileContext, given: string | undefined): RatePer {
   const sampling: Duration =
-    given === 'sampling' ? p.duration('sampling') : given === 'unit' ? { value: 1, unit: p.unit('unit') } : { value: 1, unit: 'MILLISECONDS' };
+    given === 'sampling'
+      ? p.duration('sampling')
+      : given === 'unit'
+        ? { value: 1, unit: p.unit('unit') }
+        : { value: 1, unit: 'MILLISECONDS' };
   return { sampling, zone: p.has('time_zone') ? p.zone('time_zone') : ctx.zone };
 }
 
@@ -61,7 +65,11 @@ export class RateStage extends PointStage {
   point(ts: number, _kind: PointKind, num: number): void {
     const t0 = this.previousTs;
     if (t0 === ts) {
-      throw new InputError(this.env.path, { timestamp: ts }, `cannot compute ${this.name} between two points at the same time; precede ${this.name} with a range aggregator such as sum`);
+      throw new InputError(
+        this.env.path,
+        { timestamp: ts },
+        `cannot compute ${this.name} between two points at the same time; precede ${this.name} with a range aggregator such as sum`,
+      );
     }
     if (!Number.isNaN(t0)) {
       const unitMs = this.fixedMs ?? durationFromMs(t0, this.per.sampling, this.per.zone);

@@ -4,7 +4,15 @@ import { embeddedKeyLimits } from '../../store/embedded/keys.js';
 import { resolveZone } from '../time-units.js';
 import { AGGREGATORS, compileAggregators } from './registry.js';
 
-const CONTEXT = { metric: 'm', startMs: 0, endMs: 1000, nowMs: 1000, zone: resolveZone('UTC')!, tagGroupBy: [], limits: embeddedKeyLimits(1978) };
+const CONTEXT = {
+  metric: 'm',
+  startMs: 0,
+  endMs: 1000,
+  nowMs: 1000,
+  zone: resolveZone('UTC')!,
+  tagGroupBy: [],
+  limits: embeddedKeyLimits(1978),
+};
 
 /** Parameters an aggregator cannot do without. */
 const REQUIRED: Record<string, Record<string, unknown>> = {
@@ -21,8 +29,27 @@ const REQUIRED: Record<string, Record<string, unknown>> = {
 describe('AGGREGATORS', () => {
   it('holds the aggregators KairosDB binds in CoreModule, sorted by wire name', () => {
     expect(AGGREGATORS.map((a) => a.name)).toEqual([
-      'avg', 'count', 'dev', 'diff', 'div', 'filter', 'first', 'gaps', 'last', 'least_squares', 'max', 'min',
-      'percentile', 'rate', 'sampler', 'save_as', 'scale', 'score', 'sma', 'sum', 'trim',
+      'avg',
+      'count',
+      'dev',
+      'diff',
+      'div',
+      'filter',
+      'first',
+      'gaps',
+      'last',
+      'least_squares',
+      'max',
+      'min',
+      'percentile',
+      'rate',
+      'sampler',
+      'save_as',
+      'scale',
+      'score',
+      'sma',
+      'sum',
+      'trim',
     ]);
   });
 
@@ -36,7 +63,12 @@ describe('AGGREGATORS', () => {
 
   it('compiles each aggregator with only what it requires, and lists the rest in its table', () => {
     const specs = AGGREGATORS.map((a) => ({ name: a.name, params: REQUIRED[a.name] ?? {} }));
-    expect(compileAggregators(specs.filter((s) => s.name !== 'gaps'), CONTEXT)).toHaveLength(AGGREGATORS.length - 1);
+    expect(
+      compileAggregators(
+        specs.filter((s) => s.name !== 'gaps'),
+        CONTEXT,
+      ),
+    ).toHaveLength(AGGREGATORS.length - 1);
     for (const a of AGGREGATORS) {
       for (const p of a.params) {
         if (p.required) expect(Object.keys(REQUIRED[a.name] ?? {}), `${a.name}.${p.name}`).toContain(p.name);

@@ -67,11 +67,19 @@ export function compileAggregators(specs: readonly AggregatorSpec[], ctx: Compil
     const path = `aggregators[${i}]`;
     const definition = typeof spec.name === 'string' ? BY_NAME.get(spec.name) : undefined;
     if (definition === undefined) {
-      throw new InputError(`${path}.name`, spec.name, `is not an aggregator (one of ${AGGREGATORS.map((a) => a.name).join(', ')})`);
+      throw new InputError(
+        `${path}.name`,
+        spec.name,
+        `is not an aggregator (one of ${AGGREGATORS.map((a) => a.name).join(', ')})`,
+      );
     }
     // KairosDB throws "No aggregator can be chained after gaps" at run time, from the first null point it reads.
     if (gapsAt !== undefined && !definition.nullSafe) {
-      throw new InputError(`${path}.name`, spec.name, `cannot follow gaps (${gapsAt}): it would read the null points gaps adds`);
+      throw new InputError(
+        `${path}.name`,
+        spec.name,
+        `cannot follow gaps (${gapsAt}): it would read the null points gaps adds`,
+      );
     }
     if (definition === gaps) gapsAt = path;
     const params = new ParamReader(spec.params ?? {}, path, definition.name, definition.params);

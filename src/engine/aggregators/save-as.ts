@@ -31,11 +31,25 @@ export const saveAs = defineStream({
     const ttlSeconds = p.integer('ttl', 0, MAX_TTL_SECONDS);
     const savedFrom = p.boolean('add_saved_from');
     // KairosDB builds the tags with an ImmutableSortedMap, which fails on a name given twice.
-    if (savedFrom && Object.hasOwn(tags, SAVED_FROM)) throw new InputError(p.field(`tags.${SAVED_FROM}`), tags[SAVED_FROM], 'clashes with the saved_from tag that the aggregator adds');
+    if (savedFrom && Object.hasOwn(tags, SAVED_FROM))
+      throw new InputError(
+        p.field(`tags.${SAVED_FROM}`),
+        tags[SAVED_FROM],
+        'clashes with the saved_from tag that the aggregator adds',
+      );
     for (const name of ctx.tagGroupBy) {
-      if (Object.hasOwn(tags, name)) throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
+      if (Object.hasOwn(tags, name))
+        throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
     }
-    return (env, next) => new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy, limits: ctx.limits });
+    return (env, next) =>
+      new SaveAsStage(next, env, {
+        metric,
+        tags,
+        ttlSeconds,
+        savedFrom,
+        groupTags: ctx.tagGroupBy,
+        limits: ctx.limits,
+      });
   },
 });
 
@@ -51,7 +65,11 @@ interface SaveTarget {
 }
 
 class SaveAsStage extends PointStage {
-  private readonly points: Record<ValueType, { timestamp: number; value: number | bigint | string }[]> = { long: [], double: [], string: [] };
+  private readonly points: Record<ValueType, { timestamp: number; value: number | bigint | string }[]> = {
+    long: [],
+    double: [],
+    string: [],
+  };
 
   constructor(
     next: PointSink,
@@ -62,7 +80,8 @@ class SaveAsStage extends PointStage {
   }
 
   point(ts: number, kind: PointKind, num: number, extra: Extra): void {
-    if (kind === 'complex' || kind === 'null') throw new InputError(this.env.path, kind, 'can only save long, double and string points');
+    if (kind === 'complex' || kind === 'null')
+      throw new InputError(this.env.path, kind, 'can only save long, double and string points');
     const value = kind === 'string' ? (extra as string) : typeof extra === 'bigint' ? extra : num;
     this.points[kind].push({ timestamp: ts, value });
     this.next.point(ts, kind, num, extra);
@@ -78,8 +97,21 @@ class SaveAsStage extends PointStage {
     }
     const series: SeriesInput[] = (['long', 'double', 'string'] as const)
       .filter((type) => this.points[type].length > 0)
-      .map((type) => ({ metric: this.target.metric, tags, type, ttlSeconds: this.target.ttlSeconds, points: this.points[type] }));
-    if (series.length > 0) this.env.save(validateWrite(series, `${this.env.path}.series`, { maxPoints: Number.MAX_SAFE_INTEGER, keys: this.target.limits, allowNoTags: true }));
+      .map((type) => ({
+        metric: this.target.metric,
+        tags,
+        type,
+        ttlSeconds: this.target.ttlSeconds,
+        points: this.points[type],
+      }));
+    if (series.length > 0)
+      this.env.save(
+        validateWrite(series, `${this.env.path}.series`, {
+          maxPoints: Number.MAX_SAFE_INTEGER,
+          keys: this.target.limits,
+          allowNoTags: true,
+        }),
+      );
     super.end();
   }
 }

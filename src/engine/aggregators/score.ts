@@ -34,10 +34,13 @@ function readThresholds(value: unknown, field: string): Threshold[] {
   if (!Array.isArray(value)) throw new InputError(field, value, 'must be a list of {value, boundary}');
   const thresholds = value.map((t: unknown, i): Threshold => {
     const path = `${field}[${i}]`;
-    if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new InputError(path, t, 'must be an object {value, boundary}');
+    if (typeof t !== 'object' || t === null || Array.isArray(t))
+      throw new InputError(path, t, 'must be an object {value, boundary}');
     const { value: v, boundary = 'superior', ...rest } = t as Record<string, unknown>;
-    for (const key of Object.keys(rest)) throw new InputError(`${path}.${key}`, rest[key], 'is not a field of {value, boundary}');
-    if (typeof boundary !== 'string' || !/^(superior|inferior)$/i.test(boundary)) throw new InputError(`${path}.boundary`, boundary, 'must be one of superior, inferior');
+    for (const key of Object.keys(rest))
+      throw new InputError(`${path}.${key}`, rest[key], 'is not a field of {value, boundary}');
+    if (typeof boundary !== 'string' || !/^(superior|inferior)$/i.test(boundary))
+      throw new InputError(`${path}.boundary`, boundary, 'must be one of superior, inferior');
     return { value: readNumber(v, `${path}.value`), superior: boundary.toLowerCase() === 'superior' };
   });
   return thresholds.sort((a, b) => a.value - b.value || Number(a.superior) - Number(b.superior));

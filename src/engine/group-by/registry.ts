@@ -40,15 +40,22 @@ export function compileGroupBys(specs: readonly GroupBySpec[], startMs: number):
   specs.forEach((spec, i) => {
     const path = `group_by[${i}]`;
     const definition = typeof spec.name === 'string' ? BY_NAME.get(spec.name) : undefined;
-    if (definition === undefined) throw new InputError(`${path}.name`, spec.name, `is not a group-by (one of ${GROUP_BYS.map((g) => g.name).join(', ')})`);
+    if (definition === undefined)
+      throw new InputError(
+        `${path}.name`,
+        spec.name,
+        `is not a group-by (one of ${GROUP_BYS.map((g) => g.name).join(', ')})`,
+      );
     const p = new ParamReader(spec.params ?? {}, path, definition.name, definition.params);
     switch (definition.name) {
       case 'tag':
-        if (tags !== undefined || series) throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with series');
+        if (tags !== undefined || series)
+          throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with series');
         tags = readTagNames(p.value('tags'), p.field('tags'));
         break;
       case 'series':
-        if (tags !== undefined || series) throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with tag');
+        if (tags !== undefined || series)
+          throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with tag');
         series = true;
         break;
       case 'time':
@@ -65,19 +72,23 @@ export function compileGroupBys(specs: readonly GroupBySpec[], startMs: number):
 }
 
 function readTagNames(value: unknown, field: string): string[] {
-  if (!Array.isArray(value) || value.length === 0) throw new InputError(field, value, 'must be a non-empty list of tag names');
+  if (!Array.isArray(value) || value.length === 0)
+    throw new InputError(field, value, 'must be a non-empty list of tag names');
   value.forEach((name: unknown, i) => {
-    if (typeof name !== 'string' || name === '') throw new InputError(`${field}[${i}]`, name, 'must be a non-empty tag name');
+    if (typeof name !== 'string' || name === '')
+      throw new InputError(`${field}[${i}]`, name, 'must be a non-empty tag name');
   });
   return value as string[];
 }
 
 /** KairosDB takes any list; an unsorted one would put values in bins that overlap, so bins must ascend. */
 function readBins(value: unknown, field: string): number[] {
-  if (!Array.isArray(value) || value.length === 0) throw new InputError(field, value, 'must be a non-empty list of numbers');
+  if (!Array.isArray(value) || value.length === 0)
+    throw new InputError(field, value, 'must be a non-empty list of numbers');
   const bins = value.map((v: unknown, i) => readNumber(v, `${field}[${i}]`));
   bins.forEach((b, i) => {
-    if (i > 0 && b <= bins[i - 1]!) throw new InputError(`${field}[${i}]`, value[i], `must be greater than the bin before it (${bins[i - 1]})`);
+    if (i > 0 && b <= bins[i - 1]!)
+      throw new InputError(`${field}[${i}]`, value[i], `must be greater than the bin before it (${bins[i - 1]})`);
   });
   return bins;
 }

@@ -40,6 +40,11 @@ export class TimeGrouper implements PointGrouper {
   }
 
   result(id: number): GroupByResult {
-    return { name: 'time', range_size: { value: this.rangeSize.value, unit: this.rangeSize.unit }, group_count: this.groupCount, group: { group_number: id } };
+    return {
+      name: 'time',
+      range_size: { value: this.rangeSize.value, unit: this.rangeSize.unit },
+      group_count: this.groupCount,
+      group: { group_number: id },
+    };
   }
 }

@@ -9,11 +9,21 @@ import { createLogger } from '../../log.js';
 import { heroicKeyDecoder, listedTags, seriesOf } from '../heroic/heroic-source.js';
 import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
 import type { Tags } from '../series.js';
-import { FIRST_TOKEN, ScanCatalogue, StaticCatalogue, type CataloguedPartition, type KeyPages } from './scan-catalogue.js';
+import {
+  FIRST_TOKEN,
+  ScanCatalogue,
+  StaticCatalogue,
+  type CataloguedPartition,
+  type KeyPages,
+} from './scan-catalogue.js';
 
 afterAll(removeTempDirs);
 
-const series = (key: string, tags: Record<string, string>, resource: Record<string, string> = {}): HeroicSeries => ({ key, tags, resource });
+const series = (key: string, tags: Record<string, string>, resource: Record<string, string> = {}): HeroicSeries => ({
+  key,
+  tags,
+  resource,
+});
 const B = 1_599_875_317_015;
 const cpuA = series('cpu', { host: 'a' });
 const cpuB = series('cpu', { host: 'b' }, { pod: 'p-1' });
@@ -32,43 +42,82 @@ function table(keys: Buffer[], asked: bigint[] = []): KeyPages<Buffer> {
 }
 
 function catalogue(path: string, pages: KeyPages<Buffer>, refreshIntervalMs = 60_000) {
-  return new ScanCatalogue({ path, pages, decode: heroicKeyDecoder('ng'), identity: (key) => key, pageSize: 2, refreshIntervalMs, retryDelayMs: 10, what: 'a test table', log: createLogger('silent') });
+  return new ScanCatalogue({
+    path,
+    pages,
+    decode: heroicKeyDecoder('ng'),
+    identity: (key) => key,
+    pageSize: 2,
+    refreshIntervalMs,
+    retryDelayMs: 10,
+    what: 'a test table',
+    log: createLogger('silent'),
+  });
 }
 
 /** A catalogued partition of a Heroic series. */
-const partition = (s: HeroicSeries, base: number): CataloguedPartition<Buffer> => ({ group: s.key, base, tags: listedTags(s), stored: encodeKey('ng', s, base) });
+const partition = (s: HeroicSeries, base: number): CataloguedPartition<Buffer> => ({
+  group: s.key,
+  base,
+  tags: listedTags(s),
+  stored: encodeKey('ng', s, base),
+});
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(check()).toBe(true);
 }
 
-const tagsOf = (found: { group: string; tags: Tags; base: number }[]) => found.map((p) => [p.group, { ...p.tags }, p.base]);
+const tagsOf = (found: { group: string; tags: Tags; base: number }[]) =>
+  found.map((p) => [p.group, { ...p.tags }, p.base]);
 
 describe('ScanCatalogue', () => {
   it('finds every partition in a pass, by metric and base, and counts the keys it cannot use', async () => {
-    const keys = [encodeKey('ng', cpuA, B), encodeKey('ng', cpuB, B), encodeKey('ng', cpuA, B + NG_WIDTH_MS), Buffer.from('ffff', 'hex'), encodeKey('legacy', cpuA, 2 ** 32), encodeKey('ng', mem, B)];
+    const keys = [
+      encodeKey('ng', cpuA, B),
+      encodeKey('ng', cpuB, B),
+      encodeKey('ng', cpuA, B + NG_WIDTH_MS),
+      Buffer.from('ffff', 'hex'),
+      encodeKey('legacy', cpuA, 2 ** 32),
+      encodeKey('ng', mem, B),
+    ];
     const c = catalogue(tempDir(), table(keys));
     await until(() => c.status().passes === 1);
     expect(c.groups('')).toEqual(['cpu', 'mem']);
     expect(c.groups('m')).toEqual(['mem']);
     expect(c.groups('', 1)).toEqual(['cpu']);
     // Within a period, partitions come in the order of their keys' digests: sorted here by host.
-    expect(tagsOf(c.partitions('cpu', B, B)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
+    expect(
+      tagsOf(c.partitions('cpu', B, B)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    ).toEqual([
       ['cpu', { host: 'a' }, B],
       ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B],
     ]);
-    expect(tagsOf(c.partitions('cpu', B + NG_WIDTH_MS, B + NG_WIDTH_MS))).toEqual([['cpu', { host: 'a' }, B + NG_WIDTH_MS]]);
+    expect(tagsOf(c.partitions('cpu', B + NG_WIDTH_MS, B + NG_WIDTH_MS))).toEqual([
+      ['cpu', { host: 'a' }, B + NG_WIDTH_MS],
+    ]);
     expect(c.partitions('cpu', B, B + NG_WIDTH_MS)).toHaveLength(3);
     // The key bytes are the table's own.
     expect(c.partitions('mem', 0, B)[0]!.stored.equals(keys[5]!)).toBe(true);
-    expect(c.status()).toMatchObject({ kind: 'scan', partitions: 4, passes: 1, undecodableKeys: 1, otherSchemaKeys: 1, uncataloguedKeys: 0 });
+    expect(c.status()).toMatchObject({
+      kind: 'scan',
+      partitions: 4,
+      passes: 1,
+      undecodableKeys: 1,
+      otherSchemaKeys: 1,
+      uncataloguedKeys: 0,
+    });
     await c.close();
   });
 
   it('resumes a pass after a restart from the last page it kept', async () => {
     const path = tempDir();
-    const keys = [encodeKey('ng', cpuA, B), encodeKey('ng', cpuB, B), encodeKey('ng', mem, B), encodeKey('ng', cpuA, B + NG_WIDTH_MS)];
+    const keys = [
+      encodeKey('ng', cpuA, B),
+      encodeKey('ng', cpuB, B),
+      encodeKey('ng', mem, B),
+      encodeKey('ng', cpuA, B + NG_WIDTH_MS),
+    ];
     // The first catalogue is stopped after its first page: the table fails every later one.
     const first: KeyPages<Buffer> = {
       async keys(after, limit) {

@@ -65,7 +65,10 @@ const LAST_TOKEN = 2n ** 63n - 1n;
  * ring. Two keys with the same token would hide one another from a scan that resumes after a token; with 64-bit
  * Murmur3 tokens that is left to chance, as Heroic's own `keys` task leaves it.
  */
-export function pageOfKeys<K>(keys: { readonly token: bigint; readonly key: K }[], limit: number): { keys: { readonly token: bigint; readonly key: K }[]; done: boolean } {
+export function pageOfKeys<K>(
+  keys: { readonly token: bigint; readonly key: K }[],
+  limit: number,
+): { keys: { readonly token: bigint; readonly key: K }[]; done: boolean } {
   const last = keys.at(-1);
   return { keys, done: keys.length < limit || last === undefined || last.token === LAST_TOKEN };
 }
@@ -198,7 +201,14 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
   }
 
   private state(): ScanState {
-    return (this.meta.get('scan') as ScanState | undefined) ?? { pass: 1, after: FIRST_TOKEN.toString(), keys: 0, skipped: NO_SKIPS };
+    return (
+      (this.meta.get('scan') as ScanState | undefined) ?? {
+        pass: 1,
+        after: FIRST_TOKEN.toString(),
+        keys: 0,
+        skipped: NO_SKIPS,
+      }
+    );
   }
 
   /** Pass after pass until closed; a failed page is tried again after a pause, from where the scan was. */
@@ -213,7 +223,11 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
       } catch (error) {
         if (this.stopped) return;
         const message = error instanceof Error ? error.message : String(error);
-        if (message !== failure) log.warn({ err: message, retryMs: this.options.retryDelayMs }, `the catalogue scan of ${what} failed; retrying from where it was`);
+        if (message !== failure)
+          log.warn(
+            { err: message, retryMs: this.options.retryDelayMs },
+            `the catalogue scan of ${what} failed; retrying from where it was`,
+          );
         failure = message;
         await this.pause(this.options.retryDelayMs);
       }
@@ -223,7 +237,8 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
   /** Reads and keeps one page of keys; true when it ended a pass. */
   private async page(): Promise<boolean> {
     const state = this.state();
-    if (state.after === FIRST_TOKEN.toString() && state.keys === 0) this.options.log.info({ pass: state.pass }, `the catalogue scan of ${this.options.what} starts a pass`);
+    if (state.after === FIRST_TOKEN.toString() && state.keys === 0)
+      this.options.log.info({ pass: state.pass }, `the catalogue scan of ${this.options.what} starts a pass`);
     const { keys, done } = await this.options.pages.keys(BigInt(state.after), this.options.pageSize);
     if (this.stopped) return false;
     const skipped = { ...state.skipped };
@@ -231,7 +246,11 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
       for (const { key } of keys) {
         const decoded = this.options.decode(key);
         if ('skip' in decoded) {
-          if (skipped[decoded.skip] < LOGGED_SKIPS) this.options.log.warn({ why: decoded.why, skipped: decoded.skip }, `a key of ${this.options.what} is skipped`);
+          if (skipped[decoded.skip] < LOGGED_SKIPS)
+            this.options.log.warn(
+              { why: decoded.why, skipped: decoded.skip },
+              `a key of ${this.options.what} is skipped`,
+            );
           skipped[decoded.skip]++;
           continue;
         }
@@ -242,7 +261,12 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
         this.put(decoded, state.pass);
       }
       const last = keys.at(-1);
-      this.meta.putSync('scan', { pass: state.pass, after: (last?.token ?? BigInt(state.after)).toString(), keys: state.keys + keys.length, skipped });
+      this.meta.putSync('scan', {
+        pass: state.pass,
+        after: (last?.token ?? BigInt(state.after)).toString(),
+        keys: state.keys + keys.length,
+        skipped,
+      });
     });
     if (!done) return false;
     await this.endPass(this.state());
@@ -256,18 +280,26 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
     const staleGroups: string[] = [];
     for (const { key, value } of this.groupsDb.getRange({})) if (value < state.pass) staleGroups.push(key);
     for (let i = 0; i < stale.length; i += 1000) {
-      this.entries.transactionSync(() => stale.slice(i, i + 1000).forEach((key) => this.entries.removeSync(key)));
+      this.entries.transactionSync(() => {
+        for (const key of stale.slice(i, i + 1000)) this.entries.removeSync(key);
+      });
       await yieldToEventLoop();
     }
     const previous = this.meta.get('last') as PassRecord | undefined;
     const record: PassRecord = { passes: (previous?.passes ?? 0) + 1, endedMs: Date.now(), skipped: state.skipped };
     this.meta.transactionSync(() => {
-      staleGroups.forEach((name) => this.groupsDb.removeSync(name));
+      for (const name of staleGroups) this.groupsDb.removeSync(name);
       this.meta.putSync('last', record);
       this.meta.putSync('scan', { pass: state.pass + 1, after: FIRST_TOKEN.toString(), keys: 0, skipped: NO_SKIPS });
     });
     this.options.log.info(
-      { pass: state.pass, keys: state.keys, partitions: this.entries.getKeysCount(), forgotten: stale.length, ...state.skipped },
+      {
+        pass: state.pass,
+        keys: state.keys,
+        partitions: this.entries.getKeysCount(),
+        forgotten: stale.length,
+        ...state.skipped,
+      },
       `the catalogue scan of ${this.options.what} ended a pass`,
     );
   }
@@ -285,7 +317,14 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
   private async pause(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      this.stop.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }
@@ -314,7 +353,8 @@ export class StaticCatalogue<S> implements Catalogue<S> {
   partitions(group: string, fromBase: number, toBase: number): CataloguedPartition<S>[] {
     const found: CataloguedPartition<S>[] = [];
     for (const base of this.periods(fromBase, toBase)) {
-      for (const tags of this.byGroup.get(group)?.values() ?? []) found.push({ group, base, tags, stored: this.stored(group, tags, base) });
+      for (const tags of this.byGroup.get(group)?.values() ?? [])
+        found.push({ group, base, tags, stored: this.stored(group, tags, base) });
     }
     return found;
   }
@@ -330,7 +370,17 @@ export class StaticCatalogue<S> implements Catalogue<S> {
   status(): CatalogueStatus {
     let partitions = 0;
     for (const list of this.byGroup.values()) partitions += list.size;
-    return { kind: 'static', partitions, passes: 0, lastPassEndedMs: undefined, progress: 1, keysScanned: 0, undecodableKeys: 0, otherSchemaKeys: 0, uncataloguedKeys: 0 };
+    return {
+      kind: 'static',
+      partitions,
+      passes: 0,
+      lastPassEndedMs: undefined,
+      progress: 1,
+      keysScanned: 0,
+      undecodableKeys: 0,
+      otherSchemaKeys: 0,
+      uncataloguedKeys: 0,
+    };
   }
 
   async close(): Promise<void> {}

@@ -20,9 +20,23 @@ import { settleAll } from '../../settle-all.js';
 import { yieldIfDue } from '../../time-slice.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
-import { CATALOGUE_MAX_GROUP_BYTES, type Catalogue, type CataloguedPartition, type DecodedPartition } from '../catalogue/scan-catalogue.js';
+import {
+  CATALOGUE_MAX_GROUP_BYTES,
+  type Catalogue,
+  type CataloguedPartition,
+  type DecodedPartition,
+} from '../catalogue/scan-catalogue.js';
 import type { MetricsTable } from './metrics-table.js';
-import { baseOf, columnOf, decodeKey, encodeKey, timestampOf, widthOf, type HeroicSchema, type HeroicSeries } from './row-key.js';
+import {
+  baseOf,
+  columnOf,
+  decodeKey,
+  encodeKey,
+  timestampOf,
+  widthOf,
+  type HeroicSchema,
+  type HeroicSeries,
+} from './row-key.js';
 
 export const HEROIC_LAYOUT = 'heroic';
 
@@ -84,12 +98,20 @@ export class HeroicSource implements Source {
     return this.options.catalogue.groups(prefix, limit);
   }
 
-  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+  async findSeries(
+    index: IndexLoaders,
+    metric: string,
+    range: TimeRange,
+    matches: SeriesPredicate,
+    options: FindSeriesOptions = {},
+  ): Promise<SeriesPlan> {
     const empty: SeriesPlan = { periods: 0, partitions: [], widthMs: this.widthMs, warnings: [] };
     if (range.endMs < 0) return empty;
     const fromBase = baseOf(this.schema, Math.max(0, range.startMs));
     const toBase = baseOf(this.schema, range.endMs);
-    const found = await index.load(this.name, 'catalogue', metric, [fromBase, toBase], async () => this.options.catalogue.partitions(metric, fromBase, toBase));
+    const found = await index.load(this.name, 'catalogue', metric, [fromBase, toBase], async () =>
+      this.options.catalogue.partitions(metric, fromBase, toBase),
+    );
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
@@ -120,7 +142,11 @@ export class HeroicSource implements Source {
       this.keyBytes.set(key, partition.stored);
     }
     const warnings = [
-      ...(twoForms > 0 ? [`read ${twoForms} partitions of ${metric} in their current key form only: they have a key from before Heroic's resource map too`] : []),
+      ...(twoForms > 0
+        ? [
+            `read ${twoForms} partitions of ${metric} in their current key form only: they have a key from before Heroic's resource map too`,
+          ]
+        : []),
     ];
     return { periods: bases.length, partitions, widthMs: this.widthMs, warnings };
   }
@@ -147,7 +173,10 @@ export class HeroicSource implements Source {
 
   async write(batch: WriteBatch): Promise<void> {
     this.checkWritable();
-    const partitions = new Map<string, { partition: CataloguedPartition<Buffer>; columns: number[]; values: number[]; ttlSeconds: number }>();
+    const partitions = new Map<
+      string,
+      { partition: CataloguedPartition<Buffer>; columns: number[]; values: number[]; ttlSeconds: number }
+    >();
     for (const series of batch.series) {
       const heroic = seriesOf({ metric: series.metric, tags: series.tags });
       const seriesId = `${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}\u0000${series.ttlSeconds}`;
@@ -157,7 +186,12 @@ export class HeroicSource implements Source {
         const id = `${base}\u0000${seriesId}`;
         let write = partitions.get(id);
         if (write === undefined) {
-          const partition = { group: series.metric, base, tags: series.tags, stored: encodeKey(this.schema, heroic, base) };
+          const partition = {
+            group: series.metric,
+            base,
+            tags: series.tags,
+            stored: encodeKey(this.schema, heroic, base),
+          };
           partitions.set(id, (write = { partition, columns: [], values: [], ttlSeconds: series.ttlSeconds }));
         }
         write.columns.push(columnOf(this.schema, base, ts));
@@ -167,7 +201,9 @@ export class HeroicSource implements Source {
     }
     const writes = [...partitions.values()];
     try {
-      await settleAll(writes.map((w) => this.options.table.insert(w.partition.stored, w.columns, w.values, w.ttlSeconds)));
+      await settleAll(
+        writes.map((w) => this.options.table.insert(w.partition.stored, w.columns, w.values, w.ttlSeconds)),
+      );
     } finally {
       // The catalogue learns every partition that may hold points now, also when a part of the batch failed.
       this.options.catalogue.learn(writes.map((w) => w.partition));
@@ -186,7 +222,11 @@ export class HeroicSource implements Source {
     }
     const from = Math.max(startMs, base);
     const to = Math.min(endMs, base + this.widthMs - 1);
-    if (from <= to) await this.options.table.delete(bytes, { from: columnOf(this.schema, base, from), to: columnOf(this.schema, base, to) });
+    if (from <= to)
+      await this.options.table.delete(bytes, {
+        from: columnOf(this.schema, base, from),
+        to: columnOf(this.schema, base, to),
+      });
     return 'range';
   }
 
@@ -203,7 +243,12 @@ export class HeroicSource implements Source {
   }
 
   private checkWritable(): void {
-    if (!this.writable) throw new InputError('source', this.name, `is read-only: Heroic's ${this.schema} schema is read, never written (Heroic removed it in 2019)`);
+    if (!this.writable)
+      throw new InputError(
+        'source',
+        this.name,
+        `is read-only: Heroic's ${this.schema} schema is read, never written (Heroic removed it in 2019)`,
+      );
   }
 }
 
@@ -217,10 +262,16 @@ export function heroicKeyDecoder(schema: HeroicSchema): (key: Buffer) => Decoded
     const decoded = decodeKey(schema, key);
     if ('error' in decoded) {
       const why = `${decoded.error}; key ${key.toString('hex').slice(0, 200)}`;
-      return 'error' in decodeKey(other, key) ? { skip: 'undecodable', why } : { skip: 'otherSchema', why: `a ${other} key in a ${schema} source; ${why}` };
+      return 'error' in decodeKey(other, key)
+        ? { skip: 'undecodable', why }
+        : { skip: 'otherSchema', why: `a ${other} key in a ${schema} source; ${why}` };
     }
     const tags = tagsOf(decoded.series);
-    if (tags === undefined) return { skip: 'undecodable', why: `its tags already hold a name starting with "${RESOURCE_PREFIX}"; key ${key.toString('hex').slice(0, 200)}` };
+    if (tags === undefined)
+      return {
+        skip: 'undecodable',
+        why: `its tags already hold a name starting with "${RESOURCE_PREFIX}"; key ${key.toString('hex').slice(0, 200)}`,
+      };
     return { group: decoded.series.key, base: decoded.base, tags, stored: key };
   };
 }

@@ -7,7 +7,13 @@
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
-import { Executor, pagesAhead, type ExecutorStats, type StatementCounts, type WatchedSchema } from '../../store/cassandra/executor.js';
+import {
+  Executor,
+  pagesAhead,
+  type ExecutorStats,
+  type StatementCounts,
+  type WatchedSchema,
+} from '../../store/cassandra/executor.js';
 import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
@@ -68,7 +74,16 @@ export class MetricsTable {
       {
         connected: () => log.info({ keyspace, table: 'metrics' }, "connected to Heroic's table"),
         failed: (error, repeated) => {
-          if (!repeated) log.warn({ err: error instanceof Error ? error.message : String(error), contactPoints, keyspace, retryMs: reconnectDelayMs }, "cannot read Heroic's table; retrying in the background");
+          if (!repeated)
+            log.warn(
+              {
+                err: error instanceof Error ? error.message : String(error),
+                contactPoints,
+                keyspace,
+                retryMs: reconnectDelayMs,
+              },
+              "cannot read Heroic's table; retrying in the background",
+            );
         },
       },
     );
@@ -85,8 +100,19 @@ export class MetricsTable {
    */
   async keys(after: bigint, limit: number): Promise<{ keys: TableKey[]; done: boolean }> {
     const exec = await this.link.get();
-    const result = await exec.page('metrics.keys', this.q.keys, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
-    return pageOfKeys(result.rows.map((row) => ({ key: row['metric_key'] as Buffer, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) })), limit);
+    const result = await exec.page(
+      'metrics.keys',
+      this.q.keys,
+      [cassandra.types.Long.fromString(after.toString()), limit],
+      { fetchSize: limit },
+    );
+    return pageOfKeys(
+      result.rows.map((row) => ({
+        key: row['metric_key'] as Buffer,
+        token: BigInt((row['key_token'] as cassandra.types.Long).toString()),
+      })),
+      limit,
+    );
   }
 
   /** Rows of one partition with from <= column <= to, paged, the next page on its way while one is consumed. */
@@ -95,10 +121,19 @@ export class MetricsTable {
     if (from > to) return;
     const exec = await this.link.get();
     const desc = request.order === 'desc';
-    const query = request.limit > 0 ? (desc ? this.q.selectDescLimit : this.q.selectAscLimit) : desc ? this.q.selectDesc : this.q.selectAsc;
+    const query =
+      request.limit > 0
+        ? desc
+          ? this.q.selectDescLimit
+          : this.q.selectAscLimit
+        : desc
+          ? this.q.selectDesc
+          : this.q.selectAsc;
     const params: unknown[] = [key, from, to];
     if (request.limit > 0) params.push(request.limit);
-    for await (const result of pagesAhead((pageState) => exec.page('metrics.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }))) {
+    for await (const result of pagesAhead((pageState) =>
+      exec.page('metrics.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }),
+    )) {
       const rows = result.rows;
       if (rows.length === 0) continue;
       const columns = new Int32Array(rows.length);
@@ -119,14 +154,18 @@ export class MetricsTable {
   async insert(key: Buffer, columns: readonly number[], values: readonly number[], ttlSeconds: number): Promise<void> {
     const exec = await this.link.get();
     const query = ttlSeconds > 0 ? this.q.insertTtl : this.q.insert;
-    const queries = columns.map((column, i) => ({ query, params: ttlSeconds > 0 ? [key, column, values[i], ttlSeconds] : [key, column, values[i]] }));
+    const queries = columns.map((column, i) => ({
+      query,
+      params: ttlSeconds > 0 ? [key, column, values[i], ttlSeconds] : [key, column, values[i]],
+    }));
     await exec.partitionBatches('metrics.insert', queries, microsecondsNow());
   }
 
   /** Deletes the rows with from <= column <= to, or the whole partition when `from`/`to` are undefined. */
   async delete(key: Buffer, range?: { readonly from: number; readonly to: number }): Promise<void> {
     const exec = await this.link.get();
-    if (range === undefined) await exec.mutate('metrics.delete_partition', this.q.deletePartition, [key], microsecondsNow());
+    if (range === undefined)
+      await exec.mutate('metrics.delete_partition', this.q.deletePartition, [key], microsecondsNow());
     else await exec.mutate('metrics.delete_range', this.q.deleteRange, [key, range.from, range.to], microsecondsNow());
   }
 
@@ -157,7 +196,10 @@ export class MetricsTable {
   /** Finds the table; creates it (and the keyspace) with Heroic's CQL when told to configure, fails naming it otherwise. */
   private async prepareTable(exec: Executor<MetricsStatement>): Promise<void> {
     const { keyspace, replication } = this.options.cassandra;
-    const found = await exec.system('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, 'metrics']);
+    const found = await exec.system(
+      'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+      [keyspace, 'metrics'],
+    );
     if (found.rows.length > 0) return;
     if (!this.options.configure) throw new Error(missingTable(keyspace));
     await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${replication}`, DDL_TIMEOUT_MS);
@@ -173,7 +215,8 @@ export class MetricsTable {
     const { keyspace } = this.options.cassandra;
     return {
       tables: ['metrics'],
-      lostError: (reason, _lastFailure, cause) => new StoreUnavailableError('cassandra', new Error(`${reason}: ${missingTable(keyspace)}`, { cause })),
+      lostError: (reason, _lastFailure, cause) =>
+        new StoreUnavailableError('cassandra', new Error(`${reason}: ${missingTable(keyspace)}`, { cause })),
     };
   }
 }

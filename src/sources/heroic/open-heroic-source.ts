@@ -19,7 +19,11 @@ const MAX_LISTED_PERIODS = 1000;
 /** Keys per page of the catalogue's scan: Heroic's `keys` task pages by the driver's 5,000 rows too. */
 const CATALOGUE_PAGE_KEYS = 5000;
 
-export function openHeroicSource(config: Config, settings: HeroicSourceSettings, log: Logger | undefined): HeroicSource {
+export function openHeroicSource(
+  config: Config,
+  settings: HeroicSourceSettings,
+  log: Logger | undefined,
+): HeroicSource {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'heroic' });
   const cassandra = resolveOptions({
     ...settings.cassandra,
@@ -38,7 +42,12 @@ export function openHeroicSource(config: Config, settings: HeroicSourceSettings,
           (fromBase, toBase) => {
             const count = Math.floor((toBase - fromBase) / width) + 1;
             // Listed series have no record of their periods: each one of the range is read, so the range is bounded.
-            if (count > MAX_LISTED_PERIODS) throw new InputError('from', fromBase, `and to span ${count} periods of ${width} ms; a source with listed series reads at most ${MAX_LISTED_PERIODS}`);
+            if (count > MAX_LISTED_PERIODS)
+              throw new InputError(
+                'from',
+                fromBase,
+                `and to span ${count} periods of ${width} ms; a source with listed series reads at most ${MAX_LISTED_PERIODS}`,
+              );
             return Array.from({ length: count }, (_, i) => fromBase + i * width);
           },
           (group, tags, base) => encodeKey(schema, seriesOf({ metric: group, tags }), base),

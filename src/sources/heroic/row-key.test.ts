@@ -16,11 +16,15 @@ import {
 } from './row-key.js';
 
 const utf8 = (s: string): string => Buffer.from(s, 'utf8').toString('hex');
-const series = (key: string, tags: Record<string, string> = {}, resource: Record<string, string> = {}): HeroicSeries => ({ key, tags, resource });
+const series = (
+  key: string,
+  tags: Record<string, string> = {},
+  resource: Record<string, string> = {},
+): HeroicSeries => ({ key, tags, resource });
 /** A legacy composite component around hex bytes: u16be length, the bytes, end-of-component 0x00. */
 const component = (h: string): string => {
   const bytes = h.replace(/\s+/g, '');
-  return (bytes.length / 2).toString(16).padStart(4, '0') + bytes + '00';
+  return `${(bytes.length / 2).toString(16).padStart(4, '0') + bytes}00`;
 };
 /** A legacy map entry string: u16be length, then the flagged payload. */
 const entry = (h: string): string => {
@@ -37,7 +41,11 @@ const CPU = series('cpu', { role: 'web', host: 'a' });
 const CPU_TS = 1600000000000;
 const NG_CPU_HEX = '03 637075' + '02' + '04 686f7374 01 61' + '04 726f6c65 03 776562' + '00' + '97f9fefec62d';
 const LEGACY_CPU_HEX =
-  '0024' + '0004 02637075 00' + '001a 0002 0005 02686f7374 0002 0261 0005 02726f6c65 0004 02776562 00' + '00' + '0008 0000017400000000 00';
+  '0024' +
+  '0004 02637075 00' +
+  '001a 0002 0005 02686f7374 0002 0261 0005 02726f6c65 0004 02776562 00' +
+  '00' +
+  '0008 0000017400000000 00';
 
 // Heroic's RowKeySerializerTest (metric/datastax/src/test/java/com/spotify/heroic/metric/datastax/serialization/legacy/,
 // spotify/heroic at 25fda501^, deleted with the legacy schema in PR #514): its `bytes(...)` array, transcribed verbatim.
@@ -67,7 +75,9 @@ describe('partition maths', () => {
     expect(LEGACY_WIDTH_MS).toBe(2 ** 32);
     expect(widthOf('ng')).toBe(NG_WIDTH_MS);
     expect(widthOf('legacy')).toBe(LEGACY_WIDTH_MS);
-    expect(() => widthOf('toString' as HeroicSchema)).toThrow(new RangeError('unknown Heroic schema: "toString" (expected "ng" or "legacy")'));
+    expect(() => widthOf('toString' as HeroicSchema)).toThrow(
+      new RangeError('unknown Heroic schema: "toString" (expected "ng" or "legacy")'),
+    );
   });
 
   it.each([
@@ -89,19 +99,33 @@ describe('partition maths', () => {
   });
 
   it('rejects what is out of scope or out of the partition, with the reason', () => {
-    expect(() => baseOf('ng', -1)).toThrow(new RangeError('timestamp must be a non-negative safe integer of milliseconds: -1'));
-    expect(() => baseOf('legacy', 1.5)).toThrow(new RangeError('timestamp must be a non-negative safe integer of milliseconds: 1.5'));
-    expect(() => baseOf('ng', 2 ** 53)).toThrow(new RangeError('timestamp must be a non-negative safe integer of milliseconds: 9007199254740992'));
-    expect(() => columnOf('ng', 0, -5)).toThrow(new RangeError('timestamp must be a non-negative safe integer of milliseconds: -5'));
+    expect(() => baseOf('ng', -1)).toThrow(
+      new RangeError('timestamp must be a non-negative safe integer of milliseconds: -1'),
+    );
+    expect(() => baseOf('legacy', 1.5)).toThrow(
+      new RangeError('timestamp must be a non-negative safe integer of milliseconds: 1.5'),
+    );
+    expect(() => baseOf('ng', 2 ** 53)).toThrow(
+      new RangeError('timestamp must be a non-negative safe integer of milliseconds: 9007199254740992'),
+    );
+    expect(() => columnOf('ng', 0, -5)).toThrow(
+      new RangeError('timestamp must be a non-negative safe integer of milliseconds: -5'),
+    );
     expect(() => columnOf('ng', NG_WIDTH_MS, NG_WIDTH_MS - 1)).toThrow(
       new RangeError('timestamp 2147483646 is outside the ng partition at base 2147483647 (2147483647 to 4294967293)'),
     );
-    expect(() => columnOf('legacy', 0, 2 ** 32)).toThrow(new RangeError('timestamp 4294967296 is outside the legacy partition at base 0 (0 to 4294967295)'));
-    expect(() => columnOf('ng', 2 ** 31, 2 ** 31)).toThrow(new RangeError('ng base must be a non-negative safe integer multiple of 2147483647: 2147483648'));
+    expect(() => columnOf('legacy', 0, 2 ** 32)).toThrow(
+      new RangeError('timestamp 4294967296 is outside the legacy partition at base 0 (0 to 4294967295)'),
+    );
+    expect(() => columnOf('ng', 2 ** 31, 2 ** 31)).toThrow(
+      new RangeError('ng base must be a non-negative safe integer multiple of 2147483647: 2147483648'),
+    );
     expect(() => timestampOf('legacy', NG_WIDTH_MS, 0)).toThrow(
       new RangeError('legacy base must be a non-negative safe integer multiple of 4294967296: 2147483647'),
     );
-    expect(() => timestampOf('ng', 0, 2 ** 31)).toThrow(new RangeError('column must be a signed 32-bit integer: 2147483648'));
+    expect(() => timestampOf('ng', 0, 2 ** 31)).toThrow(
+      new RangeError('column must be a signed 32-bit integer: 2147483648'),
+    );
     expect(() => timestampOf('legacy', 0, 0.5)).toThrow(new RangeError('column must be a signed 32-bit integer: 0.5'));
   });
 
@@ -109,7 +133,13 @@ describe('partition maths', () => {
     fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
     fc.integer({ min: 0, max: YEAR_2500_MS }),
     // Either side of partition boundaries of both widths.
-    fc.tuple(fc.constantFrom(NG_WIDTH_MS, LEGACY_WIDTH_MS), fc.integer({ min: 1, max: 8000 }), fc.integer({ min: -2, max: 2 })).map(([w, k, d]) => k * w + d),
+    fc
+      .tuple(
+        fc.constantFrom(NG_WIDTH_MS, LEGACY_WIDTH_MS),
+        fc.integer({ min: 1, max: 8000 }),
+        fc.integer({ min: -2, max: 2 }),
+      )
+      .map(([w, k, d]) => k * w + d),
   );
 
   it.each(SCHEMAS)('%s: base, column and timestamp round-trip and the column is a signed int32', (schema) => {
@@ -167,8 +197,12 @@ describe('encodeKey and decodeKey: golden vectors', () => {
 
   it('ng: writes the resource map in sorted order between the tags and the base', () => {
     const bytes = encodeKey('ng', series('m', {}, { zone: 'z', app: 'x' }), NG_WIDTH_MS);
-    expect(hex(bytes)).toBe('016d' + '00' + '02' + '03' + utf8('app') + '0178' + '04' + utf8('zone') + '017a' + 'fffefefe06');
-    expect(decodeKey('ng', bytes)).toEqual({ series: series('m', {}, { app: 'x', zone: 'z' }), base: NG_WIDTH_MS, form: 'ng' });
+    expect(hex(bytes)).toBe(`016d000203${utf8('app')}017804${utf8('zone')}017afffefefe06`);
+    expect(decodeKey('ng', bytes)).toEqual({
+      series: series('m', {}, { app: 'x', zone: 'z' }),
+      base: NG_WIDTH_MS,
+      form: 'ng',
+    });
   });
 
   it.each([
@@ -220,9 +254,15 @@ describe('encodeKey and decodeKey: golden vectors', () => {
     const bytes = fromHex(HEROIC_LEGACY_VECTOR);
     expect(bytes.length).toBe(209);
     // The ends the reference quotes.
-    expect(hex(bytes.subarray(0, 23))).toBe(hex(fromHex('00 c3 00 07 02 73 79 73 74 65 6d 00 00 b6 00 09 00 05 02 64 69 73 6b')));
+    expect(hex(bytes.subarray(0, 23))).toBe(
+      hex(fromHex('00 c3 00 07 02 73 79 73 74 65 6d 00 00 b6 00 09 00 05 02 64 69 73 6b')),
+    );
     expect(hex(bytes.subarray(-13))).toBe(hex(fromHex('00 00 00 08 00 00 01 48 00 00 00 00 00')));
-    expect(decodeKey('legacy', bytes)).toEqual({ series: HEROIC_LEGACY_SERIES, base: HEROIC_LEGACY_BASE, form: 'legacy' });
+    expect(decodeKey('legacy', bytes)).toEqual({
+      series: HEROIC_LEGACY_SERIES,
+      base: HEROIC_LEGACY_BASE,
+      form: 'legacy',
+    });
     expect(hex(encodeKey('legacy', HEROIC_LEGACY_SERIES, HEROIC_LEGACY_BASE))).toBe(HEROIC_LEGACY_VECTOR);
     // Not an ng key: a reader that tries both schemas cannot mistake it.
     expect(decodeKey('ng', bytes)).toHaveProperty('error');
@@ -231,20 +271,47 @@ describe('encodeKey and decodeKey: golden vectors', () => {
   it('legacy: writes "" as flag 0x01 and any other text as 0x02 + UTF-8, lone surrogates as ? (Java getBytes)', () => {
     const bytes = encodeKey('legacy', series('', { '': 'é', k: 'a\uD800' }), 0);
     expect(hex(bytes)).toBe(
-      hex(fromHex(component(component('01') + component('0002' + entry('01') + entry('02' + utf8('é')) + entry('02' + utf8('k')) + entry('02613f'))) + component('0000000000000000'))),
+      hex(
+        fromHex(
+          component(
+            component('01') +
+              component(`0002${entry('01')}${entry(`02${utf8('é')}`)}${entry(`02${utf8('k')}`)}${entry('02613f')}`),
+          ) + component('0000000000000000'),
+        ),
+      ),
     );
   });
 
   it('legacy: reads null strings (flag 0x00) as Heroic did: a null key or tag name as "", a null value drops its entry', () => {
     const bytes = fromHex(
-      component(component('00') + component('0003' + entry('00') + entry('02' + utf8('x')) + entry('02' + utf8('a')) + entry('00') + entry('02' + utf8('b')) + entry('02' + utf8('y')))) +
-        component('0000000100000000'),
+      component(
+        component('00') +
+          component(
+            '0003' +
+              entry('00') +
+              entry(`02${utf8('x')}`) +
+              entry(`02${utf8('a')}`) +
+              entry('00') +
+              entry(`02${utf8('b')}`) +
+              entry(`02${utf8('y')}`),
+          ),
+      ) + component('0000000100000000'),
     );
-    expect(decodeKey('legacy', bytes)).toEqual({ series: series('', { '': 'x', b: 'y' }), base: 2 ** 32, form: 'legacy' });
+    expect(decodeKey('legacy', bytes)).toEqual({
+      series: series('', { '': 'x', b: 'y' }),
+      base: 2 ** 32,
+      form: 'legacy',
+    });
   });
 
   it('keeps a tag named __proto__ as an ordinary entry in both schemas', () => {
-    const s = series('m', Object.fromEntries([['__proto__', 'p'], ['constructor', 'c']]));
+    const s = series(
+      'm',
+      Object.fromEntries([
+        ['__proto__', 'p'],
+        ['constructor', 'c'],
+      ]),
+    );
     for (const schema of SCHEMAS) {
       const decoded = decodeKey(schema, encodeKey(schema, s, 0)) as DecodedKey;
       expect(Object.getPrototypeOf(decoded.series.tags)).toBeNull();
@@ -256,7 +323,7 @@ describe('encodeKey and decodeKey: golden vectors', () => {
   });
 
   it('reads keys inside a larger buffer (Buffer with an offset)', () => {
-    const pooled = Buffer.from('ff' + LEGACY_CPU_HEX.replace(/\s+/g, ''), 'hex').subarray(1);
+    const pooled = Buffer.from(`ff${LEGACY_CPU_HEX.replace(/\s+/g, '')}`, 'hex').subarray(1);
     expect(decodeKey('legacy', pooled)).toEqual({ series: CPU, base: 1597727834112, form: 'legacy' });
   });
 });
@@ -265,10 +332,30 @@ describe('encodeKey: refusals', () => {
   it.each([
     // schema, series, base, message
     ['ng', series('m'), 1, 'ng base must be a non-negative safe integer multiple of 2147483647: 1'],
-    ['ng', series('m'), -NG_WIDTH_MS, 'ng base must be a non-negative safe integer multiple of 2147483647: -2147483647'],
-    ['legacy', series('m'), NG_WIDTH_MS, 'legacy base must be a non-negative safe integer multiple of 4294967296: 2147483647'],
-    ['legacy', series('m', {}, { pod: 'a' }), 0, 'legacy keys have no resource map, so this series cannot be written: resource {"pod":"a"}'],
-    ['ng', series('a\uDC00'), 0, `metric key has a lone surrogate, which Heroic's ng encoder silently cuts the string at: "a\\udc00"`],
+    [
+      'ng',
+      series('m'),
+      -NG_WIDTH_MS,
+      'ng base must be a non-negative safe integer multiple of 2147483647: -2147483647',
+    ],
+    [
+      'legacy',
+      series('m'),
+      NG_WIDTH_MS,
+      'legacy base must be a non-negative safe integer multiple of 4294967296: 2147483647',
+    ],
+    [
+      'legacy',
+      series('m', {}, { pod: 'a' }),
+      0,
+      'legacy keys have no resource map, so this series cannot be written: resource {"pod":"a"}',
+    ],
+    [
+      'ng',
+      series('a\uDC00'),
+      0,
+      `metric key has a lone surrogate, which Heroic's ng encoder silently cuts the string at: "a\\udc00"`,
+    ],
     [
       'legacy',
       series('x'.repeat(32751)),
@@ -292,17 +379,37 @@ describe('decodeKey: malformed keys', () => {
   const cpuLegacySeries = component(component('02637075') + component('0000'));
   it.each([
     // schema, key hex, expected error
-    ['ng', '', `metric key: string length: the key ends inside a varint (byte 0 of 0)${NG_TAIL}metric key: string length: the key ends inside a varint (byte 0 of 0)`],
-    ['ng', '80', `metric key: string length: the key ends inside a varint (byte 0 of 1)${NG_TAIL}metric key: string length: the key ends inside a varint (byte 0 of 1)`],
-    ['ng', '05 6170', `metric key: string length 5 runs past the end of the key (byte 0 of 3)${NG_TAIL}metric key: string length 5 runs past the end of the key (byte 0 of 3)`],
+    [
+      'ng',
+      '',
+      `metric key: string length: the key ends inside a varint (byte 0 of 0)${NG_TAIL}metric key: string length: the key ends inside a varint (byte 0 of 0)`,
+    ],
+    [
+      'ng',
+      '80',
+      `metric key: string length: the key ends inside a varint (byte 0 of 1)${NG_TAIL}metric key: string length: the key ends inside a varint (byte 0 of 1)`,
+    ],
+    [
+      'ng',
+      '05 6170',
+      `metric key: string length 5 runs past the end of the key (byte 0 of 3)${NG_TAIL}metric key: string length 5 runs past the end of the key (byte 0 of 3)`,
+    ],
     [
       'ng',
       '01 6d 03 0161 0178 0162 0179 ff01 6161',
       `tag map entry 2 name: string length 383 runs past the end of the key (byte 11 of 15)${NG_TAIL}tag map entry 2 name: string length 383 runs past the end of the key (byte 11 of 15)`,
     ],
-    ['ng', '02 c328 00 00 00', `metric key: invalid UTF-8 in its 2 bytes (byte 1 of 6)${NG_TAIL}metric key: invalid UTF-8 in its 2 bytes (byte 1 of 6)`],
+    [
+      'ng',
+      '02 c328 00 00 00',
+      `metric key: invalid UTF-8 in its 2 bytes (byte 1 of 6)${NG_TAIL}metric key: invalid UTF-8 in its 2 bytes (byte 1 of 6)`,
+    ],
     // An encoded surrogate (CESU-8), which Java's decoder rejects too.
-    ['ng', '03 eda080 00 00 00', `metric key: invalid UTF-8 in its 3 bytes (byte 1 of 7)${NG_TAIL}metric key: invalid UTF-8 in its 3 bytes (byte 1 of 7)`],
+    [
+      'ng',
+      '03 eda080 00 00 00',
+      `metric key: invalid UTF-8 in its 3 bytes (byte 1 of 7)${NG_TAIL}metric key: invalid UTF-8 in its 3 bytes (byte 1 of 7)`,
+    ],
     [
       'ng',
       'ffffffffff00',
@@ -345,23 +452,75 @@ describe('decodeKey: malformed keys', () => {
     ],
     ['legacy', '', 'series component: the data ends inside a 2-byte length (byte 0 of 0)'],
     ['legacy', '00c3 0007', 'series component: length 195 runs past the end of the key (byte 0 of 4)'],
-    ['legacy', '8000' + '00'.repeat(32769), 'series component: length 32768 is over 32767, which Heroic reads as a negative Java short (byte 0 of 32771)'],
-    ['legacy', cpuLegacySeries.slice(0, -2) + '01' + component('0000000000000000'), 'series component: end-of-component byte is 0x01, not 0x00 (byte 14 of 26)'],
-    ['legacy', cpuLegacySeries, 'base component: the data ends inside a 2-byte length (byte 15 of 15)'],
-    ['legacy', cpuLegacySeries + component('00000000'), 'base component: length 4, where a base is 8 bytes (byte 15 of 22)'],
-    ['legacy', cpuLegacySeries + component('0000000000000001'), 'base: 1 is not a multiple of the legacy partition width 4294967296, so Heroic did not write it (byte 17 of 26)'],
-    ['legacy', cpuLegacySeries + component('ffffffff00000000'), 'base: -4294967296 is not a timestamp from 0 to 2^53 - 1 (byte 17 of 26)'],
-    ['legacy', cpuLegacySeries + component('0020000000000000'), 'base: 9007199254740992 is not a timestamp from 0 to 2^53 - 1 (byte 17 of 26)'],
-    ['legacy', cpuLegacySeries + component('0000000000000000') + '00', '1 trailing byte after the base component (byte 26 of 27)'],
-    ['legacy', cpuLegacySeries + '0008 0000000000000000', 'base component: the key ends before the end-of-component byte (byte 25 of 25)'],
-    ['legacy', component(component('05637075') + component('0000')) + component('0000000000000000'), 'metric key: unknown string flag 0x05 (byte 4 of 26)'],
-    ['legacy', component(component('') + component('0000')) + component('0000000000000000'), 'metric key: empty string payload, without the flag byte (byte 4 of 22)'],
-    ['legacy', component(component('02') + component('0000')) + component('0000000000000000'), 'metric key: text flag 0x02 with no text (Heroic writes "" as flag 0x01) (byte 4 of 23)'],
-    ['legacy', component(component('0161') + component('0000')) + component('0000000000000000'), 'metric key: 1 byte after the empty string flag (byte 5 of 24)'],
-    ['legacy', component(component('02ff') + component('0000')) + component('0000000000000000'), 'metric key: invalid UTF-8 in its 1 byte (byte 5 of 24)'],
     [
       'legacy',
-      component(component('02637075') + component('0000') + '00') + component('0000000000000000'),
+      `8000${'00'.repeat(32769)}`,
+      'series component: length 32768 is over 32767, which Heroic reads as a negative Java short (byte 0 of 32771)',
+    ],
+    [
+      'legacy',
+      `${cpuLegacySeries.slice(0, -2)}01${component('0000000000000000')}`,
+      'series component: end-of-component byte is 0x01, not 0x00 (byte 14 of 26)',
+    ],
+    ['legacy', cpuLegacySeries, 'base component: the data ends inside a 2-byte length (byte 15 of 15)'],
+    [
+      'legacy',
+      cpuLegacySeries + component('00000000'),
+      'base component: length 4, where a base is 8 bytes (byte 15 of 22)',
+    ],
+    [
+      'legacy',
+      cpuLegacySeries + component('0000000000000001'),
+      'base: 1 is not a multiple of the legacy partition width 4294967296, so Heroic did not write it (byte 17 of 26)',
+    ],
+    [
+      'legacy',
+      cpuLegacySeries + component('ffffffff00000000'),
+      'base: -4294967296 is not a timestamp from 0 to 2^53 - 1 (byte 17 of 26)',
+    ],
+    [
+      'legacy',
+      cpuLegacySeries + component('0020000000000000'),
+      'base: 9007199254740992 is not a timestamp from 0 to 2^53 - 1 (byte 17 of 26)',
+    ],
+    [
+      'legacy',
+      `${cpuLegacySeries + component('0000000000000000')}00`,
+      '1 trailing byte after the base component (byte 26 of 27)',
+    ],
+    [
+      'legacy',
+      `${cpuLegacySeries}0008 0000000000000000`,
+      'base component: the key ends before the end-of-component byte (byte 25 of 25)',
+    ],
+    [
+      'legacy',
+      component(component('05637075') + component('0000')) + component('0000000000000000'),
+      'metric key: unknown string flag 0x05 (byte 4 of 26)',
+    ],
+    [
+      'legacy',
+      component(component('') + component('0000')) + component('0000000000000000'),
+      'metric key: empty string payload, without the flag byte (byte 4 of 22)',
+    ],
+    [
+      'legacy',
+      component(component('02') + component('0000')) + component('0000000000000000'),
+      'metric key: text flag 0x02 with no text (Heroic writes "" as flag 0x01) (byte 4 of 23)',
+    ],
+    [
+      'legacy',
+      component(component('0161') + component('0000')) + component('0000000000000000'),
+      'metric key: 1 byte after the empty string flag (byte 5 of 24)',
+    ],
+    [
+      'legacy',
+      component(component('02ff') + component('0000')) + component('0000000000000000'),
+      'metric key: invalid UTF-8 in its 1 byte (byte 5 of 24)',
+    ],
+    [
+      'legacy',
+      component(`${component('02637075') + component('0000')}00`) + component('0000000000000000'),
       'series component: 1 trailing byte inside the component (byte 14 of 27)',
     ],
     [
@@ -371,28 +530,31 @@ describe('decodeKey: malformed keys', () => {
     ],
     [
       'legacy',
-      component(component('02637075') + component('0001' + entry('0261'))) + component('0000000000000000'),
+      component(component('02637075') + component(`0001${entry('0261')}`)) + component('0000000000000000'),
       'tag map entry 0 value: the data ends inside a 2-byte length (byte 17 of 30)',
     ],
     [
       'legacy',
-      component(component('02637075') + component('0001' + entry('0261') + '0009 0262')) + component('0000000000000000'),
+      component(component('02637075') + component(`0001${entry('0261')}0009 0262`)) + component('0000000000000000'),
       'tag map entry 0 value: string length 9 runs past the end of the tag map (byte 17 of 34)',
     ],
     [
       'legacy',
-      component(component('02637075') + component('0002' + entry('0261') + entry('0278') + entry('0261') + entry('0279'))) + component('0000000000000000'),
+      component(
+        component('02637075') + component(`0002${entry('0261')}${entry('0278')}${entry('0261')}${entry('0279')}`),
+      ) + component('0000000000000000'),
       'tag map entry 1: duplicate name "a" (byte 21 of 42)',
     ],
     [
       'legacy',
       // A null name reads as "", so it collides with an empty one.
-      component(component('02637075') + component('0002' + entry('00') + entry('0278') + entry('01') + entry('0279'))) + component('0000000000000000'),
+      component(component('02637075') + component(`0002${entry('00')}${entry('0278')}${entry('01')}${entry('0279')}`)) +
+        component('0000000000000000'),
       'tag map entry 1: duplicate name "" (byte 20 of 40)',
     ],
     [
       'legacy',
-      component(component('02637075') + component('0000')) + component('0000000000000000').slice(0, -2) + '07',
+      `${component(component('02637075') + component('0000')) + component('0000000000000000').slice(0, -2)}07`,
       'base component: end-of-component byte is 0x07, not 0x00 (byte 25 of 26)',
     ],
     // An ng key is not a legacy key.
@@ -409,14 +571,21 @@ describe('encodeKey and decodeKey: properties', () => {
     .tuple(fc.constantFrom(126, 127, 128, 129, 16510, 16511, 16512, 16513, 20000), anyChar)
     .map(([n, ch]) => ch + 'x'.repeat(n - utf8Length(ch)));
   const shortText = fc.string({ unit: anyChar, maxLength: 12 });
-  const text = fc.oneof({ arbitrary: shortText, weight: 12 }, { arbitrary: fc.constant(''), weight: 2 }, { arbitrary: sizedText, weight: 1 });
+  const text = fc.oneof(
+    { arbitrary: shortText, weight: 12 },
+    { arbitrary: fc.constant(''), weight: 2 },
+    { arbitrary: sizedText, weight: 1 },
+  );
   const map = fc.oneof(
     { arbitrary: fc.dictionary(text, text, { maxKeys: 6 }), weight: 8 },
     { arbitrary: fc.constant({}), weight: 2 },
   );
   const baseFor = (schema: HeroicSchema): fc.Arbitrary<number> =>
     fc
-      .oneof(fc.integer({ min: 0, max: Math.floor(YEAR_2500_MS / widthOf(schema)) }), fc.constantFrom(0, 1, 2, 59, 60, 61))
+      .oneof(
+        fc.integer({ min: 0, max: Math.floor(YEAR_2500_MS / widthOf(schema)) }),
+        fc.constantFrom(0, 1, 2, 59, 60, 61),
+      )
       .map((k) => k * widthOf(schema));
 
   it('ng: round-trips any series and base, and re-encodes to the same bytes', () => {
@@ -424,7 +593,11 @@ describe('encodeKey and decodeKey: properties', () => {
       fc.property(fc.record({ key: text, tags: map, resource: map }), baseFor('ng'), (s, base) => {
         const bytes = encodeKey('ng', s, base);
         const decoded = decodeKey('ng', bytes);
-        expect(decoded).toEqual({ series: { key: s.key, tags: { ...s.tags }, resource: { ...s.resource } }, base, form: 'ng' });
+        expect(decoded).toEqual({
+          series: { key: s.key, tags: { ...s.tags }, resource: { ...s.resource } },
+          base,
+          form: 'ng',
+        });
         expect(hex(encodeKey('ng', (decoded as DecodedKey).series, base))).toBe(hex(bytes));
       }),
       { numRuns: 200 },
@@ -433,15 +606,20 @@ describe('encodeKey and decodeKey: properties', () => {
 
   it('ng: round-trips maps of sizes either side of the varint boundaries', () => {
     fc.assert(
-      fc.property(fc.constantFrom(127, 128, 16511, 16512), fc.constantFrom('tags', 'resource'), shortText, (n, which, value) => {
-        const m: Record<string, string> = {};
-        for (let i = 0; i < n; i++) m[`k${i}`] = value;
-        const s = which === 'tags' ? series('m', m) : series('m', {}, m);
-        const decoded = decodeKey('ng', encodeKey('ng', s, NG_WIDTH_MS)) as DecodedKey;
-        expect(decoded.form).toBe('ng');
-        expect(Object.keys(decoded.series[which])).toHaveLength(n);
-        expect(decoded.series[which]['k16']).toBe(value);
-      }),
+      fc.property(
+        fc.constantFrom(127, 128, 16511, 16512),
+        fc.constantFrom('tags', 'resource'),
+        shortText,
+        (n, which, value) => {
+          const m: Record<string, string> = {};
+          for (let i = 0; i < n; i++) m[`k${i}`] = value;
+          const s = which === 'tags' ? series('m', m) : series('m', {}, m);
+          const decoded = decodeKey('ng', encodeKey('ng', s, NG_WIDTH_MS)) as DecodedKey;
+          expect(decoded.form).toBe('ng');
+          expect(Object.keys(decoded.series[which])).toHaveLength(n);
+          expect(decoded.series[which]['k16']).toBe(value);
+        },
+      ),
       { numRuns: 12 },
     );
   });
@@ -453,7 +631,11 @@ describe('encodeKey and decodeKey: properties', () => {
         const baseBytes = encodeKey('ng', series(''), base).subarray(3);
         // Drop the resource map's single 00, which sits just before the base.
         const preResource = Buffer.concat([current.subarray(0, current.length - baseBytes.length - 1), baseBytes]);
-        expect(decodeKey('ng', preResource)).toEqual({ series: { key: s.key, tags: { ...s.tags }, resource: {} }, base, form: 'ng-pre-resource' });
+        expect(decodeKey('ng', preResource)).toEqual({
+          series: { key: s.key, tags: { ...s.tags }, resource: {} },
+          base,
+          form: 'ng-pre-resource',
+        });
       }),
       { numRuns: 100 },
     );
@@ -491,22 +673,33 @@ describe('encodeKey and decodeKey: properties', () => {
   };
 
   it.each(SCHEMAS)('%s: decoding random bytes returns a key or an error and never throws', (schema) => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => decodeNeverThrows(schema, bytes)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => decodeNeverThrows(schema, bytes)),
+      { numRuns: 500 },
+    );
   });
 
   it.each(SCHEMAS)('%s: decoding damaged keys (a byte changed, cut or added) returns a key or an error', (schema) => {
-    const valid = fc.record({ key: shortText, tags: fc.dictionary(shortText, shortText, { maxKeys: 4 }) }).map((s) => encodeKey(schema, { ...s, resource: {} }, 3 * widthOf(schema)));
+    const valid = fc
+      .record({ key: shortText, tags: fc.dictionary(shortText, shortText, { maxKeys: 4 }) })
+      .map((s) => encodeKey(schema, { ...s, resource: {} }, 3 * widthOf(schema)));
     fc.assert(
-      fc.property(valid, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'cut', 'insert'), (bytes, at, byte, how) => {
-        const i = at % bytes.length;
-        const damaged =
-          how === 'set'
-            ? Buffer.from(bytes).fill(byte, i, i + 1)
-            : how === 'cut'
-              ? bytes.subarray(0, i)
-              : Buffer.concat([bytes.subarray(0, i), Uint8Array.of(byte), bytes.subarray(i)]);
-        decodeNeverThrows(schema, damaged);
-      }),
+      fc.property(
+        valid,
+        fc.nat(),
+        fc.integer({ min: 0, max: 255 }),
+        fc.constantFrom('set', 'cut', 'insert'),
+        (bytes, at, byte, how) => {
+          const i = at % bytes.length;
+          const damaged =
+            how === 'set'
+              ? Buffer.from(bytes).fill(byte, i, i + 1)
+              : how === 'cut'
+                ? bytes.subarray(0, i)
+                : Buffer.concat([bytes.subarray(0, i), Uint8Array.of(byte), bytes.subarray(i)]);
+          decodeNeverThrows(schema, damaged);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -29,7 +29,8 @@ export const LEGACY_WIDTH_MS = 4294967296;
 
 export function widthOf(schema: HeroicSchema): number {
   const width = WIDTH_MS.get(schema);
-  if (width === undefined) throw new RangeError(`unknown Heroic schema: ${JSON.stringify(schema)} (expected "ng" or "legacy")`);
+  if (width === undefined)
+    throw new RangeError(`unknown Heroic schema: ${JSON.stringify(schema)} (expected "ng" or "legacy")`);
   return width;
 }
 
@@ -51,7 +52,9 @@ export function columnOf(schema: HeroicSchema, base: number, timestampMs: number
   checkBase(schema, base);
   const offset = timestampMs - base;
   if (offset < 0 || offset >= width) {
-    throw new RangeError(`timestamp ${timestampMs} is outside the ${schema} partition at base ${base} (${base} to ${base + width - 1})`);
+    throw new RangeError(
+      `timestamp ${timestampMs} is outside the ${schema} partition at base ${base} (${base} to ${base + width - 1})`,
+    );
   }
   // Legacy shifts offsets into the whole signed int range so that signed column order is time order.
   return schema === 'ng' ? offset : offset - LEGACY_SHIFT;
@@ -179,7 +182,9 @@ function encodeNg(series: HeroicSeries, base: number): Buffer {
 
 function writeNgString(parts: Uint8Array[], s: string, what: string): void {
   if (LONE_SURROGATE.test(s)) {
-    throw new RangeError(`${what} has a lone surrogate, which Heroic's ng encoder silently cuts the string at: ${JSON.stringify(s)}`);
+    throw new RangeError(
+      `${what} has a lone surrogate, which Heroic's ng encoder silently cuts the string at: ${JSON.stringify(s)}`,
+    );
   }
   const bytes = utf8Encoder.encode(s);
   parts.push(compactVarLong(bytes.length), bytes);
@@ -217,9 +222,13 @@ function decodeNg(bytes: Uint8Array, withResource: boolean): DecodedKey {
   const resource = withResource ? readNgMap(c, 'resource map') : nullMap();
   const baseAt = c.pos;
   const base = readCompactVarLong(c, 'base');
-  if (base > BigInt(Number.MAX_SAFE_INTEGER)) c.fail(`base: ${base} is over 2^53 - 1, past any timestamp we read`, baseAt);
+  if (base > BigInt(Number.MAX_SAFE_INTEGER))
+    c.fail(`base: ${base} is over 2^53 - 1, past any timestamp we read`, baseAt);
   if (base % BigInt(NG_WIDTH_MS) !== 0n) {
-    c.fail(`base: ${base} is not a multiple of the ng partition width ${NG_WIDTH_MS}, so Heroic did not write it`, baseAt);
+    c.fail(
+      `base: ${base} is not a multiple of the ng partition width ${NG_WIDTH_MS}, so Heroic did not write it`,
+      baseAt,
+    );
   }
   if (c.pos !== bytes.length) c.fail(`${count(bytes.length - c.pos, 'trailing byte')} after the base`, c.pos);
   return { series: { key, tags, resource }, base: Number(base), form: withResource ? 'ng' : 'ng-pre-resource' };
@@ -286,7 +295,9 @@ function readCompactVarLong(c: Cursor, what: string): bigint {
 
 function encodeLegacy(series: HeroicSeries, base: number): Buffer {
   if (!isEmptyMap(series.resource)) {
-    throw new RangeError(`legacy keys have no resource map, so this series cannot be written: resource ${JSON.stringify({ ...series.resource })}`);
+    throw new RangeError(
+      `legacy keys have no resource map, so this series cannot be written: resource ${JSON.stringify({ ...series.resource })}`,
+    );
   }
   const mapParts: Uint8Array[] = [u16(sortedEntries(series.tags).length)];
   for (const [k, v] of sortedEntries(series.tags)) {
@@ -325,8 +336,12 @@ const END_OF_COMPONENT = 0x00;
 function decodeLegacy(bytes: Uint8Array): DecodedKey {
   const c = new Cursor(bytes);
   const { key, tags } = readComponent(c, bytes.length, 'the key', 'series component', (seriesEnd) => {
-    const key = readComponent(c, seriesEnd, 'the series component', 'metric key component', (end) => readLegacyString(c, end, 'metric key'));
-    const tags = readComponent(c, seriesEnd, 'the series component', 'tag map component', (end) => readLegacyMap(c, end));
+    const key = readComponent(c, seriesEnd, 'the series component', 'metric key component', (end) =>
+      readLegacyString(c, end, 'metric key'),
+    );
+    const tags = readComponent(c, seriesEnd, 'the series component', 'tag map component', (end) =>
+      readLegacyMap(c, end),
+    );
     return { key, tags };
   });
   const base = readComponent(c, bytes.length, 'the key', 'base component', (end) => {
@@ -335,7 +350,10 @@ function decodeLegacy(bytes: Uint8Array): DecodedKey {
     const v = new DataView(bytes.buffer, bytes.byteOffset + at, 8).getBigInt64(0);
     if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) c.fail(`base: ${v} is not a timestamp from 0 to 2^53 - 1`, at);
     if (v % BigInt(LEGACY_WIDTH_MS) !== 0n) {
-      c.fail(`base: ${v} is not a multiple of the legacy partition width ${LEGACY_WIDTH_MS}, so Heroic did not write it`, at);
+      c.fail(
+        `base: ${v} is not a multiple of the legacy partition width ${LEGACY_WIDTH_MS}, so Heroic did not write it`,
+        at,
+      );
     }
     c.pos += 8;
     return Number(v);
@@ -366,7 +384,8 @@ function readLegacyLength(c: Cursor, limit: number, what: string): number {
   const at = c.pos;
   if (limit - at < 2) c.fail(`${what}: the data ends inside a 2-byte length`, at);
   const n = (c.bytes[at]! << 8) | c.bytes[at + 1]!;
-  if (n > LEGACY_U16_MAX) c.fail(`${what}: length ${n} is over ${LEGACY_U16_MAX}, which Heroic reads as a negative Java short`, at);
+  if (n > LEGACY_U16_MAX)
+    c.fail(`${what}: length ${n} is over ${LEGACY_U16_MAX}, which Heroic reads as a negative Java short`, at);
   c.pos += 2;
   return n;
 }
@@ -377,7 +396,11 @@ function readLegacyString(c: Cursor, end: number, what: string): string | null {
   if (end === at) c.fail(`${what}: empty string payload, without the flag byte`, at);
   const flag = c.bytes[c.pos++]!;
   if (flag === LEGACY_NULL || flag === LEGACY_EMPTY) {
-    if (c.pos !== end) c.fail(`${what}: ${count(end - c.pos, 'byte')} after the ${flag === LEGACY_NULL ? 'null' : 'empty'} string flag`, c.pos);
+    if (c.pos !== end)
+      c.fail(
+        `${what}: ${count(end - c.pos, 'byte')} after the ${flag === LEGACY_NULL ? 'null' : 'empty'} string flag`,
+        c.pos,
+      );
     return flag === LEGACY_NULL ? null : '';
   }
   if (flag !== LEGACY_TEXT) c.fail(`${what}: unknown string flag 0x${hexByte(flag)}`, at);

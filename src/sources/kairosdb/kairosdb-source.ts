@@ -7,7 +7,17 @@ import type { IndexLoaders } from '../../query/index-loaders.js';
 import type { TimeRange } from '../../query/model.js';
 import type { SeriesPredicate } from '../../query/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type { PingReport, RowKey, ScanOptions, SchemaRepairStatus, ServiceIndex, Slice, Store, StoreLimits, WriteBatch } from '../../store/store.js';
+import type {
+  PingReport,
+  RowKey,
+  ScanOptions,
+  SchemaRepairStatus,
+  ServiceIndex,
+  Slice,
+  Store,
+  StoreLimits,
+  WriteBatch,
+} from '../../store/store.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { planSeries, type IndexReader } from './plan.js';
 
@@ -51,9 +61,23 @@ export class KairosdbSource implements Source {
     return this.store.metricNames(prefix, limit);
   }
 
-  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+  async findSeries(
+    index: IndexLoaders,
+    metric: string,
+    range: TimeRange,
+    matches: SeriesPredicate,
+    options: FindSeriesOptions = {},
+  ): Promise<SeriesPlan> {
     const widthMs = rowWidthMs(await this.store.spec());
-    const plan = await planSeries(this.reader(index), metric, range, matches, widthMs, options.lane, options.latestPeriods);
+    const plan = await planSeries(
+      this.reader(index),
+      metric,
+      range,
+      matches,
+      widthMs,
+      options.lane,
+      options.latestPeriods,
+    );
     return { periods: plan.rowTimes.length, partitions: plan.partitions, widthMs, warnings: plan.warnings };
   }
 
@@ -75,6 +99,7 @@ export class KairosdbSource implements Source {
     return this.store.deleteMetricName(metric);
   }
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store with nothing to report resolves with nothing.
   ping(): Promise<PingReport | void> {
     return this.store.ping();
   }
@@ -87,16 +112,21 @@ export class KairosdbSource implements Source {
   private reader(index: IndexLoaders): IndexReader {
     const { name, store } = this;
     return {
-      rowTimes: (metric, startMs, endMs) => index.load(name, 'rowTimes', metric, [startMs, endMs], () => store.rowTimes(metric, startMs, endMs)),
-      rowKeys: (metric, rowTime) => index.load(name, 'rowKeys', metric, [rowTime], () => store.rowKeys(metric, rowTime)),
-      legacyRowKeys: (metric, startMs, endMs) => index.load(name, 'legacyRowKeys', metric, [startMs, endMs], () => store.legacyRowKeys(metric, startMs, endMs)),
+      rowTimes: (metric, startMs, endMs) =>
+        index.load(name, 'rowTimes', metric, [startMs, endMs], () => store.rowTimes(metric, startMs, endMs)),
+      rowKeys: (metric, rowTime) =>
+        index.load(name, 'rowKeys', metric, [rowTime], () => store.rowKeys(metric, rowTime)),
+      legacyRowKeys: (metric, startMs, endMs) =>
+        index.load(name, 'legacyRowKeys', metric, [startMs, endMs], () => store.legacyRowKeys(metric, startMs, endMs)),
       // KairosDB 1.3's tag index, where the store keeps one: what it covers is in memory (read when the store
       // connected), so not a store call; each tag=value partition is read once per row time and limit per request.
       ...(store.indexedTags !== undefined && store.tagIndexedRowKeys !== undefined
         ? {
             indexedTags: (metric: string, rowTime: number) => store.indexedTags!(metric, rowTime),
             tagIndexedRowKeys: (metric: string, rowTime: number, tag: string, value: string, limit?: number) =>
-              index.load(name, 'tagIndexedRowKeys', metric, [rowTime, tag, value, limit ?? 0], () => store.tagIndexedRowKeys!(metric, rowTime, tag, value, limit)),
+              index.load(name, 'tagIndexedRowKeys', metric, [rowTime, tag, value, limit ?? 0], () =>
+                store.tagIndexedRowKeys!(metric, rowTime, tag, value, limit),
+              ),
           }
         : {}),
     };

@@ -17,7 +17,13 @@ export interface IndexReader {
   /** Store.indexedTags; a reader without it never uses a tag index. */
   indexedTags?(metric: string, rowTime: number): Promise<IndexedTags>;
   /** Store.tagIndexedRowKeys. */
-  tagIndexedRowKeys?(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys>;
+  tagIndexedRowKeys?(
+    metric: string,
+    rowTime: number,
+    tag: string,
+    value: string,
+    limit?: number,
+  ): Promise<TaggedRowKeys>;
 }
 
 export interface RowPlan {
@@ -34,13 +40,24 @@ export interface RowPlan {
  * `latestRowTimes` keeps only the latest that many row times with data in the range (and narrows the legacy lookup to
  * them), so a lookup from `start_absolute: 0` never walks all history.
  */
-export async function planSeries(index: IndexReader, metric: string, range: TimeRange, matches: SeriesPredicate, widthMs: number, lane?: Lane, latestRowTimes?: number): Promise<RowPlan> {
+export async function planSeries(
+  index: IndexReader,
+  metric: string,
+  range: TimeRange,
+  matches: SeriesPredicate,
+  widthMs: number,
+  lane?: Lane,
+  latestRowTimes?: number,
+): Promise<RowPlan> {
   const lookupStart = lookupStartMs(range.startMs, widthMs);
   let rowTimes: number[];
   let legacy: RowKey[];
   let startMs = range.startMs;
   if (latestRowTimes === undefined) {
-    [rowTimes, legacy] = await Promise.all([index.rowTimes(metric, lookupStart, range.endMs), index.legacyRowKeys(metric, lookupStart, range.endMs)]);
+    [rowTimes, legacy] = await Promise.all([
+      index.rowTimes(metric, lookupStart, range.endMs),
+      index.legacyRowKeys(metric, lookupStart, range.endMs),
+    ]);
   } else {
     const all = await index.rowTimes(metric, lookupStart, range.endMs);
     rowTimes = all.slice(-latestRowTimes);
@@ -72,7 +89,9 @@ export async function planSeries(index: IndexReader, metric: string, range: Time
     seen.add(id);
     partitions.push(key);
   }
-  const warnings = [...unknownTypes].map((type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`);
+  const warnings = [...unknownTypes].map(
+    (type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`,
+  );
   return { rowTimes, partitions, warnings };
 }
 
@@ -88,13 +107,26 @@ export const TAG_INDEX_PROBE_ROWS = 4096;
  * checks every candidate against the whole filter, so the index only narrows. Unlike KairosDB, tags that are not indexed
  * (or periods written before they were) are read from row_keys instead of from an index that never listed them.
  */
-async function seriesAt(index: IndexReader, metric: string, rowTime: number, exact: ReadonlyMap<string, readonly string[]> | undefined): Promise<RowKey[]> {
-  if (exact === undefined || exact.size === 0 || index.indexedTags === undefined || index.tagIndexedRowKeys === undefined) return index.rowKeys(metric, rowTime);
+async function seriesAt(
+  index: IndexReader,
+  metric: string,
+  rowTime: number,
+  exact: ReadonlyMap<string, readonly string[]> | undefined,
+): Promise<RowKey[]> {
+  if (
+    exact === undefined ||
+    exact.size === 0 ||
+    index.indexedTags === undefined ||
+    index.tagIndexedRowKeys === undefined
+  )
+    return index.rowKeys(metric, rowTime);
   const indexed = await index.indexedTags(metric, rowTime);
   const groups = [...exact].filter(([tag]) => indexed === 'all' || indexed.has(tag));
   if (groups.length === 0) return index.rowKeys(metric, rowTime);
   const read = async ([tag, values]: [string, readonly string[]], limit?: number) => {
-    const parts = await Promise.all(values.map((value) => index.tagIndexedRowKeys!(metric, rowTime, tag, value, limit)));
+    const parts = await Promise.all(
+      values.map((value) => index.tagIndexedRowKeys!(metric, rowTime, tag, value, limit)),
+    );
     return { keys: parts.flatMap((part) => part.keys), complete: parts.every((part) => part.complete) };
   };
   if (groups.length === 1) return (await read(groups[0]!)).keys;
@@ -102,7 +134,8 @@ async function seriesAt(index: IndexReader, metric: string, rowTime: number, exa
   // the wrong column (§4 C); here each group's first rows are read and a group that ends within them is counted exactly.
   const probes = await Promise.all(groups.map((group) => read(group, TAG_INDEX_PROBE_ROWS)));
   let best: RowKey[] | undefined;
-  for (const probe of probes) if (probe.complete && (best === undefined || probe.keys.length < best.length)) best = probe.keys;
+  for (const probe of probes)
+    if (probe.complete && (best === undefined || probe.keys.length < best.length)) best = probe.keys;
   if (best !== undefined) return best;
   // Every group is large: the one with the fewest partitions to read, read whole (never more than row_keys holds).
   const fewest = groups.reduce((a, b) => (b[1].length < a[1].length ? b : a));

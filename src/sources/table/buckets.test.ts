@@ -1,14 +1,23 @@
 import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUCKET_COLUMN_TYPES, BUCKET_KINDS, Buckets, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Bucket, type BucketSpec } from './buckets.js';
+import {
+  BUCKET_COLUMN_TYPES,
+  BUCKET_KINDS,
+  Buckets,
+  MAX_TIMESTAMP_MS,
+  MIN_TIMESTAMP_MS,
+  type Bucket,
+  type BucketSpec,
+} from './buckets.js';
 
 const { LocalDate, Long, dataTypes } = cassandra.types;
 const H = 3_600_000;
 const D = 86_400_000;
 const utc = (kind: BucketSpec['kind'], column: string, widthMs?: number): Buckets =>
   new Buckets({ kind, zone: 'UTC', ...(widthMs !== undefined ? { widthMs } : {}) }, column);
-const berlin = (kind: 'date-text' | 'date', column: string): Buckets => new Buckets({ kind, zone: 'Europe/Berlin' }, column);
+const berlin = (kind: 'date-text' | 'date', column: string): Buckets =>
+  new Buckets({ kind, zone: 'Europe/Berlin' }, column);
 const bucket = (value: unknown, startMs: number, endMs: number): Bucket => ({ value, startMs, endMs });
 
 /** 2023-11-14T22:13:20Z, 23:13:20 in Berlin. */
@@ -21,28 +30,98 @@ describe('of', () => {
     // name, buckets, timestamp, expected bucket
     ['date-text UTC', utc('date-text', 'text'), T, bucket('2023-11-14', T_DAY, T_DAY + D)],
     ['date-text UTC at UTC midnight', utc('date-text', 'text'), T_DAY, bucket('2023-11-14', T_DAY, T_DAY + D)],
-    ['date-text UTC 1 ms before UTC midnight', utc('date-text', 'text'), T_DAY - 1, bucket('2023-11-13', T_DAY - D, T_DAY)],
+    [
+      'date-text UTC 1 ms before UTC midnight',
+      utc('date-text', 'text'),
+      T_DAY - 1,
+      bucket('2023-11-13', T_DAY - D, T_DAY),
+    ],
     ['date-text UTC before 1970', utc('date-text', 'text'), -1, bucket('1969-12-31', -D, 0)],
-    ['date-text UTC, first day', utc('date-text', 'ascii'), MIN_TIMESTAMP_MS, bucket('0000-01-01', MIN_TIMESTAMP_MS, MIN_TIMESTAMP_MS + D)],
-    ['date-text UTC, last day', utc('date-text', 'varchar'), MAX_TIMESTAMP_MS, bucket('9999-12-31', MAX_TIMESTAMP_MS + 1 - D, MAX_TIMESTAMP_MS + 1)],
+    [
+      'date-text UTC, first day',
+      utc('date-text', 'ascii'),
+      MIN_TIMESTAMP_MS,
+      bucket('0000-01-01', MIN_TIMESTAMP_MS, MIN_TIMESTAMP_MS + D),
+    ],
+    [
+      'date-text UTC, last day',
+      utc('date-text', 'varchar'),
+      MAX_TIMESTAMP_MS,
+      bucket('9999-12-31', MAX_TIMESTAMP_MS + 1 - D, MAX_TIMESTAMP_MS + 1),
+    ],
     ['date-text Berlin', berlin('date-text', 'text'), T, bucket('2023-11-14', T_DAY - H, T_DAY + 23 * H)],
-    ['date-text Berlin at local midnight', berlin('date-text', 'text'), T_DAY - H, bucket('2023-11-14', T_DAY - H, T_DAY + 23 * H)],
-    ['date-text Berlin 1 ms before local midnight', berlin('date-text', 'text'), T_DAY - H - 1, bucket('2023-11-13', T_DAY - 25 * H, T_DAY - H)],
-    ['date-text Berlin at UTC midnight (01:00 local)', berlin('date-text', 'text'), T_DAY, bucket('2023-11-14', T_DAY - H, T_DAY + 23 * H)],
+    [
+      'date-text Berlin at local midnight',
+      berlin('date-text', 'text'),
+      T_DAY - H,
+      bucket('2023-11-14', T_DAY - H, T_DAY + 23 * H),
+    ],
+    [
+      'date-text Berlin 1 ms before local midnight',
+      berlin('date-text', 'text'),
+      T_DAY - H - 1,
+      bucket('2023-11-13', T_DAY - 25 * H, T_DAY - H),
+    ],
+    [
+      'date-text Berlin at UTC midnight (01:00 local)',
+      berlin('date-text', 'text'),
+      T_DAY,
+      bucket('2023-11-14', T_DAY - H, T_DAY + 23 * H),
+    ],
     // 2024-03-31 is 23 h (02:00 CET becomes 03:00 CEST), 2024-10-27 is 25 h (03:00 CEST becomes 02:00 CET).
-    ['date-text Berlin, spring change', berlin('date-text', 'text'), 1711846800000, bucket('2024-03-31', 1711839600000, 1711922400000)],
-    ['date-text Berlin, day after spring change', berlin('date-text', 'text'), 1711922400000, bucket('2024-04-01', 1711922400000, 1712008800000)],
-    ['date-text Berlin, autumn change', berlin('date-text', 'text'), 1730070000000 - 1, bucket('2024-10-27', 1729980000000, 1730070000000)],
+    [
+      'date-text Berlin, spring change',
+      berlin('date-text', 'text'),
+      1711846800000,
+      bucket('2024-03-31', 1711839600000, 1711922400000),
+    ],
+    [
+      'date-text Berlin, day after spring change',
+      berlin('date-text', 'text'),
+      1711922400000,
+      bucket('2024-04-01', 1711922400000, 1712008800000),
+    ],
+    [
+      'date-text Berlin, autumn change',
+      berlin('date-text', 'text'),
+      1730070000000 - 1,
+      bucket('2024-10-27', 1729980000000, 1730070000000),
+    ],
     ['date-text Berlin before 1970', berlin('date-text', 'text'), -1, bucket('1970-01-01', -H, 23 * H)],
     ['date UTC', utc('date', 'date'), T, bucket(new LocalDate(2023, 11, 14), T_DAY, T_DAY + D)],
     ['date UTC before 1970', utc('date', 'date'), -D - 1, bucket(new LocalDate(1969, 12, 30), -2 * D, -D)],
-    ['date Berlin', berlin('date', 'date'), T_DAY - H - 1, bucket(new LocalDate(2023, 11, 13), T_DAY - 25 * H, T_DAY - H)],
-    ['date Berlin, spring change', berlin('date', 'date'), 1711839600000, bucket(new LocalDate(2024, 3, 31), 1711839600000, 1711922400000)],
-    ['date Berlin, autumn change', berlin('date', 'date'), 1729980000000, bucket(new LocalDate(2024, 10, 27), 1729980000000, 1730070000000)],
+    [
+      'date Berlin',
+      berlin('date', 'date'),
+      T_DAY - H - 1,
+      bucket(new LocalDate(2023, 11, 13), T_DAY - 25 * H, T_DAY - H),
+    ],
+    [
+      'date Berlin, spring change',
+      berlin('date', 'date'),
+      1711839600000,
+      bucket(new LocalDate(2024, 3, 31), 1711839600000, 1711922400000),
+    ],
+    [
+      'date Berlin, autumn change',
+      berlin('date', 'date'),
+      1729980000000,
+      bucket(new LocalDate(2024, 10, 27), 1729980000000, 1730070000000),
+    ],
     // Havana goes back from 01:00 to 00:00 on 2024-11-03, so that day starts at its first midnight.
-    ['date Havana, midnight twice', new Buckets({ kind: 'date', zone: 'America/Havana' }, 'date'), 1730606400000, bucket(new LocalDate(2024, 11, 3), 1730606400000, 1730696400000)],
+    [
+      'date Havana, midnight twice',
+      new Buckets({ kind: 'date', zone: 'America/Havana' }, 'date'),
+      1730606400000,
+      bucket(new LocalDate(2024, 11, 3), 1730606400000, 1730696400000),
+    ],
     // And jumps from 00:00 to 01:00 on 2024-03-10, so that day starts at 01:00.
-    ['date-text Havana, no midnight', new Buckets({ kind: 'date-text', zone: 'America/Havana' }, 'text'), 1710046800000, bucket('2024-03-10', 1710046800000, 1710129600000)],
+    [
+      'date-text Havana, no midnight',
+      new Buckets({ kind: 'date-text', zone: 'America/Havana' }, 'text'),
+      1710046800000,
+      bucket('2024-03-10', 1710046800000, 1710129600000),
+    ],
     ['epoch-day int', utc('epoch-day', 'int'), T, bucket(19675, T_DAY, T_DAY + D)],
     ['epoch-day bigint', utc('epoch-day', 'bigint'), T, bucket(Long.fromNumber(19675), T_DAY, T_DAY + D)],
     ['epoch-day int before 1970', utc('epoch-day', 'int'), -1, bucket(-1, -D, 0)],
@@ -51,8 +130,18 @@ describe('of', () => {
     ['epoch-hour int', utc('epoch-hour', 'int'), T, bucket(472222, 1699999200000, 1700002800000)],
     ['epoch-hour bigint before 1970', utc('epoch-hour', 'bigint'), -1, bucket(Long.fromNumber(-1), -H, 0)],
     ['fixed 15 min int', utc('fixed', 'int', 900_000), T, bucket(1888888, 1699999200000, 1700000100000)],
-    ['fixed 15 min bigint', utc('fixed', 'bigint', 900_000), T, bucket(Long.fromNumber(1888888), 1699999200000, 1700000100000)],
-    ['fixed 1 h timestamp', utc('fixed', 'timestamp', H), T, bucket(new Date(1699999200000), 1699999200000, 1700002800000)],
+    [
+      'fixed 15 min bigint',
+      utc('fixed', 'bigint', 900_000),
+      T,
+      bucket(Long.fromNumber(1888888), 1699999200000, 1700000100000),
+    ],
+    [
+      'fixed 1 h timestamp',
+      utc('fixed', 'timestamp', H),
+      T,
+      bucket(new Date(1699999200000), 1699999200000, 1700002800000),
+    ],
     ['fixed 1 h timestamp before 1970', utc('fixed', 'timestamp', H), -1, bucket(new Date(-H), -H, 0)],
     ['fixed 7 ms int before 1970', utc('fixed', 'int', 7), -7, bucket(-1, -7, 0)],
     ['fixed 7 ms int before 1970', utc('fixed', 'int', 7), -8, bucket(-2, -14, -7)],
@@ -62,9 +151,24 @@ describe('of', () => {
 
   it.each([
     // name, buckets, timestamp, message
-    ['not an integer', utc('epoch-day', 'int'), 1.5, 'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: 1.5'],
-    ['NaN', utc('date-text', 'text'), NaN, 'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: NaN'],
-    ['before year 0', utc('date', 'date'), MIN_TIMESTAMP_MS - 1, 'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: -62167219200001'],
+    [
+      'not an integer',
+      utc('epoch-day', 'int'),
+      1.5,
+      'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: 1.5',
+    ],
+    [
+      'NaN',
+      utc('date-text', 'text'),
+      NaN,
+      'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: NaN',
+    ],
+    [
+      'before year 0',
+      utc('date', 'date'),
+      MIN_TIMESTAMP_MS - 1,
+      'timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: -62167219200001',
+    ],
     [
       'year 10000 in Berlin',
       berlin('date-text', 'text'),
@@ -176,8 +280,22 @@ describe('between', () => {
 
   it.each([
     // name, buckets, start, end, max, message
-    ['a leap year of days', utc('date-text', 'text'), 1704067200000, 1735689599999, 365, '366 date-text buckets from 2024-01-01 to 2024-12-31 are over the limit of 365'],
-    ['a year in Berlin (DST does not change the count)', berlin('date', 'date'), 1704067200000 - H, 1735689599999 - H, 100, '366 date buckets from 2024-01-01 to 2024-12-31 are over the limit of 100'],
+    [
+      'a leap year of days',
+      utc('date-text', 'text'),
+      1704067200000,
+      1735689599999,
+      365,
+      '366 date-text buckets from 2024-01-01 to 2024-12-31 are over the limit of 365',
+    ],
+    [
+      'a year in Berlin (DST does not change the count)',
+      berlin('date', 'date'),
+      1704067200000 - H,
+      1735689599999 - H,
+      100,
+      '366 date buckets from 2024-01-01 to 2024-12-31 are over the limit of 100',
+    ],
     ['epoch hours', utc('epoch-hour', 'bigint'), -H, H, 2, '3 epoch-hour buckets from -1 to 1 are over the limit of 2'],
     ['zero allowed', utc('epoch-day', 'int'), 0, 0, 0, '1 epoch-day buckets from 0 to 0 are over the limit of 0'],
     [
@@ -193,8 +311,12 @@ describe('between', () => {
   });
 
   it('refuses a bad max or timestamp', () => {
-    expect(() => utc('date-text', 'text').between(0, 1, -1)).toThrow(new RangeError('max must be a non-negative integer: -1'));
-    expect(() => utc('date-text', 'text').between(0, 0.5, 1)).toThrow(new RangeError('timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: 0.5'));
+    expect(() => utc('date-text', 'text').between(0, 1, -1)).toThrow(
+      new RangeError('max must be a non-negative integer: -1'),
+    );
+    expect(() => utc('date-text', 'text').between(0, 0.5, 1)).toThrow(
+      new RangeError('timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: 0.5'),
+    );
   });
 });
 
@@ -219,7 +341,9 @@ describe('fromColumn', () => {
   const timestamp = fc.oneof(
     fc.integer({ min: MIN_TIMESTAMP_MS + 2 * D, max: MAX_TIMESTAMP_MS - 2 * D }),
     fc.integer({ min: -3 * D, max: 3 * D }),
-    fc.constantFrom(1711839600000, 1711846800000, 1729980000000, 1730070000000, 1730606400000, 1710046800000).chain((t) => fc.integer({ min: t - 2 * H, max: t + 2 * H })),
+    fc
+      .constantFrom(1711839600000, 1711846800000, 1729980000000, 1730070000000, 1730606400000, 1710046800000)
+      .chain((t) => fc.integer({ min: t - 2 * H, max: t + 2 * H })),
   );
 
   it.each(SPECS)('%s: fromColumn(of(t).value) is of(t), which holds t and is what between(t, t) gives', (_name, b) => {
@@ -250,27 +374,87 @@ describe('fromColumn', () => {
     ['month 13', utc('date-text', 'text'), '2024-13-01', 'bucket value "2024-13-01" is not a YYYY-MM-DD date'],
     ['no zero padding', utc('date-text', 'text'), '2024-1-1', 'bucket value "2024-1-1" is not a YYYY-MM-DD date'],
     ['February 30', utc('date-text', 'text'), '2024-02-30', 'bucket value "2024-02-30" is not a YYYY-MM-DD date'],
-    ['February 29 of a common year', utc('date-text', 'text'), '2023-02-29', 'bucket value "2023-02-29" is not a YYYY-MM-DD date'],
+    [
+      'February 29 of a common year',
+      utc('date-text', 'text'),
+      '2023-02-29',
+      'bucket value "2023-02-29" is not a YYYY-MM-DD date',
+    ],
     ['a leading space', utc('date-text', 'text'), ' 2024-01-01', 'bucket value " 2024-01-01" is not a YYYY-MM-DD date'],
     ['a time', utc('date-text', 'text'), '2024-01-01T00', 'bucket value "2024-01-01T00" is not a YYYY-MM-DD date'],
     ['empty', utc('date-text', 'text'), '', 'bucket value "" is not a YYYY-MM-DD date'],
     ['a number', utc('date-text', 'text'), 19675, 'bucket value 19675 is not a YYYY-MM-DD date'],
     ['null', utc('date-text', 'text'), null, 'bucket value null is not a YYYY-MM-DD date'],
-    ['a skipped day', new Buckets({ kind: 'date-text', zone: 'Pacific/Apia' }, 'text'), '2011-12-30', 'bucket value "2011-12-30" is a day that Pacific/Apia skipped'],
-    ['a string for date', utc('date', 'date'), '2024-01-01', 'bucket value "2024-01-01" is not a CQL date (a LocalDate)'],
-    ['a date past 9999', utc('date', 'date'), new LocalDate(10000, 1, 1), 'bucket value LocalDate 10000-01-01 is not a date from 0000-01-01 to 9999-12-31'],
-    ['a date past Date', utc('date', 'date'), new (LocalDate as unknown as new (days: number) => cassandra.types.LocalDate)(2 ** 31 - 1), 'bucket value LocalDate 2147483647 is not a date from 0000-01-01 to 9999-12-31'],
+    [
+      'a skipped day',
+      new Buckets({ kind: 'date-text', zone: 'Pacific/Apia' }, 'text'),
+      '2011-12-30',
+      'bucket value "2011-12-30" is a day that Pacific/Apia skipped',
+    ],
+    [
+      'a string for date',
+      utc('date', 'date'),
+      '2024-01-01',
+      'bucket value "2024-01-01" is not a CQL date (a LocalDate)',
+    ],
+    [
+      'a date past 9999',
+      utc('date', 'date'),
+      new LocalDate(10000, 1, 1),
+      'bucket value LocalDate 10000-01-01 is not a date from 0000-01-01 to 9999-12-31',
+    ],
+    [
+      'a date past Date',
+      utc('date', 'date'),
+      new (LocalDate as unknown as new (days: number) => cassandra.types.LocalDate)(2 ** 31 - 1),
+      'bucket value LocalDate 2147483647 is not a date from 0000-01-01 to 9999-12-31',
+    ],
     ['a fraction', utc('epoch-day', 'int'), 1.5, 'bucket value 1.5 is not an integer epoch day number'],
     ['a numeric string', utc('epoch-day', 'int'), '5', 'bucket value "5" is not an integer epoch day number'],
     ['NaN', utc('epoch-hour', 'int'), NaN, 'bucket value NaN is not an integer epoch hour number'],
     ['past int', utc('epoch-hour', 'int'), 2 ** 31, 'bucket value 2147483648 does not fit an int column'],
-    ['past 9999', utc('epoch-day', 'bigint'), Long.fromNumber(2932897), 'bucket value Long 2932897 is an epoch day outside 0000-01-01 to 9999-12-31'],
-    ['past 2^53', utc('epoch-hour', 'bigint'), Long.fromString('9007199254740993'), 'bucket value Long 9007199254740993 is not an integer epoch hour number'],
-    ['an object', utc('fixed', 'bigint', 7), { low: 1, high: 0 }, 'bucket value of type Object is not an integer fixed bucket of 7 ms number'],
-    ['unaligned', utc('fixed', 'timestamp', H), new Date(5), 'bucket value 1970-01-01T00:00:00.005Z is not the start of a fixed bucket of 3600000 ms (not a multiple of 3600000)'],
-    ['unaligned before 1970', utc('fixed', 'timestamp', H), new Date(-5), 'bucket value 1969-12-31T23:59:59.995Z is not the start of a fixed bucket of 3600000 ms (not a multiple of 3600000)'],
-    ['an invalid Date', utc('fixed', 'timestamp', H), new Date(NaN), 'bucket value Invalid Date is not the start of a fixed bucket of 3600000 ms (a Date)'],
-    ['a number for timestamp', utc('fixed', 'timestamp', H), 0, 'bucket value 0 is not the start of a fixed bucket of 3600000 ms (a Date)'],
+    [
+      'past 9999',
+      utc('epoch-day', 'bigint'),
+      Long.fromNumber(2932897),
+      'bucket value Long 2932897 is an epoch day outside 0000-01-01 to 9999-12-31',
+    ],
+    [
+      'past 2^53',
+      utc('epoch-hour', 'bigint'),
+      Long.fromString('9007199254740993'),
+      'bucket value Long 9007199254740993 is not an integer epoch hour number',
+    ],
+    [
+      'an object',
+      utc('fixed', 'bigint', 7),
+      { low: 1, high: 0 },
+      'bucket value of type Object is not an integer fixed bucket of 7 ms number',
+    ],
+    [
+      'unaligned',
+      utc('fixed', 'timestamp', H),
+      new Date(5),
+      'bucket value 1970-01-01T00:00:00.005Z is not the start of a fixed bucket of 3600000 ms (not a multiple of 3600000)',
+    ],
+    [
+      'unaligned before 1970',
+      utc('fixed', 'timestamp', H),
+      new Date(-5),
+      'bucket value 1969-12-31T23:59:59.995Z is not the start of a fixed bucket of 3600000 ms (not a multiple of 3600000)',
+    ],
+    [
+      'an invalid Date',
+      utc('fixed', 'timestamp', H),
+      new Date(NaN),
+      'bucket value Invalid Date is not the start of a fixed bucket of 3600000 ms (a Date)',
+    ],
+    [
+      'a number for timestamp',
+      utc('fixed', 'timestamp', H),
+      0,
+      'bucket value 0 is not the start of a fixed bucket of 3600000 ms (a Date)',
+    ],
   ] as const)('refuses %s', (_name, buckets, value, error) => {
     expect(buckets.fromColumn(value)).toEqual({ error });
   });
@@ -315,22 +499,82 @@ describe('show', () => {
 describe('constructor', () => {
   it.each([
     // spec, column type, message
-    [{ kind: 'daily', zone: 'UTC' }, 'text', 'unknown bucket kind "daily" (expected one of date-text, date, epoch-day, epoch-hour, fixed)'],
-    [{ kind: 'date-text', zone: 'Mars/Olympus' }, 'text', 'unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")'],
-    [{ kind: 'date', zone: '+01:00' }, 'date', 'unknown time zone "+01:00" for a date bucket (expected an IANA name such as "Europe/Berlin")'],
-    [{ kind: 'epoch-day', zone: 'Europe/Berlin' }, 'int', 'an epoch-day bucket is UTC by definition, so its zone must be UTC, not "Europe/Berlin"'],
-    [{ kind: 'epoch-hour', zone: 'America/New_York' }, 'bigint', 'an epoch-hour bucket is UTC by definition, so its zone must be UTC, not "America/New_York"'],
-    [{ kind: 'fixed', zone: 'Europe/Berlin', widthMs: H }, 'int', 'a fixed bucket is aligned to the epoch, not to a calendar, so its zone must be UTC, not "Europe/Berlin"'],
-    [{ kind: 'fixed', zone: 'UTC' }, 'int', 'a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined'],
-    [{ kind: 'fixed', zone: 'UTC', widthMs: 0 }, 'int', 'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 0'],
-    [{ kind: 'fixed', zone: 'UTC', widthMs: -H }, 'int', 'a fixed bucket needs widthMs, a positive safe integer of milliseconds: -3600000'],
-    [{ kind: 'fixed', zone: 'UTC', widthMs: 1.5 }, 'int', 'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 1.5'],
-    [{ kind: 'fixed', zone: 'UTC', widthMs: 2 ** 53 }, 'int', 'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 9007199254740992'],
-    [{ kind: 'epoch-day', zone: 'UTC', widthMs: D }, 'int', 'widthMs is for fixed buckets only, not epoch-day: 86400000'],
-    [{ kind: 'date-text', zone: 'UTC' }, 'date', 'a date-text bucket column must be of CQL type text, varchar or ascii, not "date"'],
+    [
+      { kind: 'daily', zone: 'UTC' },
+      'text',
+      'unknown bucket kind "daily" (expected one of date-text, date, epoch-day, epoch-hour, fixed)',
+    ],
+    [
+      { kind: 'date-text', zone: 'Mars/Olympus' },
+      'text',
+      'unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")',
+    ],
+    [
+      { kind: 'date', zone: '+01:00' },
+      'date',
+      'unknown time zone "+01:00" for a date bucket (expected an IANA name such as "Europe/Berlin")',
+    ],
+    [
+      { kind: 'epoch-day', zone: 'Europe/Berlin' },
+      'int',
+      'an epoch-day bucket is UTC by definition, so its zone must be UTC, not "Europe/Berlin"',
+    ],
+    [
+      { kind: 'epoch-hour', zone: 'America/New_York' },
+      'bigint',
+      'an epoch-hour bucket is UTC by definition, so its zone must be UTC, not "America/New_York"',
+    ],
+    [
+      { kind: 'fixed', zone: 'Europe/Berlin', widthMs: H },
+      'int',
+      'a fixed bucket is aligned to the epoch, not to a calendar, so its zone must be UTC, not "Europe/Berlin"',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC' },
+      'int',
+      'a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC', widthMs: 0 },
+      'int',
+      'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 0',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC', widthMs: -H },
+      'int',
+      'a fixed bucket needs widthMs, a positive safe integer of milliseconds: -3600000',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC', widthMs: 1.5 },
+      'int',
+      'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 1.5',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC', widthMs: 2 ** 53 },
+      'int',
+      'a fixed bucket needs widthMs, a positive safe integer of milliseconds: 9007199254740992',
+    ],
+    [
+      { kind: 'epoch-day', zone: 'UTC', widthMs: D },
+      'int',
+      'widthMs is for fixed buckets only, not epoch-day: 86400000',
+    ],
+    [
+      { kind: 'date-text', zone: 'UTC' },
+      'date',
+      'a date-text bucket column must be of CQL type text, varchar or ascii, not "date"',
+    ],
     [{ kind: 'date', zone: 'UTC' }, 'text', 'a date bucket column must be of CQL type date, not "text"'],
-    [{ kind: 'epoch-day', zone: 'UTC' }, 'timestamp', 'an epoch-day bucket column must be of CQL type int or bigint, not "timestamp"'],
-    [{ kind: 'fixed', zone: 'UTC', widthMs: H }, 'varint', 'a fixed bucket column must be of CQL type int, bigint or timestamp, not "varint"'],
+    [
+      { kind: 'epoch-day', zone: 'UTC' },
+      'timestamp',
+      'an epoch-day bucket column must be of CQL type int or bigint, not "timestamp"',
+    ],
+    [
+      { kind: 'fixed', zone: 'UTC', widthMs: H },
+      'varint',
+      'a fixed bucket column must be of CQL type int, bigint or timestamp, not "varint"',
+    ],
   ])('%j %s', (spec, columnType, message) => {
     expect(() => new Buckets(spec as BucketSpec, columnType)).toThrow(new Error(message));
   });
@@ -343,7 +587,9 @@ describe('constructor', () => {
 describe('bucket values bind with the driver', () => {
   // The encoder a prepared statement uses (protocol v4, default encoding options, as clientOptions builds them).
   // Exported by the driver's index.js, though its typings leave it out.
-  const { Encoder } = cassandra as unknown as { Encoder: new (version: number, options: object) => { encode(value: unknown, type: number): Buffer } };
+  const { Encoder } = cassandra as unknown as {
+    Encoder: new (version: number, options: object) => { encode(value: unknown, type: number): Buffer };
+  };
   const encoder = new Encoder(4, {});
   it.each([
     // name, buckets, timestamp, CQL type, wire bytes
@@ -354,7 +600,13 @@ describe('bucket values bind with the driver', () => {
     ['epoch-day int', utc('epoch-day', 'int'), -1, dataTypes.int, 'ffffffff'],
     ['epoch-day bigint', utc('epoch-day', 'bigint'), T, dataTypes.bigint, '0000000000004cdb'],
     ['epoch-hour bigint', utc('epoch-hour', 'bigint'), -1, dataTypes.bigint, 'ffffffffffffffff'],
-    ['fixed timestamp', utc('fixed', 'timestamp', H), T, dataTypes.timestamp, (1699999200000).toString(16).padStart(16, '0')],
+    [
+      'fixed timestamp',
+      utc('fixed', 'timestamp', H),
+      T,
+      dataTypes.timestamp,
+      (1699999200000).toString(16).padStart(16, '0'),
+    ],
   ] as const)('%s', (_name, buckets, ts, type, hexBytes) => {
     expect(encoder.encode(buckets.of(ts).value, type).toString('hex')).toBe(hexBytes);
   });

@@ -55,11 +55,15 @@ export class Buckets {
     }
     const zone = spec.zone ?? 'UTC';
     if (typeof zone !== 'string' || !IANAZone.isValidZone(zone)) {
-      throw new Error(`unknown time zone ${JSON.stringify(zone)} for a ${kind} bucket (expected an IANA name such as "Europe/Berlin")`);
+      throw new Error(
+        `unknown time zone ${JSON.stringify(zone)} for a ${kind} bucket (expected an IANA name such as "Europe/Berlin")`,
+      );
     }
     const columnTypes = BUCKET_COLUMN_TYPES[kind];
     if (!columnTypes.includes(columnType)) {
-      throw new Error(`${article(kind)} ${kind} bucket column must be of CQL type ${orList(columnTypes)}, not ${JSON.stringify(columnType)}`);
+      throw new Error(
+        `${article(kind)} ${kind} bucket column must be of CQL type ${orList(columnTypes)}, not ${JSON.stringify(columnType)}`,
+      );
     }
     if (kind !== 'fixed' && spec.widthMs !== undefined) {
       throw new Error(`widthMs is for fixed buckets only, not ${kind}: ${spec.widthMs}`);
@@ -70,7 +74,9 @@ export class Buckets {
     const utc = canonicalZone(zone) === 'UTC';
     if (!utc && kind !== 'date-text' && kind !== 'date') {
       const why = kind === 'fixed' ? 'aligned to the epoch, not to a calendar' : 'UTC by definition';
-      throw new Error(`${article(kind)} ${kind} bucket is ${why}, so its zone must be UTC, not ${JSON.stringify(zone)}`);
+      throw new Error(
+        `${article(kind)} ${kind} bucket is ${why}, so its zone must be UTC, not ${JSON.stringify(zone)}`,
+      );
     }
     this.#spec = { kind, zone, ...(spec.widthMs !== undefined ? { widthMs: spec.widthMs } : {}) };
     if (kind === 'date-text' || kind === 'date') {
@@ -142,7 +148,6 @@ export class Buckets {
 }
 
 const { LocalDate, Long } = cassandra.types;
-type LocalDate = cassandra.types.LocalDate;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const INT32_MIN = -(2 ** 31);
@@ -181,7 +186,9 @@ class CalendarLayout implements Layout {
 
   checkIndex(index: number, timestampMs: number): void {
     if (index < MIN_DAY || index > MAX_DAY) {
-      throw new RangeError(`timestamp ${timestampMs} falls on a day outside 0000-01-01 to 9999-12-31 in ${this.zoneName}, which a ${this.kind} bucket cannot name`);
+      throw new RangeError(
+        `timestamp ${timestampMs} falls on a day outside 0000-01-01 to 9999-12-31 in ${this.zoneName}, which a ${this.kind} bucket cannot name`,
+      );
     }
   }
 
@@ -208,7 +215,8 @@ class CalendarLayout implements Layout {
       day = value.toBuffer().readUInt32BE(0) - 2 ** 31;
       if (day < MIN_DAY || day > MAX_DAY) return { problem: 'is not a date from 0000-01-01 to 9999-12-31' };
     }
-    if (startOfDay(this.zone, day + 1) <= startOfDay(this.zone, day)) return { problem: `is a day that ${this.zoneName} skipped` };
+    if (startOfDay(this.zone, day + 1) <= startOfDay(this.zone, day))
+      return { problem: `is a day that ${this.zoneName} skipped` };
     return day;
   }
 }
@@ -227,7 +235,9 @@ class WidthLayout implements Layout {
 
   checkIndex(index: number, timestampMs: number): void {
     if (this.columnType === 'int' && (index < INT32_MIN || index > INT32_MAX)) {
-      throw new RangeError(`timestamp ${timestampMs} is in ${this.kind} bucket ${index}, which does not fit an int column (-2147483648 to 2147483647)`);
+      throw new RangeError(
+        `timestamp ${timestampMs} is in ${this.kind} bucket ${index}, which does not fit an int column (-2147483648 to 2147483647)`,
+      );
     }
   }
 
@@ -243,19 +253,27 @@ class WidthLayout implements Layout {
   }
 
   indexOfValue(value: unknown): number | { readonly problem: string } {
-    const what = this.kind === 'fixed' ? `fixed bucket of ${this.widthMs} ms` : this.kind === 'epoch-day' ? 'epoch day' : 'epoch hour';
+    const what =
+      this.kind === 'fixed'
+        ? `fixed bucket of ${this.widthMs} ms`
+        : this.kind === 'epoch-day'
+          ? 'epoch day'
+          : 'epoch hour';
     let index: number;
     if (this.columnType === 'timestamp') {
-      if (!(value instanceof Date) || Number.isNaN(value.getTime())) return { problem: `is not the start of a ${what} (a Date)` };
+      if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+        return { problem: `is not the start of a ${what} (a Date)` };
       const ms = value.getTime();
       if (ms < MIN_TIMESTAMP_MS || ms > MAX_TIMESTAMP_MS) return { problem: 'is outside 0000-01-01 to 9999-12-31' };
       // Math.floor, not %: a negative start is aligned when its remainder is -0.
-      if (ms - Math.floor(ms / this.widthMs) * this.widthMs !== 0) return { problem: `is not the start of a ${what} (not a multiple of ${this.widthMs})` };
+      if (ms - Math.floor(ms / this.widthMs) * this.widthMs !== 0)
+        return { problem: `is not the start of a ${what} (not a multiple of ${this.widthMs})` };
       index = ms / this.widthMs;
     } else {
       const n = integerOf(value);
       if (n === undefined) return { problem: `is not an integer ${what} number` };
-      if (this.columnType === 'int' && (n < INT32_MIN || n > INT32_MAX)) return { problem: 'does not fit an int column' };
+      if (this.columnType === 'int' && (n < INT32_MIN || n > INT32_MAX))
+        return { problem: 'does not fit an int column' };
       index = n;
     }
     // Only buckets holding some accepted timestamp, so that every bucket's ends are safe integers.
@@ -268,7 +286,9 @@ class WidthLayout implements Layout {
 
 function checkTimestamp(timestampMs: number): void {
   if (!Number.isInteger(timestampMs) || timestampMs < MIN_TIMESTAMP_MS || timestampMs > MAX_TIMESTAMP_MS) {
-    throw new RangeError(`timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: ${timestampMs}`);
+    throw new RangeError(
+      `timestamp must be an integer of milliseconds from 0000-01-01 to 9999-12-31 UTC: ${timestampMs}`,
+    );
   }
 }
 

@@ -71,7 +71,18 @@ export interface CheckedTable {
 }
 
 /** CQL types a tag column may have: each renders as a string and is bound back from one. */
-export const TAG_TYPES = ['text', 'varchar', 'ascii', 'int', 'bigint', 'smallint', 'tinyint', 'uuid', 'timeuuid', 'boolean'] as const;
+export const TAG_TYPES = [
+  'text',
+  'varchar',
+  'ascii',
+  'int',
+  'bigint',
+  'smallint',
+  'tinyint',
+  'uuid',
+  'timeuuid',
+  'boolean',
+] as const;
 /** CQL types a value column may have, and the kind of point each gives. */
 export const VALUE_TYPES: Readonly<Record<string, 'long' | 'double' | 'string'>> = {
   int: 'long',
@@ -95,57 +106,101 @@ export function rowTags(checked: CheckedTable): readonly SchemaColumn[] {
 }
 
 /** The mapping against the table's columns; throws an Error whose message names the column and what is wrong. */
-export function checkMapping(mapping: TableMapping, columns: readonly SchemaColumn[], defaultTtlSeconds: number, indexes: readonly SchemaIndex[] = []): CheckedTable {
+export function checkMapping(
+  mapping: TableMapping,
+  columns: readonly SchemaColumn[],
+  defaultTtlSeconds: number,
+  indexes: readonly SchemaIndex[] = [],
+): CheckedTable {
   const where = `${mapping.keyspace}.${mapping.table}`;
   if (columns.length === 0) throw new Error(`table ${where} does not exist`);
   const byName = new Map(columns.map((c) => [c.name, c]));
   const column = (name: string, role: string): SchemaColumn => {
     const found = byName.get(name);
-    if (found === undefined) throw new Error(`${role} column "${name}" is not a column of ${where} (its columns: ${columns.map((c) => c.name).join(', ')})`);
+    if (found === undefined)
+      throw new Error(
+        `${role} column "${name}" is not a column of ${where} (its columns: ${columns.map((c) => c.name).join(', ')})`,
+      );
     return found;
   };
   const partitionKey = columns.filter((c) => c.kind === 'partition_key').sort((a, b) => a.position - b.position);
 
   const bucket = column(mapping.bucket.column, 'bucket');
-  if (bucket.kind !== 'partition_key') throw new Error(`bucket column "${bucket.name}" must be in the partition key of ${where} (it is a ${bucket.kind} column)`);
+  if (bucket.kind !== 'partition_key')
+    throw new Error(
+      `bucket column "${bucket.name}" must be in the partition key of ${where} (it is a ${bucket.kind} column)`,
+    );
   const bucketTypes = BUCKET_COLUMN_TYPES[mapping.bucket.kind];
-  if (!bucketTypes.includes(bucket.type)) throw new Error(`bucket column "${bucket.name}" has type ${bucket.type}; a ${mapping.bucket.kind} bucket must be ${orList(bucketTypes)}`);
+  if (!bucketTypes.includes(bucket.type))
+    throw new Error(
+      `bucket column "${bucket.name}" has type ${bucket.type}; a ${mapping.bucket.kind} bucket must be ${orList(bucketTypes)}`,
+    );
 
   const tagTypes: Record<string, string> = {};
   for (const name of mapping.tags) {
     const tag = column(name, 'tag');
     if (name === bucket.name) throw new Error(`tag column "${name}" is the bucket column`);
-    if (tag.kind === 'static') throw new Error(`tag column "${name}" is a static column of ${where}: a tag must be a partition key, clustering or regular column`);
-    if (!(TAG_TYPES as readonly string[]).includes(tag.type)) throw new Error(`tag column "${name}" has type ${tag.type}; a tag must be ${TAG_TYPES.join(', ')}`);
+    if (tag.kind === 'static')
+      throw new Error(
+        `tag column "${name}" is a static column of ${where}: a tag must be a partition key, clustering or regular column`,
+      );
+    if (!(TAG_TYPES as readonly string[]).includes(tag.type))
+      throw new Error(`tag column "${name}" has type ${tag.type}; a tag must be ${TAG_TYPES.join(', ')}`);
     tagTypes[name] = tag.type;
   }
   for (const key of partitionKey) {
-    if (key.name !== bucket.name && !mapping.tags.includes(key.name)) throw new Error(`partition key column "${key.name}" of ${where} must be a tag (add it to tags): a partition is read by its whole key`);
+    if (key.name !== bucket.name && !mapping.tags.includes(key.name))
+      throw new Error(
+        `partition key column "${key.name}" of ${where} must be a tag (add it to tags): a partition is read by its whole key`,
+      );
   }
 
   const time = column(mapping.time, 'time');
   const clustering = columns.filter((c) => c.kind === 'clustering').sort((a, b) => a.position - b.position);
-  if (time.kind !== 'clustering') throw new Error(`time column "${time.name}" must be a clustering column of ${where} (it is a ${time.kind} column)`);
-  if (!(TIME_TYPES as readonly string[]).includes(time.type)) throw new Error(`time column "${time.name}" has type ${time.type}; it must be ${orList(TIME_TYPES)}`);
-  if (mapping.timeUnit !== undefined && time.type !== 'bigint') throw new Error(`time column "${time.name}" has type ${time.type}, which carries its own unit: timeUnit is for a bigint time column`);
+  if (time.kind !== 'clustering')
+    throw new Error(`time column "${time.name}" must be a clustering column of ${where} (it is a ${time.kind} column)`);
+  if (!(TIME_TYPES as readonly string[]).includes(time.type))
+    throw new Error(`time column "${time.name}" has type ${time.type}; it must be ${orList(TIME_TYPES)}`);
+  if (mapping.timeUnit !== undefined && time.type !== 'bigint')
+    throw new Error(
+      `time column "${time.name}" has type ${time.type}, which carries its own unit: timeUnit is for a bigint time column`,
+    );
   const at = clustering.indexOf(time);
   const prefixTags = clustering.slice(0, at);
   const afterTimeTags = clustering.slice(at + 1);
   for (const c of prefixTags) {
-    if (!mapping.tags.includes(c.name)) throw new Error(`clustering column "${c.name}" of ${where} comes before the time column "${time.name}" and must be a tag (add it to tags): a read of a time range pins it by equality`);
+    if (!mapping.tags.includes(c.name))
+      throw new Error(
+        `clustering column "${c.name}" of ${where} comes before the time column "${time.name}" and must be a tag (add it to tags): a read of a time range pins it by equality`,
+      );
   }
-  if (new Set(prefixTags.map((c) => c.order)).size > 1) throw new Error(`clustering columns ${prefixTags.map((c) => `"${c.name}"`).join(', ')} of ${where} have mixed clustering orders; tags before the time column must share one order, so their values can be listed by skipping through a partition`);
+  if (new Set(prefixTags.map((c) => c.order)).size > 1)
+    throw new Error(
+      `clustering columns ${prefixTags.map((c) => `"${c.name}"`).join(', ')} of ${where} have mixed clustering orders; tags before the time column must share one order, so their values can be listed by skipping through a partition`,
+    );
   const untagged = afterTimeTags.filter((c) => !mapping.tags.includes(c.name));
-  if (untagged.length > 0) throw new Error(`${where} has clustering columns after the time column (${untagged.map((c) => c.name).join(', ')}): several rows per time cannot be one series unless each is a tag (add it to tags)`);
+  if (untagged.length > 0)
+    throw new Error(
+      `${where} has clustering columns after the time column (${untagged.map((c) => c.name).join(', ')}): several rows per time cannot be one series unless each is a tag (add it to tags)`,
+    );
   const regularTags = mapping.tags.map((name) => byName.get(name)!).filter((c) => c.kind === 'regular');
-  const indexedTags = mapping.tags.filter((name) => indexes.some((index) => isSai(index) && unquote(index.target) === name));
+  const indexedTags = mapping.tags.filter((name) =>
+    indexes.some((index) => isSai(index) && unquote(index.target) === name),
+  );
 
   const metricColumns: Record<string, { column: string; type: string }> = {};
   for (const [metric, name] of Object.entries(mapping.metrics)) {
     const value = column(name, `metric ${JSON.stringify(metric)}'s`);
-    if (mapping.tags.includes(name)) throw new Error(`metric ${JSON.stringify(metric)}'s column "${name}" is also a tag`);
-    if (value.kind !== 'regular') throw new Error(`metric ${JSON.stringify(metric)}'s column "${name}" is a ${value.kind} column; values must be in regular columns`);
-    if (VALUE_TYPES[value.type] === undefined) throw new Error(`metric ${JSON.stringify(metric)}'s column "${name}" has type ${value.type}; values must be ${Object.keys(VALUE_TYPES).join(', ')}`);
+    if (mapping.tags.includes(name))
+      throw new Error(`metric ${JSON.stringify(metric)}'s column "${name}" is also a tag`);
+    if (value.kind !== 'regular')
+      throw new Error(
+        `metric ${JSON.stringify(metric)}'s column "${name}" is a ${value.kind} column; values must be in regular columns`,
+      );
+    if (VALUE_TYPES[value.type] === undefined)
+      throw new Error(
+        `metric ${JSON.stringify(metric)}'s column "${name}" has type ${value.type}; values must be ${Object.keys(VALUE_TYPES).join(', ')}`,
+      );
     metricColumns[metric] = { column: name, type: value.type };
   }
   return {

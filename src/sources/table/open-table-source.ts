@@ -19,9 +19,19 @@ const CATALOGUE_PAGE_KEYS = 5000;
 /** How long start-up waits for the mapping's check before going on without it (Cassandra unreachable). */
 const CHECK_WAIT_MS = 10_000;
 
-export async function openTableSource(config: Config, settings: TableSourceSettings, log: Logger | undefined): Promise<TableSource> {
+export async function openTableSource(
+  config: Config,
+  settings: TableSourceSettings,
+  log: Logger | undefined,
+): Promise<TableSource> {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'table' });
-  const cassandra = resolveOptions({ ...settings.cassandra, ...cassandraSettings(config), scanDecoder: 'driver', writeEncoder: 'driver', log: sourceLog });
+  const cassandra = resolveOptions({
+    ...settings.cassandra,
+    ...cassandraSettings(config),
+    scanDecoder: 'driver',
+    writeEncoder: 'driver',
+    log: sourceLog,
+  });
   const { mapping } = settings;
   const table = new UserTable(mapping, cassandra, settings.name, config.cassandraScanDecoder === 'lean');
   await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
@@ -41,7 +51,10 @@ export async function openTableSource(config: Config, settings: TableSourceSetti
     settings.catalogue.kind === 'static'
       ? new StaticCatalogue(
           settings.catalogue.series.map((tags) => ({ group: '', tags })),
-          (fromBase, toBase) => listedBuckets().between(fromBase, toBase, settings.maxBuckets).map((b) => b.startMs),
+          (fromBase, toBase) =>
+            listedBuckets()
+              .between(fromBase, toBase, settings.maxBuckets)
+              .map((b) => b.startMs),
           (_, tags) => JSON.stringify(Object.entries(tags)),
         )
       : new ScanCatalogue({

@@ -72,14 +72,23 @@ export class TableSource implements Source {
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
-    const names = Object.keys(this.options.mapping.metrics).filter((name) => name.startsWith(prefix)).sort();
+    const names = Object.keys(this.options.mapping.metrics)
+      .filter((name) => name.startsWith(prefix))
+      .sort();
     return limit === undefined ? names : names.slice(0, limit);
   }
 
-  async findSeries(index: IndexLoaders, metric: string, range: TimeRange, matches: SeriesPredicate, options: FindSeriesOptions = {}): Promise<SeriesPlan> {
+  async findSeries(
+    index: IndexLoaders,
+    metric: string,
+    range: TimeRange,
+    matches: SeriesPredicate,
+    options: FindSeriesOptions = {},
+  ): Promise<SeriesPlan> {
     const { maxBuckets } = this.options;
     const column = this.options.mapping.metrics[metric];
-    if (column === undefined || range.startMs > range.endMs) return { periods: 0, partitions: [], widthMs: 0, warnings: [] };
+    if (column === undefined || range.startMs > range.endMs)
+      return { periods: 0, partitions: [], widthMs: 0, warnings: [] };
     const checked = await this.options.table.checked();
     const buckets = this.options.buckets(checked);
     const widthMs = buckets.maxWidthMs;
@@ -87,12 +96,17 @@ export class TableSource implements Source {
     const startMs = Math.max(range.startMs, MIN_TIMESTAMP_MS);
     const endMs = Math.min(range.endMs, MAX_TIMESTAMP_MS);
     if (startMs > endMs) return { periods: 0, partitions: [], widthMs, warnings: [] };
-    let spanned;
+    let spanned: ReturnType<typeof buckets.between>;
     try {
       spanned = buckets.between(startMs, endMs, maxBuckets);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
-      throw new BudgetExceededError('query', 'buckets', maxBuckets, `maxBucketsPerQuery of source ${JSON.stringify(this.name)}: ${error.message}`);
+      throw new BudgetExceededError(
+        'query',
+        'buckets',
+        maxBuckets,
+        `maxBucketsPerQuery of source ${JSON.stringify(this.name)}: ${error.message}`,
+      );
     }
     // Buckets wholly older than the table's TTL hold nothing but tombstones.
     const ttlMs = checked.defaultTtlSeconds * 1000;
@@ -104,8 +118,12 @@ export class TableSource implements Source {
     const indexed = indexedFilter(checked, matches);
     const found =
       indexed === undefined
-        ? await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () => this.options.catalogue.partitions('', fromBase, toBase))
-        : await index.load(this.name, 'index', '', [indexed.tag, fromBase, toBase, ...indexed.values], () => this.findIndexed(checked, buckets, indexed, fromBase, toBase));
+        ? await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () =>
+            this.options.catalogue.partitions('', fromBase, toBase),
+          )
+        : await index.load(this.name, 'index', '', [indexed.tag, fromBase, toBase, ...indexed.values], () =>
+            this.findIndexed(checked, buckets, indexed, fromBase, toBase),
+          );
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
@@ -128,7 +146,13 @@ export class TableSource implements Source {
    * catalogue. Where the partition holds other series beside (prefix or row tags not pinned here), they are listed as
    * the catalogue lists them, and the filter keeps its own.
    */
-  private async findIndexed(checked: CheckedTable, buckets: Buckets, indexed: { tag: string; values: readonly string[] }, fromBase: number, toBase: number): Promise<CataloguedPartition<string>[]> {
+  private async findIndexed(
+    checked: CheckedTable,
+    buckets: Buckets,
+    indexed: { tag: string; values: readonly string[] },
+    fromBase: number,
+    toBase: number,
+  ): Promise<CataloguedPartition<string>[]> {
     const { table } = this.options;
     const decode = tableKeyDecoder(checked.mapping, buckets);
     const others = [...checked.prefixTags, ...rowTags(checked)].filter((c) => c.name !== indexed.tag);
@@ -144,7 +168,9 @@ export class TableSource implements Source {
         for (const key of keys) {
           const bucket = buckets.fromColumn(key[checked.mapping.bucket.column]);
           if ('error' in bucket || bucket.startMs < fromBase || bucket.startMs > toBase) continue;
-          for (const series of others.length === 0 ? [key] : (await table.seriesOf(key)).map((more) => ({ ...key, ...more }))) {
+          for (const series of others.length === 0
+            ? [key]
+            : (await table.seriesOf(key)).map((more) => ({ ...key, ...more }))) {
             const p = decode(series);
             if (!('skip' in p)) found.set(`${p.base}\u0000${p.stored}`, p);
           }
@@ -173,7 +199,10 @@ export class TableSource implements Source {
     });
     for await (const page of pages) {
       if (page instanceof TimeValueRows) {
-        if (page.times.length > 0) yield kind === 'long' ? { kind, key, timestamps: page.times, values: page.values, ...(page.exact ? { exact: page.exact } : {}) } : { kind: 'double', key, timestamps: page.times, values: page.values };
+        if (page.times.length > 0)
+          yield kind === 'long'
+            ? { kind, key, timestamps: page.times, values: page.values, ...(page.exact ? { exact: page.exact } : {}) }
+            : { kind: 'double', key, timestamps: page.times, values: page.values };
         continue;
       }
       const slice = sliceOfCells(kind, key, page.times, page.cells);
@@ -184,21 +213,51 @@ export class TableSource implements Source {
   async write(batch: WriteBatch): Promise<void> {
     this.checkWritable();
     const checked = await this.options.table.checked();
-    const writes = new Map<string, { key: SeriesPlace; column: string; times: number[]; values: unknown[]; ttl: number; base: number; tags: Tags }>();
+    const writes = new Map<
+      string,
+      { key: SeriesPlace; column: string; times: number[]; values: unknown[]; ttl: number; base: number; tags: Tags }
+    >();
     batch.series.forEach((series, s) => {
       const metric = checked.metricColumns[series.metric];
-      if (metric === undefined) throw new InputError(`series[${s}].metric`, series.metric, `must be one of the metrics of source ${JSON.stringify(this.name)}: ${Object.keys(checked.metricColumns).join(', ')}`);
+      if (metric === undefined)
+        throw new InputError(
+          `series[${s}].metric`,
+          series.metric,
+          `must be one of the metrics of source ${JSON.stringify(this.name)}: ${Object.keys(checked.metricColumns).join(', ')}`,
+        );
       const tags = seriesTags(checked, series.tags, `series[${s}].tags`);
       const kind = VALUE_TYPES[metric.type]!;
-      if ((kind === 'string') !== (series.type === 'string')) throw new InputError(`series[${s}].type`, series.type, `must fit column ${metric.column} of type ${metric.type}`);
+      if ((kind === 'string') !== (series.type === 'string'))
+        throw new InputError(
+          `series[${s}].type`,
+          series.type,
+          `must fit column ${metric.column} of type ${metric.type}`,
+        );
       const buckets = this.options.buckets(checked);
       const seriesId = `${series.metric}\u0000${JSON.stringify(Object.entries(tags))}\u0000${series.ttlSeconds}`;
       for (let i = 0; i < series.timestamps.length; i++) {
-        if (!checked.time.holds(series.timestamps[i]!)) throw new InputError(`series[${s}].points[${i}].time`, series.timestamps[i]!, `must be a whole second for the time column ${checked.mapping.time} of unit seconds`);
+        if (!checked.time.holds(series.timestamps[i]!))
+          throw new InputError(
+            `series[${s}].points[${i}].time`,
+            series.timestamps[i]!,
+            `must be a whole second for the time column ${checked.mapping.time} of unit seconds`,
+          );
         const bucket = buckets.of(series.timestamps[i]!);
         const id = `${bucket.startMs}\u0000${seriesId}`;
         let write = writes.get(id);
-        if (write === undefined) writes.set(id, (write = { key: seriesPlace(checked, tags, bucket.value), column: metric.column, times: [], values: [], ttl: series.ttlSeconds, base: bucket.startMs, tags }));
+        if (write === undefined)
+          writes.set(
+            id,
+            (write = {
+              key: seriesPlace(checked, tags, bucket.value),
+              column: metric.column,
+              times: [],
+              values: [],
+              ttl: series.ttlSeconds,
+              base: bucket.startMs,
+              tags,
+            }),
+          );
         write.times.push(series.timestamps[i]!);
         write.values.push(cellValue(metric.type, series.values[i]!, `series[${s}].points[${i}].value`));
       }
@@ -208,7 +267,9 @@ export class TableSource implements Source {
       await settleAll(all.map((w) => this.options.table.insert(w.key, w.column, w.times, w.values, w.ttl)));
     } finally {
       // Every partition that may hold points now, also when a part of the batch failed.
-      this.options.catalogue.learn(all.map((w) => ({ group: '', base: w.base, tags: w.tags, stored: JSON.stringify(Object.entries(w.tags)) })));
+      this.options.catalogue.learn(
+        all.map((w) => ({ group: '', base: w.base, tags: w.tags, stored: JSON.stringify(Object.entries(w.tags)) })),
+      );
     }
   }
 
@@ -222,9 +283,21 @@ export class TableSource implements Source {
     const to = Math.min(endMs, bucket.endMs - 1);
     // With one metric a row is that metric's point: rows go; with several, only this metric's cells.
     const alone = Object.keys(checked.metricColumns).length === 1;
-    if (from <= to) await this.options.table.delete(seriesPlace(checked, key.tags, bucket.value), from, to, alone ? undefined : metric.column);
+    if (from <= to)
+      await this.options.table.delete(
+        seriesPlace(checked, key.tags, bucket.value),
+        from,
+        to,
+        alone ? undefined : metric.column,
+      );
     const whole = alone && startMs <= bucket.startMs && endMs >= bucket.endMs - 1;
-    if (whole) this.options.catalogue.forget({ group: '', base: bucket.startMs, tags: key.tags, stored: JSON.stringify(Object.entries(key.tags)) });
+    if (whole)
+      this.options.catalogue.forget({
+        group: '',
+        base: bucket.startMs,
+        tags: key.tags,
+        stored: JSON.stringify(Object.entries(key.tags)),
+      });
     return whole ? 'partition' : 'range';
   }
 
@@ -241,12 +314,22 @@ export class TableSource implements Source {
   }
 
   private checkWritable(): void {
-    if (!this.writable) throw new InputError('source', this.name, 'is read-only: a table source takes writes only with "writable": true in its settings');
+    if (!this.writable)
+      throw new InputError(
+        'source',
+        this.name,
+        'is read-only: a table source takes writes only with "writable": true in its settings',
+      );
   }
 }
 
 /** A page decoded through the driver's rows as a slice of the rows with a value (text and decimal columns, or a driver-decoded client). */
-function sliceOfCells(kind: 'long' | 'double' | 'string', key: RowKey, times: Float64Array, cells: readonly unknown[]): Slice | undefined {
+function sliceOfCells(
+  kind: 'long' | 'double' | 'string',
+  key: RowKey,
+  times: Float64Array,
+  cells: readonly unknown[],
+): Slice | undefined {
   const kept: number[] = [];
   for (let i = 0; i < cells.length; i++) if (cells[i] !== null && cells[i] !== undefined) kept.push(i);
   if (kept.length === 0) return undefined;
@@ -259,22 +342,29 @@ function sliceOfCells(kind: 'long' | 'double' | 'string', key: RowKey, times: Fl
     if (v instanceof cassandra.types.Long) {
       const big = BigInt(v.toString());
       values[j] = Number(big);
-      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER)) exact ??= new BigInt64Array(kept.length);
+      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER))
+        exact ??= new BigInt64Array(kept.length);
     } else values[j] = typeof v === 'number' ? v : Number(String(v));
   });
-  if (exact !== undefined) kept.forEach((i, j) => (exact![j] = BigInt(String(cells[i]))));
-  return kind === 'long' ? { kind, key, timestamps, values, ...(exact ? { exact } : {}) } : { kind, key, timestamps, values };
+  if (exact !== undefined) for (const [j, i] of kept.entries()) exact[j] = BigInt(String(cells[i]));
+  return kind === 'long'
+    ? { kind, key, timestamps, values, ...(exact ? { exact } : {}) }
+    : { kind, key, timestamps, values };
 }
 
 /** How the catalogue reads a partition key of the table: the entity's tags and the bucket's start. */
-export function tableKeyDecoder(mapping: TableMapping, buckets: Buckets): (key: KeyColumns) => DecodedPartition<string> {
+export function tableKeyDecoder(
+  mapping: TableMapping,
+  buckets: Buckets,
+): (key: KeyColumns) => DecodedPartition<string> {
   return (columns) => {
     const bucket = buckets.fromColumn(columns[mapping.bucket.column]);
     if ('error' in bucket) return { skip: 'undecodable', why: bucket.error };
     const tags = dict<string>();
     for (const name of mapping.tags) {
       const value = columns[name];
-      if (value === null || value === undefined) return { skip: 'undecodable', why: `partition key column ${name} is null` };
+      if (value === null || value === undefined)
+        return { skip: 'undecodable', why: `partition key column ${name} is null` };
       tags[name] = String(value);
     }
     return { group: '', base: bucket.startMs, tags, stored: JSON.stringify(Object.entries(tags)) };
@@ -283,8 +373,16 @@ export function tableKeyDecoder(mapping: TableMapping, buckets: Buckets): (key: 
 
 /** A write's tags as the entity's: exactly the tag columns, each a value of its column's type. */
 function seriesTags(checked: CheckedTable, tags: Tags, field: string): Tags {
-  for (const name of Object.keys(tags)) if (checked.tagTypes[name] === undefined) throw new InputError(`${field}.${name}`, tags[name], `is not a tag of this table: its tags are ${checked.mapping.tags.join(', ')}`);
-  for (const name of checked.mapping.tags) if (tags[name] === undefined) throw new InputError(field, Object.keys(tags).join(','), `must have the tag ${name} (a partition key column)`);
+  for (const name of Object.keys(tags))
+    if (checked.tagTypes[name] === undefined)
+      throw new InputError(
+        `${field}.${name}`,
+        tags[name],
+        `is not a tag of this table: its tags are ${checked.mapping.tags.join(', ')}`,
+      );
+  for (const name of checked.mapping.tags)
+    if (tags[name] === undefined)
+      throw new InputError(field, Object.keys(tags).join(','), `must have the tag ${name} (a partition key column)`);
   for (const [name, value] of Object.entries(tags)) tagValue(checked.tagTypes[name]!, value, `${field}.${name}`);
   return tags;
 }
@@ -303,7 +401,10 @@ function seriesPlace(checked: CheckedTable, tags: Tags, bucketValue: unknown): S
  * The indexed tag a filter pins to the fewest values (at most MAX_INDEXED_VALUES), whose index finds the query's
  * series; undefined when the filter pins none, and the catalogue answers.
  */
-export function indexedFilter(checked: Pick<CheckedTable, 'indexedTags'>, matches: SeriesPredicate): { tag: string; values: readonly string[] } | undefined {
+export function indexedFilter(
+  checked: Pick<CheckedTable, 'indexedTags'>,
+  matches: SeriesPredicate,
+): { tag: string; values: readonly string[] } | undefined {
   let best: { tag: string; values: readonly string[] } | undefined;
   for (const tag of checked.indexedTags) {
     const values = matches.exact?.get(tag);
@@ -321,7 +422,8 @@ function tagValue(type: string, text: string, field: string): unknown {
     case 'smallint':
     case 'tinyint': {
       const n = Number(text);
-      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new InputError(field, text, `must be an integer for a ${type} column`);
+      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n))
+        throw new InputError(field, text, `must be an integer for a ${type} column`);
       return n;
     }
     case 'bigint':
@@ -335,7 +437,8 @@ function tagValue(type: string, text: string, field: string): unknown {
         throw new InputError(field, text, `must be a ${type}`);
       }
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new InputError(field, text, 'must be true or false for a boolean column');
+      if (text !== 'true' && text !== 'false')
+        throw new InputError(field, text, 'must be true or false for a boolean column');
       return text === 'true';
     default:
       return text;
@@ -353,8 +456,17 @@ function cellValue(type: string, value: number | bigint | string, field: string)
     case 'smallint':
     case 'tinyint': {
       const bits = INT_BITS[type]!;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < -(2 ** (bits - 1)) || value >= 2 ** (bits - 1)) {
-        throw new InputError(field, typeof value === 'bigint' ? String(value) : value, `must be a ${bits}-bit integer for the ${type} column`);
+      if (
+        typeof value !== 'number' ||
+        !Number.isInteger(value) ||
+        value < -(2 ** (bits - 1)) ||
+        value >= 2 ** (bits - 1)
+      ) {
+        throw new InputError(
+          field,
+          typeof value === 'bigint' ? String(value) : value,
+          `must be a ${bits}-bit integer for the ${type} column`,
+        );
       }
       return value;
     }

@@ -14,7 +14,14 @@ describe('TimeColumn', () => {
     ['bigint', 'seconds', 1500, 2500, '2', '2'],
     ['bigint', 'seconds', -1500, -500, '-1', '-1'],
     ['bigint', 'microseconds', 1500, 2500, '1500000', '2500999'],
-    ['bigint', 'microseconds', 8_640_000_000_000_000, 8_640_000_000_000_000, '8640000000000000000', '8640000000000000999'],
+    [
+      'bigint',
+      'microseconds',
+      8_640_000_000_000_000,
+      8_640_000_000_000_000,
+      '8640000000000000000',
+      '8640000000000000999',
+    ],
     ['timeuuid', undefined, 1500, 2500, '1970-01-01T00:00:01.500Z', '1970-01-01T00:00:02.500Z'],
   ] as const)('binds a %s (%s) range [%d, %d] as [%s, %s]', (type, unit, fromMs, toMs, from, to) => {
     const time = new TimeColumn(type, unit);
@@ -22,7 +29,10 @@ describe('TimeColumn', () => {
   });
 
   it('compares a timeuuid with the UUIDs of its milliseconds, and other types with the bound value', () => {
-    expect([new TimeColumn('timeuuid').marker('from'), new TimeColumn('timeuuid').marker('to')]).toEqual(['minTimeuuid(?)', 'maxTimeuuid(?)']);
+    expect([new TimeColumn('timeuuid').marker('from'), new TimeColumn('timeuuid').marker('to')]).toEqual([
+      'minTimeuuid(?)',
+      'maxTimeuuid(?)',
+    ]);
     expect([new TimeColumn('bigint').marker('from'), new TimeColumn('timestamp').marker('to')]).toEqual(['?', '?']);
   });
 
@@ -53,7 +63,11 @@ describe('TimeColumn', () => {
     const time = new TimeColumn('timeuuid');
     expect(String(time.value(1000))).not.toBe(String(time.value(1000)));
     const seconds = new TimeColumn('bigint', 'seconds');
-    expect([seconds.holds(2000), seconds.holds(2001), new TimeColumn('bigint').holds(2001)]).toEqual([true, false, true]);
+    expect([seconds.holds(2000), seconds.holds(2001), new TimeColumn('bigint').holds(2001)]).toEqual([
+      true,
+      false,
+      true,
+    ]);
     expect([String(seconds.value(-2000)), String(seconds.value(7000))]).toEqual(['-2', '7']);
   });
 });

@@ -13,7 +13,14 @@ import { Limiter } from '../../store/cassandra/limiter.js';
 import type { ResolvedOptions } from '../../store/cassandra/options.js';
 import { Reconnecting } from '../../store/cassandra/reconnecting.js';
 import { pageOfKeys, type KeyPages } from '../catalogue/scan-catalogue.js';
-import { checkMapping, rowTags, type CheckedTable, type SchemaColumn, type SchemaIndex, type TableMapping } from './mapping.js';
+import {
+  checkMapping,
+  rowTags,
+  type CheckedTable,
+  type SchemaColumn,
+  type SchemaIndex,
+  type TableMapping,
+} from './mapping.js';
 import { TimeValuePages, TimeValueRows } from './time-value-rows.js';
 
 type TableStatement = 'table.select' | 'table.keys' | 'table.series' | 'table.index' | 'table.insert' | 'table.delete';
@@ -51,7 +58,6 @@ export class MappingError extends Error {}
  */
 export type TableRows = TimeValueRows | { readonly times: Float64Array; readonly cells: readonly unknown[] };
 
-
 export class UserTable implements KeyPages<KeyColumns> {
   private readonly stats: ExecutorStats<TableStatement> = { counts: {}, inFlight: 0 };
   private readonly link: Reconnecting<Connection>;
@@ -76,7 +82,11 @@ export class UserTable implements KeyPages<KeyColumns> {
       {
         connected: () => log.info({ table: `${mapping.keyspace}.${mapping.table}` }, 'connected to the table'),
         failed: (error, repeated) => {
-          if (!repeated) log.warn({ err: error instanceof Error ? error.message : String(error), contactPoints, retryMs: reconnectDelayMs }, 'cannot read the table; retrying in the background');
+          if (!repeated)
+            log.warn(
+              { err: error instanceof Error ? error.message : String(error), contactPoints, retryMs: reconnectDelayMs },
+              'cannot read the table; retrying in the background',
+            );
         },
       },
     );
@@ -99,15 +109,23 @@ export class UserTable implements KeyPages<KeyColumns> {
   async keys(after: bigint, limit: number): Promise<{ keys: { token: bigint; key: KeyColumns }[]; done: boolean }> {
     const { exec, checked } = await this.connection();
     const names = checked.partitionKey.map((c) => quote(c.name)).join(', ');
-    const query = this.q(`SELECT DISTINCT ${names}, token(${names}) AS key_token FROM $T WHERE token(${names}) > ? LIMIT ?`);
-    const result = await exec.page('table.keys', query, [cassandra.types.Long.fromString(after.toString()), limit], { fetchSize: limit });
+    const query = this.q(
+      `SELECT DISTINCT ${names}, token(${names}) AS key_token FROM $T WHERE token(${names}) > ? LIMIT ?`,
+    );
+    const result = await exec.page('table.keys', query, [cassandra.types.Long.fromString(after.toString()), limit], {
+      fetchSize: limit,
+    });
     const page = pageOfKeys(
-      result.rows.map((row) => ({ key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns, token: BigInt((row['key_token'] as cassandra.types.Long).toString()) })),
+      result.rows.map((row) => ({
+        key: Object.fromEntries(checked.partitionKey.map((c) => [c.name, row[c.name]])) as KeyColumns,
+        token: BigInt((row['key_token'] as cassandra.types.Long).toString()),
+      })),
       limit,
     );
     if (checked.prefixTags.length === 0 && rowTags(checked).length === 0) return page;
     const keys: { token: bigint; key: KeyColumns }[] = [];
-    for (const { token, key } of page.keys) for (const more of await this.seriesOf(key)) keys.push({ token, key: { ...key, ...more } });
+    for (const { token, key } of page.keys)
+      for (const more of await this.seriesOf(key)) keys.push({ token, key: { ...key, ...more } });
     return { keys, done: page.done };
   }
 
@@ -128,11 +146,15 @@ export class UserTable implements KeyPages<KeyColumns> {
       // A skip moves in clustering order: past the last value up an ascending column, below it down a descending one.
       const step = checked.prefixTags[0]!.order === 'desc' ? '<' : '>';
       const first = this.q(`SELECT ${names} FROM $T WHERE ${where} LIMIT 1`);
-      const next = this.q(`SELECT ${names} FROM $T WHERE ${where} AND (${names}) ${step} (${checked.prefixTags.map(() => '?').join(', ')}) LIMIT 1`);
+      const next = this.q(
+        `SELECT ${names} FROM $T WHERE ${where} AND (${names}) ${step} (${checked.prefixTags.map(() => '?').join(', ')}) LIMIT 1`,
+      );
       let last: cassandra.types.Row | undefined;
       while (found.length < MAX_SERIES_PER_PARTITION) {
         const params = last === undefined ? partition : [...partition, ...checked.prefixTags.map((c) => last![c.name])];
-        const result = await exec.page('table.series', last === undefined ? first : next, [...params], { fetchSize: 1 });
+        const result = await exec.page('table.series', last === undefined ? first : next, [...params], {
+          fetchSize: 1,
+        });
         last = result.rows[0];
         if (last === undefined) break;
         found.push(Object.fromEntries(checked.prefixTags.map((c) => [c.name, last![c.name]])));
@@ -143,7 +165,9 @@ export class UserTable implements KeyPages<KeyColumns> {
     const columns = [...checked.prefixTags, ...rows];
     const query = this.q(`SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM $T WHERE ${where}`);
     const seen = new Set<string>();
-    for await (const result of pagesAhead((pageState) => exec.page('table.series', query, [...partition], { fetchSize: 5000, pageState }))) {
+    for await (const result of pagesAhead((pageState) =>
+      exec.page('table.series', query, [...partition], { fetchSize: 5000, pageState }),
+    )) {
       for (const row of result.rows) {
         const values = columns.map((c) => row[c.name]);
         // A row without a value of a row tag belongs to no series.
@@ -164,7 +188,10 @@ export class UserTable implements KeyPages<KeyColumns> {
   /** Says which partition was cut short: its series past MAX_SERIES_PER_PARTITION are not found. */
   private tooManySeries(key: KeyColumns): void {
     const partition = Object.fromEntries(Object.entries(key).map(([name, value]) => [name, String(value)]));
-    this.cassandraOptions.log.warn({ source: this.source, partition, limit: MAX_SERIES_PER_PARTITION }, 'a partition holds more series than a table source lists; the rest are not found');
+    this.cassandraOptions.log.warn(
+      { source: this.source, partition, limit: MAX_SERIES_PER_PARTITION },
+      'a partition holds more series than a table source lists; the rest are not found',
+    );
   }
 
   /**
@@ -174,9 +201,14 @@ export class UserTable implements KeyPages<KeyColumns> {
    */
   async *partitionsWith(tag: string, value: unknown): AsyncGenerator<KeyColumns[]> {
     const { exec, checked } = await this.connection();
-    const names = [...checked.partitionKey.map((c) => c.name), ...(checked.partitionKey.some((c) => c.name === tag) ? [] : [tag])];
+    const names = [
+      ...checked.partitionKey.map((c) => c.name),
+      ...(checked.partitionKey.some((c) => c.name === tag) ? [] : [tag]),
+    ];
     const query = this.q(`SELECT ${names.map(quote).join(', ')} FROM $T WHERE ${quote(tag)} = ? PER PARTITION LIMIT 1`);
-    for await (const result of pagesAhead((pageState) => exec.page('table.index', query, [value], { fetchSize: 1000, pageState }))) {
+    for await (const result of pagesAhead((pageState) =>
+      exec.page('table.index', query, [value], { fetchSize: 1000, pageState }),
+    )) {
       yield result.rows.map((row) => Object.fromEntries(names.map((name) => [name, row[name]])));
     }
   }
@@ -185,16 +217,26 @@ export class UserTable implements KeyPages<KeyColumns> {
    * Rows of one series with from <= time <= to whose `column` is set, paged, the next page on its way. Row tags are
    * selected beside the value and a row of another series is left out here.
    */
-  async *read(place: SeriesPlace, column: string, fromMs: number, toMs: number, request: { order: 'asc' | 'desc'; limit: number; fetchSize: number; signal?: AbortSignal | undefined }): AsyncGenerator<TableRows> {
+  async *read(
+    place: SeriesPlace,
+    column: string,
+    fromMs: number,
+    toMs: number,
+    request: { order: 'asc' | 'desc'; limit: number; fetchSize: number; signal?: AbortSignal | undefined },
+  ): AsyncGenerator<TableRows> {
     request.signal?.throwIfAborted();
     const { exec, checked } = await this.connection();
     const time = quote(checked.mapping.time);
     const selected = [time, quote(column), ...place.rows.map((r) => quote(r.name))];
-    const query = this.q(`SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)} ORDER BY ${time} ${request.order.toUpperCase()}${request.limit > 0 && place.rows.length === 0 ? ' LIMIT ?' : ''}`);
+    const query = this.q(
+      `SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)} ORDER BY ${time} ${request.order.toUpperCase()}${request.limit > 0 && place.rows.length === 0 ? ' LIMIT ?' : ''}`,
+    );
     const params: unknown[] = [...place.partition, ...place.prefix, checked.time.from(fromMs), checked.time.to(toMs)];
     if (request.limit > 0 && place.rows.length === 0) params.push(request.limit);
     let left = request.limit > 0 ? request.limit : Infinity;
-    for await (const result of pagesAhead((pageState) => exec.page('table.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }))) {
+    for await (const result of pagesAhead((pageState) =>
+      exec.page('table.select', query, params, { fetchSize: request.fetchSize, pageState, signal: request.signal }),
+    )) {
       const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
       if (rows.length === 0) continue;
       if (rows instanceof TimeValueRows) {
@@ -217,11 +259,19 @@ export class UserTable implements KeyPages<KeyColumns> {
   }
 
   /** Writes one cell per point of one series, with a TTL when `ttlSeconds` > 0 (else the table's default applies). */
-  async insert(place: SeriesPlace, column: string, times: readonly number[], values: readonly unknown[], ttlSeconds: number): Promise<void> {
+  async insert(
+    place: SeriesPlace,
+    column: string,
+    times: readonly number[],
+    values: readonly unknown[],
+    ttlSeconds: number,
+  ): Promise<void> {
     const { exec, checked } = await this.connection();
     const names = [...checked.partitionKey, ...checked.prefixTags].map((c) => quote(c.name));
     names.push(quote(checked.mapping.time), ...place.rows.map((r) => quote(r.name)), quote(column));
-    const query = this.q(`INSERT INTO $T (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})${ttlSeconds > 0 ? ' USING TTL ?' : ''}`);
+    const query = this.q(
+      `INSERT INTO $T (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})${ttlSeconds > 0 ? ' USING TTL ?' : ''}`,
+    );
     const keyed = [...place.partition, ...place.prefix];
     const rowed = place.rows.map((r) => r.value);
     const queries = times.map((t, i) => {
@@ -243,23 +293,46 @@ export class UserTable implements KeyPages<KeyColumns> {
     const time = quote(checked.mapping.time);
     const keyed = [...place.partition, ...place.prefix];
     if (column === undefined && place.rows.length === 0) {
-      await exec.mutate('table.delete', this.q(`DELETE FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`), [...keyed, checked.time.from(fromMs), checked.time.to(toMs)], Date.now() * 1000);
+      await exec.mutate(
+        'table.delete',
+        this.q(`DELETE FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`),
+        [...keyed, checked.time.from(fromMs), checked.time.to(toMs)],
+        Date.now() * 1000,
+      );
       return;
     }
     const after = checked.afterTimeTags.map((c) => ` AND ${quote(c.name)} = ?`).join('');
-    const deleteRow = this.q(`DELETE ${column === undefined ? '' : `${quote(column)} `}FROM $T WHERE ${this.placeWhere(checked)} AND ${time} = ?${after}`);
+    const deleteRow = this.q(
+      `DELETE ${column === undefined ? '' : `${quote(column)} `}FROM $T WHERE ${this.placeWhere(checked)} AND ${time} = ?${after}`,
+    );
     const afterValues = place.rows.slice(0, checked.afterTimeTags.length).map((r) => r.value);
     const selected = [time, ...(column === undefined ? [] : [quote(column)]), ...place.rows.map((r) => quote(r.name))];
-    const query = this.q(`SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`);
-    for await (const result of pagesAhead((pageState) => exec.page('table.select', query, [...keyed, checked.time.from(fromMs), checked.time.to(toMs)], { fetchSize: 1000, pageState }))) {
+    const query = this.q(
+      `SELECT ${selected.join(', ')} FROM $T WHERE ${this.placeWhere(checked)} AND ${this.timeRange(checked)}`,
+    );
+    for await (const result of pagesAhead((pageState) =>
+      exec.page('table.select', query, [...keyed, checked.time.from(fromMs), checked.time.to(toMs)], {
+        fetchSize: 1000,
+        pageState,
+      }),
+    )) {
       const rows = result.rows as unknown as TimeValueRows | cassandra.types.Row[];
       // The row's own time value: a timeuuid or a microsecond is more than the ms the engine knows. Lean pages come
       // only of timestamp and millisecond columns, whose ms are their values.
       const times =
         rows instanceof TimeValueRows
           ? Array.from(rows.times, (ms) => checked.time.value(ms))
-          : rows.filter((row) => ofSeries(row, place) && (column === undefined || (row[column] !== null && row[column] !== undefined))).map((row) => row[checked.mapping.time]);
-      await Promise.all(times.map((time) => exec.mutate('table.delete', deleteRow, [...keyed, time, ...afterValues], Date.now() * 1000)));
+          : rows
+              .filter(
+                (row) =>
+                  ofSeries(row, place) && (column === undefined || (row[column] !== null && row[column] !== undefined)),
+              )
+              .map((row) => row[checked.mapping.time]);
+      await Promise.all(
+        times.map((time) =>
+          exec.mutate('table.delete', deleteRow, [...keyed, time, ...afterValues], Date.now() * 1000),
+        ),
+      );
     }
   }
 
@@ -299,14 +372,47 @@ export class UserTable implements KeyPages<KeyColumns> {
 
   private async connectOnce(limiter: Limiter): Promise<Connection> {
     const { keyspace: ks, table: tbl, time } = this.mapping;
-    const client = new cassandra.Client(clientOptions(this.cassandraOptions, this.lean ? { encoding: { [LEAN_PAGES_KEY]: new TimeValuePages(ks, tbl, time, new Set(Object.values(this.mapping.metrics)), (this.mapping.timeUnit ?? 'milliseconds') === 'milliseconds') } as cassandra.ClientOptions['encoding'] } : {}));
+    const client = new cassandra.Client(
+      clientOptions(
+        this.cassandraOptions,
+        this.lean
+          ? {
+              encoding: {
+                [LEAN_PAGES_KEY]: new TimeValuePages(
+                  ks,
+                  tbl,
+                  time,
+                  new Set(Object.values(this.mapping.metrics)),
+                  (this.mapping.timeUnit ?? 'milliseconds') === 'milliseconds',
+                ),
+              } as cassandra.ClientOptions['encoding'],
+            }
+          : {},
+      ),
+    );
     try {
       await client.connect();
-      const exec = new Executor<TableStatement>(client, limiter, this.stats, this.cassandraOptions, () => {}, this.watched());
+      const exec = new Executor<TableStatement>(
+        client,
+        limiter,
+        this.stats,
+        this.cassandraOptions,
+        () => {},
+        this.watched(),
+      );
       const { keyspace, table } = this.mapping;
-      const columns = await exec.system('SELECT column_name, kind, position, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
-      const tables = await exec.system('SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
-      const indexRows = await exec.system('SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?', [keyspace, table]);
+      const columns = await exec.system(
+        'SELECT column_name, kind, position, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
+        [keyspace, table],
+      );
+      const tables = await exec.system(
+        'SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+        [keyspace, table],
+      );
+      const indexRows = await exec.system(
+        'SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?',
+        [keyspace, table],
+      );
       const indexes: SchemaIndex[] = indexRows.rows.map((row) => {
         const options = (row['options'] ?? {}) as Record<string, string> | Map<string, string>;
         const option = (name: string) => (options instanceof Map ? options.get(name) : options[name]);
@@ -321,7 +427,12 @@ export class UserTable implements KeyPages<KeyColumns> {
       }));
       let checked: CheckedTable;
       try {
-        checked = checkMapping(this.mapping, schema, (tables.rows[0]?.['default_time_to_live'] as number | undefined) ?? 0, indexes);
+        checked = checkMapping(
+          this.mapping,
+          schema,
+          (tables.rows[0]?.['default_time_to_live'] as number | undefined) ?? 0,
+          indexes,
+        );
       } catch (error) {
         throw new MappingError(`source ${JSON.stringify(this.source)}: ${(error as Error).message}`);
       }
@@ -335,7 +446,16 @@ export class UserTable implements KeyPages<KeyColumns> {
 
   private watched(): WatchedSchema {
     const { keyspace, table } = this.mapping;
-    return { tables: [table], lostError: (reason, _last, cause) => new StoreUnavailableError('cassandra', new Error(`${reason}: the table of source ${JSON.stringify(this.source)} (${keyspace}.${table}) is gone`, { cause })) };
+    return {
+      tables: [table],
+      lostError: (reason, _last, cause) =>
+        new StoreUnavailableError(
+          'cassandra',
+          new Error(`${reason}: the table of source ${JSON.stringify(this.source)} (${keyspace}.${table}) is gone`, {
+            cause,
+          }),
+        ),
+    };
   }
 }
 

@@ -5,10 +5,30 @@
  * start, and says what was lost.
  */
 import cassandra from 'cassandra-driver';
-import type { HostState, IndexedTags, PingReport, RowKey, RowSpec, ScanOptions, SchemaRepairStatus, Slice, Store, StoreLimits, TaggedRowKeys, WriteBatch } from '../store.js';
+import type {
+  HostState,
+  IndexedTags,
+  PingReport,
+  RowKey,
+  RowSpec,
+  ScanOptions,
+  SchemaRepairStatus,
+  Slice,
+  Store,
+  StoreLimits,
+  TaggedRowKeys,
+  WriteBatch,
+} from '../store.js';
 import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
-import { Executor, kairosdbSchema, retryAfterSeconds, schemaLostError, type ExecutorStats, type StatementCounts } from './executor.js';
+import {
+  Executor,
+  kairosdbSchema,
+  retryAfterSeconds,
+  schemaLostError,
+  type ExecutorStats,
+  type StatementCounts,
+} from './executor.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes, readTagIndexed } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanBatchHook } from './lean-batch-hook.js';
@@ -18,8 +38,29 @@ import { Reconnecting } from './reconnecting.js';
 import { clientOptions } from './client-options.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
 import { scanPartition, type ScanPageCounts } from './scan.js';
-import { createMissing, ddlHost, describeAnswers, describeCatalog, describeMissing, findMissing, readCatalog, readSpec, SchemaNotCreatedError, type Catalog } from './schema.js';
-import { catalogChange, failureMessage, findLosses, lossMessages, repairDelayMs, SchemaLedger, type Loss, type Repair, type StepView } from './schema-repair.js';
+import {
+  createMissing,
+  ddlHost,
+  describeAnswers,
+  describeCatalog,
+  describeMissing,
+  findMissing,
+  readCatalog,
+  readSpec,
+  SchemaNotCreatedError,
+  type Catalog,
+} from './schema.js';
+import {
+  catalogChange,
+  failureMessage,
+  findLosses,
+  lossMessages,
+  repairDelayMs,
+  SchemaLedger,
+  type Loss,
+  type Repair,
+  type StepView,
+} from './schema-repair.js';
 import { statementsFor, type Statements } from './statements.js';
 import { readCoverage } from './tag-index-coverage.js';
 import { CassandraServiceIndex } from './service-index.js';
@@ -91,8 +132,16 @@ export class CassandraStore implements Store {
         failed: (error, repeated) => {
           if (repeated) return;
           const err = error instanceof Error ? error.message : String(error);
-          if (error instanceof SchemaNotCreatedError) log.warn({ keyspace, err, retryMs: reconnectDelayMs }, "KairosDB's schema is incomplete and CASSANDRA_CREATE_SCHEMA is false: create it; checking again in the background, /ready answers 503 until it exists");
-          else log.warn({ err, contactPoints, retryMs: reconnectDelayMs }, 'cannot reach Cassandra (check CASSANDRA_CONTACT_POINTS and CASSANDRA_LOCAL_DC); retrying in the background: /ready answers 503 until it does');
+          if (error instanceof SchemaNotCreatedError)
+            log.warn(
+              { keyspace, err, retryMs: reconnectDelayMs },
+              "KairosDB's schema is incomplete and CASSANDRA_CREATE_SCHEMA is false: create it; checking again in the background, /ready answers 503 until it exists",
+            );
+          else
+            log.warn(
+              { err, contactPoints, retryMs: reconnectDelayMs },
+              'cannot reach Cassandra (check CASSANDRA_CONTACT_POINTS and CASSANDRA_LOCAL_DC); retrying in the background: /ready answers 503 until it does',
+            );
         },
       },
     );
@@ -147,7 +196,13 @@ export class CassandraStore implements Store {
     return (await this.connected()).coverage.indexedTags(metric, rowTime);
   }
 
-  async tagIndexedRowKeys(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys> {
+  async tagIndexedRowKeys(
+    metric: string,
+    rowTime: number,
+    tag: string,
+    value: string,
+    limit?: number,
+  ): Promise<TaggedRowKeys> {
     return readTagIndexed((await this.connected()).exec, this.st, metric, rowTime, tag, value, limit);
   }
 
@@ -164,12 +219,29 @@ export class CassandraStore implements Store {
 
   async write(batch: WriteBatch): Promise<void> {
     const { exec, spec } = await this.connected();
-    await writePartitions(exec, this.st, spec, batch, this.clock.next(), this.options.writeEncoder, this.options.tagIndexedMetrics);
+    await writePartitions(
+      exec,
+      this.st,
+      spec,
+      batch,
+      this.clock.next(),
+      this.options.writeEncoder,
+      this.options.tagIndexedMetrics,
+    );
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
     const { exec, spec } = await this.connected();
-    await deletePartitionRange(exec, this.st, spec, key, startMs, endMs, this.clock.next(), this.options.tagIndexedMetrics);
+    await deletePartitionRange(
+      exec,
+      this.st,
+      spec,
+      key,
+      startMs,
+      endMs,
+      this.clock.next(),
+      this.options.tagIndexedMetrics,
+    );
   }
 
   async deleteMetricName(metric: string): Promise<void> {
@@ -209,7 +281,11 @@ export class CassandraStore implements Store {
     const repair = this.repair;
     if (repair !== undefined) {
       const waitMs = repair.nextAttemptMs === undefined ? 0 : repair.nextAttemptMs - Date.now();
-      throw schemaLostError(repair.reason, { lastFailure: repair.lastFailure, retryAfterSeconds: retryAfterSeconds(waitMs), creating: this.options.createSchema });
+      throw schemaLostError(repair.reason, {
+        lastFailure: repair.lastFailure,
+        retryAfterSeconds: retryAfterSeconds(waitMs),
+        creating: this.options.createSchema,
+      });
     }
     return this.link.get();
   }
@@ -219,13 +295,21 @@ export class CassandraStore implements Store {
     const client = new cassandra.Client(
       clientOptions(this.options, {
         // KairosDB writes in milliseconds: a delete of ours must shadow what KairosDB wrote, and the other way round.
-        timestampGeneration: new MillisecondTimestampGenerator() as unknown as cassandra.policies.timestampGeneration.TimestampGenerator,
+        timestampGeneration:
+          new MillisecondTimestampGenerator() as unknown as cassandra.policies.timestampGeneration.TimestampGenerator,
         ...(this.options.scanDecoder === 'lean' ? { encoding: leanPagesEncoding(this.options.keyspace) } : {}),
       }),
     );
     try {
       await client.connect();
-      const exec: Executor = new Executor(client, this.limiter, this.stats, this.options, (reason) => this.schemaLost(exec, reason), kairosdbSchema(this.options.createSchema));
+      const exec: Executor = new Executor(
+        client,
+        this.limiter,
+        this.stats,
+        this.options,
+        (reason) => this.schemaLost(exec, reason),
+        kairosdbSchema(this.options.createSchema),
+      );
       const { spec, coverage, catalog, losses } = await this.prepareKeyspace(exec);
       this.known = catalog;
       this.reportLosses(losses, {});
@@ -250,7 +334,8 @@ export class CassandraStore implements Store {
     view.missing = describeMissing(keyspace, missing);
     let catalog = before;
     if (view.missing !== undefined) {
-      if (!this.options.createSchema) throw new SchemaNotCreatedError(`${view.missing}; not created, CASSANDRA_CREATE_SCHEMA is false`);
+      if (!this.options.createSchema)
+        throw new SchemaNotCreatedError(`${view.missing}; not created, CASSANDRA_CREATE_SCHEMA is false`);
       await createMissing(exec, this.options, missing, ddlHost(exec.client));
       catalog = await readCatalog((query, params) => exec.system(query, params), keyspace);
       const still = describeMissing(keyspace, await findMissing(exec, keyspace, catalog));
@@ -259,7 +344,14 @@ export class CassandraStore implements Store {
     exec.schemaReady();
     const losses = findLosses(keyspace, this.known, before, missing);
     const spec = await readSpec(exec, this.st, this.options, this.clock.next());
-    const coverage = await readCoverage(exec, this.st, this.options.tagIndexedMetrics, spec, Date.now(), this.clock.next());
+    const coverage = await readCoverage(
+      exec,
+      this.st,
+      this.options.tagIndexedMetrics,
+      spec,
+      Date.now(),
+      this.clock.next(),
+    );
     return { spec, coverage, catalog, losses };
   }
 
@@ -268,7 +360,14 @@ export class CassandraStore implements Store {
     const { keyspace, log } = this.options;
     this.ledger.record(losses, Date.now());
     for (const line of lossMessages(keyspace, losses)) {
-      log.warn({ keyspace, objects: line.objects, ...(view.catalog !== undefined ? { catalog: view.catalog, node: view.node } : {}) }, line.message);
+      log.warn(
+        {
+          keyspace,
+          objects: line.objects,
+          ...(view.catalog !== undefined ? { catalog: view.catalog, node: view.node } : {}),
+        },
+        line.message,
+      );
     }
   }
 
@@ -279,8 +378,17 @@ export class CassandraStore implements Store {
    */
   private schemaLost(exec: Executor, reason: string): void {
     if (this.closed || this.repair !== undefined || this.link.value?.exec !== exec) return;
-    this.repair = { reason, lastFailure: undefined, loggedCause: undefined, failuresInRow: 0, retryDelayMs: undefined, nextAttemptMs: undefined };
-    const doing = this.options.createSchema ? 're-creating what is missing' : 'waiting for it to be created (CASSANDRA_CREATE_SCHEMA is false)';
+    this.repair = {
+      reason,
+      lastFailure: undefined,
+      loggedCause: undefined,
+      failuresInRow: 0,
+      retryDelayMs: undefined,
+      nextAttemptMs: undefined,
+    };
+    const doing = this.options.createSchema
+      ? 're-creating what is missing'
+      : 'waiting for it to be created (CASSANDRA_CREATE_SCHEMA is false)';
     this.options.log.warn({ keyspace: this.options.keyspace, reason }, `KairosDB's schema is gone; ${doing}`);
     this.attemptRepair(exec);
   }
@@ -305,7 +413,10 @@ export class CassandraStore implements Store {
         this.link.replace({ exec, spec, coverage });
         this.repair = undefined;
         this.reportLosses(losses, view);
-        log.info({ keyspace, attempts: repair.failuresInRow + 1, recreated: losses.map((loss) => loss.object), spec }, "KairosDB's schema repaired");
+        log.info(
+          { keyspace, attempts: repair.failuresInRow + 1, recreated: losses.map((loss) => loss.object), spec },
+          "KairosDB's schema repaired",
+        );
       },
       (error: unknown) => {
         this.repairRun = undefined;
@@ -319,8 +430,20 @@ export class CassandraStore implements Store {
         const cause = JSON.stringify([view.catalog, view.node, message]);
         if (cause !== repair.loggedCause) {
           repair.loggedCause = cause;
-          const fields = { keyspace, catalog: view.catalog ?? 'not read', node: view.node ?? 'not asked', err: message, failures: repair.failuresInRow, retryMs: delayMs };
-          log.warn(fields, this.options.createSchema ? "cannot re-create KairosDB's schema; retrying in the background" : "KairosDB's schema is still incomplete; checking again in the background");
+          const fields = {
+            keyspace,
+            catalog: view.catalog ?? 'not read',
+            node: view.node ?? 'not asked',
+            err: message,
+            failures: repair.failuresInRow,
+            retryMs: delayMs,
+          };
+          log.warn(
+            fields,
+            this.options.createSchema
+              ? "cannot re-create KairosDB's schema; retrying in the background"
+              : "KairosDB's schema is still incomplete; checking again in the background",
+          );
         }
         if (this.closed) return;
         repair.retryDelayMs = delayMs;

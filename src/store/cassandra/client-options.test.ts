@@ -13,9 +13,13 @@ describe('discoveredPort', () => {
   });
 
   it('reaches the peers of a cluster on a non-default port on that port', () => {
-    const options = clientOptions(resolveOptions({ contactPoints: ['127.0.0.1:40715', '127.0.0.2:40715'], localDataCenter: 'datacenter1' }));
+    const options = clientOptions(
+      resolveOptions({ contactPoints: ['127.0.0.1:40715', '127.0.0.2:40715'], localDataCenter: 'datacenter1' }),
+    );
     expect(options.protocolOptions).toEqual({ maxVersion: 4, port: 40715 });
-    const mixed = clientOptions(resolveOptions({ contactPoints: ['127.0.0.1:40715', '127.0.0.2:40716'], localDataCenter: 'datacenter1' }));
+    const mixed = clientOptions(
+      resolveOptions({ contactPoints: ['127.0.0.1:40715', '127.0.0.2:40716'], localDataCenter: 'datacenter1' }),
+    );
     expect(mixed.protocolOptions).toEqual({ maxVersion: 4 });
   });
 });

@@ -25,7 +25,9 @@ export function clientOptions(options: ResolvedOptions, choices: ClientChoices =
     // Maps decode as Map, so a tag named __proto__ stays data.
     encoding: { map: Map, ...choices.encoding },
     socketOptions: { readTimeout: options.requestTimeoutMs, connectTimeout: Math.min(5000, options.requestTimeoutMs) },
-    ...(options.credentials ? { authProvider: new auth.PlainTextAuthProvider(options.credentials.username, options.credentials.password) } : {}),
+    ...(options.credentials
+      ? { authProvider: new auth.PlainTextAuthProvider(options.credentials.username, options.credentials.password) }
+      : {}),
     ...(options.tls ? { sslOptions: { rejectUnauthorized: true } } : {}),
   };
 }

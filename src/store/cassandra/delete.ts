@@ -26,20 +26,44 @@ export async function deletePartitionRange(
   if (!partitionCovered(spec, key.rowTime, startMs, endMs)) {
     const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
     if (start >= end) return;
-    await exec.mutate('data_points.delete_range', st.deleteRange, [timestampMs, keyBytes, ...columnRangeBytes(start, end)], timestampMs);
+    await exec.mutate(
+      'data_points.delete_range',
+      st.deleteRange,
+      [timestampMs, keyBytes, ...columnRangeBytes(start, end)],
+      timestampMs,
+    );
     return;
   }
   // Data first: should an index delete fail, the entry left behind points at an empty partition, never the reverse.
   await exec.mutate('data_points.delete_partition', st.deletePartition, [timestampMs, keyBytes], timestampMs);
   const tags = new Map(Object.entries(key.tags));
   await Promise.all([
-    exec.mutate('row_keys.delete', st.deleteRowKey, [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags], timestampMs),
-    exec.mutate('row_key_index.delete', st.deleteLegacyRowKey, [timestampMs, Buffer.from(key.metric, 'utf8'), keyBytes], timestampMs),
+    exec.mutate(
+      'row_keys.delete',
+      st.deleteRowKey,
+      [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags],
+      timestampMs,
+    ),
+    exec.mutate(
+      'row_key_index.delete',
+      st.deleteLegacyRowKey,
+      [timestampMs, Buffer.from(key.metric, 'utf8'), keyBytes],
+      timestampMs,
+    ),
     deleteTagIndexed(exec, st, key, tags, timestampMs, tagIndex),
   ]);
-  const left = await exec.mutationRead('row_keys.select_any', st.selectAnyRowKey, [key.metric, DATA_POINTS_TABLE, key.rowTime]);
+  const left = await exec.mutationRead('row_keys.select_any', st.selectAnyRowKey, [
+    key.metric,
+    DATA_POINTS_TABLE,
+    key.rowTime,
+  ]);
   if (!left.rows.some(isSeriesRow)) {
-    await exec.mutate('row_key_time_index.delete', st.deleteRowTime, [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime], timestampMs);
+    await exec.mutate(
+      'row_key_time_index.delete',
+      st.deleteRowTime,
+      [timestampMs, key.metric, DATA_POINTS_TABLE, key.rowTime],
+      timestampMs,
+    );
   }
 }
 
@@ -48,7 +72,14 @@ export async function deletePartitionRange(
  * of its current configuration only; a series written while other tags were indexed has a row with another hash, which
  * would list the deleted series again, so its rows are looked up by series first.
  */
-async function deleteTagIndexed(exec: Executor, st: Statements, key: RowKey, tags: Map<string, string>, timestampMs: number, tagIndex: TagIndexConfig): Promise<void> {
+async function deleteTagIndexed(
+  exec: Executor,
+  st: Statements,
+  key: RowKey,
+  tags: Map<string, string>,
+  timestampMs: number,
+  tagIndex: TagIndexConfig,
+): Promise<void> {
   const indexed = indexedTagsOf(tagIndex, key.metric);
   if (indexed === undefined) return;
   const pairs = Object.keys(key.tags)
@@ -57,10 +88,19 @@ async function deleteTagIndexed(exec: Executor, st: Statements, key: RowKey, tag
   await Promise.all(
     pairs.map(async (pair) => {
       const partition = [key.metric, DATA_POINTS_TABLE, key.rowTime, pair];
-      const found = await exec.mutationRead('tag_indexed_row_keys.select_series', st.selectTagIndexedSeries, [...partition, key.dataType, tags]);
+      const found = await exec.mutationRead('tag_indexed_row_keys.select_series', st.selectTagIndexedSeries, [
+        ...partition,
+        key.dataType,
+        tags,
+      ]);
       await Promise.all(
         found.rows.map((row) =>
-          exec.mutate('tag_indexed_row_keys.delete', st.deleteTagIndexed, [timestampMs, ...partition, key.dataType, row.get('tag_collection_hash'), tags], timestampMs),
+          exec.mutate(
+            'tag_indexed_row_keys.delete',
+            st.deleteTagIndexed,
+            [timestampMs, ...partition, key.dataType, row.get('tag_collection_hash'), tags],
+            timestampMs,
+          ),
         ),
       );
     }),
@@ -71,6 +111,11 @@ async function deleteTagIndexed(exec: Executor, st: Statements, key: RowKey, tag
 export async function deleteName(exec: Executor, st: Statements, metric: string, timestampMs: number): Promise<void> {
   await Promise.all([
     exec.mutate('string_index.delete', st.deleteName, [timestampMs, METRIC_NAMES_KEY, metric], timestampMs),
-    exec.mutate('row_key_index.delete_partition', st.deleteLegacyRowKeys, [timestampMs, Buffer.from(metric, 'utf8')], timestampMs),
+    exec.mutate(
+      'row_key_index.delete_partition',
+      st.deleteLegacyRowKeys,
+      [timestampMs, Buffer.from(metric, 'utf8')],
+      timestampMs,
+    ),
   ]);
 }

@@ -43,7 +43,10 @@ export interface WatchedSchema {
 
 /** KairosDB's tables, which the store re-creates when they are gone (unless it may not create them: `creating` false). */
 export function kairosdbSchema(creating = true): WatchedSchema {
-  return { tables: TABLE_NAMES, lostError: (reason, lastFailure, cause) => schemaLostError(reason, { lastFailure, cause, creating }) };
+  return {
+    tables: TABLE_NAMES,
+    lostError: (reason, lastFailure, cause) => schemaLostError(reason, { lastFailure, cause, creating }),
+  };
 }
 
 export const KAIROSDB_SCHEMA: WatchedSchema = kairosdbSchema();
@@ -99,13 +102,24 @@ export class Executor<Name extends string = StatementName> {
 
   /** A read that must see this store's own recent writes, so it runs at the write consistency. */
   async mutationRead(name: Name, query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
-    const options = { prepare: true, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs };
+    const options = {
+      prepare: true,
+      consistency: this.write,
+      isIdempotent: true,
+      readTimeout: this.options.requestTimeoutMs,
+    };
     return this.send(name, () => this.client.execute(query, params, options));
   }
 
   /** A write or delete with its millisecond write time (used where the CQL has no USING TIMESTAMP of its own). */
   async mutate(name: Name, query: string, params: unknown[], timestampMs: number): Promise<void> {
-    const options = { prepare: true, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
+    const options = {
+      prepare: true,
+      consistency: this.write,
+      isIdempotent: true,
+      readTimeout: this.options.requestTimeoutMs,
+      timestamp: timestampMs,
+    };
     await this.send(name, () => this.client.execute(query, params, options));
   }
 
@@ -115,7 +129,13 @@ export class Executor<Name extends string = StatementName> {
    * timeout is not retried, since the first attempt may have applied.
    */
   async conditional(name: Name, query: string, params: unknown[]): Promise<cassandra.types.Row> {
-    const options = { prepare: true, consistency: this.write, serialConsistency: cassandra.types.consistencies.serial, isIdempotent: false, readTimeout: this.options.requestTimeoutMs };
+    const options = {
+      prepare: true,
+      consistency: this.write,
+      serialConsistency: cassandra.types.consistencies.serial,
+      isIdempotent: false,
+      readTimeout: this.options.requestTimeoutMs,
+    };
     const result = await this.send(name, () => this.client.execute(query, params, options));
     return result.first();
   }
@@ -135,7 +155,8 @@ export class Executor<Name extends string = StatementName> {
    */
   async partitionBatches(name: Name, queries: readonly BatchQuery[], writeTime: number): Promise<void> {
     const batches: Promise<void>[] = [];
-    for (let start = 0; start < queries.length; start += MAX_STATEMENTS_PER_BATCH) batches.push(this.batch(name, queries.slice(start, start + MAX_STATEMENTS_PER_BATCH), writeTime));
+    for (let start = 0; start < queries.length; start += MAX_STATEMENTS_PER_BATCH)
+      batches.push(this.batch(name, queries.slice(start, start + MAX_STATEMENTS_PER_BATCH), writeTime));
     await settleAll(batches);
   }
 
@@ -149,7 +170,12 @@ export class Executor<Name extends string = StatementName> {
 
   /** Schema lookups while connecting: not counted, not limited (nothing else runs yet). */
   async system(query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
-    return this.send(undefined, () => this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs }), undefined, false);
+    return this.send(
+      undefined,
+      () => this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs }),
+      undefined,
+      false,
+    );
   }
 
   /**
@@ -171,7 +197,11 @@ export class Executor<Name extends string = StatementName> {
    */
   async probe(query: string, params: unknown[]): Promise<string | undefined> {
     try {
-      await this.client.execute(query, params, { prepare: true, readTimeout: this.options.requestTimeoutMs, isIdempotent: true });
+      await this.client.execute(query, params, {
+        prepare: true,
+        readTimeout: this.options.requestTimeoutMs,
+        isIdempotent: true,
+      });
       return undefined;
     } catch (error) {
       const lost = schemaLoss(error, this.options.keyspace, undefined, this.schema.tables);
@@ -182,7 +212,12 @@ export class Executor<Name extends string = StatementName> {
 
   /** `host`: the one coordinator to send it to (bypassing the load balancing), so that every gateway sends its DDL to the same node. */
   async ddl(query: string, timeoutMs: number, host?: cassandra.Host): Promise<void> {
-    await this.send(undefined, () => this.client.execute(query, [], { readTimeout: timeoutMs, ...(host !== undefined ? { host } : {}) }), undefined, false);
+    await this.send(
+      undefined,
+      () => this.client.execute(query, [], { readTimeout: timeoutMs, ...(host !== undefined ? { host } : {}) }),
+      undefined,
+      false,
+    );
   }
 
   /**
@@ -195,7 +230,12 @@ export class Executor<Name extends string = StatementName> {
 
   /** Outside the limiter: readiness must answer even while queries hold every permit. */
   async ping(query: string): Promise<void> {
-    await this.send('system.ping', () => this.client.execute(query, [], { readTimeout: this.options.requestTimeoutMs, isIdempotent: true }), undefined, false);
+    await this.send(
+      'system.ping',
+      () => this.client.execute(query, [], { readTimeout: this.options.requestTimeoutMs, isIdempotent: true }),
+      undefined,
+      false,
+    );
   }
 
   /**
@@ -214,10 +254,22 @@ export class Executor<Name extends string = StatementName> {
   }
 
   private batchOptions(timestampMs: number): cassandra.QueryOptions {
-    return { prepare: true, logged: false, consistency: this.write, isIdempotent: true, readTimeout: this.options.requestTimeoutMs, timestamp: timestampMs };
+    return {
+      prepare: true,
+      logged: false,
+      consistency: this.write,
+      isIdempotent: true,
+      readTimeout: this.options.requestTimeoutMs,
+      timestamp: timestampMs,
+    };
   }
 
-  private async send<T>(name: Name | 'system.ping' | undefined, request: () => Promise<T>, signal?: AbortSignal, limited = true): Promise<T> {
+  private async send<T>(
+    name: Name | 'system.ping' | undefined,
+    request: () => Promise<T>,
+    signal?: AbortSignal,
+    limited = true,
+  ): Promise<T> {
     const generation = this.schemaGeneration;
     if (limited) await this.limiter.acquire(signal);
     if (name !== undefined) this.stats.counts[name] = (this.stats.counts[name] ?? 0) + 1;
@@ -244,7 +296,9 @@ export class Executor<Name extends string = StatementName> {
  * works on the next page while Node decodes this one. A page asked for ahead fails only when the reader reaches it:
  * a reader that stopped before leaves no unhandled rejection behind.
  */
-export async function* pagesAhead(fetch: (pageState: Buffer | undefined) => Promise<cassandra.types.ResultSet>): AsyncGenerator<cassandra.types.ResultSet> {
+export async function* pagesAhead(
+  fetch: (pageState: Buffer | undefined) => Promise<cassandra.types.ResultSet>,
+): AsyncGenerator<cassandra.types.ResultSet> {
   const send = (pageState: Buffer | undefined) => {
     const sent = fetch(pageState);
     sent.catch(() => undefined);
@@ -295,12 +349,17 @@ export function retryAfterSeconds(waitMs: number): number {
  */
 export function unavailableError(error: unknown, retryAfter = 1): StoreUnavailableError {
   if (error instanceof StoreUnavailableError) return error;
-  if (!(error instanceof cassandra.errors.NoHostAvailableError)) return new StoreUnavailableError('cassandra', error, retryAfter);
+  if (!(error instanceof cassandra.errors.NoHostAvailableError))
+    return new StoreUnavailableError('cassandra', error, retryAfter);
   const inner = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>);
   const refusals = new Set(inner.map(([, e]) => (e instanceof cassandra.errors.ResponseError ? e.message : undefined)));
   if (inner.length > 0 && refusals.size === 1 && !refusals.has(undefined)) {
     const [refusal] = refusals;
-    return new StoreUnavailableError('cassandra', new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }), retryAfter);
+    return new StoreUnavailableError(
+      'cassandra',
+      new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }),
+      retryAfter,
+    );
   }
   const hosts = inner.map(([host, e]) => `${host}: ${e instanceof Error ? e.message : String(e)}`);
   const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
@@ -314,7 +373,12 @@ export function unavailableError(error: unknown, retryAfter = 1): StoreUnavailab
  * the drop fails differently: the node has forgotten it, the driver's attempt to prepare it again fails, and the
  * driver gives up with NoHostAvailableError holding the node's `unprepared` error, which no longer says why.
  */
-export function schemaLoss(error: unknown, keyspace: string, statement?: string, tables: readonly string[] = TABLE_NAMES): string | undefined {
+export function schemaLoss(
+  error: unknown,
+  keyspace: string,
+  statement?: string,
+  tables: readonly string[] = TABLE_NAMES,
+): string | undefined {
   const { errors } = cassandra;
   if (error instanceof errors.NoHostAvailableError) {
     for (const inner of Object.values((error.innerErrors ?? {}) as Record<string, unknown>)) {
@@ -354,8 +418,15 @@ export interface SchemaLostDetails {
 /** What every request gets while the store repairs KairosDB's schema: what is gone, and why the last attempt failed. */
 export function schemaLostError(reason: string, details: SchemaLostDetails = {}): StoreUnavailableError {
   const failed = details.lastFailure === undefined ? '' : ` (last attempt failed: ${details.lastFailure})`;
-  const doing = details.creating === false ? "waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)" : "re-creating KairosDB's tables";
-  return new StoreUnavailableError('cassandra', new Error(`${reason}; ${doing}${failed}`, { cause: details.cause }), details.retryAfterSeconds ?? 1);
+  const doing =
+    details.creating === false
+      ? "waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)"
+      : "re-creating KairosDB's tables";
+  return new StoreUnavailableError(
+    'cassandra',
+    new Error(`${reason}; ${doing}${failed}`, { cause: details.cause }),
+    details.retryAfterSeconds ?? 1,
+  );
 }
 
 const UNAVAILABLE_CODES = new Set<number>([

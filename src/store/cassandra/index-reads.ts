@@ -11,15 +11,29 @@ import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 import { successorOf } from '../text-order.js';
 
-export async function readRowTimes(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<number[]> {
+export async function readRowTimes(
+  exec: Executor,
+  st: Statements,
+  spec: RowSpec,
+  metric: string,
+  startMs: number,
+  endMs: number,
+): Promise<number[]> {
   if (endMs < startMs) return [];
-  const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [metric, DATA_POINTS_TABLE, lowestRowTime(startMs, spec), endMs]);
+  const rows = await exec.all('row_key_time_index.select', st.selectRowTimes, [
+    metric,
+    DATA_POINTS_TABLE,
+    lowestRowTime(startMs, spec),
+    endMs,
+  ]);
   return rows.map((row) => (row.get('row_time_ms') as cassandra.types.Long).toNumber());
 }
 
 export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
   const rows = await exec.all('row_keys.select', st.selectRowKeys, [metric, DATA_POINTS_TABLE, rowTime]);
-  return rows.filter(isSeriesRow).map((row) => ({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) }));
+  return rows
+    .filter(isSeriesRow)
+    .map((row) => ({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) }));
 }
 
 /**
@@ -27,11 +41,20 @@ export async function readRowKeys(exec: Executor, st: Statements, metric: string
  * is `tag=value`, at most `limit`. The pair is not escaped, so the partition may hold series with another tag that
  * spells the same pair; they are left out.
  */
-export async function readTagIndexed(exec: Executor, st: Statements, metric: string, rowTime: number, tag: string, value: string, limit: number | undefined): Promise<TaggedRowKeys> {
+export async function readTagIndexed(
+  exec: Executor,
+  st: Statements,
+  metric: string,
+  rowTime: number,
+  tag: string,
+  value: string,
+  limit: number | undefined,
+): Promise<TaggedRowKeys> {
   const partition = [metric, DATA_POINTS_TABLE, rowTime, tagPair(tag, value)];
-  const rows = limit === undefined
-    ? await exec.all('tag_indexed_row_keys.select', st.selectTagIndexed, partition)
-    : await exec.all('tag_indexed_row_keys.select', st.selectTagIndexedLimit, [...partition, limit + 1]);
+  const rows =
+    limit === undefined
+      ? await exec.all('tag_indexed_row_keys.select', st.selectTagIndexed, partition)
+      : await exec.all('tag_indexed_row_keys.select', st.selectTagIndexedLimit, [...partition, limit + 1]);
   const series = rows.filter(isSeriesRow);
   const complete = limit === undefined || series.length <= limit;
   const keys: RowKey[] = [];
@@ -47,15 +70,32 @@ export async function readTagIndexed(exec: Executor, st: Statements, metric: str
  * (exclusive). Cassandra compares the blobs as unsigned bytes, where negative row times sort after positive ones, so
  * a range across zero is read as two slices, [start, -1] and [0, end].
  */
-export async function readLegacyRowKeys(exec: Executor, st: Statements, spec: RowSpec, metric: string, startMs: number, endMs: number): Promise<RowKey[]> {
+export async function readLegacyRowKeys(
+  exec: Executor,
+  st: Statements,
+  spec: RowSpec,
+  metric: string,
+  startMs: number,
+  endMs: number,
+): Promise<RowKey[]> {
   if (endMs < startMs) return [];
   const from = lowestRowTime(startMs, spec);
   const to = Math.min(endMs, Number.MAX_SAFE_INTEGER);
-  const ranges: [number, number][] = from < 0 && to >= 0 ? [[from, -1], [0, to]] : [[from, to]];
+  const ranges: [number, number][] =
+    from < 0 && to >= 0
+      ? [
+          [from, -1],
+          [0, to],
+        ]
+      : [[from, to]];
   const partition = Buffer.from(metric, 'utf8');
   const keys: RowKey[] = [];
   for (const [low, high] of ranges) {
-    const rows = await exec.all('row_key_index.select', st.selectLegacyRowKeys, [partition, legacyIndexBound(metric, low, 0x00), legacyIndexBound(metric, high, 0xff)]);
+    const rows = await exec.all('row_key_index.select', st.selectLegacyRowKeys, [
+      partition,
+      legacyIndexBound(metric, low, 0x00),
+      legacyIndexBound(metric, high, 0xff),
+    ]);
     for (const row of rows) {
       const key = decodeRowKey(row.get('column1') as Buffer);
       // A key of another metric cannot sort inside the slice, but a hand-written index could hold anything.
@@ -65,7 +105,12 @@ export async function readLegacyRowKeys(exec: Executor, st: Statements, spec: Ro
   return keys;
 }
 
-export async function readMetricNames(exec: Executor, st: Statements, prefix: string, limit: number | undefined): Promise<string[]> {
+export async function readMetricNames(
+  exec: Executor,
+  st: Statements,
+  prefix: string,
+  limit: number | undefined,
+): Promise<string[]> {
   const limited = limit !== undefined && limit > 0;
   let query: string;
   let params: unknown[];
@@ -73,8 +118,10 @@ export async function readMetricNames(exec: Executor, st: Statements, prefix: st
     [query, params] = [limited ? st.selectNamesLimit : st.selectNames, [METRIC_NAMES_KEY]];
   } else {
     const end = successorOf(prefix);
-    if (end === undefined) [query, params] = [limited ? st.selectNamesFromLimit : st.selectNamesFrom, [METRIC_NAMES_KEY, prefix]];
-    else [query, params] = [limited ? st.selectNamesBetweenLimit : st.selectNamesBetween, [METRIC_NAMES_KEY, prefix, end]];
+    if (end === undefined)
+      [query, params] = [limited ? st.selectNamesFromLimit : st.selectNamesFrom, [METRIC_NAMES_KEY, prefix]];
+    else
+      [query, params] = [limited ? st.selectNamesBetweenLimit : st.selectNamesBetween, [METRIC_NAMES_KEY, prefix, end]];
   }
   if (limited) params.push(limit);
   const rows = await exec.all('string_index.select', query, params);

@@ -14,11 +14,21 @@ import { PointCells, driverBatchRequest, installLeanBatchHook, leanBatchHookProb
 import { HOOKED_DRIVER_VERSION } from './lean-page-hook.js';
 
 const require = createRequire(import.meta.url);
-const { BatchRequest } = require('cassandra-driver/lib/requests.js') as { BatchRequest: new (queries: QueryItem[], options: ExecutionOptions) => DriverBatch };
+const { BatchRequest } = require('cassandra-driver/lib/requests.js') as {
+  BatchRequest: new (queries: QueryItem[], options: ExecutionOptions) => DriverBatch;
+};
 const Encoder = require('cassandra-driver/lib/encoder.js') as new (version: number, options: object) => DriverEncoder;
-const { DefaultExecutionOptions } = require('cassandra-driver/lib/execution-options.js') as { DefaultExecutionOptions: { create(options: object, client: cassandra.Client): ExecutionOptions } };
-const { adaptNamedParamsPrepared } = require('cassandra-driver/lib/utils.js') as { adaptNamedParamsPrepared(params: unknown, columns: unknown): unknown };
-const Connection = require('cassandra-driver/lib/connection.js') as new (endpoint: string, version: number, options: object) => DriverConnection;
+const { DefaultExecutionOptions } = require('cassandra-driver/lib/execution-options.js') as {
+  DefaultExecutionOptions: { create(options: object, client: cassandra.Client): ExecutionOptions };
+};
+const { adaptNamedParamsPrepared } = require('cassandra-driver/lib/utils.js') as {
+  adaptNamedParamsPrepared(params: unknown, columns: unknown): unknown;
+};
+const Connection = require('cassandra-driver/lib/connection.js') as new (
+  endpoint: string,
+  version: number,
+  options: object,
+) => DriverConnection;
 
 /** A prepared query item as PrepareHandler.getPreparedMultiple hands it to BatchRequest. */
 interface QueryItem {
@@ -83,7 +93,9 @@ describe('the pinned driver', () => {
       "the lean batch encoder hooks cassandra-driver 4.10.0's batch request writer, but 4.11.0 is installed: make " +
         'src/store/cassandra/lean-batch-hook.test.ts pass on it and update HOOKED_DRIVER_VERSION, or set CASSANDRA_WRITE_ENCODER=driver',
     );
-    expect(leanBatchHookProblem('4.10.0', {})).toBe("the lean batch encoder needs cassandra-driver's BatchRequest.prototype.write, which 4.10.0 does not have");
+    expect(leanBatchHookProblem('4.10.0', {})).toBe(
+      "the lean batch encoder needs cassandra-driver's BatchRequest.prototype.write, which 4.10.0 does not have",
+    );
   });
 
   it('installs once, whatever the number of stores', () => {
@@ -97,22 +109,37 @@ describe('the pinned driver', () => {
 describe('a batch of PointCells', () => {
   it('is written byte for byte as the stock writer writes one prepared item per cell, on every protocol version and option', () => {
     fc.assert(
-      fc.property(cellsArbitrary(), optionsArbitrary(), fc.integer({ min: 0, max: 32767 }), (cells, { version, options }, streamId) => {
-        const client = new cassandra.Client({ contactPoints: ['127.0.0.1'], localDataCenter: 'dc1' });
-        const encoder = new Encoder(version, optionsOf(client));
-        const lean = new BatchRequest([{ query: INSERT, params: cells.point.params, queryId: QUERY_ID, meta: META }], DefaultExecutionOptions.create(options, client));
-        const stock = new BatchRequest(stockItems(cells), DefaultExecutionOptions.create(options, client));
-        const written = lean.write(encoder, streamId);
-        expect(written.toString('hex')).toBe(stock.write(encoder, streamId).toString('hex'));
-        expect(lean.length).toBe(stock.length);
-      }),
+      fc.property(
+        cellsArbitrary(),
+        optionsArbitrary(),
+        fc.integer({ min: 0, max: 32767 }),
+        (cells, { version, options }, streamId) => {
+          const client = new cassandra.Client({ contactPoints: ['127.0.0.1'], localDataCenter: 'dc1' });
+          const encoder = new Encoder(version, optionsOf(client));
+          const lean = new BatchRequest(
+            [{ query: INSERT, params: cells.point.params, queryId: QUERY_ID, meta: META }],
+            DefaultExecutionOptions.create(options, client),
+          );
+          const stock = new BatchRequest(stockItems(cells), DefaultExecutionOptions.create(options, client));
+          const written = lean.write(encoder, streamId);
+          expect(written.toString('hex')).toBe(stock.write(encoder, streamId).toString('hex'));
+          expect(lean.length).toBe(stock.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('lays out each cell as the protocol reads a prepared statement: id, 4 values, key, column1, value, TTL', () => {
     const key = Buffer.from('6d00', 'hex');
-    const cells = new PointCells(key, [0, 0xffffffff], [Uint8Array.of(0x3f), new Uint8Array(0)], [0, MAX_TTL_SECONDS], 0, 2);
+    const cells = new PointCells(
+      key,
+      [0, 0xffffffff],
+      [Uint8Array.of(0x3f), new Uint8Array(0)],
+      [0, MAX_TTL_SECONDS],
+      0,
+      2,
+    );
     const id = Buffer.from('abcd', 'hex');
     expect(cells.count).toBe(2);
     const expected = [
@@ -133,36 +160,84 @@ describe('a batch of PointCells', () => {
     options.setRoutingIndexes(META.partitionKeys);
     new Encoder(4, optionsOf(client)).setRoutingKeyFromMeta(META, params, options);
     expect(options.getRoutingKey()).toEqual(Buffer.from('0102', 'hex'));
-    expect(String((cassandra.Client.prototype as unknown as Record<string, () => void>)['_setRoutingInfo'])).toContain('encoder.setRoutingKeyFromMeta(meta, params, execOptions)');
-    expect(String((cassandra.Client.prototype as unknown as Record<string, () => void>)['_createBatchRequest'])).toContain('this._setRoutingInfo(info, firstQuery.params, firstQuery.meta)');
+    expect(String((cassandra.Client.prototype as unknown as Record<string, () => void>)['_setRoutingInfo'])).toContain(
+      'encoder.setRoutingKeyFromMeta(meta, params, execOptions)',
+    );
+    expect(
+      String((cassandra.Client.prototype as unknown as Record<string, () => void>)['_createBatchRequest']),
+    ).toContain('this._setRoutingInfo(info, firstQuery.params, firstQuery.meta)');
   });
 
   it("fails a statement that binds other variables, an empty batch or an unprepared one through the connection's write callback", async () => {
     const cells = new PointCells(Buffer.from('01', 'hex'), [1], [Uint8Array.of(9)], [0], 0, 1);
-    const withTimestamp: PreparedMeta = { ...META, columns: [...META.columns, { name: '[timestamp]', type: { code: dataTypes.bigint, type: null } }] };
+    const withTimestamp: PreparedMeta = {
+      ...META,
+      columns: [...META.columns, { name: '[timestamp]', type: { code: dataTypes.bigint, type: null } }],
+    };
     // Nothing answers the one request that is written: it times out at once.
-    const client = new cassandra.Client({ contactPoints: ['127.0.0.1'], localDataCenter: 'dc1', socketOptions: { readTimeout: 20 } });
+    const client = new cassandra.Client({
+      contactPoints: ['127.0.0.1'],
+      localDataCenter: 'dc1',
+      socketOptions: { readTimeout: 20 },
+    });
     const conn = fakeConnection(client);
-    await expect(conn.send(new BatchRequest([{ query: INSERT, params: cells.params, queryId: QUERY_ID, meta: withTimestamp }], DefaultExecutionOptions.create({}, client)))).rejects.toThrow(
+    await expect(
+      conn.send(
+        new BatchRequest(
+          [{ query: INSERT, params: cells.params, queryId: QUERY_ID, meta: withTimestamp }],
+          DefaultExecutionOptions.create({}, client),
+        ),
+      ),
+    ).rejects.toThrow(
       'a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds key:3, column1:3, value:3, [ttl]:9, [timestamp]:2',
     );
     const none = new PointCells(Buffer.from('01', 'hex'), [], [], [], 0, 0);
-    await expect(conn.send(new BatchRequest([{ query: INSERT, params: none.params, queryId: QUERY_ID, meta: META }], DefaultExecutionOptions.create({}, client)))).rejects.toThrow(
-      'a data_points batch must hold 1 to 65535 cells (got 0)',
-    );
+    await expect(
+      conn.send(
+        new BatchRequest(
+          [{ query: INSERT, params: none.params, queryId: QUERY_ID, meta: META }],
+          DefaultExecutionOptions.create({}, client),
+        ),
+      ),
+    ).rejects.toThrow('a data_points batch must hold 1 to 65535 cells (got 0)');
     const unprepared = { query: INSERT, params: cells.params } as unknown as QueryItem;
-    await expect(conn.send(new BatchRequest([unprepared], DefaultExecutionOptions.create({}, client)))).rejects.toThrow('a data_points batch must be prepared');
-    const written = conn.send(new BatchRequest([{ query: INSERT, params: cells.params, queryId: QUERY_ID, meta: META }], DefaultExecutionOptions.create({}, client)));
+    await expect(conn.send(new BatchRequest([unprepared], DefaultExecutionOptions.create({}, client)))).rejects.toThrow(
+      'a data_points batch must be prepared',
+    );
+    const written = conn.send(
+      new BatchRequest(
+        [{ query: INSERT, params: cells.params, queryId: QUERY_ID, meta: META }],
+        DefaultExecutionOptions.create({}, client),
+      ),
+    );
     await conn.flushed();
-    expect(conn.frames.at(-1)!.subarray(9).toString('hex')).toBe(new BatchRequest(stockItems({ point: cells, key: cells.key, columns: [1], values: [Uint8Array.of(9)], ttls: [0], from: 0 }), DefaultExecutionOptions.create({}, client)).write(new Encoder(4, optionsOf(client)), 0).subarray(9).toString('hex'));
+    expect(conn.frames.at(-1)!.subarray(9).toString('hex')).toBe(
+      new BatchRequest(
+        stockItems({ point: cells, key: cells.key, columns: [1], values: [Uint8Array.of(9)], ttls: [0], from: 0 }),
+        DefaultExecutionOptions.create({}, client),
+      )
+        .write(new Encoder(4, optionsOf(client)), 0)
+        .subarray(9)
+        .toString('hex'),
+    );
     await expect(written).rejects.toThrow('The host 127.0.0.1:9042 did not reply before timeout 20 ms');
     conn.close();
   });
 
   it('leaves every other batch to the stock writer', () => {
     const client = new cassandra.Client({ contactPoints: ['127.0.0.1'], localDataCenter: 'dc1' });
-    const items: QueryItem[] = [{ query: INSERT, params: [Buffer.from('01', 'hex'), Buffer.from('00000001', 'hex'), Buffer.from('02', 'hex'), 7], queryId: QUERY_ID, meta: META }];
-    const frame = new BatchRequest(items, DefaultExecutionOptions.create({}, client)).write(new Encoder(4, optionsOf(client)), 3);
+    const items: QueryItem[] = [
+      {
+        query: INSERT,
+        params: [Buffer.from('01', 'hex'), Buffer.from('00000001', 'hex'), Buffer.from('02', 'hex'), 7],
+        queryId: QUERY_ID,
+        meta: META,
+      },
+    ];
+    const frame = new BatchRequest(items, DefaultExecutionOptions.create({}, client)).write(
+      new Encoder(4, optionsOf(client)),
+      3,
+    );
     expect(frame.subarray(9, 9 + 3).toString('hex')).toBe('000001');
     expect(frame.subarray(12).toString('hex')).toContain('0000000102');
   });
@@ -183,7 +258,12 @@ function stockItems(cells: Cells): QueryItem[] {
     const i = cells.from + k;
     const column = Buffer.alloc(4);
     column.writeUInt32BE(cells.columns[i]!);
-    return { query: INSERT, params: [cells.key, column, Buffer.from(cells.values[i]!), cells.ttls[i]!], queryId: QUERY_ID, meta: META };
+    return {
+      query: INSERT,
+      params: [cells.key, column, Buffer.from(cells.values[i]!), cells.ttls[i]!],
+      queryId: QUERY_ID,
+      meta: META,
+    };
   });
 }
 
@@ -192,7 +272,14 @@ function cellsArbitrary(): fc.Arbitrary<Cells> {
   return fc
     .record({
       key: fc.uint8Array({ minLength: 1, maxLength: 300 }),
-      cells: fc.array(fc.tuple(fc.nat({ max: 0xffffffff }), fc.uint8Array({ maxLength: 40 }), fc.oneof(fc.constant(0), fc.integer({ min: 1, max: MAX_TTL_SECONDS }))), { minLength: 1, maxLength: 60 }),
+      cells: fc.array(
+        fc.tuple(
+          fc.nat({ max: 0xffffffff }),
+          fc.uint8Array({ maxLength: 40 }),
+          fc.oneof(fc.constant(0), fc.integer({ min: 1, max: MAX_TTL_SECONDS })),
+        ),
+        { minLength: 1, maxLength: 60 },
+      ),
       skip: fc.nat({ max: 5 }),
     })
     .chain(({ key, cells, skip }) =>
@@ -207,7 +294,14 @@ function cellsArbitrary(): fc.Arbitrary<Cells> {
             return padded.subarray(2, 2 + v.length);
           });
           const ttls = cells.map(([, , t]) => t);
-          return { point: new PointCells(keyBuffer, columns, values, ttls, from, to), key: keyBuffer, columns, values, ttls, from };
+          return {
+            point: new PointCells(keyBuffer, columns, values, ttls, from, to),
+            key: keyBuffer,
+            columns,
+            values,
+            ttls,
+            from,
+          };
         }),
       ),
     );
@@ -216,12 +310,23 @@ function cellsArbitrary(): fc.Arbitrary<Cells> {
 /** Every protocol version the driver speaks with batches, and every option BatchRequest.write reads. */
 function optionsArbitrary(): fc.Arbitrary<{ version: number; options: object }> {
   return fc.record({
-    version: fc.constantFrom(protocolVersion.v3, protocolVersion.v4, protocolVersion.v5, protocolVersion.dseV1, protocolVersion.dseV2),
+    version: fc.constantFrom(
+      protocolVersion.v3,
+      protocolVersion.v4,
+      protocolVersion.v5,
+      protocolVersion.dseV1,
+      protocolVersion.dseV2,
+    ),
     options: fc.record(
       {
         logged: fc.boolean(),
-        consistency: fc.constantFrom(...(Object.values(cassandra.types.consistencies) as number[]).filter((c) => c < 0x08)),
-        serialConsistency: fc.constantFrom(cassandra.types.consistencies.serial, cassandra.types.consistencies.localSerial),
+        consistency: fc.constantFrom(
+          ...(Object.values(cassandra.types.consistencies) as number[]).filter((c) => c < 0x08),
+        ),
+        serialConsistency: fc.constantFrom(
+          cassandra.types.consistencies.serial,
+          cassandra.types.consistencies.localSerial,
+        ),
         timestamp: fc.integer({ min: 0, max: 2 ** 47 }),
         traceQuery: fc.boolean(),
         keyspace: fc.constantFrom('kg_hook', 'other'),
@@ -238,7 +343,12 @@ function optionsOf(client: cassandra.Client): object {
 }
 
 /** A driver Connection on a socket that records what the write queue writes; nothing ever answers. */
-function fakeConnection(client: cassandra.Client): { send(request: object): Promise<void>; flushed(): Promise<void>; frames: Buffer[]; close(): void } {
+function fakeConnection(client: cassandra.Client): {
+  send(request: object): Promise<void>;
+  flushed(): Promise<void>;
+  frames: Buffer[];
+  close(): void;
+} {
   const connection = new Connection('127.0.0.1:9042', 4, optionsOf(client));
   const frames: Buffer[] = [];
   const socket = new Duplex({
@@ -252,7 +362,10 @@ function fakeConnection(client: cassandra.Client): { send(request: object): Prom
   connection.bindSocketListeners();
   return {
     frames,
-    send: (request) => new Promise<void>((resolve, reject) => connection.sendStream(request, null, (error) => (error ? reject(error) : resolve()))),
+    send: (request) =>
+      new Promise<void>((resolve, reject) =>
+        connection.sendStream(request, null, (error) => (error ? reject(error) : resolve())),
+      ),
     flushed: async () => {
       const before = frames.length;
       while (frames.length === before) await new Promise((resolve) => setImmediate(resolve));

@@ -21,7 +21,9 @@ export class PointCells {
   /** Cells `from` to `to` of a partition's columns, values and TTLs; `key` is the partition's row key. */
   constructor(
     readonly key: Buffer,
-    columns: readonly number[], values: readonly Uint8Array[],     ttls: readonly number[],
+    columns: readonly number[],
+    values: readonly Uint8Array[],
+    ttls: readonly number[],
     from: number,
     to: number,
   ) {
@@ -97,7 +99,8 @@ export function leanBatchHookProblem(version: string, prototype: Partial<BatchRe
       'make src/store/cassandra/lean-batch-hook.test.ts pass on it and update HOOKED_DRIVER_VERSION, or set CASSANDRA_WRITE_ENCODER=driver'
     );
   }
-  if (typeof prototype.write !== 'function') return `the lean batch encoder needs cassandra-driver's BatchRequest.prototype.write, which ${version} does not have`;
+  if (typeof prototype.write !== 'function')
+    return `the lean batch encoder needs cassandra-driver's BatchRequest.prototype.write, which ${version} does not have`;
   return undefined;
 }
 
@@ -160,7 +163,10 @@ const FrameWriterClass = require('cassandra-driver/lib/writers.js').FrameWriter 
 const driverTypes = require('cassandra-driver/lib/types/index.js') as {
   opcodes: { batch: number };
   frameFlags: { tracing: number; customPayload: number };
-  protocolVersion: Record<'supportsTimestamp' | 'supportsKeyspaceInRequest' | 'uses4BytesQueryFlags', (version: number) => boolean>;
+  protocolVersion: Record<
+    'supportsTimestamp' | 'supportsKeyspaceInRequest' | 'uses4BytesQueryFlags',
+    (version: number) => boolean
+  >;
 };
 const { protocolVersion } = driverTypes;
 const { dataTypes } = cassandra.types;
@@ -188,12 +194,17 @@ function leanWrite(this: BatchRequest, encoder: Encoder, streamId: number): Buff
   if (!(cells instanceof PointCells)) return stockWrite!.call(this, encoder, streamId);
   if (item!.queryId === undefined) throw new TypeError('a data_points batch must be prepared');
   const columns = item!.meta?.columns ?? [];
-  const matches = columns.length === INSERT_VARIABLES.length && INSERT_VARIABLES.every(([name, code], i) => columns[i]!.name === name && columns[i]!.type.code === code);
+  const matches =
+    columns.length === INSERT_VARIABLES.length &&
+    INSERT_VARIABLES.every(([name, code], i) => columns[i]!.name === name && columns[i]!.type.code === code);
   if (!matches) {
     const found = columns.map((c) => `${c.name}:${c.type.code}`).join(', ');
-    throw new TypeError(`a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds ${found}`);
+    throw new TypeError(
+      `a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds ${found}`,
+    );
   }
-  if (cells.count <= 0 || cells.count > 0xffff) throw new RangeError(`a data_points batch must hold 1 to 65535 cells (got ${cells.count})`);
+  if (cells.count <= 0 || cells.count > 0xffff)
+    throw new RangeError(`a data_points batch must hold 1 to 65535 cells (got ${cells.count})`);
 
   // From here on, the stock writer's own steps, with the statements written in one piece.
   const frameWriter = new FrameWriterClass(driverTypes.opcodes.batch);

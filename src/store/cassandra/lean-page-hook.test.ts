@@ -15,20 +15,36 @@ import { columnOf, typedCells } from '../../../test/support/cell-arbitraries.js'
 import { encodeLegacyLong, encodeLong } from '../format/index.js';
 import { SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, Slice } from '../store.js';
-import { HOOKED_DRIVER_VERSION, driverParser, installLeanPageHook, leanHookProblem, leanPagesEncoding } from './lean-page-hook.js';
+import {
+  HOOKED_DRIVER_VERSION,
+  driverParser,
+  installLeanPageHook,
+  leanHookProblem,
+  leanPagesEncoding,
+} from './lean-page-hook.js';
 import { driverRowSlices } from './scan.js';
 import { ScanRows } from './scan-rows.js';
 
 const require = createRequire(import.meta.url);
-const Connection = require('cassandra-driver/lib/connection.js') as new (endpoint: string, version: number, options: object) => DriverConnection;
-const requests = require('cassandra-driver/lib/requests.js') as { QueryRequest: new (query: string, params: null, options: null) => object };
+const Connection = require('cassandra-driver/lib/connection.js') as new (
+  endpoint: string,
+  version: number,
+  options: object,
+) => DriverConnection;
+const requests = require('cassandra-driver/lib/requests.js') as {
+  QueryRequest: new (query: string, params: null, options: null) => object;
+};
 
 /** What the test drives of lib/connection.js: the same calls the driver's request path makes. */
 interface DriverConnection {
   netClient: Duplex;
   readonly _operations: Map<number, unknown>;
   bindSocketListeners(): void;
-  sendStream(request: object, execOptions: null, callback: (error: Error | null, result?: DriverResult) => void): { streamId: number };
+  sendStream(
+    request: object,
+    execOptions: null,
+    callback: (error: Error | null, result?: DriverResult) => void,
+  ): { streamId: number };
 }
 
 /** What OperationState completes a request with, and the ResultSet the driver builds from it. */
@@ -50,8 +66,12 @@ installLeanPageHook();
 describe('the pinned driver', () => {
   it('is the release the hook was written against, pinned exactly in package.json and the lockfile', () => {
     const root = new URL('../../../', import.meta.url);
-    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string> };
-    const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as { packages: Record<string, { version: string }> };
+    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
     expect(HOOKED_DRIVER_VERSION).toBe('4.10.0');
     expect(String((cassandra as unknown as { version: unknown }).version)).toBe(HOOKED_DRIVER_VERSION);
     expect(pkg.dependencies['cassandra-driver']).toBe(HOOKED_DRIVER_VERSION);
@@ -78,8 +98,14 @@ describe('the pinned driver', () => {
 
   it("carries the opt-in from the client's options to every connection's parser by reference", () => {
     const encoding = leanPagesEncoding(KEYSPACE);
-    const client = new cassandra.Client({ contactPoints: ['127.0.0.1'], localDataCenter: 'dc1', encoding: { map: Map, ...encoding } as cassandra.ClientOptions['encoding'] });
-    const connection = new Connection('127.0.0.1:9042', 4, optionsOf(client)) as unknown as { encoder: { encodingOptions: Record<string, unknown> } };
+    const client = new cassandra.Client({
+      contactPoints: ['127.0.0.1'],
+      localDataCenter: 'dc1',
+      encoding: { map: Map, ...encoding } as cassandra.ClientOptions['encoding'],
+    });
+    const connection = new Connection('127.0.0.1:9042', 4, optionsOf(client)) as unknown as {
+      encoder: { encodingOptions: Record<string, unknown> };
+    };
     expect(connection.encoder.encodingOptions['kairographLeanPages']).toBe(encoding['kairographLeanPages']);
     expect(connection.encoder.encodingOptions['map']).toBe(Map);
   });
@@ -102,8 +128,12 @@ describe('frames through a connection', () => {
     expect(result.rows).toBeInstanceOf(ScanRows);
     const rows = result.rows as ScanRows;
     expect(rows.length).toBe(2);
-    expect(rows.buf.subarray(rows.start, rows.end).toString('hex')).toBe('00000004' + '00000001' + '00000008' + '3ff8000000000000' + '00000004' + '00000002' + 'ffffffff');
-    const ResultSet = (cassandra.types as unknown as { ResultSet: new (...args: unknown[]) => cassandra.types.ResultSet }).ResultSet;
+    expect(rows.buf.subarray(rows.start, rows.end).toString('hex')).toBe(
+      '00000004' + '00000001' + '00000008' + '3ff8000000000000' + '00000004' + '00000002' + 'ffffffff',
+    );
+    const ResultSet = (
+      cassandra.types as unknown as { ResultSet: new (...args: unknown[]) => cassandra.types.ResultSet }
+    ).ResultSet;
     const resultSet = new ResultSet(result, '127.0.0.1:9042', {}, 0, 1, true);
     expect(resultSet.rows).toBe(rows);
     expect(resultSet.rowLength).toBe(2);
@@ -112,22 +142,43 @@ describe('frames through a connection', () => {
 
   it('names keyspace and table per column as well as once for all (global_tables_spec)', async () => {
     const conn = fakeConnection(true);
-    const result = await conn.exchange(rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('01')]], globalSpec: false }));
+    const result = await conn.exchange(
+      rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('01')]], globalSpec: false }),
+    );
     expect(result.rows).toBeInstanceOf(ScanRows);
   });
 
   it('leaves every other result to the driver: other columns, other tables, other keyspaces, clients that did not opt in', async () => {
     const lean = fakeConnection(true);
-    const rowsOf = async (conn: FakeConnection, frame: FrameSpec) => (await conn.exchange(rowsFrame(frame))).rows as cassandra.types.Row[];
-    const spec = await rowsOf(lean, { columns: [['value', TEXT]], rows: [[Buffer.from('MILLISECONDS')]], table: 'spec' });
+    const rowsOf = async (conn: FakeConnection, frame: FrameSpec) =>
+      (await conn.exchange(rowsFrame(frame))).rows as cassandra.types.Row[];
+    const spec = await rowsOf(lean, {
+      columns: [['value', TEXT]],
+      rows: [[Buffer.from('MILLISECONDS')]],
+      table: 'spec',
+    });
     expect(spec.map((r) => r['value'])).toEqual(['MILLISECONDS']);
     const oneColumn = await rowsOf(lean, { columns: [['column1', BLOB]], rows: [[hex('00000001')]] });
     expect(oneColumn.map((r) => r['column1'])).toEqual([hex('00000001')]);
-    const legacyIndex = await rowsOf(lean, { columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]], table: 'row_key_index' });
+    const legacyIndex = await rowsOf(lean, {
+      columns: SCAN_COLUMNS,
+      rows: [[hex('00000001'), hex('02')]],
+      table: 'row_key_index',
+    });
     expect(legacyIndex.map((r) => [r['column1'], r['value']])).toEqual([[hex('00000001'), hex('02')]]);
-    const otherKeyspace = await rowsOf(lean, { columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]], keyspace: 'other' });
+    const otherKeyspace = await rowsOf(lean, {
+      columns: SCAN_COLUMNS,
+      rows: [[hex('00000001'), hex('02')]],
+      keyspace: 'other',
+    });
     expect(otherKeyspace).toHaveLength(1);
-    const textValue = await rowsOf(lean, { columns: [['column1', BLOB], ['value', TEXT]], rows: [[hex('00000001'), Buffer.from('x')]] });
+    const textValue = await rowsOf(lean, {
+      columns: [
+        ['column1', BLOB],
+        ['value', TEXT],
+      ],
+      rows: [[hex('00000001'), Buffer.from('x')]],
+    });
     expect(textValue.map((r) => r['value'])).toEqual(['x']);
     const stock = await rowsOf(fakeConnection(false), { columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]] });
     expect(stock.map((r) => [r['column1'], r['value']])).toEqual([[hex('00000001'), hex('02')]]);
@@ -142,8 +193,13 @@ describe('frames through a connection', () => {
   it('parses frames that arrive a byte at a time, and several frames in one chunk', async () => {
     const conn = fakeConnection(true);
     const frame = rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000007'), hex('0a')]] });
-    const split = await conn.exchange(frame, [...frame].map((_, i) => i + 1));
-    expect((split.rows as ScanRows).buf.subarray((split.rows as ScanRows).start).toString('hex')).toBe('0000000400000007000000010a');
+    const split = await conn.exchange(
+      frame,
+      [...frame].map((_, i) => i + 1),
+    );
+    expect((split.rows as ScanRows).buf.subarray((split.rows as ScanRows).start).toString('hex')).toBe(
+      '0000000400000007000000010a',
+    );
     const [first, second] = await conn.exchangeMany([
       rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]] }),
       rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000003'), hex('04')]] }),
@@ -160,9 +216,13 @@ describe('frames through a connection', () => {
   it("fails a malformed page as the driver's own parse errors do, and the connection goes on", async () => {
     const conn = fakeConnection(true);
     const short = rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('000001'), hex('02')]] });
-    await expect(conn.exchange(short)).rejects.toThrow('data_points page is malformed: row 0 of 1: its column1 has 3 bytes, not 4');
+    await expect(conn.exchange(short)).rejects.toThrow(
+      'data_points page is malformed: row 0 of 1: its column1 has 3 bytes, not 4',
+    );
     const truncated = rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]], rowCount: 2 });
-    await expect(conn.exchange(truncated)).rejects.toThrow('data_points page is malformed: row 1 of 2: its column1 length is past the end of the frame');
+    await expect(conn.exchange(truncated)).rejects.toThrow(
+      'data_points page is malformed: row 1 of 2: its column1 length is past the end of the frame',
+    );
     const after = await conn.exchange(rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')]] }));
     expect((after.rows as ScanRows).length).toBe(1);
   });
@@ -170,7 +230,17 @@ describe('frames through a connection', () => {
   it('leaves requests parsed row by row (eachRow, stream) to the driver', async () => {
     const conn = fakeConnection(true);
     const rows: unknown[] = [];
-    await conn.exchange(rowsFrame({ columns: SCAN_COLUMNS, rows: [[hex('00000001'), hex('02')], [hex('00000002'), hex('03')]] }), undefined, (_, row) => rows.push(row));
+    await conn.exchange(
+      rowsFrame({
+        columns: SCAN_COLUMNS,
+        rows: [
+          [hex('00000001'), hex('02')],
+          [hex('00000002'), hex('03')],
+        ],
+      }),
+      undefined,
+      (_, row) => rows.push(row),
+    );
     expect(rows.map((r) => (r as cassandra.types.Row)['value'])).toEqual([hex('02'), hex('03')]);
   });
 });
@@ -184,7 +254,9 @@ describe('slices from raw rows and from the driver', () => {
         expect(lean.pages.every((p) => p instanceof ScanRows)).toBe(true);
         expect(stock.pages.every((p) => Array.isArray(p))).toBe(true);
         expect(lean.slices).toEqual(stock.slices);
-        expect(lean.slices.reduce((n, s) => n + Buffer.from(s.timestamps, 'hex').length / 8, 0)).toBe(partition.cells.length);
+        expect(lean.slices.reduce((n, s) => n + Buffer.from(s.timestamps, 'hex').length / 8, 0)).toBe(
+          partition.cells.length,
+        );
       }),
       { numRuns: 150 },
     );
@@ -212,20 +284,55 @@ describe('slices from raw rows and from the driver', () => {
   });
 
   it('decode a value the driver hands over as null as an empty one (a kairos_legacy long 0)', async () => {
-    const partition: Partition = { key: keyOf('kairos_legacy'), spec: MS, cells: [[0, null], [2, Buffer.from(encodeLegacyLong(7))]], pageSizes: [2], sliceSize: 8, chunks: [] };
+    const partition: Partition = {
+      key: keyOf('kairos_legacy'),
+      spec: MS,
+      cells: [
+        [0, null],
+        [2, Buffer.from(encodeLegacyLong(7))],
+      ],
+      pageSizes: [2],
+      sliceSize: 8,
+      chunks: [],
+    };
     const lean = await decodeThrough(fakeConnection(true), partition);
     expect(lean.slices.map((s) => s.values)).toEqual([hexOfDoubles([0, 7])]);
     expect(lean.slices).toEqual((await decodeThrough(fakeConnection(false), partition)).slices);
   });
 
   it('refuse a value too short for its type as the driver path does', async () => {
-    const partition: Partition = { key: keyOf('kairos_double'), spec: MS, cells: [[0, hex('3ff80000000000')]], pageSizes: [1], sliceSize: 8, chunks: [] };
-    await expect(decodeThrough(fakeConnection(true), partition)).rejects.toThrow('double value is truncated: needs 8 bytes, has 7');
-    await expect(decodeThrough(fakeConnection(false), partition)).rejects.toThrow('double value is truncated: needs 8 bytes, has 7');
+    const partition: Partition = {
+      key: keyOf('kairos_double'),
+      spec: MS,
+      cells: [[0, hex('3ff80000000000')]],
+      pageSizes: [1],
+      sliceSize: 8,
+      chunks: [],
+    };
+    await expect(decodeThrough(fakeConnection(true), partition)).rejects.toThrow(
+      'double value is truncated: needs 8 bytes, has 7',
+    );
+    await expect(decodeThrough(fakeConnection(false), partition)).rejects.toThrow(
+      'double value is truncated: needs 8 bytes, has 7',
+    );
     // A null double after a good one, on a later slice.
-    const nulled: Partition = { key: keyOf('kairos_double'), spec: MS, cells: [[0, hex('3ff8000000000000')], [1, null]], pageSizes: [2], sliceSize: 1, chunks: [] };
-    await expect(decodeThrough(fakeConnection(true), nulled)).rejects.toThrow('double value is truncated: needs 8 bytes, has 0');
-    await expect(decodeThrough(fakeConnection(false), nulled)).rejects.toThrow('double value is truncated: needs 8 bytes, has 0');
+    const nulled: Partition = {
+      key: keyOf('kairos_double'),
+      spec: MS,
+      cells: [
+        [0, hex('3ff8000000000000')],
+        [1, null],
+      ],
+      pageSizes: [2],
+      sliceSize: 1,
+      chunks: [],
+    };
+    await expect(decodeThrough(fakeConnection(true), nulled)).rejects.toThrow(
+      'double value is truncated: needs 8 bytes, has 0',
+    );
+    await expect(decodeThrough(fakeConnection(false), nulled)).rejects.toThrow(
+      'double value is truncated: needs 8 bytes, has 0',
+    );
   });
 });
 
@@ -255,7 +362,9 @@ function fakeConnection(lean: boolean): FakeConnection {
       const request = new requests.QueryRequest(`SELECT column1, value FROM ${KEYSPACE}.data_points`, null, null);
       // eachRow's execution options, reduced to what the connection asks of them.
       const rowOptions = onRow && { getRowCallback: () => onRow, getReadTimeout: () => undefined };
-      streamId = connection.sendStream(request, (rowOptions ?? null) as null, (error, result) => (error ? reject(error) : resolve(result!))).streamId;
+      streamId = connection.sendStream(request, (rowOptions ?? null) as null, (error, result) =>
+        error ? reject(error) : resolve(result!),
+      ).streamId;
     });
     return { streamId, done };
   };
@@ -367,7 +476,10 @@ interface Partition {
 }
 
 /** Sends the partition's pages through `conn` and decodes what comes back as scan.ts does, into one builder. */
-async function decodeThrough(conn: FakeConnection, partition: Partition): Promise<{ pages: unknown[]; slices: SliceBits[] }> {
+async function decodeThrough(
+  conn: FakeConnection,
+  partition: Partition,
+): Promise<{ pages: unknown[]; slices: SliceBits[] }> {
   const pages: unknown[] = [];
   const slices: Slice[] = [];
   const builder = new SliceBuilder(partition.key, partition.spec, partition.sliceSize);
@@ -376,11 +488,19 @@ async function decodeThrough(conn: FakeConnection, partition: Partition): Promis
     const cells = partition.cells.slice(at, at + size);
     at += size;
     const last = at >= partition.cells.length;
-    const frame = rowsFrame({ columns: SCAN_COLUMNS, rows: cells.map(([column, value]) => [columnBytes(column), value]), ...(last ? {} : { pageState: Buffer.from([p]) }) });
-    const result = await conn.exchange(frame, partition.chunks.map((f) => Math.floor(f * frame.length)));
+    const frame = rowsFrame({
+      columns: SCAN_COLUMNS,
+      rows: cells.map(([column, value]) => [columnBytes(column), value]),
+      ...(last ? {} : { pageState: Buffer.from([p]) }),
+    });
+    const result = await conn.exchange(
+      frame,
+      partition.chunks.map((f) => Math.floor(f * frame.length)),
+    );
     pages.push(result.rows);
     const rows = result.rows as ScanRows | cassandra.types.Row[];
-    for (const slice of rows instanceof ScanRows ? rows.slices(builder) : driverRowSlices(rows, builder)) slices.push(slice);
+    for (const slice of rows instanceof ScanRows ? rows.slices(builder) : driverRowSlices(rows, builder))
+      slices.push(slice);
     if (last) break;
   }
   const rest = builder.flush();
@@ -389,7 +509,12 @@ async function decodeThrough(conn: FakeConnection, partition: Partition): Promis
 }
 
 const MS: RowSpec = { unit: 'MILLISECONDS', width: 1_814_400_000 };
-const keyOf = (dataType: string, rowTime = 1_435_190_400_000): RowKey => ({ metric: 'm', rowTime, dataType, tags: { host: 'a' } });
+const keyOf = (dataType: string, rowTime = 1_435_190_400_000): RowKey => ({
+  metric: 'm',
+  rowTime,
+  dataType,
+  tags: { host: 'a' },
+});
 const hex = (h: string) => Buffer.from(h, 'hex');
 const hexOfDoubles = (values: number[]) => Buffer.from(Float64Array.from(values).buffer).toString('hex');
 
@@ -400,7 +525,11 @@ function columnBytes(column: number): Buffer {
 }
 
 function partitionArbitrary(): fc.Arbitrary<Partition> {
-  const spec = fc.constantFrom<RowSpec>(MS, { unit: 'SECONDS', width: 1_814_400 }, { unit: 'LEGACY', width: 1_814_400_000 });
+  const spec = fc.constantFrom<RowSpec>(
+    MS,
+    { unit: 'SECONDS', width: 1_814_400 },
+    { unit: 'LEGACY', width: 1_814_400_000 },
+  );
   const layout = fc.record({
     spec,
     rowTime: fc.constantFrom(0, 1_435_190_400_000, -2),
@@ -418,6 +547,13 @@ function partitionArbitrary(): fc.Arbitrary<Partition> {
       offset += l.steps[i]!;
       return [columnOf(offset, flag, shifted), value];
     });
-    return { key: keyOf(dataType, l.rowTime), spec: l.spec, cells: partitionCells, pageSizes: l.pageSizes, sliceSize: l.sliceSize, chunks: l.chunks };
+    return {
+      key: keyOf(dataType, l.rowTime),
+      spec: l.spec,
+      cells: partitionCells,
+      pageSizes: l.pageSizes,
+      sliceSize: l.sliceSize,
+      chunks: l.chunks,
+    };
   });
 }

@@ -37,7 +37,9 @@ export class LeanPages implements LeanReader {
    */
   matches(meta: RowsMetadata): boolean {
     const columns = meta.columns;
-    return columns.length === 2 && this.isColumn(meta, columns[0]!, 'column1') && this.isColumn(meta, columns[1]!, 'value');
+    return (
+      columns.length === 2 && this.isColumn(meta, columns[0]!, 'column1') && this.isColumn(meta, columns[1]!, 'value')
+    );
   }
 
   read(buf: Buffer, start: number, count: number): ScanRows {
@@ -83,7 +85,8 @@ export function leanHookProblem(version: string, prototype: Partial<ParserProtot
     );
   }
   for (const method of ['parseRows', 'handleParsingError', 'push'] as const) {
-    if (typeof prototype[method] !== 'function') return `the lean page decoder needs cassandra-driver's Parser.prototype.${method}, which ${version} does not have`;
+    if (typeof prototype[method] !== 'function')
+      return `the lean page decoder needs cassandra-driver's Parser.prototype.${method}, which ${version} does not have`;
   }
   return undefined;
 }
@@ -151,12 +154,18 @@ let stockParseRows: ParseRows | undefined;
  */
 function leanParseRows(this: Parser, frameInfo: FrameInfo, reader: FrameReader): void {
   const lean = this.encoder.encodingOptions[LEAN_PAGES_KEY] as Partial<LeanReader> | undefined;
-  if (typeof lean?.matches !== 'function' || typeof lean.read !== 'function' || frameInfo.byRow === true || !lean.matches(frameInfo.meta)) {
+  if (
+    typeof lean?.matches !== 'function' ||
+    typeof lean.read !== 'function' ||
+    frameInfo.byRow === true ||
+    !lean.matches(frameInfo.meta)
+  ) {
     return stockParseRows!.call(this, frameInfo, reader);
   }
   let rows: object;
   try {
-    if (reader.offset + 4 > reader.buf.length) throw new Error('the page is malformed: its rows count is past the end of the frame');
+    if (reader.offset + 4 > reader.buf.length)
+      throw new Error('the page is malformed: its rows count is past the end of the frame');
     rows = lean.read(reader.buf, reader.offset + 4, reader.buf.readInt32BE(reader.offset), frameInfo.meta);
   } catch (error) {
     return this.handleParsingError(error, frameInfo, null);

@@ -43,7 +43,12 @@ describe('resolveOptions', () => {
   });
 
   it('keeps credentials and per-table options', () => {
-    const resolved = resolveOptions({ ...base, username: 'kairos', password: 'secret', tableOptions: { data_points: " WITH compaction = {'class': 'TimeWindowCompactionStrategy'} " } });
+    const resolved = resolveOptions({
+      ...base,
+      username: 'kairos',
+      password: 'secret',
+      tableOptions: { data_points: " WITH compaction = {'class': 'TimeWindowCompactionStrategy'} " },
+    });
     expect(resolved.credentials).toEqual({ username: 'kairos', password: 'secret' });
     expect(resolved.tableOptions.data_points).toBe("WITH compaction = {'class': 'TimeWindowCompactionStrategy'}");
   });
@@ -52,11 +57,26 @@ describe('resolveOptions', () => {
     [{ contactPoints: [] }, 'Cassandra contact points must name at least one host'],
     [{ contactPoints: ['a b'] }, 'Cassandra store: a contact point must be host or host:port (got "a b")'],
     [{ localDataCenter: ' ' }, 'Cassandra local data centre must not be empty'],
-    [{ keyspace: 'kairos-db' }, 'Cassandra store: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "kairos-db")'],
-    [{ keyspace: 'x;drop' }, 'Cassandra store: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "x;drop")'],
-    [{ replication: "{'class': 'SimpleStrategy'}; DROP KEYSPACE k" }, `Cassandra store: replication must be one CQL map such as {'class': 'SimpleStrategy', 'replication_factor': 1} (got "{'class': 'SimpleStrategy'}; DROP KEYSPACE k")`],
-    [{ tableOptions: { data_points: 'WITH COMPACT STORAGE' } }, 'Cassandra store: the options of table data_points must not use COMPACT STORAGE (got "WITH COMPACT STORAGE")'],
-    [{ tableOptions: { spec: "comment = 'x'" } }, `Cassandra store: the options of table spec must be one "WITH ..." clause (got "comment = 'x'")`],
+    [
+      { keyspace: 'kairos-db' },
+      'Cassandra store: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "kairos-db")',
+    ],
+    [
+      { keyspace: 'x;drop' },
+      'Cassandra store: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "x;drop")',
+    ],
+    [
+      { replication: "{'class': 'SimpleStrategy'}; DROP KEYSPACE k" },
+      `Cassandra store: replication must be one CQL map such as {'class': 'SimpleStrategy', 'replication_factor': 1} (got "{'class': 'SimpleStrategy'}; DROP KEYSPACE k")`,
+    ],
+    [
+      { tableOptions: { data_points: 'WITH COMPACT STORAGE' } },
+      'Cassandra store: the options of table data_points must not use COMPACT STORAGE (got "WITH COMPACT STORAGE")',
+    ],
+    [
+      { tableOptions: { spec: "comment = 'x'" } },
+      `Cassandra store: the options of table spec must be one "WITH ..." clause (got "comment = 'x'")`,
+    ],
     [{ password: 'secret' }, 'Cassandra password is set but the user name is empty'],
     [{ fetchSize: 0 }, 'Cassandra store: the fetch size must be a positive integer (got 0)'],
     [{ concurrency: 1.5 }, 'Cassandra store: the concurrency must be a positive integer (got 1.5)'],

@@ -5,7 +5,17 @@ import { NO_TAG_INDEX, type TagIndexConfig } from '../tag-index.js';
 
 export type Consistency = (typeof CONSISTENCIES)[number];
 
-export const CONSISTENCIES = ['ANY', 'ONE', 'TWO', 'THREE', 'QUORUM', 'ALL', 'LOCAL_QUORUM', 'EACH_QUORUM', 'LOCAL_ONE'] as const;
+export const CONSISTENCIES = [
+  'ANY',
+  'ONE',
+  'TWO',
+  'THREE',
+  'QUORUM',
+  'ALL',
+  'LOCAL_QUORUM',
+  'EACH_QUORUM',
+  'LOCAL_ONE',
+] as const;
 
 /** KairosDB's tables, in the order ClusterConnection creates them. */
 export const TABLE_NAMES = [
@@ -130,7 +140,9 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
   const replication = (options.replication ?? DEFAULT_REPLICATION).trim();
   check(replicationProblem(replication));
   check(tableOptionsProblem(options.tableOptions ?? {}));
-  const tableOptions = Object.fromEntries(TABLE_NAMES.map((t) => [t, (options.tableOptions?.[t] ?? '').trim()])) as Record<TableName, string>;
+  const tableOptions = Object.fromEntries(
+    TABLE_NAMES.map((t) => [t, (options.tableOptions?.[t] ?? '').trim()]),
+  ) as Record<TableName, string>;
   const username = options.username ?? '';
   const password = options.password ?? '';
   if (username === '' && password !== '') throw new Error('Cassandra password is set but the user name is empty');
@@ -174,24 +186,31 @@ export function keyspaceProblem(keyspace: string): string | undefined {
 }
 
 export function replicationProblem(replication: string): string | undefined {
-  return /^\{[^;{}]*\}$/.test(replication) ? undefined : `replication must be one CQL map such as ${DEFAULT_REPLICATION} (got ${JSON.stringify(replication)})`;
+  return /^\{[^;{}]*\}$/.test(replication)
+    ? undefined
+    : `replication must be one CQL map such as ${DEFAULT_REPLICATION} (got ${JSON.stringify(replication)})`;
 }
 
 export function tableOptionsProblem(options: Readonly<Record<string, unknown>>): string | undefined {
   for (const [table, value] of Object.entries(options)) {
-    if (!(TABLE_NAMES as readonly string[]).includes(table)) return `table options name an unknown table ${JSON.stringify(table)} (tables: ${TABLE_NAMES.join(', ')})`;
-    if (typeof value !== 'string') return `the options of table ${table} must be a string (got ${JSON.stringify(value)})`;
+    if (!(TABLE_NAMES as readonly string[]).includes(table))
+      return `table options name an unknown table ${JSON.stringify(table)} (tables: ${TABLE_NAMES.join(', ')})`;
+    if (typeof value !== 'string')
+      return `the options of table ${table} must be a string (got ${JSON.stringify(value)})`;
     const text = value.trim();
     if (text === '') continue;
-    if (!/^WITH\s/i.test(text) || text.includes(';')) return `the options of table ${table} must be one "WITH ..." clause (got ${JSON.stringify(text)})`;
+    if (!/^WITH\s/i.test(text) || text.includes(';'))
+      return `the options of table ${table} must be one "WITH ..." clause (got ${JSON.stringify(text)})`;
     // Cassandra 4+ refuses COMPACT STORAGE (KairosDB issue #599), and a table made with it cannot be changed back.
-    if (/COMPACT\s+STORAGE/i.test(text)) return `the options of table ${table} must not use COMPACT STORAGE (got ${JSON.stringify(text)})`;
+    if (/COMPACT\s+STORAGE/i.test(text))
+      return `the options of table ${table} must not use COMPACT STORAGE (got ${JSON.stringify(text)})`;
   }
   return undefined;
 }
 
 function oneOf<T extends string>(value: T, allowed: readonly T[], what: string): T {
-  if (!allowed.includes(value)) throw new Error(`Cassandra store: the ${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  if (!allowed.includes(value))
+    throw new Error(`Cassandra store: the ${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value;
 }
 
@@ -200,12 +219,14 @@ function check(problem: string | undefined): void {
 }
 
 function notNegative(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`Cassandra store: the ${what} must be a whole number from 0 (got ${value})`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`Cassandra store: the ${what} must be a whole number from 0 (got ${value})`);
   return value;
 }
 
 function positive(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`Cassandra store: the ${what} must be a positive integer (got ${value})`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`Cassandra store: the ${what} must be a positive integer (got ${value})`);
   return value;
 }
 

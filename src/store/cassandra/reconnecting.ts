@@ -49,7 +49,11 @@ export class Reconnecting<C> {
   async get(): Promise<C> {
     if (this.current !== undefined) return this.current;
     if (this.closed) throw new StoreUnavailableError('cassandra', new Error('the store is closed'));
-    if (this.attempt === undefined && (this.lastFailure === undefined || Date.now() - this.lastFailure.atMs >= this.delayMs)) this.startAttempt();
+    if (
+      this.attempt === undefined &&
+      (this.lastFailure === undefined || Date.now() - this.lastFailure.atMs >= this.delayMs)
+    )
+      this.startAttempt();
     try {
       if (this.attempt !== undefined) return await this.attempt;
       throw this.lastFailure!.error;

@@ -30,7 +30,7 @@ export class ScanRows {
       p += 4 + columnLength;
       if (p + 4 > buf.length) throw malformed(i, count, 'its value length is past the end of the frame');
       const valueLength = view.getInt32(p);
-      p += 4 + (valueLength > 0 ? valueLength : 0);
+      p += 4 + Math.max(valueLength, 0);
       if (p > buf.length) throw malformed(i, count, `its value of ${valueLength} bytes is past the end of the frame`);
     }
     return new ScanRows(buf, start, p, count);
@@ -43,7 +43,7 @@ export class ScanRows {
     for (let i = 0; i < this.length - 1; i++) {
       p += 4 + buf.readInt32BE(p);
       const valueLength = buf.readInt32BE(p);
-      p += 4 + (valueLength > 0 ? valueLength : 0);
+      p += 4 + Math.max(valueLength, 0);
     }
     return buf.readUInt32BE(p + 4);
   }

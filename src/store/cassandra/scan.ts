@@ -31,14 +31,29 @@ export async function* scanPartition(
   const { start, end } = columnBounds(spec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
   if (start >= end) return;
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
-  const scan: ColumnScan = { exec, st, spec, fetchSize, key, keyBytes: bufferOf(encodeRowKey(key)), options, limit, pages };
+  const scan: ColumnScan = {
+    exec,
+    st,
+    spec,
+    fetchSize,
+    key,
+    keyBytes: bufferOf(encodeRowKey(key)),
+    options,
+    limit,
+    pages,
+  };
   const parts = limit > 0 ? 1 : Math.floor(options.split ?? 1);
   if (parts <= 1) {
     yield* scanColumns(scan, start, end);
     return;
   }
   // Split lazily: the first page alone says whether there is more, so a partition of one page costs one request.
-  const first = await scan.exec.page('data_points.select', queryOf(scan), paramsOf(scan, start, end), requestOf(scan, undefined));
+  const first = await scan.exec.page(
+    'data_points.select',
+    queryOf(scan),
+    paramsOf(scan, start, end),
+    requestOf(scan, undefined),
+  );
   const rows = rowsOf(first);
   if (rows.length === 0) {
     // An empty page that says there is more (tombstones filled it) gives no column to split after: read on whole.
@@ -48,7 +63,8 @@ export async function* scanPartition(
   // The rest of the range, when there is more: past the first page's last column (below it, in descending order), cut
   // into consecutive ranges that are all read at once, each queued ahead within the budget, and yielded in order.
   const last = lastColumnOf(rows);
-  const [from, to] = pageStateOf(first) === undefined ? [0, 0] : options.order === 'desc' ? [start, last] : [last + 1, end];
+  const [from, to] =
+    pageStateOf(first) === undefined ? [0, 0] : options.order === 'desc' ? [start, last] : [last + 1, end];
   const n = Math.min(parts, Math.max(0, to - from));
   const cuts = Array.from({ length: n + 1 }, (_, i) => from + Math.floor(((to - from) * i) / n));
   const ranges = cuts.slice(1).map((cut, i) => [cuts[i]!, cut] as const);
@@ -84,7 +100,13 @@ interface ColumnScan {
 
 function queryOf({ st, options, limit }: ColumnScan): string {
   const desc = options.order === 'desc';
-  return limit > 0 ? (desc ? st.selectPointsDescLimit : st.selectPointsAscLimit) : desc ? st.selectPointsDesc : st.selectPointsAsc;
+  return limit > 0
+    ? desc
+      ? st.selectPointsDescLimit
+      : st.selectPointsAscLimit
+    : desc
+      ? st.selectPointsDesc
+      : st.selectPointsAsc;
 }
 
 function paramsOf({ keyBytes, limit }: ColumnScan, start: number, end: number): unknown[] {
@@ -109,11 +131,17 @@ async function* scanColumns(scan: ColumnScan, start: number, end: number): Async
   const pageSize = scan.options.pageSize ?? DEFAULT_PAGE_SIZE;
   let builder: SliceBuilder | undefined;
   // The next page is on its way while this one is decoded and consumed, so Cassandra and Node work at once.
-  for await (const result of pagesAhead((pageState) => scan.exec.page('data_points.select', query, params, requestOf(scan, pageState)))) {
+  for await (const result of pagesAhead((pageState) =>
+    scan.exec.page('data_points.select', query, params, requestOf(scan, pageState)),
+  )) {
     const rows = rowsOf(result);
     if (rows.length === 0) continue;
     // The builder allocates whole slices up front: a partition that fits in one page needs them no longer than it.
-    builder ??= new SliceBuilder(scan.key, scan.spec, pageStateOf(result) === undefined ? Math.min(pageSize, rows.length) : pageSize);
+    builder ??= new SliceBuilder(
+      scan.key,
+      scan.spec,
+      pageStateOf(result) === undefined ? Math.min(pageSize, rows.length) : pageSize,
+    );
     yield* pageSlices(scan, rows, builder);
   }
   const rest = builder?.flush();
@@ -121,7 +149,11 @@ async function* scanColumns(scan: ColumnScan, start: number, end: number): Async
 }
 
 /** One page's rows into `builder`, yielding the slices it completes. */
-function* pageSlices(scan: ColumnScan, rows: ScanRows | cassandra.types.Row[], builder: SliceBuilder): Generator<Slice, void, undefined> {
+function* pageSlices(
+  scan: ColumnScan,
+  rows: ScanRows | cassandra.types.Row[],
+  builder: SliceBuilder,
+): Generator<Slice, void, undefined> {
   if (rows instanceof ScanRows) {
     scan.pages.lean++;
     yield* rows.slices(builder);
@@ -143,7 +175,10 @@ export interface ScanPageCounts {
 }
 
 /** The driver's Rows of a client without the lean decoder: its cells are Buffers of their own. */
-export function* driverRowSlices(rows: cassandra.types.Row[], builder: SliceBuilder): Generator<Slice, void, undefined> {
+export function* driverRowSlices(
+  rows: cassandra.types.Row[],
+  builder: SliceBuilder,
+): Generator<Slice, void, undefined> {
   for (const row of rows) {
     // A kairos_legacy long 0 is an empty blob, which the protocol may hand over as null.
     const value = (row['value'] as Buffer | null) ?? EMPTY;

@@ -4,14 +4,17 @@ import { TABLE_NAMES } from './options.js';
 import type { Catalog, Missing } from './schema.js';
 import { catalogChange, findLosses, lossMessages, repairDelayMs, SchemaLedger } from './schema-repair.js';
 
-const ids = (suffix = ''): Map<(typeof TABLE_NAMES)[number], string> => new Map(TABLE_NAMES.map((table, i) => [table, `id-${i}${suffix}`]));
+const ids = (suffix = ''): Map<(typeof TABLE_NAMES)[number], string> =>
+  new Map(TABLE_NAMES.map((table, i) => [table, `id-${i}${suffix}`]));
 const complete: Catalog = { keyspace: true, tables: ids() };
 const noKeyspace: Catalog = { keyspace: false, tables: new Map() };
 const everything: Missing[] = [{ listed: false }, ...TABLE_NAMES.map((table) => ({ table, listed: false }))];
 
 describe('repairDelayMs', () => {
   it('doubles the reconnect delay with each failure in a row, up to eight times it', () => {
-    expect([1, 2, 3, 4, 5, 6, 20].map((failures) => repairDelayMs(1000, failures))).toEqual([1000, 2000, 4000, 8000, 8000, 8000, 8000]);
+    expect([1, 2, 3, 4, 5, 6, 20].map((failures) => repairDelayMs(1000, failures))).toEqual([
+      1000, 2000, 4000, 8000, 8000, 8000, 8000,
+    ]);
     expect(repairDelayMs(100, 2)).toBe(200);
   });
 });
@@ -24,18 +27,36 @@ describe('findLosses', () => {
 
   it('counts what the catalog listed but the node did not serve as lost, even at start', () => {
     const answer = 'keyspace kg does not exist';
-    const halfLoaded: Missing[] = [{ listed: true, answer }, { table: 'spec', listed: true, answer }];
+    const halfLoaded: Missing[] = [
+      { listed: true, answer },
+      { table: 'spec', listed: true, answer },
+    ];
     expect(findLosses('kg', undefined, complete, halfLoaded)).toEqual([
-      { object: 'kg', kind: 'keyspace', by: 'gateway', why: 'the catalog listed the keyspace, the node answered: keyspace kg does not exist' },
-      { object: 'kg.spec', kind: 'table', by: 'gateway', why: 'the catalog listed the table, the node answered: keyspace kg does not exist' },
+      {
+        object: 'kg',
+        kind: 'keyspace',
+        by: 'gateway',
+        why: 'the catalog listed the keyspace, the node answered: keyspace kg does not exist',
+      },
+      {
+        object: 'kg.spec',
+        kind: 'table',
+        by: 'gateway',
+        why: 'the catalog listed the table, the node answered: keyspace kg does not exist',
+      },
     ]);
   });
 
   it('counts everything it creates again once it had the whole schema, and tables another client made again', () => {
-    expect(findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'row_keys')) }, [{ table: 'row_keys', listed: false }])).toEqual([
-      { object: 'kg.row_keys', kind: 'table', by: 'gateway', why: 'the table was gone from the catalog' },
+    expect(
+      findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'row_keys')) }, [
+        { table: 'row_keys', listed: false },
+      ]),
+    ).toEqual([{ object: 'kg.row_keys', kind: 'table', by: 'gateway', why: 'the table was gone from the catalog' }]);
+    expect(findLosses('kg', complete, noKeyspace, everything).map((loss) => `${loss.kind} ${loss.object}`)).toEqual([
+      'keyspace kg',
+      ...TABLE_NAMES.map((t) => `table kg.${t}`),
     ]);
-    expect(findLosses('kg', complete, noKeyspace, everything).map((loss) => `${loss.kind} ${loss.object}`)).toEqual(['keyspace kg', ...TABLE_NAMES.map((t) => `table kg.${t}`)]);
     const remade = new Map(ids());
     remade.set('string_index', 'new-id');
     expect(findLosses('kg', complete, { keyspace: true, tables: remade }, [])).toEqual([
@@ -48,14 +69,31 @@ describe('findLosses', () => {
 describe('lossMessages', () => {
   it('says what was re-created and that data written before may be missing, one line per who made it', () => {
     expect(lossMessages('kg', findLosses('kg', complete, noKeyspace, everything))).toEqual([
-      { by: 'gateway', objects: ['kg', ...TABLE_NAMES.map((t) => `kg.${t}`)], message: 're-created kg and its 8 tables: data written before it was lost may be missing' },
+      {
+        by: 'gateway',
+        objects: ['kg', ...TABLE_NAMES.map((t) => `kg.${t}`)],
+        message: 're-created kg and its 8 tables: data written before it was lost may be missing',
+      },
     ]);
     const remade = new Map(ids());
     remade.set('spec', 'new-id');
     remade.delete('row_keys');
-    expect(lossMessages('kg', findLosses('kg', complete, { keyspace: true, tables: remade }, [{ table: 'row_keys', listed: false }]))).toEqual([
-      { by: 'gateway', objects: ['kg.row_keys'], message: 're-created kg.row_keys: data written before it was lost may be missing' },
-      { by: 'other', objects: ['kg.spec'], message: 'kg.spec re-created by another client: data written before it was lost may be missing' },
+    expect(
+      lossMessages(
+        'kg',
+        findLosses('kg', complete, { keyspace: true, tables: remade }, [{ table: 'row_keys', listed: false }]),
+      ),
+    ).toEqual([
+      {
+        by: 'gateway',
+        objects: ['kg.row_keys'],
+        message: 're-created kg.row_keys: data written before it was lost may be missing',
+      },
+      {
+        by: 'other',
+        objects: ['kg.spec'],
+        message: 'kg.spec re-created by another client: data written before it was lost may be missing',
+      },
     ]);
     expect(lossMessages('kg', [])).toEqual([]);
   });
@@ -72,7 +110,9 @@ describe('catalogChange', () => {
     );
     const one = new Map(ids());
     one.set('data_points', 'x');
-    expect(catalogChange('kg', complete, { keyspace: true, tables: one })).toBe('table kg.data_points was dropped and created again (its id changed)');
+    expect(catalogChange('kg', complete, { keyspace: true, tables: one })).toBe(
+      'table kg.data_points was dropped and created again (its id changed)',
+    );
   });
 });
 
@@ -89,9 +129,24 @@ describe('SchemaLedger', () => {
       lastRecreationMs: undefined,
       recreated: [],
     });
-    ledger.record(findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'spec')) }, [{ table: 'spec', listed: false }]), Date.UTC(2026, 0, 1));
-    ledger.record(findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'row_keys')) }, [{ table: 'row_keys', listed: false }]), Date.UTC(2026, 0, 2));
-    ledger.record(findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'spec')) }, [{ table: 'spec', listed: false }]), Date.UTC(2026, 0, 3));
+    ledger.record(
+      findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'spec')) }, [
+        { table: 'spec', listed: false },
+      ]),
+      Date.UTC(2026, 0, 1),
+    );
+    ledger.record(
+      findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'row_keys')) }, [
+        { table: 'row_keys', listed: false },
+      ]),
+      Date.UTC(2026, 0, 2),
+    );
+    ledger.record(
+      findLosses('kg', complete, { keyspace: true, tables: new Map([...ids()].filter(([t]) => t !== 'spec')) }, [
+        { table: 'spec', listed: false },
+      ]),
+      Date.UTC(2026, 0, 3),
+    );
     ledger.attempts = 4;
     ledger.failures = 1;
     expect(ledger.status(true, 2000)).toEqual({
@@ -103,8 +158,18 @@ describe('SchemaLedger', () => {
       recreatedTables: 3,
       lastRecreationMs: Date.UTC(2026, 0, 3),
       recreated: [
-        { object: 'kg.row_keys', at: '2026-01-02T00:00:00.000Z', by: 'gateway', why: 'the table was gone from the catalog' },
-        { object: 'kg.spec', at: '2026-01-03T00:00:00.000Z', by: 'gateway', why: 'the table was gone from the catalog' },
+        {
+          object: 'kg.row_keys',
+          at: '2026-01-02T00:00:00.000Z',
+          by: 'gateway',
+          why: 'the table was gone from the catalog',
+        },
+        {
+          object: 'kg.spec',
+          at: '2026-01-03T00:00:00.000Z',
+          by: 'gateway',
+          why: 'the table was gone from the catalog',
+        },
       ],
     });
   });

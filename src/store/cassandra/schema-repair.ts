@@ -49,38 +49,66 @@ export interface Loss {
  * serve held data the node no longer has. After a complete step every absence is a loss, and a table whose id changed
  * was dropped and made again by another client (KairosDB, an operator).
  */
-export function findLosses(keyspace: string, known: Catalog | undefined, before: Catalog, created: readonly Missing[]): Loss[] {
+export function findLosses(
+  keyspace: string,
+  known: Catalog | undefined,
+  before: Catalog,
+  created: readonly Missing[],
+): Loss[] {
   const losses: Loss[] = [];
   for (const missing of created) {
     if (known === undefined && !missing.listed) continue;
     const what = missing.table === undefined ? 'the keyspace' : 'the table';
-    const why = missing.listed ? `the catalog listed ${what}, the node answered: ${missing.answer}` : `${what} was gone from the catalog`;
-    losses.push({ object: objectName(keyspace, missing), kind: missing.table === undefined ? 'keyspace' : 'table', by: 'gateway', why });
+    const why = missing.listed
+      ? `the catalog listed ${what}, the node answered: ${missing.answer}`
+      : `${what} was gone from the catalog`;
+    losses.push({
+      object: objectName(keyspace, missing),
+      kind: missing.table === undefined ? 'keyspace' : 'table',
+      by: 'gateway',
+      why,
+    });
   }
   if (known === undefined) return losses;
   for (const table of TABLE_NAMES) {
     const was = known.tables.get(table);
     const now = before.tables.get(table);
     if (was === undefined || now === undefined || was === now || created.some((m) => m.table === table)) continue;
-    losses.push({ object: `${keyspace}.${table}`, kind: 'table', by: 'other', why: `its table id changed from ${was} to ${now}` });
+    losses.push({
+      object: `${keyspace}.${table}`,
+      kind: 'table',
+      by: 'other',
+      why: `its table id changed from ${was} to ${now}`,
+    });
   }
   return losses;
 }
 
 /** The log line of a step's losses, one per who made them again, or none. */
-export function lossMessages(keyspace: string, losses: readonly Loss[]): { by: Loss['by']; objects: string[]; message: string }[] {
+export function lossMessages(
+  keyspace: string,
+  losses: readonly Loss[],
+): { by: Loss['by']; objects: string[]; message: string }[] {
   const lines: { by: Loss['by']; objects: string[]; message: string }[] = [];
   const ours = losses.filter((loss) => loss.by === 'gateway');
   if (ours.length > 0) {
     const keyspaceToo = ours.some((loss) => loss.kind === 'keyspace');
     const tables = ours.filter((loss) => loss.kind === 'table').length;
     const what = keyspaceToo ? `${keyspace} and its ${tables} tables` : ours.map((loss) => loss.object).join(', ');
-    lines.push({ by: 'gateway', objects: ours.map((loss) => loss.object), message: `re-created ${what}: data written before it was lost may be missing` });
+    lines.push({
+      by: 'gateway',
+      objects: ours.map((loss) => loss.object),
+      message: `re-created ${what}: data written before it was lost may be missing`,
+    });
   }
   const others = losses.filter((loss) => loss.by === 'other');
   if (others.length > 0) {
     const what = others.map((loss) => loss.object).join(', ');
-    lines.push({ by: 'other', objects: others.map((loss) => loss.object), message: `${what} re-created by another client: data written before it was lost may be missing` });
+    lines.push({
+      by: 'other',
+      objects: others.map((loss) => loss.object),
+      message: `${what} re-created by another client: data written before it was lost may be missing`,
+    });
   }
   return lines;
 }
@@ -91,12 +119,18 @@ export function lossMessages(keyspace: string, losses: readonly Loss[]): { by: L
  */
 export function catalogChange(keyspace: string, known: Catalog, now: Catalog): string | undefined {
   if (!now.keyspace) return `keyspace ${keyspace} does not exist`;
-  const absent: Missing[] = TABLE_NAMES.filter((table) => known.tables.has(table) && !now.tables.has(table)).map((table) => ({ table, listed: false }));
+  const absent: Missing[] = TABLE_NAMES.filter((table) => known.tables.has(table) && !now.tables.has(table)).map(
+    (table) => ({ table, listed: false }),
+  );
   if (absent.length > 0) return describeMissing(keyspace, absent);
-  const changed = TABLE_NAMES.filter((table) => known.tables.has(table) && now.tables.get(table) !== known.tables.get(table));
+  const changed = TABLE_NAMES.filter(
+    (table) => known.tables.has(table) && now.tables.get(table) !== known.tables.get(table),
+  );
   if (changed.length === 0) return undefined;
   const names = changed.map((table) => `${keyspace}.${table}`);
-  return names.length === 1 ? `table ${names[0]} was dropped and created again (its id changed)` : `tables ${names.join(', ')} were dropped and created again (their ids changed)`;
+  return names.length === 1
+    ? `table ${names[0]} was dropped and created again (its id changed)`
+    : `tables ${names.join(', ')} were dropped and created again (their ids changed)`;
 }
 
 /** The store's record of repairs and losses since it was made, for /ready and /metrics. */

@@ -20,9 +20,11 @@ const TABLE_DEFINITIONS: Record<TableName, string> = {
     'metric text, table_name text, row_time timestamp, single_tag_pair text, tag_collection_hash int, data_type text, ' +
     'tags frozen<map<text, text>>, mtime timeuuid static, value text, ' +
     'PRIMARY KEY ((metric, table_name, row_time, single_tag_pair), data_type, tag_collection_hash, tags)',
-  row_key_time_index: 'metric text, table_name text, row_time timestamp, value text, PRIMARY KEY ((metric), table_name, row_time)',
+  row_key_time_index:
+    'metric text, table_name text, row_time timestamp, value text, PRIMARY KEY ((metric), table_name, row_time)',
   spec: 'spec_type text, name text, value text, PRIMARY KEY ((spec_type), name)',
-  service_index: 'service text, service_key text, key text, mtime timeuuid static, value text, PRIMARY KEY ((service, service_key), key)',
+  service_index:
+    'service text, service_key text, key text, mtime timeuuid static, value text, PRIMARY KEY ((service, service_key), key)',
 };
 
 /** DDL waits for schema agreement; on a busy node that takes seconds, far longer than a read. */
@@ -68,7 +70,10 @@ const PROBES: Record<TableName, { readonly where: string; readonly params: reado
   row_key_index: { where: 'key = ?', params: [PROBE_BLOB] },
   string_index: { where: 'key = ?', params: [PROBE_BLOB] },
   row_keys: { where: 'metric = ? AND table_name = ? AND row_time = ?', params: [PROBE_TEXT, PROBE_TEXT, PROBE_TIME] },
-  tag_indexed_row_keys: { where: 'metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ?', params: [PROBE_TEXT, PROBE_TEXT, PROBE_TIME, PROBE_TEXT] },
+  tag_indexed_row_keys: {
+    where: 'metric = ? AND table_name = ? AND row_time = ? AND single_tag_pair = ?',
+    params: [PROBE_TEXT, PROBE_TEXT, PROBE_TIME, PROBE_TEXT],
+  },
   row_key_time_index: { where: 'metric = ?', params: [PROBE_TEXT] },
   spec: { where: 'spec_type = ?', params: [PROBE_TEXT] },
   service_index: { where: 'service = ? AND service_key = ?', params: [PROBE_TEXT, PROBE_TEXT] },
@@ -91,7 +96,9 @@ export async function findMissing(exec: Executor, keyspace: string, catalog: Cat
       continue;
     }
     const probe = PROBES[table];
-    const answer = await exec.probe(`SELECT * FROM ${keyspace}.${table} WHERE ${probe.where} LIMIT 1`, [...probe.params]);
+    const answer = await exec.probe(`SELECT * FROM ${keyspace}.${table} WHERE ${probe.where} LIMIT 1`, [
+      ...probe.params,
+    ]);
     if (answer === undefined) continue;
     tables.push({ table, listed: true, answer });
     if (answer === `keyspace ${keyspace} does not exist`) keyspaceAnswer = answer;
@@ -135,7 +142,10 @@ export function describeMissing(keyspace: string, missing: readonly Missing[]): 
     parts.push(tables.length === 1 ? `table ${tables[0]} does not exist` : `tables ${tables.join(', ')} do not exist`);
   }
   const listed = missing.filter((m) => m.listed);
-  if (listed.length > 0) parts.push(`${describeAnswers(listed)}, though the catalog lists ${listed.map((m) => objectName(keyspace, m)).join(', ')}`);
+  if (listed.length > 0)
+    parts.push(
+      `${describeAnswers(listed)}, though the catalog lists ${listed.map((m) => objectName(keyspace, m)).join(', ')}`,
+    );
   return parts.length === 0 ? undefined : parts.join('; ');
 }
 
@@ -143,15 +153,28 @@ export function describeMissing(keyspace: string, missing: readonly Missing[]): 
  * Creates what is missing, in KairosDB's order, with the configured replication and table options, one statement at
  * a time, each IF NOT EXISTS and sent to `host`; alters nothing. The driver waits for schema agreement after each.
  */
-export async function createMissing(exec: Executor, options: ResolvedOptions, missing: readonly Missing[], host: cassandra.Host | undefined): Promise<void> {
+export async function createMissing(
+  exec: Executor,
+  options: ResolvedOptions,
+  missing: readonly Missing[],
+  host: cassandra.Host | undefined,
+): Promise<void> {
   const { keyspace } = options;
   if (missing.some((m) => m.table === undefined)) {
-    await exec.ddl(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`, DDL_TIMEOUT_MS, host);
+    await exec.ddl(
+      `CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH REPLICATION = ${options.replication}`,
+      DDL_TIMEOUT_MS,
+      host,
+    );
   }
   for (const table of TABLE_NAMES) {
     if (!missing.some((m) => m.table === table)) continue;
     const suffix = options.tableOptions[table];
-    await exec.ddl(`CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`, DDL_TIMEOUT_MS, host);
+    await exec.ddl(
+      `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${TABLE_DEFINITIONS[table]})${suffix ? ` ${suffix}` : ''}`,
+      DDL_TIMEOUT_MS,
+      host,
+    );
   }
 }
 
@@ -172,13 +195,19 @@ const ROW_WIDTH = 'row_width';
 export const METRIC_NAMES_KEY = Buffer.from('metric_names', 'utf8');
 
 /** KairosDB's readRowSpec: missing spec rows are written (row-spec.ts has the rules), then the spec is read. */
-export async function readSpec(exec: Executor, statements: Statements, options: ResolvedOptions, timestampMs: number): Promise<RowSpec> {
+export async function readSpec(
+  exec: Executor,
+  statements: Statements,
+  options: ResolvedOptions,
+  timestampMs: number,
+): Promise<RowSpec> {
   const read = async (name: string): Promise<string | undefined> => {
     const result = await exec.mutationRead('spec.select', statements.selectSpec, [CLUSTER_CONFIG, name]);
     const value = result.rows[0]?.get('value');
     return value === null || value === undefined ? undefined : String(value);
   };
-  const write = (name: string, value: string) => exec.mutate('spec.insert', statements.insertSpec, [CLUSTER_CONFIG, name, value], timestampMs);
+  const write = (name: string, value: string) =>
+    exec.mutate('spec.insert', statements.insertSpec, [CLUSTER_CONFIG, name, value], timestampMs);
   let unit = await read(ROW_TIME_UNIT);
   if (unit === undefined) {
     const names = await exec.mutationRead('string_index.select', statements.selectNamesLimit, [METRIC_NAMES_KEY, 1]);

@@ -43,7 +43,12 @@ export class CassandraServiceIndex implements ServiceIndex {
         ? await exec.all('service_index.select', this.st.selectServiceIndexKeys, [service, serviceKey])
         : end === undefined
           ? await exec.all('service_index.select', this.st.selectServiceIndexKeysFrom, [service, serviceKey, prefix])
-          : await exec.all('service_index.select', this.st.selectServiceIndexKeysBetween, [service, serviceKey, prefix, end]);
+          : await exec.all('service_index.select', this.st.selectServiceIndexKeysBetween, [
+              service,
+              serviceKey,
+              prefix,
+              end,
+            ]);
     const keys: string[] = [];
     for (const row of rows) {
       // The static row of a partition whose keys were all deleted has none.
@@ -64,7 +69,12 @@ export class CassandraServiceIndex implements ServiceIndex {
   async set(service: string, serviceKey: string, key: string, value: string): Promise<number> {
     const exec = await this.exec();
     const writtenMs = this.clock.next();
-    await exec.mutate('service_index.insert', this.st.insertServiceIndexValue, [service, serviceKey, key, value], writtenMs);
+    await exec.mutate(
+      'service_index.insert',
+      this.st.insertServiceIndexValue,
+      [service, serviceKey, key, value],
+      writtenMs,
+    );
     return writtenMs;
   }
 
@@ -78,7 +88,14 @@ export class CassandraServiceIndex implements ServiceIndex {
     await exec.batch('service_index.delete', queries, this.clock.next());
   }
 
-  async claim(service: string, serviceKey: string, key: string, owner: string, nowMs: number, untilMs: number): Promise<Claim> {
+  async claim(
+    service: string,
+    serviceKey: string,
+    key: string,
+    owner: string,
+    nowMs: number,
+    untilMs: number,
+  ): Promise<Claim> {
     const exec = await this.exec();
     const mine = claimText(owner, untilMs, false);
     let row = await exec.conditional('service_index.claim', this.st.insertClaim, [service, serviceKey, key, mine]);
@@ -100,7 +117,13 @@ export class CassandraServiceIndex implements ServiceIndex {
     for (let attempt = 0; attempt < 4; attempt++) {
       const found = readClaim(seen);
       if (found.completed || found.owner !== owner) return false;
-      const swapped = await exec.conditional('service_index.claim', this.st.swapClaim, [claimText(owner, nowMs, true), service, serviceKey, key, seen]);
+      const swapped = await exec.conditional('service_index.claim', this.st.swapClaim, [
+        claimText(owner, nowMs, true),
+        service,
+        serviceKey,
+        key,
+        seen,
+      ]);
       if (swapped.get('[applied]') === true) return true;
       // The plain read may have been stale (it is not serial); the failed swap shows the current value.
       seen = swapped.get('value') as string | null;

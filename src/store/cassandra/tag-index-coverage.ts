@@ -4,7 +4,14 @@
 import type cassandra from 'cassandra-driver';
 import { rowTimeOf } from '../format/index.js';
 import type { RowSpec } from '../store.js';
-import { COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, coverageEntries, entryMetric, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
+import {
+  COVERAGE_SERVICE,
+  COVERAGE_SERVICE_KEY,
+  coverageEntries,
+  entryMetric,
+  TagIndexCoverage,
+  type TagIndexConfig,
+} from '../tag-index.js';
 import type { Executor } from './executor.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import type { Statements } from './statements.js';
@@ -17,7 +24,14 @@ import type { Statements } from './statements.js';
  * has and after the current one; when there is no row yet, from the start of time. Every writer of the keyspace is
  * assumed to index as configured from then on, as KairosDB's own read clusters assume.
  */
-export async function readCoverage(exec: Executor, st: Statements, config: TagIndexConfig, spec: RowSpec, nowMs: number, timestampMs: number): Promise<TagIndexCoverage> {
+export async function readCoverage(
+  exec: Executor,
+  st: Statements,
+  config: TagIndexConfig,
+  spec: RowSpec,
+  nowMs: number,
+  timestampMs: number,
+): Promise<TagIndexCoverage> {
   const stored = new Map<string, number>();
   for (const row of (await exec.system(st.selectServiceKeys, [COVERAGE_SERVICE, COVERAGE_SERVICE_KEY])).rows) {
     const since = Number(row.get('value'));
@@ -29,18 +43,35 @@ export async function readCoverage(exec: Executor, st: Statements, config: TagIn
     let from = stored.get(entry);
     if (from === undefined) {
       from = await firstCompleteRowTime(exec, st, spec, entryMetric(entry), nowMs);
-      await exec.mutate('service_index.insert', st.insertServiceKey, [COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, entry, String(from)], timestampMs);
+      await exec.mutate(
+        'service_index.insert',
+        st.insertServiceKey,
+        [COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, entry, String(from)],
+        timestampMs,
+      );
     }
     since.set(entry, from);
   }
   for (const entry of stored.keys()) {
-    if (!wanted.includes(entry)) await exec.mutate('service_index.delete', st.deleteServiceKey, [timestampMs, COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, entry], timestampMs);
+    if (!wanted.includes(entry))
+      await exec.mutate(
+        'service_index.delete',
+        st.deleteServiceKey,
+        [timestampMs, COVERAGE_SERVICE, COVERAGE_SERVICE_KEY, entry],
+        timestampMs,
+      );
   }
   return new TagIndexCoverage(config, since);
 }
 
 /** The first row time whose series all get index rows from now on. */
-async function firstCompleteRowTime(exec: Executor, st: Statements, spec: RowSpec, metric: string | undefined, nowMs: number): Promise<number> {
+async function firstCompleteRowTime(
+  exec: Executor,
+  st: Statements,
+  spec: RowSpec,
+  metric: string | undefined,
+  nowMs: number,
+): Promise<number> {
   // The raw width, as rowTimeOf uses it (with unit SECONDS it is applied to ms, reference §2.2).
   const next = rowTimeOf(nowMs, spec.width) + spec.width;
   if (metric === undefined) {

@@ -15,10 +15,14 @@ describe('MillisecondTimestampGenerator', () => {
       new cassandra.Client({
         contactPoints: ['127.0.0.1'],
         localDataCenter: 'dc',
-        policies: { timestampGeneration: timestampGeneration as cassandra.policies.timestampGeneration.TimestampGenerator },
+        policies: {
+          timestampGeneration: timestampGeneration as cassandra.policies.timestampGeneration.TimestampGenerator,
+        },
       });
     expect(client(generator)).not.toThrow();
-    expect(client({ next: () => Date.now() })).toThrow('Timestamp generation policy must be an instance of TimestampGenerator');
+    expect(client({ next: () => Date.now() })).toThrow(
+      'Timestamp generation policy must be an instance of TimestampGenerator',
+    );
   });
 });
 

@@ -3,7 +3,9 @@
 import cassandra from 'cassandra-driver';
 
 /** The driver's TimestampGenerator is a constructor the client checks with instanceof; its typings only have the interface. */
-const TimestampGenerator = (cassandra.policies.timestampGeneration as unknown as { TimestampGenerator: new () => object }).TimestampGenerator;
+const TimestampGenerator = (
+  cassandra.policies.timestampGeneration as unknown as { TimestampGenerator: new () => object }
+).TimestampGenerator;
 
 /**
  * What the driver sends with statements that carry no timestamp of their own: like KairosDB's generator,

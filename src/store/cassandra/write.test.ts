@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeColumn, encodeDouble, encodeRowKey } from '../format/index.js';
 import type { RowSpec, SeriesWrite } from '../store.js';
 import type { BatchQuery, Executor } from './executor.js';
-import { PointCells } from './lean-batch-hook.js';
+import type { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { statementsFor, type StatementName } from './statements.js';
 import { parseTagIndexConfig } from '../tag-index.js';
@@ -29,10 +29,18 @@ interface Sent {
 /** An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. */
 function recorder(): { exec: Executor; sent: Sent[] } {
   const sent: Sent[] = [];
-  const record = (name: StatementName, statements: BatchQuery[] | undefined, cells: PointCells | undefined, timestampMs: number) =>
-    new Promise<void>((resolve, reject) => sent.push({ name, statements, cells, timestampMs, settle: (error) => (error ? reject(error) : resolve()) }));
+  const record = (
+    name: StatementName,
+    statements: BatchQuery[] | undefined,
+    cells: PointCells | undefined,
+    timestampMs: number,
+  ) =>
+    new Promise<void>((resolve, reject) =>
+      sent.push({ name, statements, cells, timestampMs, settle: (error) => (error ? reject(error) : resolve()) }),
+    );
   const exec = {
-    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) => record(name, statements, undefined, timestampMs),
+    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) =>
+      record(name, statements, undefined, timestampMs),
     cells: (name: StatementName, query: string, cells: PointCells, timestampMs: number) => {
       expect(query).toBe(st.insertPoint);
       return record(name, undefined, cells, timestampMs);
@@ -50,7 +58,11 @@ function series(metric: string, host: string, timestamps: number[], ttlSeconds =
 /** The cells of a data batch as [column, value hex, ttl], whichever the encoder. */
 function cellsOf(s: Sent): [number, string, number][] {
   if (s.statements !== undefined) {
-    return s.statements.map(({ params }) => [(params[1] as Buffer).readUInt32BE(0), (params[2] as Buffer).toString('hex'), params[3] as number]);
+    return s.statements.map(({ params }) => [
+      (params[1] as Buffer).readUInt32BE(0),
+      (params[2] as Buffer).toString('hex'),
+      params[3] as number,
+    ]);
   }
   // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
   const { body, key, count } = s.cells!;
@@ -84,7 +96,13 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
       exec,
       st,
       MS,
-      { series: [series('cpu', 'a', [10, 20, rowTwo + 5], 3600), series('cpu', 'b', [30]), series('mem', 'a', [40], 60)] },
+      {
+        series: [
+          series('cpu', 'a', [10, 20, rowTwo + 5], 3600),
+          series('cpu', 'b', [30]),
+          series('mem', 'a', [40], 60),
+        ],
+      },
       TS,
       encoder,
     );
@@ -100,7 +118,16 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
       ['string_index.insert', 2],
     ]);
     const [cpuRow0, cpuRow2, memRow0, cpuTimes, memTimes, names] = sent;
-    expect(cpuRow0!.statements!.map((q) => [q.query, q.params[0], q.params[2], q.params[3], Object.fromEntries(q.params[4] as Map<string, string>), q.params[5]])).toEqual([
+    expect(
+      cpuRow0!.statements!.map((q) => [
+        q.query,
+        q.params[0],
+        q.params[2],
+        q.params[3],
+        Object.fromEntries(q.params[4] as Map<string, string>),
+        q.params[5],
+      ]),
+    ).toEqual([
       // The index outlives the data by a row width; a series that never expires has no TTL.
       [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'a' }, 3600 + WIDTH_S],
       [st.insertRowKey, 'cpu', 0, 'kairos_double', { host: 'b' }, 0],
@@ -124,12 +151,24 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     sent[5]!.settle();
     await flush();
     const data = sent.slice(6);
-    expect(data.map((s) => s.name)).toEqual(['data_points.insert', 'data_points.insert', 'data_points.insert', 'data_points.insert']);
+    expect(data.map((s) => s.name)).toEqual([
+      'data_points.insert',
+      'data_points.insert',
+      'data_points.insert',
+      'data_points.insert',
+    ]);
     expect(data.every((s) => (encoder === 'lean' ? s.cells !== undefined : s.statements !== undefined))).toBe(true);
-    const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') => Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
+    const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') =>
+      Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
     const value = (v: number) => Buffer.from(encodeDouble(v)).toString('hex');
     expect(data.map((s) => [keyOf(s), cellsOf(s)])).toEqual([
-      [key('cpu', 'a', 0), [[10, value(1), 3600], [20, value(2), 3600]]],
+      [
+        key('cpu', 'a', 0),
+        [
+          [10, value(1), 3600],
+          [20, value(2), 3600],
+        ],
+      ],
       [key('cpu', 'a', rowTwo), [[encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600]]],
       [key('cpu', 'b', 0), [[30, value(3), 0]]],
       [key('mem', 'a', 0), [[40, value(4), 60]]],
@@ -150,7 +189,14 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
       {
         series: [
           series('n', 'a', many),
-          { metric: 's', tags: { host: 'a' }, type: 'string', ttlSeconds: 0, timestamps: [1, 2, 3, 4, 5], values: [big, big, big, big, big] },
+          {
+            metric: 's',
+            tags: { host: 'a' },
+            type: 'string',
+            ttlSeconds: 0,
+            timestamps: [1, 2, 3, 4, 5],
+            values: [big, big, big, big, big],
+          },
         ],
       },
       TS,
@@ -170,12 +216,25 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
   it('fails when an index batch fails, after every index batch settled, and sends no data', async () => {
     const { exec, sent } = recorder();
     let outcome: unknown = 'pending';
-    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] }, TS, encoder).then(
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] },
+      TS,
+      encoder,
+    ).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
     );
     await flush();
-    expect(sent.map((s) => s.name)).toEqual(['row_keys.insert', 'row_keys.insert', 'row_key_time_index.insert', 'row_key_time_index.insert', 'string_index.insert']);
+    expect(sent.map((s) => s.name)).toEqual([
+      'row_keys.insert',
+      'row_keys.insert',
+      'row_key_time_index.insert',
+      'row_key_time_index.insert',
+      'string_index.insert',
+    ]);
     const failure = new Error('row_keys is gone');
     sent[0]!.settle(failure);
     for (const s of sent.slice(1, 4)) s.settle();
@@ -190,7 +249,14 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
   it('fails when a data batch fails, only once every data batch settled', async () => {
     const { exec, sent } = recorder();
     let outcome: unknown = 'pending';
-    const written = writePartitions(exec, st, MS, { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] }, TS, encoder).then(
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] },
+      TS,
+      encoder,
+    ).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
     );
@@ -219,23 +285,83 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
 describe('a write of indexed tags', () => {
   it("adds KairosDB's tag_indexed_row_keys rows, one batch per metric, row time and tag=value, before any data", async () => {
     const { exec, sent } = recorder();
-    const tagged = (host: string, dc: string, timestamps: number[], ttlSeconds = 0): SeriesWrite => ({ ...series('cpu', host, timestamps, ttlSeconds), tags: { host, dc } });
+    const tagged = (host: string, dc: string, timestamps: number[], ttlSeconds = 0): SeriesWrite => ({
+      ...series('cpu', host, timestamps, ttlSeconds),
+      tags: { host, dc },
+    });
     const written = writePartitions(
       exec,
       st,
       MS,
-      { series: [tagged('a', 'x', [10], 3600), tagged('b', 'x', [20]), tagged('a', 'y', [MS.width + 5]), series('mem', 'a', [40])] },
+      {
+        series: [
+          tagged('a', 'x', [10], 3600),
+          tagged('b', 'x', [20]),
+          tagged('a', 'y', [MS.width + 5]),
+          series('mem', 'a', [40]),
+        ],
+      },
       TS,
       'lean',
       parseTagIndexConfig({ cpu: ['host'] }),
     );
     await flush();
     const tagIndex = sent.filter((s) => s.name === 'tag_indexed_row_keys.insert');
-    expect(tagIndex.map((s) => s.statements!.map((q) => [q.query, q.params[0], q.params[1], q.params[2], q.params[3], q.params[4], q.params[5], Object.fromEntries(q.params[6] as Map<string, string>), q.params[7]]))).toEqual([
+    expect(
+      tagIndex.map((s) =>
+        s.statements!.map((q) => [
+          q.query,
+          q.params[0],
+          q.params[1],
+          q.params[2],
+          q.params[3],
+          q.params[4],
+          q.params[5],
+          Object.fromEntries(q.params[6] as Map<string, string>),
+          q.params[7],
+        ]),
+      ),
+    ).toEqual([
       // The reference's hash of the indexed tags (host=a), the full tag map, the TTL of the row_keys row.
-      [[st.insertTagIndexed, 'cpu', 'data_points', 0, 'kairos_double', 'host=a', -1147264974, { dc: 'x', host: 'a' }, 3600 + WIDTH_S]],
-      [[st.insertTagIndexed, 'cpu', 'data_points', 0, 'kairos_double', 'host=b', expect.any(Number), { dc: 'x', host: 'b' }, 0]],
-      [[st.insertTagIndexed, 'cpu', 'data_points', MS.width, 'kairos_double', 'host=a', expect.any(Number), { dc: 'y', host: 'a' }, 0]],
+      [
+        [
+          st.insertTagIndexed,
+          'cpu',
+          'data_points',
+          0,
+          'kairos_double',
+          'host=a',
+          -1147264974,
+          { dc: 'x', host: 'a' },
+          3600 + WIDTH_S,
+        ],
+      ],
+      [
+        [
+          st.insertTagIndexed,
+          'cpu',
+          'data_points',
+          0,
+          'kairos_double',
+          'host=b',
+          expect.any(Number),
+          { dc: 'x', host: 'b' },
+          0,
+        ],
+      ],
+      [
+        [
+          st.insertTagIndexed,
+          'cpu',
+          'data_points',
+          MS.width,
+          'kairos_double',
+          'host=a',
+          expect.any(Number),
+          { dc: 'y', host: 'a' },
+          0,
+        ],
+      ],
     ]);
     expect(sent.some((s) => s.name === 'data_points.insert')).toBe(false);
     for (const s of sent) s.settle();

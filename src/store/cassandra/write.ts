@@ -28,7 +28,13 @@ export async function writePartitions(
   const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex);
   if (data.length === 0) return;
   await settleAll(index.map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
-  await settleAll(data.map((cells) => (cells instanceof PointCells ? exec.cells('data_points.insert', st.insertPoint, cells, timestampMs) : exec.batch('data_points.insert', cells, timestampMs))));
+  await settleAll(
+    data.map((cells) =>
+      cells instanceof PointCells
+        ? exec.cells('data_points.insert', st.insertPoint, cells, timestampMs)
+        : exec.batch('data_points.insert', cells, timestampMs),
+    ),
+  );
 }
 
 /** A batch of index statements of one partition. */
@@ -41,9 +47,18 @@ interface IndexBatch {
  * Every batch of the write, built before anything is sent: the data batches are then compact (one buffer each with
  * the lean encoder) and the batch's per-cell objects die young instead of outliving the round trip of the index rows.
  */
-function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: WriteEncoder, tagIndex: TagIndexConfig): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
+function encodeWrite(
+  st: Statements,
+  spec: RowSpec,
+  batch: WriteBatch,
+  encoder: WriteEncoder,
+  tagIndex: TagIndexConfig,
+): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
-  return { index: indexBatches(st, writes, tagIndex), data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)) };
+  return {
+    index: indexBatches(st, writes, tagIndex),
+    data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)),
+  };
 }
 
 /**
@@ -51,7 +66,11 @@ function encodeWrite(st: Statements, spec: RowSpec, batch: WriteBatch, encoder: 
  * every series with one indexed tag=value a tag_indexed_row_keys partition, every row time of a metric a
  * row_key_time_index partition, and every name the one string_index partition.
  */
-function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWrites, tagIndex: TagIndexConfig): IndexBatch[] {
+function indexBatches(
+  st: Statements,
+  { partitions, rowTimes, metrics }: BatchWrites,
+  tagIndex: TagIndexConfig,
+): IndexBatch[] {
   const rowKeys = new Map<string, Statement[]>();
   const tagged = new Map<string, Statement[]>();
   for (const { key, keyBytes, indexTtlSeconds } of partitions) {
@@ -62,15 +81,36 @@ function indexBatches(st: Statements, { partitions, rowTimes, metrics }: BatchWr
     // KairosDB's TagIndexedRowKeysTableLookup.createIndexStatements: the full tag map, the row_keys TTL.
     const indexRows = tagIndexRows(tagIndex, key);
     for (const pair of indexRows?.pairs ?? []) {
-      const row = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, pair, indexRows!.hash, tags, indexTtlSeconds];
-      append(tagged, JSON.stringify([key.metric, key.rowTime, pair]), { query: st.insertTagIndexed, params: row, bytes: keyBytes.length + Buffer.byteLength(pair) });
+      const row = [
+        key.metric,
+        DATA_POINTS_TABLE,
+        key.rowTime,
+        key.dataType,
+        pair,
+        indexRows!.hash,
+        tags,
+        indexTtlSeconds,
+      ];
+      append(tagged, JSON.stringify([key.metric, key.rowTime, pair]), {
+        query: st.insertTagIndexed,
+        params: row,
+        bytes: keyBytes.length + Buffer.byteLength(pair),
+      });
     }
   }
   const times = new Map<string, Statement[]>();
   for (const { metric, rowTime, ttlSeconds } of rowTimes) {
-    append(times, metric, { query: st.insertRowTime, params: [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds], bytes: Buffer.byteLength(metric) + 8 });
+    append(times, metric, {
+      query: st.insertRowTime,
+      params: [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds],
+      bytes: Buffer.byteLength(metric) + 8,
+    });
   }
-  const names = metrics.map((metric) => ({ query: st.insertName, params: [METRIC_NAMES_KEY, metric], bytes: Buffer.byteLength(metric) }));
+  const names = metrics.map((metric) => ({
+    query: st.insertName,
+    params: [METRIC_NAMES_KEY, metric],
+    bytes: Buffer.byteLength(metric),
+  }));
   return [
     ...[...rowKeys.values()].flatMap((statements) => partitionBatches('row_keys.insert', statements)),
     ...[...tagged.values()].flatMap((statements) => partitionBatches('tag_indexed_row_keys.insert', statements)),
@@ -89,7 +129,10 @@ function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEn
     const queries: BatchQuery[] = [];
     for (let i = from; i < to; i++) {
       writeColumn(names, (i - from) * 4, columns[i]!);
-      queries.push({ query: st.insertPoint, params: [key, names.subarray((i - from) * 4, (i - from) * 4 + 4), bufferOf(values[i]!), ttls[i]!] });
+      queries.push({
+        query: st.insertPoint,
+        params: [key, names.subarray((i - from) * 4, (i - from) * 4 + 4), bufferOf(values[i]!), ttls[i]!],
+      });
     }
     return queries;
   });
@@ -108,7 +151,10 @@ function append<K>(groups: Map<K, Statement[]>, key: K, statement: Statement): v
 
 /** The statements of one partition in as few batches as the limits allow. */
 function partitionBatches(name: StatementName, statements: Statement[]): IndexBatch[] {
-  return runs(statements.length, (i) => statements[i]!.bytes).map(([from, to]) => ({ name, statements: statements.slice(from, to) }));
+  return runs(statements.length, (i) => statements[i]!.bytes).map(([from, to]) => ({
+    name,
+    statements: statements.slice(from, to),
+  }));
 }
 
 /** [from, to) runs of `count` items, each of at most MAX_STATEMENTS_PER_BATCH and MAX_BYTES_PER_BATCH (or one item). */

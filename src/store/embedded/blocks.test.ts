@@ -8,7 +8,11 @@ import { BlockCursor, encodeBlocks, MAX_BLOCK_BYTES, readBlock, emptyCells, type
 
 function cellsOf(rows: readonly { column: number; expiry: number; value: Uint8Array }[]): Cells {
   const sorted = [...new Map(rows.map((r) => [r.column, r])).values()].sort((a, b) => a.column - b.column);
-  return { columns: sorted.map((r) => r.column), expiries: sorted.map((r) => r.expiry), values: sorted.map((r) => r.value) };
+  return {
+    columns: sorted.map((r) => r.column),
+    expiries: sorted.map((r) => r.expiry),
+    values: sorted.map((r) => r.value),
+  };
 }
 
 function decodeAll(blocks: { firstColumn: number; bytes: Buffer }[]): Cells {
@@ -31,7 +35,9 @@ describe('blocks', () => {
         const blocks = encodeBlocks(cells);
         expect(decodeAll(blocks)).toEqual(cells);
         for (const block of blocks) expect(block.bytes.length).toBeLessThanOrEqual(MAX_BLOCK_BYTES);
-        expect(blocks.map((b) => b.firstColumn)).toEqual(blocks.map((b) => new BlockCursor().reset(b.bytes).next() && b.firstColumn));
+        expect(blocks.map((b) => b.firstColumn)).toEqual(
+          blocks.map((b) => new BlockCursor().reset(b.bytes).next() && b.firstColumn),
+        );
       }),
       { numRuns: 200 },
     );
@@ -53,7 +59,11 @@ describe('blocks', () => {
 
   it('keeps a string larger than the budget as a block of its own', () => {
     const big = new Uint8Array(MAX_BLOCK_BYTES * 3).fill(1);
-    const cells: Cells = { columns: [1, 2, 3], expiries: [0, 0, 0], values: [new Uint8Array([1]), big, new Uint8Array([2])] };
+    const cells: Cells = {
+      columns: [1, 2, 3],
+      expiries: [0, 0, 0],
+      values: [new Uint8Array([1]), big, new Uint8Array([2])],
+    };
     const blocks = encodeBlocks(cells);
     expect(blocks.map((b) => b.firstColumn)).toEqual([1, 2, 3]);
     expect(decodeAll(blocks)).toEqual(cells);

@@ -124,7 +124,13 @@ export function encodeBlocks(cells: Cells): { firstColumn: number; bytes: Buffer
       const nextExpiry: boolean = hasExpiry || cells.expiries[end] !== 0;
       const nextDelta = deltaBytes + leb128Length(cells.columns[end]! - (end === start ? 0 : cells.columns[end - 1]!));
       const nextLengths = lengthBytes + leb128Length(length);
-      const size = (nextFixed ? 2 : 1) + nextDelta + (nextExpiry ? 4 * (end - start + 1) : 0) + (nextFixed ? 0 : nextLengths) + valueBytes + length;
+      const size =
+        (nextFixed ? 2 : 1) +
+        nextDelta +
+        (nextExpiry ? 4 * (end - start + 1) : 0) +
+        (nextFixed ? 0 : nextLengths) +
+        valueBytes +
+        length;
       if (end > start && size > MAX_BLOCK_BYTES) break;
       fixed = nextFixed;
       hasExpiry = nextExpiry;
@@ -133,14 +139,25 @@ export function encodeBlocks(cells: Cells): { firstColumn: number; bytes: Buffer
       valueBytes += length;
       end++;
     }
-    const size = (fixed ? 2 : 1) + deltaBytes + (hasExpiry ? 4 * (end - start) : 0) + (fixed ? 0 : lengthBytes) + valueBytes;
-    blocks.push({ firstColumn: cells.columns[start]!, bytes: encodeBlock(cells, start, end, hasExpiry, fixed ? firstLength : -1, size) });
+    const size =
+      (fixed ? 2 : 1) + deltaBytes + (hasExpiry ? 4 * (end - start) : 0) + (fixed ? 0 : lengthBytes) + valueBytes;
+    blocks.push({
+      firstColumn: cells.columns[start]!,
+      bytes: encodeBlock(cells, start, end, hasExpiry, fixed ? firstLength : -1, size),
+    });
     start = end;
   }
   return blocks;
 }
 
-function encodeBlock(cells: Cells, start: number, end: number, hasExpiry: boolean, fixedSize: number, size: number): Buffer {
+function encodeBlock(
+  cells: Cells,
+  start: number,
+  end: number,
+  hasExpiry: boolean,
+  fixedSize: number,
+  size: number,
+): Buffer {
   const out = Buffer.allocUnsafe(size);
   out[0] = (hasExpiry ? FLAG_EXPIRY : 0) | (fixedSize >= 0 ? FLAG_FIXED_SIZE : 0);
   let p = 1;

@@ -29,23 +29,41 @@ describe('embedded store', () => {
     const store = await fresh();
     const n = MAX_BLOCK_CELLS * 5 + 17;
     const even = Array.from({ length: n }, (_, i) => i * 2);
-    await store.write({ series: [{ metric: 'b', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: even, values: even }] });
+    await store.write({
+      series: [{ metric: 'b', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: even, values: even }],
+    });
     const odd = Array.from({ length: n }, (_, i) => i * 2 + 1);
-    await store.write({ series: [{ metric: 'b', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps: odd.reverse(), values: odd.map((t) => -t) }] });
+    await store.write({
+      series: [
+        {
+          metric: 'b',
+          tags: { h: 'a' },
+          type: 'long',
+          ttlSeconds: 0,
+          timestamps: odd.reverse(),
+          values: odd.map((t) => -t),
+        },
+      ],
+    });
     const [key] = await partitionsOf(store, 'b', 0, 1e7);
     const all = await scanAll(store, key!, 0, 1e7);
     expect(all.map((p) => p.t)).toEqual(Array.from({ length: 2 * n }, (_, i) => i));
     expect(all.every((p) => p.v === BigInt(p.t % 2 === 0 ? p.t : -p.t))).toBe(true);
     await store.deleteRange(key!, 500, 3500);
     const left = (await scanAll(store, key!, 0, 1e7)).map((p) => p.t);
-    expect(left).toEqual([...Array.from({ length: 500 }, (_, i) => i), ...Array.from({ length: 2 * n - 3501 }, (_, i) => 3501 + i)]);
+    expect(left).toEqual([
+      ...Array.from({ length: 500 }, (_, i) => i),
+      ...Array.from({ length: 2 * n - 3501 }, (_, i) => 3501 + i),
+    ]);
     expect((await scanAll(store, key!, 498, 3502, { order: 'desc' })).map((p) => p.t)).toEqual([3502, 3501, 499, 498]);
   });
 
   it('ends scans left suspended before it closes, so no LMDB cursor outlives its environment', async () => {
     const store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 10_000_000 });
     const timestamps = Array.from({ length: 50 }, (_, i) => i);
-    await store.write({ series: [{ metric: 'c', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }] });
+    await store.write({
+      series: [{ metric: 'c', tags: { h: 'a' }, type: 'long', ttlSeconds: 0, timestamps, values: timestamps }],
+    });
     const [key] = await partitionsOf(store, 'c', 0, 1e7);
     // Left between slices, as a read abandoned at a time limit is, and one never started.
     const suspended = store.scan(key!, 0, 1e7, { pageSize: 1 });
@@ -60,7 +78,14 @@ describe('embedded store', () => {
     let nowMs = 1_000_000;
     const store = await EmbeddedStore.open({ path: tempDir(), rowWidth: 10_000_000, now: () => nowMs });
     open.push(store);
-    const series = (h: string, ttlSeconds: number, timestamps: number[]) => ({ metric: 't', tags: { h }, type: 'long' as const, ttlSeconds, timestamps, values: timestamps });
+    const series = (h: string, ttlSeconds: number, timestamps: number[]) => ({
+      metric: 't',
+      tags: { h },
+      type: 'long' as const,
+      ttlSeconds,
+      timestamps,
+      values: timestamps,
+    });
     await store.write({ series: [series('a', 10, [1, 3]), series('a', 100, [2, 4]), series('b', 10, [5])] });
     const [a, b] = await partitionsOf(store, 't', 0, 1e7);
     nowMs += 50_000;
@@ -100,9 +125,13 @@ describe('embedded store', () => {
 
   it('keeps an acknowledged write when the process is killed right after', async () => {
     const path = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./durability-child.ts', import.meta.url)), path], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./durability-child.ts', import.meta.url)), path],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let output = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

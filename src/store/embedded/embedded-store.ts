@@ -11,18 +11,25 @@ import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTime
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
-import { coverageEntries, hasTag, indexedTagsOf, NO_TAG_INDEX, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
 import {
-  type IndexedTags,
-  type RowKey,
-  type RowSpec,
-  type RowTimeUnit,
-  type ScanOptions,
-  type Slice,
-  type Store,
-  type StoreLimits,
-  type TaggedRowKeys,
-  type WriteBatch,
+  coverageEntries,
+  hasTag,
+  indexedTagsOf,
+  NO_TAG_INDEX,
+  TagIndexCoverage,
+  type TagIndexConfig,
+} from '../tag-index.js';
+import type {
+  IndexedTags,
+  RowKey,
+  RowSpec,
+  RowTimeUnit,
+  ScanOptions,
+  Slice,
+  Store,
+  StoreLimits,
+  TaggedRowKeys,
+  WriteBatch,
 } from '../store.js';
 import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
 import { EmbeddedServiceIndex } from './service-index.js';
@@ -99,16 +106,23 @@ export class EmbeddedStore implements Store {
     this.env = open({ path: options.path, maxDbs: 8 });
     // lmdb-js sets the key size LMDB takes on what it opens (1978 bytes for 4 KiB pages), untyped.
     const { maxKeySize } = this.env as RootDatabase & { readonly maxKeySize?: number };
-    if (!Number.isInteger(maxKeySize)) throw new Error(`lmdb-js did not report its maximum key size (got ${maxKeySize})`);
+    if (!Number.isInteger(maxKeySize))
+      throw new Error(`lmdb-js did not report its maximum key size (got ${maxKeySize})`);
     this.limits = embeddedKeyLimits(maxKeySize!);
-    const table = (name: string) => this.env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', encoding: 'binary' });
+    const table = (name: string) =>
+      this.env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', encoding: 'binary' });
     this.specTable = table('spec');
     this.stringIndex = table('string_index');
     this.rowKeyTimeIndex = table('row_key_time_index');
     this.rowKeysTable = table('row_keys');
     this.dataPoints = table('data_points');
     this.tagIndex = table('tag_index');
-    this.serviceIndex = new EmbeddedServiceIndex(maxKeySize!, table('service_index'), (work) => this.transaction(work), () => this.now());
+    this.serviceIndex = new EmbeddedServiceIndex(
+      maxKeySize!,
+      table('service_index'),
+      (work) => this.transaction(work),
+      () => this.now(),
+    );
     this.tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
     this.coverage = TagIndexCoverage.complete(this.tagConfig);
     this.now = options.now ?? Date.now;
@@ -138,7 +152,10 @@ export class EmbeddedStore implements Store {
     const nowSeconds = this.nowSeconds();
     const prefixLength = metricPrefix(metric).length;
     const times: number[] = [];
-    const range = { start: rowTimeKey(metric, rowTimeOf(startMs, this.rowSpec.width)), end: rowTimeKeyAfter(metric, endMs) };
+    const range = {
+      start: rowTimeKey(metric, rowTimeOf(startMs, this.rowSpec.width)),
+      end: rowTimeKeyAfter(metric, endMs),
+    };
     for (const { key, value } of this.rowKeyTimeIndex.getRange(range)) {
       if (!isExpired(value, nowSeconds)) times.push(rowTimeOfKey(key, prefixLength));
     }
@@ -160,7 +177,13 @@ export class EmbeddedStore implements Store {
     return this.coverage.indexedTags(metric, rowTime);
   }
 
-  async tagIndexedRowKeys(metric: string, rowTime: number, tag: string, value: string, limit?: number): Promise<TaggedRowKeys> {
+  async tagIndexedRowKeys(
+    metric: string,
+    rowTime: number,
+    tag: string,
+    value: string,
+    limit?: number,
+  ): Promise<TaggedRowKeys> {
     const nowSeconds = this.nowSeconds();
     const prefix = tagIndexPrefix(metric, rowTime, tag, value);
     const keys: RowKey[] = [];
@@ -228,7 +251,8 @@ export class EmbeddedStore implements Store {
           if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
           cells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
         }
-        for (let i = cells.length - 3; i >= 0 && !done; i -= 3) done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
+        for (let i = cells.length - 3; i >= 0 && !done; i -= 3)
+          done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
         done ||= blockFirstColumn(blockKeyBytes) <= start;
       } else {
         while (!done && cursor.next()) {
@@ -254,7 +278,8 @@ export class EmbeddedStore implements Store {
     const nowMs = this.now();
     await this.transaction(() => {
       // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
-      for (const { metric, rowTime, ttlSeconds } of rowTimes) putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
+      for (const { metric, rowTime, ttlSeconds } of rowTimes)
+        putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
       for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
       for (const partition of partitions) this.writePartition(partition, nowMs);
     });
@@ -270,13 +295,19 @@ export class EmbeddedStore implements Store {
         this.rowKeysTable.removeSync(rowKeysKey(key));
         // Whatever the configuration: an entry of another one is stale too.
         for (const tag of Object.keys(key.tags)) this.tagIndex.removeSync(tagIndexKey(key, tag));
-        const others = this.rowKeysTable.getKeys({ start: rowTimeKey(key.metric, key.rowTime), end: rowTimeKeyAfter(key.metric, key.rowTime + 1), limit: 1 });
+        const others = this.rowKeysTable.getKeys({
+          start: rowTimeKey(key.metric, key.rowTime),
+          end: rowTimeKeyAfter(key.metric, key.rowTime + 1),
+          limit: 1,
+        });
         if (isEmpty(others)) this.rowKeyTimeIndex.removeSync(rowTimeKey(key.metric, key.rowTime));
         return;
       }
       const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
       if (bounds.start >= bounds.end) return;
-      this.rewriteBlocks(prefix, bounds.start, bounds.end - 1, (cells) => removeColumns(cells, bounds.start, bounds.end));
+      this.rewriteBlocks(prefix, bounds.start, bounds.end - 1, (cells) =>
+        removeColumns(cells, bounds.start, bounds.end),
+      );
     });
   }
 
@@ -314,7 +345,9 @@ export class EmbeddedStore implements Store {
       values: partition.values,
     };
     const prefix = partitionPrefix(keyBytes);
-    this.rewriteBlocks(prefix, partition.columns[0]!, partition.columns[partition.columns.length - 1]!, (cells) => mergeCells(cells, incoming));
+    this.rewriteBlocks(prefix, partition.columns[0]!, partition.columns[partition.columns.length - 1]!, (cells) =>
+      mergeCells(cells, incoming),
+    );
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
@@ -365,7 +398,12 @@ export class EmbeddedStore implements Store {
 
   /** The key of the partition's last block whose first column is <= `column`. */
   private blockAtOrBefore(prefix: Buffer, column: number): Buffer | undefined {
-    for (const key of this.dataPoints.getKeys({ start: blockKey(prefix, column), end: prefix, reverse: true, limit: 1 })) {
+    for (const key of this.dataPoints.getKeys({
+      start: blockKey(prefix, column),
+      end: prefix,
+      reverse: true,
+      limit: 1,
+    })) {
       return blockFirstColumn(key) <= column ? Buffer.from(key) : undefined;
     }
     return undefined;

@@ -27,7 +27,12 @@ export function partitionEnd(prefix: Uint8Array): Buffer {
 }
 
 export function blockFirstColumn(key: Uint8Array): number {
-  return ((key[key.length - 4]! << 24) >>> 0) + (key[key.length - 3]! << 16) + (key[key.length - 2]! << 8) + key[key.length - 1]!;
+  return (
+    ((key[key.length - 4]! << 24) >>> 0) +
+    (key[key.length - 3]! << 16) +
+    (key[key.length - 2]! << 8) +
+    key[key.length - 1]!
+  );
 }
 
 /** `row_key_time_index` partition of a metric: [metric][0x00]; a row time follows as a sortable i64. */
@@ -50,7 +55,12 @@ export function rowTimeOfKey(key: Uint8Array, metricPrefixLength: number): numbe
 
 /** `row_keys`: [metric][0x00][sortable row time][data type][0x00][tag string]. */
 export function rowKeysKey(key: RowKey): Buffer {
-  return Buffer.concat([rowTimeKey(key.metric, key.rowTime), utf8.encode(key.dataType), ZERO, utf8.encode(encodeTagString(key.tags))]);
+  return Buffer.concat([
+    rowTimeKey(key.metric, key.rowTime),
+    utf8.encode(key.dataType),
+    ZERO,
+    utf8.encode(encodeTagString(key.tags)),
+  ]);
 }
 
 export function decodeRowKeysKey(metric: string, key: Uint8Array, metricPrefixLength: number): RowKey {
@@ -127,7 +137,11 @@ export function embeddedKeyLimits(maxKeySize: number): StoreLimits {
   const noRowKey = partitionPrefix(new Uint8Array(0));
   const metricBytes = Math.max(metricNamesRange('').end.length, rowTimeKeyAfter('', 0).length);
   const rowKeyBytes = Math.max(partitionEnd(noRowKey).length, blockKey(noRowKey, 0).length);
-  return { store: "the embedded store's", maxMetricBytes: maxKeySize - metricBytes, maxRowKeyBytes: maxKeySize - rowKeyBytes };
+  return {
+    store: "the embedded store's",
+    maxMetricBytes: maxKeySize - metricBytes,
+    maxRowKeyBytes: maxKeySize - rowKeyBytes,
+  };
 }
 
 export function stringIndexName(key: Uint8Array, partitionPrefixLength: number): string {
@@ -170,10 +184,16 @@ export function serviceIndexKey(service: string, serviceKey: string, key: string
 }
 
 /** The service key and key of a `service_index` key under `serviceIndexPrefix(service)`. */
-export function decodeServiceIndexKey(key: Uint8Array, servicePrefixLength: number): { serviceKey: string; key: string } {
+export function decodeServiceIndexKey(
+  key: Uint8Array,
+  servicePrefixLength: number,
+): { serviceKey: string; key: string } {
   const length = (key[servicePrefixLength]! << 8) | key[servicePrefixLength + 1]!;
   const start = servicePrefixLength + 2;
-  return { serviceKey: utf8Decoder.decode(key.subarray(start, start + length)), key: utf8Decoder.decode(key.subarray(start + length)) };
+  return {
+    serviceKey: utf8Decoder.decode(key.subarray(start, start + length)),
+    key: utf8Decoder.decode(key.subarray(start + length)),
+  };
 }
 
 /** [u16 length][bytes]: how the layouts above put a variable-length part before what follows it. */

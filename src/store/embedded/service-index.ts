@@ -24,14 +24,18 @@ export class EmbeddedServiceIndex implements ServiceIndex {
   async serviceKeys(service: string): Promise<string[]> {
     const prefix = serviceIndexPrefix(service);
     const serviceKeys = new Set<string>();
-    for (const key of this.table.getKeys(prefixRange(prefix))) serviceKeys.add(decodeServiceIndexKey(key, prefix.length).serviceKey);
+    for (const key of this.table.getKeys(prefixRange(prefix)))
+      serviceKeys.add(decodeServiceIndexKey(key, prefix.length).serviceKey);
     return [...serviceKeys].sort(compareText);
   }
 
   async keys(service: string, serviceKey: string, prefix = ''): Promise<string[]> {
     const partition = serviceIndexPrefix(service, serviceKey);
     const keys: string[] = [];
-    for (const key of this.table.getKeys({ start: serviceIndexKey(service, serviceKey, prefix), end: prefixRange(partition).end })) {
+    for (const key of this.table.getKeys({
+      start: serviceIndexKey(service, serviceKey, prefix),
+      end: prefixRange(partition).end,
+    })) {
       const name = utf8.decode(key.subarray(partition.length));
       if (!name.startsWith(prefix)) break;
       keys.push(name);
@@ -62,7 +66,14 @@ export class EmbeddedServiceIndex implements ServiceIndex {
   }
 
   /** Read and written in one write transaction: LMDB has one writer at a time, and one process owns the file. */
-  async claim(service: string, serviceKey: string, key: string, owner: string, nowMs: number, untilMs: number): Promise<Claim> {
+  async claim(
+    service: string,
+    serviceKey: string,
+    key: string,
+    owner: string,
+    nowMs: number,
+    untilMs: number,
+  ): Promise<Claim> {
     const at = serviceIndexKey(service, serviceKey, key);
     let result: Claim = { granted: true, completed: false, owner, untilMs };
     await this.transaction(() => {

@@ -39,7 +39,9 @@ describe('embedded tag index', () => {
     await store.close();
     store = await openAt(path, parseTagIndexConfig({ m: ['dc'] }));
     expect(await store.indexedTags!('m', 0)).toEqual(new Set(['dc']));
-    expect((await store.tagIndexedRowKeys!('m', 0, 'dc', 'x')).keys).toEqual([{ metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { dc: 'x', host: 'a' } }]);
+    expect((await store.tagIndexedRowKeys!('m', 0, 'dc', 'x')).keys).toEqual([
+      { metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { dc: 'x', host: 'a' } },
+    ]);
     expect((await store.tagIndexedRowKeys!('m', 0, 'host', 'a')).keys).toEqual([]);
     await store.close();
     store = await openAt(path, undefined);

@@ -170,8 +170,12 @@ describe('writeColumn / readColumn', () => {
   it('rejects columns that are not unsigned 32-bit integers and short buffers', () => {
     const buf = new Uint8Array(5);
     expect(() => writeColumn(buf, 0, -1)).toThrow(new RangeError('column name must be an unsigned 32-bit integer: -1'));
-    expect(() => writeColumn(buf, 0, 2 ** 32)).toThrow(new RangeError('column name must be an unsigned 32-bit integer: 4294967296'));
-    expect(() => writeColumn(buf, 0, 1.5)).toThrow(new RangeError('column name must be an unsigned 32-bit integer: 1.5'));
+    expect(() => writeColumn(buf, 0, 2 ** 32)).toThrow(
+      new RangeError('column name must be an unsigned 32-bit integer: 4294967296'),
+    );
+    expect(() => writeColumn(buf, 0, 1.5)).toThrow(
+      new RangeError('column name must be an unsigned 32-bit integer: 1.5'),
+    );
     expect(() => writeColumn(buf, 2, 1)).toThrow(new RangeError('column name needs 4 bytes at offset 2 of 5'));
     expect(() => readColumn(buf, 2)).toThrow(new RangeError('column name needs 4 bytes at offset 2 of 5'));
   });

@@ -50,7 +50,7 @@ export function columnBounds(
   legacyRow: boolean,
 ): { start: number; end: number } {
   const rowEnd = rowTime + rowWidthMs(spec);
-  const last = endMs < rowEnd ? endMs : rowEnd;
+  const last = Math.min(endMs, rowEnd);
   if (last < rowTime || startMs > last) return { start: 0, end: 0 };
   return {
     start: startMs < rowTime ? 0 : boundColumn(spec, rowTime, startMs, legacyRow),
@@ -61,7 +61,8 @@ export function columnBounds(
 /** Writes `column` as 4 big-endian bytes at `offset`. */
 export function writeColumn(buf: Uint8Array, offset: number, column: number): void {
   if (column !== column >>> 0) throw new RangeError(`column name must be an unsigned 32-bit integer: ${column}`);
-  if (offset < 0 || offset + 4 > buf.length) throw new RangeError(`column name needs 4 bytes at offset ${offset} of ${buf.length}`);
+  if (offset < 0 || offset + 4 > buf.length)
+    throw new RangeError(`column name needs 4 bytes at offset ${offset} of ${buf.length}`);
   buf[offset] = column >>> 24;
   buf[offset + 1] = (column >>> 16) & 0xff;
   buf[offset + 2] = (column >>> 8) & 0xff;
@@ -70,7 +71,8 @@ export function writeColumn(buf: Uint8Array, offset: number, column: number): vo
 
 /** Reads the 4 big-endian bytes at `offset` as an unsigned number, the order Cassandra sorts blobs in. */
 export function readColumn(buf: Uint8Array, offset: number): number {
-  if (offset < 0 || offset + 4 > buf.length) throw new RangeError(`column name needs 4 bytes at offset ${offset} of ${buf.length}`);
+  if (offset < 0 || offset + 4 > buf.length)
+    throw new RangeError(`column name needs 4 bytes at offset ${offset} of ${buf.length}`);
   return ((buf[offset]! << 24) | (buf[offset + 1]! << 16) | (buf[offset + 2]! << 8) | buf[offset + 3]!) >>> 0;
 }
 

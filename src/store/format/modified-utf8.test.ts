@@ -29,7 +29,10 @@ describe('encodeModifiedUtf8', () => {
   });
 
   it('agrees with standard UTF-8 for BMP text without U+0000', () => {
-    const bmpChar = fc.integer({ min: 1, max: 0xffff }).filter((c) => c < 0xd800 || c > 0xdfff).map((c) => String.fromCharCode(c));
+    const bmpChar = fc
+      .integer({ min: 1, max: 0xffff })
+      .filter((c) => c < 0xd800 || c > 0xdfff)
+      .map((c) => String.fromCharCode(c));
     fc.assert(
       fc.property(fc.string({ unit: bmpChar, maxLength: 40 }), (s) => {
         expect(hex(encodeModifiedUtf8(s))).toBe(Buffer.from(s, 'utf8').toString('hex'));
@@ -61,7 +64,7 @@ describe('decodeModifiedUtf8', () => {
   it('reads U+0000 and surrogate pairs, on both the short and the long path', () => {
     expect(decodeAll(fromHex('c080'))).toBe('\u0000');
     expect(decodeAll(fromHex('eda0bdedb880'))).toBe('😀');
-    expect(decodeAll(fromHex(PAD_HEX + 'c080' + 'eda0bdedb880'))).toBe(PAD + '\u0000😀');
+    expect(decodeAll(fromHex(`${PAD_HEX}c080eda0bdedb880`))).toBe(`${PAD}\u0000😀`);
   });
 
   it('reads a range inside a larger buffer', () => {
@@ -74,14 +77,14 @@ describe('decodeModifiedUtf8', () => {
     expect(decodeAll(fromHex('6100'))).toBe('a\u0000');
     expect(decodeAll(fromHex('c181'))).toBe('A');
     expect(decodeAll(fromHex('e08080'))).toBe('\u0000');
-    expect(decodeAll(fromHex(PAD_HEX + 'c181e08080'))).toBe(PAD + 'A\u0000');
+    expect(decodeAll(fromHex(`${PAD_HEX}c181e08080`))).toBe(`${PAD}A\u0000`);
   });
 
   it('keeps a leading BOM, a genuine U+FFFD and lone surrogates on the long path', () => {
-    expect(decodeAll(fromHex('efbbbf' + PAD_HEX))).toBe('\uFEFF' + PAD);
-    expect(decodeAll(fromHex(PAD_HEX + 'efbfbd'))).toBe(PAD + '\uFFFD');
-    expect(decodeAll(fromHex(PAD_HEX + 'eda080'))).toBe(PAD + '\uD800');
-    expect(decodeAll(fromHex(PAD_HEX + 'eda080' + 'efbfbd' + 'c080'))).toBe(PAD + '\uD800\uFFFD\u0000');
+    expect(decodeAll(fromHex(`efbbbf${PAD_HEX}`))).toBe(`\uFEFF${PAD}`);
+    expect(decodeAll(fromHex(`${PAD_HEX}efbfbd`))).toBe(`${PAD}\uFFFD`);
+    expect(decodeAll(fromHex(`${PAD_HEX}eda080`))).toBe(`${PAD}\uD800`);
+    expect(decodeAll(fromHex(`${PAD_HEX}eda080efbfbdc080`))).toBe(`${PAD}\uD800\uFFFD\u0000`);
   });
 
   it('rejects malformed input with the position and byte', () => {
@@ -89,17 +92,25 @@ describe('decodeModifiedUtf8', () => {
     expect(() => decodeAll(fromHex('61c341'))).toThrow(new Error('malformed modified UTF-8 at byte 2: 0x41'));
     expect(() => decodeAll(fromHex('e28241'))).toThrow(new Error('malformed modified UTF-8 at byte 2: 0x41'));
     expect(() => decodeAll(fromHex('e24182'))).toThrow(new Error('malformed modified UTF-8 at byte 1: 0x41'));
-    expect(() => decodeAll(fromHex('61c3'))).toThrow(new Error('malformed modified UTF-8: partial character at end (byte 1)'));
-    expect(() => decodeAll(fromHex('e282'))).toThrow(new Error('malformed modified UTF-8: partial character at end (byte 0)'));
+    expect(() => decodeAll(fromHex('61c3'))).toThrow(
+      new Error('malformed modified UTF-8: partial character at end (byte 1)'),
+    );
+    expect(() => decodeAll(fromHex('e282'))).toThrow(
+      new Error('malformed modified UTF-8: partial character at end (byte 0)'),
+    );
   });
 
   it('rejects 4-byte sequences, which standard UTF-8 would accept, on both paths', () => {
     expect(() => decodeAll(fromHex('f09f9880'))).toThrow(new Error('malformed modified UTF-8 at byte 0: 0xf0'));
-    expect(() => decodeAll(fromHex(PAD_HEX + 'f09f9880'))).toThrow(new Error('malformed modified UTF-8 at byte 20: 0xf0'));
+    expect(() => decodeAll(fromHex(`${PAD_HEX}f09f9880`))).toThrow(
+      new Error('malformed modified UTF-8 at byte 20: 0xf0'),
+    );
   });
 
   it('reports positions relative to the start of the range', () => {
-    expect(() => decodeModifiedUtf8(fromHex('616161ff'), 2, 4)).toThrow(new Error('malformed modified UTF-8 at byte 1: 0xff'));
+    expect(() => decodeModifiedUtf8(fromHex('616161ff'), 2, 4)).toThrow(
+      new Error('malformed modified UTF-8 at byte 1: 0xff'),
+    );
   });
 
   it('round-trips any string, including U+0000 and supplementary characters', () => {
@@ -115,7 +126,7 @@ describe('decodeModifiedUtf8', () => {
   });
 
   it('round-trips long strings past the native decoder and the chunked fallback', () => {
-    const long = '😀\u0000é'.repeat(5000) + '\uD800';
+    const long = `${'😀\u0000é'.repeat(5000)}\uD800`;
     expect(decodeAll(encodeModifiedUtf8(long))).toBe(long);
     const plain = 'abcé€'.repeat(20000);
     expect(decodeAll(encodeModifiedUtf8(plain))).toBe(plain);

@@ -104,7 +104,8 @@ function shortUnitsToString(n: number): string {
  * The native UTF-16 decoder is several times faster than `String.fromCharCode`, but it needs little-endian memory
  * and turns lone surrogates (which Java strings may hold) into U+FFFD; then, or for a genuine U+FFFD, fall back.
  */
-const utf16 = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? new TextDecoder('utf-16le', { ignoreBOM: true }) : undefined;
+const utf16 =
+  new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? new TextDecoder('utf-16le', { ignoreBOM: true }) : undefined;
 
 /** `String.fromCharCode.apply` takes an array-like, but engines cap the argument count, hence the chunks. */
 const CHUNK = 8192;

@@ -6,14 +6,18 @@ import { decodeTagString, encodeTagString } from './tags.js';
 
 export function encodeRowKey(key: RowKey): Uint8Array {
   if (key.metric.includes('\u0000')) {
-    throw new Error(`row key metric must not contain U+0000 (KairosDB ends the name at the first 0x00): ${JSON.stringify(key.metric)}`);
+    throw new Error(
+      `row key metric must not contain U+0000 (KairosDB ends the name at the first 0x00): ${JSON.stringify(key.metric)}`,
+    );
   }
   if (!Number.isSafeInteger(key.rowTime)) throw new Error(`row key time must be a safe integer: ${key.rowTime}`);
   const legacy = key.dataType === LEGACY_DATA_TYPE;
   const metric = javaUtf8(key.metric);
   const type = legacy ? EMPTY : javaUtf8(key.dataType);
   if (type.length > 127) {
-    throw new Error(`row key data type is ${type.length} UTF-8 bytes, over the 127 its signed length byte holds: ${JSON.stringify(key.dataType)}`);
+    throw new Error(
+      `row key data type is ${type.length} UTF-8 bytes, over the 127 its signed length byte holds: ${JSON.stringify(key.dataType)}`,
+    );
   }
   const tags = javaUtf8(encodeTagString(key.tags));
   if (legacy && tags[0] === 0) {
@@ -47,7 +51,8 @@ export function decodeRowKey(bytes: Uint8Array): RowKey {
   p += 8;
   let dataType = LEGACY_DATA_TYPE;
   if (p < bytes.length && bytes[p] === 0) {
-    if (p + 2 > bytes.length) throw new Error(`row key is truncated: ${bytes.length} bytes end before the data type length`);
+    if (p + 2 > bytes.length)
+      throw new Error(`row key is truncated: ${bytes.length} bytes end before the data type length`);
     // KairosDB reads the length with ByteBuffer.get(), a signed byte.
     const length = (bytes[p + 1]! << 24) >> 24;
     if (length < 0) throw new Error(`row key data type length is negative: ${length}`);
@@ -93,7 +98,8 @@ function writeInt64(out: Uint8Array, offset: number, v: number): void {
 
 function readInt64(bytes: Uint8Array, offset: number): number {
   const high = (bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!;
-  const low = ((bytes[offset + 4]! << 24) | (bytes[offset + 5]! << 16) | (bytes[offset + 6]! << 8) | bytes[offset + 7]!) >>> 0;
+  const low =
+    ((bytes[offset + 4]! << 24) | (bytes[offset + 5]! << 16) | (bytes[offset + 6]! << 8) | bytes[offset + 7]!) >>> 0;
   const v = high * 2 ** 32 + low;
   if (!Number.isSafeInteger(v)) {
     throw new Error(`row key time is outside the safe integer range: ${(BigInt(high) << 32n) | BigInt(low)}`);

@@ -87,10 +87,18 @@ describe('kairos_long varint', () => {
   it('rejects non-integers and values outside the signed 64-bit range', () => {
     expect(() => encodeLong(1.5)).toThrow(new RangeError('long value must be an integer: 1.5'));
     expect(() => encodeLong(Number.NaN)).toThrow(new RangeError('long value must be an integer: NaN'));
-    expect(() => encodeLong(Number.POSITIVE_INFINITY)).toThrow(new RangeError('long value must be an integer: Infinity'));
-    expect(() => encodeLong(2 ** 63)).toThrow(new RangeError('long value is outside the signed 64-bit range: 9223372036854776000'));
-    expect(() => encodeLong(LONG_MAX + 1n)).toThrow(new RangeError('long value is outside the signed 64-bit range: 9223372036854775808'));
-    expect(() => encodeLong(LONG_MIN - 1n)).toThrow(new RangeError('long value is outside the signed 64-bit range: -9223372036854775809'));
+    expect(() => encodeLong(Number.POSITIVE_INFINITY)).toThrow(
+      new RangeError('long value must be an integer: Infinity'),
+    );
+    expect(() => encodeLong(2 ** 63)).toThrow(
+      new RangeError('long value is outside the signed 64-bit range: 9223372036854776000'),
+    );
+    expect(() => encodeLong(LONG_MAX + 1n)).toThrow(
+      new RangeError('long value is outside the signed 64-bit range: 9223372036854775808'),
+    );
+    expect(() => encodeLong(LONG_MIN - 1n)).toThrow(
+      new RangeError('long value is outside the signed 64-bit range: -9223372036854775809'),
+    );
     expect(() => encodeLong(1.5)).toThrow(RangeError);
   });
 
@@ -106,15 +114,21 @@ describe('kairos_long varint', () => {
 
   it('rejects empty, truncated and over-long varints', () => {
     expect(() => decodeLong(new Uint8Array(0))).toThrow(new Error('long value is empty'));
-    expect(() => decodeLong(fromHex('80'))).toThrow(new Error('long value is truncated: its 1 bytes all have the varint continuation bit'));
-    expect(() => decodeLong(fromHex('d804'), 0, 1)).toThrow(new Error('long value is truncated: its 1 bytes all have the varint continuation bit'));
+    expect(() => decodeLong(fromHex('80'))).toThrow(
+      new Error('long value is truncated: its 1 bytes all have the varint continuation bit'),
+    );
+    expect(() => decodeLong(fromHex('d804'), 0, 1)).toThrow(
+      new Error('long value is truncated: its 1 bytes all have the varint continuation bit'),
+    );
     expect(() => decodeLong(fromHex('ffffffffffffff'))).toThrow(
       new Error('long value is truncated: its 7 bytes all have the varint continuation bit'),
     );
     expect(() => decodeLong(fromHex('ffffffffffffffffff'))).toThrow(
       new Error('long value is truncated: its 9 bytes all have the varint continuation bit'),
     );
-    expect(() => decodeLong(fromHex('ffffffffffffffffff8001'))).toThrow(new Error('long value is a varint longer than 10 bytes'));
+    expect(() => decodeLong(fromHex('ffffffffffffffffff8001'))).toThrow(
+      new Error('long value is a varint longer than 10 bytes'),
+    );
   });
 
   it('matches an independent BigInt oracle and round-trips the full 64-bit range', () => {
@@ -161,16 +175,22 @@ describe('kairos_double and kairos_complex', () => {
   });
 
   it('rejects a short buffer', () => {
-    expect(() => decodeDouble(fromHex('3ff80000000000'), 0)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
+    expect(() => decodeDouble(fromHex('3ff80000000000'), 0)).toThrow(
+      new Error('double value is truncated: needs 8 bytes, has 7'),
+    );
     // A cell inside a larger buffer ends where its caller says, not where the buffer does.
-    expect(() => decodeDouble(fromHex('3ff8000000000000'), 0, 7)).toThrow(new Error('double value is truncated: needs 8 bytes, has 7'));
+    expect(() => decodeDouble(fromHex('3ff8000000000000'), 0, 7)).toThrow(
+      new Error('double value is truncated: needs 8 bytes, has 7'),
+    );
     expect(decodeDouble(fromHex('3ff8000000000000 ff'), 0, 8)).toBe(1.5);
   });
 
   it('encodes complex numbers as real then imaginary', () => {
     expect(hex(encodeComplex(1.5, -2))).toBe('3ff8000000000000c000000000000000');
     expect(decodeComplex(fromHex('ff 3ff8000000000000 c000000000000000'), 1)).toEqual({ real: 1.5, imaginary: -2 });
-    expect(() => decodeComplex(fromHex('3ff8000000000000'), 0)).toThrow(new Error('complex value is truncated: needs 16 bytes, has 8'));
+    expect(() => decodeComplex(fromHex('3ff8000000000000'), 0)).toThrow(
+      new Error('complex value is truncated: needs 16 bytes, has 8'),
+    );
     fc.assert(
       fc.property(fc.double(), fc.double(), (re, im) => {
         const c = decodeComplex(encodeComplex(re, im), 0);
@@ -200,7 +220,9 @@ describe('kairos_string', () => {
   });
 
   it('rejects a missing or overlong length prefix', () => {
-    expect(() => decodeString(fromHex('00'), 0, 1)).toThrow(new Error('string length prefix is truncated: needs 2 bytes, has 1'));
+    expect(() => decodeString(fromHex('00'), 0, 1)).toThrow(
+      new Error('string length prefix is truncated: needs 2 bytes, has 1'),
+    );
     expect(() => decodeString(fromHex('00056869'), 0, 4)).toThrow(
       new Error('string value is truncated: its length prefix says 5 bytes, 2 follow'),
     );
@@ -232,7 +254,7 @@ describe('kairos_legacy values', () => {
     for (let v = 1; v <= 255; v++) expect(encodeLegacyLong(v).length).toBe(1);
   });
 
-  it('reads short values as non-negative and 8-byte values as two\'s complement', () => {
+  it("reads short values as non-negative and 8-byte values as two's complement", () => {
     expect(decodeLegacyLong(new Uint8Array(0), 0, 0)).toBe(0);
     expect(decodeLegacyLong(fromHex('80'), 0, 1)).toBe(128);
     expect(decodeLegacyLong(fromHex('0100'), 0, 2)).toBe(256);
@@ -273,9 +295,15 @@ describe('kairos_legacy values', () => {
   });
 
   it('rejects truncated legacy doubles', () => {
-    expect(() => decodeLegacyDouble(new Uint8Array(0), 0, 0)).toThrow(new Error('legacy double value is truncated: needs 1 bytes, has 0'));
-    expect(() => decodeLegacyDouble(fromHex('013fc0'), 0, 3)).toThrow(new Error('legacy float value is truncated: needs 5 bytes, has 3'));
-    expect(() => decodeLegacyDouble(fromHex('023f'), 0, 2)).toThrow(new Error('legacy double value is truncated: needs 9 bytes, has 2'));
+    expect(() => decodeLegacyDouble(new Uint8Array(0), 0, 0)).toThrow(
+      new Error('legacy double value is truncated: needs 1 bytes, has 0'),
+    );
+    expect(() => decodeLegacyDouble(fromHex('013fc0'), 0, 3)).toThrow(
+      new Error('legacy float value is truncated: needs 5 bytes, has 3'),
+    );
+    expect(() => decodeLegacyDouble(fromHex('023f'), 0, 2)).toThrow(
+      new Error('legacy double value is truncated: needs 9 bytes, has 2'),
+    );
   });
 
   it('round-trips floats', () => {

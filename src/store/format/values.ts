@@ -76,7 +76,9 @@ export function decodeDouble(buf: Uint8Array, start: number, end: number = buf.l
 export function encodeString(s: string): Uint8Array {
   const length = modifiedUtf8Length(s);
   if (length > 0xffff) {
-    throw new RangeError(`string value is ${length} bytes in modified UTF-8; KairosDB (Java writeUTF) allows at most 65535`);
+    throw new RangeError(
+      `string value is ${length} bytes in modified UTF-8; KairosDB (Java writeUTF) allows at most 65535`,
+    );
   }
   const out = new Uint8Array(2 + length);
   out[0] = length >>> 8;
@@ -223,7 +225,11 @@ function decodeLongTail(buf: Uint8Array, at: number, end: number, low: number): 
 }
 
 function truncatedVarint(length: number): Error {
-  return new Error(length === 0 ? 'long value is empty' : `long value is truncated: its ${length} bytes all have the varint continuation bit`);
+  return new Error(
+    length === 0
+      ? 'long value is empty'
+      : `long value is truncated: its ${length} bytes all have the varint continuation bit`,
+  );
 }
 
 function truncated(what: string, needed: number, available: number): Error {
