@@ -10,10 +10,10 @@
  *   (KAIROGRAPH_CASSANDRA=127.0.0.1:<port> reuses a running node; otherwise one is booted)
  */
 import cassandra from 'cassandra-driver';
-import { StoreUnavailableError } from '../src/errors.js';
+import { StoreUnavailableError } from '../src/model/errors.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryStats } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/query/index-loaders.js';
-import type { MetricQuery } from '../src/query/model.js';
+import { IndexLoaders } from '../src/app/index-loaders.js';
+import type { MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';

@@ -18,9 +18,9 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { constants, createBrotliCompress, createGzip, type Gzip, type BrotliCompress } from 'node:zlib';
-import { AnswerWriter, writeJson } from '../src/server/answer-writer.js';
-import { GZIP_WINDOW_BITS, textChunks } from '../src/server/compression.js';
-import { Lane } from '../src/time-slice.js';
+import { AnswerWriter, writeJson } from '../src/http/answer-writer.js';
+import { GZIP_WINDOW_BITS, textChunks } from '../src/http/compression.js';
+import { Lane } from '../src/lib/time-slice.js';
 import { build, startDemoServer } from './demo-server.js';
 import { median, parseArgs } from './measure.js';
 

@@ -6,8 +6,8 @@
  *   npm run bench:engine [-- --series 100 --points 100000 --step 1000 --runs 5]
  */
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/query/index-loaders.js';
-import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/query/model.js';
+import { IndexLoaders } from '../src/app/index-loaders.js';
+import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import {
   DEFAULT_ROW_WIDTH_MS,

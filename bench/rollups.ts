@@ -13,12 +13,12 @@
  */
 import cassandra from 'cassandra-driver';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import type { MetricQuery } from '../src/query/model.js';
+import { loadConfig } from '../src/gateway/config.js';
+import type { MetricQuery } from '../src/model/query.js';
 import { RollupScheduler, taskStoreOf } from '../src/rollups/rollup-scheduler.js';
 import { parseRollupTask } from '../src/rollups/rollup-task.js';
 import { runWithRollups } from '../src/rollups/use-rollups.js';
-import { createRequestContext } from '../src/server/request-context.js';
+import { createRequestContext } from '../src/app/request-scope.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../src/sources/sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';

@@ -12,10 +12,10 @@
  *   (KAIROGRAPH_CASSANDRA=127.0.0.1:<port> reuses a running node; otherwise one is booted; --keep reuses a filled table)
  */
 import cassandra from 'cassandra-driver';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/gateway/config.js';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import { parseKairosQuery } from '../src/kairos-rest/parse-kairos-query.js';
-import { IndexLoaders } from '../src/query/index-loaders.js';
+import { IndexLoaders } from '../src/app/index-loaders.js';
 import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';

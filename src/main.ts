@@ -3,14 +3,14 @@
  * load: without NODE_ENV set, graphql's instanceOf runs a development check on every type test, about 18% of the CPU
  * of a large GraphQL answer (measured on 933,120 points). So the environment is set first and the gateway loaded
  * only when the command starts it (`--help` and `hash-secret` need none of it). The heap's growing factor is fixed
- * before the first request (heap-growth.ts: a third of a large scan's CPU went to needless full GCs).
+ * before the first request (gateway/heap-growth.ts: a third of a large scan's CPU went to needless full GCs).
  */
 process.env.NODE_ENV ??= 'production';
-const { runCli } = await import('./cli.js');
+const { runCli } = await import('./gateway/cli.js');
 const code = await runCli(process.argv.slice(2), async () => {
-  const { fixHeapGrowth } = await import('./heap-growth.js');
+  const { fixHeapGrowth } = await import('./gateway/heap-growth.js');
   fixHeapGrowth();
-  const { main } = await import('./start.js');
+  const { main } = await import('./gateway/start.js');
   await main();
 });
 if (code !== undefined) process.exitCode = code;

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IndexLoaders } from '../src/query/index-loaders.js';
-import type { TagCondition, TagFilter, TimeRange } from '../src/query/model.js';
-import { compileTagFilter, type SeriesPredicate } from '../src/query/tag-filter.js';
+import { IndexLoaders } from '../src/app/index-loaders.js';
+import type { TagCondition, TagFilter, TimeRange } from '../src/model/query.js';
+import { compileTagFilter, type SeriesPredicate } from '../src/model/tag-filter.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { planSeries, type IndexReader } from '../src/sources/kairosdb/plan.js';
 import { encodeTagString } from '../src/store/format/index.js';

@@ -2,8 +2,8 @@
  * `npm run copy`'s command line, read once into normalised options; a bad argument is a UsageError naming the option
  * and the value (the CLI exits 2 with it).
  */
-import { MAX_EPOCH_MS } from '../epoch-ms.js';
-import { parseTime, TimeParseError } from '../query/time.js';
+import { MAX_EPOCH_MS } from '../lib/epoch-ms.js';
+import { parseTime, TimeParseError } from '../model/time.js';
 import { DEFAULT_BATCH_POINTS } from './copy.js';
 
 export const USAGE = `Usage: npm run copy -- --from <source> --to <source> [options]

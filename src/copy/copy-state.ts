@@ -4,7 +4,7 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MAX_EPOCH_MS } from '../epoch-ms.js';
+import { MAX_EPOCH_MS } from '../lib/epoch-ms.js';
 import type { RowKey } from '../sources/series.js';
 
 /** What identifies one copy: a state file resumes only the copy it was made for. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, dump, HOUR, series } from '../../test/support/copy-sources.js';
 import { removeTempDirs } from '../../test/support/temp-dir.js';
-import { IndexLoaders } from '../query/index-loaders.js';
+import { IndexLoaders } from '../app/index-loaders.js';
 import type { RowKey, WriteBatch } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import { parseCopyArgs } from './args.js';

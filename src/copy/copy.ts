@@ -3,9 +3,9 @@
  * through one source's `read` and written through the other's `write` in bounded batches, its progress kept in a
  * state file so that a killed run resumes, then every series copied read back on both sides and compared.
  */
-import { InputError } from '../errors.js';
-import { IndexLoaders } from '../query/index-loaders.js';
-import type { TimeRange } from '../query/model.js';
+import { InputError } from '../model/errors.js';
+import { IndexLoaders } from '../app/index-loaders.js';
+import type { TimeRange } from '../model/query.js';
 import {
   encodeTagString,
   sliceKindOf,

@@ -4,8 +4,8 @@
  * copy failed, 2 for bad arguments or configuration.
  */
 import { SingleBar } from 'cli-progress';
-import { invalidConfiguration, loadConfig, type Config } from '../config.js';
-import { createLogger } from '../log.js';
+import { invalidConfiguration, loadConfig, type Config } from '../gateway/config.js';
+import { createLogger } from '../lib/log.js';
 import { configuredSourceNames, openSource } from '../sources/open-sources.js';
 import { loadSourcesFile, type SourceSettings } from '../sources/sources-file.js';
 import type { Source } from '../sources/source.js';

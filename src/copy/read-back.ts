@@ -2,8 +2,8 @@
  * The read-back check of `npm run copy`: per series (metric and tags), the count of its points in the range and exact,
  * order-free sums of them, read on both sides through the same read path (findSeries, then read).
  */
-import { IndexLoaders } from '../query/index-loaders.js';
-import type { TimeRange } from '../query/model.js';
+import { IndexLoaders } from '../app/index-loaders.js';
+import type { TimeRange } from '../model/query.js';
 import { encodeTagString, type Slice, type Tags } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 

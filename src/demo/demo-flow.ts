@@ -4,9 +4,9 @@
  * source so the results cache and live queries see them as any write through the gateway.
  */
 import { executeQuery, newQueryStats, unlimitedRequest } from '../engine/execute.js';
-import type { Logger } from '../log.js';
-import { IndexLoaders } from '../query/index-loaders.js';
-import type { MetricQuery } from '../query/model.js';
+import type { Logger } from '../lib/log.js';
+import { IndexLoaders } from '../app/index-loaders.js';
+import type { MetricQuery } from '../model/query.js';
 import type { Source } from '../sources/source.js';
 import { seedDemoData, writeDemoPoints, type DemoSummary } from './seed.js';
 

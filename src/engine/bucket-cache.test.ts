@@ -3,15 +3,15 @@
 // statistics of what it saved.
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { InvalidatingSource } from '../cache/invalidating-source.js';
-import { ResultsCache } from '../cache/results-cache.js';
-import { SharedScans } from '../cache/shared-scans.js';
-import { WriteGenerations } from '../cache/write-generations.js';
-import { KairographError } from '../errors.js';
-import { deletePoints } from '../query/delete-points.js';
-import { IndexLoaders } from '../query/index-loaders.js';
-import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../query/model.js';
-import { compileTagFilter } from '../query/tag-filter.js';
+import { InvalidatingSource } from '../sharing/invalidating-source.js';
+import { ResultsCache } from '../sharing/results-cache.js';
+import { SharedScans } from '../sharing/shared-scans.js';
+import { WriteGenerations } from '../sharing/write-generations.js';
+import { KairographError } from '../model/errors.js';
+import { deletePoints } from '../app/delete-points.js';
+import { IndexLoaders } from '../app/index-loaders.js';
+import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
+import { compileTagFilter } from '../model/tag-filter.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import type { Source } from '../sources/source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';

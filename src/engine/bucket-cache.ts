@@ -2,10 +2,10 @@
  * The engine's side of the results cache: which row groups' ranges may be kept, which ranges of a query a cache
  * already holds (looked up by extent), which are read from the store instead, and the tap that joins both in front
  * of the rest of the pipeline and keeps the complete ranges it just read. The cache itself (memory, eviction,
- * invalidation) is src/cache/results-cache.ts; why each rule holds is in docs/architecture.md#the-results-cache.
+ * invalidation) is src/sharing/results-cache.ts; why each rule holds is in docs/architecture.md#the-results-cache.
  */
 import { createHash } from 'node:crypto';
-import type { MetricQuery } from '../query/model.js';
+import type { MetricQuery } from '../model/query.js';
 import { metricScope } from '../sources/source.js';
 import type { BucketObserver } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
@@ -14,7 +14,7 @@ import type { GroupRouter, BucketTap, PipelineSpec, RowGroup } from './pipeline.
 import type { PointKind } from './point-list.js';
 import type { Extra, PointSink } from './points.js';
 import { RangeGrid } from './range-grid.js';
-import { fixedLengthMs } from './time-units.js';
+import { fixedLengthMs } from '../model/time-units.js';
 
 /**
  * The ranges ("buckets") of one row group that a cache holds for one extent: every range [lo, hi) of the grid inside
@@ -40,7 +40,7 @@ export interface CachedExtent {
   readonly bytes: number;
 }
 
-/** What the engine needs of a results cache (src/cache/results-cache.ts). */
+/** What the engine needs of a results cache (src/sharing/results-cache.ts). */
 export interface BucketCache {
   /** Ranges that end later than this before the request's clock are never kept. */
   readonly freshnessMs: number;

@@ -5,7 +5,7 @@
  * truncate, a stop reported beside the result; going over a request budget always fails the request. The
  * per-request statistics the engine fills live here too.
  */
-import { BudgetExceededError } from '../errors.js';
+import { BudgetExceededError } from '../model/errors.js';
 import type { Slice } from '../sources/series.js';
 import { sliceRange } from './points.js';
 
@@ -19,7 +19,7 @@ export interface Budgets {
 
 export type BudgetName = 'series' | 'points read' | 'points returned';
 
-/** The settings that raise each budget (config.ts), named in every BudgetExceededError. */
+/** The settings that raise each budget (gateway/config.ts), named in every BudgetExceededError. */
 const QUERY_SETTINGS: Readonly<Record<BudgetName, string>> = {
   series: 'MAX_QUERY_SERIES',
   'points read': 'MAX_POINTS_READ',

@@ -1,9 +1,9 @@
 // executeQuery beyond the golden files: statistics, answers independent of layout and concurrency, no store call
 // for an invalid query, and cancellation.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { InputError } from '../errors.js';
-import { IndexLoaders } from '../query/index-loaders.js';
-import type { MetricQuery } from '../query/model.js';
+import { InputError } from '../model/errors.js';
+import { IndexLoaders } from '../app/index-loaders.js';
+import type { MetricQuery } from '../model/query.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { SeriesWrite, Store } from '../store/store.js';

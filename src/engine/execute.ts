@@ -4,12 +4,12 @@
  * aggregates, and answers in KairosDB's shape. GraphQL and the REST facade both call it; neither reads a source
  * itself, and it knows no layout: everything it reads comes through the Source seam (src/sources/source.ts).
  */
-import { dictOf } from '../dict.js';
-import { isEpochMs } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
-import type { IndexLoaders } from '../query/index-loaders.js';
-import type { MetricQuery } from '../query/model.js';
-import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
+import { dictOf } from '../lib/dict.js';
+import { isEpochMs } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
+import type { IndexLoaders } from '../app/index-loaders.js';
+import type { MetricQuery } from '../model/query.js';
+import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import {
   ReadAheadBudget,
   encodeTagString,
@@ -41,7 +41,7 @@ import {
   type SeriesEntry,
 } from './pipeline.js';
 import { CachedQuery, type BucketCache, type RowGroupBuckets } from './bucket-cache.js';
-import { yieldIfDue, type Lane } from '../time-slice.js';
+import { yieldIfDue, type Lane } from '../lib/time-slice.js';
 
 export type { Budgets, QueryStats } from './budget.js';
 export { newQueryStats, RequestBudget, unlimitedRequest } from './budget.js';
@@ -62,7 +62,7 @@ export interface EngineContext {
   /** The request's clock: gaps mark empty ranges up to min(end, now). */
   readonly nowMs: number;
   readonly signal?: AbortSignal;
-  /** The request's lane for turns on the thread (time-slice.ts); work outside a request shares one. */
+  /** The request's lane for turns on the thread (lib/time-slice.ts); work outside a request shares one. */
   readonly lane?: Lane;
   /** Points per scanned page (tests use 1 to show answers do not depend on it). */
   readonly pageSize?: number;

@@ -2,10 +2,10 @@
  * K-way merge of partition scans into one stream in KairosDB's order (time, then value, then series rank), handed
  * out as runs of the input slices: no copies and no object per point, so partitions that do not overlap in time pass
  * through whole. Each scan is opened only when the merge reaches its time bounds, so a long query over many row
- * periods holds one page per series, not one per partition. The merge yields the thread between runs (time-slice.ts).
+ * periods holds one page per series, not one per partition. The merge yields the thread between runs (lib/time-slice.ts).
  */
 import type { Slice } from '../sources/series.js';
-import { yieldIfDue, type Lane } from '../time-slice.js';
+import { yieldIfDue, type Lane } from '../lib/time-slice.js';
 import { compareInStream, tieAt, type Order } from './points.js';
 
 export interface MergeInput {

@@ -2,11 +2,11 @@
  * Parameters of aggregators and group-bys in wire form (KairosDB's snake_case JSON, as Grafana sends it: numbers
  * or numeric strings, units in any case), read once into typed values with errors that name the field path.
  */
-import { dict } from '../dict.js';
-import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
+import { dict } from '../lib/dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
 import type { Zone } from 'luxon';
-import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from './time-units.js';
+import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from '../model/time-units.js';
 
 export type ParamType =
   | 'boolean'
@@ -115,7 +115,7 @@ export class ParamReader {
     return readZone(this.value(name), this.field(name));
   }
 
-  /** Epoch milliseconds as a whole number (or numeric string), under the one time rule (src/epoch-ms.ts). */
+  /** Epoch milliseconds as a whole number (or numeric string), under the one time rule (src/lib/epoch-ms.ts). */
   epochMs(name: string): number {
     const value = this.value(name);
     const ms = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;

@@ -3,7 +3,7 @@
  * time/value/bin group-bys, applies the metric's limit, and runs each group's aggregator pipeline, keeping
  * KairosDB's rules for which aggregators apply to which group type and in which order groups come out.
  */
-import { dict } from '../dict.js';
+import { dict } from '../lib/dict.js';
 import type { RowKey, Slice, Tags, WriteBatch } from '../sources/series.js';
 import type { AggregatorDefinition, BucketObserver, GroupType, StageEnv } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';

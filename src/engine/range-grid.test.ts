@@ -2,9 +2,9 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { BOUNDARY_BEYOND_RULE, RangeGrid } from './range-grid.js';
-import { alignedAnchor, resolveZone, TIME_UNITS, type TimeUnit } from './time-units.js';
+import { alignedAnchor, resolveZone, TIME_UNITS, type TimeUnit } from '../model/time-units.js';
 
 const utc = resolveZone('UTC')!;
 const berlin = resolveZone('Europe/Berlin')!;

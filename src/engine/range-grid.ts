@@ -4,12 +4,12 @@
  * in the zone (plusUnits), computed once per range and cached, so a run of points inside one range costs no date math.
  */
 import type { Zone } from 'luxon';
-import { isEpochMs, MAX_EPOCH_MS } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
-import { fixedLengthMs, NOMINAL_UNIT_MS, plusUnits, type Duration } from './time-units.js';
+import { isEpochMs, MAX_EPOCH_MS } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
+import { fixedLengthMs, NOMINAL_UNIT_MS, plusUnits, type Duration } from '../model/time-units.js';
 
 /**
- * Why a sampling is refused when one of its range boundaries is needed beyond the one time rule (src/epoch-ms.ts):
+ * Why a sampling is refused when one of its range boundaries is needed beyond the one time rule (src/lib/epoch-ms.ts):
  * calendar arithmetic answers NaN there, and no answer may carry such a time.
  */
 export const BOUNDARY_BEYOND_RULE = `puts a range boundary outside ${-MAX_EPOCH_MS} to ${MAX_EPOCH_MS} epoch ms, where no time can be computed or answered`;

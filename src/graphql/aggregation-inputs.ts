@@ -3,14 +3,14 @@
  * engine's own parameter tables, so a GraphQL field and a KairosDB parameter cannot drift apart unnoticed (a test
  * checks the schema against the tables).
  */
-import { dict } from '../dict.js';
-import { InputError } from '../errors.js';
+import { dict } from '../lib/dict.js';
+import { InputError } from '../model/errors.js';
 import type { AggregatorDefinition } from '../engine/aggregators/aggregator.js';
 import { AGGREGATORS } from '../engine/aggregators/registry.js';
 import type { ParamSpec } from '../engine/params.js';
 import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
-import type { AggregatorSpec, GroupBySpec } from '../query/model.js';
-import type { RequestContext } from '../server/request-context.js';
+import type { AggregatorSpec, GroupBySpec } from '../model/query.js';
+import type { RequestContext } from '../app/request-scope.js';
 import { timeArg } from './arguments.js';
 
 /** `least_squares` → `leastSquares`: GraphQL names of KairosDB's wire names. */

@@ -1,14 +1,14 @@
 /**
  * Reading GraphQL arguments into the query model, with errors that name the argument and its value.
  */
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import type { TagMatch } from '../generated/graphql.js';
-import type { TagCondition, TagFilter, TimeRange } from '../query/model.js';
-import { compileTagFilter, type SeriesPredicate } from '../query/tag-filter.js';
+import type { TagCondition, TagFilter, TimeRange } from '../model/query.js';
+import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import type { Zone } from 'luxon';
-import { resolveZone } from '../engine/time-units.js';
-import { formatTime, parseTime, TimeParseError, type ParseTimeOptions, type TimeInput } from '../query/time.js';
-import type { RequestContext } from '../server/request-context.js';
+import { resolveZone } from '../model/time-units.js';
+import { formatTime, parseTime, TimeParseError, type ParseTimeOptions, type TimeInput } from '../model/time.js';
+import type { RequestContext } from '../app/request-scope.js';
 
 /** Metadata queries look at the last 24 hours unless told otherwise (a start of 0 would scan all history). */
 export const DEFAULT_METADATA_WINDOW_MS = 24 * 3600 * 1000;

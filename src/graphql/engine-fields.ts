@@ -3,7 +3,7 @@
  * `aggregators[1].align_sampling`, `group_by[0].range_size`), to the GraphQL arguments a query was built from
  * (`timeZone`, `where[0].regex` or `where[0].eq`, `aggregators[1].avg.alignSampling`, `groupBy.time.rangeSize`).
  */
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { GROUP_BYS } from '../engine/group-by/registry.js';
 import type { AggregatorInput, GroupByInput, TagMatch } from '../generated/graphql.js';
 import { aggregatorOf, camelCase, GROUP_BY_FIELDS, givenGroupByFields } from './aggregation-inputs.js';

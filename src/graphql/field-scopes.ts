@@ -16,10 +16,10 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { KairographError } from '../errors.js';
-import type { RequestContext } from '../server/request-context.js';
-import { toGraphQLError } from '../server/mask-error.js';
-import type { Scope } from '../server/scopes.js';
+import { KairographError } from '../model/errors.js';
+import type { RequestContext } from '../app/request-scope.js';
+import { toGraphQLError } from './mask-error.js';
+import type { Scope } from '../http/scopes.js';
 
 /**
  * What each root field needs. A root field missing here stops the schema from being built, so no field can be added

@@ -1,15 +1,15 @@
 /**
- * The `liveSeries` subscription: `series` as a shared live computation (src/cache/live-queries.ts). Each run is the
+ * The `liveSeries` subscription: `series` as a shared live computation (src/sharing/live-queries.ts). Each run is the
  * `series` query over the window up to now, in a request context of its own (budgets, admission turn, results cache,
  * statistics); the window starts where the computation's first subscriber asked and moves forward once it is twice
  * its length.
  */
-import type { LiveAnswer, LiveUpdate } from '../cache/live-queries.js';
-import { InputError } from '../errors.js';
+import type { LiveAnswer, LiveUpdate } from '../sharing/live-queries.js';
+import { InputError } from '../model/errors.js';
 import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
-import type { MetricQuery } from '../query/model.js';
-import type { RequestContext } from '../server/request-context.js';
-import { requestStatistics, subscriptionStatistics, type RequestStatistics } from '../server/use-query-statistics.js';
+import type { MetricQuery } from '../model/query.js';
+import type { RequestContext } from '../app/request-scope.js';
+import { requestStatistics, subscriptionStatistics, type RequestStatistics } from './use-query-statistics.js';
 import { metricScope } from '../sources/source.js';
 import { timeArg } from './arguments.js';
 import type { LiveUpdateModel, SeriesModel } from './models.js';

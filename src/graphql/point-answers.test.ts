@@ -15,8 +15,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PointList, type ComplexValue, type PointKind, type PointValue } from '../engine/point-list.js';
-import { AnswerWriter, writeJson, type JsonPieces } from '../server/answer-writer.js';
-import { Lane } from '../time-slice.js';
+import { AnswerWriter, writeJson, type JsonPieces } from '../http/answer-writer.js';
+import { Lane } from '../lib/time-slice.js';
 import type { SeriesModel } from './models.js';
 import { BUILT_LISTS, executionTypeDefs, pointColumn, pointRows, seriesRows } from './point-answers.js';
 import { createGatewaySchemas } from './schema.js';

@@ -37,8 +37,8 @@ import {
   type RunColumns,
 } from '../engine/point-list.js';
 import type { ValueType as GraphQLValueType } from '../generated/graphql.js';
-import { JsonPieces } from '../server/answer-writer.js';
-import { CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, NumberRun, OPEN_BRACKET } from '../server/json-bytes.js';
+import { JsonPieces } from '../http/answer-writer.js';
+import { CLOSE_BRACKET, COMMA, JsonBytes, jsonBytes, NULL, NumberRun, OPEN_BRACKET } from '../http/json-bytes.js';
 import type { SeriesModel } from './models.js';
 
 /** The fields whose lists their resolvers build whole, by type: in the execution schema each is a `BuiltList!`. */

@@ -3,8 +3,8 @@
  * series through it with the request's loaders, and read through the engine; no resolver reaches a source's tables.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { dict } from '../dict.js';
-import { InputError } from '../errors.js';
+import { dict } from '../lib/dict.js';
+import { InputError } from '../model/errors.js';
 import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
@@ -17,8 +17,8 @@ import type {
   TagMatch,
   ValueType as GraphQLValueType,
 } from '../generated/graphql.js';
-import { deletePoints } from '../query/delete-points.js';
-import { metadataFor } from '../query/metadata.js';
+import { deletePoints } from '../app/delete-points.js';
+import { metadataFor } from '../app/metadata.js';
 import {
   createRollup,
   deleteRollup,
@@ -29,7 +29,7 @@ import {
 } from '../rollups/rollup-api.js';
 import type { StoredTask } from '../rollups/task-store.js';
 import { runWithRollups } from '../rollups/use-rollups.js';
-import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../query/model.js';
+import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
 import {
   checkMetricPrefix,
   pointPath,
@@ -40,7 +40,7 @@ import {
   type SeriesInput,
   type ValueType,
 } from '../sources/series.js';
-import type { TimeInput } from '../query/time.js';
+import type { TimeInput } from '../model/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import {
   cursorArg,
@@ -56,7 +56,7 @@ import {
 } from './arguments.js';
 import { withGraphQLFields } from './engine-fields.js';
 import { liveSeriesResolver } from './live-series.js';
-import type { RequestContext } from '../server/request-context.js';
+import type { RequestContext } from '../app/request-scope.js';
 import type { Source } from '../sources/source.js';
 import type { SeriesModel } from './models.js';
 import { GRAPHQL_TYPE, pointColumn, pointRows, seriesRows } from './point-answers.js';

@@ -3,8 +3,8 @@
  * name is known (graphql-js error messages for literals would not name it) and every field shares one "now".
  */
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { isEpochMs } from '../epoch-ms.js';
-import { formatTime, type TimeInput } from '../query/time.js';
+import { isEpochMs } from '../lib/epoch-ms.js';
+import { formatTime, type TimeInput } from '../model/time.js';
 
 export const TimeScalar = new GraphQLScalarType<TimeInput, string>({
   name: 'Time',

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { GraphQLScalarType, parse, type GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { Resolvers } from '../generated/graphql.js';
-import type { RequestContext } from '../server/request-context.js';
+import type { RequestContext } from '../app/request-scope.js';
 import { checkScopes, FIELD_SCOPES } from './field-scopes.js';
 import { BuiltListScalar, executionTypeDefs } from './point-answers.js';
 import { resolvers } from './resolvers.js';

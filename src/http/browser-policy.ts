@@ -4,7 +4,7 @@
  * Non-browser clients (Grafana's server, collectors, curl) send no Origin and are not affected.
  */
 import { isIP } from 'node:net';
-import { ForbiddenOriginError, ForbiddenHostError } from '../errors.js';
+import { ForbiddenOriginError, ForbiddenHostError } from '../model/errors.js';
 
 export interface BrowserPolicySettings {
   /** The address the gateway listens on (HOST). */

@@ -4,9 +4,9 @@
  * preflights: browser-policy.ts), the one authentication from headers, and the client's points quota (quotas.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KairographError } from '../errors.js';
-import type { RequestObserver, Api } from '../server/request-observer.js';
-import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from '../server/auth.js';
+import { KairographError } from '../model/errors.js';
+import type { RequestObserver, Api } from './request-observer.js';
+import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from './auth.js';
 import type { BrowserPolicy } from './browser-policy.js';
 import { canonicalTarget } from './canonical-path.js';
 import type { ReadQuota } from './quotas.js';

@@ -2,10 +2,10 @@
  * The points a client may read per period (QUOTA_POINTS_READ per QUOTA_PERIOD_MS), the same on every front end. A
  * client is a principal, or an address for requests without credentials; one that has read its points gets 429
  * (RateLimitedError) until its period ends, while the others go on. Requests in flight per client are admission's
- * (src/server/admission.ts), subscriptions live queries'.
+ * (src/http/admission.ts), subscriptions live queries'.
  */
 import { LRUCache } from 'lru-cache';
-import { RateLimitedError } from '../errors.js';
+import { RateLimitedError } from '../model/errors.js';
 
 export interface ReadQuotaLimits {
   /** Points one client's requests may read per period; 0 for no bound. */

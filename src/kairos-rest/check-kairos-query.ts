@@ -6,8 +6,8 @@
 import { compileAggregators } from '../engine/aggregators/registry.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
-import { InputError } from '../errors.js';
-import type { MetricQuery } from '../query/model.js';
+import { InputError } from '../model/errors.js';
+import type { MetricQuery } from '../model/query.js';
 import type { StoreLimits } from '../sources/series.js';
 import { parseKairosQuery } from './parse-kairos-query.js';
 import { renamedInputError } from './rest-errors.js';

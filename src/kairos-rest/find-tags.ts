@@ -3,10 +3,10 @@
  * granularity), bounded: only the latest `maxRowPeriods` row periods that have data in the range are read, so the
  * `start_absolute: 0` that grafana/kairosdb-datasource sends for autocompletion never walks all history.
  */
-import { dict } from '../dict.js';
-import type { IndexLoaders } from '../query/index-loaders.js';
-import type { MetricQuery } from '../query/model.js';
-import { compileTagFilter } from '../query/tag-filter.js';
+import { dict } from '../lib/dict.js';
+import type { IndexLoaders } from '../app/index-loaders.js';
+import type { MetricQuery } from '../model/query.js';
+import { compileTagFilter } from '../model/tag-filter.js';
 import type { Source } from '../sources/source.js';
 
 export interface FoundTags {

@@ -3,7 +3,7 @@
  * KairosDB's ingest infers a point's type from that text ("5" is a long, "5.0" a double), and 64-bit longs must
  * arrive whole. Syntax errors name the line and column. Objects have no prototype: their keys are the client's.
  */
-import { dict } from '../dict.js';
+import { dict } from '../lib/dict.js';
 
 /** A number whose text matters: it has a fraction or an exponent, or it is an integer beyond ±(2^53 − 1). */
 export class JsonNumber {

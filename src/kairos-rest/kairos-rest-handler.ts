@@ -6,15 +6,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { SharedReads } from '../cache/shared-reads.js';
-import type { Config } from '../config.js';
+import type { SharedReads } from '../sharing/shared-reads.js';
+import type { Config } from '../gateway/config.js';
 import type { QueryOutput } from '../engine/execute.js';
-import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../errors.js';
+import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../model/errors.js';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
 import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
-import type { Logger } from '../log.js';
-import { deletePoints } from '../query/delete-points.js';
-import { metadataFor } from '../query/metadata.js';
+import type { Logger } from '../lib/log.js';
+import { deletePoints } from '../app/delete-points.js';
+import { metadataFor } from '../app/metadata.js';
 import {
   createRollup,
   deleteRollup,
@@ -27,17 +27,17 @@ import {
 } from '../rollups/rollup-api.js';
 import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { RollupTask } from '../rollups/rollup-task.js';
-import type { MetricQuery } from '../query/model.js';
-import { compileTagFilter } from '../query/tag-filter.js';
-import type { Admission } from '../server/admission.js';
-import type { Authenticator } from '../server/auth.js';
-import type { Scope } from '../server/scopes.js';
-import type { Exchange } from '../server/request-observer.js';
-import type { RequestObserver } from '../server/request-observer.js';
-import { AnswerWriter, textAnswer, type Answer } from '../server/answer-writer.js';
-import { answerEncoding, type AnswerEncoding } from '../server/compression.js';
-import { createRequestContext, type RequestContext } from '../server/request-context.js';
-import { requestStatistics } from '../server/use-query-statistics.js';
+import type { MetricQuery } from '../model/query.js';
+import { compileTagFilter } from '../model/tag-filter.js';
+import type { Admission } from '../http/admission.js';
+import type { Authenticator } from '../http/auth.js';
+import type { Scope } from '../http/scopes.js';
+import type { Exchange } from '../http/request-observer.js';
+import type { RequestObserver } from '../http/request-observer.js';
+import { AnswerWriter, textAnswer, type Answer } from '../http/answer-writer.js';
+import { answerEncoding, type AnswerEncoding } from '../http/compression.js';
+import { createRequestContext, type RequestContext } from '../app/request-scope.js';
+import { requestStatistics } from '../graphql/use-query-statistics.js';
 import { checkMetricPrefix, validateMetricName } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { inMetric, parseCheckedKairosQuery } from './check-kairos-query.js';
@@ -61,7 +61,7 @@ export interface KairosRestDeps {
   readonly admission?: Admission;
   /** The gateway's shared reads (results cache, work in flight); `sources` are its sources. */
   readonly shared?: SharedReads;
-  /** Who may do what (src/server/auth.ts). */
+  /** Who may do what (src/http/auth.ts). */
   readonly auth: Authenticator;
   /** Who a request is: its credentials, read once per request for every front end (src/http/edge.ts). */
   readonly edge: HttpEdge;
@@ -274,7 +274,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     // A handler that answered without reading the body leaves it to be drained, so the connection stays usable.
     if (!req.readableEnded) req.resume();
   }
-  // The request's log line (src/server/request-observer.ts) says what it cost, by query and by store table.
+  // The request's log line (src/http/request-observer.ts) says what it cost, by query and by store table.
   if (exchange) exchange.statistics = requestStatistics(ctx, performance.now() - started);
 }
 

@@ -3,9 +3,9 @@
  * with `timestamp`/`time` + `value` and/or `datapoints: [[ts, value(, type)], …]`, KairosDB's type inference, and
  * the shared validateWrite, whose errors are renamed to the body's own paths (`metric[0].datapoints[3].value`).
  */
-import { dictOf } from '../dict.js';
-import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
+import { dictOf } from '../lib/dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
 import {
   pointPath,
   validateWrite,
@@ -189,7 +189,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long,
- * under the one time rule of every front end (src/epoch-ms.ts), which is narrower than Java's long.
+ * under the one time rule of every front end (src/lib/epoch-ms.ts), which is narrower than Java's long.
  */
 function readTimestamp(value: unknown, seriesPath: string, index: number): number {
   let ms: unknown = value;

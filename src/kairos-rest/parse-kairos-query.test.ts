@@ -3,7 +3,7 @@
  * filters with regex values, per-metric options, both Grafana plugins' shapes, and errors that name the field.
  */
 import { describe, expect, it } from 'vitest';
-import type { MetricQuery } from '../query/model.js';
+import type { MetricQuery } from '../model/query.js';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { OPEN_END_MS, parseKairosQuery } from './parse-kairos-query.js';
 

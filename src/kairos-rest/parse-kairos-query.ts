@@ -4,19 +4,19 @@
  * It checks the body's shape, times and tag filters with KairosDB's field paths; aggregators and group-bys pass
  * through in wire form for the engine's registries to validate.
  */
-import { EPOCH_MS_RULE, isEpochMs, MAX_EPOCH_MS } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
+import { EPOCH_MS_RULE, isEpochMs, MAX_EPOCH_MS } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
 import { readInteger, readZone } from '../engine/params.js';
-import { parseTimeUnit, TIME_UNITS } from '../engine/time-units.js';
-import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../query/model.js';
-import { compileTagFilter } from '../query/tag-filter.js';
-import { plusUtc } from '../query/time.js';
+import { parseTimeUnit, TIME_UNITS } from '../model/time-units.js';
+import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../model/query.js';
+import { compileTagFilter } from '../model/tag-filter.js';
+import { plusUtc } from '../model/time.js';
 import { validateMetricName, type StoreLimits } from '../sources/series.js';
 import { renamedInputError } from './rest-errors.js';
 
 /**
  * Where a query without an end stops. KairosDB reads to Long.MAX_VALUE (so future points are returned too); nothing
- * later than this is a time a client can write (src/epoch-ms.ts).
+ * later than this is a time a client can write (src/lib/epoch-ms.ts).
  */
 export const OPEN_END_MS = MAX_EPOCH_MS;
 
@@ -72,7 +72,7 @@ function readEnd(
   return undefined;
 }
 
-/** A JSON number or, as Gson reads a long, a numeric string; under the one time rule (src/epoch-ms.ts). */
+/** A JSON number or, as Gson reads a long, a numeric string; under the one time rule (src/lib/epoch-ms.ts). */
 function readEpochMs(value: unknown, field: string): number {
   const ms = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
   if (!isEpochMs(ms)) throw new InputError(field, value, EPOCH_MS_RULE);

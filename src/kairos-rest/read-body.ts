@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
-import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../errors.js';
+import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../model/errors.js';
 import { HttpError } from './rest-errors.js';
 
 /**
@@ -94,7 +94,7 @@ function encodingName(req: IncomingMessage): string {
 
 /**
  * A body still arriving at the time limit is the client's delay, not the query's: 408 as the server answers any
- * late request (src/server/request-deadline.ts), with the same message whichever of the two notices first.
+ * late request (src/http/request-deadline.ts), with the same message whichever of the two notices first.
  */
 function bodyAbortReason(reason: unknown): unknown {
   return reason instanceof QueryTimeoutError

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PointList } from '../engine/point-list.js';
-import { AnswerWriter } from '../server/answer-writer.js';
+import { AnswerWriter } from '../http/answer-writer.js';
 import { renderQueryResponse } from './render-response.js';
 
 describe('renderQueryResponse', () => {

@@ -6,7 +6,7 @@
  */
 import type { QueryOutput } from '../engine/execute.js';
 import { longAt, type RunColumns } from '../engine/point-list.js';
-import type { Answer, AnswerWriter } from '../server/answer-writer.js';
+import type { Answer, AnswerWriter } from '../http/answer-writer.js';
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -16,7 +16,7 @@ import {
   NULL,
   NumberRun,
   OPEN_BRACKET,
-} from '../server/json-bytes.js';
+} from '../http/json-bytes.js';
 
 export interface AnsweredQuery {
   readonly output: QueryOutput;

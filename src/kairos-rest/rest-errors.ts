@@ -2,7 +2,7 @@
  * Errors of the KairosDB REST facade that have no place in the project's typed errors (HTTP-level refusals), and
  * the re-homing of an InputError under the field path a KairosDB client sent (`query.metric[1].aggregators[0]`).
  */
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 
 /** A refusal before any query or write runs: unknown path (404), wrong method (405), body too large (413), ... */
 export class HttpError extends Error {

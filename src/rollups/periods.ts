@@ -4,7 +4,7 @@
  * midnight, weeks from Monday 00:00 UTC, months and years on the UTC calendar from 1970.
  */
 import { DateTime } from 'luxon';
-import { fixedLengthMs, resolveZone, type Duration } from '../engine/time-units.js';
+import { fixedLengthMs, resolveZone, type Duration } from '../model/time-units.js';
 
 export interface Period {
   readonly startMs: number;

@@ -3,8 +3,8 @@
  * list, read, create, update, delete and status, on the primary source's service_index, through one request context.
  * A change is applied to this gateway's scheduler at once; other gateways read it at their next poll.
  */
-import { KairographError, RateLimitedError } from '../errors.js';
-import type { RequestContext } from '../server/request-context.js';
+import { KairographError, RateLimitedError } from '../model/errors.js';
+import type { RequestContext } from '../app/request-scope.js';
 import { taskStatus, taskStoreOf, type TaskStatus } from './rollup-scheduler.js';
 import { parseRollupTask, type RollupTask } from './rollup-task.js';
 import { CONFIG_KEY, ROLLUPS_SERVICE, type RollupTaskStore, type StoredTask } from './task-store.js';

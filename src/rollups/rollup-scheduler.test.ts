@@ -9,15 +9,15 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/support/fake-clock.js';
 import { delegatingStore } from '../../test/support/store-wrappers.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../gateway/config.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { Store, WriteBatch } from '../store/store.js';
-import { createRequestContext } from '../server/request-context.js';
+import { createRequestContext } from '../app/request-scope.js';
 import { parseRollupTask } from './rollup-task.js';
 import { RollupScheduler, kairosDate, taskStoreOf, type Clock, type SchedulerSettings } from './rollup-scheduler.js';
-import type { MetricQuery } from '../query/model.js';
+import type { MetricQuery } from '../model/query.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -7,16 +7,16 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { SharedReads } from '../cache/shared-reads.js';
-import type { Config } from '../config.js';
+import type { SharedReads } from '../sharing/shared-reads.js';
+import type { Config } from '../gateway/config.js';
 import { compileAggregators } from '../engine/aggregators/registry.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
-import { fixedLengthMs, plusUnits, type Duration } from '../engine/time-units.js';
-import { KairographError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { MetricQuery } from '../query/model.js';
-import { createRequestContext } from '../server/request-context.js';
+import { fixedLengthMs, plusUnits, type Duration } from '../model/time-units.js';
+import { KairographError } from '../model/errors.js';
+import type { Logger } from '../lib/log.js';
+import type { MetricQuery } from '../model/query.js';
+import { createRequestContext } from '../app/request-scope.js';
 import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { nextPeriod, periodAt, periodKey, type Period } from './periods.js';

@@ -6,13 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
-import { NOMINAL_UNIT_MS, type Duration } from '../engine/time-units.js';
-import { InputError } from '../errors.js';
+import { NOMINAL_UNIT_MS, type Duration } from '../model/time-units.js';
+import { InputError } from '../model/errors.js';
 import { checkMetricQuery, inMetric } from '../kairos-rest/check-kairos-query.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-rest/json-text.js';
 import { parseKairosQuery } from '../kairos-rest/parse-kairos-query.js';
 import { renamedInputError } from '../kairos-rest/rest-errors.js';
-import type { MetricQuery } from '../query/model.js';
+import type { MetricQuery } from '../model/query.js';
 import type { StoreLimits } from '../sources/series.js';
 
 /** KairosDB's `RangeAggregator` subclasses: a roll-up query needs one of them (`validateHasRangeAggregator`). */

@@ -21,14 +21,14 @@
  * of maxes and sum of sums / sum of counts are the raw answer's values at the raw answer's timestamps (sums of doubles
  * up to rounding, since they are added in another order; exactly for integers).
  */
-import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../engine/time-units.js';
+import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../model/time-units.js';
 import { readDuration } from '../engine/params.js';
 import type { GroupOutput, QueryOutput } from '../engine/output.js';
 import type { GroupByResult } from '../engine/group-by/group-by.js';
 import { PointList } from '../engine/point-list.js';
 import { compareStrings } from '../engine/points.js';
-import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../query/model.js';
-import type { RequestContext } from '../server/request-context.js';
+import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
+import type { RequestContext } from '../app/request-scope.js';
 import { listRollups, rollupStatus, type StoredTask, type TaskStatus } from './rollup-api.js';
 import type { Rollup } from './rollup-task.js';
 

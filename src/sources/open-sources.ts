@@ -3,8 +3,8 @@
  * the caller, which may seed demo data into it first), and each source of SOURCES_FILE: a KairosDB layout over a store
  * of its own, Heroic's table or a user's table; or, for tools, one configured source by its name, opened alone.
  */
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../gateway/config.js';
+import type { Logger } from '../lib/log.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { openHeroicSource } from './heroic/open-heroic-source.js';

@@ -3,10 +3,10 @@
  * and reads, writes and deletes them. Everything above this seam (planner, engine, budgets, statistics, the results
  * cache and shared work, both front ends) works through a Source and never through a design's tables or stores.
  */
-import type { IndexLoaders } from '../query/index-loaders.js';
-import type { TimeRange } from '../query/model.js';
-import type { SeriesPredicate } from '../query/tag-filter.js';
-import type { Lane } from '../time-slice.js';
+import type { IndexLoaders } from '../app/index-loaders.js';
+import type { TimeRange } from '../model/query.js';
+import type { SeriesPredicate } from '../model/tag-filter.js';
+import type { Lane } from '../lib/time-slice.js';
 import type {
   PingReport,
   RowKey,
@@ -81,7 +81,7 @@ export interface Source {
 }
 
 export interface FindSeriesOptions {
-  /** Whose turns the work takes on the thread (time-slice.ts): a metric can have a million series. */
+  /** Whose turns the work takes on the thread (lib/time-slice.ts): a metric can have a million series. */
   readonly lane?: Lane;
   /**
    * Only the latest this many periods (partitions' time spans) that have data in the range: bounds a lookup that

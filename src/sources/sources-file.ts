@@ -1,14 +1,14 @@
 /**
  * SOURCES_FILE: the sources beside the primary one, as JSON (`{"sources": [{"name": ..., "layout": ..., ...}]}`),
  * read and checked once at start. A bad file stops start-up with a message that names the source and the field, in
- * config.ts's wording; nothing in it is looked at again afterwards.
+ * gateway/config.ts's wording; nothing in it is looked at again afterwards.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../gateway/config.js';
 import { contactPointProblem, keyspaceProblem } from '../store/cassandra/options.js';
 import type { StoreSettings } from '../store/open-store.js';
-import { dict } from '../dict.js';
+import { dict } from '../lib/dict.js';
 import { HEROIC_LAYOUT, RESOURCE_PREFIX } from './heroic/heroic-source.js';
 import type { HeroicSchema, HeroicSeries } from './heroic/row-key.js';
 import { KAIROSDB_LAYOUT } from './kairosdb/kairosdb-source.js';

@@ -2,8 +2,8 @@
  * The configured sources of one gateway: the primary source (`STORE`, named by PRIMARY_SOURCE_NAME) and those of
  * SOURCES_FILE. Requests name a source by its name; one that names none gets the primary.
  */
-import { InputError } from '../errors.js';
-import { settleAll } from '../settle-all.js';
+import { InputError } from '../model/errors.js';
+import { settleAll } from '../lib/settle-all.js';
 import type { Source } from './source.js';
 
 /** Letters, digits, `.`, `_` and `-`: names go into cache keys as `<source>/<metric>`, so no `/`. */

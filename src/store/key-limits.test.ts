@@ -7,7 +7,7 @@ import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anyChar } from '../../test/support/bytes.js';
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { CASSANDRA_KEY_LIMITS } from './cassandra/key-limits.js';
 import { embeddedKeyLimits } from './embedded/keys.js';
 import { encodeRowKey, encodeTagString } from './format/index.js';

@@ -2,7 +2,7 @@
  * The one check of user strings against the key sizes of the store they would go into (its `limits`), shared by
  * writes, queries and deletes, so a name or a series too large for a key is a 400 before any store call.
  */
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { encodeTagString } from './format/index.js';
 import type { StoreLimits, Tags } from './store.js';
 

@@ -3,8 +3,8 @@
  * settings from the configuration. The Cassandra store returns at once and connects in the background, so the gateway
  * starts (and /ready answers 503) while Cassandra is still unreachable.
  */
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../gateway/config.js';
+import type { Logger } from '../lib/log.js';
 import { CassandraStore } from './cassandra/cassandra-store.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import type { Store } from './store.js';

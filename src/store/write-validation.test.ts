@@ -3,7 +3,7 @@
  * and names and series held to the store's key limits, each refusal naming its field before anything is written.
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { embeddedKeyLimits } from './embedded/keys.js';
 import { validateMetricName, validateWrite, type SeriesInput } from './write-validation.js';
 

@@ -2,9 +2,9 @@
  * Validates points from any front end into a WriteBatch before anything is written, so a bad point (or a name or
  * series too large for the store's keys) rejects the whole batch with an error that names its field and value.
  */
-import { dict } from '../dict.js';
-import { EPOCH_MS_RULE, isEpochMs } from '../epoch-ms.js';
-import { InputError } from '../errors.js';
+import { dict } from '../lib/dict.js';
+import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
+import { InputError } from '../model/errors.js';
 import { datastoreTypeOf, modifiedUtf8Length } from './format/index.js';
 import { checkMetricName, checkSeriesKeys } from './key-limits.js';
 import type { SeriesWrite, StoreLimits, Tags, ValueType, WriteBatch } from './store.js';
@@ -144,7 +144,7 @@ function validateTtl(value: unknown, field: string): number {
   return value;
 }
 
-/** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/epoch-ms.ts). */
+/** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/lib/epoch-ms.ts). */
 export function epochMillis(value: unknown, seriesPath: string, index: number): number {
   if (!isEpochMs(value)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
   return value;

@@ -6,8 +6,8 @@
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createGateway, listen, type ListeningGateway } from '../../src/server/create-gateway.js';
+import { loadConfig } from '../../src/gateway/config.js';
+import { createGateway, listen, type ListeningGateway } from '../../src/gateway/create-gateway.js';
 import { primaryOnly } from '../../src/sources/open-sources.js';
 import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
 import { callRest } from '../rest/rest-client.js';

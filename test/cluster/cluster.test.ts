@@ -4,7 +4,7 @@
  * nodes crash, the nodes come back, and two gateways share the cluster. The steps run in order on one cluster.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { startCassandraCluster, type CassandraCluster } from '../support/cassandra-server.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** A gateway as start.ts builds one, from settings, on the cluster's keyspace. */
+/** A gateway as gateway/start.ts builds one, from settings, on the cluster's keyspace. */
 async function gateway(env: Record<string, string> = {}): Promise<TestGateway> {
   const settings = {
     STORE: 'cassandra',

@@ -8,11 +8,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KairographError } from '../../src/errors.js';
-import { ResultsCache } from '../../src/cache/results-cache.js';
-import { WriteGenerations } from '../../src/cache/write-generations.js';
+import { KairographError } from '../../src/model/errors.js';
+import { ResultsCache } from '../../src/sharing/results-cache.js';
+import { WriteGenerations } from '../../src/sharing/write-generations.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type Budgets } from '../../src/engine/execute.js';
-import { IndexLoaders } from '../../src/query/index-loaders.js';
+import { IndexLoaders } from '../../src/app/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
 import { validateWrite, type SeriesInput } from '../../src/store/write-validation.js';
 import { parseKairosQuery } from '../../src/kairos-rest/parse-kairos-query.js';

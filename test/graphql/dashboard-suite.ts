@@ -198,7 +198,7 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
       };
       // Every series of the metric sits in one 3-week row period: one row time, so one row_keys read for all five
       // fields; they share a range too, so the row-time and legacy-index reads are made once as well. Aliases a and d
-      // ask the same query: d waits for a's run and reads nothing (src/cache/shared-queries.ts).
+      // ask the same query: d waits for a's run and reads nothing (src/sharing/shared-queries.ts).
       expect(statistics.storeCalls).toMatchObject({ rowTimes: 1, rowKeys: 1, legacyRowKeys: 1, scans: 3 });
       // Queries are listed as they start, after the request's admission; sorted here, the test does not depend on it.
       const byPath = [...statistics.queries].sort((x, y) => String(x['path']).localeCompare(String(y['path'])));

@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/model/errors.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { faultyStore, type Faults } from '../support/store-wrappers.js';

@@ -133,7 +133,7 @@ export function describeHostileRequests(
         const gw = await start();
         await seedCpu(gw, 20_000);
         // The metric many times over (40 on the embedded store: 4.8 million points read), as averages over 60 to 99 s:
-        // identical queries running together would be read once (src/cache/shared-queries.ts).
+        // identical queries running together would be read once (src/sharing/shared-queries.ts).
         const heavy = {
           start_absolute: T0,
           metrics: Array.from({ length: options.heavyCopies }, (_, i) => ({

@@ -33,7 +33,7 @@ it('answers four aliases over one metric with one row_keys statement per row tim
     await gw.graphql(`mutation ($s: [SeriesPointsInput!]!) { addPoints(series: $s) { points } }`, {
       s: hosts.map((host) => ({ metric: 'cpu', tags: [{ name: 'host', value: host }], points })),
     });
-    // Each alias reads hosts no other alias reads at the same time (those reads would be shared: cache/shared-scans.ts).
+    // Each alias reads hosts no other alias reads at the same time (those reads would be shared: sharing/shared-scans.ts).
     const alias = (a: number) =>
       `q${a}: series(metric: "cpu", from: 0, to: 179999, where: [{ tag: "host", in: ["h${a}"] }], aggregators: [{ sum: { sampling: { value: 1, unit: MINUTES } } }]) { points { value } }`;
     const before = store.statements;

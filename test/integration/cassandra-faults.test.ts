@@ -6,7 +6,7 @@
  */
 import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -42,7 +42,7 @@ async function ready(gw: TestGateway): Promise<number> {
   return (await fetch(`${gw.url}/ready`)).status;
 }
 
-/** The gateway as start.ts builds it: configuration from the environment, then openStore. */
+/** The gateway as gateway/start.ts builds it: configuration from the environment, then openStore. */
 async function gatewayThrough(
   proxy: TcpProxy,
   env: Record<string, string> = {},

@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { parseRollupTask } from '../../src/rollups/rollup-task.js';
 import { RollupScheduler, taskStoreOf, type SchedulerSettings } from '../../src/rollups/rollup-scheduler.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';

@@ -6,14 +6,14 @@
 import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../../src/engine/execute.js';
-import { IndexLoaders } from '../../src/query/index-loaders.js';
+import { IndexLoaders } from '../../src/app/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import {
   CassandraStore,
   type CassandraStoreOptions,
   type StatementCounts,
 } from '../../src/store/cassandra/cassandra-store.js';
-import type { MetricQuery } from '../../src/query/model.js';
+import type { MetricQuery } from '../../src/model/query.js';
 import { partitionsOf, scanAll } from '../support/store-reads.js';
 import { KeyspacePool, plainClient, storeOptions, testNode } from './cassandra-stores.js';
 

@@ -25,7 +25,7 @@ function nameOf(bytes: number): string {
   return 'é'.repeat(Math.floor(bytes / 2)) + (bytes % 2 === 1 ? 'a' : '');
 }
 
-/** What errors.ts `show` prints for a rejected value: its JSON, cut to 117 characters and `...` beyond 120. */
+/** What model/errors.ts `show` prints for a rejected value: its JSON, cut to 117 characters and `...` beyond 120. */
 function shown(value: unknown): string {
   const text = JSON.stringify(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;

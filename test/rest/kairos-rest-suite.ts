@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/model/errors.js';
 import type { Store } from '../../src/store/store.js';
 import {
   callRest,

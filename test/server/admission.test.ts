@@ -63,7 +63,7 @@ const SMALL_REST = {
 const SMALL_GRAPHQL = `{ top: series(metric: "system.cpu.usage", from: ${T0}, aggregators: [{ max: { sampling: { value: 1, unit: YEARS } } }]) { points { value } } }`;
 /**
  * The metric 100 times over as averages over 60 to 159 s: 12 million points read, seconds of work on the thread.
- * Identical queries running together would be read once (src/cache/shared-queries.ts).
+ * Identical queries running together would be read once (src/sharing/shared-queries.ts).
  */
 const HEAVY_REST = {
   start_absolute: T0,

@@ -4,8 +4,8 @@
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createGateway, listen } from '../../src/server/create-gateway.js';
+import { loadConfig, type Config } from '../../src/gateway/config.js';
+import { createGateway, listen } from '../../src/gateway/create-gateway.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import type { Source } from '../../src/sources/source.js';
 import { Sources } from '../../src/sources/sources.js';

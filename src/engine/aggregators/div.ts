@@ -1,5 +1,5 @@
 /** `div` (DivideAggregator): each value divided by `divisor`, as a double. A zero divisor is refused up front. */
-import { InputError } from '../../errors.js';
+import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import type { PointSink } from '../points.js';
 import { defineStream, PointStage } from './stream.js';

@@ -4,7 +4,7 @@
  * threshold compares strings (String.compareTo). A point of the other kind is dropped too: that is what KairosDB's
  * code and its FilterAggregatorTest do (a JSON string such as "10" is a string threshold, as Gson reads it).
  */
-import { InputError } from '../../errors.js';
+import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import { compareDoubles, compareStrings, type Extra, type PointSink } from '../points.js';
 import { defineStream, PointStage } from './stream.js';

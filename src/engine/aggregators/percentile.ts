@@ -5,7 +5,7 @@
  * 1028 values is exact, and a larger one goes into a QuantileSketch: bounded memory, the same answer every time,
  * each rank's value within 0.5%.
  */
-import { InputError } from '../../errors.js';
+import { InputError } from '../../model/errors.js';
 import type { NumberSlice } from '../../sources/series.js';
 import type { PointSink } from '../points.js';
 import { QuantileSketch } from './quantile-sketch.js';

@@ -5,14 +5,14 @@
  * and emits them in order at the end, so memory follows groups × ranges, never points.
  */
 import type { Zone } from 'luxon';
-import { isEpochMs } from '../../epoch-ms.js';
-import { InputError } from '../../errors.js';
+import { isEpochMs } from '../../lib/epoch-ms.js';
+import { InputError } from '../../model/errors.js';
 import type { Slice } from '../../sources/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import { BOUNDARY_BEYOND_RULE, RangeGrid } from '../range-grid.js';
-import { alignedAnchor, type Duration } from '../time-units.js';
+import { alignedAnchor, type Duration } from '../../model/time-units.js';
 import type { AggregatorDefinition, AggregatorStage, CompileContext, StageEnv } from './aggregator.js';
 import { growFloat64 } from './slots.js';
 

@@ -4,11 +4,11 @@
  * have no rate: KairosDB throws; here it is an error that names the aggregator.
  */
 import type { Zone } from 'luxon';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import type { ParamReader } from '../params.js';
 import type { PointSink } from '../points.js';
-import { durationFromMs, fixedLengthMs, type Duration } from '../time-units.js';
+import { durationFromMs, fixedLengthMs, type Duration } from '../../model/time-units.js';
 import type { CompileContext, StageEnv } from './aggregator.js';
 import { defineStream, PointStage } from './stream.js';
 

@@ -1,7 +1,7 @@
 // The aggregator table: KairosDB's core set of wire names, snake_case parameters, and one compile path.
 import { describe, expect, it } from 'vitest';
 import { embeddedKeyLimits } from '../../store/embedded/keys.js';
-import { resolveZone } from '../time-units.js';
+import { resolveZone } from '../../model/time-units.js';
 import { AGGREGATORS, compileAggregators } from './registry.js';
 
 const CONTEXT = {

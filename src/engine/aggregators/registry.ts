@@ -2,8 +2,8 @@
  * The table of aggregators, KairosDB's wire names to definitions (`core/CoreModule.java` binds the same set), and
  * the one place a query's aggregator list is validated: names, parameters, and what may follow gaps.
  */
-import { InputError } from '../../errors.js';
-import type { AggregatorSpec } from '../../query/model.js';
+import { InputError } from '../../model/errors.js';
+import type { AggregatorSpec } from '../../model/query.js';
 import { ParamReader } from '../params.js';
 import type { AggregatorDefinition, AggregatorStage, CompileContext } from './aggregator.js';
 import { avg } from './avg.js';

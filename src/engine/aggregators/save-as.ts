@@ -4,8 +4,8 @@
  * group-by that has exactly one value in the group. The group's points are written when the group ends, once its
  * tags are known; KairosDB queues them for ingest, so neither makes them visible to the query that wrote them.
  */
-import { dictOf } from '../../dict.js';
-import { InputError } from '../../errors.js';
+import { dictOf } from '../../lib/dict.js';
+import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import { readStringMap } from '../params.js';
 import type { Extra, PointSink } from '../points.js';

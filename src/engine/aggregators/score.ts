@@ -3,7 +3,7 @@
  * for `descending`. A value equal to a threshold is below a `superior` one and above an `inferior` one; thresholds
  * are sorted by value, inferior before superior at equal values (Threshold.compareTo).
  */
-import { InputError } from '../../errors.js';
+import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import { readNumber } from '../params.js';
 import type { PointSink } from '../points.js';

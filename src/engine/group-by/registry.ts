@@ -2,8 +2,8 @@
  * The table of group-bys by wire name, and the one place a query's group-by list is validated. `series` is
  * Kairograph's own: one group per stored series, which GraphQL's per-series views use.
  */
-import { InputError } from '../../errors.js';
-import type { GroupBySpec } from '../../query/model.js';
+import { InputError } from '../../model/errors.js';
+import type { GroupBySpec } from '../../model/query.js';
 import { ParamReader, readNumber, type ParamSpec } from '../params.js';
 import { BinGrouper } from './bin.js';
 import type { GroupBys, PointGrouper } from './group-by.js';

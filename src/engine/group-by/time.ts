@@ -2,7 +2,7 @@
  * `time` (TimeGroupBy): id = ((t − query start) / size) mod group_count, with fixed sizes (a year is 52 weeks). For
  * MONTHS KairosDB counts whole UTC calendar months and ignores the range's value: so does this.
  */
-import type { Duration } from '../time-units.js';
+import type { Duration } from '../../model/time-units.js';
 import type { GroupByResult, PointGrouper } from './group-by.js';
 
 const SIZE_MS: Record<Exclude<Duration['unit'], 'MONTHS'>, number> = {

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../lib/log.js';
 import { heroicKeyDecoder, listedTags, seriesOf } from '../heroic/heroic-source.js';
 import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
 import type { Tags } from '../series.js';

@@ -15,8 +15,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { dict } from '../../dict.js';
-import type { Logger } from '../../log.js';
+import { dict } from '../../lib/dict.js';
+import type { Logger } from '../../lib/log.js';
 import type { Tags } from '../series.js';
 import type { CatalogueStatus } from '../source.js';
 

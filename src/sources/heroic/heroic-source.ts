@@ -11,13 +11,13 @@
  * - ng sources take writes (as Heroic writes them: one row per point, no TTL unless the write has one, microsecond
  *   write times); legacy sources, whose schema Heroic removed in 2019, are read-only.
  */
-import { dict } from '../../dict.js';
-import { InputError } from '../../errors.js';
-import type { IndexLoaders } from '../../query/index-loaders.js';
-import type { TimeRange } from '../../query/model.js';
-import type { SeriesPredicate } from '../../query/tag-filter.js';
-import { settleAll } from '../../settle-all.js';
-import { yieldIfDue } from '../../time-slice.js';
+import { dict } from '../../lib/dict.js';
+import { InputError } from '../../model/errors.js';
+import type { IndexLoaders } from '../../app/index-loaders.js';
+import type { TimeRange } from '../../model/query.js';
+import type { SeriesPredicate } from '../../model/tag-filter.js';
+import { settleAll } from '../../lib/settle-all.js';
+import { yieldIfDue } from '../../lib/time-slice.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import {

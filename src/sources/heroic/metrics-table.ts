@@ -5,7 +5,7 @@
  * own, prepared, with every value bound.
  */
 import cassandra from 'cassandra-driver';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
 import {
   Executor,

@@ -2,9 +2,9 @@
  * A heroic source from its settings: a connection to its table with the CASSANDRA_* settings it does not name itself
  * (consistency, credentials, TLS, limits; the driver's own decoding and write times), and its catalogue.
  */
-import type { Config } from '../../config.js';
-import { InputError } from '../../errors.js';
-import { createLogger, type Logger } from '../../log.js';
+import type { Config } from '../../gateway/config.js';
+import { InputError } from '../../model/errors.js';
+import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveOptions } from '../../store/cassandra/options.js';
 import { cassandraSettings } from '../../store/open-store.js';
 import type { HeroicSourceSettings } from '../sources-file.js';

@@ -3,9 +3,9 @@
  * `row_key_index`, `string_index`, `spec`) on one store, embedded (LMDB) or Cassandra. The store interface speaks in
  * those tables; this turns them into the seam's finding, reading, writing and deleting of series.
  */
-import type { IndexLoaders } from '../../query/index-loaders.js';
-import type { TimeRange } from '../../query/model.js';
-import type { SeriesPredicate } from '../../query/tag-filter.js';
+import type { IndexLoaders } from '../../app/index-loaders.js';
+import type { TimeRange } from '../../model/query.js';
+import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
 import type {
   PingReport,

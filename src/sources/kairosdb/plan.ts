@@ -3,9 +3,9 @@
  * filter, over its index tables (`row_key_time_index`, `row_keys`, the legacy `row_key_index`). The reads go through
  * the request's loaders, so concurrent plans share them.
  */
-import type { TimeRange } from '../../query/model.js';
-import type { SeriesPredicate } from '../../query/tag-filter.js';
-import { yieldIfDue, type Lane } from '../../time-slice.js';
+import type { TimeRange } from '../../model/query.js';
+import type { SeriesPredicate } from '../../model/tag-filter.js';
+import { yieldIfDue, type Lane } from '../../lib/time-slice.js';
 import { encodeTagString, sliceKindOf } from '../../store/format/index.js';
 import type { IndexedTags, RowKey, TaggedRowKeys } from '../../store/store.js';
 

@@ -3,9 +3,9 @@
  * its catalogue. Its mapping is checked against the table's schema as it connects; start-up waits for that check a
  * few seconds, so a mapping that does not fit stops it, while a Cassandra that cannot be reached yet does not.
  */
-import type { Config } from '../../config.js';
-import { ConfigError } from '../../config.js';
-import { createLogger, type Logger } from '../../log.js';
+import type { Config } from '../../gateway/config.js';
+import { ConfigError } from '../../gateway/config.js';
+import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveOptions } from '../../store/cassandra/options.js';
 import { cassandraSettings } from '../../store/open-store.js';
 import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';

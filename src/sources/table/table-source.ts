@@ -8,13 +8,13 @@
  * buckets wholly older than the table's default TTL are not read.
  */
 import cassandra from 'cassandra-driver';
-import { dict } from '../../dict.js';
-import { BudgetExceededError, InputError } from '../../errors.js';
-import type { IndexLoaders } from '../../query/index-loaders.js';
-import type { TimeRange } from '../../query/model.js';
-import type { SeriesPredicate } from '../../query/tag-filter.js';
-import { settleAll } from '../../settle-all.js';
-import { yieldIfDue } from '../../time-slice.js';
+import { dict } from '../../lib/dict.js';
+import { BudgetExceededError, InputError } from '../../model/errors.js';
+import type { IndexLoaders } from '../../app/index-loaders.js';
+import type { TimeRange } from '../../model/query.js';
+import type { SeriesPredicate } from '../../model/tag-filter.js';
+import { settleAll } from '../../lib/settle-all.js';
+import { yieldIfDue } from '../../lib/time-slice.js';
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/scan-catalogue.js';
 import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';

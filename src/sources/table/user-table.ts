@@ -5,7 +5,7 @@
  * (mapping.ts) and is quoted; every value is bound.
  */
 import cassandra from 'cassandra-driver';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import { clientOptions } from '../../store/cassandra/client-options.js';
 import { Executor, pagesAhead, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
 import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-page-hook.js';

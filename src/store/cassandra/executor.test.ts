@@ -4,7 +4,7 @@
  */
 import cassandra from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import { schemaLoss, schemaLostError, storeError } from './executor.js';
 
 const { errors, types } = cassandra;

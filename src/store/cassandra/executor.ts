@@ -2,9 +2,9 @@
 // consistency and timeout, counted by name, with driver failures turned into StoreUnavailableError; failures that
 // mean KairosDB's keyspace or a table is gone are reported to the store, which re-creates them.
 import cassandra from 'cassandra-driver';
-import { StoreUnavailableError } from '../../errors.js';
-import { settleAll } from '../../settle-all.js';
-import { untilAborted } from '../../until-aborted.js';
+import { StoreUnavailableError } from '../../model/errors.js';
+import { settleAll } from '../../lib/settle-all.js';
+import { untilAborted } from '../../lib/until-aborted.js';
 import type { PointCells } from './lean-batch-hook.js';
 import type { Limiter } from './limiter.js';
 import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';

@@ -1,7 +1,7 @@
 // Reads of KairosDB's index tables: row_key_time_index → row_keys (1.2+), the legacy row_key_index (≤1.1) and the
 // metric names in string_index, with KairosDB's statements and ranges (reference §4.2, §6).
 import type cassandra from 'cassandra-driver';
-import { dict, dictOf } from '../../dict.js';
+import { dict, dictOf } from '../../lib/dict.js';
 import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
 import type { RowKey, RowSpec, TaggedRowKeys } from '../store.js';
 import { hasTag, tagPair } from '../tag-index.js';
@@ -148,7 +148,7 @@ export function isSeriesRow(row: cassandra.types.Row): boolean {
   return row.get('data_type') !== null;
 }
 
-/** Tags come as a Map (client option), so a tag named `__proto__` reaches the record as data (src/dict.ts). */
+/** Tags come as a Map (client option), so a tag named `__proto__` reaches the record as data (src/lib/dict.ts). */
 function tagsOf(row: cassandra.types.Row): Record<string, string> {
   const tags = row.get('tags') as Map<string, string> | null;
   return tags === null ? dict() : dictOf(tags);

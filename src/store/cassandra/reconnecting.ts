@@ -3,7 +3,7 @@
  * Cassandra (KairosDB's store, Heroic's table): callers never wait on a dead node, and the gateway starts (and /ready
  * says 503) while Cassandra is unreachable.
  */
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import { retryAfterSeconds, unavailableError } from './executor.js';
 
 export interface ReconnectingEvents<C> {

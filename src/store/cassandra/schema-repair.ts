@@ -1,7 +1,7 @@
 // What the Cassandra store keeps of its schema's history while it runs: how a failing repair backs off, which changes
 // of the node's catalog mean a table was dropped or made again behind its back, which of what a schema step created
 // were losses, and the record of those losses that /ready and /metrics show.
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import type { Recreation, SchemaRepairStatus } from '../store.js';
 import { TABLE_NAMES } from './options.js';
 import { describeMissing, objectName, type Catalog, type Missing } from './schema.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../model/errors.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';

@@ -1,6 +1,6 @@
 // The tag string inside data_points row keys (reference §2.1): `escKey(k)=escVal(v):` per tag in sorted key order,
 // with KairosDB's two different escape characters for keys and values.
-import { dict } from '../../dict.js';
+import { dict } from '../../lib/dict.js';
 import type { Tags } from '../store.js';
 
 const SPECIAL = /[:=]/g;
@@ -17,7 +17,7 @@ export function encodeTagString(tags: Tags): string {
  * KairosDB's two-state scanner. It also reads tag strings written before v1.1.3 (no escaping) as long as their names
  * and values hold no `:` or `=`. Like KairosDB it drops a trailing tag that lacks its closing `:`.
  * Keys come out in sorted order, except that JS objects always list integer-like keys first. The record has no
- * prototype (src/dict.ts), so a tag named `__proto__` or `constructor` is data like any other.
+ * prototype (src/lib/dict.ts), so a tag named `__proto__` or `constructor` is data like any other.
  */
 export function decodeTagString(s: string): Record<string, string> {
   const tags = dict<string>();

@@ -1,0 +1,407 @@
+/**
+ * Live queries: identical subscriptions share one computation, re-run over the fresh edge every LIVE_POLL_MS and at
+ * once after a write through the gateway to its metric; each subscriber is told which series changed from which time,
+ * coalesced while it does not read (latest wins), so a slow client holds one mark per series, never a queue.
+ */
+import { KairographError, RateLimitedError, TooManySubscriptionsError } from '../model/errors.js';
+import type { PointList } from '../engine/point-list.js';
+import type { Logger } from '../lib/log.js';
+import type { WriteGenerations } from './write-generations.js';
+
+/** A series of an answer: whatever the front end keeps, with its points. */
+export interface LiveItem {
+  readonly points: PointList;
+}
+
+/** One run of a live query: its answer and what it cost. */
+export interface LiveAnswer<T extends LiveItem> {
+  readonly series: readonly T[];
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The request statistics of the run, handed to subscribers with the update it produced. */
+  readonly statistics: unknown;
+  /** The window moved forward: every subscriber gets the whole answer again. */
+  readonly reanchored?: boolean;
+}
+
+/** What a front end hands over to subscribe: identical keys share one computation. */
+export interface LiveQuery<T extends LiveItem> {
+  /** Everything the answer depends on (the arguments as given, relative times unresolved, and the source). */
+  readonly key: string;
+  /** The metric's scope (`metricScope`): a write through the gateway to it runs the query at once. */
+  readonly scope: string;
+  /** Runs the query over the fresh edge. */
+  run(): Promise<LiveAnswer<T>>;
+  /** The identity of a series across runs (its group, not its position). */
+  seriesKey(item: T): string;
+}
+
+export interface LiveChange<T extends LiveItem> {
+  readonly key: string;
+  /** Points of the series at or after this time are replaced by `points`; null in a snapshot (the whole series). */
+  readonly fromMs: number | null;
+  readonly series: T;
+  /** The points of `series` that the change carries (all of them in a snapshot). */
+  readonly points: PointList;
+}
+
+export interface LiveUpdate<T extends LiveItem> {
+  readonly kind: 'SNAPSHOT' | 'UPDATE';
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly changes: readonly LiveChange<T>[];
+  /** Series of the last update that the answer no longer has. */
+  readonly removed: readonly string[];
+  readonly statistics: unknown;
+}
+
+export interface LiveQueriesOptions {
+  /** LIVE_POLL_MS */
+  readonly pollMs: number;
+  /** MAX_SUBSCRIPTIONS */
+  readonly maxSubscriptions: number;
+  /** QUOTA_SUBSCRIPTIONS: most subscriptions of one client; 0 for no bound. */
+  readonly maxPerClient?: number;
+  readonly generations: WriteGenerations;
+  readonly log: Logger;
+}
+
+export class LiveQueries {
+  private readonly computations = new Map<string, Computation<LiveItem>>();
+  private readonly byScope = new Map<string, Set<Computation<LiveItem>>>();
+  private timer: NodeJS.Timeout | undefined;
+  private subscribers = 0;
+  /** Subscriptions by client; a client with none has no entry. */
+  private readonly byClient = new Map<string, number>();
+  /** Poll ticks, and runs of computations (by polls and by writes), since start. */
+  polls = 0;
+  runs = 0;
+
+  constructor(private readonly options: LiveQueriesOptions) {
+    options.generations.onBump((scope) => {
+      for (const computation of this.byScope.get(scope) ?? []) computation.refresh();
+    });
+  }
+
+  get subscriptions(): number {
+    return this.subscribers;
+  }
+
+  /** Distinct computations running. */
+  get queries(): number {
+    return this.computations.size;
+  }
+
+  /**
+   * The updates of `query` for one subscriber of `client`: a snapshot first, then what changed. Throws
+   * TooManySubscriptionsError at once when MAX_SUBSCRIPTIONS are served, RateLimitedError when the client holds its
+   * QUOTA_SUBSCRIPTIONS. Returning from the iterator (the client left) unsubscribes.
+   */
+  subscribe<T extends LiveItem>(query: LiveQuery<T>, client = ''): AsyncIterableIterator<LiveUpdate<T>> {
+    if (this.subscribers >= this.options.maxSubscriptions)
+      throw new TooManySubscriptionsError(this.options.maxSubscriptions);
+    const held = this.byClient.get(client) ?? 0;
+    const quota = this.options.maxPerClient ?? 0;
+    if (quota > 0 && held >= quota) {
+      throw new RateLimitedError(`this client already holds ${held} live subscriptions, its QUOTA_SUBSCRIPTIONS`, {
+        policy: 'subscriptions',
+        limit: quota,
+        remaining: 0,
+        resetSeconds: 1,
+      });
+    }
+    let computation = this.computations.get(query.key) as Computation<T> | undefined;
+    if (computation === undefined) {
+      computation = new Computation(query, this);
+      this.computations.set(query.key, computation as unknown as Computation<LiveItem>);
+      let scoped = this.byScope.get(query.scope);
+      if (scoped === undefined) this.byScope.set(query.scope, (scoped = new Set()));
+      scoped.add(computation as unknown as Computation<LiveItem>);
+      computation.refresh();
+      this.timer ??= setInterval(() => this.poll(), this.options.pollMs).unref();
+    }
+    this.subscribers++;
+    this.byClient.set(client, held + 1);
+    return computation.subscribe(client);
+  }
+
+  /** Ends every subscription (shutdown): their streams complete. */
+  close(): void {
+    for (const computation of [...this.computations.values()]) computation.end();
+  }
+
+  /** @internal A computation whose last subscriber left. */
+  forget(computation: Computation<LiveItem>): void {
+    this.computations.delete(computation.query.key);
+    const scoped = this.byScope.get(computation.query.scope);
+    scoped?.delete(computation);
+    if (scoped?.size === 0) this.byScope.delete(computation.query.scope);
+    if (this.computations.size === 0 && this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** @internal */
+  left(client: string): void {
+    this.subscribers--;
+    const held = this.byClient.get(client)! - 1;
+    if (held === 0) this.byClient.delete(client);
+    else this.byClient.set(client, held);
+  }
+
+  /** @internal */
+  get log(): Logger {
+    return this.options.log;
+  }
+
+  private poll(): void {
+    this.polls++;
+    for (const computation of this.computations.values()) computation.refresh();
+  }
+}
+
+/** Errors after which the next poll may well succeed: the subscription stays. */
+const TRANSIENT = new Set(['OVERLOADED', 'STORE_UNAVAILABLE', 'QUERY_TIMEOUT']);
+
+class Computation<T extends LiveItem> {
+  current: { readonly answer: LiveAnswer<T>; readonly byKey: Map<string, T> } | undefined;
+  private readonly subscribers = new Set<Subscriber<T>>();
+  private running = false;
+  private again = false;
+  private ended = false;
+
+  constructor(
+    readonly query: LiveQuery<T>,
+    private readonly owner: LiveQueries,
+  ) {}
+
+  subscribe(client: string): AsyncIterableIterator<LiveUpdate<T>> {
+    const subscriber = new Subscriber<T>(this, client);
+    this.subscribers.add(subscriber);
+    return subscriber.iterator();
+  }
+
+  unsubscribe(subscriber: Subscriber<T>): void {
+    if (!this.subscribers.delete(subscriber)) return;
+    this.owner.left(subscriber.client);
+    if (this.subscribers.size === 0) this.end();
+  }
+
+  /** Runs the query now, or once more after the run under way (whose reads may predate the write that asked). */
+  refresh(): void {
+    if (this.ended) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.again = false;
+    this.owner.runs++;
+    void this.query.run().then(
+      (answer) => this.settle(answer),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  end(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.owner.forget(this as unknown as Computation<LiveItem>);
+    for (const subscriber of this.subscribers) subscriber.finish(error);
+  }
+
+  private settle(answer: LiveAnswer<T>): void {
+    this.running = false;
+    if (this.ended) return;
+    const byKey = new Map<string, T>();
+    for (const item of answer.series) byKey.set(this.query.seriesKey(item), item);
+    const previous = this.current;
+    this.current = { answer, byKey };
+    if (previous === undefined || answer.reanchored) {
+      for (const subscriber of this.subscribers) subscriber.snapshot();
+    } else {
+      const changed = new Map<string, number>();
+      for (const [key, item] of byKey) {
+        const before = previous.byKey.get(key);
+        const fromMs = before === undefined ? Number.NEGATIVE_INFINITY : firstDifference(before.points, item.points);
+        if (fromMs !== undefined) changed.set(key, fromMs);
+      }
+      const removed = [...previous.byKey.keys()].filter((key) => !byKey.has(key));
+      if (changed.size > 0 || removed.length > 0)
+        for (const subscriber of this.subscribers) subscriber.mark(changed, removed);
+    }
+    if (this.again) this.refresh();
+  }
+
+  private fail(error: unknown): void {
+    this.running = false;
+    if (this.ended) return;
+    if (this.current !== undefined && error instanceof KairographError && TRANSIENT.has(error.code)) {
+      this.owner.log.warn(
+        { err: error, live: this.query.key },
+        'a live query could not be brought up to date; trying again at the next poll',
+      );
+      if (this.again) this.refresh();
+      return;
+    }
+    this.end(error);
+  }
+}
+
+/**
+ * One subscriber's view: whether it needs the whole answer, and per series the earliest time changed since it last
+ * read. Updates are built from the computation's latest answer when the subscriber reads, so however long it does not
+ * read, it holds no more than one mark per series.
+ */
+class Subscriber<T extends LiveItem> {
+  private needsSnapshot = true;
+  private readonly dirty = new Map<string, number>();
+  private readonly removed = new Set<string>();
+  private wake: (() => void) | undefined;
+  private done = false;
+  private error: unknown;
+
+  constructor(
+    private readonly computation: Computation<T>,
+    readonly client: string,
+  ) {}
+
+  snapshot(): void {
+    this.needsSnapshot = true;
+    this.dirty.clear();
+    this.removed.clear();
+    this.notify();
+  }
+
+  mark(changed: ReadonlyMap<string, number>, removed: readonly string[]): void {
+    if (this.needsSnapshot) return this.notify();
+    for (const [key, fromMs] of changed) {
+      this.dirty.set(key, Math.min(fromMs, this.dirty.get(key) ?? Number.POSITIVE_INFINITY));
+      this.removed.delete(key);
+    }
+    for (const key of removed) {
+      this.dirty.delete(key);
+      this.removed.add(key);
+    }
+    this.notify();
+  }
+
+  finish(error?: unknown): void {
+    this.done = true;
+    this.error = error;
+    this.notify();
+  }
+
+  iterator(): AsyncIterableIterator<LiveUpdate<T>> {
+    const leave = (): Promise<IteratorResult<LiveUpdate<T>>> => {
+      this.done = true;
+      this.computation.unsubscribe(this);
+      this.notify();
+      return Promise.resolve({ done: true, value: undefined });
+    };
+    const it: AsyncIterableIterator<LiveUpdate<T>> = {
+      next: async () => {
+        for (;;) {
+          if (this.error !== undefined) {
+            const error = this.error;
+            this.error = undefined;
+            this.computation.unsubscribe(this);
+            throw error;
+          }
+          if (this.done) return leave();
+          const update = this.take();
+          if (update !== undefined) return { done: false, value: update };
+          await new Promise<void>((resolve) => (this.wake = resolve));
+        }
+      },
+      return: leave,
+      throw: async (error: unknown) => {
+        await leave();
+        throw error;
+      },
+      [Symbol.asyncIterator]: () => it,
+    };
+    return it;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** The update this subscriber has not read yet, from the latest answer; undefined when there is none. */
+  private take(): LiveUpdate<T> | undefined {
+    const current = this.computation.current;
+    if (current === undefined) return undefined;
+    const { answer, byKey } = current;
+    const base = { startMs: answer.startMs, endMs: answer.endMs, statistics: answer.statistics };
+    if (this.needsSnapshot) {
+      this.needsSnapshot = false;
+      this.dirty.clear();
+      this.removed.clear();
+      const changes = [...byKey].map(([key, series]) => ({ key, fromMs: null, series, points: series.points }));
+      return { kind: 'SNAPSHOT', ...base, changes, removed: [] };
+    }
+    if (this.dirty.size === 0 && this.removed.size === 0) return undefined;
+    const changes: LiveChange<T>[] = [];
+    for (const [key, fromMs] of this.dirty) {
+      const series = byKey.get(key);
+      if (series !== undefined) changes.push({ key, fromMs, series, points: pointsFrom(series.points, fromMs) });
+    }
+    const removed = [...this.removed];
+    this.dirty.clear();
+    this.removed.clear();
+    return { kind: 'UPDATE', ...base, changes, removed };
+  }
+}
+
+/**
+ * The earliest time at which two answers of a series differ, undefined when they are the same. Points are compared
+ * oldest first (whatever the query's order): the client keeps the points before that time and takes the rest.
+ */
+export function firstDifference(before: PointList, after: PointList): number | undefined {
+  const a = ascending(before);
+  const b = ascending(after);
+  const n = Math.max(before.length, after.length);
+  for (let k = 0; k < n; k++) {
+    const i = a(k);
+    const j = b(k);
+    if (i === undefined || j === undefined)
+      return Math.min(
+        i === undefined ? Infinity : before.timestamps[i]!,
+        j === undefined ? Infinity : after.timestamps[j]!,
+      );
+    if (
+      before.timestamps[i] !== after.timestamps[j] ||
+      before.kinds[i] !== after.kinds[j] ||
+      !sameValue(before.values[i], after.values[j])
+    ) {
+      return Math.min(before.timestamps[i]!, after.timestamps[j]!);
+    }
+  }
+  return undefined;
+}
+
+/** The points at or after `fromMs`, in the list's order. */
+export function pointsFrom(points: PointList, fromMs: number): PointList {
+  const out = new (points.constructor as new () => PointList)();
+  for (let i = 0; i < points.length; i++)
+    if (points.timestamps[i]! >= fromMs) out.push(points.timestamps[i]!, points.kinds[i]!, points.values[i]!);
+  return out;
+}
+
+/** Index of the k-th oldest point: lists are ascending or descending by time (the query's order). */
+function ascending(points: PointList): (k: number) => number | undefined {
+  const n = points.length;
+  const descending = n > 1 && points.timestamps[0]! > points.timestamps[n - 1]!;
+  return (k) => (k >= n ? undefined : descending ? n - 1 - k : k);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null)
+    return JSON.stringify(a) === JSON.stringify(b);
+  return false;
+}
