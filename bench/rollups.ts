@@ -18,7 +18,8 @@ import type { MetricQuery } from '../src/model/query.js';
 import { RollupScheduler, taskStoreOf } from '../src/rollups/rollup-scheduler.js';
 import { parseRollupTask } from '../src/rollups/rollup-task.js';
 import { runWithRollups } from '../src/rollups/use-rollups.js';
-import { createRequestContext } from '../src/app/request-scope.js';
+import { RequestScopes, scopeSettings } from '../src/app/request-scope.js';
+import { RollupTasks } from '../src/rollups/rollup-api.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../src/sources/sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
@@ -100,7 +101,7 @@ async function rollUp(store: Store): Promise<number> {
   const clock = new FakeClock(START);
   const scheduler = new RollupScheduler({
     sources,
-    config,
+    scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
     log,
     clock,
     owner: 'bench',
@@ -138,13 +139,18 @@ const ROLLED: MetricQuery = {
 
 /** One panel: its query as it is, or planned with `useRollups`. */
 async function measure(store: Store, query: MetricQuery, useRollups = false) {
-  const ctx = createRequestContext(new Sources(new KairosdbSource('kairosdb', store)), config, log);
+  const ctx = new RequestScopes({
+    sources: new Sources(new KairosdbSource('kairosdb', store)),
+    settings: scopeSettings(config),
+    log,
+  }).open();
   try {
     const started = performance.now();
-    const output = await (useRollups ? runWithRollups(ctx, query, 'panel') : ctx.runQuery(query, 'panel'));
+    const tasks = new RollupTasks({ delayMs: config.rollupsDelayMs, minIntervalMs: 0, maxTasksPerClient: 0 });
+    const output = await (useRollups ? runWithRollups(ctx, tasks, query, 'panel') : ctx.runQuery(query, 'panel'));
     const ms = performance.now() - started;
-    if (useRollups && ctx.queries.some((q) => q.rollup?.metric === undefined))
-      throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rollup))}`);
+    if (useRollups && ctx.queries.some((q) => q.rewrite?.metric === undefined))
+      throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rewrite))}`);
     const answer = output.groups.map((g) => [...g.points.values].join(','));
     return { ms, pointsRead: ctx.queries.reduce((n, q) => n + q.stats.pointsRead, 0), answer };
   } finally {

@@ -1,14 +1,11 @@
 /**
- * The per-request context shared by GraphQL and the REST API: the sources, the request's own index loaders (never
- * shared between requests), one clock so every relative time in a request means the same "now", one abort signal
- * that fires when the client goes away or the request's time limit passes, its turn under admission control, and a
- * record of every query it ran.
+ * The request scope every front end works in, opened in one place (RequestScopes, built once by the gateway): the
+ * sources, the request's own index loaders (never shared between requests), one clock so every relative time in a
+ * request means the same "now", one abort signal that fires when the client goes away or the request's time limit
+ * passes, its budgets, its turn, who it acts as, and a record of every query it ran.
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { LiveQueries } from '../sharing/live-queries.js';
-import type { SharedReads } from '../sharing/shared-reads.js';
-import type { Config } from '../gateway/config.js';
 import {
   executeQuery,
   newQueryStats,
@@ -17,19 +14,61 @@ import {
   type QueryOutput,
   type QueryStats,
 } from '../engine/execute.js';
-import { ReadAheadBudget } from '../sources/series.js';
-import { OverloadedError, QueryTimeoutError } from '../model/errors.js';
 import type { Logger } from '../lib/log.js';
-import { IndexLoaders } from './index-loaders.js';
+import { Lane } from '../lib/time-slice.js';
+import { OverloadedError, QueryTimeoutError, type Challenge } from '../model/errors.js';
+import { UNRESTRICTED, type Principal, type Scope } from '../model/principal.js';
 import type { MetricQuery } from '../model/query.js';
-import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
-import type { RollupUse } from '../rollups/use-rollups.js';
+import type { SharedReads } from '../sharing/shared-reads.js';
+import { ReadAheadBudget } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
-import { Lane } from '../lib/time-slice.js';
-import type { Admission, Release } from '../http/admission.js';
-import { UNRESTRICTED, type Authenticator, type Challenge, type Principal } from '../http/auth.js';
-import type { Scope } from '../http/scopes.js';
+import { IndexLoaders } from './index-loaders.js';
+
+/** What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets. */
+export interface ScopeSettings {
+  /** QUERY_TIMEOUT_MS */
+  readonly queryTimeoutMs: number;
+  /** MAX_QUERY_SERIES, MAX_POINTS_READ, MAX_QUERY_POINTS: each query's. */
+  readonly maxQuerySeries: number;
+  readonly maxPointsRead: number;
+  readonly maxQueryPoints: number;
+  /** MAX_REQUEST_POINTS_READ, MAX_REQUEST_POINTS, MAX_RESPONSE_BYTES: the whole request's. */
+  readonly maxRequestPointsRead: number;
+  readonly maxRequestPoints: number;
+  readonly maxResponseBytes: number;
+  /** CASSANDRA_READ_AHEAD_POINTS: points the request's queries may hold read ahead, all together. */
+  readonly readAheadPoints: number;
+  /** MAX_WRITE_POINTS: the most points one write batch may carry (the front ends' parsers count them). */
+  readonly maxWritePoints: number;
+}
+
+/** Gives a turn back; calling it again does nothing. */
+export type Release = () => void;
+
+/**
+ * A turn to run queries (admission control, src/http/admission.ts): resolves once the request may run, rejects with
+ * the refusal; `deadlineMs` is the request's time limit on performance.now()'s clock.
+ */
+export type TakeTurn = (signal: AbortSignal, deadlineMs: number, client: string) => Promise<Release>;
+
+/** Throws UnauthenticatedError or ForbiddenError unless `principal` has `scope` (and may use `source`). */
+export type Authorize = (
+  principal: Principal,
+  scope: Scope,
+  what: string,
+  challenge: Challenge,
+  source?: string,
+) => void;
+
+/** How a query was rewritten before it ran, as its statistics tell it (src/rollups: a roll-up read instead). */
+export interface QueryRewrite {
+  /** The task and metric read instead of the raw data; absent when the raw data was read. */
+  readonly task?: string;
+  readonly metric?: string;
+  /** Why the raw data was read; absent when a roll-up was used. */
+  readonly reason?: string;
+}
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
 export interface QueryRecord {
@@ -42,15 +81,14 @@ export interface QueryRecord {
   readonly ms: number;
   readonly warnings: readonly string[];
   readonly truncated?: QueryOutput['truncated'];
-  /** What `useRollups` decided: the roll-up read instead of the raw data, or why the raw data was read. */
-  readonly rollup?: RollupUse;
+  readonly rewrite?: QueryRewrite;
 }
 
-export interface RequestContext {
+export interface RequestScope {
   readonly requestId: string;
   /** Every configured source; `source(name)` picks the one a request names. */
   readonly sources: Sources;
-  readonly config: Config;
+  readonly settings: ScopeSettings;
   readonly loaders: IndexLoaders;
   readonly nowMs: number;
   readonly log: Logger;
@@ -68,7 +106,7 @@ export interface RequestContext {
   readonly lane: Lane;
   /** Every query the request ran, in the order they started. */
   readonly queries: QueryRecord[];
-  /** Who the request acts as (src/http/auth.ts). */
+  /** Who the request acts as. */
   readonly principal: Principal;
   /** The client its quotas and turns count against (src/http/edge.ts): the principal's name, or `anonymous@<address>`. */
   readonly client: string;
@@ -84,68 +122,69 @@ export interface RequestContext {
    * unknown name is an InputError naming it and the configured sources.
    */
   source(name?: string | null, field?: string): Source;
-  /** Live subscriptions (liveSeries); absent where the context was made outside a gateway. */
-  readonly live?: Live;
-  /** The gateway's roll-up scheduler, told at once of tasks changed through this request; absent outside a gateway. */
-  readonly rollups?: RollupScheduler;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
-  runQuery(query: MetricQuery, label: string, rollup?: RollupUse): Promise<QueryOutput>;
-  /** Releases the request's timer and its turn (admission control); called when the response is done. */
+  runQuery(query: MetricQuery, label: string, rewrite?: QueryRewrite): Promise<QueryOutput>;
+  /** Releases the request's timer and its turn; called when the response is done. */
   dispose(): void;
 }
 
-export interface RequestContextOptions {
+export interface ScopeDeps {
+  /** The sources requests use: the shared reads' when there are shared reads. */
+  readonly sources: Sources;
+  readonly settings: ScopeSettings;
+  readonly log: Logger;
+  /** The results cache and identical work in flight; without them each request reads alone (tools, tests). */
+  readonly shared?: SharedReads;
+  /** Admission control: a request waits for a turn at its first query and gives it back when it is disposed. */
+  readonly takeTurn?: TakeTurn;
+  /** The gateway's check of scopes; without it every action is allowed (tools, tests). */
+  readonly authorize?: Authorize;
+}
+
+export interface ScopeOptions {
   /** The client's request id (`x-request-id`), kept when it is sane; otherwise one is made. */
   readonly requestId?: string | null;
   readonly clientSignal?: AbortSignal;
-  /** Admission control: the request waits for a turn at its first query and gives it back in `dispose`. */
-  readonly admission?: Admission;
-  /**
-   * The gateway's shared reads (results cache, identical work in flight); its `sources` are the ones to pass. A
-   * context without it reads alone, as tests and tools that make one directly do.
-   */
-  readonly shared?: SharedReads;
-  /** Who the request acts as and the gateway's check of it; without them every action is allowed (tools, tests). */
+  /** Who the request acts as; UNRESTRICTED (tools, internal runs) when absent. */
   readonly principal?: Principal;
-  /** The client the request's turns count against; without it, the principal's name. */
+  /** The client the request's turns count against; the principal's name when absent. */
   readonly client?: string;
-  readonly auth?: Authenticator;
   /** The scheme a 401 of this request offers: Basic for the REST API, Bearer for GraphQL. */
   readonly challenge?: Challenge;
-  readonly live?: Live;
-  readonly rollups?: RollupScheduler;
   /** The request's "now" (a roll-up run on the scheduler's clock); the wall clock otherwise. */
   readonly nowMs?: number;
 }
 
-/** The gateway's live queries, and a new context for each of their runs (its own budgets, turn and statistics). */
-export interface Live {
-  readonly queries: LiveQueries;
-  newContext(): RequestContext;
+/** Opens request scopes: the one place a request's budgets, turn, loaders and checks are put together. */
+export class RequestScopes {
+  constructor(readonly deps: ScopeDeps) {}
+
+  open(options: ScopeOptions = {}): RequestScope {
+    return openScope(this.deps, options);
+  }
 }
 
-export function createRequestContext(
-  sources: Sources,
-  config: Config,
-  log: Logger,
-  options: RequestContextOptions = {},
-): RequestContext {
-  const { clientSignal, shared, auth } = options;
+function openScope(
+  { sources, settings, log, shared, takeTurn, authorize: check }: ScopeDeps,
+  options: ScopeOptions,
+): RequestScope {
+  const { clientSignal } = options;
   const principal = options.principal ?? UNRESTRICTED;
   const client = options.client ?? principal.name;
   const challenge = options.challenge ?? 'Bearer';
   const sourcesUsed = new Set<string>();
   const authorize = (scope: Scope, what: string, source?: string) => {
-    auth?.authorize(principal, scope, what, challenge, source);
+    check?.(principal, scope, what, challenge, source);
     if (source !== undefined) sourcesUsed.add(source);
   };
   const requestId = options.requestId && /^[\w.:-]{1,128}$/.test(options.requestId) ? options.requestId : randomUUID();
   const controller = new AbortController();
   // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
   setMaxListeners(0, controller.signal);
-  const timer = setTimeout(() => controller.abort(new QueryTimeoutError(config.queryTimeoutMs)), config.queryTimeoutMs);
+  const { queryTimeoutMs } = settings;
+  const timer = setTimeout(() => controller.abort(new QueryTimeoutError(queryTimeoutMs)), queryTimeoutMs);
   timer.unref();
-  const deadline = performance.now() + config.queryTimeoutMs;
+  const deadline = performance.now() + queryTimeoutMs;
   let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
@@ -155,25 +194,25 @@ export function createRequestContext(
   const requestLog = log.child({ requestId });
   const budget = new RequestBudget(
     {
-      maxPointsRead: config.maxRequestPointsRead,
-      maxPointsReturned: config.maxRequestPoints,
-      maxAnswerBytes: config.maxResponseBytes,
+      maxPointsRead: settings.maxRequestPointsRead,
+      maxPointsReturned: settings.maxRequestPoints,
+      maxAnswerBytes: settings.maxResponseBytes,
     },
     (error) => controller.abort(error),
   );
   const lane = new Lane();
   // Points read ahead of the request's queries (src/engine/read-ahead.ts), all of them together.
-  const readAheadBudget = new ReadAheadBudget(config.cassandraReadAheadPoints);
+  const readAheadBudget = new ReadAheadBudget(settings.readAheadPoints);
   const budgets = {
-    maxSeries: config.maxQuerySeries,
-    maxPointsRead: config.maxPointsRead,
-    maxPointsReturned: config.maxQueryPoints,
+    maxSeries: settings.maxQuerySeries,
+    maxPointsRead: settings.maxPointsRead,
+    maxPointsReturned: settings.maxQueryPoints,
     onExceed: 'error' as const,
   };
   return {
     requestId,
     sources,
-    config,
+    settings,
     loaders,
     nowMs,
     log: requestLog,
@@ -185,10 +224,8 @@ export function createRequestContext(
     client,
     authorize,
     sourcesUsed,
-    ...(options.live ? { live: options.live } : {}),
-    ...(options.rollups ? { rollups: options.rollups } : {}),
     source: (name, field) => sources.get(name, field),
-    async runQuery(given, label, rollup) {
+    async runQuery(given, label, rewrite) {
       const source = sources.get(given.source);
       // The one query that writes: both front ends' callers checked `read`; save_as also needs `write` on the source.
       if (given.aggregators.some((aggregator) => aggregator.name === 'save_as'))
@@ -198,7 +235,7 @@ export function createRequestContext(
       // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
       // waits for an identical query under way adds no work, and needs none.
       const admit = async () => {
-        if (options.admission) await (turn ??= options.admission.admit(controller.signal, deadline, client));
+        if (takeTurn) await (turn ??= takeTurn(controller.signal, deadline, client));
       };
       if (!shared) await admit();
       const stats = newQueryStats();
@@ -217,7 +254,7 @@ export function createRequestContext(
       };
       const started = performance.now();
       // The record takes its place as the query starts, so the statistics list a request's queries in a stable order
-      // (the parts of a useRollups query run at once and finish in any order); a query that fails is taken out.
+      // (the parts of a rewritten query run at once and finish in any order); a query that fails is taken out.
       const record: { -readonly [K in keyof QueryRecord]: QueryRecord[K] } = {
         label,
         source: source.name,
@@ -225,7 +262,7 @@ export function createRequestContext(
         stats,
         ms: 0,
         warnings: [],
-        ...(rollup ? { rollup } : {}),
+        ...(rewrite ? { rewrite } : {}),
       };
       queries.push(record);
       let output: QueryOutput;
@@ -252,5 +289,30 @@ export function createRequestContext(
         () => undefined,
       );
     },
+  };
+}
+
+/** What a gateway's Config gives a request scope. */
+export function scopeSettings(config: {
+  readonly queryTimeoutMs: number;
+  readonly maxQuerySeries: number;
+  readonly maxPointsRead: number;
+  readonly maxQueryPoints: number;
+  readonly maxRequestPointsRead: number;
+  readonly maxRequestPoints: number;
+  readonly maxResponseBytes: number;
+  readonly cassandraReadAheadPoints: number;
+  readonly maxWritePoints: number;
+}): ScopeSettings {
+  return {
+    queryTimeoutMs: config.queryTimeoutMs,
+    maxQuerySeries: config.maxQuerySeries,
+    maxPointsRead: config.maxPointsRead,
+    maxQueryPoints: config.maxQueryPoints,
+    maxRequestPointsRead: config.maxRequestPointsRead,
+    maxRequestPoints: config.maxRequestPoints,
+    maxResponseBytes: config.maxResponseBytes,
+    readAheadPoints: config.cassandraReadAheadPoints,
+    maxWritePoints: config.maxWritePoints,
   };
 }

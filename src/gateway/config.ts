@@ -4,6 +4,8 @@
  * SETTINGS by a test.
  */
 
+import type { LogFormat, LogLevel } from '../lib/log.js';
+import { ConfigError } from '../model/errors.js';
 import {
   CONSISTENCIES,
   DEFAULT_REPLICATION,
@@ -18,12 +20,9 @@ import {
   type TableName,
   type WriteEncoder,
 } from '../store/cassandra/options.js';
-import { SCOPES, isScope, type Scope } from '../http/scopes.js';
+import { SCOPES, isScope, type Scope } from '../model/principal.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from '../sources/sources.js';
 import { parseTagIndexConfig, type TagIndexConfig } from '../store/tag-index.js';
-
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface Config {
   readonly host: string;
@@ -103,7 +102,7 @@ export interface Config {
   readonly rollupsMinIntervalMs: number;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** What a process prints before it exits 2 on a configuration it cannot run with; undefined for any other failure. */
 export function invalidConfiguration(error: unknown): string | undefined {

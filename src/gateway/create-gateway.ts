@@ -36,7 +36,9 @@ import { loadManifest, usePersistedOperationsPolicy } from '../graphql/persisted
 import { answerLateRequests, requestDeadlineOptions } from '../http/request-deadline.js';
 import { createExplorerHandler } from './explorer.js';
 import { registerLiveMetrics } from '../sharing/live-metrics.js';
-import { createRequestContext, type Live, type RequestContext } from '../app/request-scope.js';
+import { RequestScopes, scopeSettings } from '../app/request-scope.js';
+import type { GraphQLContext, Live } from '../graphql/context.js';
+import { RollupTasks } from '../rollups/rollup-api.js';
 import { useBoundedAnswers } from '../graphql/use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from '../graphql/use-error-codes.js';
 import { useExecutionSchema } from '../graphql/use-execution-schema.js';
@@ -83,7 +85,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     route: routeOf,
   });
   // A request's context owns a timer; it is released when yoga has sent the response.
-  const contexts = new WeakMap<Request, RequestContext>();
+  const contexts = new WeakMap<Request, GraphQLContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
   const admission = new Admission(
     {
@@ -104,16 +106,20 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     log,
   });
   registerLiveMetrics(metrics, liveQueries);
-  const live: Live = {
-    queries: liveQueries,
-    newContext: () => createRequestContext(sources, config, log, { admission, shared, live }),
-  };
-  // Roll-up tasks: managed through both front ends; run when gateway/start.ts starts the scheduler (ROLLUPS=on).
-  const rollups = new RollupScheduler({
+  // Every request's scope, whichever front end or job opens it: its budgets, its turn, the check of its scopes.
+  const scopes = new RequestScopes({
     sources,
-    config,
-    log: log.child({ component: 'rollups' }),
+    settings: scopeSettings(config),
+    log,
     shared,
+    takeTurn: (signal, deadlineMs, client) => admission.admit(signal, deadlineMs, client),
+    authorize: (principal, scope, what, challenge, source) => auth.authorize(principal, scope, what, challenge, source),
+  });
+  // Roll-up tasks: managed through both front ends; run when gateway/start.ts starts the scheduler (ROLLUPS=on).
+  const scheduler = new RollupScheduler({
+    sources,
+    scopes,
+    log: log.child({ component: 'rollups' }),
     settings: {
       pollMs: config.rollupsPollMs,
       maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods,
@@ -121,9 +127,18 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       delayMs: config.rollupsDelayMs,
     },
   });
-  registerRollupMetrics(metrics, rollups);
+  registerRollupMetrics(metrics, scheduler);
+  const rollups = new RollupTasks(
+    {
+      delayMs: config.rollupsDelayMs,
+      minIntervalMs: config.rollupsMinIntervalMs,
+      maxTasksPerClient: config.quotaRollupTasks,
+    },
+    scheduler,
+  );
+  const live: Live = { queries: liveQueries, open: () => ({ ...scopes.open(), live, rollups }) };
   const schemas = createGatewaySchemas();
-  const yoga = createYoga<object, RequestContext>({
+  const yoga = createYoga<object, GraphQLContext>({
     schema: schemas.contract,
     graphqlEndpoint: '/graphql',
     // Bundled assets: GraphiQL must work where no CDN is reachable.
@@ -139,18 +154,14 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       const { request } = initial;
       const { req } = initial as unknown as NodeServerContext;
       const caller = callers.get(request);
-      const context = createRequestContext(sources, config, log, {
+      const scope = scopes.open({
         requestId: request.headers.get('x-request-id'),
         clientSignal: request.signal,
-        admission,
-        shared,
-        auth,
         principal: caller?.principal ?? auth.anonymous,
         ...(caller ? { client: caller.client } : {}),
         challenge: 'Bearer',
-        live,
-        rollups,
       });
+      const context: GraphQLContext = { ...scope, live, rollups };
       contexts.set(request, context);
       observer.attach(req, context);
       return context;
@@ -248,10 +259,13 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   // everything else is yoga's.
   const kairosRest = createKairosRestHandler({
     sources,
-    config,
+    settings: {
+      maxBodyBytes: config.restMaxBodyBytes,
+      tagsRowPeriods: config.restTagsRowPeriods,
+      compression: { enabled: config.compression, minBytes: config.compressionMinBytes },
+    },
     log,
-    admission,
-    shared,
+    scopes,
     auth,
     edge,
     observer,
@@ -266,7 +280,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared, live: liveQueries, rollups };
+  return { yoga, handle, shared, live: liveQueries, rollups: scheduler };
 }
 
 /**

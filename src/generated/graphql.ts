@@ -9,7 +9,7 @@ import type { GroupByResult } from '../engine/execute.js';
 import type { StoredTask } from '../rollups/task-store.js';
 import type { TaskStatus, RunRecord, SkippedPeriods } from '../rollups/rollup-scheduler.js';
 import type { Rollup as RollupModel } from '../rollups/rollup-task.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
@@ -1361,12 +1361,12 @@ export type ResolversParentTypes = ResolversObject<{
   TrimInput: TrimInput;
 }>;
 
-export type AddPointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AddPointsResult'] = ResolversParentTypes['AddPointsResult']> = ResolversObject<{
+export type AddPointsResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddPointsResult'] = ResolversParentTypes['AddPointsResult']> = ResolversObject<{
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
-export type CatalogueResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Catalogue'] = ResolversParentTypes['Catalogue']> = ResolversObject<{
+export type CatalogueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Catalogue'] = ResolversParentTypes['Catalogue']> = ResolversObject<{
   keysScanned?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   lastPassEndedAt?: Resolver<Maybe<ResolversTypes['Time']>, ParentType, ContextType>;
@@ -1378,13 +1378,13 @@ export type CatalogueResolvers<ContextType = RequestContext, ParentType extends 
   undecodableKeys?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
-export type DeletePointsResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['DeletePointsResult'] = ResolversParentTypes['DeletePointsResult']> = ResolversObject<{
+export type DeletePointsResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletePointsResult'] = ResolversParentTypes['DeletePointsResult']> = ResolversObject<{
   partitionsDeleted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   rangesDeleted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
-export type GroupKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['GroupKey'] = ResolversParentTypes['GroupKey']> = ResolversObject<{
+export type GroupKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GroupKey'] = ResolversParentTypes['GroupKey']> = ResolversObject<{
   binNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   groupNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['GroupKind'], ParentType, ContextType>;
@@ -1392,13 +1392,13 @@ export type GroupKeyResolvers<ContextType = RequestContext, ParentType extends R
   valueType?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type LiveSeriesChangeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['LiveSeriesChange'] = ResolversParentTypes['LiveSeriesChange']> = ResolversObject<{
+export type LiveSeriesChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LiveSeriesChange'] = ResolversParentTypes['LiveSeriesChange']> = ResolversObject<{
   from?: Resolver<Maybe<ResolversTypes['Time']>, ParentType, ContextType>;
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   series?: Resolver<ResolversTypes['Series'], ParentType, ContextType>;
 }>;
 
-export type LiveSeriesUpdateResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['LiveSeriesUpdate'] = ResolversParentTypes['LiveSeriesUpdate']> = ResolversObject<{
+export type LiveSeriesUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LiveSeriesUpdate'] = ResolversParentTypes['LiveSeriesUpdate']> = ResolversObject<{
   changes?: Resolver<Array<ResolversTypes['LiveSeriesChange']>, ParentType, ContextType>;
   from?: Resolver<ResolversTypes['Time'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['LiveUpdateKind'], ParentType, ContextType>;
@@ -1411,19 +1411,19 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'Long';
 }
 
-export type MetadataServiceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MetadataService'] = ResolversParentTypes['MetadataService']> = ResolversObject<{
+export type MetadataServiceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MetadataService'] = ResolversParentTypes['MetadataService']> = ResolversObject<{
   keys?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<MetadataServiceKeysArgs, 'serviceKey'>>;
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   serviceKeys?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   value?: Resolver<Maybe<ResolversTypes['MetadataValue']>, ParentType, ContextType, RequireFields<MetadataServiceValueArgs, 'key' | 'serviceKey'>>;
 }>;
 
-export type MetadataValueResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MetadataValue'] = ResolversParentTypes['MetadataValue']> = ResolversObject<{
+export type MetadataValueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MetadataValue'] = ResolversParentTypes['MetadataValue']> = ResolversObject<{
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   writtenMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
-export type MutationResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   addPoints?: Resolver<ResolversTypes['AddPointsResult'], ParentType, ContextType, RequireFields<MutationAddPointsArgs, 'series'>>;
   createRollup?: Resolver<ResolversTypes['RollupTask'], ParentType, ContextType, RequireFields<MutationCreateRollupArgs, 'task'>>;
   deleteMetadata?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteMetadataArgs, 'key' | 'service' | 'serviceKey'>>;
@@ -1433,7 +1433,7 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   updateRollup?: Resolver<Maybe<ResolversTypes['RollupTask']>, ParentType, ContextType, RequireFields<MutationUpdateRollupArgs, 'id' | 'task'>>;
 }>;
 
-export type PointResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
+export type PointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Point'] = ResolversParentTypes['Point']> = ResolversObject<{
   epochMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   imaginary?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   long?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
@@ -1443,7 +1443,7 @@ export type PointResolvers<ContextType = RequestContext, ParentType extends Reso
   value?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 }>;
 
-export type PointColumnsResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['PointColumns'] = ResolversParentTypes['PointColumns']> = ResolversObject<{
+export type PointColumnsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PointColumns'] = ResolversParentTypes['PointColumns']> = ResolversObject<{
   epochMs?: Resolver<Array<ResolversTypes['Long']>, ParentType, ContextType>;
   imaginary?: Resolver<Array<Maybe<ResolversTypes['Float']>>, ParentType, ContextType>;
   long?: Resolver<Array<Maybe<ResolversTypes['Long']>>, ParentType, ContextType>;
@@ -1457,7 +1457,7 @@ export interface PointValueScalarConfig extends GraphQLScalarTypeConfig<Resolver
   name: 'PointValue';
 }
 
-export type QueryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   metadata?: Resolver<ResolversTypes['MetadataService'], ParentType, ContextType, RequireFields<QueryMetadataArgs, 'service'>>;
   metricNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryMetricNamesArgs, 'limit' | 'prefix'>>;
   metricNamesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryMetricNamesPageArgs, 'first' | 'prefix'>>;
@@ -1474,17 +1474,17 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   tagValuesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryTagValuesPageArgs, 'first' | 'metric' | 'tag'>>;
 }>;
 
-export type RollupResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Rollup'] = ResolversParentTypes['Rollup']> = ResolversObject<{
+export type RollupResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Rollup'] = ResolversParentTypes['Rollup']> = ResolversObject<{
   metrics?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   saveAs?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
-export type RollupIntervalResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupInterval'] = ResolversParentTypes['RollupInterval']> = ResolversObject<{
+export type RollupIntervalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RollupInterval'] = ResolversParentTypes['RollupInterval']> = ResolversObject<{
   unit?: Resolver<ResolversTypes['TimeUnit'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
-export type RollupRunResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupRun'] = ResolversParentTypes['RollupRun']> = ResolversObject<{
+export type RollupRunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RollupRun'] = ResolversParentTypes['RollupRun']> = ResolversObject<{
   durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   finished?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
@@ -1495,13 +1495,13 @@ export type RollupRunResolvers<ContextType = RequestContext, ParentType extends 
   started?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
-export type RollupSkipResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupSkip'] = ResolversParentTypes['RollupSkip']> = ResolversObject<{
+export type RollupSkipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RollupSkip'] = ResolversParentTypes['RollupSkip']> = ResolversObject<{
   from?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   periods?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
-export type RollupStatusResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupStatus'] = ResolversParentTypes['RollupStatus']> = ResolversObject<{
+export type RollupStatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RollupStatus'] = ResolversParentTypes['RollupStatus']> = ResolversObject<{
   completedThrough?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   failures?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   heldBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1512,7 +1512,7 @@ export type RollupStatusResolvers<ContextType = RequestContext, ParentType exten
   skipped?: Resolver<Maybe<ResolversTypes['RollupSkip']>, ParentType, ContextType>;
 }>;
 
-export type RollupTaskResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RollupTask'] = ResolversParentTypes['RollupTask']> = ResolversObject<{
+export type RollupTaskResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RollupTask'] = ResolversParentTypes['RollupTask']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   executionInterval?: Resolver<Maybe<ResolversTypes['RollupInterval']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1523,7 +1523,7 @@ export type RollupTaskResolvers<ContextType = RequestContext, ParentType extends
   status?: Resolver<ResolversTypes['RollupStatus'], ParentType, ContextType>;
 }>;
 
-export type RowResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Row'] = ResolversParentTypes['Row']> = ResolversObject<{
+export type RowResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Row'] = ResolversParentTypes['Row']> = ResolversObject<{
   epochMs?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   group?: Resolver<Array<ResolversTypes['GroupKey']>, ParentType, ContextType>;
   long?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
@@ -1537,7 +1537,7 @@ export type RowResolvers<ContextType = RequestContext, ParentType extends Resolv
   value?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 }>;
 
-export type SeriesResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Series'] = ResolversParentTypes['Series']> = ResolversObject<{
+export type SeriesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Series'] = ResolversParentTypes['Series']> = ResolversObject<{
   columns?: Resolver<ResolversTypes['PointColumns'], ParentType, ContextType>;
   group?: Resolver<Array<ResolversTypes['GroupKey']>, ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1549,25 +1549,25 @@ export type SeriesResolvers<ContextType = RequestContext, ParentType extends Res
   varyingTags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type SeriesKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesKey'] = ResolversParentTypes['SeriesKey']> = ResolversObject<{
+export type SeriesKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SeriesKey'] = ResolversParentTypes['SeriesKey']> = ResolversObject<{
   metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<SeriesKeyTagArgs, 'name'>>;
   tags?: Resolver<Array<ResolversTypes['Tag']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['ValueType'], ParentType, ContextType>;
 }>;
 
-export type SeriesKeyPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesKeyPage'] = ResolversParentTypes['SeriesKeyPage']> = ResolversObject<{
+export type SeriesKeyPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SeriesKeyPage'] = ResolversParentTypes['SeriesKeyPage']> = ResolversObject<{
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['SeriesKey']>, ParentType, ContextType>;
   nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type SeriesTagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SeriesTag'] = ResolversParentTypes['SeriesTag']> = ResolversObject<{
+export type SeriesTagResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SeriesTag'] = ResolversParentTypes['SeriesTag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type SourceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Source'] = ResolversParentTypes['Source']> = ResolversObject<{
+export type SourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Source'] = ResolversParentTypes['Source']> = ResolversObject<{
   catalogue?: Resolver<Maybe<ResolversTypes['Catalogue']>, ParentType, ContextType>;
   layout?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1575,17 +1575,17 @@ export type SourceResolvers<ContextType = RequestContext, ParentType extends Res
   writable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
-export type StringPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['StringPage'] = ResolversParentTypes['StringPage']> = ResolversObject<{
+export type StringPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StringPage'] = ResolversParentTypes['StringPage']> = ResolversObject<{
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type SubscriptionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   liveSeries?: SubscriptionResolver<ResolversTypes['LiveSeriesUpdate'], "liveSeries", ParentType, ContextType, RequireFields<SubscriptionLiveSeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
 }>;
 
-export type TagResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
+export type TagResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = ResolversObject<{
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -1594,7 +1594,7 @@ export interface TimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'Time';
 }
 
-export type Resolvers<ContextType = RequestContext> = ResolversObject<{
+export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AddPointsResult?: AddPointsResultResolvers<ContextType>;
   Catalogue?: CatalogueResolvers<ContextType>;
   DeletePointsResult?: DeletePointsResultResolvers<ContextType>;

@@ -10,7 +10,7 @@ import { AGGREGATORS } from '../engine/aggregators/registry.js';
 import type { ParamSpec } from '../engine/params.js';
 import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
 import type { AggregatorSpec, GroupBySpec } from '../model/query.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from './context.js';
 import { timeArg } from './arguments.js';
 
 /** `least_squares` → `leastSquares`: GraphQL names of KairosDB's wire names. */
@@ -31,7 +31,7 @@ export function aggregatorOf(input: AggregatorInput): {
 }
 
 export function aggregatorSpecs(
-  ctx: RequestContext,
+  ctx: GraphQLContext,
   inputs: readonly AggregatorInput[] | null | undefined,
 ): AggregatorSpec[] {
   return (inputs ?? []).map((input, i) => {
@@ -79,7 +79,7 @@ export function groupBySpecs(input: GroupByInput | null | undefined): GroupBySpe
 }
 
 function wireParams(
-  ctx: RequestContext,
+  ctx: GraphQLContext,
   specs: readonly ParamSpec[],
   options: Record<string, unknown>,
   path: string,
@@ -94,7 +94,7 @@ function wireParams(
   return params;
 }
 
-function wireValue(ctx: RequestContext, spec: ParamSpec, value: unknown, path: string): unknown {
+function wireValue(ctx: GraphQLContext, spec: ParamSpec, value: unknown, path: string): unknown {
   switch (spec.type) {
     case 'duration':
       return duration(value as { value: number; unit: string });

@@ -8,12 +8,12 @@ import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import type { Zone } from 'luxon';
 import { resolveZone } from '../model/time-units.js';
 import { formatTime, parseTime, TimeParseError, type ParseTimeOptions, type TimeInput } from '../model/time.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from './context.js';
 
 /** Metadata queries look at the last 24 hours unless told otherwise (a start of 0 would scan all history). */
 export const DEFAULT_METADATA_WINDOW_MS = 24 * 3600 * 1000;
 
-export function timeArg(ctx: RequestContext, value: TimeInput, field: string, options: ParseTimeOptions = {}): number {
+export function timeArg(ctx: GraphQLContext, value: TimeInput, field: string, options: ParseTimeOptions = {}): number {
   try {
     return parseTime(value, ctx.nowMs, options);
   } catch (error) {
@@ -28,7 +28,7 @@ export function timeArg(ctx: RequestContext, value: TimeInput, field: string, op
  * `now/d` to `now/d` is today, midnight to 23:59:59.999.
  */
 export function rangeArgs(
-  ctx: RequestContext,
+  ctx: GraphQLContext,
   from: TimeInput | null | undefined,
   to: TimeInput | null | undefined,
   defaultWindowMs?: number,

@@ -17,9 +17,9 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { KairographError } from '../model/errors.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from './context.js';
 import { toGraphQLError } from './mask-error.js';
-import type { Scope } from '../http/scopes.js';
+import type { Scope } from '../model/principal.js';
 
 /**
  * What each root field needs. A root field missing here stops the schema from being built, so no field can be added
@@ -147,12 +147,12 @@ export function checkScopes(schema: GraphQLSchema): void {
 }
 
 /** Refuses, before execution, an operation that selects a field its principal may not read (ANSWER_SCOPES). */
-export function useAnswerScopes(): Plugin<RequestContext> {
+export function useAnswerScopes(): Plugin<GraphQLContext> {
   const check = (
     schema: GraphQLSchema,
     document: DocumentNode,
     operationName: string | null | undefined,
-    ctx: RequestContext,
+    ctx: GraphQLContext,
   ) => {
     const refused = refusedField(schema, document, operationName, ctx.principal.scopes);
     if (refused === undefined) return undefined;

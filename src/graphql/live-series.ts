@@ -8,12 +8,13 @@ import type { LiveAnswer, LiveUpdate } from '../sharing/live-queries.js';
 import { InputError } from '../model/errors.js';
 import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
 import type { MetricQuery } from '../model/query.js';
-import type { RequestContext } from '../app/request-scope.js';
-import { requestStatistics, subscriptionStatistics, type RequestStatistics } from './use-query-statistics.js';
+import type { GraphQLContext } from './context.js';
+import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
+import { subscriptionStatistics } from './use-query-statistics.js';
 import { metricScope } from '../sources/source.js';
 import { timeArg } from './arguments.js';
 import type { LiveUpdateModel, SeriesModel } from './models.js';
-import { answerSeries, seriesQuery } from './resolvers.js';
+import { answerSeries, seriesQuery } from './series-answers.js';
 
 /** What the subscription's stream carries to `resolve`: an update, or the error that ended it. */
 type Payload =
@@ -21,7 +22,7 @@ type Payload =
   | { readonly error: unknown };
 
 export const liveSeriesResolver = {
-  subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: RequestContext): AsyncIterable<Payload> {
+  subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: GraphQLContext): AsyncIterable<Payload> {
     if (ctx.live === undefined) throw new Error('liveSeries needs the gateway (its live queries)');
     const live = ctx.live;
     // Read and checked now, so bad arguments fail the subscription at once, as `series` fails.
@@ -35,7 +36,7 @@ export const liveSeriesResolver = {
         'is not taken by liveSeries, which runs again on every write and poll: save with `series`',
       );
     const source = first.source!;
-    const query = new LiveSeriesQuery(args, first, live.newContext);
+    const query = new LiveSeriesQuery(args, first, () => live.open());
     const updates = live.queries.subscribe<SeriesModel>(
       {
         key: JSON.stringify([source, args]),
@@ -47,7 +48,7 @@ export const liveSeriesResolver = {
     );
     return payloads(updates, source);
   },
-  resolve(payload: Payload, _: unknown, ctx: RequestContext): LiveUpdateModel {
+  resolve(payload: Payload, _: unknown, ctx: GraphQLContext): LiveUpdateModel {
     if ('error' in payload) throw payload.error;
     subscriptionStatistics.set(ctx, payload.statistics);
     return payload.update;
@@ -61,7 +62,7 @@ class LiveSeriesQuery {
   constructor(
     private readonly args: SubscriptionLiveSeriesArgs,
     private readonly first: MetricQuery,
-    private readonly newContext: () => RequestContext,
+    private readonly newContext: () => GraphQLContext,
   ) {
     this.startMs = first.range.startMs;
     this.lengthMs = first.range.endMs - first.range.startMs;

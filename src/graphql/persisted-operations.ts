@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../gateway/config.js';
 import { TOKEN_HEADER } from '../http/auth.js';
 
 /** src/server and dist/server are both two levels below the project root. */
@@ -19,7 +18,7 @@ const BUILT_IN_MANIFEST = new URL('../../src/generated/operations/persisted-docu
 /** Keyed by hash; a Map, because clients choose the hash they look up (`__proto__` must find nothing). */
 export type PersistedManifest = ReadonlyMap<string, string>;
 
-export function loadManifest(config: Config): PersistedManifest {
+export function loadManifest(config: { readonly persistedOperationsFile: string }): PersistedManifest {
   const path = config.persistedOperationsFile || BUILT_IN_MANIFEST;
   const manifest = JSON.parse(readFileSync(path, 'utf8')) as unknown;
   if (typeof manifest !== 'object' || manifest === null || Object.values(manifest).some((v) => typeof v !== 'string')) {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { GraphQLScalarType, parse, type GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import type { Resolvers } from '../generated/graphql.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from './context.js';
 import { checkScopes, FIELD_SCOPES } from './field-scopes.js';
 import { BuiltListScalar, executionTypeDefs } from './point-answers.js';
 import { resolvers } from './resolvers.js';
@@ -25,8 +25,8 @@ export interface GatewaySchemas {
 export function createGatewaySchemas(): GatewaySchemas {
   const typeDefs = parse(readFileSync(SCHEMA_PATH, 'utf8'));
   const scoped = guarded(withScalarBehaviourOnly(resolvers));
-  const contract = createSchema<RequestContext>({ typeDefs, resolvers: scoped });
-  const execution = createSchema<RequestContext>({
+  const contract = createSchema<GraphQLContext>({ typeDefs, resolvers: scoped });
+  const execution = createSchema<GraphQLContext>({
     typeDefs: executionTypeDefs(typeDefs),
     resolvers: { ...scoped, ...withScalarBehaviourOnly({ BuiltList: BuiltListScalar }) },
   });
@@ -49,7 +49,7 @@ function withScalarBehaviourOnly<T extends object>(map: T): T {
   ) as T;
 }
 
-type AnyResolver = (parent: unknown, args: Record<string, unknown>, ctx: RequestContext, info: unknown) => unknown;
+type AnyResolver = (parent: unknown, args: Record<string, unknown>, ctx: GraphQLContext, info: unknown) => unknown;
 /** A subscription field's resolver: `subscribe` starts it, `resolve` shapes each event. */
 interface SubscriptionResolver {
   readonly subscribe: AnyResolver;
@@ -64,7 +64,7 @@ function guarded(all: Resolvers): Resolvers {
     for (const [field, scope] of Object.entries(scopes)) {
       const given = fields[field];
       if (given === undefined) continue;
-      const check = (args: Record<string, unknown>, ctx: RequestContext) => {
+      const check = (args: Record<string, unknown>, ctx: GraphQLContext) => {
         // A field without a source argument (`sources`) touches no source's series.
         const source =
           'source' in args || field !== 'sources'

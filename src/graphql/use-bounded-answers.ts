@@ -12,11 +12,11 @@ import { AnswerWriter, writeJson, type Answer } from '../http/answer-writer.js';
 import { answerEncoding, type CompressionOptions } from '../http/compression.js';
 import { toGraphQLError } from './mask-error.js';
 import { answerResponse } from './use-compression.js';
-import type { RequestContext } from '../app/request-scope.js';
+import type { GraphQLContext } from './context.js';
 
 /** `contextOf` finds the context yoga built for the request (create-gateway.ts keeps them). */
 export function useBoundedAnswers(
-  contextOf: (request: Request) => RequestContext | undefined,
+  contextOf: (request: Request) => GraphQLContext | undefined,
   compression: CompressionOptions,
 ): Plugin {
   /** Answers written for their requests, until yoga's response for them is made. */

@@ -7,23 +7,13 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
-import { ConfigError, type Config } from '../gateway/config.js';
+import { ConfigError } from '../model/errors.js';
 import { ForbiddenError, OverloadedError, RateLimitedError, UnauthenticatedError } from '../model/errors.js';
 import { isLoopback } from './browser-policy.js';
-import { SCOPES, isScope, type Scope } from './scopes.js';
+import type { Challenge } from '../model/errors.js';
+import { SCOPES, isScope, type Principal, type Scope } from '../model/principal.js';
 
-export { SCOPES, type Scope };
-
-/** Who a request acts as. Only the name ever reaches logs and metrics, never a secret. */
-export interface Principal {
-  /** A token's or user's name from CREDENTIALS_FILE; `anonymous` without credentials; `trusted-client` for TRUSTED_CLIENT_TOKENS. */
-  readonly name: string;
-  /** False for requests without credentials: a missing scope is then 401 (send credentials), not 403. */
-  readonly authenticated: boolean;
-  readonly scopes: ReadonlySet<Scope>;
-  /** The sources it may read, write or delete in; undefined for every source. */
-  readonly sources?: ReadonlySet<string>;
-}
+export { SCOPES, type Challenge, type Principal, type Scope };
 
 /** The credentials a request carries: its Authorization header and its x-kairograph-token header. */
 export interface PresentedCredentials {
@@ -31,13 +21,18 @@ export interface PresentedCredentials {
   readonly token?: string | null | undefined;
 }
 
-export type Challenge = 'Basic' | 'Bearer';
-
 /** The header Grafana's GraphQL data sources and GraphiQL's Headers pane send a token in (and TRUSTED_CLIENT_TOKENS). */
 export const TOKEN_HEADER = 'x-kairograph-token';
 
-/** Everything may be done: what tools and tests get when they make a request context without a gateway. */
-export const UNRESTRICTED: Principal = { name: 'internal', authenticated: true, scopes: new Set(SCOPES) };
+/** The settings authentication is made of (the gateway's Config has them). */
+export interface AuthSettings {
+  /** HOST: on a loopback address, requests without credentials may do everything unless credentials exist. */
+  readonly host: string;
+  readonly credentialsFile: string;
+  readonly anonymousScopes: 'auto' | readonly Scope[];
+  readonly trustedClientTokens: readonly string[];
+  readonly persistedOnly: boolean;
+}
 
 /** CREDENTIALS_FILE and ANONYMOUS_SCOPES read and checked: what the gateway enforces. */
 export interface AuthPolicy {
@@ -65,7 +60,7 @@ interface StoredCredential {
  * Reads CREDENTIALS_FILE and decides what anonymous requests may do. Throws a ConfigError naming the setting when the
  * file is wrong, or when HOST reaches beyond this machine and neither credentials nor ANONYMOUS_SCOPES are set.
  */
-export function loadAuthPolicy(config: Config, sourceNames?: readonly string[]): AuthPolicy {
+export function loadAuthPolicy(config: AuthSettings, sourceNames?: readonly string[]): AuthPolicy {
   const { tokens, legacyTokens, users } =
     config.credentialsFile === ''
       ? { tokens: [], legacyTokens: [], users: [] }

@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../lib/log.js';
-import type { RequestContext } from '../app/request-scope.js';
-import { requestStatistics, type RequestStatistics } from '../graphql/use-query-statistics.js';
+import type { RequestScope } from '../app/request-scope.js';
+import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 
 export type Api = 'graphql' | 'rest' | 'operations' | 'other';
 
@@ -40,7 +40,7 @@ export interface Exchange {
   readonly api: Api;
   /** The route template (`/api/v1/metric/{name}`, `/graphql`), or `other`. */
   route: string;
-  ctx?: RequestContext;
+  ctx?: RequestScope;
   operation?: string | null;
   errors: RequestError[];
   /** The statistics the response carried, so the log says the same; computed at the end when no one did. */
@@ -51,7 +51,7 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIO
 
 export class RequestObserver {
   private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
-  private readonly byContext = new WeakMap<RequestContext, Exchange>();
+  private readonly byContext = new WeakMap<RequestScope, Exchange>();
   private readonly requests: Counter<'api' | 'route' | 'method' | 'status' | 'source'>;
   private readonly duration: Histogram<'api' | 'route' | 'method'>;
   private readonly errors: Counter<'api' | 'code'>;
@@ -137,7 +137,7 @@ export class RequestObserver {
   }
 
   /** Ties a request context to its record, so plugins that see only the context can add to it. */
-  attach(req: IncomingMessage, ctx: RequestContext): void {
+  attach(req: IncomingMessage, ctx: RequestScope): void {
     const exchange = this.exchanges.get(req);
     if (exchange === undefined) return;
     exchange.ctx = ctx;
@@ -148,7 +148,7 @@ export class RequestObserver {
    * The record of the request `ctx` serves. Yoga's plugins see a copy of the context merged with its server context
    * (which holds the Node request), not the object the context factory made, so both are looked up.
    */
-  forContext(ctx: RequestContext): Exchange | undefined {
+  forContext(ctx: RequestScope): Exchange | undefined {
     const req = (ctx as Partial<{ req: IncomingMessage }>).req;
     return this.byContext.get(ctx) ?? (req === undefined ? undefined : this.exchanges.get(req));
   }
@@ -189,7 +189,7 @@ export class RequestObserver {
     else log.info(line, message);
   }
 
-  private countQueries(ctx: RequestContext, statistics: RequestStatistics): void {
+  private countQueries(ctx: RequestScope, statistics: RequestStatistics): void {
     for (const query of ctx.queries) {
       const { source, stats } = query;
       this.phases.observe({ source, phase: 'plan' }, stats.planMs / 1000);

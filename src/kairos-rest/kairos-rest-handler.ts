@@ -6,39 +6,28 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { SharedReads } from '../sharing/shared-reads.js';
-import type { Config } from '../gateway/config.js';
 import type { QueryOutput } from '../engine/execute.js';
 import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../model/errors.js';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
 import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
 import type { Logger } from '../lib/log.js';
 import { deletePoints } from '../app/delete-points.js';
+import { metricNames } from '../app/metric-names.js';
+import { writeBatch } from '../app/write.js';
 import { metadataFor } from '../app/metadata.js';
-import {
-  createRollup,
-  deleteRollup,
-  getRollup,
-  kairosRollupStatus,
-  listRollups,
-  rollupStatus,
-  updateRollup,
-  type TaskStatus,
-} from '../rollups/rollup-api.js';
-import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
+import type { RollupTasks, TaskStatus } from '../rollups/rollup-api.js';
 import type { RollupTask } from '../rollups/rollup-task.js';
 import type { MetricQuery } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
-import type { Admission } from '../http/admission.js';
 import type { Authenticator } from '../http/auth.js';
-import type { Scope } from '../http/scopes.js';
+import type { Scope } from '../model/principal.js';
 import type { Exchange } from '../http/request-observer.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import { AnswerWriter, textAnswer, type Answer } from '../http/answer-writer.js';
 import { answerEncoding, type AnswerEncoding } from '../http/compression.js';
-import { createRequestContext, type RequestContext } from '../app/request-scope.js';
-import { requestStatistics } from '../graphql/use-query-statistics.js';
-import { checkMetricPrefix, validateMetricName } from '../sources/series.js';
+import type { RequestScope, RequestScopes } from '../app/request-scope.js';
+import { requestStatistics } from '../app/statistics.js';
+import { validateMetricName } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { inMetric, parseCheckedKairosQuery } from './check-kairos-query.js';
 import { findTags } from './find-tags.js';
@@ -53,22 +42,31 @@ const API_PREFIX = '/api/v1';
 /** What GET /api/v1/version answers: KairosDB's form first, since clients check that it starts with "KairosDB". */
 export const VERSION = `KairosDB 1.3.0-1 (Kairograph ${(createRequire(import.meta.url)('../../package.json') as { version: string }).version})`;
 
+/** What the REST API needs of the configuration besides what every request scope has. */
+export interface KairosRestSettings {
+  /** REST_MAX_BODY_BYTES: the largest body, counted as received and again after gzip inflation. */
+  readonly maxBodyBytes: number;
+  /** REST_TAGS_ROW_PERIODS: the row periods `/datapoints/query/tags` reads. */
+  readonly tagsRowPeriods: number;
+  /** COMPRESSION and COMPRESSION_MIN_BYTES. */
+  readonly compression: { readonly enabled: boolean; readonly minBytes: number };
+}
+
 export interface KairosRestDeps {
+  /** The gateway's sources (REST serves the primary one). */
   readonly sources: Sources;
-  readonly config: Config;
+  readonly settings: KairosRestSettings;
   readonly log: Logger;
-  /** The gateway's admission control, shared with GraphQL; without it queries run at once. */
-  readonly admission?: Admission;
-  /** The gateway's shared reads (results cache, work in flight); `sources` are its sources. */
-  readonly shared?: SharedReads;
+  /** Opens each request's scope (its budgets, turn, loaders and checks). */
+  readonly scopes: RequestScopes;
   /** Who may do what (src/http/auth.ts). */
   readonly auth: Authenticator;
   /** Who a request is: its credentials, read once per request for every front end (src/http/edge.ts). */
   readonly edge: HttpEdge;
   /** The gateway's record of each request (its log line and metrics); without it requests go unlogged. */
   readonly observer?: RequestObserver;
-  /** The gateway's roll-up scheduler: told at once of tasks changed here. */
-  readonly rollups?: RollupScheduler;
+  /** Roll-up tasks, shared with GraphQL. */
+  readonly rollups: RollupTasks;
 }
 
 /** How metrics and logs name a path under /api/v1 that no route matches: never the path itself. */
@@ -91,7 +89,8 @@ export function createKairosRestHandler(deps: KairosRestDeps): (req: IncomingMes
 
 interface Call {
   readonly req: IncomingMessage;
-  readonly ctx: RequestContext;
+  readonly ctx: RequestScope;
+  readonly deps: KairosRestDeps;
   readonly params: URLSearchParams;
   /** Captures of the route's pattern (the metric name of DELETE /metric/{name}, still percent-encoded). */
   readonly captures: readonly string[];
@@ -119,12 +118,12 @@ interface Route {
   readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Endpoint>>>;
 }
 
-/** Every route and what each method needs; the route of a query with `save_as` also needs `write` (RequestContext.runQuery). */
+/** Every route and what each method needs; the route of a query with `save_as` also needs `write` (RequestScope.runQuery). */
 export const ROUTES: readonly Route[] = [
   { pattern: /^\/version$/, template: '/version', methods: { GET: [version, null] } },
   { pattern: /^\/health\/check$/, template: '/health/check', methods: { GET: [healthCheck, null] } },
   { pattern: /^\/health\/status$/, template: '/health/status', methods: { GET: [healthStatus, null] } },
-  { pattern: /^\/metricnames$/, template: '/metricnames', methods: { GET: [metricNames, 'read'] } },
+  { pattern: /^\/metricnames$/, template: '/metricnames', methods: { GET: [metricNamesOf, 'read'] } },
   { pattern: /^\/datapoints$/, template: '/datapoints', methods: { POST: [addDatapoints, 'write'] } },
   {
     pattern: /^\/datapoints\/query$/,
@@ -231,16 +230,12 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
 
   const clientGone = new AbortController();
   const header = req.headers['x-request-id'];
-  const ctx = createRequestContext(deps.sources, deps.config, deps.log, {
+  const ctx = deps.scopes.open({
     requestId: typeof header === 'string' ? header : null,
     clientSignal: clientGone.signal,
-    ...(deps.admission ? { admission: deps.admission } : {}),
-    ...(deps.shared ? { shared: deps.shared } : {}),
-    auth: deps.auth,
     principal: caller?.principal ?? deps.auth.anonymous,
     ...(caller ? { client: caller.client } : {}),
     challenge: 'Basic',
-    ...(deps.rollups ? { rollups: deps.rollups } : {}),
   });
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
@@ -251,13 +246,11 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };
   try {
-    const encoding = answerEncoding(req.headers['accept-encoding'], {
-      enabled: deps.config.compression,
-      minBytes: deps.config.compressionMinBytes,
-    });
+    const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
     const reply = await handler({
       req,
       ctx,
+      deps,
       params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
       captures,
       encoding,
@@ -313,7 +306,7 @@ function matchRoute(path: string): { route: Route; captures: string[] } | undefi
 /** Typed errors keep their message, status and headers; anything else is logged in full and masked, as GraphQL does. */
 function sendError(
   res: ServerResponse,
-  ctx: RequestContext,
+  ctx: RequestScope,
   error: unknown,
   headers: Readonly<Record<string, string>>,
   exchange: Exchange | undefined,
@@ -442,7 +435,7 @@ async function healthStatus({ ctx }: Call): Promise<Reply> {
 }
 
 /** Undefined when the store answers; otherwise what the client may be told (a typed error's message, else masked). */
-async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
+async function pingFailure(ctx: RequestScope): Promise<string | undefined> {
   try {
     await ctx.sources.primary.ping();
     return undefined;
@@ -453,27 +446,23 @@ async function pingFailure(ctx: RequestContext): Promise<string | undefined> {
   }
 }
 
-async function metricNames({ ctx, params }: Call): Promise<Reply> {
-  const prefix = params.get('prefix') ?? '';
-  const source = ctx.sources.primary;
-  checkMetricPrefix(source.limits, prefix, 'prefix');
-  const names = await source.metricNames(prefix);
+async function metricNamesOf({ ctx, params }: Call): Promise<Reply> {
+  const names = await metricNames(ctx.sources.primary, params.get('prefix') ?? '', 'prefix');
   return { status: 200, body: JSON.stringify({ results: names }) };
 }
 
-async function addDatapoints({ req, ctx }: Call): Promise<Reply> {
-  const json = await readJsonBody(req, ctx, true);
+async function addDatapoints(call: Call): Promise<Reply> {
+  const { ctx } = call;
+  const json = await readJsonBody(call, true);
   const source = ctx.sources.primary;
-  const batch = parseDatapoints(json, { maxPoints: ctx.config.maxWritePoints, keys: source.limits });
-  if (batch.series.length > 0) {
-    await source.write(batch);
-    ctx.loaders.clear();
-  }
+  const batch = parseDatapoints(json, { maxPoints: ctx.settings.maxWritePoints, keys: source.limits });
+  await writeBatch(ctx, source, batch);
   return { status: 204 };
 }
 
-async function queryFromBody({ req, ctx, encoding }: Call): Promise<Reply> {
-  return runQueries(ctx, await readJsonBody(req, ctx, false), encoding);
+async function queryFromBody(call: Call): Promise<Reply> {
+  const { ctx, encoding } = call;
+  return runQueries(ctx, await readJsonBody(call, false), encoding);
 }
 
 /** GET ?query=<url-encoded JSON>, as KairosDB's getQuery. */
@@ -485,7 +474,7 @@ async function queryFromUrl({ ctx, params, encoding }: Call): Promise<Reply> {
 }
 
 /** Every metric is validated before any runs (a save_as must not write for a request that is refused), then all run together. */
-async function runQueries(ctx: RequestContext, json: JsonValue, encoding: AnswerEncoding | undefined): Promise<Reply> {
+async function runQueries(ctx: RequestScope, json: JsonValue, encoding: AnswerEncoding | undefined): Promise<Reply> {
   const queries = parseAndCheck(ctx, json);
   const settled = await Promise.allSettled(
     queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))),
@@ -498,10 +487,11 @@ async function runQueries(ctx: RequestContext, json: JsonValue, encoding: Answer
 }
 
 /** Aggregators are parsed and checked, then ignored, as KairosDB does for this endpoint. */
-async function queryTags({ req, ctx }: Call): Promise<Reply> {
-  const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
+async function queryTags(call: Call): Promise<Reply> {
+  const { ctx, deps } = call;
+  const queries = parseAndCheck(ctx, await readJsonBody(call, false));
   const found = await Promise.all(
-    queries.map((query) => findTags(ctx.sources.primary, ctx.loaders, query, ctx.config.restTagsRowPeriods)),
+    queries.map((query) => findTags(ctx.sources.primary, ctx.loaders, query, deps.settings.tagsRowPeriods)),
   );
   for (const [i, f] of found.entries())
     for (const warning of f.warnings) ctx.log.warn({ query: `metrics[${i}]` }, warning);
@@ -509,8 +499,9 @@ async function queryTags({ req, ctx }: Call): Promise<Reply> {
 }
 
 /** Each metric's series and range, through the shared delete path; the metric's name stays (KairosDB's behaviour). */
-async function deleteDatapoints({ req, ctx }: Call): Promise<Reply> {
-  const queries = parseAndCheck(ctx, await readJsonBody(req, ctx, false));
+async function deleteDatapoints(call: Call): Promise<Reply> {
+  const { ctx } = call;
+  const queries = parseAndCheck(ctx, await readJsonBody(call, false));
   for (const query of queries) {
     const summary = await deletePoints(
       ctx.sources.primary,
@@ -547,7 +538,7 @@ function pathSegment(encoded: string, field: string): string {
 
 // KairosDB's MetadataResource: lists as {"results": [...]}, a value as its own text, changes answered with 204.
 
-function metadataAt(ctx: RequestContext, captures: readonly string[], change: boolean) {
+function metadataAt(ctx: RequestScope, captures: readonly string[], change: boolean) {
   const [service, serviceKey, key] = captures.map((segment, i) =>
     pathSegment(segment, ['service', 'serviceKey', 'key'][i]!),
   );
@@ -588,9 +579,9 @@ async function metadataValue({ req, ctx, captures }: Call): Promise<Reply> {
   };
 }
 
-async function setMetadataValue({ req, ctx, captures }: Call): Promise<Reply> {
+async function setMetadataValue({ req, ctx, captures, deps }: Call): Promise<Reply> {
   const { index, service, serviceKey, key } = metadataAt(ctx, captures, true);
-  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+  const body = await readBody(req, deps.settings.maxBodyBytes, ctx.signal);
   await index.set(service, serviceKey, key, body.toString('utf8'));
   return { status: 204 };
 }
@@ -620,44 +611,44 @@ function rollupNotFound(id: string, what = 'Resource'): Reply {
   return { status: 404, body: errorsBody([`${what} not found for id ${id}`]) };
 }
 
-async function listRollupTasks({ ctx }: Call): Promise<Reply> {
-  return { status: 200, body: `[${(await listRollups(ctx)).map((task) => task.json).join(',')}]` };
+async function listRollupTasks({ ctx, deps }: Call): Promise<Reply> {
+  return { status: 200, body: `[${(await deps.rollups.list(ctx)).map((task) => task.json).join(',')}]` };
 }
 
-async function createRollupTask({ req, ctx }: Call): Promise<Reply> {
-  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
-  return rollupCreated(await createRollup(ctx, body.toString('utf8')));
+async function createRollupTask({ req, ctx, deps }: Call): Promise<Reply> {
+  const body = await readBody(req, deps.settings.maxBodyBytes, ctx.signal);
+  return rollupCreated(await deps.rollups.create(ctx, body.toString('utf8')));
 }
 
-async function getRollupTask({ ctx, captures }: Call): Promise<Reply> {
+async function getRollupTask({ ctx, captures, deps }: Call): Promise<Reply> {
   const id = rollupId(captures);
-  const stored = await getRollup(ctx, id);
+  const stored = await deps.rollups.get(ctx, id);
   return stored === undefined ? rollupNotFound(id) : { status: 200, body: stored.json };
 }
 
-async function updateRollupTask({ req, ctx, captures }: Call): Promise<Reply> {
+async function updateRollupTask({ req, ctx, captures, deps }: Call): Promise<Reply> {
   const id = rollupId(captures);
-  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
-  const task = await updateRollup(ctx, id, body.toString('utf8'));
+  const body = await readBody(req, deps.settings.maxBodyBytes, ctx.signal);
+  const task = await deps.rollups.update(ctx, id, body.toString('utf8'));
   return task === undefined ? rollupNotFound(id) : rollupCreated(task);
 }
 
-async function deleteRollupTask({ ctx, captures }: Call): Promise<Reply> {
+async function deleteRollupTask({ ctx, captures, deps }: Call): Promise<Reply> {
   const id = rollupId(captures);
-  return (await deleteRollup(ctx, id)) ? { status: 204 } : rollupNotFound(id);
+  return (await deps.rollups.delete(ctx, id)) ? { status: 204 } : rollupNotFound(id);
 }
 
 /**
  * KairosDB's status of the task's last run (`RollupTaskStatus`, in its REST names), and Kairograph's own under
  * `kairograph`: progress, pending periods, failures and the next retry, skipped periods, a claim another gateway holds.
  */
-async function rollupTaskStatus({ ctx, captures }: Call): Promise<Reply> {
+async function rollupTaskStatus({ ctx, captures, deps }: Call): Promise<Reply> {
   const id = rollupId(captures);
-  const stored = await getRollup(ctx, id);
-  const kairos = parseKairosStatus(await kairosRollupStatus(ctx, id));
+  const stored = await deps.rollups.get(ctx, id);
+  const kairos = parseKairosStatus(await deps.rollups.kairosStatus(ctx, id));
   if (stored === undefined)
     return kairos === undefined ? rollupNotFound(id, 'Status') : { status: 200, body: JSON.stringify(kairos) };
-  const own = await rollupStatus(ctx, stored);
+  const own = await deps.rollups.status(ctx, stored);
   // Which gateway ran or holds a task names a host and a process: the operators' (the admin scope), as in GraphQL.
   const status = restStatusOf(own, ctx.principal.scopes.has('admin'));
   return {
@@ -723,12 +714,12 @@ function wantsPlainText(accept: string | undefined): boolean {
 }
 
 /** The request's queries, each validated as the engine will validate it (check-kairos-query.ts). */
-function parseAndCheck(ctx: RequestContext, json: JsonValue): MetricQuery[] {
+function parseAndCheck(ctx: RequestScope, json: JsonValue): MetricQuery[] {
   return parseCheckedKairosQuery(json, ctx.nowMs, ctx.sources.primary.limits);
 }
 
-async function readJsonBody(req: IncomingMessage, ctx: RequestContext, exactNumbers: boolean): Promise<JsonValue> {
-  const body = await readBody(req, ctx.config.restMaxBodyBytes, ctx.signal);
+async function readJsonBody({ req, ctx, deps }: Call, exactNumbers: boolean): Promise<JsonValue> {
+  const body = await readBody(req, deps.settings.maxBodyBytes, ctx.signal);
   return parseJsonText(body.toString('utf8'), 'request body', exactNumbers);
 }
 

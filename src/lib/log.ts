@@ -4,9 +4,11 @@
  */
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { LogFormat, LogLevel } from '../gateway/config.js';
 
 export type { Logger };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /** Paths a credential could sit at if anything ever logged a request's headers or a configuration. */
 const REDACTED = [

@@ -52,6 +52,15 @@ export class KairographError extends Error {
   }
 }
 
+/**
+ * A setting the process cannot run with: start-up stops and prints its message, which names the setting and the
+ * value (src/gateway/config.ts, invalidConfiguration). Thrown wherever a setting is read and checked.
+ */
+export class ConfigError extends Error {}
+
+/** The scheme a 401 offers in WWW-Authenticate: Basic where KairosDB clients and browsers answer it, Bearer for GraphQL. */
+export type Challenge = 'Basic' | 'Bearer';
+
 /** Bad input: names the field (a path such as `points[3].value`) and the offending value. */
 export class InputError extends KairographError {
   readonly field: string;
@@ -128,7 +137,7 @@ export class OverloadedError extends KairographError {
 export class UnauthenticatedError extends KairographError {
   constructor(
     message: string,
-    readonly challenge: 'Basic' | 'Bearer',
+    readonly challenge: Challenge,
   ) {
     super('UNAUTHENTICATED', message);
   }

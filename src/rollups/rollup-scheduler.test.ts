@@ -14,7 +14,7 @@ import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { Store, WriteBatch } from '../store/store.js';
-import { createRequestContext } from '../app/request-scope.js';
+import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import { parseRollupTask } from './rollup-task.js';
 import { RollupScheduler, kairosDate, taskStoreOf, type Clock, type SchedulerSettings } from './rollup-scheduler.js';
 import type { MetricQuery } from '../model/query.js';
@@ -66,7 +66,8 @@ function countingStore(inner: Store, fail?: () => boolean) {
 
 function schedulerOn(store: Store, clock: Clock, owner: string, settings: Partial<SchedulerSettings> = {}) {
   const sources = new Sources(new KairosdbSource('kairosdb', store));
-  return new RollupScheduler({ sources, config, log, clock, owner, settings: { ...SETTINGS, ...settings } });
+  const scopes = new RequestScopes({ sources, settings: scopeSettings(config), log });
+  return new RollupScheduler({ sources, scopes, log, clock, owner, settings: { ...SETTINGS, ...settings } });
 }
 
 const TASK = {
@@ -99,7 +100,11 @@ async function createTask(store: Store, clock: Clock, body: object = TASK, id = 
 
 /** The answer of one query, by group: `host` and its points. */
 async function answer(store: Store, query: MetricQuery) {
-  const ctx = createRequestContext(new Sources(new KairosdbSource('kairosdb', store)), config, log);
+  const ctx = new RequestScopes({
+    sources: new Sources(new KairosdbSource('kairosdb', store)),
+    settings: scopeSettings(config),
+    log,
+  }).open();
   try {
     const output = await ctx.runQuery(query, 'q');
     return output.groups.map((group) => ({

@@ -7,8 +7,6 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { SharedReads } from '../sharing/shared-reads.js';
-import type { Config } from '../gateway/config.js';
 import { compileAggregators } from '../engine/aggregators/registry.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
@@ -16,7 +14,7 @@ import { fixedLengthMs, plusUnits, type Duration } from '../model/time-units.js'
 import { KairographError } from '../model/errors.js';
 import type { Logger } from '../lib/log.js';
 import type { MetricQuery } from '../model/query.js';
-import { createRequestContext } from '../app/request-scope.js';
+import type { RequestScopes } from '../app/request-scope.js';
 import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { nextPeriod, periodAt, periodKey, type Period } from './periods.js';
@@ -54,10 +52,9 @@ export interface SchedulerSettings {
 export interface SchedulerDeps {
   /** The sources runs read and write through (the gateway's: writes invalidate its caches). */
   readonly sources: Sources;
-  readonly config: Config;
+  /** Opens the scope each run's queries go through (its budgets, time limit and the shared reads). */
+  readonly scopes: RequestScopes;
   readonly log: Logger;
-  /** The gateway's shared reads, whose sources `sources` are. */
-  readonly shared?: SharedReads;
   readonly clock?: Clock;
   /** Names this scheduler in claims and statuses; unique per process by default. */
   readonly owner?: string;
@@ -459,10 +456,9 @@ export class RollupScheduler {
     outer: for (const [i, rollup] of task.rollups.entries()) {
       for (const [j, given] of rollup.queries.entries()) {
         const queryStarted = performance.now();
-        const ctx = createRequestContext(this.deps.sources, this.deps.config, this.deps.log, {
+        const ctx = this.deps.scopes.open({
           requestId: `rollup-${task.id}-${period.startMs}`,
           nowMs: this.clock.now(),
-          ...(this.deps.shared ? { shared: this.deps.shared } : {}),
         });
         try {
           const query: MetricQuery = {

@@ -12,7 +12,8 @@ import { startGateway } from '../../test/support/gateway.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
 import type { MetricQuery } from '../model/query.js';
-import { createRequestContext } from '../app/request-scope.js';
+import { RequestScopes, scopeSettings } from '../app/request-scope.js';
+import { RollupTasks } from './rollup-api.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
@@ -86,7 +87,7 @@ async function bothWays(c: Case) {
     const clock = new FakeClock(D0);
     const scheduler = new RollupScheduler({
       sources,
-      config,
+      scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
       log,
       clock,
       owner: 'prop',
@@ -115,7 +116,7 @@ async function bothWays(c: Case) {
       order: c.desc ? 'desc' : 'asc',
       excludeTags: false,
     };
-    const ctx = createRequestContext(sources, config, log);
+    const ctx = new RequestScopes({ sources, settings: scopeSettings(config), log }).open();
     try {
       const answer = (output: Awaited<ReturnType<typeof ctx.runQuery>>) =>
         output.groups.map((g) => ({
@@ -123,8 +124,15 @@ async function bothWays(c: Case) {
           points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]),
         }));
       const raw = answer(await ctx.runQuery(query, 'raw'));
-      const rolled = answer(await runWithRollups(ctx, query, 'rolled'));
-      const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rollup);
+      const rolled = answer(
+        await runWithRollups(
+          ctx,
+          new RollupTasks({ delayMs: config.rollupsDelayMs, minIntervalMs: 0, maxTasksPerClient: 0 }),
+          query,
+          'rolled',
+        ),
+      );
+      const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rewrite);
       // A whole range of the query (anchored at midnight of its start's day) within the completed periods.
       const w = samplingMinutes * MINUTE;
       const anchor = Math.floor(query.range.startMs / (24 * HOUR)) * 24 * HOUR;

@@ -28,18 +28,13 @@ import type { GroupByResult } from '../engine/group-by/group-by.js';
 import { PointList } from '../engine/point-list.js';
 import { compareStrings } from '../engine/points.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
-import type { RequestContext } from '../app/request-scope.js';
-import { listRollups, rollupStatus, type StoredTask, type TaskStatus } from './rollup-api.js';
+import type { QueryRewrite, RequestScope } from '../app/request-scope.js';
+import type { RollupTasks, StoredTask, TaskStatus } from './rollup-api.js';
 import type { Rollup } from './rollup-task.js';
 
 /** What `useRollups` decided for one read of a query, for its statistics. */
-export interface RollupUse {
-  /** The task and metric read instead of the raw data; absent when the raw data was read. */
-  readonly task?: string;
-  readonly metric?: string;
-  /** Why the raw data was read; absent when a roll-up was used. */
-  readonly reason?: string;
-}
+/** What was read for a query: the roll-up instead of the raw data, or why the raw data was read. */
+export type RollupUse = QueryRewrite;
 
 /** One read of a plan: a query over a part of the range, of the raw data or of a roll-up's metric. */
 export interface PlannedRead {
@@ -70,27 +65,32 @@ const DAY_MS = 86_400_000;
 const SAVED_FROM = 'saved_from';
 
 /** Answers `query` as the plan of `planWithRollups` says, each read recorded in the request's statistics. */
-export async function runWithRollups(ctx: RequestContext, query: MetricQuery, label: string): Promise<QueryOutput> {
-  const parts = await planWithRollups(ctx, query);
+export async function runWithRollups(
+  ctx: RequestScope,
+  rollups: RollupTasks,
+  query: MetricQuery,
+  label: string,
+): Promise<QueryOutput> {
+  const parts = await planWithRollups(ctx, rollups, query);
   const outputs = await Promise.all(parts.map((part) => runPart(ctx, query, part, label)));
   return outputs.length === 1 ? outputs[0]! : joinParts(query, outputs);
 }
 
 /** The parts of the query's range in time order, each with the reads that answer it. */
-async function planWithRollups(ctx: RequestContext, query: MetricQuery): Promise<PlannedPart[]> {
+async function planWithRollups(ctx: RequestScope, rollups: RollupTasks, query: MetricQuery): Promise<PlannedPart[]> {
   const raw = (reason: string): PlannedPart[] => [{ read: { query, use: { reason } } }];
   if (query.source !== undefined && query.source !== ctx.sources.primary.name)
     return raw("roll-up tasks are the primary source's");
   const shape = queryShape(query);
   if (typeof shape === 'string') return raw(shape);
-  const tasks = await listRollups(ctx);
+  const tasks = await rollups.list(ctx);
   const reasons: string[] = [];
   const found: Candidate[] = [];
   // Read once per task: avg's sum and count roll-ups are often one task's.
   const statuses = new Map<string, Promise<TaskStatus>>();
   const statusOf = (stored: StoredTask) => {
     let status = statuses.get(stored.id);
-    if (status === undefined) statuses.set(stored.id, (status = rollupStatus(ctx, stored)));
+    if (status === undefined) statuses.set(stored.id, (status = rollups.status(ctx, stored)));
     return status;
   };
   for (const kind of FROM_ROLLUPS[shape.aggregator.name]!.rollups) {
@@ -279,12 +279,7 @@ function alignedSampling(
 }
 
 /** Runs a part's reads; an avg part divides its sums by its counts, or reads raw if the two do not line up. */
-async function runPart(
-  ctx: RequestContext,
-  query: MetricQuery,
-  part: PlannedPart,
-  label: string,
-): Promise<QueryOutput> {
+async function runPart(ctx: RequestScope, query: MetricQuery, part: PlannedPart, label: string): Promise<QueryOutput> {
   if ('read' in part) {
     const output = await ctx.runQuery(part.read.query, label, part.read.use);
     return part.read.use.metric === undefined ? output : answeringFor(query, output);

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, type Config } from '../gateway/config.js';
+import { ConfigError } from '../model/errors.js';
+import type { Config } from '../gateway/config.js';
 import { contactPointProblem, keyspaceProblem } from '../store/cassandra/options.js';
 import type { StoreSettings } from '../store/open-store.js';
 import { dict } from '../lib/dict.js';

@@ -5,6 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { RequestScopes, scopeSettings } from '../../src/app/request-scope.js';
 import { loadConfig } from '../../src/gateway/config.js';
 import { parseRollupTask } from '../../src/rollups/rollup-task.js';
 import { RollupScheduler, taskStoreOf, type SchedulerSettings } from '../../src/rollups/rollup-scheduler.js';
@@ -60,9 +61,10 @@ function gateway(store: Store, clock: FakeClock, owner: string, writes: Map<numb
       await store.write(batch);
     },
   });
+  const sources = new Sources(new KairosdbSource('kairosdb', counted));
   return new RollupScheduler({
-    sources: new Sources(new KairosdbSource('kairosdb', counted)),
-    config,
+    sources,
+    scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
     log,
     clock,
     owner,

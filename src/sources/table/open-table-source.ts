@@ -4,7 +4,7 @@
  * few seconds, so a mapping that does not fit stops it, while a Cassandra that cannot be reached yet does not.
  */
 import type { Config } from '../../gateway/config.js';
-import { ConfigError } from '../../gateway/config.js';
+import { ConfigError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveOptions } from '../../store/cassandra/options.js';
 import { cassandraSettings } from '../../store/open-store.js';

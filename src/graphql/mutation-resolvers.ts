@@ -1,0 +1,115 @@
+/**
+ * The Mutation root's resolvers: writes (validated whole, through the app's write), deletes, metadata and roll-up
+ * tasks. Their answers are scoped field by field (field-scopes.ts).
+ */
+import { deletePoints } from '../app/delete-points.js';
+import { metadataFor } from '../app/metadata.js';
+import { writeBatch } from '../app/write.js';
+import type { MutationResolvers, SeriesPointsInput, ValueType as GraphQLValueType } from '../generated/graphql.js';
+import { dict } from '../lib/dict.js';
+import { InputError } from '../model/errors.js';
+import type { StoredTask } from '../rollups/task-store.js';
+import { pointPath, validateMetricName, validateWrite, type SeriesInput, type ValueType } from '../sources/series.js';
+import { rangeArgs, timeArg, wherePredicate } from './arguments.js';
+import type { GraphQLContext } from './context.js';
+
+export const mutationResolvers: MutationResolvers<GraphQLContext> = {
+  async addPoints(_, { series, source: name }, ctx) {
+    const source = ctx.source(name);
+    const batch = withTagEntryFields(series, () =>
+      validateWrite(
+        series.map(seriesInput),
+        'series',
+        { maxPoints: ctx.settings.maxWritePoints, keys: source.limits },
+        (value, seriesPath, index) => timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
+      ),
+    );
+    await writeBatch(ctx, source, batch);
+    return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
+  },
+  async setMetadata(_, { service, serviceKey, key, value, source }, ctx) {
+    const index = metadataFor(ctx.source(source), { service, serviceKey, key }, true);
+    return { value, writtenMs: await index.set(service, serviceKey, key, value) };
+  },
+  async deleteMetadata(_, { service, serviceKey, key, source }, ctx) {
+    await metadataFor(ctx.source(source), { service, serviceKey, key }, true).delete(service, serviceKey, key);
+    return true;
+  },
+  async createRollup(_, { task }, ctx) {
+    return storedRollup(ctx, (await ctx.rollups.create(ctx, task)).id);
+  },
+  async updateRollup(_, { id, task }, ctx) {
+    const updated = await ctx.rollups.update(ctx, id, task);
+    return updated === undefined ? null : storedRollup(ctx, updated.id);
+  },
+  deleteRollup: (_, { id }, ctx) => ctx.rollups.delete(ctx, id),
+  async deletePoints(_, args, ctx) {
+    const source = ctx.source(args.source);
+    const range = rangeArgs(ctx, args.from, args.to);
+    const metric = validateMetricName(args.metric, 'metric', source.limits);
+    const matches = wherePredicate(args.where);
+    const { series, partitionsDeleted, rangesDeleted, warnings } = await deletePoints(
+      source,
+      ctx.loaders,
+      metric,
+      range,
+      matches,
+    );
+    for (const warning of warnings) ctx.log.warn(warning);
+    return { series, partitionsDeleted, rangesDeleted };
+  },
+};
+
+const API_TYPE: Record<GraphQLValueType, ValueType | undefined> = {
+  LONG: 'long',
+  DOUBLE: 'double',
+  STRING: 'string',
+  COMPLEX: undefined,
+};
+
+function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
+  const path = `series[${i}]`;
+  const tags = dict<string>();
+  series.tags.forEach((tag, k) => {
+    if (Object.hasOwn(tags, tag.name)) throw new InputError(`${path}.tags[${k}].name`, tag.name, 'is given twice');
+    tags[tag.name] = tag.value;
+  });
+  const gqlType = series.type ?? 'DOUBLE';
+  const type = API_TYPE[gqlType];
+  if (type === undefined)
+    throw new InputError(`${path}.type`, gqlType, 'cannot be written: KairosDB ingests LONG, DOUBLE and STRING');
+  return {
+    metric: series.metric,
+    tags,
+    type,
+    ...(series.ttl != null ? { ttlSeconds: series.ttl } : {}),
+    points: series.points.map((p) => ({ timestamp: p.time, value: p.value })),
+  };
+}
+
+/**
+ * validateWrite reads tags as KairosDB's object of names to values: it names a bad value `series[0].tags.host` and
+ * shows the tags as an object. GraphQL sent a list, so the error is about the entry of that name
+ * (`series[0].tags[1].value`), and shows the list.
+ */
+function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: () => T): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const tags = /^series\[(\d+)\]\.tags(?:\.(.+))?$/s.exec(error.field);
+    const list = tags ? series[Number(tags[1])]?.tags : undefined;
+    if (tags === null || list === undefined) throw error;
+    if (tags[2] === undefined)
+      throw typeof error.value === 'object' ? new InputError(error.field, list, error.reason) : error;
+    const k = list.findIndex((entry) => entry.name === tags[2]);
+    throw k < 0 ? error : new InputError(`series[${tags[1]}].tags[${k}].value`, error.value, error.reason);
+  }
+}
+
+/** A task as stored, just after this request wrote it. */
+async function storedRollup(ctx: GraphQLContext, id: string): Promise<StoredTask> {
+  const stored = await ctx.rollups.get(ctx, id);
+  if (stored === undefined) throw new Error(`the roll-up task ${id} was deleted as it was written`);
+  return stored;
+}

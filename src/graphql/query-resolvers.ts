@@ -1,0 +1,131 @@
+/**
+ * The Query root's resolvers: sources, metric names, tag names and values, series keys (and their pages), points,
+ * aggregated series, rows, metadata and roll-up tasks. No resolver reaches a source's tables.
+ */
+import { metricNames } from '../app/metric-names.js';
+import { metadataFor } from '../app/metadata.js';
+import type { QueryResolvers } from '../generated/graphql.js';
+import { InputError } from '../model/errors.js';
+import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs } from './arguments.js';
+import type { GraphQLContext } from './context.js';
+import { seriesRows } from './point-answers.js';
+import {
+  aggregatedSeries,
+  rawSeries,
+  responsePath,
+  seriesKeyId,
+  seriesOf,
+  uniqueSeriesKeys,
+} from './series-answers.js';
+
+const MAX_METRIC_NAMES = 100_000;
+
+export const queryResolvers: QueryResolvers<GraphQLContext> = {
+  sources(_, __, ctx) {
+    return ctx.sources.all.map((source) => {
+      const catalogue = source.catalogue;
+      return {
+        name: source.name,
+        layout: source.layout,
+        writable: source.writable,
+        primary: source === ctx.sources.primary,
+        catalogue:
+          catalogue === undefined ? null : { ...catalogue, lastPassEndedAt: catalogue.lastPassEndedMs ?? null },
+      };
+    });
+  },
+  async metricNames(_, { prefix, limit, source: name }, ctx) {
+    const source = ctx.source(name);
+    const max = positiveIntArg(limit, 'limit', MAX_METRIC_NAMES);
+    return metricNames(source, prefix ?? '', 'prefix', max === 0 ? undefined : max);
+  },
+  async metricNamesPage(_, { prefix, first, after, source: name }, ctx) {
+    const source = ctx.source(name);
+    const size = pageSizeArg(first);
+    const start = cursorArg(after);
+    // Sources list names from the start of a prefix only, so a later page reads the names before its cursor too.
+    return page(await metricNames(source, prefix ?? '', 'prefix'), (name) => name, start, size);
+  },
+  async tagNames(_, args, ctx) {
+    const keys = await seriesOf(
+      ctx,
+      ctx.source(args.source),
+      args.metric,
+      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+      args.where,
+    );
+    return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
+  },
+  async tagValues(_, args, ctx) {
+    if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
+    const keys = await seriesOf(
+      ctx,
+      ctx.source(args.source),
+      args.metric,
+      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+      args.where,
+    );
+    return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
+  },
+  async tagValuesPage(_, args, ctx) {
+    const size = pageSizeArg(args.first);
+    const start = cursorArg(args.after);
+    if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
+    const keys = await seriesOf(
+      ctx,
+      ctx.source(args.source),
+      args.metric,
+      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+      args.where,
+    );
+    return page(
+      sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : []))),
+      (value) => value,
+      start,
+      size,
+    );
+  },
+  async seriesKeys(_, args, ctx) {
+    return uniqueSeriesKeys(
+      await seriesOf(
+        ctx,
+        ctx.source(args.source),
+        args.metric,
+        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+        args.where,
+      ),
+    );
+  },
+  async seriesKeysPage(_, args, ctx) {
+    const size = pageSizeArg(args.first);
+    const start = cursorArg(args.after);
+    const keys = await seriesOf(
+      ctx,
+      ctx.source(args.source),
+      args.metric,
+      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
+      args.where,
+    );
+    return page(uniqueSeriesKeys(keys), seriesKeyId, start, size);
+  },
+  rawSeries: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
+  points: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
+  async series(_, args, ctx, info) {
+    return aggregatedSeries(ctx, args, responsePath(info.path));
+  },
+  metadata(_, { service, source: name }, ctx) {
+    const source = ctx.source(name);
+    metadataFor(source, { service }, false);
+    return { service, source };
+  },
+  async rows(_, args, ctx, info) {
+    const series = await aggregatedSeries(ctx, args, responsePath(info.path));
+    // Rendered whole (point-answers.ts); the execution schema types the list as one value.
+    return seriesRows(series, info, ctx) as never;
+  },
+  rollups: (_, __, ctx) => ctx.rollups.list(ctx),
+};
+
+function sortedUnique(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}

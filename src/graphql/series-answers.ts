@@ -1,0 +1,139 @@
+/**
+ * How GraphQL's point fields read: their arguments into the query model, series found through the source with the
+ * request's loaders, queries run in the request's scope, answers filled as asked. `series`, `rows`, `rawSeries` and
+ * `liveSeries` share it.
+ */
+import type { GroupOutput } from '../engine/execute.js';
+import { fillPoints, type FillMode } from '../engine/fill.js';
+import type { PointList } from '../engine/point-list.js';
+import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, TagMatch } from '../generated/graphql.js';
+import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
+import type { TimeInput } from '../model/time.js';
+import { runWithRollups } from '../rollups/use-rollups.js';
+import { validateMetricName, type RowKey } from '../sources/series.js';
+import type { Source } from '../sources/source.js';
+import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
+import { positiveIntArg, rangeArgs, tagFilterArg, wherePredicate, zoneArg } from './arguments.js';
+import type { GraphQLContext } from './context.js';
+import { withGraphQLFields } from './engine-fields.js';
+import type { SeriesModel } from './models.js';
+
+export async function rawSeries(ctx: GraphQLContext, args: QueryRawSeriesArgs, label: string): Promise<SeriesModel[]> {
+  const query: MetricQuery = {
+    ...metricQueryBase(ctx, args),
+    aggregators: [],
+    groupBy: [{ name: 'series', params: {} }],
+    timeZone: DEFAULT_TIME_ZONE,
+  };
+  const output = await withGraphQLFields({}, () => ctx.runQuery(query, label));
+  return output.groups.map((group) => seriesModel(group, group.name));
+}
+
+/** One key per series (a series spans several row periods), in the order of their ids. */
+export function uniqueSeriesKeys(keys: readonly RowKey[]): RowKey[] {
+  const unique = new Map<string, RowKey>();
+  for (const key of keys) unique.set(seriesKeyId(key), key);
+  return [...unique.keys()].sort().map((id) => unique.get(id)!);
+}
+
+export function seriesKeyId(key: RowKey): string {
+  return JSON.stringify([key.dataType, key.tags]);
+}
+
+/** The partitions of `metric` in `range` that pass `where`, from `source`, through the request's loaders. */
+export async function seriesOf(
+  ctx: GraphQLContext,
+  source: Source,
+  metric: string,
+  range: TimeRange,
+  where: readonly TagMatch[] | null | undefined,
+): Promise<RowKey[]> {
+  const name = validateMetricName(metric, 'metric', source.limits);
+  const predicate = wherePredicate(where);
+  const plan = await source.findSeries(ctx.loaders, name, range, predicate, { lane: ctx.lane });
+  for (const warning of plan.warnings) ctx.log.warn(warning);
+  return [...plan.partitions];
+}
+
+/**
+ * Arguments every point query shares → the common part of the query model. Times and the limit are read here (the
+ * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
+ * `withGraphQLFields` renames.
+ */
+function metricQueryBase(
+  ctx: GraphQLContext,
+  args: {
+    metric: string;
+    from: TimeInput;
+    to?: TimeInput | null;
+    where?: readonly TagMatch[] | null;
+    limit?: number | null;
+    order?: Order | null;
+    source?: string | null;
+    timeZone?: string | null;
+  },
+) {
+  const source = ctx.source(args.source).name;
+  const range = rangeArgs(ctx, args.from, args.to, undefined, zoneArg(args.timeZone));
+  const limit = positiveIntArg(args.limit, 'limit', ctx.settings.maxQueryPoints);
+  return {
+    source,
+    metric: args.metric,
+    range,
+    tags: tagFilterArg(args.where),
+    ...(limit ? { limit } : {}),
+    order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const),
+    excludeTags: false,
+  };
+}
+
+export async function aggregatedSeries(
+  ctx: GraphQLContext,
+  args: QuerySeriesArgs,
+  label: string,
+): Promise<SeriesModel[]> {
+  return answerSeries(ctx, args, seriesQuery(ctx, args), label);
+}
+
+/** The query model of `series` (and `rows`, `liveSeries`): its arguments read, times resolved on the request's clock. */
+export function seriesQuery(ctx: GraphQLContext, args: QuerySeriesArgs): MetricQuery {
+  return {
+    ...metricQueryBase(ctx, args),
+    aggregators: aggregatorSpecs(ctx, args.aggregators),
+    groupBy: groupBySpecs(args.groupBy),
+    timeZone: args.timeZone ?? DEFAULT_TIME_ZONE,
+    ...(args.name != null ? { alias: args.name } : {}),
+  };
+}
+
+/** Runs a `series` query in the request of `ctx` and fills its answer as `args` ask. */
+export async function answerSeries(
+  ctx: GraphQLContext,
+  args: QuerySeriesArgs,
+  query: MetricQuery,
+  label: string,
+): Promise<SeriesModel[]> {
+  // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
+  const output = await withGraphQLFields(args, () =>
+    args.useRollups ? runWithRollups(ctx, ctx.rollups, query, label) : ctx.runQuery(query, label),
+  );
+  const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
+  const filled = fillPoints(
+    output.groups.map((g) => g.points),
+    mode,
+    query.order,
+    ctx.budget,
+  );
+  return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
+}
+
+function seriesModel(group: GroupOutput, name: string, points: PointList = group.points): SeriesModel {
+  return { name, metric: group.name, tags: group.tags, groupBy: group.groupBy, sampleSize: group.sampleSize, points };
+}
+
+/** `cpu` or `dashboard.cpu`: the field's place in the response, which names the query in statistics and logs. */
+export function responsePath(path: { prev: unknown; key: string | number } | undefined): string {
+  const keys: (string | number)[] = [];
+  for (let p = path; p; p = p.prev as typeof path) keys.unshift(p.key);
+  return keys.join('.');
+}
