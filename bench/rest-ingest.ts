@@ -14,7 +14,7 @@ import { cpus, totalmem } from 'node:os';
 import cassandra from 'cassandra-driver';
 import { pino } from 'pino';
 import { loadConfig } from '../src/gateway/config.js';
-import { parseJson } from '../src/kairos-rest/json-text.js';
+import { parseJson } from '../src/kairos-json/json-text.js';
 import { parseDatapoints } from '../src/kairos-rest/parse-datapoints.js';
 import { createGateway, listen } from '../src/gateway/create-gateway.js';
 import { primaryOnly } from '../src/sources/open-sources.js';

@@ -14,7 +14,7 @@
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
-import { parseKairosQuery } from '../src/kairos-rest/parse-kairos-query.js';
+import { parseKairosQuery } from '../src/kairos-json/parse-query.js';
 import { IndexLoaders } from '../src/app/index-loaders.js';
 import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';

@@ -10,7 +10,7 @@ import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import { validateWrite } from '../store/write-validation.js';
 import { findTags } from './find-tags.js';
-import { OPEN_END_MS } from './parse-kairos-query.js';
+import { OPEN_END_MS } from '../kairos-json/parse-query.js';
 
 afterAll(removeTempDirs);
 

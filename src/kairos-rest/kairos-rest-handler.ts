@@ -29,9 +29,9 @@ import type { RequestScope, RequestScopes } from '../app/request-scope.js';
 import { requestStatistics } from '../app/statistics.js';
 import { validateMetricName } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
-import { inMetric, parseCheckedKairosQuery } from './check-kairos-query.js';
+import { inMetric, parseCheckedKairosQuery } from '../kairos-json/check-query.js';
 import { findTags } from './find-tags.js';
-import { JsonSyntaxError, parseJson, type JsonValue } from './json-text.js';
+import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-json/json-text.js';
 import { parseDatapoints } from './parse-datapoints.js';
 import { readBody } from './read-body.js';
 import { renderQueryResponse, renderTagsResponse } from './render-response.js';
@@ -713,7 +713,7 @@ function wantsPlainText(accept: string | undefined): boolean {
   return types.includes('text/plain') && !types.includes('application/json');
 }
 
-/** The request's queries, each validated as the engine will validate it (check-kairos-query.ts). */
+/** The request's queries, each validated as the engine will validate it (src/kairos-json/check-query.ts). */
 function parseAndCheck(ctx: RequestScope, json: JsonValue): MetricQuery[] {
   return parseCheckedKairosQuery(json, ctx.nowMs, ctx.sources.primary.limits);
 }

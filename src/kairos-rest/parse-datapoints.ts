@@ -15,8 +15,8 @@ import {
   type WriteBatch,
   type WriteLimits,
 } from '../sources/series.js';
-import { JsonNumber, type JsonValue } from './json-text.js';
-import { renamedInputError } from './rest-errors.js';
+import { JsonNumber, type JsonValue } from '../kairos-json/json-text.js';
+import { renamedInputError } from '../kairos-json/renamed-input-error.js';
 
 const TYPES: readonly ValueType[] = ['long', 'double', 'string'];
 

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
 import { NOMINAL_UNIT_MS, type Duration } from '../model/time-units.js';
 import { InputError } from '../model/errors.js';
-import { checkMetricQuery, inMetric } from '../kairos-rest/check-kairos-query.js';
-import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-rest/json-text.js';
-import { parseKairosQuery } from '../kairos-rest/parse-kairos-query.js';
-import { renamedInputError } from '../kairos-rest/rest-errors.js';
+import { checkMetricQuery, inMetric } from '../kairos-json/check-query.js';
+import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-json/json-text.js';
+import { parseKairosQuery } from '../kairos-json/parse-query.js';
+import { renamedInputError } from '../kairos-json/renamed-input-error.js';
 import type { MetricQuery } from '../model/query.js';
 import type { StoreLimits } from '../sources/series.js';
 

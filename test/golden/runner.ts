@@ -15,7 +15,7 @@ import { executeQuery, newQueryStats, unlimitedRequest, type Budgets } from '../
 import { IndexLoaders } from '../../src/app/index-loaders.js';
 import type { Store, ValueType } from '../../src/store/store.js';
 import { validateWrite, type SeriesInput } from '../../src/store/write-validation.js';
-import { parseKairosQuery } from '../../src/kairos-rest/parse-kairos-query.js';
+import { parseKairosQuery } from '../../src/kairos-json/parse-query.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { toKairosAnswer, type KairosAnswer, type KairosQuery } from './kairos-json.js';
 

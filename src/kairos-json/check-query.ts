@@ -9,8 +9,8 @@ import { readZone } from '../engine/params.js';
 import { InputError } from '../model/errors.js';
 import type { MetricQuery } from '../model/query.js';
 import type { StoreLimits } from '../sources/series.js';
-import { parseKairosQuery } from './parse-kairos-query.js';
-import { renamedInputError } from './rest-errors.js';
+import { parseKairosQuery } from './parse-query.js';
+import { renamedInputError } from './renamed-input-error.js';
 
 export function parseCheckedKairosQuery(json: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
   const queries = parseKairosQuery(json, nowMs, limits);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricQuery } from '../model/query.js';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
-import { OPEN_END_MS, parseKairosQuery } from './parse-kairos-query.js';
+import { OPEN_END_MS, parseKairosQuery } from './parse-query.js';
 
 const NOW = Date.UTC(2024, 2, 31, 12, 0, 0, 500);
 /** The embedded store's limits at LMDB's default key size: metric names of up to 1964 bytes. */

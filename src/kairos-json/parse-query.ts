@@ -12,7 +12,7 @@ import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondi
 import { compileTagFilter } from '../model/tag-filter.js';
 import { plusUtc } from '../model/time.js';
 import { validateMetricName, type StoreLimits } from '../sources/series.js';
-import { renamedInputError } from './rest-errors.js';
+import { renamedInputError } from './renamed-input-error.js';
 
 /**
  * Where a query without an end stops. KairosDB reads to Long.MAX_VALUE (so future points are returned too); nothing

@@ -1,0 +1,17 @@
+/**
+ * The re-homing of an InputError under the field path a KairosDB JSON client sent
+ * (`query.metric[1].aggregators[0]`), for the REST API and roll-up tasks, which both take KairosDB's JSON.
+ */
+import { InputError } from '../model/errors.js';
+
+/**
+ * The same error, its field renamed: the message keeps its reason and value, only the leading field changes, so
+ * the engine's `aggregators[0].percentile …` reads `query.metric[2].aggregators[0].percentile …` over REST.
+ */
+export function renamedInputError(error: InputError, field: string): InputError {
+  const renamed = new InputError(field, error.value, '');
+  renamed.message = error.message.startsWith(error.field)
+    ? field + error.message.slice(error.field.length)
+    : `${field}: ${error.message}`;
+  return renamed;
+}
