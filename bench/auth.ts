@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { hashSecret, newToken, tokenHash } from '../src/http/auth.js';
+import { hashSecret, newToken, tokenHash } from '../src/http/hashes.js';
 import { buildGateway, cpuSeconds, memoryKb, startGateway } from './gateway-process.js';
 import { median, parseArgs, percentile } from './measure.js';
 

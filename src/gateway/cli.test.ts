@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { SETTINGS } from './config.js';
-import { Authenticator, loadAuthPolicy } from '../http/auth.js';
+import { Authenticator } from '../http/auth.js';
+import { loadAuthPolicy } from '../http/auth-policy.js';
 import { loadConfig } from './config.js';
 import { VERSION } from './cli.js';
 

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { SETTINGS } from './config.js';
-import { hashSecret, MIN_TOKEN_LENGTH, newToken, tokenHash } from '../http/auth.js';
+import { hashSecret, MIN_TOKEN_LENGTH, newToken, tokenHash } from '../http/hashes.js';
 
 export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 

@@ -5,7 +5,7 @@
 import { invalidConfiguration, loadConfig, type Config } from './config.js';
 import { keepDemoFlowing } from '../demo/demo-flow.js';
 import { createLogger } from '../lib/log.js';
-import { loadAuthPolicy, type AuthPolicy } from '../http/auth.js';
+import { loadAuthPolicy, type AuthPolicy } from '../http/auth-policy.js';
 import { createGateway, listen } from './create-gateway.js';
 import { openSources } from '../sources/open-sources.js';
 import { loadSourcesFile } from '../sources/sources-file.js';

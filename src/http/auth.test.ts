@@ -8,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
 import { isLoopback } from './browser-policy.js';
-import { Authenticator, hashSecret, loadAuthPolicy, parseHash, tokenHash } from './auth.js';
+import { Authenticator } from './auth.js';
+import { hashSecret, parseHash, tokenHash } from './hashes.js';
+import { loadAuthPolicy } from './auth-policy.js';
 
 afterAll(removeTempDirs);
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret, tokenHash } from '../../src/http/auth.js';
+import { hashSecret, tokenHash } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { callRest } from '../rest/rest-client.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';

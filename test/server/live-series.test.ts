@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hashSecret } from '../../src/http/auth.js';
+import { hashSecret } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway } from '../support/gateway.js';
 import { subscribe, type SseEvent, type Subscription } from '../support/sse.js';

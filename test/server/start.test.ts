@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { hashSecret } from '../../src/http/auth.js';
+import { hashSecret } from '../../src/http/hashes.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
