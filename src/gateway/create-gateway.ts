@@ -1,25 +1,18 @@
 /**
- * Builds the gateway: graphql-yoga with its plugins in one ordered list and the KairosDB REST API (/api/v1),
- * behind one Node HTTP listener.
+ * Builds the gateway, the one place that knows every part: the shared reads over the sources, the edge every request
+ * crosses, admission, the request scopes, roll-ups and live queries, and the front ends (GraphQL, KairosDB's REST API
+ * under /api/v1, the explorer's pages) behind one Node HTTP listener.
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { registerSchemaMetrics } from './schema-metrics.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, isAsyncIterable, useReadinessCheck, type Plugin } from 'graphql-yoga';
-import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
 import { Registry } from 'prom-client';
 import { LiveQueries } from '../sharing/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../sharing/shared-reads.js';
 import type { Config } from './config.js';
-import { useAnswerScopes } from '../graphql/field-scopes.js';
-import { createGatewaySchemas } from '../graphql/schema.js';
-import { BrowserPolicy, PREFLIGHTED_HEADERS } from '../http/browser-policy.js';
-import { HttpEdge, type Caller } from '../http/edge.js';
+import { BrowserPolicy } from '../http/browser-policy.js';
+import { HttpEdge } from '../http/edge.js';
 import { ReadQuota } from '../http/quotas.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../lib/log.js';
@@ -30,20 +23,13 @@ import { Admission } from '../http/admission.js';
 import { Authenticator } from '../http/auth.js';
 import { loadAuthPolicy } from '../http/auth-policy.js';
 import { KairographError } from '../model/errors.js';
-import { useCompression } from '../graphql/use-compression.js';
-import { DEFAULT_GRAPHIQL_QUERY } from '../graphql/graphiql-default-query.js';
-import { createMaskError, isGraphQLError, toGraphQLError } from '../graphql/mask-error.js';
-import { loadManifest, usePersistedOperationsPolicy } from '../graphql/persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from '../http/request-deadline.js';
 import { createExplorerHandler } from './explorer.js';
 import { registerLiveMetrics } from '../sharing/live-metrics.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
-import type { GraphQLContext, Live } from '../graphql/context.js';
+import type { Live } from '../graphql/context.js';
+import { createGraphQLServer } from '../graphql/graphql-server.js';
 import { RollupTasks } from '../rollups/rollup-api.js';
-import { useBoundedAnswers } from '../graphql/use-bounded-answers.js';
-import { useErrorCodes, withErrorCode } from '../graphql/use-error-codes.js';
-import { useExecutionSchema } from '../graphql/use-execution-schema.js';
-import { useQueryStatistics } from '../graphql/use-query-statistics.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 
 export interface GatewayDeps {
@@ -62,7 +48,6 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   registerSharedReadMetrics(metrics, shared);
   registerSchemaMetrics(metrics, inner);
   registerCatalogueMetrics(metrics, inner);
-  const manifest = loadManifest(config);
   // Who may do what: one check for GraphQL's fields, REST's endpoints and /metrics.
   const auth = new Authenticator(
     loadAuthPolicy(
@@ -70,7 +55,6 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
       inner.all.map((source) => source.name),
     ),
   );
-  const callers = new WeakMap<Request, Caller>();
   // One log line and one set of figures per request, for both front ends and the operations endpoints.
   const observer = new RequestObserver(metrics, log);
   // What every request crosses first: one path rule, the browser rules, authentication and the clients' quotas.
@@ -85,8 +69,6 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     readQuota: new ReadQuota({ maxPointsRead: config.quotaPointsRead, periodMs: config.quotaPeriodMs }),
     route: routeOf,
   });
-  // A request's context owns a timer; it is released when yoga has sent the response.
-  const contexts = new WeakMap<Request, GraphQLContext>();
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
   const admission = new Admission(
     {
@@ -138,122 +120,17 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     scheduler,
   );
   const live: Live = { queries: liveQueries, open: () => ({ ...scopes.open(), live, rollups }) };
-  const schemas = createGatewaySchemas();
-  const yoga = createYoga<object, GraphQLContext>({
-    schema: schemas.contract,
-    graphqlEndpoint: '/graphql',
-    // Bundled assets: GraphiQL must work where no CDN is reachable.
-    renderGraphiQL,
-    graphiql: { title: 'Kairograph', defaultQuery: DEFAULT_GRAPHIQL_QUERY },
-    landingPage: false,
-    // The schema has no Upload scalar: multipart bodies could only buffer files, and their parser's errors carry no code.
-    multipart: false,
-    // Cross-origin requests are the edge's to allow or refuse (CORS_ORIGINS), for every front end alike.
-    cors: false,
-    healthCheckEndpoint: '/health',
-    context: (initial) => {
-      const { request } = initial;
-      const { req } = initial as unknown as NodeServerContext;
-      const caller = callers.get(request);
-      const scope = scopes.open({
-        requestId: request.headers.get('x-request-id'),
-        clientSignal: request.signal,
-        principal: caller?.principal ?? auth.anonymous,
-        ...(caller ? { client: caller.client } : {}),
-        challenge: 'Bearer',
-      });
-      const context: GraphQLContext = { ...scope, live, rollups };
-      contexts.set(request, context);
-      observer.attach(req, context);
-      return context;
-    },
-    maskedErrors: { maskError: createMaskError(log) },
-    logging: {
-      debug: (...args) => log.debug(args.map(String).join(' ')),
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      // Yoga logs every error that masking replaced. A typed error is the client's and already in the request's line;
-      // anything else keeps its stack.
-      error: (...args) => {
-        if (args.every(isClientError)) log.debug(args.map(String).join(' '));
-        else log.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' '));
-      },
-    },
-    // In order: request bookkeeping and operations endpoints, then what may reject a request before it runs
-    // (CSRF, persisted-only, size and shape limits), then what observes execution.
-    plugins: [
-      {
-        onResponse: ({ request, response }) => {
-          const context = contexts.get(request);
-          if (!context) return;
-          response.headers.set('x-request-id', context.requestId);
-          context.dispose();
-        },
-      },
-      // The primary source only: it serves REST and every request that names no source, and another source's outage
-      // must not take the gateway out of a load balancer (its own requests answer STORE_UNAVAILABLE).
-      useReadinessCheck({
-        endpoint: '/ready',
-        // 200 while the primary source answers; a store of several servers says which are up in a JSON body
-        // (`degraded` with a node down), so a load balancer keeps the gateway and an operator sees the node.
-        check: async ({ fetchAPI }) => {
-          const report = await sources.primary.ping();
-          if (report === undefined) return;
-          return new fetchAPI.Response(JSON.stringify(report), {
-            status: 200,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
-          });
-        },
-      }),
-      // GraphQL's phases by operation type only: operation names, paths and URLs are the client's to invent, and each
-      // new value would be a new series (HTTP requests of both APIs are counted by route template in request-observer.ts).
-      usePrometheus({
-        endpoint: '/metrics',
-        registry: metrics,
-        metrics: {
-          graphql_envelop_request: true,
-          graphql_envelop_request_duration: true,
-          graphql_envelop_phase_parse: true,
-          graphql_envelop_phase_validate: true,
-          graphql_envelop_phase_context: true,
-          graphql_envelop_phase_execute: true,
-          graphql_yoga_http_duration: false,
-          graphql_envelop_request_time_summary: false,
-          graphql_envelop_error_result: false,
-          graphql_envelop_deprecated_field: false,
-          graphql_envelop_schema_change: false,
-        },
-        labels: { operationName: false, url: false, path: false, fieldName: false, typeName: false, returnType: false },
-      }),
-      useErrorLog(observer),
-      // Browsers send form and text/plain POSTs without a preflight; JSON POSTs (Grafana, GraphiQL) pass, as do
-      // requests with a header only a preflighted request carries (the REST API's rule too: src/http/browser-policy.ts).
-      withErrorCode(useCSRFPrevention({ requestHeaders: PREFLIGHTED_HEADERS }), 'CSRF_PREVENTED', CSRF_HINT),
-      useErrorCodes(),
-      useAuthentication(edge, callers),
-      usePersistedOperationsPolicy(manifest, (request) =>
-        auth.mayQueryFreely(callers.get(request)?.principal ?? auth.anonymous),
-      ),
-      EnvelopArmorPlugin({
-        maxDepth: { n: config.graphqlMaxDepth, onReject: [tooComplex('GRAPHQL_MAX_DEPTH')] },
-        maxAliases: { n: config.graphqlMaxAliases, onReject: [tooComplex('GRAPHQL_MAX_ALIASES')] },
-        costLimit: { maxCost: config.graphqlMaxCost, onReject: [tooComplex('GRAPHQL_MAX_COST')] },
-        maxTokens: { n: config.graphqlMaxTokens, onReject: [tooComplex('GRAPHQL_MAX_TOKENS')] },
-        // Introspection is on, so hiding "did you mean" suggestions would protect nothing and cost hand-writers.
-        blockFieldSuggestion: { enabled: false },
-      }),
-      !config.graphqlIntrospection && disableIntrospection(),
-      // What a mutation's answer (and introspection) reveals: checked whole before anything runs.
-      useAnswerScopes(),
-      useQueryStatistics(observer),
-      useExecutionSchema(schemas.execution),
-      useBoundedAnswers((request) => contexts.get(request), {
-        enabled: config.compression,
-        minBytes: config.compressionMinBytes,
-      }),
-      // Last: it replaces the response, and headers set on the old one after it would be lost.
-      config.compression && useCompression({ enabled: true, minBytes: config.compressionMinBytes }),
-    ],
+  const yoga = createGraphQLServer({
+    sources,
+    scopes,
+    auth,
+    edge,
+    observer,
+    metrics,
+    live,
+    rollups,
+    settings: { ...config, compression: { enabled: config.compression, minBytes: config.compressionMinBytes } },
+    log,
   });
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
@@ -284,28 +161,6 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   return { yoga, handle, shared, live: liveQueries, rollups: scheduler };
 }
 
-/**
- * Who a GraphQL request acts as, once per request before it is parsed: wrong credentials are refused whatever the
- * operation; a missing scope is refused per field (src/graphql/schema.ts).
- */
-function useAuthentication(edge: HttpEdge, callers: WeakMap<Request, Caller>): Plugin {
-  return {
-    async onRequestParse({ request, serverContext }) {
-      try {
-        callers.set(request, await edge.caller((serverContext as unknown as NodeServerContext).req, 'Bearer'));
-      } catch (error) {
-        throw error instanceof KairographError ? toGraphQLError(error) : error;
-      }
-    },
-  };
-}
-
-/** What yoga's node adapter passes plugins and the context factory besides the request. */
-interface NodeServerContext {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-}
-
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
 function routeOf(path: string): { api: Api; template: string } {
   // REST names its own route once it has matched one (kairos-rest-handler.ts).
@@ -316,26 +171,6 @@ function routeOf(path: string): { api: Api; template: string } {
   if (path === '/') return { api: 'other', template: '/' };
   if (path.startsWith('/explorer/')) return { api: 'other', template: '/explorer/{file}' };
   return { api: 'other', template: 'other' };
-}
-
-/** The codes and messages of a GraphQL answer's errors, for its log line and `kairograph_errors_total`. */
-function useErrorLog(observer: RequestObserver): Plugin {
-  return {
-    onResultProcess({ result, serverContext }) {
-      const exchange = observer.exchange((serverContext as unknown as NodeServerContext).req);
-      if (exchange === undefined || isAsyncIterable(result)) return;
-      for (const one of Array.isArray(result) ? result : [result]) {
-        for (const error of one.errors ?? []) {
-          const quota = error.extensions?.['quota'];
-          exchange.errors.push({
-            code: String(error.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR'),
-            message: error.message,
-            ...(typeof quota === 'string' ? { quota } : {}),
-          });
-        }
-      }
-    },
-  };
 }
 
 /** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
@@ -354,30 +189,6 @@ async function metricsEndpoint(
     return;
   }
   serve();
-}
-
-function isClientError(value: unknown): boolean {
-  return value instanceof KairographError || (isGraphQLError(value) && value.originalError instanceof KairographError);
-}
-
-/** A plain `curl -d` sends a form's media type: say what passes, since REST's examples teach that style. */
-const CSRF_HINT =
-  "a POST must send Content-Type: application/json (curl: -H 'Content-Type: application/json'), and a GET the header x-graphql-yoga-csrf: 1; other requests could be a cross-site form";
-
-/**
- * graphql-armor's rejections get a code clients can branch on (useErrorCodes gives it its status) and name the
- * setting that raises the limit, as budget errors do. The error is the one armor throws next, so it is changed here.
- */
-function tooComplex(setting: string) {
-  return (_: unknown, error: GraphQLError): void => {
-    Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX' });
-    error.message = `${error.message} (${setting})`;
-  };
-}
-
-/** Introspection off: graphql-js's own validation rule rejects __schema and __type. */
-function disableIntrospection(): Plugin {
-  return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
 }
 
 export interface ListeningGateway {
