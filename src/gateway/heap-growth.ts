@@ -1,11 +1,10 @@
 /**
- * The old generation's growing factor, fixed for the gateway's allocation pattern. A scan allocates a few hundred
- * megabytes of short-lived page buffers and slices per 2M points over a live heap of about 55 MB (schema, driver,
- * code). V8's dynamic factor then settles near 1.4, which leaves the old generation's limit about 24 MB above the
- * live heap, less than the young generation's capacity: V8 starts incremental marking again after every full
- * collection, and a 2M-point query ran 7 to 10 mark-compacts, 30 to 40% of the gateway's CPU, each freeing 1 to 2 MB.
- * At a factor of 2 the same query runs none or one, the gateway's CPU per query falls from 0.56–0.68 s to 0.27–0.38 s,
- * and the peak RSS rises by about 15 MB (bench/RESULTS.md, "Kairograph against real KairosDB").
+ * The old generation's growing factor, fixed for the gateway's allocation pattern. A scan allocates far more
+ * short-lived page buffers and slices than the live heap holds; V8's dynamic factor then settles so low that the old
+ * generation's limit sits less than the young generation's capacity above the live heap, and V8 starts incremental
+ * marking again after every full collection: a large query spent a large part of its CPU in mark-compacts that freed
+ * little. At a factor of 2 such a query runs none or one, for a little more peak memory (the measurements are in
+ * bench/RESULTS.md, "Kairograph against real KairosDB").
  */
 import { setFlagsFromString } from 'node:v8';
 

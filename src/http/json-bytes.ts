@@ -1,8 +1,7 @@
 /**
  * JSON written straight into bytes, for the answers made from points' columns: no string per point to be joined,
- * counted, encoded to UTF-8 and freed. A 333,340-row GraphQL answer (23 MB) took 116 ms as joined strings encoded
- * to a Buffer and 75 ms written here (a throwaway benchmark of the same rows); what is left is mostly V8 writing
- * each double's shortest text, which only String does exactly.
+ * counted, encoded to UTF-8 and freed, which measured faster than joined strings for large answers (bench/RESULTS.md);
+ * what is left is mostly V8 writing each double's shortest text, which only String does exactly.
  */
 
 /**
@@ -115,7 +114,7 @@ export class JsonBytes {
   /**
    * A time (epoch ms) as a JSON string of ISO-8601 UTC text, exactly as Date's toISOString writes it (a time outside
    * Date's range throws its RangeError). Consecutive times mostly share their day: the day's characters are kept,
-   * and the time of day is computed. toISOString took 110 ms for a dashboard's 333,340 times.
+   * and the time of day is computed, which costs a small part of what toISOString does for every time.
    */
   isoTime(ms: number): void {
     // What Date does with the rest (a fraction, a time past its range, a year of more than four digits) stays Date's.
@@ -177,9 +176,8 @@ export class JsonBytes {
 
 /**
  * Numbers written in order from the JSON text of a few thousand of them at a time: one JSON.stringify of an array
- * formats 2048 doubles in 22 ms per 333,340 where String takes 38 for them one by one (a throwaway benchmark), and
- * makes one string where String makes one each. The text is kept as bytes, which are copied out faster than its
- * characters are read: rendering a dashboard's 333,340 rows took 84 ms with the text, 78 with the bytes.
+ * formats doubles faster than String does one by one, and makes one string where String makes one each. The text is
+ * kept as bytes, which are copied out faster than its characters are read (both measured: bench/RESULTS.md).
  */
 export class NumberRun {
   /**
@@ -206,7 +204,7 @@ export class NumberRun {
       this.end = Math.min(this.values.length, i + this.span);
       this.span = Math.min(NUMBERS_PER_TEXT, 8 * this.span);
       const text = jsonOfNumbers(this.values, i, this.end);
-      // One buffer for the run's texts, each written over the one before: a Buffer for each was 6 MB of a dashboard's.
+      // One buffer for the run's texts, each written over the one before: a Buffer for each added up over an answer.
       if (this.bytes.length < text.length)
         this.bytes = Buffer.allocUnsafe(Math.max(text.length, 2 * this.bytes.length));
       this.bytes.write(text, 0, 'latin1');
