@@ -18,7 +18,8 @@ import { PointList, type ComplexValue, type PointKind, type PointValue } from '.
 import { AnswerWriter, writeJson, type JsonPieces } from '../http/answer-writer.js';
 import { Lane } from '../lib/time-slice.js';
 import type { SeriesModel } from './models.js';
-import { BUILT_LISTS, executionTypeDefs, pointColumn, pointRows, seriesRows } from './point-answers.js';
+import { pointColumn, pointRows, seriesRows } from './point-answers.js';
+import { BUILT_LISTS, executionTypeDefs } from './built-lists.js';
 import { createGatewaySchemas } from './schema.js';
 
 const { contract, execution } = createGatewaySchemas();

@@ -9,7 +9,7 @@ import { createSchema } from 'graphql-yoga';
 import type { Resolvers } from '../generated/graphql.js';
 import type { GraphQLContext } from './context.js';
 import { checkScopes, FIELD_SCOPES } from './field-scopes.js';
-import { BuiltListScalar, executionTypeDefs } from './point-answers.js';
+import { BuiltListScalar, executionTypeDefs } from './built-lists.js';
 import { resolvers } from './resolvers.js';
 
 /** src/graphql and dist/graphql are both two levels below the project root, where schema.graphql lives. */

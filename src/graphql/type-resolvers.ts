@@ -9,7 +9,8 @@ import type { Resolvers } from '../generated/graphql.js';
 import { sliceKindOf } from '../sources/series.js';
 import type { GraphQLContext } from './context.js';
 import type { SeriesModel } from './models.js';
-import { GRAPHQL_TYPE, pointColumn, pointRows } from './point-answers.js';
+import { pointColumn, pointRows } from './point-answers.js';
+import { GRAPHQL_TYPE } from './point-cells.js';
 
 /** The schema's object types, each with its resolvers. */
 type ObjectTypes =
