@@ -1,8 +1,8 @@
 /**
- * `npm run demo:table -- <host:port>`: the README's "Query your own tables" in a minute. On the Cassandra at host:port
- * (`npm run cassandra` prints it), creates `iot.sensor_readings` exactly as the README shows it, fills the last 7 days
- * for three sensors (a reading a minute, with plain CQL, as a user's own writer would), writes the README's sources
- * file to `sources.sensors.json` and prints how to start the gateway on it.
+ * `npm run demo:table -- <host:port>`: docs/user-tables.md's "Try it in a minute". On the Cassandra at host:port
+ * (`npm run cassandra` prints it), creates `iot.sensor_readings` exactly as that page shows it, fills the last 7 days
+ * for three sensors (a reading a minute, with plain CQL, as a user's own writer would), writes the page's sources file
+ * to `sources.sensors.json` and prints how to start the gateway on it.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,7 +18,7 @@ if (!/^[^\s:]+:\d{1,5}$/.test(contactPoint)) {
 const DAY = 86_400_000;
 const MINUTE = 60_000;
 const SENSORS = ['s-1', 's-2', 's-3'];
-/** The README's mapping, which the walk-through starts the gateway with. */
+/** The mapping of docs/user-tables.md, which the walk-through starts the gateway with. */
 const SOURCES = {
   sources: [
     {

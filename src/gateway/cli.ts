@@ -30,7 +30,7 @@ export async function runCli(argv: readonly string[], start: () => Promise<void>
   return usage(`unknown argument ${JSON.stringify(command)}`);
 }
 
-/** The help text: the commands, then every setting with its default, in the README's order. */
+/** The help text: the commands, then every setting with its default, in docs/configuration.md's order. */
 export function help(): string {
   const settings = SETTINGS.map(
     (s) => `  ${s.env} (default: ${s.default === '' ? 'none' : s.default})\n${wrap(plain(s.meaning), 6)}`,
@@ -46,7 +46,7 @@ Usage:
   kairograph --version             print the version
   kairograph --help                print this help
 
-Settings come from the environment (README.md, "Configuration"):
+Settings come from the environment (docs/configuration.md):
 
 ${settings}
 `;
@@ -118,7 +118,7 @@ function usage(message: string): number {
   return 2;
 }
 
-/** README markdown as terminal text: links become their text, code spans lose their backticks. */
+/** The meanings' Markdown as terminal text: links become their text, code spans lose their backticks. */
 function plain(markdown: string): string {
   return markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1').replace(/`([^`]*)`/g, '$1');
 }

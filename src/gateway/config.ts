@@ -1,7 +1,7 @@
 /**
  * The gateway's configuration: one table of settings read from the environment, validated at start. A bad value
- * stops start-up with a message that names the variable and the value. The README's table is checked against
- * SETTINGS by a test.
+ * stops start-up with a message that names the variable and the value. The table of docs/configuration.md is checked
+ * against SETTINGS by a test.
  */
 
 import type { LogFormat, LogLevel } from '../lib/log.js';
@@ -121,7 +121,7 @@ function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
 }
 
-/** Every setting, in the order the README lists them. */
+/** Every setting, in the order docs/configuration.md lists them. */
 export const SETTINGS = [
   setting({
     env: 'PORT',
@@ -165,7 +165,7 @@ export const SETTINGS = [
     key: 'sourcesFile',
     default: '',
     meaning:
-      'A JSON file of more sources, `{"sources": [...]}`, read and checked at start ([Sources](#sources)); empty for none',
+      'A JSON file of more sources, `{"sources": [...]}`, read and checked at start ([Sources](sources.md)); empty for none',
     parse: (raw) => raw,
   }),
   setting({
@@ -226,7 +226,7 @@ export const SETTINGS = [
     key: 'cassandraCreateSchema',
     default: 'true',
     meaning:
-      'Create the keyspace and tables that are missing, at start and when found gone or unserved later (a re-created one is logged, on `/ready` and `/metrics` as lost data); `false` where operators manage the schema: no DDL, 503 until it exists ([Cassandra](#cassandra))',
+      'Create the keyspace and tables that are missing, at start and when found gone or unserved later (a re-created one is logged, on `/ready` and `/metrics` as lost data); `false` where operators manage the schema: no DDL, 503 until it exists ([Cassandra](cassandra.md))',
     parse: (raw, env) => boolean(raw, env),
   }),
   setting({
@@ -306,7 +306,7 @@ export const SETTINGS = [
     key: 'cassandraScanDecoder',
     default: 'lean',
     meaning:
-      "`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0's result parser, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: through the driver's own rows, same answers at several times the CPU per point",
+      "`lean`: `data_points` pages decoded straight from the protocol frame into slices (a hook into cassandra-driver 4.10.0's result parser, [architecture](architecture.md#the-cassandra-store)); `driver`: through the driver's own rows, same answers at several times the CPU per point",
     parse: (raw, env) => oneOf(raw, env, SCAN_DECODERS),
   }),
   setting({
@@ -314,7 +314,7 @@ export const SETTINGS = [
     key: 'cassandraWriteEncoder',
     default: 'lean',
     meaning:
-      "`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0's batch request writer, [architecture](docs/architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point",
+      "`lean`: each `data_points` batch written onto the wire straight from its cells, one buffer per batch (a hook into cassandra-driver 4.10.0's batch request writer, [architecture](architecture.md#the-cassandra-store)); `driver`: a query object and encoded values per cell, the same bytes at about 2.5 times the Node CPU per point",
     parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS),
   }),
   setting({
@@ -322,7 +322,7 @@ export const SETTINGS = [
     key: 'tagIndexedMetrics',
     default: '{}',
     meaning:
-      'KairosDB 1.3\'s `tag_indexed_row_key_lookup_metrics`, in its forms: JSON from metric to the tags to index (`[]` or `["*"]`: all of them), e.g. `{"system.cpu.usage":["host"]}`, or a JSON list of metrics (all tags; `["*"]`: every metric). Writes add `tag_indexed_row_keys` rows as KairosDB does, and exact tag filters read the most selective of them instead of every series of the row period ([tag index](#the-tag-index)); the embedded store keeps its own index of the same tags',
+      'KairosDB 1.3\'s `tag_indexed_row_key_lookup_metrics`, in its forms: JSON from metric to the tags to index (`[]` or `["*"]`: all of them), e.g. `{"system.cpu.usage":["host"]}`, or a JSON list of metrics (all tags; `["*"]`: every metric). Writes add `tag_indexed_row_keys` rows as KairosDB does, and exact tag filters read the most selective of them instead of every series of the row period ([tag index](tag-index.md)); the embedded store keeps its own index of the same tags',
     parse: (raw, env) => tagIndexedMetrics(raw, env),
   }),
   setting({
@@ -456,7 +456,7 @@ export const SETTINGS = [
     key: 'cacheMaxBytes',
     default: '134217728',
     meaning:
-      'Memory of the results cache of aggregated buckets ([architecture](docs/architecture.md#the-results-cache)), in bytes; `0` turns it off',
+      'Memory of the [results cache](performance.md#the-results-cache) of aggregated buckets, in bytes; `0` turns it off',
     parse: (raw, env) => integer(raw, env, 0, 68_719_476_736),
   }),
   setting({
@@ -495,7 +495,7 @@ export const SETTINGS = [
     key: 'rollups',
     default: 'on',
     meaning:
-      'Run roll-up tasks (`/api/v1/rollups`, GraphQL `rollups`) in this gateway: `on` or `off`. Tasks are managed either way; with several gateways on one Cassandra each period of each task runs once, on one of those that have it on ([Roll-ups](#roll-ups))',
+      'Run roll-up tasks (`/api/v1/rollups`, GraphQL `rollups`) in this gateway: `on` or `off`. Tasks are managed either way; with several gateways on one Cassandra each period of each task runs once, on one of those that have it on ([Roll-ups](rollups.md))',
     parse: (raw, env) => oneOf(raw, env, ['on', 'off'] as const),
   }),
   setting({
@@ -577,7 +577,7 @@ export const SETTINGS = [
     key: 'persistedOnly',
     default: 'false',
     meaning:
-      'Accept only persisted operations (by sha256 hash) from requests without credentials: GraphQL text, and every REST request but version and health, need credentials ([Security](#security))',
+      'Accept only persisted operations (by sha256 hash) from requests without credentials: GraphQL text, and every REST request but version and health, need credentials ([Security](security.md))',
     parse: (raw, env) => boolean(raw, env),
   }),
   setting({
@@ -600,7 +600,7 @@ export const SETTINGS = [
     key: 'credentialsFile',
     default: '',
     meaning:
-      'A JSON file of API tokens (each a SHA-256 digest: `kairograph hash-secret --generate`) and HTTP Basic users (each a scrypt hash: `kairograph hash-secret`), with their scopes and optionally their sources, read and checked at start ([Security](#security)); empty for none',
+      'A JSON file of API tokens (each a SHA-256 digest: `kairograph hash-secret --generate`) and HTTP Basic users (each a scrypt hash: `kairograph hash-secret`), with their scopes and optionally their sources, read and checked at start ([Security](security.md)); empty for none',
     parse: (raw) => raw,
   }),
   setting({
@@ -615,7 +615,7 @@ export const SETTINGS = [
     key: 'allowedHosts',
     default: 'auto',
     meaning:
-      'Names the `Host` header may carry besides IP addresses and `localhost`, separated by commas (`.example.com` for a domain and its subdomains), or `*` for any; `auto`: none on a loopback `HOST` (a page whose name was rebound to 127.0.0.1 is refused), any on other addresses ([Security](#security))',
+      'Names the `Host` header may carry besides IP addresses and `localhost`, separated by commas (`.example.com` for a domain and its subdomains), or `*` for any; `auto`: none on a loopback `HOST` (a page whose name was rebound to 127.0.0.1 is refused), any on other addresses ([Security](security.md))',
     parse: (raw, env) => allowedHosts(raw, env),
   }),
   setting({

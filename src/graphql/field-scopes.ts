@@ -112,7 +112,7 @@ export const ANSWER_SCOPES: Readonly<Record<string, Readonly<Record<string, AnyO
   RollupSkip: { from: ['read'], to: ['read'], periods: ['read'] },
 };
 
-/** Introspection describes every field and argument: it needs `read`, as the README always said. */
+/** Introspection describes every field and argument: it needs `read`, as docs/security.md says. */
 const INTROSPECTION: Readonly<Record<string, AnyOf>> = { __schema: ['read'], __type: ['read'] };
 
 /**

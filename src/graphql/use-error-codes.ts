@@ -1,6 +1,7 @@
 /**
- * The table of GraphQL error codes and HTTP statuses (README, "Errors"): every error a GraphQL response carries
- * leaves with an `extensions.code` and the status its code documents, whatever the client's Accept header.
+ * The table of GraphQL error codes and HTTP statuses (docs/graphql.md, "Errors and their statuses"): every error a
+ * GraphQL response carries leaves with an `extensions.code` and the status its code documents, whatever the client's
+ * Accept header.
  */
 import { GraphQLError, type ExecutionResult, type ValidationRule } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';

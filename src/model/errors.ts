@@ -18,7 +18,7 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'TOO_MANY_SUBSCRIPTIONS';
 
-/** The HTTP status of each code, the same for GraphQL and REST (README, "Errors"). */
+/** The HTTP status of each code, the same for GraphQL and REST (docs/graphql.md, "Errors and their statuses"). */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,

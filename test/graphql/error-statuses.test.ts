@@ -1,7 +1,7 @@
 /**
  * Every source of a GraphQL error, over real HTTP: each error carries an `extensions.code` and the HTTP status of the
- * README's table, the same for legacy `Accept: application/json` clients (Grafana) and GraphQL-over-HTTP's own type;
- * and the server's deadline for receiving a request, on GraphQL and REST routes.
+ * table in docs/graphql.md, the same for legacy `Accept: application/json` clients (Grafana) and GraphQL-over-HTTP's
+ * own type; and the server's deadline for receiving a request, on GraphQL and REST routes.
  */
 import { connect } from 'node:net';
 import { request } from 'node:http';

@@ -113,7 +113,7 @@ describe('operation limits', () => {
       },
     ];
     // GraphQL-over-HTTP would let legacy application/json clients get 200 for a document that fails to parse; the
-    // README promises QUERY_TOO_COMPLEX with 400, as every other limit answers, so the Accept header does not matter.
+    // docs/graphql.md promises QUERY_TOO_COMPLEX with 400, as every other limit answers, so the Accept header does not matter.
     const modern = await g.graphql(query, undefined, { accept: 'application/graphql-response+json' });
     expect([modern.status, modern.body.errors]).toEqual([400, error]);
     const legacy = await g.graphql(query);

@@ -1,6 +1,6 @@
 /**
- * The README's walk-throughs as tests: a section's code blocks read out of README.md itself, and the gateway started as
- * a user starts it (its own process, configured by the environment), so docs and behaviour cannot drift apart.
+ * The docs' walk-throughs as tests: a section's code blocks read out of the doc page itself, and the gateway started
+ * as a user starts it (its own process, configured by the environment), so docs and behaviour cannot drift apart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,13 +10,24 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The text of the README's section `heading` (a `###` title), up to the next heading of any level. */
-export function readmeSection(heading: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`### ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${heading}"`);
-  const next = readme.slice(start + 4).search(/\n#{2,3} /);
-  return readme.slice(start, next < 0 ? undefined : start + 4 + next);
+/**
+ * The text of the section `heading` (a `##` or `###` title) of the Markdown file `page` (relative to the repository),
+ * up to the next heading of its level or above outside code blocks.
+ */
+export function docSection(page: string, heading: string): string {
+  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
+  const start = lines.findIndex((line) => line === `## ${heading}` || line === `### ${heading}`);
+  if (start < 0) throw new Error(`${page} has no section "${heading}"`);
+  const level = lines[start]!.indexOf(' ');
+  let fenced = false;
+  let end = start + 1;
+  for (; end < lines.length; end++) {
+    const line = lines[end]!;
+    if (line.startsWith('```')) fenced = !fenced;
+    const hashes = /^(#+) /.exec(line)?.[1]?.length;
+    if (!fenced && hashes !== undefined && hashes <= level) break;
+  }
+  return lines.slice(start, end).join('\n');
 }
 
 /** The section's code blocks of one language, in order. */

@@ -1,23 +1,23 @@
 /**
- * The README's "Heroic's table" walk-through, as written there: its sources.json, the gateway process started with it
- * against the test node, then its mutation and its query, read out of the README itself.
+ * The walk-through of docs/heroic.md ("Try it on a fresh machine"), as written there: its sources.json, the gateway
+ * process started with it against the test node, then its mutation and its query, read out of the page itself.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
-import { codeBlocks, readmeSection, startGatewayProcess } from '../support/walk-through.js';
+import { codeBlocks, docSection, startGatewayProcess } from '../support/walk-through.js';
 import { plainClient, testNode } from './cassandra-stores.js';
 
 afterAll(removeTempDirs);
 
-it("runs the README's Heroic walk-through on a fresh keyspace", async () => {
-  const section = readmeSection("Heroic's table");
+it("runs docs/heroic.md's walk-through on a fresh keyspace", async () => {
+  const section = docSection('docs/heroic.md', 'Try it on a fresh machine');
   const echo = /echo '(\{.*\})' > sources\.json/.exec(section);
   const graphql = codeBlocks(section, 'graphql');
   expect([echo !== null, graphql.length]).toEqual([true, 2]);
   const client = await plainClient();
-  // The README's source uses Heroic's default keyspace; a fresh one each run.
+  // The page's source uses Heroic's default keyspace; a fresh one each run.
   await client.execute('DROP KEYSPACE IF EXISTS heroic');
   const dir = tempDir();
   writeFileSync(join(dir, 'sources.json'), echo![1]!);

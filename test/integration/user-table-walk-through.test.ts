@@ -1,21 +1,20 @@
 /**
- * The README's "Query your own tables" walk-through, as written there: `npm run demo:table` against the test node, the
- * gateway process started on the sources file it writes (the README's own mapping), then the README's query.
+ * The walk-through of docs/user-tables.md, as written there: `npm run demo:table` against the test node, the gateway
+ * process started on the sources file it writes (the page's own mapping), then the page's query.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
-import { codeBlocks, readmeSection, ROOT, startGatewayProcess } from '../support/walk-through.js';
+import { codeBlocks, docSection, ROOT, startGatewayProcess } from '../support/walk-through.js';
 import { plainClient, testNode } from './cassandra-stores.js';
 
 afterAll(removeTempDirs);
 
-it("runs the README's walk-through of a user's own table", async () => {
-  const section = readmeSection('Query your own tables');
-  const [mapping] = codeBlocks(section, 'json');
-  const [query] = codeBlocks(section, 'graphql');
+it("runs docs/user-tables.md's walk-through of a user's own table", async () => {
+  const [mapping] = codeBlocks(docSection('docs/user-tables.md', 'Map a table onto series'), 'json');
+  const [query] = codeBlocks(docSection('docs/user-tables.md', 'Try it in a minute'), 'graphql');
   const client = await plainClient();
   await client.execute('DROP KEYSPACE IF EXISTS iot');
   const dir = tempDir();
@@ -33,7 +32,7 @@ it("runs the README's walk-through of a user's own table", async () => {
     );
     expect([demo.status, demo.stderr]).toEqual([0, '']);
     expect(demo.stdout).toMatch(/^iot\.sensor_readings holds 30243 readings of 3 sensors over the last 7 days\.\n/);
-    // The file it writes is the README's mapping.
+    // The file it writes is the page's mapping.
     const file = join(dir, 'sources.sensors.json');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(mapping!));
     const gateway = await startGatewayProcess({
