@@ -268,11 +268,11 @@ describe('AnswerWriter, compressing as it writes', () => {
     const wallMs = performance.now() - started;
     clearInterval(ticker);
     expect(decoded(answer) === big).toBe(true);
-    // zlib works on its own threads: timers fire all along, about once a millisecond, where a compression on this
-    // thread would let none fire for the whole time (hundreds of milliseconds). A busy machine may still stall the
-    // thread now and then, so the bound is on the typical gap, not the single longest.
+    // zlib works on its own threads: timers fire all along, where a compression on this thread would let none fire
+    // for the whole time. Both bounds are relative to the wall time, so a machine busy with other work, which slows
+    // the whole run (and may stall the thread once or twice), does not fail them; a compression that held it would.
     gaps.sort((a, b) => a - b);
     expect(gaps.length).toBeGreaterThan(wallMs / 20);
-    expect(gaps[Math.floor(gaps.length * 0.95)]).toBeLessThan(16);
+    expect(gaps[Math.floor(gaps.length * 0.9)]).toBeLessThan(Math.max(16, wallMs / 20));
   });
 });
