@@ -1,0 +1,129 @@
+/**
+ * The evaluator: walks the tree over all steps of a query at once (Prometheus's range evaluation), each node
+ * yielding series over the steps. Selectors, calls, operators and aggregations live in their own modules.
+ */
+import type { Annotations } from './annotations.js';
+import type { AtModifier, Expr, SubqueryExpr } from './ast.js';
+import { evalAggregate } from './eval-aggregate.js';
+import { evalBinary } from './eval-binary.js';
+import { evalCall } from './eval-call.js';
+import { matrixAt, selectPointSeries, subqueryPointSeries, vectorSelector } from './eval-selectors.js';
+import { PromqlError } from './promql-error.js';
+import type { SeriesAccess } from './series-access.js';
+import type { EvalValue, PointSeries, StepSeries } from './values.js';
+
+export interface EvalOptions {
+  /** How far back an instant selector looks for a sample (Prometheus's `--query.lookback-delta`, 5m by default). */
+  readonly lookbackMs: number;
+  /** The step of a subquery that gives none (Prometheus uses its global evaluation interval, 1m by default). */
+  readonly defaultSubqueryStepMs: number;
+  /** The top-level query's range, for `@ start()` and `@ end()`. */
+  readonly queryStartMs: number;
+  readonly queryEndMs: number;
+  readonly queryStepMs: number;
+  /** Whether the top-level query is a range query: sort functions warn there. */
+  readonly rangeQuery: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+export class Evaluator {
+  readonly steps: number;
+
+  constructor(
+    readonly access: SeriesAccess,
+    readonly startMs: number,
+    readonly endMs: number,
+    readonly intervalMs: number,
+    readonly options: EvalOptions,
+    readonly annotations: Annotations,
+  ) {
+    this.steps = intervalMs > 0 ? Math.floor((endMs - startMs) / intervalMs) + 1 : 1;
+  }
+
+  timeAt(step: number): number {
+    return this.startMs + step * this.intervalMs;
+  }
+
+  /** An evaluator over other steps (a subquery's), sharing the storage, options and annotations. */
+  child(startMs: number, endMs: number, intervalMs: number): Evaluator {
+    return new Evaluator(this.access, startMs, endMs, intervalMs, this.options, this.annotations);
+  }
+
+  checkAborted(): void {
+    const signal = this.options.signal;
+    if (signal?.aborted === true) throw signal.reason ?? new Error('query aborted');
+  }
+
+  async eval(expr: Expr): Promise<EvalValue> {
+    this.checkAborted();
+    switch (expr.kind) {
+      case 'number':
+        return { type: 'scalar', values: new Float64Array(this.steps).fill(expr.value) };
+      case 'string':
+        return { type: 'string', value: expr.value };
+      case 'paren':
+        return this.eval(expr.expr);
+      case 'unary': {
+        const value = await this.eval(expr.expr);
+        if (expr.op === '+') return value;
+        if (value.type === 'scalar') return { type: 'scalar', values: value.values.map((v) => -v) };
+        if (value.type !== 'vector') throw new PromqlError('execution', 'unary minus on a non-numeric value');
+        for (const s of value.series) {
+          for (let i = 0; i < s.values.length; i++) s.values[i] = -s.values[i]!;
+          s.dropName = true;
+        }
+        return value;
+      }
+      case 'vector':
+        return { type: 'vector', series: await vectorSelector(this, expr, false) };
+      case 'matrix':
+      case 'subquery':
+        return { type: 'matrix', series: await this.rangeAtEnd(expr) };
+      case 'call':
+        return evalCall(this, expr);
+      case 'aggregate':
+        return evalAggregate(this, expr);
+      case 'binary':
+        return evalBinary(this, expr);
+    }
+  }
+
+  async evalVector(expr: Expr): Promise<StepSeries[]> {
+    const value = await this.eval(expr);
+    if (value.type !== 'vector') throw new PromqlError('execution', `expected an instant vector, got ${value.type}`);
+    return value.series;
+  }
+
+  async evalScalar(expr: Expr): Promise<Float64Array> {
+    const value = await this.eval(expr);
+    if (value.type !== 'scalar') throw new PromqlError('execution', `expected a scalar, got ${value.type}`);
+    return value.values;
+  }
+
+  /** The raw points of a range selector or subquery, as a range vector at the last step (instant queries). */
+  private async rangeAtEnd(expr: Expr & { kind: 'matrix' | 'subquery' }): Promise<PointSeries[]> {
+    const source = expr.kind === 'matrix' ? await selectPointSeries(this, expr) : await subqueryPointSeries(this, expr);
+    return matrixAt(this, expr, source, this.steps - 1);
+  }
+
+  /** Where a subquery evaluates: Prometheus aligns its steps to multiples of its step in absolute time. */
+  subqueryEvaluator(expr: SubqueryExpr): Evaluator {
+    const stepMs = expr.stepMs > 0 ? expr.stepMs : this.options.defaultSubqueryStepMs;
+    const at = resolveAt(this, expr.at);
+    const firstMs = at ?? this.startMs;
+    const lastMs = at ?? this.timeAt(this.steps - 1);
+    const lowest = firstMs - expr.offsetMs - expr.rangeMs;
+    // The window is left-open: the first step is the first multiple of the step strictly after its start.
+    let start = stepMs * Math.trunc(lowest / stepMs);
+    if (start <= lowest) start += stepMs;
+    return this.child(start, lastMs - expr.offsetMs, stepMs);
+  }
+}
+
+/** The fixed time of an `@` modifier, or undefined when the selector follows the steps. */
+export function resolveAt(ev: Evaluator, at: AtModifier | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  if (at.kind === 'start') return ev.options.queryStartMs;
+  if (at.kind === 'end') return ev.options.queryEndMs;
+  return at.kind === 'time' ? at.ms : undefined;
+}
