@@ -5,7 +5,7 @@
 import { AGGREGATIONS } from './aggregations/aggregation-table.js';
 import type { AggregateExpr } from './ast.js';
 import { collectSteps } from './eval-call.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalContext } from './eval-context.js';
 import { dropLabels, keepLabels, type Labels, labelsKey, METRIC_NAME, setLabel } from './labels.js';
 import { formatFloat, formatG } from './format-float.js';
 import { PromqlError } from './promql-error.js';
@@ -16,7 +16,7 @@ function groupLabels(labels: Labels, expr: AggregateExpr): Labels {
   return expr.grouping.length === 0 ? [] : keepLabels(labels, expr.grouping);
 }
 
-export async function evalAggregate(ev: Evaluator, expr: AggregateExpr): Promise<EvalValue> {
+export async function evalAggregate(ev: EvalContext, expr: AggregateExpr): Promise<EvalValue> {
   const def = AGGREGATIONS.get(expr.op);
   if (def === undefined) throw new PromqlError('bad_data', `unknown aggregation ${expr.op}`);
   let params: Float64Array = new Float64Array(ev.steps);
@@ -83,7 +83,7 @@ function selectStep(
   return members.flatMap((samples) => (samples.length === 0 ? [] : select(samples)));
 }
 
-function checkSelectParams(ev: Evaluator, expr: AggregateExpr, params: Float64Array): void {
+function checkSelectParams(ev: EvalContext, expr: AggregateExpr, params: Float64Array): void {
   const max = Math.max(...params);
   const min = Math.min(...params);
   const hasNaN = params.some(Number.isNaN);
@@ -110,7 +110,7 @@ function checkSelectParams(ev: Evaluator, expr: AggregateExpr, params: Float64Ar
   if (max >= 2 ** 63) throw new PromqlError('execution', `Scalar value ${formatG(max)} overflows int64`);
 }
 
-function quantileWarnings(ev: Evaluator, expr: AggregateExpr, params: Float64Array): void {
+function quantileWarnings(ev: EvalContext, expr: AggregateExpr, params: Float64Array): void {
   const pos = expr.param!.pos;
   if (params.some(Number.isNaN))
     ev.annotations.add('warning', 'quantile value should be between 0 and 1, got NaN', pos);
@@ -120,7 +120,7 @@ function quantileWarnings(ev: Evaluator, expr: AggregateExpr, params: Float64Arr
   if (min < 0) ev.annotations.add('warning', `quantile value should be between 0 and 1, got ${formatG(min)}`, pos);
 }
 
-function countValues(ev: Evaluator, expr: AggregateExpr, input: StepSeries[], valueLabel: string): EvalValue {
+function countValues(ev: EvalContext, expr: AggregateExpr, input: StepSeries[], valueLabel: string): EvalValue {
   const groupExpr = expr.without ? expr : { ...expr, grouping: [...expr.grouping, valueLabel] };
   return {
     type: 'vector',

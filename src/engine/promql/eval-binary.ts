@@ -4,7 +4,7 @@
  */
 import type { BinaryExpr, VectorMatching } from './ast.js';
 import { collectSteps } from './eval-call.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalContext } from './eval-context.js';
 import {
   dropLabels,
   keepLabels,
@@ -20,7 +20,7 @@ import { operatorDef, type OperatorDef } from './operators/operator-table.js';
 import { PromqlError } from './promql-error.js';
 import type { EvalValue, Sample, StepSeries, Vector } from './values.js';
 
-export async function evalBinary(ev: Evaluator, expr: BinaryExpr): Promise<EvalValue> {
+export async function evalBinary(ev: EvalContext, expr: BinaryExpr): Promise<EvalValue> {
   const lhs = await ev.eval(expr.lhs);
   const rhs = await ev.eval(expr.rhs);
   if (lhs.type === 'scalar' && rhs.type === 'scalar') {
@@ -56,7 +56,7 @@ export async function evalBinary(ev: Evaluator, expr: BinaryExpr): Promise<EvalV
 }
 
 function vectorScalar(
-  ev: Evaluator,
+  ev: EvalContext,
   expr: BinaryExpr,
   series: StepSeries[],
   scalars: Float64Array,

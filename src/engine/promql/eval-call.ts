@@ -3,7 +3,7 @@
  * run per step over their arguments' values. Both take their definitions from the function table.
  */
 import type { Call, Expr, MatrixSelector, SubqueryExpr } from './ast.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalContext } from './eval-context.js';
 import {
   forEachWindow,
   rangeOf,
@@ -19,7 +19,7 @@ import { labelsKey, labelValue, METRIC_NAME } from './labels.js';
 import { PromqlError } from './promql-error.js';
 import { type EvalValue, newStepSeries, type PointSeries, type StepSeries, type Vector } from './values.js';
 
-export async function evalCall(ev: Evaluator, call: Call): Promise<EvalValue> {
+export async function evalCall(ev: EvalContext, call: Call): Promise<EvalValue> {
   const def = functionDef(call.func);
   if (def === undefined) throw new PromqlError('bad_data', `unknown function with name "${call.func}"`);
   if (def.kind === 'range') return evalRangeFunction(ev, call, def);
@@ -35,7 +35,7 @@ function unwrap(expr: Expr): Expr {
   return expr.kind === 'paren' ? unwrap(expr.expr) : expr;
 }
 
-function context(ev: Evaluator, call: Call, step: number): FunctionContext {
+function context(ev: EvalContext, call: Call, step: number): FunctionContext {
   return {
     timeMs: ev.timeAt(step),
     args: call.args,
@@ -48,7 +48,7 @@ function context(ev: Evaluator, call: Call, step: number): FunctionContext {
 
 const COUNTER_SUFFIXES = ['_total', '_sum', '_count', '_bucket'];
 
-async function evalRangeFunction(ev: Evaluator, call: Call, def: RangeFunction): Promise<EvalValue> {
+async function evalRangeFunction(ev: EvalContext, call: Call, def: RangeFunction): Promise<EvalValue> {
   const rangeIndex = def.argTypes.indexOf('matrix');
   const rangeArg = unwrap(call.args[rangeIndex]!) as MatrixSelector | SubqueryExpr;
   const scalarArgs: Float64Array[] = [];
@@ -86,7 +86,7 @@ async function evalRangeFunction(ev: Evaluator, call: Call, def: RangeFunction):
 }
 
 /** 1 at every step where no series had a point in its window, labelled from the selector's equality matchers. */
-function absentOverTime(ev: Evaluator, call: Call, present: StepSeries[]): EvalValue {
+function absentOverTime(ev: EvalContext, call: Call, present: StepSeries[]): EvalValue {
   const result = newStepSeries(absentLabels(call.args[0]!), false, ev.steps);
   for (let i = 0; i < ev.steps; i++) {
     if (present.some((s) => s.has[i] === 1)) continue;
@@ -96,7 +96,7 @@ function absentOverTime(ev: Evaluator, call: Call, present: StepSeries[]): EvalV
   return { type: 'vector', series: result.has.includes(1) ? [result] : [] };
 }
 
-async function evalStepFunction(ev: Evaluator, call: Call, def: StepFunction): Promise<EvalValue> {
+async function evalStepFunction(ev: EvalContext, call: Call, def: StepFunction): Promise<EvalValue> {
   const args: (StepSeries[] | Float64Array | string)[] = [];
   for (const arg of call.args) {
     const inner = unwrap(arg);
@@ -138,7 +138,7 @@ function stepArgs(args: readonly (StepSeries[] | Float64Array | string)[], step:
  * at one step are an error, as in Prometheus's range evaluation; a single-step query leaves that check to the end,
  * after delayed name removal.
  */
-export function collectSteps(ev: Evaluator, stepVector: (step: number) => Vector): StepSeries[] {
+export function collectSteps(ev: EvalContext, stepVector: (step: number) => Vector): StepSeries[] {
   const byKey = new Map<string, StepSeries>();
   for (let i = 0; i < ev.steps; i++) {
     const vector = stepVector(i);

@@ -3,13 +3,20 @@
  * and subqueries that range functions read, one series at a time.
  */
 import type { AtModifier, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.js';
-import { type Evaluator, resolveAt } from './evaluator.js';
+import type { EvalContext } from './eval-context.js';
 import type { Window } from './functions/function-types.js';
 import { compareLabels } from './labels.js';
 import { isStale, newStepSeries, type PointSeries, type StepSeries } from './values.js';
 
+/** The fixed time of an `@` modifier, or undefined when the selector follows the steps. */
+export function resolveAt(ev: EvalContext, at: AtModifier | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  if (at.kind === 'time') return at.ms;
+  return at.kind === 'start' ? ev.options.queryStartMs : ev.options.queryEndMs;
+}
+
 /** The time each step reads at: the step's own time, or the `@` time, less the offset. */
-export function readTimes(ev: Evaluator, at: AtModifier | undefined, offsetMs: number): Float64Array {
+export function readTimes(ev: EvalContext, at: AtModifier | undefined, offsetMs: number): Float64Array {
   const fixed = resolveAt(ev, at);
   const times = new Float64Array(ev.steps);
   for (let i = 0; i < ev.steps; i++) times[i] = (fixed ?? ev.timeAt(i)) - offsetMs;
@@ -20,7 +27,7 @@ export function readTimes(ev: Evaluator, at: AtModifier | undefined, offsetMs: n
  * Each series' last sample within the lookback window (left-open) at every step; a staleness marker as that sample
  * means no value. With `timestamps`, the value is the sample's time in seconds (the `timestamp()` function).
  */
-export async function vectorSelector(ev: Evaluator, vs: VectorSelector, timestamps: boolean): Promise<StepSeries[]> {
+export async function vectorSelector(ev: EvalContext, vs: VectorSelector, timestamps: boolean): Promise<StepSeries[]> {
   const times = readTimes(ev, vs.at, vs.offsetMs);
   const lookback = ev.options.lookbackMs;
   const minT = Math.min(times[0]!, times[times.length - 1]!);
@@ -49,7 +56,7 @@ export async function vectorSelector(ev: Evaluator, vs: VectorSelector, timestam
 }
 
 /** The series of a range selector with the points every step's window may need, stale markers removed. */
-export async function* selectPointSeries(ev: Evaluator, ms: MatrixSelector): AsyncIterable<PointSeries> {
+export async function* selectPointSeries(ev: EvalContext, ms: MatrixSelector): AsyncIterable<PointSeries> {
   const times = readTimes(ev, ms.selector.at, ms.selector.offsetMs);
   const minT = Math.min(times[0]!, times[times.length - 1]!);
   const maxT = Math.max(times[0]!, times[times.length - 1]!);
@@ -66,7 +73,7 @@ export async function* selectPointSeries(ev: Evaluator, ms: MatrixSelector): Asy
 }
 
 /** A subquery's inner expression evaluated over its own aligned steps, each series as points. */
-export async function subqueryPointSeries(ev: Evaluator, sq: SubqueryExpr): Promise<PointSeries[]> {
+export async function subqueryPointSeries(ev: EvalContext, sq: SubqueryExpr): Promise<PointSeries[]> {
   const inner = ev.subqueryEvaluator(sq);
   const value = await inner.eval(sq.expr);
   if (value.type !== 'vector') throw new Error(`subquery of ${value.type}`);
@@ -145,7 +152,7 @@ export function forEachWindow(
 
 /** The points of each series in the window of one step: a range vector as a query's answer. */
 export async function matrixAt(
-  ev: Evaluator,
+  ev: EvalContext,
   expr: MatrixSelector | SubqueryExpr,
   source: AsyncIterable<PointSeries> | Iterable<PointSeries>,
   step: number,

@@ -3,30 +3,17 @@
  * yielding series over the steps. Selectors, calls, operators and aggregations live in their own modules.
  */
 import type { Annotations } from './annotations.js';
-import type { AtModifier, Expr, SubqueryExpr } from './ast.js';
+import type { Expr, SubqueryExpr } from './ast.js';
 import { evalAggregate } from './eval-aggregate.js';
 import { evalBinary } from './eval-binary.js';
 import { evalCall } from './eval-call.js';
-import { matrixAt, selectPointSeries, subqueryPointSeries, vectorSelector } from './eval-selectors.js';
+import type { EvalContext, EvalOptions } from './eval-context.js';
+import { matrixAt, resolveAt, selectPointSeries, subqueryPointSeries, vectorSelector } from './eval-selectors.js';
 import { PromqlError } from './promql-error.js';
 import type { SeriesAccess } from './series-access.js';
 import type { EvalValue, PointSeries, StepSeries } from './values.js';
 
-export interface EvalOptions {
-  /** How far back an instant selector looks for a sample (Prometheus's `--query.lookback-delta`, 5m by default). */
-  readonly lookbackMs: number;
-  /** The step of a subquery that gives none (Prometheus uses its global evaluation interval, 1m by default). */
-  readonly defaultSubqueryStepMs: number;
-  /** The top-level query's range, for `@ start()` and `@ end()`. */
-  readonly queryStartMs: number;
-  readonly queryEndMs: number;
-  readonly queryStepMs: number;
-  /** Whether the top-level query is a range query: sort functions warn there. */
-  readonly rangeQuery: boolean;
-  readonly signal: AbortSignal | undefined;
-}
-
-export class Evaluator {
+export class Evaluator implements EvalContext {
   readonly steps: number;
 
   constructor(
@@ -118,12 +105,4 @@ export class Evaluator {
     if (start <= lowest) start += stepMs;
     return this.child(start, lastMs - expr.offsetMs, stepMs);
   }
-}
-
-/** The fixed time of an `@` modifier, or undefined when the selector follows the steps. */
-export function resolveAt(ev: Evaluator, at: AtModifier | undefined): number | undefined {
-  if (at === undefined) return undefined;
-  if (at.kind === 'start') return ev.options.queryStartMs;
-  if (at.kind === 'end') return ev.options.queryEndMs;
-  return at.kind === 'time' ? at.ms : undefined;
 }

@@ -4,7 +4,8 @@
  */
 import { Annotations } from './annotations.js';
 import { typeOf } from './check-types.js';
-import { type EvalOptions, Evaluator } from './evaluator.js';
+import type { EvalOptions } from './eval-context.js';
+import { Evaluator } from './evaluator.js';
 import { mergeSameLabels } from './functions/merge-series.js';
 import { compareLabels, type Labels, labelsKey, withoutName } from './labels.js';
 import { type ParseOptions, parseExpr } from './parser.js';
@@ -122,7 +123,6 @@ export class PromqlEngine {
       queryStartMs: startMs,
       queryEndMs: endMs,
       queryStepMs: stepMs,
-      rangeQuery: endMs > startMs,
       signal,
     };
   }
