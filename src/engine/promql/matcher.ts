@@ -3,6 +3,8 @@
  * expressions are anchored and let `.` match newlines, as Prometheus 3's are.
  */
 
+import { re2ToJs } from './re2-to-js.js';
+
 export type MatchOp = '=' | '!=' | '=~' | '!~';
 
 export interface Matcher {
@@ -37,19 +39,11 @@ export function matchesEmpty(m: Matcher): boolean {
   return matches(m, '');
 }
 
-/**
- * Go's RE2 syntax mostly reads the same in JavaScript; a leading `(?i)` (RE2's flag group, which Node 20 lacks) becomes
- * the `i` flag. Unicode mode is tried first for `\p{...}` classes, then plain mode for escapes it refuses.
- */
+/** Compiles `^(?:re)$` from Go's syntax; throws Prometheus's message when it cannot. */
 export function compileAnchored(source: string): RegExp {
-  let flags = 's';
-  // Go spells named groups (?P<name>...); JavaScript (?<name>...).
-  let body = source.replaceAll('(?P<', '(?<');
-  const flagGroup = /^\(\?([imsU]+)\)/.exec(body);
-  if (flagGroup !== null) {
-    if (flagGroup[1]!.includes('i')) flags += 'i';
-    body = body.slice(flagGroup[0].length);
-  }
+  const { source: body, ignoreCase } = re2ToJs(source);
+  const flags = ignoreCase ? 'si' : 's';
+  // Unicode mode reads `\p{...}` classes; plain mode takes the identity escapes it refuses.
   try {
     return new RegExp(`^(?:${body})$`, `${flags}u`);
   } catch {
