@@ -6,6 +6,7 @@ import { AGGREGATIONS } from './aggregations/aggregation-table.js';
 import type { AggregateExpr } from './ast.js';
 import { collectSteps } from './eval-call.js';
 import type { EvalContext } from './eval-context.js';
+import { goQuote, isValidLabelName } from './lexer.js';
 import { dropLabels, keepLabels, type Labels, labelsKey, METRIC_NAME, setLabel } from './labels.js';
 import { formatFloat, formatG } from './format-float.js';
 import { PromqlError } from './promql-error.js';
@@ -26,6 +27,7 @@ export async function evalAggregate(ev: EvalContext, expr: AggregateExpr): Promi
     const value = await ev.eval(expr.param!);
     if (value.type !== 'string') throw new PromqlError('bad_data', 'count_values needs a string parameter');
     valueLabel = value.value;
+    if (!isValidLabelName(valueLabel)) throw new PromqlError('execution', `invalid label name ${goQuote(valueLabel)}`);
   }
   const input = await ev.evalVector(expr.expr);
   if (def.kind === 'count_values') return countValues(ev, expr, input, valueLabel);

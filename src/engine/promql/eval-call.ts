@@ -25,7 +25,11 @@ export async function evalCall(ev: EvalContext, call: Call): Promise<EvalValue> 
   if (def.kind === 'range') return evalRangeFunction(ev, call, def);
   if (def.kind === 'series') {
     const series = await ev.evalVector(call.args[0]!);
-    const strings = call.args.slice(1).map((arg) => (arg.kind === 'string' ? arg.value : ''));
+    const strings: string[] = [];
+    for (const arg of call.args.slice(1)) {
+      const value = await ev.eval(arg);
+      strings.push(value.type === 'string' ? value.value : '');
+    }
     return { type: 'vector', series: def.evalSeries(series, strings) };
   }
   return evalStepFunction(ev, call, def);

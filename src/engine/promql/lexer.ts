@@ -107,36 +107,90 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 export function lexString(input: string, start: number): [string, number] {
   const quote = input[start]!;
   let i = start + 1;
-  let out = '';
+  // Go strings are bytes: `\xff` is one byte, which may not be valid UTF-8. Bytes are gathered and decoded at the end.
+  const bytes: number[] = [];
+  const text = (t: string): void => {
+    bytes.push(...Buffer.from(t, 'utf8'));
+  };
   while (i < input.length) {
     const c = input[i]!;
-    if (c === quote) return [out, i + 1];
+    if (c === quote) return [decodeBytes(bytes), i + 1];
     if (c === '\n' && quote !== '`') break;
     if (c !== '\\' || quote === '`') {
-      out += c;
-      i++;
+      const cp = input.codePointAt(i)!;
+      text(String.fromCodePoint(cp));
+      i += cp > 0xffff ? 2 : 1;
       continue;
     }
     const e = input[i + 1];
     if (e === undefined) break;
     if (SIMPLE_ESCAPES[e] !== undefined) {
-      out += SIMPLE_ESCAPES[e];
+      text(SIMPLE_ESCAPES[e]);
       i += 2;
     } else if (e === quote) {
-      out += e;
+      text(e);
       i += 2;
     } else if (e === 'x' || e === 'u' || e === 'U' || /[0-7]/.test(e)) {
       const [len, radix] = e === 'x' ? [2, 16] : e === 'u' ? [4, 16] : e === 'U' ? [8, 16] : [3, 8];
-      const digits = input.slice(i + (radix === 8 ? 1 : 2), i + (radix === 8 ? 1 : 2) + len);
+      const skip = radix === 8 ? 1 : 2;
+      const digits = input.slice(i + skip, i + skip + len);
       if (digits.length !== len || !(radix === 8 ? /^[0-7]+$/ : /^[0-9a-fA-F]+$/).test(digits))
         throw new PromqlError('bad_data', 'invalid escape sequence in string', i);
       const code = Number.parseInt(digits, radix);
-      // \x and octal escapes are bytes in Go; decoded as UTF-8 they are only text when they spell ASCII.
-      out += String.fromCodePoint(code);
-      i += (radix === 8 ? 1 : 2) + len;
+      if (e === 'u' || e === 'U') text(String.fromCodePoint(code));
+      else bytes.push(code);
+      i += skip + len;
     } else {
       throw new PromqlError('bad_data', 'unknown escape sequence', i);
     }
   }
   throw new PromqlError('bad_data', 'unterminated quoted string', start);
+}
+
+/**
+ * UTF-8 bytes as text; a byte that is not part of valid UTF-8 becomes a lone surrogate U+DC80..U+DCFF (Python's
+ * "surrogateescape"), so that label name checks can find it and messages can print it back as `\xNN`.
+ */
+function decodeBytes(bytes: readonly number[]): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    let out = '';
+    for (let i = 0; i < bytes.length; ) {
+      const b = bytes[i]!;
+      const len = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+      const chunk = len === 0 ? undefined : bytes.slice(i, i + len);
+      let decoded: string | undefined;
+      if (chunk !== undefined && chunk.length === len) {
+        try {
+          decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(chunk));
+        } catch {
+          decoded = undefined;
+        }
+      }
+      if (decoded === undefined) {
+        out += String.fromCharCode(0xdc00 + b);
+        i++;
+      } else {
+        out += decoded;
+        i += len;
+      }
+    }
+    return out;
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Prometheus 3 accepts any valid UTF-8 label name but the empty one; bytes that were not UTF-8 make it invalid. */
+export function isValidLabelName(name: string): boolean {
+  return name !== '' && !LONE_SURROGATE.test(name);
+}
+
+/** Go's %q of a string: bytes that were not UTF-8 print as `\xNN`. */
+export function goQuote(text: string): string {
+  return JSON.stringify(text).replace(
+    /\\ud([c-f][0-9a-f]{2})/gi,
+    (_, low: string) => `\\x${(Number.parseInt(`d${low}`, 16) - 0xdc00).toString(16)}`,
+  );
 }

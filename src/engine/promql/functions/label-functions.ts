@@ -4,6 +4,7 @@
  * they overlap in time.
  */
 import { type Labels, labelValue, METRIC_NAME, setLabel } from '../labels.js';
+import { isValidLabelName } from '../lexer.js';
 import { compileAnchored } from '../matcher.js';
 import { PromqlError } from '../promql-error.js';
 import type { StepSeries } from '../values.js';
@@ -73,6 +74,8 @@ export const LABEL_FUNCTIONS: readonly SeriesFunction[] = [
       } catch {
         throw new PromqlError('bad_data', `invalid regular expression in label_replace(): ${regexText}`);
       }
+      if (!isValidLabelName(dst!))
+        throw new PromqlError('execution', `invalid destination label name in label_replace(): ${dst}`);
       return relabel(series, dst!, (labels) => {
         const match = regex.exec(labelValue(labels, src!));
         return match === null ? undefined : expandTemplate(replacement!, match);
@@ -85,7 +88,13 @@ export const LABEL_FUNCTIONS: readonly SeriesFunction[] = [
     argTypes: ['vector', 'string', 'string', 'string'],
     variadic: -1,
     returnType: 'vector',
-    evalSeries: (series, [dst, separator, ...sources]) =>
-      relabel(series, dst!, (labels) => sources.map((src) => labelValue(labels, src)).join(separator)),
+    evalSeries: (series, [dst, separator, ...sources]) => {
+      for (const src of sources)
+        if (!isValidLabelName(src))
+          throw new PromqlError('execution', `invalid source label name in label_join(): ${src}`);
+      if (!isValidLabelName(dst!))
+        throw new PromqlError('execution', `invalid destination label name in label_join(): ${dst}`);
+      return relabel(series, dst!, (labels) => sources.map((src) => labelValue(labels, src)).join(separator));
+    },
   },
 ];
