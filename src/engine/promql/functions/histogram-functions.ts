@@ -2,7 +2,7 @@
  * Histogram functions over classic histograms (float series with an `le` bucket label): histogram_quantile and
  * histogram_fraction. The native-histogram-only functions answer nothing here: native histograms are not read.
  */
-import { dropLabels, labelsKey, labelValue, METRIC_NAME, type Labels } from '../labels.js';
+import { dropLabels, type Labels, labelsKey, labelValue, METRIC_NAME, setLabel } from '../labels.js';
 import { formatG } from '../format-float.js';
 import type { Vector } from '../values.js';
 import type { FunctionContext, StepFunction } from './function-types.js';
@@ -139,6 +139,21 @@ function bucketFraction(lower: number, upper: number, raw: Bucket[]): number {
 const MONOTONICITY =
   'input to histogram_quantile needed to be fixed for monotonicity (see https://prometheus.io/docs/prometheus/latest/querying/functions/#histogram_quantile)';
 
+function monotonicityInfo(ctx: FunctionContext, labels: Labels, argIndex: number): void {
+  const name = labelValue(labels, METRIC_NAME);
+  ctx.annotations.add(
+    'info',
+    `${MONOTONICITY}${name === '' ? '' : ` for metric name ${JSON.stringify(name)}`}`,
+    ctx.args[argIndex]!.pos,
+  );
+}
+
+/** Go's %g with `.0` added to whole numbers, as OpenMetrics writes quantile labels. */
+function openMetricsFloat(value: number): string {
+  const text = formatG(value);
+  return /^[-+]?[0-9]+$/.test(text) ? `${text}.0` : text;
+}
+
 function nativeOnly(name: string): StepFunction {
   return { name, kind: 'step', argTypes: ['vector'], returnType: 'vector', evalStep: () => [] };
 }
@@ -151,7 +166,6 @@ export const HISTOGRAM_FUNCTIONS: readonly StepFunction[] = [
     returnType: 'vector',
     evalStep: ([q, vector], ctx) => {
       const phi = q as number;
-      if ((vector as Vector).length === 0) return [];
       if (Number.isNaN(phi) || phi < 0 || phi > 1)
         ctx.annotations.add(
           'warning',
@@ -182,6 +196,33 @@ export const HISTOGRAM_FUNCTIONS: readonly StepFunction[] = [
         value: bucketFraction(lower as number, upper as number, buckets),
         dropName: true,
       })),
+  },
+  {
+    name: 'histogram_quantiles',
+    kind: 'step',
+    argTypes: ['vector', 'string', 'scalar', 'scalar'],
+    variadic: 9,
+    experimental: true,
+    returnType: 'vector',
+    evalStep: ([vector, label, ...qs], ctx) => {
+      qs.forEach((q, i) => {
+        const phi = q as number;
+        if (Number.isNaN(phi) || phi < 0 || phi > 1)
+          ctx.annotations.add(
+            'warning',
+            `quantile value should be between 0 and 1, got ${formatG(phi)}`,
+            ctx.args[i + 2]!.pos,
+          );
+      });
+      const histograms = bucketsOf(vector as Vector, ctx, 0);
+      return qs.flatMap((q) =>
+        histograms.map(({ labels, buckets }) => {
+          const [value, forced] = bucketQuantile(q as number, [...buckets]);
+          if (forced) monotonicityInfo(ctx, labels, 0);
+          return { labels: setLabel(labels, label as string, openMetricsFloat(q as number)), value, dropName: true };
+        }),
+      );
+    },
   },
   nativeOnly('histogram_count'),
   nativeOnly('histogram_sum'),
