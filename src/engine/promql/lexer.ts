@@ -27,6 +27,8 @@ export function tokenize(input: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   let bracketDepth = 0;
+  let parenDepth = 0;
+  let inBraces = false;
   while (i < input.length) {
     const c = input[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
@@ -63,8 +65,14 @@ export function tokenize(input: string): Token[] {
       continue;
     }
     if (PUNCT.includes(c)) {
+      // Unbalanced brackets are the lexer's errors in Prometheus, with its messages.
       if (c === '[') bracketDepth++;
-      if (c === ']') bracketDepth = Math.max(0, bracketDepth - 1);
+      if (c === ']' && bracketDepth-- === 0) throw new PromqlError('bad_data', "unexpected right bracket ']'", i);
+      if (c === '(') parenDepth++;
+      if (c === ')' && parenDepth-- === 0) throw new PromqlError('bad_data', "unexpected right parenthesis ')'", i);
+      if (c === '{') inBraces = true;
+      if (c === '}' && !inBraces) throw new PromqlError('bad_data', "unexpected right brace '}'", i);
+      if (c === '}') inBraces = false;
       tokens.push({ kind: 'punct', text: c, value: 0, start: i, end: i + 1 });
       i++;
       continue;
@@ -72,6 +80,9 @@ export function tokenize(input: string): Token[] {
     if (c === '!') throw new PromqlError('bad_data', `unexpected character after '!': '${input[i + 1] ?? ''}'`, i);
     throw new PromqlError('bad_data', `unexpected character: '${c}'`, i);
   }
+  if (inBraces) throw new PromqlError('bad_data', 'unexpected end of input inside braces', input.length);
+  if (parenDepth > 0) throw new PromqlError('bad_data', 'unclosed left parenthesis', input.length);
+  if (bracketDepth > 0) throw new PromqlError('bad_data', 'unclosed left bracket', input.length);
   tokens.push({ kind: 'eof', text: '', value: 0, start: input.length, end: input.length });
   return tokens;
 }
