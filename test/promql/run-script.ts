@@ -1,7 +1,8 @@
 /**
  * Runs a parsed PromQL test script against the engine over in-memory series, as Prometheus's promqltest does:
  * each eval's answer, error and annotations are checked; instant evals are also re-run as range queries around
- * their time and must agree at the middle step. Returns one outcome per eval.
+ * their time and must agree at the middle step, and again with every selector pinned by `@` at other times.
+ * Returns one outcome per eval.
  */
 import { InMemorySeries } from '../../src/engine/promql/in-memory-series.js';
 import type { Expr, VectorSelector } from '../../src/engine/promql/ast.js';
@@ -16,6 +17,7 @@ import {
 } from '../../src/engine/promql/labels.js';
 import { matches } from '../../src/engine/promql/matcher.js';
 import { parseExpr } from '../../src/engine/promql/parser.js';
+import { printExpr } from '../../src/engine/promql/print-expr.js';
 import { PromqlEngine, type QueryResult } from '../../src/engine/promql/promql-engine.js';
 import type { EvalCommand, Expectation, ScriptCommand } from './promql-script.js';
 
@@ -98,14 +100,89 @@ function readsNative(expr: string, nativeSeries: readonly Labels[]): boolean {
   );
 }
 
+/** Functions whose answer depends on the evaluation time even when their arguments are pinned by `@`. */
+const AT_UNSAFE = new Set([
+  'days_in_month',
+  'day_of_month',
+  'day_of_week',
+  'day_of_year',
+  'end',
+  'hour',
+  'minute',
+  'month',
+  'year',
+  'predict_linear',
+  'range',
+  'start',
+  'step',
+  'time',
+  'timestamp',
+]);
+
+/**
+ * Prometheus's runner also pins every selector and subquery (not under a pinned subquery) with `@ <eval time>` and
+ * evaluates that at other times, where the answer must not change. Undefined when a function makes that unsound.
+ */
+function atModifierVariants(query: string, timeMs: number): { query: string; timesMs: number[] } | undefined {
+  let expr: Expr;
+  try {
+    expr = parseExpr(query, { experimentalFunctions: true });
+  } catch {
+    return undefined;
+  }
+  let unsafe = false;
+  const visit = (e: Expr, pinned: boolean): void => {
+    if (e.kind === 'vector') {
+      if (!pinned && e.at === undefined) e.at = { kind: 'time', ms: timeMs };
+    } else if (e.kind === 'matrix') visit(e.selector, pinned);
+    else if (e.kind === 'subquery') {
+      if (!pinned && e.at === undefined) e.at = { kind: 'time', ms: timeMs };
+      visit(e.expr, pinned || e.at !== undefined);
+    } else if (e.kind === 'paren' || e.kind === 'unary') visit(e.expr, pinned);
+    else if (e.kind === 'call') {
+      if (AT_UNSAFE.has(e.func)) unsafe = true;
+      for (const arg of e.args) visit(arg, pinned);
+    } else if (e.kind === 'aggregate') {
+      visit(e.expr, pinned);
+      if (e.param !== undefined) visit(e.param, pinned);
+    } else if (e.kind === 'binary') {
+      visit(e.lhs, pinned);
+      visit(e.rhs, pinned);
+    }
+  };
+  visit(expr, false);
+  if (unsafe) return undefined;
+  const timesMs = timeMs === 0 ? [-1000, 0, 1000] : [-10 * timeMs, 0, Math.trunc(timeMs / 5), timeMs, 10 * timeMs];
+  return { query: printExpr(expr), timesMs };
+}
+
 async function runEval(engine: PromqlEngine, cmd: EvalCommand): Promise<string | undefined> {
+  if (cmd.range !== undefined) return runQuery(engine, cmd, cmd.expr, undefined, true);
+  const first = await runQuery(engine, cmd, cmd.expr, cmd.instantMs!, true);
+  if (first !== undefined) return first;
+  const variants = atModifierVariants(cmd.expr, cmd.instantMs!);
+  for (const timeMs of variants?.timesMs ?? []) {
+    // The printed query's positions differ from the script's, so annotations are checked on the original only.
+    const failure = await runQuery(engine, cmd, variants!.query, timeMs, false);
+    if (failure !== undefined) return `with @ pinned, at ${timeMs}ms: ${failure}`;
+  }
+  return undefined;
+}
+
+async function runQuery(
+  engine: PromqlEngine,
+  cmd: EvalCommand,
+  query: string,
+  timeMs: number | undefined,
+  annotations: boolean,
+): Promise<string | undefined> {
   const fail = cmd.expects.filter((e) => e.kind === 'fail');
   let result: QueryResult;
   try {
     result =
       cmd.range !== undefined
-        ? await engine.rangeQuery(cmd.expr, cmd.range.startMs, cmd.range.endMs, cmd.range.stepMs)
-        : await engine.instantQuery(cmd.expr, cmd.instantMs!);
+        ? await engine.rangeQuery(query, cmd.range.startMs, cmd.range.endMs, cmd.range.stepMs)
+        : await engine.instantQuery(query, timeMs!);
   } catch (error) {
     const message = (error as Error).message;
     if (fail.length === 0) return `unexpected error: ${message}`;
@@ -114,17 +191,18 @@ async function runEval(engine: PromqlEngine, cmd: EvalCommand): Promise<string |
       : `error "${message}" does not match the expected one`;
   }
   if (fail.length > 0) return 'expected an error, got none';
-  const annotationFailure =
-    checkAnnotations(cmd.expects, 'warn', result.warnings) ?? checkAnnotations(cmd.expects, 'info', result.infos);
+  const annotationFailure = annotations
+    ? (checkAnnotations(cmd.expects, 'warn', result.warnings) ?? checkAnnotations(cmd.expects, 'info', result.infos))
+    : undefined;
   if (annotationFailure !== undefined) return annotationFailure;
   const answerFailure = compareAnswer(cmd, result);
   if (answerFailure !== undefined) return answerFailure;
   if (cmd.range !== undefined || cmd.rangeVector !== undefined || cmd.expectedString !== undefined) return undefined;
-  if (cmd.expects.some((e) => e.kind === 'ordered') || /\b(range|step|start|end)\(\)/.test(cmd.expr)) return undefined;
+  if (cmd.expects.some((e) => e.kind === 'ordered') || /\b(range|step|start|end)\(\)/.test(query)) return undefined;
   // Prometheus's runner also evaluates an instant eval as a range query one minute either side; the middle step must
   // give the same answer.
-  const t = cmd.instantMs!;
-  const ranged = await engine.rangeQuery(cmd.expr, t - 60_000, t + 60_000, 60_000);
+  const t = timeMs!;
+  const ranged = await engine.rangeQuery(query, t - 60_000, t + 60_000, 60_000);
   if (ranged.value.type !== 'matrix') return 'range mode did not answer a matrix';
   const samples = ranged.value.series.flatMap((s) => {
     const i = Array.from(s.timestampsMs).indexOf(t);
