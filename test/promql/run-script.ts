@@ -33,7 +33,8 @@ export interface EvalOutcome {
 const ENGINE_OPTIONS = { lookbackMs: 300_000, defaultSubqueryStepMs: 60_000, experimentalFunctions: true };
 
 export async function runScript(commands: readonly ScriptCommand[]): Promise<EvalOutcome[]> {
-  const storage = new InMemorySeries();
+  // Chunks of two samples: every window and lookback crosses chunk edges, as reads of real slices do.
+  const storage = new InMemorySeries(2);
   const engine = new PromqlEngine(storage, ENGINE_OPTIONS);
   const outcomes: EvalOutcome[] = [];
   let nativeSeries: Labels[] = [];

@@ -4,20 +4,14 @@
  */
 import type { Call, Expr, MatrixSelector, SubqueryExpr } from './ast.js';
 import type { EvalContext } from './eval-context.js';
-import {
-  forEachWindow,
-  rangeOf,
-  readTimes,
-  selectPointSeries,
-  subqueryPointSeries,
-  vectorSelector,
-} from './eval-selectors.js';
+import { rangeOf, readTimes, selectChunkedSeries, subquerySeries, vectorSelector } from './eval-selectors.js';
 import { absentLabels } from './functions/absent-labels.js';
 import { functionDef } from './functions/function-table.js';
 import type { FunctionContext, RangeFunction, StepArg, StepFunction } from './functions/function-types.js';
 import { labelsKey, labelValue, METRIC_NAME } from './labels.js';
 import { PromqlError } from './promql-error.js';
-import { type EvalValue, newStepSeries, type PointSeries, type StepSeries, type Vector } from './values.js';
+import { forEachWindow } from './window-buffer.js';
+import { type EvalValue, newStepSeries, type ChunkedSeries, type StepSeries, type Vector } from './values.js';
 
 export async function evalCall(ev: EvalContext, call: Call): Promise<EvalValue> {
   const def = functionDef(call.func);
@@ -57,8 +51,8 @@ async function evalRangeFunction(ev: EvalContext, call: Call, def: RangeFunction
   const rangeArg = unwrap(call.args[rangeIndex]!) as MatrixSelector | SubqueryExpr;
   const scalarArgs: Float64Array[] = [];
   for (const [i, arg] of call.args.entries()) if (i !== rangeIndex) scalarArgs.push(await ev.evalScalar(arg));
-  const source: AsyncIterable<PointSeries> | PointSeries[] =
-    rangeArg.kind === 'matrix' ? selectPointSeries(ev, rangeArg) : await subqueryPointSeries(ev, rangeArg);
+  const source: AsyncIterable<ChunkedSeries> | ChunkedSeries[] =
+    rangeArg.kind === 'matrix' ? selectChunkedSeries(ev, rangeArg) : await subquerySeries(ev, rangeArg);
   const { rangeMs, at, offsetMs } = rangeOf(rangeArg);
   const times = readTimes(ev, at, offsetMs);
   const out: StepSeries[] = [];
@@ -67,7 +61,7 @@ async function evalRangeFunction(ev: EvalContext, call: Call, def: RangeFunction
   for await (const series of source) {
     const result = newStepSeries(series.labels, def.keepsName !== true || series.dropName, ev.steps);
     let any = false;
-    forEachWindow(series, times, rangeMs, (step, window) => {
+    await forEachWindow(series.labels, series.chunks, times, rangeMs, (step, window) => {
       for (let k = 0; k < scalarArgs.length; k++) scalars[k] = scalarArgs[k]![step]!;
       const value = def.evalWindow(window, scalars, context(ev, call, step));
       if (value === undefined) return;

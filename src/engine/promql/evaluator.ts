@@ -8,7 +8,7 @@ import { evalAggregate } from './eval-aggregate.js';
 import { evalBinary } from './eval-binary.js';
 import { evalCall } from './eval-call.js';
 import type { EvalContext, EvalOptions } from './eval-context.js';
-import { matrixAt, resolveAt, selectPointSeries, subqueryPointSeries, vectorSelector } from './eval-selectors.js';
+import { matrixAt, resolveAt, selectChunkedSeries, subquerySeries, vectorSelector } from './eval-selectors.js';
 import { PromqlError } from './promql-error.js';
 import type { SeriesAccess } from './series-access.js';
 import type { EvalValue, PointSeries, StepSeries } from './values.js';
@@ -89,7 +89,7 @@ export class Evaluator implements EvalContext {
 
   /** The raw points of a range selector or subquery, as a range vector at the last step (instant queries). */
   private async rangeAtEnd(expr: Expr & { kind: 'matrix' | 'subquery' }): Promise<PointSeries[]> {
-    const source = expr.kind === 'matrix' ? await selectPointSeries(this, expr) : await subqueryPointSeries(this, expr);
+    const source = expr.kind === 'matrix' ? selectChunkedSeries(this, expr) : await subquerySeries(this, expr);
     return matrixAt(this, expr, source, this.steps - 1);
   }
 

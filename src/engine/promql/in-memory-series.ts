@@ -5,7 +5,7 @@
 import { labelsKey, type Labels, labelValue } from './labels.js';
 import { matches } from './matcher.js';
 import type { Matcher } from './matcher.js';
-import type { SelectedSeries, SelectHints, SeriesAccess } from './series-access.js';
+import type { SampleChunk, SelectedSeries, SelectHints, SeriesAccess } from './series-access.js';
 
 interface StoredSeries {
   readonly labels: Labels;
@@ -15,6 +15,11 @@ interface StoredSeries {
 
 export class InMemorySeries implements SeriesAccess {
   private readonly series = new Map<string, StoredSeries>();
+
+  /** `chunkSize` splits each series' samples into chunks of that many, to exercise the engine across chunk edges. */
+  constructor(private readonly chunkSize = Number.POSITIVE_INFINITY) {
+    if (!(chunkSize >= 1)) throw new Error(`chunkSize must be at least 1: ${chunkSize}`);
+  }
 
   /** Adds samples to a series, creating it; a sample at a time already held replaces that one. */
   add(labels: Labels, timestampsMs: readonly number[], values: readonly number[]): void {
@@ -48,11 +53,15 @@ export class InMemorySeries implements SeriesAccess {
       const from = lowerBound(stored.timestampsMs, hints.startMs);
       const to = lowerBound(stored.timestampsMs, hints.endMs + 1);
       if (from === to) continue;
-      yield {
-        labels: stored.labels,
-        timestampsMs: Float64Array.from(stored.timestampsMs.slice(from, to)),
-        values: Float64Array.from(stored.values.slice(from, to)),
-      };
+      const chunks: SampleChunk[] = [];
+      for (let at = from; at < to; at += Math.min(this.chunkSize, to - at)) {
+        const end = Math.min(to, at + this.chunkSize);
+        chunks.push({
+          timestampsMs: Float64Array.from(stored.timestampsMs.slice(at, end)),
+          values: Float64Array.from(stored.values.slice(at, end)),
+        });
+      }
+      yield { labels: stored.labels, chunks };
     }
   }
 }

@@ -5,11 +5,20 @@
 import type { Labels } from './labels.js';
 import type { Matcher } from './matcher.js';
 
-/** One series' samples in a range, times ascending; a staleness marker (values.ts STALE_NAN) ends a run. */
-export interface SelectedSeries {
-  readonly labels: Labels;
+/** A run of one series' samples, times ascending: a slice as the stores read them. */
+export interface SampleChunk {
   readonly timestampsMs: Float64Array;
   readonly values: Float64Array;
+}
+
+/**
+ * One series and its samples in the asked range, in time order across chunks; a staleness marker (values.ts
+ * STALE_NAN) ends a run. The engine reads the chunks of a series before asking for the next series, and holds no
+ * more than a window of them, so an implementation that reads lazily keeps little in memory.
+ */
+export interface SelectedSeries {
+  readonly labels: Labels;
+  readonly chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>;
 }
 
 export interface SelectHints {
@@ -23,9 +32,8 @@ export interface SelectHints {
 
 export interface SeriesAccess {
   /**
-   * Every series whose labels satisfy all matchers, with its samples in [startMs, endMs]; each series is handed over
-   * and released before the next is asked for, so an implementation that reads lazily holds one series at a time.
-   * Series that have no sample in the range may be left out.
+   * Every series whose labels satisfy all matchers, with its samples in [startMs, endMs]. Series without a sample
+   * in the range may be left out. Aborting `signal` asks the implementation to stop reading.
    */
   select(matchers: readonly Matcher[], hints: SelectHints, signal?: AbortSignal): AsyncIterable<SelectedSeries>;
 }

@@ -3,6 +3,7 @@
  * (range vectors), and the staleness marker that ends a series.
  */
 import type { Labels } from './labels.js';
+import type { SampleChunk } from './series-access.js';
 
 /** Prometheus's staleness marker: a NaN with its own bit pattern, distinct from an ordinary NaN value. */
 const STALE_BITS = 0x7ff0000000000002n;
@@ -39,12 +40,19 @@ export interface StepSeries {
   readonly has: Uint8Array;
 }
 
-/** A series of raw points, sorted by time: what a range vector selector or subquery yields. */
+/** A series of raw points, sorted by time: a range vector as an answer. */
 export interface PointSeries {
   readonly labels: Labels;
   readonly dropName: boolean;
   readonly timestampsMs: Float64Array;
   readonly values: Float64Array;
+}
+
+/** A series of raw points read in chunks: the input of range functions (from a selector or a subquery). */
+export interface ChunkedSeries {
+  readonly labels: Labels;
+  readonly dropName: boolean;
+  readonly chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>;
 }
 
 export type EvalValue =
