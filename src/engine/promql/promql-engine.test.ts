@@ -107,6 +107,14 @@ describe('PromqlEngine', () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it('says in a warning that native histograms are not read', async () => {
+    const result = await new PromqlEngine(storage()).instantQuery('sum(histogram_count(up))', MIN);
+    expect(result.value).toEqual({ type: 'vector', samples: [] });
+    expect(result.warnings).toEqual([
+      'PromQL warning: native histograms are not supported: histogram_count() reads only native histograms and answers nothing here (1:5)',
+    ]);
+  });
+
   it('asks the series access for exactly the range each selector needs', async () => {
     const asked: [string, SelectHints][] = [];
     const inner = storage();

@@ -1,6 +1,7 @@
 /**
  * Histogram functions over classic histograms (float series with an `le` bucket label): histogram_quantile and
- * histogram_fraction. The native-histogram-only functions answer nothing here: native histograms are not read.
+ * histogram_fraction (and the experimental histogram_quantiles). The functions of native histograms only answer nothing,
+ * with a warning: native histograms are not read.
  */
 import { dropLabels, type Labels, labelsKey, labelValue, METRIC_NAME, setLabel } from '../labels.js';
 import { formatG } from '../format-float.js';
@@ -154,8 +155,25 @@ function openMetricsFloat(value: number): string {
   return /^[-+]?[0-9]+$/.test(text) ? `${text}.0` : text;
 }
 
+/**
+ * A function of native histograms only. Prometheus answers nothing for float samples; native histograms are not
+ * read here at all, so the answer says why it is empty.
+ */
 function nativeOnly(name: string): StepFunction {
-  return { name, kind: 'step', argTypes: ['vector'], returnType: 'vector', evalStep: () => [] };
+  return {
+    name,
+    kind: 'step',
+    argTypes: ['vector'],
+    returnType: 'vector',
+    evalStep: (_, ctx) => {
+      ctx.annotations.add(
+        'warning',
+        `native histograms are not supported: ${name}() reads only native histograms and answers nothing here`,
+        ctx.call.pos,
+      );
+      return [];
+    },
+  };
 }
 
 export const HISTOGRAM_FUNCTIONS: readonly StepFunction[] = [
