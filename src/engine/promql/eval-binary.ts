@@ -28,6 +28,7 @@ export async function evalBinary(ev: EvalContext, expr: BinaryExpr): Promise<Eva
     return { type: 'scalar', values: lhs.values.map((l, i) => def.apply(l, rhs.values[i]!)) };
   }
   if (lhs.type === 'vector' && rhs.type === 'vector') {
+    const cache: LabelsCache = new WeakMap();
     const matching = expr.matching ?? { card: 'one-to-one', on: false, labels: [], include: [] };
     const lSigs = lhs.series.map((s) => signature(s.labels, matching.labels, matching.on));
     const rSigs = rhs.series.map((s) => signature(s.labels, matching.labels, matching.on));
@@ -46,7 +47,7 @@ export async function evalBinary(ev: EvalContext, expr: BinaryExpr): Promise<Eva
       series: collectSteps(ev, (step) => {
         const [l, ls] = at(lhs.series, lSigs, step);
         const [r, rs] = at(rhs.series, rSigs, step);
-        return vectorBinop(expr, matching, l, ls, r, rs);
+        return vectorBinop(cache, expr, matching, l, ls, r, rs);
       }),
     };
   }
@@ -88,6 +89,7 @@ function vectorScalar(
 }
 
 function vectorBinop(
+  cache: LabelsCache,
   expr: BinaryExpr,
   matching: VectorMatching,
   lhs: Vector,
@@ -139,7 +141,7 @@ function vectorBinop(
     const result = def.apply(l, r);
     const keep = !def.comparison || result === 1;
     const value = expr.returnBool ? (keep ? 1 : 0) : def.comparison ? l : result;
-    const labels = resultLabels(ms.labels, os.labels, def, matching);
+    const labels = resultLabels(cache, ms.labels, os.labels, def, matching);
     if (matching.card === 'one-to-one') {
       if (matchedOneToOne.has(sig))
         throw new PromqlError(
@@ -162,7 +164,25 @@ function vectorBinop(
 }
 
 /** The "many" side's labels, less the metric name for arithmetic, narrowed for one-to-one, plus group_x labels. */
-function resultLabels(many: Labels, one: Labels, def: OperatorDef, matching: VectorMatching): Labels {
+/** Per "many" label set, per "one" label set, the result's labels: for one binary expression. */
+type LabelsCache = WeakMap<Labels, WeakMap<Labels, Labels>>;
+
+function resultLabels(
+  cache: LabelsCache,
+  many: Labels,
+  one: Labels,
+  def: OperatorDef,
+  matching: VectorMatching,
+): Labels {
+  // A pair of series meets at every step: its labels are worked out once (series keep their label arrays).
+  let byOne = cache.get(many);
+  if (byOne === undefined) cache.set(many, (byOne = new WeakMap()));
+  let labels = byOne.get(one);
+  if (labels === undefined) byOne.set(one, (labels = computeResultLabels(many, one, def, matching)));
+  return labels;
+}
+
+function computeResultLabels(many: Labels, one: Labels, def: OperatorDef, matching: VectorMatching): Labels {
   let labels = def.comparison ? many : withoutName(many);
   if (matching.card === 'one-to-one')
     labels = matching.on ? keepLabels(labels, matching.labels) : dropLabels(labels, matching.labels);
