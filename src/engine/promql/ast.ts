@@ -14,13 +14,13 @@ export interface PosRange {
 /** `@ <time>`, `@ start()` or `@ end()`; the latter two resolve to the query's range once it is known. */
 export type AtModifier = { readonly kind: 'time'; readonly ms: number } | { readonly kind: 'start' | 'end' };
 
-export interface NumberLiteral {
+interface NumberLiteral {
   readonly kind: 'number';
   readonly value: number;
   readonly pos: PosRange;
 }
 
-export interface StringLiteral {
+interface StringLiteral {
   readonly kind: 'string';
   readonly value: string;
   readonly pos: PosRange;
@@ -71,7 +71,7 @@ export interface AggregateExpr {
   readonly pos: PosRange;
 }
 
-export type Cardinality = 'one-to-one' | 'many-to-one' | 'one-to-many' | 'many-to-many';
+type Cardinality = 'one-to-one' | 'many-to-one' | 'one-to-many' | 'many-to-many';
 
 export interface VectorMatching {
   readonly card: Cardinality;
@@ -92,14 +92,14 @@ export interface BinaryExpr {
   readonly pos: PosRange;
 }
 
-export interface UnaryExpr {
+interface UnaryExpr {
   readonly kind: 'unary';
   readonly op: '-' | '+';
   readonly expr: Expr;
   readonly pos: PosRange;
 }
 
-export interface ParenExpr {
+interface ParenExpr {
   readonly kind: 'paren';
   readonly expr: Expr;
   readonly pos: PosRange;

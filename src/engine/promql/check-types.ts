@@ -9,7 +9,7 @@ import { functionDef } from './functions/function-table.js';
 import { PromqlError } from './promql-error.js';
 
 /** Prometheus's names for value types in messages. */
-export function documentedType(type: ValueType): string {
+function documentedType(type: ValueType): string {
   return { scalar: 'scalar', vector: 'instant vector', matrix: 'range vector', string: 'string' }[type];
 }
 

@@ -11,7 +11,6 @@ import {
   type Labels,
   labelsKey,
   labelValue,
-  METRIC_NAME,
   setLabel,
   signature,
   withoutName,
@@ -191,8 +190,6 @@ function computeResultLabels(many: Labels, one: Labels, def: OperatorDef, matchi
 }
 
 /** Prometheus's Labels.String(): every label in braces, the metric name among them. */
-export function labelsString(labels: Labels): string {
+function labelsString(labels: Labels): string {
   return `{${labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(', ')}}`;
 }
-
-export { METRIC_NAME };

@@ -5,7 +5,7 @@
 import { parseDuration } from './duration.js';
 import { PromqlError } from './promql-error.js';
 
-export type TokenKind = 'number' | 'duration' | 'string' | 'ident' | 'op' | 'punct' | 'eof';
+type TokenKind = 'number' | 'duration' | 'string' | 'ident' | 'op' | 'punct' | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemorySeries } from './in-memory-series.js';
 import { labelsFromRecord } from './labels.js';
 import type { Matcher } from './matcher.js';
-import { PromqlEngine, type QueryResult } from './promql-engine.js';
+import { PromqlEngine, type QueryResult, type QueryValue } from './promql-engine.js';
 import type { SelectedSeries, SelectHints, SeriesAccess } from './series-access.js';
 import { STALE_NAN } from './values.js';
 
@@ -109,7 +109,8 @@ describe('PromqlEngine', () => {
 
   it('says in a warning that native histograms are not read', async () => {
     const result = await new PromqlEngine(storage()).instantQuery('sum(histogram_count(up))', MIN);
-    expect(result.value).toEqual({ type: 'vector', samples: [] });
+    const empty: QueryValue = { type: 'vector', samples: [] };
+    expect(result.value).toEqual(empty);
     expect(result.warnings).toEqual([
       'PromQL warning: native histograms are not supported: histogram_count() reads only native histograms and answers nothing here (1:5)',
     ]);

@@ -20,12 +20,12 @@ export interface PromqlEngineOptions extends ParseOptions {
   readonly defaultSubqueryStepMs?: number;
 }
 
-export interface InstantSample {
+interface InstantSample {
   readonly labels: Labels;
   readonly value: number;
 }
 
-export interface RangeSeries {
+interface RangeSeries {
   readonly labels: Labels;
   readonly timestampsMs: Float64Array;
   readonly values: Float64Array;

@@ -23,7 +23,7 @@ export interface SelectAggregator extends AggregatorBase {
   select(samples: readonly Sample[], param: number): Sample[];
 }
 
-export interface CountValuesAggregator extends AggregatorBase {
+interface CountValuesAggregator extends AggregatorBase {
   readonly kind: 'count_values';
 }
 

@@ -7,7 +7,7 @@ import type { Expr, ValueType } from '../ast.js';
 import type { Labels } from '../labels.js';
 import type { StepSeries, Vector } from '../values.js';
 
-export interface Signature {
+interface Signature {
   readonly name: string;
   readonly argTypes: readonly ValueType[];
   /** 0: exactly argTypes; n > 0: up to n of the last type may be left out; -1: the last repeats without bound. */

@@ -12,7 +12,7 @@ import type { SeriesFunction } from './function-types.js';
 import { mergeSameLabels } from './merge-series.js';
 
 /** Go's regexp.Expand: `$1`, `${1}`, `$name`, `${name}`, `$$`; a name takes every following word character. */
-export function expandTemplate(template: string, match: RegExpExecArray): string {
+function expandTemplate(template: string, match: RegExpExecArray): string {
   let out = '';
   for (let i = 0; i < template.length; i++) {
     const c = template[i]!;

@@ -36,11 +36,7 @@ const COMPARISON: readonly OperatorDef[] = [
   { op: '<=', comparison: true, apply: (a, b) => (a <= b ? 1 : 0) },
 ];
 
-export const OPERATORS: ReadonlyMap<string, OperatorDef> = new Map(
-  [...ARITHMETIC, ...COMPARISON].map((d) => [d.op, d]),
-);
-
-export const SET_OPERATORS: readonly string[] = ['and', 'or', 'unless'];
+const OPERATORS: ReadonlyMap<string, OperatorDef> = new Map([...ARITHMETIC, ...COMPARISON].map((d) => [d.op, d]));
 
 export function operatorDef(op: string): OperatorDef {
   const def = OPERATORS.get(op);
