@@ -84,6 +84,15 @@ describe('PromqlEngine', () => {
     });
   });
 
+  it('expands label_replace\'s template as Go\'s regexp does ($1x names a group "1x")', async () => {
+    const result = await new PromqlEngine(storage()).instantQuery(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: `${1}` is Go's template syntax, the subject of the test.
+      'label_replace(up, "dst", "$1x-${1}x-$$-$name", "job", "(a)(?P<name>p)i")',
+      MIN,
+    );
+    expect(samples(result)).toEqual([['__name__=up,dst=-ax-$-p,job=api', 1]]);
+  });
+
   it('types its errors as Prometheus’s API does', async () => {
     const engine = new PromqlEngine(storage());
     await expect(engine.instantQuery('rate(up)', 0)).rejects.toMatchObject({
