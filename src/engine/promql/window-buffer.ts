@@ -1,0 +1,109 @@
+/**
+ * The points of one series inside the current window, as range functions see them: appended in time order, dropped
+ * from the front as the window moves, so a series costs one window of memory however long the query's range.
+ */
+import type { Window } from './functions/function-types.js';
+import type { Labels } from './labels.js';
+import { isStale } from './values.js';
+import type { SampleChunk } from './series-access.js';
+
+class WindowBuffer {
+  timestampsMs = new Float64Array(32);
+  values = new Float64Array(32);
+  from = 0;
+  to = 0;
+
+  push(t: number, v: number): void {
+    if (this.to === this.timestampsMs.length) this.makeRoom();
+    this.timestampsMs[this.to] = t;
+    this.values[this.to++] = v;
+  }
+
+  dropThrough(limitMs: number): void {
+    while (this.from < this.to && this.timestampsMs[this.from]! <= limitMs) this.from++;
+  }
+
+  /** Moves the live points to the front; grows only when they fill more than half the buffer. */
+  private makeRoom(): void {
+    const live = this.to - this.from;
+    if (live * 2 > this.timestampsMs.length) {
+      const ts = new Float64Array(this.timestampsMs.length * 2);
+      const vs = new Float64Array(this.values.length * 2);
+      ts.set(this.timestampsMs.subarray(this.from, this.to));
+      vs.set(this.values.subarray(this.from, this.to));
+      this.timestampsMs = ts;
+      this.values = vs;
+    } else {
+      this.timestampsMs.copyWithin(0, this.from, this.to);
+      this.values.copyWithin(0, this.from, this.to);
+    }
+    this.from = 0;
+    this.to = live;
+  }
+}
+
+/**
+ * Calls `visit` with each step's window (end - range, end] of one series, where `times` (non-decreasing) are the
+ * steps' window ends; staleness markers are left out, and empty windows skipped.
+ */
+export async function forEachWindow(
+  labels: Labels,
+  chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>,
+  times: Float64Array,
+  rangeMs: number,
+  visit: (step: number, window: Window) => void,
+): Promise<void> {
+  const buffer = new WindowBuffer();
+  let step = 0;
+  const emit = (): void => {
+    const end = times[step]!;
+    buffer.dropThrough(end - rangeMs);
+    if (buffer.to > buffer.from)
+      visit(step, {
+        timestampsMs: buffer.timestampsMs,
+        values: buffer.values,
+        from: buffer.from,
+        to: buffer.to,
+        rangeStartMs: end - rangeMs,
+        rangeEndMs: end,
+        rangeMs,
+        labels,
+      });
+    step++;
+  };
+  for await (const chunk of chunks) {
+    for (let k = 0; k < chunk.timestampsMs.length; k++) {
+      const t = chunk.timestampsMs[k]!;
+      while (step < times.length && t > times[step]!) emit();
+      if (step === times.length) return;
+      const v = chunk.values[k]!;
+      if (!isStale(v)) buffer.push(t, v);
+    }
+  }
+  while (step < times.length) emit();
+}
+
+/** Each step's last sample at or before its time, with that sample's time: what instant selectors read. */
+export async function forEachLatest(
+  chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>,
+  times: Float64Array,
+  visit: (step: number, timeMs: number, value: number) => void,
+): Promise<void> {
+  let step = 0;
+  let lastT = Number.NaN;
+  let lastV = Number.NaN;
+  const emit = (): void => {
+    if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
+    step++;
+  };
+  for await (const chunk of chunks) {
+    for (let k = 0; k < chunk.timestampsMs.length; k++) {
+      const t = chunk.timestampsMs[k]!;
+      while (step < times.length && t > times[step]!) emit();
+      if (step === times.length) return;
+      lastT = t;
+      lastV = chunk.values[k]!;
+    }
+  }
+  while (step < times.length) emit();
+}
