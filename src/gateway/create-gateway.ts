@@ -24,7 +24,8 @@ import { ReadQuota } from '../http/quotas.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../lib/log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
-import { RollupScheduler } from '../rollups/rollup-scheduler.js';
+import { RollupService } from '../rollups/rollup-service.js';
+import { rollupSettings } from '../rollups/rollup-settings.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from '../http/admission.js';
 import { Authenticator, loadAuthPolicy } from '../http/auth.js';
@@ -38,7 +39,6 @@ import { createExplorerHandler } from './explorer.js';
 import { registerLiveMetrics } from '../sharing/live-metrics.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import type { GraphQLContext, Live } from '../graphql/context.js';
-import { RollupTasks } from '../rollups/rollup-api.js';
 import { useBoundedAnswers } from '../graphql/use-bounded-answers.js';
 import { useErrorCodes, withErrorCode } from '../graphql/use-error-codes.js';
 import { useExecutionSchema } from '../graphql/use-execution-schema.js';
@@ -115,27 +115,14 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     takeTurn: (signal, deadlineMs, client) => admission.admit(signal, deadlineMs, client),
     authorize: (principal, scope, what, challenge, source) => auth.authorize(principal, scope, what, challenge, source),
   });
-  // Roll-up tasks: managed through both front ends; run when gateway/start.ts starts the scheduler (ROLLUPS=on).
-  const scheduler = new RollupScheduler({
+  // Roll-ups: one service, its tasks managed through both front ends, run when gateway/start.ts starts it (ROLLUPS=on).
+  const rollups = new RollupService({
     sources,
     scopes,
     log: log.child({ component: 'rollups' }),
-    settings: {
-      pollMs: config.rollupsPollMs,
-      maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods,
-      leaseMs: config.rollupsLeaseMs,
-      delayMs: config.rollupsDelayMs,
-    },
+    settings: rollupSettings(config),
   });
-  registerRollupMetrics(metrics, scheduler);
-  const rollups = new RollupTasks(
-    {
-      delayMs: config.rollupsDelayMs,
-      minIntervalMs: config.rollupsMinIntervalMs,
-      maxTasksPerClient: config.quotaRollupTasks,
-    },
-    scheduler,
-  );
+  registerRollupMetrics(metrics, rollups);
   const live: Live = { queries: liveQueries, open: () => ({ ...scopes.open(), live, rollups }) };
   const schemas = createGatewaySchemas();
   const yoga = createYoga<object, GraphQLContext>({
@@ -280,7 +267,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared, live: liveQueries, rollups: scheduler };
+  return { yoga, handle, shared, live: liveQueries, rollups };
 }
 
 /**

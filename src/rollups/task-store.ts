@@ -68,6 +68,11 @@ export class RollupTaskStore {
     }
   }
 
+  /** Whether a task of this id is stored, parsed or not. */
+  async exists(id: string): Promise<boolean> {
+    return (await this.index.value(ROLLUPS_SERVICE, CONFIG_KEY, id)) !== undefined;
+  }
+
   async put(task: RollupTask): Promise<number> {
     return this.index.set(ROLLUPS_SERVICE, CONFIG_KEY, task.id, task.json);
   }

@@ -13,11 +13,11 @@ import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
 import type { MetricQuery } from '../model/query.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
-import { RollupTasks } from './rollup-api.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { RollupScheduler, taskStoreOf } from './rollup-scheduler.js';
+import { taskStoreOf } from './rollup-scheduler.js';
+import { RollupService } from './rollup-service.js';
 import { parseRollupTask } from './rollup-task.js';
 import { runWithRollups } from './use-rollups.js';
 
@@ -85,17 +85,24 @@ async function bothWays(c: Case) {
     const task = { id: 't', name: 'prop', execution_interval: { value: 1, unit: 'hours' }, rollups };
     await taskStoreOf(sources)!.put(parseRollupTask(JSON.stringify(task), { limits: store.limits, nowMs: D0 }));
     const clock = new FakeClock(D0);
-    const scheduler = new RollupScheduler({
+    const service = new RollupService({
       sources,
       scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
       log,
       clock,
       owner: 'prop',
-      settings: { pollMs: 1000, maxCatchUpPeriods: 100, leaseMs: 60_000, delayMs: 0 },
+      settings: {
+        pollMs: 1000,
+        maxCatchUpPeriods: 100,
+        leaseMs: 60_000,
+        delayMs: 0,
+        minIntervalMs: 0,
+        maxTasksPerClient: 0,
+      },
     });
-    await scheduler.tick();
+    await service.tick();
     clock.t = D0 + c.ranHours * HOUR;
-    await scheduler.tick();
+    await service.tick();
 
     const query: MetricQuery = {
       source: 'kairosdb',
@@ -124,14 +131,7 @@ async function bothWays(c: Case) {
           points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]),
         }));
       const raw = answer(await ctx.runQuery(query, 'raw'));
-      const rolled = answer(
-        await runWithRollups(
-          ctx,
-          new RollupTasks({ delayMs: config.rollupsDelayMs, minIntervalMs: 0, maxTasksPerClient: 0 }),
-          query,
-          'rolled',
-        ),
-      );
+      const rolled = answer(await runWithRollups(ctx, service, query, 'rolled'));
       const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rewrite);
       // A whole range of the query (anchored at midnight of its start's day) within the completed periods.
       const w = samplingMinutes * MINUTE;

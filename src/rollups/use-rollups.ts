@@ -29,7 +29,12 @@ import { PointList } from '../engine/point-list.js';
 import { compareStrings } from '../engine/points.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import type { QueryRewrite, RequestScope } from '../app/request-scope.js';
-import type { RollupTasks, StoredTask, TaskStatus } from './rollup-api.js';
+import type { TaskStatus } from './rollup-scheduler.js';
+import type { RollupService } from './rollup-service.js';
+import type { StoredTask } from './task-store.js';
+
+/** What the roll-up service tells the plan: the tasks and how far each has rolled up. */
+type Tasks = Pick<RollupService, 'list' | 'status'>;
 import type { Rollup } from './rollup-task.js';
 
 /** What `useRollups` decided for one read of a query, for its statistics. */
@@ -67,7 +72,7 @@ const SAVED_FROM = 'saved_from';
 /** Answers `query` as the plan of `planWithRollups` says, each read recorded in the request's statistics. */
 export async function runWithRollups(
   ctx: RequestScope,
-  rollups: RollupTasks,
+  rollups: Tasks,
   query: MetricQuery,
   label: string,
 ): Promise<QueryOutput> {
@@ -77,7 +82,7 @@ export async function runWithRollups(
 }
 
 /** The parts of the query's range in time order, each with the reads that answer it. */
-async function planWithRollups(ctx: RequestScope, rollups: RollupTasks, query: MetricQuery): Promise<PlannedPart[]> {
+async function planWithRollups(ctx: RequestScope, rollups: Tasks, query: MetricQuery): Promise<PlannedPart[]> {
   const raw = (reason: string): PlannedPart[] => [{ read: { query, use: { reason } } }];
   if (query.source !== undefined && query.source !== ctx.sources.primary.name)
     return raw("roll-up tasks are the primary source's");
