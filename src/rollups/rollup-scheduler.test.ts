@@ -16,7 +16,8 @@ import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { Store, WriteBatch } from '../store/store.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import { parseRollupTask } from './rollup-task.js';
-import { RollupScheduler, kairosDate, taskStoreOf, type Clock, type SchedulerSettings } from './rollup-scheduler.js';
+import { kairosDate } from './kairos-status-json.js';
+import { RollupScheduler, taskStoreOf, type Clock, type SchedulerSettings } from './rollup-scheduler.js';
 import type { MetricQuery } from '../model/query.js';
 
 const HOUR = 3_600_000;

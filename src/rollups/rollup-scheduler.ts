@@ -7,18 +7,15 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { compileAggregators } from '../engine/aggregators/registry.js';
-import { compileGroupBys } from '../engine/group-by/registry.js';
-import { readZone } from '../engine/params.js';
-import { fixedLengthMs, plusUnits, type Duration } from '../model/time-units.js';
-import { KairographError } from '../model/errors.js';
+import type { Duration } from '../model/time-units.js';
 import type { Logger } from '../lib/log.js';
-import type { MetricQuery } from '../model/query.js';
 import type { RequestScopes } from '../app/request-scope.js';
 import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
-import { nextPeriod, periodAt, periodKey, type Period } from './periods.js';
+import { kairosStatusJson } from './kairos-status-json.js';
+import { countDue, latestPeriods, nextPeriod, periodAt, periodKey, sameDuration, type Period } from './periods.js';
 import type { RollupTask } from './rollup-task.js';
+import { runPeriod, type RunRecord } from './run-period.js';
 import { CLAIMS_SERVICE, RollupTaskStore, type StoredTask } from './task-store.js';
 
 /** Time as the scheduler sees it: the wall clock in the gateway, a fake one in tests. */
@@ -59,28 +56,6 @@ export interface SchedulerDeps {
   /** Names this scheduler in claims and statuses; unique per process by default. */
   readonly owner?: string;
   readonly settings: SchedulerSettings;
-}
-
-/** One run of a task over one period. */
-export interface RunRecord {
-  readonly periodStartMs: number;
-  readonly periodEndMs: number;
-  /** When the run started and finished, on the scheduler's clock. */
-  readonly startedMs: number;
-  readonly finishedMs: number;
-  readonly durationMs: number;
-  readonly pointsWritten: number;
-  /** Why the run failed; absent for a run that succeeded. */
-  readonly error?: string;
-  /** The gateway that ran it. */
-  readonly owner: string;
-  /** Per query of the task, as KairosDB's status lists them. */
-  readonly queries: readonly {
-    readonly metric: string;
-    readonly pointsWritten: number;
-    readonly durationMs: number;
-    readonly error?: string;
-  }[];
 }
 
 /** Periods skipped because catch-up after downtime reached its bound. */
@@ -390,7 +365,11 @@ export class RollupScheduler {
         return;
       }
       delete state.heldBy;
-      const record = await this.run(task, period);
+      const record = await runPeriod(
+        { scopes: this.deps.scopes, log: this.deps.log, now: () => this.clock.now(), owner: this.owner },
+        task,
+        period,
+      );
       state.lastRun = record;
       state.counters.runs++;
       if (record.error !== undefined) {
@@ -445,56 +424,6 @@ export class RollupScheduler {
         "could not prune a roll-up task's old claims; it is tried again in an hour",
       );
     }
-  }
-
-  /** One period of a task: each query of each roll-up over the period, as a request of its own. */
-  private async run(task: RollupTask, period: Period): Promise<RunRecord> {
-    const startedMs = this.clock.now();
-    const started = performance.now();
-    const queries: RunRecord['queries'][number][] = [];
-    let error: string | undefined;
-    outer: for (const [i, rollup] of task.rollups.entries()) {
-      for (const [j, given] of rollup.queries.entries()) {
-        const queryStarted = performance.now();
-        const ctx = this.deps.scopes.open({
-          requestId: `rollup-${task.id}-${period.startMs}`,
-          nowMs: this.clock.now(),
-        });
-        try {
-          const query: MetricQuery = {
-            ...given,
-            range: { startMs: firstBucketStart(given, period), endMs: period.endMs - 1 },
-          };
-          const output = await ctx.runQuery(query, `rollups[${i}].query.metric[${j}]`);
-          const points = output.groups.reduce((sum, group) => sum + group.points.length, 0);
-          queries.push({ metric: given.metric, pointsWritten: points, durationMs: performance.now() - queryStarted });
-        } catch (failure) {
-          error =
-            failure instanceof KairographError
-              ? failure.message
-              : failure instanceof Error
-                ? failure.message
-                : String(failure);
-          if (!(failure instanceof KairographError))
-            this.deps.log.error({ err: failure, task: task.id }, 'a roll-up run failed unexpectedly');
-          queries.push({ metric: given.metric, pointsWritten: 0, durationMs: performance.now() - queryStarted, error });
-          break outer;
-        } finally {
-          ctx.dispose();
-        }
-      }
-    }
-    return {
-      periodStartMs: period.startMs,
-      periodEndMs: period.endMs,
-      startedMs,
-      finishedMs: this.clock.now(),
-      durationMs: performance.now() - started,
-      pointsWritten: queries.reduce((sum, q) => sum + q.pointsWritten, 0),
-      ...(error !== undefined ? { error } : {}),
-      owner: this.owner,
-      queries,
-    };
   }
 
   /** Records the task's progress (ours) and its last run in KairosDB's status row, so KairosDB's status API shows it too. */
@@ -615,99 +544,4 @@ export function taskStoreOf(sources: Sources, clock: Clock = SYSTEM_CLOCK): Roll
 /** A period's claim key: its start, then the interval, so a task whose interval changed never meets its old claims. */
 export function claimKey(period: Period, interval: Duration): string {
   return `${periodKey(period)} ${interval.value} ${interval.unit.toLowerCase()}`;
-}
-
-/**
- * Where a period's query starts: the start of the range bucket that holds the period's start, for each range
- * aggregator of the query, so a sampling longer than the interval re-computes its open bucket whole (its point is
- * written again, more complete). The period's own start for samplings that divide it.
- */
-export function firstBucketStart(query: MetricQuery, period: Period): number {
-  const zone = readZone(query.timeZone, 'time_zone');
-  const groupBys = compileGroupBys(query.groupBy, period.startMs);
-  const compiled = compileAggregators(query.aggregators, {
-    metric: query.metric,
-    startMs: period.startMs,
-    endMs: period.endMs - 1,
-    nowMs: period.endMs,
-    zone,
-    tagGroupBy: groupBys.tags ?? [],
-    limits: {
-      store: 'the roll-up planner',
-      maxMetricBytes: Number.MAX_SAFE_INTEGER,
-      maxRowKeyBytes: Number.MAX_SAFE_INTEGER,
-    },
-  });
-  let start = period.startMs;
-  for (const { stage } of compiled) {
-    const range = stage.range;
-    if (range === undefined) continue;
-    const length = fixedLengthMs(range.sampling, range.zone);
-    let bucket: number;
-    if (length !== undefined) bucket = range.anchorMs + Math.floor((period.startMs - range.anchorMs) / length) * length;
-    else {
-      bucket = range.anchorMs;
-      for (
-        let next = plusUnits(bucket, range.sampling.unit, range.sampling.value, range.zone);
-        next <= period.startMs;
-        next = plusUnits(next, range.sampling.unit, range.sampling.value, range.zone)
-      )
-        bucket = next;
-    }
-    start = Math.min(start, bucket);
-  }
-  return start;
-}
-
-/** Periods from the one at `fromMs` that end at or before `untilMs`, counted up to `cap`. */
-function countDue(fromMs: number, interval: Duration, untilMs: number, cap: number): number {
-  const first = periodAt(fromMs, interval);
-  if (first.endMs > untilMs) return 0;
-  const length = first.endMs - first.startMs;
-  if (interval.unit !== 'MONTHS' && interval.unit !== 'YEARS')
-    return Math.min(cap, Math.floor((untilMs - first.startMs) / length));
-  let count = 0;
-  for (let period = first; period.endMs <= untilMs && count < cap; period = nextPeriod(period, interval)) count++;
-  return count;
-}
-
-/** The start of the earliest of the latest `count` periods that end at or before `untilMs`. */
-function latestPeriods(untilMs: number, interval: Duration, count: number): number {
-  let start = periodAt(untilMs, interval).startMs;
-  for (let i = 0; i < count; i++) start = periodAt(start - 1, interval).startMs;
-  return start;
-}
-
-function sameDuration(a: Duration, b: Duration): boolean {
-  return a.value === b.value && a.unit === b.unit;
-}
-
-/**
- * KairosDB's `RollupTaskStatus` as its status store writes it (plain Gson: Java field names, `errorMessage` only on
- * failure, times as `dd MMM yyyy KK:mm:ss a`; Kairograph writes them in UTC where KairosDB uses its JVM's zone).
- */
-export function kairosStatusJson(record: RunRecord, nextMs: number | undefined, host: string): string {
-  const { finishedMs } = record;
-  return JSON.stringify({
-    statuses: record.queries.map((query) => ({
-      metricName: query.metric,
-      lastExecuted: kairosDate(finishedMs),
-      dataPointCount: query.pointsWritten,
-      executionLength: Math.round(query.durationMs),
-      ...(query.error !== undefined ? { errorMessage: query.error } : {}),
-      lastExecutionTime: finishedMs,
-    })),
-    executingHost: host,
-    nextScheduled: nextMs === undefined ? 'Never' : kairosDate(nextMs),
-  });
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** Java's SimpleDateFormat("dd MMM yyyy KK:mm:ss a"), in UTC: `24 Nov 2026 03:04:07 AM`. */
-export function kairosDate(ms: number): string {
-  const d = new Date(ms);
-  const two = (n: number) => String(n).padStart(2, '0');
-  const hours = d.getUTCHours();
-  return `${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${two(hours % 12)}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
 }

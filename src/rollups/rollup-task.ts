@@ -2,7 +2,7 @@
  * KairosDB's roll-up tasks (`RollupTask`, `Rollup`, `QueryParser.parseRollupTask`): the task JSON read, validated and
  * written back as KairosDB stores it, so a task either server wrote reads on the other. Each roll-up's `query` is a
  * KairosDB query body read by the REST API's own parser; a task's run is that query over one period, with a
- * `save_as` appended to each metric (src/rollups/rollup-scheduler.ts).
+ * `save_as` appended to each metric (src/rollups/run-period.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
