@@ -7,7 +7,7 @@ import type { PointRow } from '../graphql/point-answers.js';
 import type { PointList } from '../engine/point-list.js';
 import type { GroupByResult } from '../engine/execute.js';
 import type { StoredTask } from '../rollups/task-store.js';
-import type { TaskStatus, SkippedPeriods } from '../rollups/rollup-scheduler.js';
+import type { TaskStatus, SkippedPeriods } from '../rollups/task-status.js';
 import type { RunRecord } from '../rollups/run-period.js';
 import type { Rollup as RollupModel } from '../rollups/rollup-task.js';
 import type { GraphQLContext } from '../graphql/context.js';

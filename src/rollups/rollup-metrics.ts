@@ -3,8 +3,8 @@
  * client's value), so the label stays bounded. A deleted task's series go at the next scrape.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { TaskCounters, TaskStatus } from './rollup-scheduler.js';
 import type { RollupService } from './rollup-service.js';
+import type { TaskCounters, TaskStatus } from './task-status.js';
 
 /** The tasks this gateway's scheduler knows, read at each scrape. */
 export function registerRollupMetrics(registry: Registry, rollups: Pick<RollupService, 'statuses' | 'counters'>): void {

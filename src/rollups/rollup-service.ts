@@ -11,17 +11,10 @@ import type { Logger } from '../lib/log.js';
 import { KairographError, RateLimitedError } from '../model/errors.js';
 import type { Sources } from '../sources/sources.js';
 import type { RollupSettings } from './rollup-settings.js';
-import {
-  RollupScheduler,
-  SYSTEM_CLOCK,
-  taskStatus,
-  taskStoreOf,
-  type Clock,
-  type TaskCounters,
-  type TaskStatus,
-} from './rollup-scheduler.js';
+import { RollupScheduler, SYSTEM_CLOCK, type Clock } from './rollup-scheduler.js';
 import { parseRollupTask, type RollupTask } from './rollup-task.js';
-import type { RollupTaskStore, StoredTask } from './task-store.js';
+import { recordedStatus, type TaskCounters, type TaskStatus } from './task-status.js';
+import { taskStoreOf, type RollupTaskStore, type StoredTask } from './task-store.js';
 
 export interface RollupServiceDeps {
   /** The sources runs read and write through (the gateway's: writes invalidate its caches); tasks live in the primary. */
@@ -49,7 +42,7 @@ export class RollupService {
     this.clock = deps.clock ?? SYSTEM_CLOCK;
     this.owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.scheduler = new RollupScheduler({
-      sources: deps.sources,
+      store: taskStoreOf(deps.sources, () => this.clock.now()),
       scopes: deps.scopes,
       log: deps.log,
       clock: this.clock,
@@ -124,7 +117,9 @@ export class RollupService {
    * in service_index (a gateway with ROLLUPS=off, or one that has not read the task yet).
    */
   async status(ctx: RequestScope, stored: StoredTask): Promise<TaskStatus> {
-    return taskStatus(this.storeAt(ctx), stored, this.settings.delayMs, ctx.nowMs, this.scheduler);
+    const live = this.scheduler.status(stored.id);
+    if (live !== undefined && live.error === stored.error) return live;
+    return recordedStatus(this.storeAt(ctx), stored, this.settings.delayMs, ctx.nowMs);
   }
 
   /** KairosDB's status row of a task (its last run as KairosDB's status store wrote it), when there is one. */
@@ -162,9 +157,9 @@ export class RollupService {
     return this.scheduler.counters();
   }
 
-  /** The primary source's tasks; `_ctx` is the request that reads them. */
-  private storeAt(_ctx: RequestScope): RollupTaskStore {
-    const store = taskStoreOf(this.sources);
+  /** The tasks, their relative times read at the request's "now". */
+  private storeAt(ctx: RequestScope): RollupTaskStore {
+    const store = taskStoreOf(this.sources, () => ctx.nowMs);
     if (store === undefined)
       throw new KairographError(
         'BAD_USER_INPUT',

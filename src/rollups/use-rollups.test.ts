@@ -16,9 +16,9 @@ import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { taskStoreOf } from './rollup-scheduler.js';
 import { RollupService } from './rollup-service.js';
 import { parseRollupTask } from './rollup-task.js';
+import { taskStoreOf } from './task-store.js';
 import { runWithRollups } from './use-rollups.js';
 
 const MINUTE = 60_000;

@@ -29,7 +29,7 @@ import { PointList } from '../engine/point-list.js';
 import { compareStrings } from '../engine/points.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import type { QueryRewrite, RequestScope } from '../app/request-scope.js';
-import type { TaskStatus } from './rollup-scheduler.js';
+import type { TaskStatus } from './task-status.js';
 import type { RollupService } from './rollup-service.js';
 import type { StoredTask } from './task-store.js';
 
