@@ -4,7 +4,7 @@
  * scheduler over every period on a fake clock; then, alternately, median of `--runs` (5) after a warm-up:
  * - raw: the panel's query, 1-hour averages of the raw points grouped by host, through the engine;
  * - roll-up: the roll-up's metric read as it is (one point per host and hour), grouped by host;
- * - useRollups: the panel's query planned with `useRollups` (src/rollups/use-rollups.ts), which answers the averages
+ * - useRollups: the panel's query planned with `useRollups` (src/rollups/query-through-rollups.ts), which answers the averages
  *   from the task's hourly sum and count roll-ups (two reads, divided).
  * The three answers are checked equal. Reported per store: latency, points read, and the ratios. No results cache.
  *
@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/gateway/config.js';
 import type { MetricQuery } from '../src/model/query.js';
 import { parseRollupTask } from '../src/rollups/rollup-task.js';
-import { runWithRollups } from '../src/rollups/use-rollups.js';
+import { queryThroughRollups } from '../src/rollups/query-through-rollups.js';
 import { RequestScopes, scopeSettings } from '../src/app/request-scope.js';
 import { RollupService } from '../src/rollups/rollup-service.js';
 import { rollupSettings } from '../src/rollups/rollup-settings.js';
@@ -155,7 +155,7 @@ async function measure(store: Store, query: MetricQuery, useRollups = false) {
   const ctx = scopes.open();
   try {
     const started = performance.now();
-    const output = await (useRollups ? runWithRollups(ctx, tasks, query, 'panel') : ctx.runQuery(query, 'panel'));
+    const output = await (useRollups ? queryThroughRollups(ctx, tasks, query, 'panel') : ctx.runQuery(query, 'panel'));
     const ms = performance.now() - started;
     if (useRollups && ctx.queries.some((q) => q.rewrite?.metric === undefined))
       throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rewrite))}`);

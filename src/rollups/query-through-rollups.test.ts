@@ -1,5 +1,5 @@
 /**
- * `useRollups`: a property test that a query answered from roll-ups gives the raw computation's groups, timestamps
+ * The query rewrite through roll-ups (`useRollups`): a property test that a query answered from roll-ups gives the raw computation's groups, timestamps
  * and values (sum, count, min, max, and avg through a sum and a count roll-up; integers, so exact), over random
  * points, samplings, group-bys, orders and ranges reaching before and after the completed periods; and through
  * GraphQL, the roll-ups named in `extensions.statistics`, or why the raw data was read.
@@ -16,10 +16,10 @@ import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
+import { queryThroughRollups } from './query-through-rollups.js';
 import { RollupService } from './rollup-service.js';
 import { parseRollupTask } from './rollup-task.js';
 import { taskStoreOf } from './task-store.js';
-import { runWithRollups } from './use-rollups.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -131,7 +131,7 @@ async function bothWays(c: Case) {
           points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]),
         }));
       const raw = answer(await ctx.runQuery(query, 'raw'));
-      const rolled = answer(await runWithRollups(ctx, service, query, 'rolled'));
+      const rolled = answer(await queryThroughRollups(ctx, service, query, 'rolled'));
       const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rewrite);
       // A whole range of the query (anchored at midnight of its start's day) within the completed periods.
       const w = samplingMinutes * MINUTE;
