@@ -140,7 +140,7 @@ async function deleteClaimsBefore(index: ServiceIndex, id: string, beforeMs: num
 }
 
 /** A period's claim key: its start, then the interval, so a task whose interval changed never meets its old claims. */
-export function claimKey(period: Period, interval: Duration): string {
+function claimKey(period: Period, interval: Duration): string {
   return `${periodKey(period)} ${interval.value} ${interval.unit.toLowerCase()}`;
 }
 

@@ -11,11 +11,11 @@ import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
 
-export const ROLLUPS_SERVICE = '_Rollups';
-export const CONFIG_KEY = 'Config';
-export const STATUS_KEY = 'Status';
-export const OWN_SERVICE = '_kairograph_rollups';
-export const OWN_STATUS_KEY = 'status';
+const ROLLUPS_SERVICE = '_Rollups';
+const CONFIG_KEY = 'Config';
+const STATUS_KEY = 'Status';
+const OWN_SERVICE = '_kairograph_rollups';
+const OWN_STATUS_KEY = 'status';
 export const CLAIMS_SERVICE = '_kairograph_rollup_claims';
 const OWNER_KEY = 'owner';
 
