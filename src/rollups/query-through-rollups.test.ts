@@ -1,8 +1,8 @@
 /**
- * The query rewrite through roll-ups (`useRollups`): a property test that a query answered from roll-ups gives the raw computation's groups, timestamps
- * and values (sum, count, min, max, and avg through a sum and a count roll-up; integers, so exact), over random
- * points, samplings, group-bys, orders and ranges reaching before and after the completed periods; and through
- * GraphQL, the roll-ups named in `extensions.statistics`, or why the raw data was read.
+ * The query rewrite through roll-ups (`useRollups`): a property test that a query answered from roll-ups gives the
+ * raw computation's groups, timestamps and values (sum, count, min, max, and avg through a sum and a count roll-up;
+ * integers, so exact), over random points, samplings, group-bys, orders and ranges reaching before and after the
+ * completed periods; and through GraphQL, the roll-ups named in `extensions.statistics`, or why the raw data was read.
  */
 import fc from 'fast-check';
 import { pino } from 'pino';

@@ -3,9 +3,10 @@
  * `RollupTaskStatusStoreImpl`) — service `_Rollups`, service key `Config`, key = the task's id, value = the task's
  * JSON; service key `Status` for KairosDB's status of the last run — and Kairograph's own records beside them:
  * `_kairograph_rollups`/`status` (each task's progress and last run) and `_kairograph_rollup_claims`/<task id>
- * (one claim per period, service_index.claim), and who created each task through the gateway: `_kairograph_rollups`/
- * `owner` (task id → client) and `_kairograph_rollups`/`owner <client>` (one key per task id), so a client's tasks are
- * counted with one read. The metadata API refuses every `_` service, so users cannot touch them.
+ * (one claim per period, service_index.claim; claimed and pruned by period-claims.ts), and who created each task
+ * through the gateway: `_kairograph_rollups`/`owner` (task id → client) and `_kairograph_rollups`/`owner <client>`
+ * (one key per task id), so a client's tasks are counted with one read. The metadata API refuses every `_` service,
+ * so users cannot touch them.
  */
 import type { ServiceIndex } from '../sources/series.js';
 import type { Sources } from '../sources/sources.js';
