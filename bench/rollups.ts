@@ -4,7 +4,7 @@
  * scheduler over every period on a fake clock; then, alternately, median of `--runs` (5) after a warm-up:
  * - raw: the panel's query, 1-hour averages of the raw points grouped by host, through the engine;
  * - roll-up: the roll-up's metric read as it is (one point per host and hour), grouped by host;
- * - useRollups: the panel's query planned with `useRollups` (src/rollups/use-rollups.ts), which answers the averages
+ * - useRollups: the panel's query planned with `useRollups` (src/rollups/query-through-rollups.ts), which answers the averages
  *   from the task's hourly sum and count roll-ups (two reads, divided).
  * The three answers are checked equal. Reported per store: latency, points read, and the ratios. No results cache.
  *
@@ -15,11 +15,12 @@ import cassandra from 'cassandra-driver';
 import { pino } from 'pino';
 import { loadConfig } from '../src/gateway/config.js';
 import type { MetricQuery } from '../src/model/query.js';
-import { RollupScheduler, taskStoreOf } from '../src/rollups/rollup-scheduler.js';
 import { parseRollupTask } from '../src/rollups/rollup-task.js';
-import { runWithRollups } from '../src/rollups/use-rollups.js';
+import { queryThroughRollups } from '../src/rollups/query-through-rollups.js';
 import { RequestScopes, scopeSettings } from '../src/app/request-scope.js';
-import { RollupTasks } from '../src/rollups/rollup-api.js';
+import { RollupService } from '../src/rollups/rollup-service.js';
+import { rollupSettings } from '../src/rollups/rollup-settings.js';
+import { taskStoreOf } from '../src/rollups/task-store.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../src/sources/sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
@@ -99,19 +100,25 @@ async function rollUp(store: Store): Promise<number> {
   const sources = new Sources(new KairosdbSource('kairosdb', store));
   await taskStoreOf(sources)!.put(parseRollupTask(TASK, { limits: store.limits, nowMs: START }));
   const clock = new FakeClock(START);
-  const scheduler = new RollupScheduler({
+  const rollups = new RollupService({
     sources,
     scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
     log,
     clock,
     owner: 'bench',
-    settings: { pollMs: 60_000, maxCatchUpPeriods: DAYS * 24 + 1, leaseMs: 3_600_000, delayMs: 0 },
+    settings: {
+      ...rollupSettings(config),
+      pollMs: 60_000,
+      maxCatchUpPeriods: DAYS * 24 + 1,
+      leaseMs: 3_600_000,
+      delayMs: 0,
+    },
   });
-  await scheduler.tick();
+  await rollups.tick();
   clock.t = END;
   const started = performance.now();
-  await scheduler.tick();
-  const status = scheduler.status('bench-hourly')!;
+  await rollups.tick();
+  const status = rollups.statuses().find((s) => s.id === 'bench-hourly')!;
   if (status.pendingPeriods !== 0 || status.failures !== 0)
     throw new Error(`the roll-up did not complete: ${JSON.stringify(status)}`);
   return performance.now() - started;
@@ -137,17 +144,18 @@ const ROLLED: MetricQuery = {
   aggregators: [],
 };
 
-/** One panel: its query as it is, or planned with `useRollups`. */
+/**
+ * One panel: its query as it is, or planned with `useRollups` by the roll-up service of a gateway that does not run
+ * the task (its statuses read from the store, as on a gateway with ROLLUPS=off).
+ */
 async function measure(store: Store, query: MetricQuery, useRollups = false) {
-  const ctx = new RequestScopes({
-    sources: new Sources(new KairosdbSource('kairosdb', store)),
-    settings: scopeSettings(config),
-    log,
-  }).open();
+  const sources = new Sources(new KairosdbSource('kairosdb', store));
+  const scopes = new RequestScopes({ sources, settings: scopeSettings(config), log });
+  const tasks = new RollupService({ sources, scopes, log, settings: rollupSettings(config) });
+  const ctx = scopes.open();
   try {
     const started = performance.now();
-    const tasks = new RollupTasks({ delayMs: config.rollupsDelayMs, minIntervalMs: 0, maxTasksPerClient: 0 });
-    const output = await (useRollups ? runWithRollups(ctx, tasks, query, 'panel') : ctx.runQuery(query, 'panel'));
+    const output = await (useRollups ? queryThroughRollups(ctx, tasks, query, 'panel') : ctx.runQuery(query, 'panel'));
     const ms = performance.now() - started;
     if (useRollups && ctx.queries.some((q) => q.rewrite?.metric === undefined))
       throw new Error(`useRollups read raw data: ${JSON.stringify(ctx.queries.map((q) => q.rewrite))}`);

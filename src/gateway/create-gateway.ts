@@ -17,7 +17,8 @@ import { ReadQuota } from '../http/quotas.js';
 import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../lib/log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
-import { RollupScheduler } from '../rollups/rollup-scheduler.js';
+import { RollupService } from '../rollups/rollup-service.js';
+import { rollupSettings } from '../rollups/rollup-settings.js';
 import type { Sources } from '../sources/sources.js';
 import { Admission } from '../http/admission.js';
 import { Authenticator } from '../http/auth.js';
@@ -29,7 +30,6 @@ import { registerLiveMetrics } from '../sharing/live-metrics.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import type { Live } from '../graphql/context.js';
 import { createGraphQLServer } from '../graphql/graphql-server.js';
-import { RollupTasks } from '../rollups/rollup-api.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 
 export interface GatewayDeps {
@@ -98,27 +98,14 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     takeTurn: (signal, deadlineMs, client) => admission.admit(signal, deadlineMs, client),
     authorize: (principal, scope, what, challenge, source) => auth.authorize(principal, scope, what, challenge, source),
   });
-  // Roll-up tasks: managed through both front ends; run when gateway/start.ts starts the scheduler (ROLLUPS=on).
-  const scheduler = new RollupScheduler({
+  // Roll-ups: one service, its tasks managed through both front ends, run when gateway/start.ts starts it (ROLLUPS=on).
+  const rollups = new RollupService({
     sources,
     scopes,
     log: log.child({ component: 'rollups' }),
-    settings: {
-      pollMs: config.rollupsPollMs,
-      maxCatchUpPeriods: config.rollupsMaxCatchUpPeriods,
-      leaseMs: config.rollupsLeaseMs,
-      delayMs: config.rollupsDelayMs,
-    },
+    settings: rollupSettings(config),
   });
-  registerRollupMetrics(metrics, scheduler);
-  const rollups = new RollupTasks(
-    {
-      delayMs: config.rollupsDelayMs,
-      minIntervalMs: config.rollupsMinIntervalMs,
-      maxTasksPerClient: config.quotaRollupTasks,
-    },
-    scheduler,
-  );
+  registerRollupMetrics(metrics, rollups);
   const live: Live = { queries: liveQueries, open: () => ({ ...scopes.open(), live, rollups }) };
   const yoga = createGraphQLServer({
     sources,
@@ -158,7 +145,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared, live: liveQueries, rollups: scheduler };
+  return { yoga, handle, shared, live: liveQueries, rollups };
 }
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */

@@ -3,7 +3,7 @@
  * only GraphQL's fields reach: live subscriptions and roll-up tasks.
  */
 import type { RequestScope } from '../app/request-scope.js';
-import type { RollupTasks } from '../rollups/rollup-api.js';
+import type { RollupService } from '../rollups/rollup-service.js';
 import type { LiveQueries } from '../sharing/live-queries.js';
 
 /** The gateway's live queries, and a new context for each of their runs (its own budgets, turn and statistics). */
@@ -15,6 +15,6 @@ export interface Live {
 export interface GraphQLContext extends RequestScope {
   /** Live subscriptions (liveSeries). */
   readonly live: Live;
-  /** Roll-up tasks (the `rollups` field and its mutations, `useRollups`). */
-  readonly rollups: RollupTasks;
+  /** The gateway's one roll-up service (the `rollups` field and its mutations, `useRollups`). */
+  readonly rollups: RollupService;
 }

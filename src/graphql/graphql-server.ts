@@ -18,7 +18,7 @@ import type { Caller, HttpEdge } from '../http/edge.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import type { Logger } from '../lib/log.js';
 import { KairographError } from '../model/errors.js';
-import type { RollupTasks } from '../rollups/rollup-api.js';
+import type { RollupService } from '../rollups/rollup-service.js';
 import type { Sources } from '../sources/sources.js';
 import type { GraphQLContext, Live } from './context.js';
 import { useAnswerScopes } from './field-scopes.js';
@@ -54,7 +54,7 @@ export interface GraphQLServerDeps {
   /** The gateway's registry, which /metrics shows. */
   readonly metrics: Registry;
   readonly live: Live;
-  readonly rollups: RollupTasks;
+  readonly rollups: RollupService;
   readonly settings: GraphQLSettings;
   readonly log: Logger;
 }

@@ -9,7 +9,7 @@ import type { PointList } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, TagMatch } from '../generated/graphql.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
 import type { TimeInput } from '../model/time.js';
-import { runWithRollups } from '../rollups/use-rollups.js';
+import { queryThroughRollups } from '../rollups/query-through-rollups.js';
 import { validateMetricName, type RowKey } from '../sources/series.js';
 import type { Source } from '../sources/source.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
@@ -115,7 +115,7 @@ export async function answerSeries(
 ): Promise<SeriesModel[]> {
   // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
   const output = await withGraphQLFields(args, () =>
-    args.useRollups ? runWithRollups(ctx, ctx.rollups, query, label) : ctx.runQuery(query, label),
+    args.useRollups ? queryThroughRollups(ctx, ctx.rollups, query, label) : ctx.runQuery(query, label),
   );
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
   const filled = fillPoints(

@@ -15,7 +15,8 @@ import { deletePoints } from '../app/delete-points.js';
 import { metricNames } from '../app/metric-names.js';
 import { writeBatch } from '../app/write.js';
 import { metadataFor } from '../app/metadata.js';
-import type { RollupTasks, TaskStatus } from '../rollups/rollup-api.js';
+import type { RollupService } from '../rollups/rollup-service.js';
+import type { TaskStatus } from '../rollups/task-status.js';
 import type { RollupTask } from '../rollups/rollup-task.js';
 import type { MetricQuery } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
@@ -66,7 +67,7 @@ export interface KairosRestDeps {
   /** The gateway's record of each request (its log line and metrics); without it requests go unlogged. */
   readonly observer?: RequestObserver;
   /** Roll-up tasks, shared with GraphQL. */
-  readonly rollups: RollupTasks;
+  readonly rollups: RollupService;
 }
 
 /** How metrics and logs name a path under /api/v1 that no route matches: never the path itself. */

@@ -3,9 +3,11 @@
  * client's value), so the label stays bounded. A deleted task's series go at the next scrape.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { RollupScheduler, TaskCounters, TaskStatus } from './rollup-scheduler.js';
+import type { RollupService } from './rollup-service.js';
+import type { TaskCounters, TaskStatus } from './task-status.js';
 
-export function registerRollupMetrics(registry: Registry, scheduler: RollupScheduler): void {
+/** The tasks this gateway's scheduler knows, read at each scrape. */
+export function registerRollupMetrics(registry: Registry, rollups: Pick<RollupService, 'statuses' | 'counters'>): void {
   const perTask = (name: string, help: string, value: (status: TaskStatus) => number | undefined) =>
     new Gauge({
       name,
@@ -14,7 +16,7 @@ export function registerRollupMetrics(registry: Registry, scheduler: RollupSched
       registers: [registry],
       collect() {
         this.reset();
-        for (const status of scheduler.statuses()) {
+        for (const status of rollups.statuses()) {
           const v = value(status);
           if (v !== undefined) this.set({ task: status.id }, v);
         }
@@ -33,7 +35,7 @@ export function registerRollupMetrics(registry: Registry, scheduler: RollupSched
       registers: [registry],
       collect() {
         this.reset();
-        for (const [task, counters] of scheduler.counters()) this.inc({ task, ...extra }, value(counters));
+        for (const [task, counters] of rollups.counters()) this.inc({ task, ...extra }, value(counters));
       },
     });
   new Gauge({
@@ -43,7 +45,7 @@ export function registerRollupMetrics(registry: Registry, scheduler: RollupSched
     registers: [registry],
     collect() {
       this.reset();
-      const statuses = scheduler.statuses();
+      const statuses = rollups.statuses();
       this.set({ state: 'valid' }, statuses.filter((s) => s.error === undefined).length);
       this.set({ state: 'invalid' }, statuses.filter((s) => s.error !== undefined).length);
     },

@@ -2,7 +2,7 @@
  * KairosDB's roll-up tasks (`RollupTask`, `Rollup`, `QueryParser.parseRollupTask`): the task JSON read, validated and
  * written back as KairosDB stores it, so a task either server wrote reads on the other. Each roll-up's `query` is a
  * KairosDB query body read by the REST API's own parser; a task's run is that query over one period, with a
- * `save_as` appended to each metric (src/rollups/rollup-scheduler.ts).
+ * `save_as` appended to each metric (src/rollups/run-period.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
@@ -16,7 +16,7 @@ import type { MetricQuery } from '../model/query.js';
 import type { StoreLimits } from '../sources/series.js';
 
 /** KairosDB's `RangeAggregator` subclasses: a roll-up query needs one of them (`validateHasRangeAggregator`). */
-export const RANGE_AGGREGATORS: readonly string[] = [
+const RANGE_AGGREGATORS: readonly string[] = [
   'avg',
   'count',
   'dev',
@@ -31,7 +31,7 @@ export const RANGE_AGGREGATORS: readonly string[] = [
 ];
 
 /** The shortest execution interval a task may have: a period per millisecond would be a query per millisecond. */
-export const MIN_INTERVAL_MS = 1000;
+const MIN_INTERVAL_MS = 1000;
 
 export interface RollupTask {
   /** The key it is stored under, and the `id` member of its JSON. */
@@ -112,11 +112,6 @@ export function parseRollupTask(text: string, options: ParseTaskOptions): Rollup
   const rollups = list.map((rollup, i) => readRollup(rollup, `rollups[${i}]`, options));
   const { id: _dropped, ...rest } = body;
   return { id, name: body.name, executionInterval, rollups, json: JSON.stringify({ id, ...rest }) };
-}
-
-/** The task as KairosDB's GET /rollups/{id} answers it: the stored JSON itself. */
-export function taskJson(task: RollupTask): string {
-  return task.json;
 }
 
 function readRollup(value: unknown, path: string, options: ParseTaskOptions): Rollup {

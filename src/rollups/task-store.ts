@@ -3,18 +3,20 @@
  * `RollupTaskStatusStoreImpl`) — service `_Rollups`, service key `Config`, key = the task's id, value = the task's
  * JSON; service key `Status` for KairosDB's status of the last run — and Kairograph's own records beside them:
  * `_kairograph_rollups`/`status` (each task's progress and last run) and `_kairograph_rollup_claims`/<task id>
- * (one claim per period, service_index.claim), and who created each task through the gateway: `_kairograph_rollups`/
- * `owner` (task id → client) and `_kairograph_rollups`/`owner <client>` (one key per task id), so a client's tasks are
- * counted with one read. The metadata API refuses every `_` service, so users cannot touch them.
+ * (one claim per period, service_index.claim; claimed and pruned by period-claims.ts), and who created each task
+ * through the gateway: `_kairograph_rollups`/`owner` (task id → client) and `_kairograph_rollups`/`owner <client>`
+ * (one key per task id), so a client's tasks are counted with one read. The metadata API refuses every `_` service,
+ * so users cannot touch them.
  */
 import type { ServiceIndex } from '../sources/series.js';
+import type { Sources } from '../sources/sources.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
 
-export const ROLLUPS_SERVICE = '_Rollups';
-export const CONFIG_KEY = 'Config';
-export const STATUS_KEY = 'Status';
-export const OWN_SERVICE = '_kairograph_rollups';
-export const OWN_STATUS_KEY = 'status';
+const ROLLUPS_SERVICE = '_Rollups';
+const CONFIG_KEY = 'Config';
+const STATUS_KEY = 'Status';
+const OWN_SERVICE = '_kairograph_rollups';
+const OWN_STATUS_KEY = 'status';
 export const CLAIMS_SERVICE = '_kairograph_rollup_claims';
 const OWNER_KEY = 'owner';
 
@@ -34,6 +36,17 @@ export type StoredTask =
       readonly lastModifiedMs: number;
       readonly error: string;
     };
+
+/**
+ * The primary source's roll-up tasks (KairosDB's API names no source), or undefined when its layout keeps no
+ * service_index; `now` is the time relative times of a task's queries are read at.
+ */
+export function taskStoreOf(sources: Sources, now: () => number = Date.now): RollupTaskStore | undefined {
+  const source = sources.primary;
+  const index = source.metadata;
+  if (index === undefined) return undefined;
+  return new RollupTaskStore(index, () => ({ limits: source.limits, nowMs: now() }));
+}
 
 export class RollupTaskStore {
   constructor(
@@ -68,6 +81,11 @@ export class RollupTaskStore {
     }
   }
 
+  /** Whether a task of this id is stored, parsed or not. */
+  async exists(id: string): Promise<boolean> {
+    return (await this.index.value(ROLLUPS_SERVICE, CONFIG_KEY, id)) !== undefined;
+  }
+
   async put(task: RollupTask): Promise<number> {
     return this.index.set(ROLLUPS_SERVICE, CONFIG_KEY, task.id, task.json);
   }
@@ -97,18 +115,6 @@ export class RollupTaskStore {
     return (await this.index.keys(OWN_SERVICE, `${OWNER_KEY} ${client}`)).length;
   }
 
-  /**
-   * Deletes up to `atMost` of the task's claims on periods that start before `beforeMs`; returns how many. The claims
-   * service is written only by claim and complete otherwise: these rows are past every gateway's catch-up.
-   */
-  async pruneClaims(id: string, beforeMs: number, atMost: number): Promise<number> {
-    const old = (await this.index.keys(CLAIMS_SERVICE, id))
-      .filter((key) => claimStartMs(key) < beforeMs)
-      .slice(0, atMost);
-    for (const key of old) await this.index.delete(CLAIMS_SERVICE, id, key);
-    return old.length;
-  }
-
   async kairosStatus(id: string): Promise<string | undefined> {
     return (await this.index.value(ROLLUPS_SERVICE, STATUS_KEY, id))?.value;
   }
@@ -124,10 +130,4 @@ export class RollupTaskStore {
   async writeOwnStatus(id: string, json: string): Promise<void> {
     await this.index.set(OWN_SERVICE, OWN_STATUS_KEY, id, json);
   }
-}
-
-/** The start of the period a claim key names (rollup-scheduler.ts, claimKey: the padded start, a space, the interval). */
-function claimStartMs(key: string): number {
-  const start = Number(key.split(' ', 1)[0]);
-  return Number.isFinite(start) ? start : Number.POSITIVE_INFINITY;
 }

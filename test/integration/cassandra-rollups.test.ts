@@ -1,5 +1,5 @@
 /**
- * Roll-up tasks on a real Cassandra: two gateways (two stores, each with its own driver connection and scheduler) on
+ * Roll-up tasks on a real Cassandra: two gateways (two stores, each with its own driver connection and roll-up service) on
  * one keyspace run each period of a task exactly once, decided by lightweight transactions on the period's claim
  * (counted writes and counted LWTs); a task and status written through one are read through the other.
  */
@@ -8,7 +8,9 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import { RequestScopes, scopeSettings } from '../../src/app/request-scope.js';
 import { loadConfig } from '../../src/gateway/config.js';
 import { parseRollupTask } from '../../src/rollups/rollup-task.js';
-import { RollupScheduler, taskStoreOf, type SchedulerSettings } from '../../src/rollups/rollup-scheduler.js';
+import { RollupService } from '../../src/rollups/rollup-service.js';
+import type { RollupSettings } from '../../src/rollups/rollup-settings.js';
+import { taskStoreOf } from '../../src/rollups/task-store.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../../src/sources/sources.js';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
@@ -19,7 +21,14 @@ import { KeyspacePool, storeOptions } from './cassandra-stores.js';
 
 const HOUR = 3_600_000;
 const D0 = Date.UTC(2026, 0, 5);
-const SETTINGS: SchedulerSettings = { pollMs: 30_000, maxCatchUpPeriods: 1000, leaseMs: 600_000, delayMs: 60_000 };
+const SETTINGS: RollupSettings = {
+  pollMs: 30_000,
+  maxCatchUpPeriods: 1000,
+  leaseMs: 600_000,
+  delayMs: 60_000,
+  minIntervalMs: 60_000,
+  maxTasksPerClient: 0,
+};
 const config = loadConfig({ SEED_DEMO: 'false' });
 const log = pino({ level: 'silent' });
 const pool = new KeyspacePool('kg_rollups');
@@ -50,7 +59,7 @@ const TASK = JSON.stringify({
   ],
 });
 
-/** A gateway's scheduler over its own store, counting the roll-up points it writes per period. */
+/** A gateway's roll-up service over its own store, counting the roll-up points it writes per period. */
 function gateway(store: Store, clock: FakeClock, owner: string, writes: Map<number, number>) {
   const counted = delegatingStore(store, {
     write: async (batch: WriteBatch) => {
@@ -62,7 +71,7 @@ function gateway(store: Store, clock: FakeClock, owner: string, writes: Map<numb
     },
   });
   const sources = new Sources(new KairosdbSource('kairosdb', counted));
-  return new RollupScheduler({
+  return new RollupService({
     sources,
     scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
     log,
@@ -114,12 +123,10 @@ it('two gateways on one keyspace run each period once, decided by lightweight tr
   expect(runs).toBe(24);
   expect(one.counters().get('lwt-task')!.runs).toBeGreaterThan(0);
   expect(two.counters().get('lwt-task')!.runs).toBeGreaterThan(0);
-  for (const scheduler of [one, two])
-    expect(scheduler.status('lwt-task')).toMatchObject({
-      completedThroughMs: D0 + 4 * HOUR,
-      pendingPeriods: 0,
-      failures: 0,
-    });
+  for (const rollups of [one, two])
+    expect(rollups.statuses()).toMatchObject([
+      { id: 'lwt-task', completedThroughMs: D0 + 4 * HOUR, pendingPeriods: 0, failures: 0 },
+    ]);
   // Every claim and completion went through Paxos.
   const claims =
     (first.statements['service_index.claim'] ?? 0) + (second.statements['service_index.claim'] ?? 0) - claimsBefore;

@@ -6,7 +6,8 @@
  * and are deleted at the end, so the real KairosDB, which runs tasks too, disturbs no other test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kairosStatusJson, taskStoreOf } from '../../src/rollups/rollup-scheduler.js';
+import { kairosStatusJson } from '../../src/rollups/kairos-status-json.js';
+import { taskStoreOf } from '../../src/rollups/task-store.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../../src/sources/sources.js';
 import { plainClient } from '../integration/cassandra-stores.js';

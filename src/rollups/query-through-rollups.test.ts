@@ -1,8 +1,8 @@
 /**
- * `useRollups`: a property test that a query answered from roll-ups gives the raw computation's groups, timestamps
- * and values (sum, count, min, max, and avg through a sum and a count roll-up; integers, so exact), over random
- * points, samplings, group-bys, orders and ranges reaching before and after the completed periods; and through
- * GraphQL, the roll-ups named in `extensions.statistics`, or why the raw data was read.
+ * The query rewrite through roll-ups (`useRollups`): a property test that a query answered from roll-ups gives the
+ * raw computation's groups, timestamps and values (sum, count, min, max, and avg through a sum and a count roll-up;
+ * integers, so exact), over random points, samplings, group-bys, orders and ranges reaching before and after the
+ * completed periods; and through GraphQL, the roll-ups named in `extensions.statistics`, or why the raw data was read.
  */
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -13,13 +13,13 @@ import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
 import type { MetricQuery } from '../model/query.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
-import { RollupTasks } from './rollup-api.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../sources/sources.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { RollupScheduler, taskStoreOf } from './rollup-scheduler.js';
+import { queryThroughRollups } from './query-through-rollups.js';
+import { RollupService } from './rollup-service.js';
 import { parseRollupTask } from './rollup-task.js';
-import { runWithRollups } from './use-rollups.js';
+import { taskStoreOf } from './task-store.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -85,17 +85,24 @@ async function bothWays(c: Case) {
     const task = { id: 't', name: 'prop', execution_interval: { value: 1, unit: 'hours' }, rollups };
     await taskStoreOf(sources)!.put(parseRollupTask(JSON.stringify(task), { limits: store.limits, nowMs: D0 }));
     const clock = new FakeClock(D0);
-    const scheduler = new RollupScheduler({
+    const service = new RollupService({
       sources,
       scopes: new RequestScopes({ sources, settings: scopeSettings(config), log }),
       log,
       clock,
       owner: 'prop',
-      settings: { pollMs: 1000, maxCatchUpPeriods: 100, leaseMs: 60_000, delayMs: 0 },
+      settings: {
+        pollMs: 1000,
+        maxCatchUpPeriods: 100,
+        leaseMs: 60_000,
+        delayMs: 0,
+        minIntervalMs: 0,
+        maxTasksPerClient: 0,
+      },
     });
-    await scheduler.tick();
+    await service.tick();
     clock.t = D0 + c.ranHours * HOUR;
-    await scheduler.tick();
+    await service.tick();
 
     const query: MetricQuery = {
       source: 'kairosdb',
@@ -124,14 +131,7 @@ async function bothWays(c: Case) {
           points: [...g.points.timestamps].map((t, i) => [t, g.points.kinds[i], g.points.values[i]]),
         }));
       const raw = answer(await ctx.runQuery(query, 'raw'));
-      const rolled = answer(
-        await runWithRollups(
-          ctx,
-          new RollupTasks({ delayMs: config.rollupsDelayMs, minIntervalMs: 0, maxTasksPerClient: 0 }),
-          query,
-          'rolled',
-        ),
-      );
+      const rolled = answer(await queryThroughRollups(ctx, service, query, 'rolled'));
       const reads = ctx.queries.filter((q) => q.label === 'rolled').map((q) => q.rewrite);
       // A whole range of the query (anchored at midnight of its start's day) within the completed periods.
       const w = samplingMinutes * MINUTE;

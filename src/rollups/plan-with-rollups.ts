@@ -1,7 +1,7 @@
 /**
- * `useRollups`: a `series` query answered from roll-up tasks' metrics instead of the raw data wherever a roll-up gives
- * the very same points, and from the raw data elsewhere. A planner step before the engine: every read it makes is a
- * normal query through the one engine.
+ * The plan of a query rewrite through roll-ups (GraphQL's `useRollups`): which parts of a `series` query's range
+ * roll-up tasks' metrics answer with the very same points as the raw data, and which are read raw, each with why. No
+ * I/O but the tasks and their statuses from the roll-up service; query-through-rollups.ts runs the plan.
  *
  * The query qualifies (anything else reads raw data, and says why) when it has
  * - one aggregator, sum, count, min, max or avg, UTC, aligned to its sampling (align_sampling, KairosDB's default),
@@ -21,25 +21,25 @@
  * of maxes and sum of sums / sum of counts are the raw answer's values at the raw answer's timestamps (sums of doubles
  * up to rounding, since they are added in another order; exactly for integers).
  */
-import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../model/time-units.js';
-import { readDuration } from '../engine/params.js';
-import type { GroupOutput, QueryOutput } from '../engine/output.js';
-import type { GroupByResult } from '../engine/group-by/group-by.js';
-import { PointList } from '../engine/point-list.js';
-import { compareStrings } from '../engine/points.js';
-import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import type { QueryRewrite, RequestScope } from '../app/request-scope.js';
-import type { RollupTasks, StoredTask, TaskStatus } from './rollup-api.js';
+import { readDuration } from '../engine/params.js';
+import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
+import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../model/time-units.js';
+import type { RollupService } from './rollup-service.js';
 import type { Rollup } from './rollup-task.js';
+import type { TaskStatus } from './task-status.js';
+import type { StoredTask } from './task-store.js';
 
-/** What `useRollups` decided for one read of a query, for its statistics. */
-/** What was read for a query: the roll-up instead of the raw data, or why the raw data was read. */
-export type RollupUse = QueryRewrite;
+/** What the rollup service tells the rewrite: the tasks and how far each has rolled up. */
+type Tasks = Pick<RollupService, 'list' | 'status'>;
 
-/** One read of a plan: a query over a part of the range, of the raw data or of a roll-up's metric. */
+/**
+ * One read of a plan: a query over a part of the range, of the raw data or of a roll-up's metric, and what was read
+ * (the roll-up instead of the raw data, or why the raw data was read).
+ */
 export interface PlannedRead {
   readonly query: MetricQuery;
-  readonly use: RollupUse;
+  readonly use: QueryRewrite;
 }
 
 /**
@@ -62,22 +62,11 @@ const FROM_ROLLUPS: Readonly<Record<string, { readonly rollups: readonly RollupK
 };
 
 const DAY_MS = 86_400_000;
-const SAVED_FROM = 'saved_from';
-
-/** Answers `query` as the plan of `planWithRollups` says, each read recorded in the request's statistics. */
-export async function runWithRollups(
-  ctx: RequestScope,
-  rollups: RollupTasks,
-  query: MetricQuery,
-  label: string,
-): Promise<QueryOutput> {
-  const parts = await planWithRollups(ctx, rollups, query);
-  const outputs = await Promise.all(parts.map((part) => runPart(ctx, query, part, label)));
-  return outputs.length === 1 ? outputs[0]! : joinParts(query, outputs);
-}
+/** The tag KairosDB's save_as gives a roll-up's points: the metric they were rolled up from. */
+export const SAVED_FROM = 'saved_from';
 
 /** The parts of the query's range in time order, each with the reads that answer it. */
-async function planWithRollups(ctx: RequestScope, rollups: RollupTasks, query: MetricQuery): Promise<PlannedPart[]> {
+export async function planWithRollups(ctx: RequestScope, rollups: Tasks, query: MetricQuery): Promise<PlannedPart[]> {
   const raw = (reason: string): PlannedPart[] => [{ read: { query, use: { reason } } }];
   if (query.source !== undefined && query.source !== ctx.sources.primary.name)
     return raw("roll-up tasks are the primary source's");
@@ -276,136 +265,6 @@ function alignedSampling(
   }
   const samplingMs = fixedLengthMs(sampling, resolveZone('UTC')!);
   return samplingMs === undefined ? undefined : { sampling, samplingMs };
-}
-
-/** Runs a part's reads; an avg part divides its sums by its counts, or reads raw if the two do not line up. */
-async function runPart(ctx: RequestScope, query: MetricQuery, part: PlannedPart, label: string): Promise<QueryOutput> {
-  if ('read' in part) {
-    const output = await ctx.runQuery(part.read.query, label, part.read.use);
-    return part.read.use.metric === undefined ? output : answeringFor(query, output);
-  }
-  const [sums, counts] = await Promise.all([
-    ctx.runQuery(part.sums.query, label, part.sums.use),
-    ctx.runQuery(part.counts.query, label, part.counts.use),
-  ]);
-  const averages = divide(sums, counts);
-  if (averages !== undefined) return answeringFor(query, averages);
-  const reason = `${part.sums.use.task}: its sums and ${part.counts.use.task}'s counts are not at the same groups and timestamps`;
-  return ctx.runQuery(part.raw, label, { reason });
-}
-
-/** Each group's sums divided by its counts (as `avg` answers, a double), or undefined where the two do not match. */
-function divide(sums: QueryOutput, counts: QueryOutput): QueryOutput | undefined {
-  const countsOf = new Map(counts.groups.map((g) => [groupKey(g.groupBy), g.points]));
-  const groups: GroupOutput[] = [];
-  for (const group of sums.groups) {
-    const n = countsOf.get(groupKey(group.groupBy));
-    countsOf.delete(groupKey(group.groupBy));
-    const s = group.points;
-    if (n === undefined || n.length !== s.length) return undefined;
-    const points = new PointList();
-    for (let i = 0; i < s.length; i++) {
-      if (n.timestamps[i] !== s.timestamps[i] || typeof s.values[i] !== 'number' || typeof n.values[i] !== 'number')
-        return undefined;
-      points.push(s.timestamps[i]!, 'double', (s.values[i] as number) / (n.values[i] as number));
-    }
-    groups.push({ ...group, points });
-  }
-  if ([...countsOf.values()].some((points) => points.length > 0)) return undefined;
-  return {
-    ...sums,
-    groups,
-    warnings: [...sums.warnings, ...counts.warnings],
-    ...((sums.truncated ?? counts.truncated) ? { truncated: sums.truncated ?? counts.truncated! } : {}),
-  };
-}
-
-/**
- * A roll-up's answer as the answer for the queried metric: its groups named so, without the `saved_from` tag, and a
- * count's sums of counts as longs, as `count` answers.
- */
-function answeringFor(query: MetricQuery, output: QueryOutput): QueryOutput {
-  const counts = query.aggregators[0]!.name === 'count';
-  return {
-    ...output,
-    metric: query.metric,
-    groups: output.groups.map((group) => {
-      const tags = { ...group.tags };
-      if (tags[SAVED_FROM]?.length === 1 && tags[SAVED_FROM][0] === query.metric) delete tags[SAVED_FROM];
-      return { ...group, name: query.metric, tags, points: counts ? asLongs(group.points) : group.points };
-    }),
-  };
-}
-
-/** A copy of `points` (which an identical query of another request may share) as longs. */
-function asLongs(points: PointList): PointList {
-  const longs = new PointList();
-  for (let i = 0; i < points.length; i++) longs.push(points.timestamps[i]!, 'long', points.values[i]!);
-  return longs;
-}
-
-/** The parts' answers as one: each group's points in the query's order, tags and sample sizes added up. */
-function joinParts(query: MetricQuery, outputs: readonly QueryOutput[]): QueryOutput {
-  const byKey = new Map<
-    string,
-    { group: GroupOutput; tags: Map<string, Set<string>>; sampleSize: number; points: PointList }
-  >();
-  const inOrder = query.order === 'desc' ? [...outputs].reverse() : outputs;
-  for (const output of inOrder) {
-    for (const group of output.groups) {
-      const key = groupKey(group.groupBy);
-      let joined = byKey.get(key);
-      if (joined === undefined)
-        byKey.set(key, (joined = { group, tags: new Map(), sampleSize: 0, points: new PointList() }));
-      for (const [tag, values] of Object.entries(group.tags)) {
-        const set = joined.tags.get(tag) ?? new Set<string>();
-        for (const value of values) set.add(value);
-        joined.tags.set(tag, set);
-      }
-      joined.sampleSize += group.sampleSize;
-      const p = group.points;
-      for (let i = 0; i < p.length; i++) joined.points.push(p.timestamps[i]!, p.kinds[i]!, p.values[i]!);
-    }
-  }
-  const groups = [...byKey.values()]
-    .sort((a, b) => compareGroups(a.group.groupBy, b.group.groupBy))
-    .map(({ group, tags, sampleSize, points }) => ({
-      ...group,
-      tags: Object.fromEntries(
-        [...tags.keys()].sort(compareStrings).map((tag) => [tag, [...tags.get(tag)!].sort(compareStrings)]),
-      ),
-      sampleSize,
-      points,
-    }));
-  const truncated = outputs.find((o) => o.truncated !== undefined)?.truncated;
-  return {
-    metric: query.metric,
-    ...(query.alias !== undefined ? { alias: query.alias } : {}),
-    sampleSize: outputs.reduce((n, o) => n + o.sampleSize, 0),
-    groups,
-    warnings: outputs.flatMap((o) => o.warnings),
-    ...(truncated ? { truncated } : {}),
-  };
-}
-
-function groupKey(groupBy: readonly GroupByResult[]): string {
-  return JSON.stringify(groupBy);
-}
-
-/** KairosDB's order of tag groups: by type, then by the concatenated names and values of their tags. */
-function compareGroups(a: readonly GroupByResult[], b: readonly GroupByResult[]): number {
-  const parts = (groupBy: readonly GroupByResult[]) => {
-    let type = '';
-    let tags = '';
-    for (const g of groupBy) {
-      if (g.name === 'type') type = g.type;
-      else if (g.name === 'tag') tags = g.tags.map((name) => name + (g.group[name] ?? '')).join('');
-    }
-    return { type, tags };
-  };
-  const x = parts(a);
-  const y = parts(b);
-  return compareStrings(x.type, y.type) || compareStrings(x.tags, y.tags) || compareStrings(groupKey(a), groupKey(b));
 }
 
 function iso(ms: number): string {
