@@ -10,6 +10,7 @@ import type { QueryOutput } from '../engine/execute.js';
 import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../model/errors.js';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
 import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
+import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
 import type { Logger } from '../lib/log.js';
 import { deletePoints } from '../app/delete-points.js';
 import { metricNames } from '../app/metric-names.js';
@@ -35,7 +36,6 @@ import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-json/json-
 import { parseDatapoints } from './parse-datapoints.js';
 import { readBody } from './read-body.js';
 import { renderQueryResponse, renderTagsResponse } from './render-response.js';
-import { HttpError } from './rest-errors.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -186,19 +186,13 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
   const path = pathname.slice(API_PREFIX.length);
   const exchange = deps.observer?.exchange(req);
-  const refuse = (
-    status: number,
-    code: string,
-    message: string,
-    headers: Readonly<Record<string, string>> = {},
-    quota?: string,
-  ) => {
+  const refuse = (error: KairographError) => {
     req.resume();
-    exchange?.errors.push({ code, message, ...(quota !== undefined ? { quota } : {}) });
-    send(res, status, errorsBody([message]), headers);
+    exchange?.errors.push(requestError(error));
+    send(res, error.status, errorsBody([error.message]), error.headers);
   };
   const matched = matchRoute(path);
-  if (matched === undefined) return refuse(404, 'NOT_FOUND', `${pathname} is not a path of the KairosDB REST API`);
+  if (matched === undefined) return refuse(new NotFoundError(`${pathname} is not a path of the KairosDB REST API`));
   const { route, captures } = matched;
   if (exchange) exchange.route = `${API_PREFIX}${route.template}`;
   const allowed = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
@@ -209,9 +203,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
   }
   const endpoint = route.methods[req.method as keyof Route['methods']];
   if (endpoint === undefined)
-    return refuse(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname} (${allowed})`, {
-      allow: allowed,
-    });
+    return refuse(new MethodNotAllowedError(`${req.method} is not allowed on ${pathname} (${allowed})`, allowed));
   const [handler, scope] = endpoint;
   const what = `${req.method} ${API_PREFIX}${route.template}`;
   let caller: Caller | undefined;
@@ -224,8 +216,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (scope !== null) caller = await authorized(deps, req, scope, what);
   } catch (error) {
     if (!(error instanceof KairographError)) throw error;
-    const { code, message, quota } = requestError(error);
-    return refuse(error.status, code, message, error.headers, quota);
+    return refuse(error);
   }
 
   const clientGone = new AbortController();
@@ -312,17 +303,13 @@ function sendError(
   exchange: Exchange | undefined,
 ): void {
   const known =
-    error instanceof HttpError || error instanceof KairographError
+    error instanceof KairographError
       ? error
       : ctx.signal.aborted && ctx.signal.reason instanceof KairographError
         ? ctx.signal.reason
         : undefined;
   if (known !== undefined) {
-    exchange?.errors.push(
-      known instanceof KairographError
-        ? requestError(known)
-        : { code: HTTP_ERROR_CODES[known.status] ?? 'BAD_REQUEST', message: known.message },
-    );
+    exchange?.errors.push(requestError(known));
     if (!res.destroyed) send(res, known.status, errorsBody([known.message]), { ...headers, ...known.headers });
     return;
   }
@@ -334,13 +321,6 @@ function sendError(
   });
   if (!res.destroyed) send(res, 500, errorsBody([UNEXPECTED]), headers);
 }
-
-/** The codes of the REST API's HTTP-level refusals, named as GraphQL's table names them. */
-const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
-  408: 'REQUEST_TIMEOUT',
-  413: 'REQUEST_ENTITY_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-};
 
 /**
  * Every response carries KairosDB's no-caching headers (`MetricsResource.setHeaders`). KairosDB's
