@@ -10,6 +10,7 @@ import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from
 import type { BrowserPolicy } from './browser-policy.js';
 import { canonicalTarget } from './canonical-path.js';
 import type { ReadQuota } from './quotas.js';
+import { send } from './send-answer.js';
 
 /** A request the edge let through: its canonical path (also its `req.url` now) and the front end's name. */
 export interface Accepted {
@@ -70,8 +71,7 @@ export class HttpEdge {
         req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
       if (preflight) {
         req.resume();
-        res.writeHead(204, this.deps.browser.preflightHeaders(req.headers['access-control-request-headers']));
-        res.end();
+        send(res, 204, undefined, this.deps.browser.preflightHeaders(req.headers['access-control-request-headers']));
         return undefined;
       }
     } catch (error) {
@@ -100,18 +100,12 @@ export class HttpEdge {
   refuse(req: IncomingMessage, res: ServerResponse, api: Api, error: KairographError): void {
     req.resume();
     this.deps.observer.exchange(req)?.errors.push(requestError(error));
-    if (res.headersSent) return;
     const body = JSON.stringify(
       api === 'rest'
         ? { errors: [error.message] }
         : { errors: [{ message: error.message, extensions: { code: error.code } }] },
     );
-    res.writeHead(error.status, {
-      ...error.headers,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(body)),
-    });
-    res.end(body);
+    send(res, error.status, body, { ...error.headers, 'content-type': 'application/json; charset=utf-8' });
   }
 
   private async identify(req: IncomingMessage, challenge: Challenge): Promise<Caller> {

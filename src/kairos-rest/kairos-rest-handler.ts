@@ -26,6 +26,7 @@ import type { Exchange } from '../http/request-observer.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import { AnswerWriter, textAnswer, type Answer } from '../http/answer-writer.js';
 import { answerEncoding, type AnswerEncoding } from '../http/compression.js';
+import { send as sendHttp, sendAnswer, type HeaderFields } from '../http/send-answer.js';
 import type { RequestScope, RequestScopes } from '../app/request-scope.js';
 import { requestStatistics } from '../app/statistics.js';
 import { validateMetricName } from '../sources/series.js';
@@ -250,7 +251,7 @@ async function handle(deps: KairosRestDeps, req: IncomingMessage, res: ServerRes
     if (reply.body === undefined) send(res, reply.status, undefined, headers);
     else {
       const answer = typeof reply.body === 'object' ? reply.body : await textAnswer(reply.body, encoding);
-      await sendAnswer(res, reply.status, answer, headers, ctx.signal);
+      await sendAnswer(res, reply.status, answer, JSON_HEAD, headers, ctx.signal);
     }
   } catch (error) {
     sendError(res, ctx, error, idHeader, exchange);
@@ -328,71 +329,11 @@ function sendError(
  */
 export const COMMON_HEADERS = { pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body?: string,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  if (res.headersSent || res.destroyed) return;
-  const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    ...(payload !== undefined
-      ? { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(payload.length) }
-      : status !== 204
-        ? { 'content-length': '0' }
-        : {}),
-    ...headers,
-  });
-  res.end(payload);
-}
+const JSON_HEAD: HeaderFields = { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8' };
 
-/**
- * Sends a written answer with its length, chunk by chunk, waiting for the socket to drain between chunks, so a large
- * answer does not pile up in the socket's buffer; a client that stops reading is cut off when the request's time limit
- * passes.
- */
-async function sendAnswer(
-  res: ServerResponse,
-  status: number,
-  answer: Answer,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal,
-): Promise<void> {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': String(answer.bodyBytes),
-    ...(answer.coding !== undefined ? { 'content-encoding': answer.coding } : {}),
-    ...(answer.varies ? { vary: 'Accept-Encoding' } : {}),
-    ...headers,
-  });
-  for (const chunk of answer.body) {
-    if (res.destroyed) return;
-    if (!res.write(chunk)) await drained(res, signal);
-  }
-  res.end();
-}
-
-function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      signal.removeEventListener('abort', cut);
-      resolve();
-    };
-    const cut = () => {
-      res.destroy();
-      done();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-    if (signal.aborted) cut();
-    else signal.addEventListener('abort', cut, { once: true });
-  });
+/** A short answer with KairosDB's headers: JSON when it has a body. */
+function send(res: ServerResponse, status: number, body?: string, headers: HeaderFields = {}): void {
+  sendHttp(res, status, body, body === undefined ? COMMON_HEADERS : JSON_HEAD, headers);
 }
 
 function errorsBody(messages: readonly string[]): string {
