@@ -19,9 +19,14 @@ import type { Config } from './config.js';
 import { useAnswerScopes } from '../graphql/field-scopes.js';
 import { createGatewaySchemas } from '../graphql/schema.js';
 import { BrowserPolicy, PREFLIGHTED_HEADERS } from '../http/browser-policy.js';
-import { HttpEdge, type Caller } from '../http/edge.js';
+import { HttpEdge, type Caller, type ErrorFormat } from '../http/edge.js';
 import { ReadQuota } from '../http/quotas.js';
-import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
+import {
+  createKairosRestHandler,
+  isKairosRestPath,
+  KAIROS_ERROR_FORMAT,
+  UNKNOWN_REST_ROUTE,
+} from '../kairos-rest/kairos-rest-handler.js';
 import type { Logger } from '../lib/log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
 import { RollupScheduler } from '../rollups/rollup-scheduler.js';
@@ -31,7 +36,7 @@ import { Authenticator, loadAuthPolicy } from '../http/auth.js';
 import { KairographError } from '../model/errors.js';
 import { useCompression } from '../graphql/use-compression.js';
 import { DEFAULT_GRAPHIQL_QUERY } from '../graphql/graphiql-default-query.js';
-import { createMaskError, isGraphQLError, toGraphQLError } from '../graphql/mask-error.js';
+import { createMaskError, GRAPHQL_ERROR_FORMAT, isGraphQLError, toGraphQLError } from '../graphql/mask-error.js';
 import { loadManifest, usePersistedOperationsPolicy } from '../graphql/persisted-operations.js';
 import { answerLateRequests, requestDeadlineOptions } from '../http/request-deadline.js';
 import { createExplorerHandler } from './explorer.js';
@@ -83,6 +88,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     }),
     readQuota: new ReadQuota({ maxPointsRead: config.quotaPointsRead, periodMs: config.quotaPeriodMs }),
     route: routeOf,
+    errors: ERROR_FORMATS,
   });
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, GraphQLContext>();
@@ -317,6 +323,17 @@ function routeOf(path: string): { api: Api; template: string } {
   return { api: 'other', template: 'other' };
 }
 
+/**
+ * The error body of each kind of route, for the answers the gateway gives before a front end sees a request (the edge's
+ * refusals, the 408 of a request not received in time): KairosDB's on REST's paths, GraphQL's on every other.
+ */
+const ERROR_FORMATS: Readonly<Record<Api, ErrorFormat>> = {
+  graphql: GRAPHQL_ERROR_FORMAT,
+  rest: KAIROS_ERROR_FORMAT,
+  operations: GRAPHQL_ERROR_FORMAT,
+  other: GRAPHQL_ERROR_FORMAT,
+};
+
 /** The codes and messages of a GraphQL answer's errors, for its log line and `kairograph_errors_total`. */
 function useErrorLog(observer: RequestObserver): Plugin {
   return {
@@ -407,7 +424,7 @@ export async function listen(
     },
     handle,
   );
-  answerLateRequests(server, options.requestTimeoutMs);
+  answerLateRequests(server, options.requestTimeoutMs, (url) => ERROR_FORMATS[routeOf(url ?? '').api]);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

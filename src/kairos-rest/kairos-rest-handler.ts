@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { QueryOutput } from '../engine/execute.js';
 import { CsrfError, InputError, KairographError, UnauthenticatedError } from '../model/errors.js';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
-import { requestError, type Caller, type HttpEdge } from '../http/edge.js';
+import { requestError, type Caller, type ErrorFormat, type HttpEdge } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
 import type { Logger } from '../lib/log.js';
 import { deletePoints } from '../app/delete-points.js';
@@ -327,7 +327,13 @@ function sendError(
  * Every response carries KairosDB's no-caching headers (`MetricsResource.setHeaders`). KairosDB's
  * `Access-Control-Allow-Origin: *` is not sent: cross-origin access is CORS_ORIGINS's (src/http/browser-policy.ts).
  */
-export const COMMON_HEADERS = { pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+const COMMON_HEADERS = { pragma: 'no-cache', 'cache-control': 'no-cache', expires: '0' } as const;
+
+/** KairosDB's error body and headers, for the answers the gateway gives on REST's paths without REST. */
+export const KAIROS_ERROR_FORMAT: ErrorFormat = {
+  body: (error) => errorsBody([error.message]),
+  headers: COMMON_HEADERS,
+};
 
 const JSON_HEAD: HeaderFields = { ...COMMON_HEADERS, 'content-type': 'application/json; charset=UTF-8' };
 
