@@ -21,12 +21,9 @@ import { createGatewaySchemas } from '../graphql/schema.js';
 import { BrowserPolicy, PREFLIGHTED_HEADERS } from '../http/browser-policy.js';
 import { HttpEdge, type Caller, type ErrorFormat } from '../http/edge.js';
 import { ReadQuota } from '../http/quotas.js';
-import {
-  createKairosRestHandler,
-  isKairosRestPath,
-  KAIROS_ERROR_FORMAT,
-  UNKNOWN_REST_ROUTE,
-} from '../kairos-rest/kairos-rest-handler.js';
+import { createKairosRestHandler } from '../kairos-rest/kairos-rest-handler.js';
+import { KAIROS_ERROR_FORMAT } from '../kairos-rest/rest-answers.js';
+import { isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/rest-router.js';
 import type { Logger } from '../lib/log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
 import { RollupScheduler } from '../rollups/rollup-scheduler.js';
@@ -313,7 +310,7 @@ interface NodeServerContext {
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
 function routeOf(path: string): { api: Api; template: string } {
-  // REST names its own route once it has matched one (kairos-rest-handler.ts).
+  // REST names its own route once it has matched one (rest-router.ts).
   if (isKairosRestPath(path)) return { api: 'rest', template: UNKNOWN_REST_ROUTE };
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
   if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
