@@ -12,9 +12,11 @@ import { LiveQueries } from '../sharing/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../sharing/shared-reads.js';
 import type { Config } from './config.js';
 import { BrowserPolicy } from '../http/browser-policy.js';
-import { HttpEdge } from '../http/edge.js';
+import { HttpEdge, type ErrorFormat } from '../http/edge.js';
 import { ReadQuota } from '../http/quotas.js';
-import { createKairosRestHandler, isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/kairos-rest-handler.js';
+import { createKairosRestHandler } from '../kairos-rest/kairos-rest-handler.js';
+import { KAIROS_ERROR_FORMAT } from '../kairos-rest/rest-answers.js';
+import { isKairosRestPath, UNKNOWN_REST_ROUTE } from '../kairos-rest/rest-router.js';
 import type { Logger } from '../lib/log.js';
 import { registerRollupMetrics } from '../rollups/rollup-metrics.js';
 import { RollupService } from '../rollups/rollup-service.js';
@@ -24,6 +26,7 @@ import { Admission } from '../http/admission.js';
 import { Authenticator } from '../http/auth.js';
 import { loadAuthPolicy } from '../http/auth-policy.js';
 import { KairographError } from '../model/errors.js';
+import { GRAPHQL_ERROR_FORMAT } from '../graphql/mask-error.js';
 import { answerLateRequests, requestDeadlineOptions } from '../http/request-deadline.js';
 import { createExplorerHandler } from './explorer.js';
 import { registerLiveMetrics } from '../sharing/live-metrics.js';
@@ -68,6 +71,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     }),
     readQuota: new ReadQuota({ maxPointsRead: config.quotaPointsRead, periodMs: config.quotaPeriodMs }),
     route: routeOf,
+    errors: ERROR_FORMATS,
   });
   // One queue for both front ends: a turn is a turn whichever API asked. /health, /ready and /metrics run no query.
   const admission = new Admission(
@@ -150,7 +154,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
 function routeOf(path: string): { api: Api; template: string } {
-  // REST names its own route once it has matched one (kairos-rest-handler.ts).
+  // REST names its own route once it has matched one (rest-router.ts).
   if (isKairosRestPath(path)) return { api: 'rest', template: UNKNOWN_REST_ROUTE };
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
   if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
@@ -159,6 +163,17 @@ function routeOf(path: string): { api: Api; template: string } {
   if (path.startsWith('/explorer/')) return { api: 'other', template: '/explorer/{file}' };
   return { api: 'other', template: 'other' };
 }
+
+/**
+ * The error body of each kind of route, for the answers the gateway gives before a front end sees a request (the edge's
+ * refusals, the 408 of a request not received in time): KairosDB's on REST's paths, GraphQL's on every other.
+ */
+const ERROR_FORMATS: Readonly<Record<Api, ErrorFormat>> = {
+  graphql: GRAPHQL_ERROR_FORMAT,
+  rest: KAIROS_ERROR_FORMAT,
+  operations: GRAPHQL_ERROR_FORMAT,
+  other: GRAPHQL_ERROR_FORMAT,
+};
 
 /** /metrics needs the admin scope: the figures name sources and principals, and scraping them costs CPU. */
 async function metricsEndpoint(
@@ -206,7 +221,7 @@ export async function listen(
     },
     handle,
   );
-  answerLateRequests(server, options.requestTimeoutMs);
+  answerLateRequests(server, options.requestTimeoutMs, (url) => ERROR_FORMATS[routeOf(url ?? '').api]);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -5,6 +5,7 @@
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
 import { InputError, KairographError, RateLimitedError } from '../model/errors.js';
+import type { ErrorFormat } from '../http/edge.js';
 import type { Logger } from '../lib/log.js';
 
 type MaskError = NonNullable<
@@ -41,6 +42,12 @@ export function toGraphQLError(error: KairographError, located?: GraphQLError): 
     },
   });
 }
+
+/** GraphQL's error body as yoga writes it, for the answers the gateway gives before yoga sees a request. */
+export const GRAPHQL_ERROR_FORMAT: ErrorFormat = {
+  body: (error) => JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code } }] }),
+  headers: {},
+};
 
 /** By shape, not instanceof: graphql can be loaded twice (its ESM and CommonJS builds), each with its own class. */
 export function isGraphQLError(error: unknown): error is GraphQLError {

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { Plugin } from 'graphql-yoga';
 import { textAnswer, type Answer } from '../http/answer-writer.js';
 import { acceptedCoding, varies, type CompressionOptions } from '../http/compression.js';
+import { answerHeaders } from '../http/send-answer.js';
 
 /** Media types worth compressing: JSON answers, GraphiQL's page and scripts, Prometheus' text. */
 const COMPRESSIBLE = /^(?:application\/(?:json|graphql-response\+json|javascript)|text\/)/i;
@@ -45,9 +46,10 @@ export function answerResponse(
   fetchAPI: { Headers: typeof Headers; Response: typeof Response },
 ): Response {
   const headers = new fetchAPI.Headers(response.headers);
-  headers.set('content-length', String(answer.bodyBytes));
-  if (answer.coding !== undefined) headers.set('content-encoding', answer.coding);
-  if (answer.varies) headers.append('vary', 'Accept-Encoding');
+  // Vary adds to what the response varies with already; the others are the answer's own.
+  for (const [name, value] of Object.entries(answerHeaders(answer)))
+    if (name === 'vary') headers.append(name, value);
+    else headers.set(name, value);
   // whatwg-node's Response takes a Node Readable and pipes it to the socket with back-pressure (its server adapter).
   const body = Readable.from(answer.body) as unknown as BodyInit;
   return new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers });

@@ -5,17 +5,19 @@
  */
 import { GraphQLError, type ExecutionResult, type ValidationRule } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { ERROR_STATUS } from '../model/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../model/errors.js';
 import { isGraphQLError } from './mask-error.js';
 
+/** The codes of the REST router's refusals: yoga answers GraphQL's paths and methods itself (BAD_REQUEST). */
+const REST_ROUTING: ReadonlySet<string> = new Set<ErrorCode>(['NOT_FOUND', 'METHOD_NOT_ALLOWED']);
+
 /**
- * Codes and statuses. BAD_REQUEST (yoga's request-parser and method refusals) is left out on purpose: it keeps
- * yoga's status, 400 or 405 with an Allow header. A code this table lacks keeps the status its error carries.
+ * Codes and statuses: the project's table and yoga's own codes. BAD_REQUEST (yoga's request-parser and method
+ * refusals) is left out on purpose: it keeps yoga's status, 400 or 405 with an Allow header. A code this table lacks
+ * keeps the status its error carries.
  */
 export const GRAPHQL_ERROR_STATUS: Readonly<Record<string, number>> = {
-  ...ERROR_STATUS,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  REQUEST_ENTITY_TOO_LARGE: 413,
+  ...Object.fromEntries(Object.entries(ERROR_STATUS).filter(([code]) => !REST_ROUTING.has(code))),
   PERSISTED_QUERY_ID_REQUIRED: 400,
   PERSISTED_QUERY_ONLY: 403,
   PERSISTED_QUERY_NOT_FOUND: 404,

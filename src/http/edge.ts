@@ -1,7 +1,8 @@
 /**
  * The edge every request crosses before a front end sees it, whichever front end that is: its target brought to the
  * canonical path that routes and scope checks match (canonical-path.ts), the browser rules (Host, Origin, CORS,
- * preflights: browser-policy.ts), the one authentication from headers, and the client's points quota (quotas.ts).
+ * preflights: browser-policy.ts), the one authentication from headers, the client's points quota (quotas.ts), and its
+ * refusals in the error body of the request's front end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KairographError } from '../model/errors.js';
@@ -10,6 +11,7 @@ import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from
 import type { BrowserPolicy } from './browser-policy.js';
 import { canonicalTarget } from './canonical-path.js';
 import type { ReadQuota } from './quotas.js';
+import { send, type HeaderFields } from './send-answer.js';
 
 /** A request the edge let through: its canonical path (also its `req.url` now) and the front end's name. */
 export interface Accepted {
@@ -24,6 +26,22 @@ export interface EdgeDeps {
   readonly observer: RequestObserver;
   /** Which front end answers a canonical path, and the route template metrics and logs name it by. */
   readonly route: (path: string) => { readonly api: Api; readonly template: string };
+  /** How each front end's clients read an error: the edge answers its refusals in the request's front end's body. */
+  readonly errors: Readonly<Record<Api, ErrorFormat>>;
+}
+
+/**
+ * How one front end's clients read an error, given by the front end itself (GraphQL's errors with extensions.code,
+ * KairosDB's `{"errors": [...]}`), so the edge and the request deadline answer in it without knowing the front ends.
+ */
+export interface ErrorFormat {
+  /** The JSON body that answers `error`. */
+  body(error: KairographError): string;
+  /**
+   * Headers every answer of the front end carries (KairosDB's no-cache headers). The deadline's 408 carries them, as
+   * it races the front end's own 408 for a body still arriving; the edge's refusals come before the front end's answers.
+   */
+  readonly headers: HeaderFields;
 }
 
 /** Who a request acts as, and the client its quotas count against. */
@@ -70,8 +88,7 @@ export class HttpEdge {
         req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
       if (preflight) {
         req.resume();
-        res.writeHead(204, this.deps.browser.preflightHeaders(req.headers['access-control-request-headers']));
-        res.end();
+        send(res, 204, undefined, this.deps.browser.preflightHeaders(req.headers['access-control-request-headers']));
         return undefined;
       }
     } catch (error) {
@@ -96,22 +113,14 @@ export class HttpEdge {
     return caller;
   }
 
-  /** Answers `error` in the shape of the request's front end (GraphQL's errors, or KairosDB's `{"errors": [...]}`). */
+  /** Answers `error` in the error body of the front end `api` (GraphQL's errors, or KairosDB's `{"errors": [...]}`). */
   refuse(req: IncomingMessage, res: ServerResponse, api: Api, error: KairographError): void {
     req.resume();
     this.deps.observer.exchange(req)?.errors.push(requestError(error));
-    if (res.headersSent) return;
-    const body = JSON.stringify(
-      api === 'rest'
-        ? { errors: [error.message] }
-        : { errors: [{ message: error.message, extensions: { code: error.code } }] },
-    );
-    res.writeHead(error.status, {
+    send(res, error.status, this.deps.errors[api].body(error), {
       ...error.headers,
       'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(body)),
     });
-    res.end(body);
   }
 
   private async identify(req: IncomingMessage, challenge: Challenge): Promise<Caller> {

@@ -5,7 +5,7 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RequestTimeoutError } from '../model/errors.js';
-import { COMMON_HEADERS, isKairosRestPath } from '../kairos-rest/kairos-rest-handler.js';
+import type { ErrorFormat } from './edge.js';
 
 /** How long a timed-out client may take to read its 408 before the socket is destroyed under it. */
 const LINGER_MS = 2000;
@@ -23,10 +23,15 @@ export function requestDeadlineOptions(timeoutMs: number): ServerOptions {
 }
 
 /**
- * Answers requests Node found late with a 408 that GraphQL and KairosDB clients can read, and replaces Node's own
- * answers to the other client errors (which stop once a server listens for them) with the same ones.
+ * Answers requests Node found late with a 408 their front end's clients can read, in the error format `formatOf` gives
+ * for the request's path (undefined: the headers never ended), and replaces Node's own answers to the other client
+ * errors (which stop once a server listens for them) with the same ones.
  */
-export function answerLateRequests(server: Server, timeoutMs: number): void {
+export function answerLateRequests(
+  server: Server,
+  timeoutMs: number,
+  formatOf: (url: string | undefined) => ErrorFormat,
+): void {
   // The response under way on each socket: whether it has begun, and which route's format a 408 takes.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -47,18 +52,12 @@ export function answerLateRequests(server: Server, timeoutMs: number): void {
       socket.destroy();
       return;
     }
-    const message = new RequestTimeoutError(timeoutMs).message;
-    const rest = isKairosRestPath(res?.req.url);
-    const body = JSON.stringify(
-      rest ? { errors: [message] } : { errors: [{ message, extensions: { code: 'REQUEST_TIMEOUT' } }] },
-    );
-    // KairosDB's API answers errors with its CORS and no-cache headers too.
-    const restHeaders = rest
-      ? Object.entries(COMMON_HEADERS)
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('')
-      : '';
-    const head = `HTTP/1.1 408 Request Timeout\r\n${restHeaders}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    const format = formatOf(res?.req.url);
+    const body = format.body(new RequestTimeoutError(timeoutMs));
+    const headers = Object.entries(format.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const head = `HTTP/1.1 408 Request Timeout\r\n${headers}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
     socket.end(head + body);
     // Closing at once could reset the connection while the client is still sending, and a reset can discard the
     // 408 before the client reads it: give it a moment to read and close, then release the socket regardless.

@@ -6,12 +6,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../http/http-errors.js';
 import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../model/errors.js';
-import { HttpError } from './rest-errors.js';
 
 /**
- * Resolves with the whole (inflated) body; rejects with an HttpError (a 408 when the request's time limit passes
- * before the body is in), a 400, or `signal`'s other reasons.
+ * Resolves with the whole (inflated) body; rejects with a typed error (413, 415, a 408 when the request's time limit
+ * passes before the body is in, a 400), or `signal`'s other reasons.
  */
 export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   let inflater: Gunzip | Inflate | undefined;
@@ -85,7 +85,7 @@ function inflaterFor(req: IncomingMessage): Gunzip | Inflate | undefined {
     return createGunzip();
   if (encoding === 'deflate') return createInflate();
   if (encoding === '' || encoding === 'identity') return undefined;
-  throw new HttpError(415, `Content-Encoding ${encoding} is not supported (gzip, deflate or identity)`);
+  throw new UnsupportedMediaTypeError(`Content-Encoding ${encoding} is not supported (gzip, deflate or identity)`);
 }
 
 function encodingName(req: IncomingMessage): string {
@@ -97,11 +97,9 @@ function encodingName(req: IncomingMessage): string {
  * late request (src/http/request-deadline.ts), with the same message whichever of the two notices first.
  */
 function bodyAbortReason(reason: unknown): unknown {
-  return reason instanceof QueryTimeoutError
-    ? new HttpError(408, new RequestTimeoutError(reason.timeoutMs).message, { connection: 'close' })
-    : reason;
+  return reason instanceof QueryTimeoutError ? new RequestTimeoutError(reason.timeoutMs) : reason;
 }
 
-function tooLarge(maxBytes: number, what: string): HttpError {
-  return new HttpError(413, `${what} exceeds ${maxBytes} bytes (REST_MAX_BODY_BYTES)`, { connection: 'close' });
+function tooLarge(maxBytes: number, what: string): PayloadTooLargeError {
+  return new PayloadTooLargeError(`${what} exceeds ${maxBytes} bytes (REST_MAX_BODY_BYTES)`);
 }

@@ -9,29 +9,40 @@ export type ErrorCode =
   | 'CSRF_PREVENTED'
   | 'FORBIDDEN'
   | 'HOST_NOT_ALLOWED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'NOT_FOUND'
   | 'ORIGIN_NOT_ALLOWED'
   | 'OVERLOADED'
   | 'QUERY_TIMEOUT'
   | 'RATE_LIMITED'
+  | 'REQUEST_ENTITY_TOO_LARGE'
   | 'REQUEST_TIMEOUT'
   | 'STORE_UNAVAILABLE'
   | 'UNAUTHENTICATED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_SUBSCRIPTIONS';
 
-/** The HTTP status of each code, the same for GraphQL and REST (docs/graphql.md, "Errors and their statuses"). */
+/**
+ * The HTTP status of each code, the one table for every front end (docs/graphql.md, "Errors and their statuses"). NOT_FOUND and
+ * METHOD_NOT_ALLOWED are the REST router's refusals (src/http/http-errors.ts); yoga answers GraphQL's own.
+ */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 422,
   CSRF_PREVENTED: 403,
   FORBIDDEN: 403,
   HOST_NOT_ALLOWED: 403,
+  METHOD_NOT_ALLOWED: 405,
+  NOT_FOUND: 404,
   ORIGIN_NOT_ALLOWED: 403,
   OVERLOADED: 503,
   QUERY_TIMEOUT: 504,
   RATE_LIMITED: 429,
+  REQUEST_ENTITY_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   STORE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_SUBSCRIPTIONS: 503,
 };
 
@@ -101,13 +112,20 @@ export class QueryTimeoutError extends KairographError {
   }
 }
 
-/** The client did not finish sending its request (headers and body) within the time limit: a 408, not a 504. */
+/**
+ * The client did not finish sending its request (headers and body) within the time limit: a 408, not a 504. The rest
+ * of the request is not read, so the connection cannot carry another.
+ */
 export class RequestTimeoutError extends KairographError {
   constructor(readonly timeoutMs: number) {
     super(
       'REQUEST_TIMEOUT',
       `the request was not received within its time limit of ${timeoutMs} ms (QUERY_TIMEOUT_MS)`,
     );
+  }
+
+  override get headers(): Readonly<Record<string, string>> {
+    return { connection: 'close' };
   }
 }
 

@@ -56,7 +56,6 @@ const KNOWN: readonly string[] = [
   'import circle: src/engine/point-list.ts ↔ src/engine/points.ts',
   'import circle: src/store/queued-scan.ts ↔ src/store/store.ts',
   'src/engine/execute.ts imports src/app/index-loaders.ts: up the layers, from src/engine/ to src/app/',
-  'src/http/request-deadline.ts imports src/kairos-rest/kairos-rest-handler.ts: up the layers, from src/http/ to src/kairos-rest/',
   'src/model/tag-filter.ts imports src/sources/series.ts: up the layers, from src/model/ to src/sources/',
   'src/sharing/invalidating-source.ts imports src/app/index-loaders.ts: up the layers, from src/sharing/ to src/app/',
   'src/sharing/shared-reads.ts imports src/gateway/config.ts: up the layers, from src/sharing/ to src/gateway/',
