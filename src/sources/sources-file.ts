@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../gateway/config.js';
-import { contactPointProblem, keyspaceProblem } from '../store/cassandra/options.js';
+import { contactPointProblem, keyspaceProblem } from '../store/cassandra-client/connection-options.js';
 import type { StoreSettings } from '../store/open-store.js';
 import { dict } from '../lib/dict.js';
 import { HEROIC_LAYOUT, RESOURCE_PREFIX } from './heroic/heroic-source.js';

@@ -5,7 +5,7 @@
 import type { Config } from '../../gateway/config.js';
 import { InputError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
-import { resolveOptions } from '../../store/cassandra/options.js';
+import { resolveConnection } from '../../store/cassandra-client/connection-options.js';
 import { cassandraSettings } from '../../store/open-store.js';
 import type { HeroicSourceSettings } from '../sources-file.js';
 import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
@@ -25,11 +25,9 @@ export function openHeroicSource(
   log: Logger | undefined,
 ): HeroicSource {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'heroic' });
-  const cassandra = resolveOptions({
+  const cassandra = resolveConnection({
     ...settings.cassandra,
     ...cassandraSettings(config),
-    scanDecoder: 'driver',
-    writeEncoder: 'driver',
     log: sourceLog,
   });
   const table = new MetricsTable({ cassandra, configure: settings.configure });

@@ -6,7 +6,7 @@
 import type { Config } from '../../gateway/config.js';
 import { ConfigError } from '../../gateway/config.js';
 import { createLogger, type Logger } from '../../lib/log.js';
-import { resolveOptions } from '../../store/cassandra/options.js';
+import { resolveConnection } from '../../store/cassandra-client/connection-options.js';
 import { cassandraSettings } from '../../store/open-store.js';
 import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
 import type { TableSourceSettings } from '../sources-file.js';
@@ -25,11 +25,9 @@ export async function openTableSource(
   log: Logger | undefined,
 ): Promise<TableSource> {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'table' });
-  const cassandra = resolveOptions({
+  const cassandra = resolveConnection({
     ...settings.cassandra,
     ...cassandraSettings(config),
-    scanDecoder: 'driver',
-    writeEncoder: 'driver',
     log: sourceLog,
   });
   const { mapping } = settings;

@@ -6,12 +6,13 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../model/errors.js';
-import { clientOptions } from '../../store/cassandra/client-options.js';
-import { Executor, pagesAhead, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
-import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-page-hook.js';
-import { Limiter } from '../../store/cassandra/limiter.js';
-import type { ResolvedOptions } from '../../store/cassandra/options.js';
-import { Reconnecting } from '../../store/cassandra/reconnecting.js';
+import { clientOptions } from '../../store/cassandra-client/client-options.js';
+import { Executor, type ExecutorStats, type WatchedSchema } from '../../store/cassandra-client/executor.js';
+import { pagesAhead } from '../../store/cassandra-client/pages.js';
+import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra-client/lean-page-hook.js';
+import { Limiter } from '../../store/cassandra-client/limiter.js';
+import type { ResolvedConnection } from '../../store/cassandra-client/connection-options.js';
+import { Reconnecting } from '../../store/cassandra-client/reconnecting.js';
 import { pageOfKeys, type KeyPages } from '../catalogue/scan-catalogue.js';
 import {
   checkMapping,
@@ -66,7 +67,7 @@ export class UserTable implements KeyPages<KeyColumns> {
   /** `lean`: numeric reads decoded from the frame's bytes (time-value-rows.ts), as CASSANDRA_SCAN_DECODER=lean does. */
   constructor(
     private readonly mapping: TableMapping,
-    private readonly cassandraOptions: ResolvedOptions,
+    private readonly cassandraOptions: ResolvedConnection,
     private readonly source: string,
     private readonly lean: boolean,
   ) {

@@ -21,21 +21,17 @@ import type {
 } from '../store.js';
 import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
-import {
-  Executor,
-  kairosdbSchema,
-  retryAfterSeconds,
-  schemaLostError,
-  type ExecutorStats,
-  type StatementCounts,
-} from './executor.js';
+import { Executor, type ExecutorStats, type StatementCounts as ClientCounts } from '../cassandra-client/executor.js';
+import { kairosdbSchema, schemaLostError } from './schema-loss.js';
+import { retryAfterSeconds } from '../cassandra-client/store-errors.js';
 import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes, readTagIndexed } from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanBatchHook } from './lean-batch-hook.js';
-import { installLeanPageHook, leanPagesEncoding } from './lean-page-hook.js';
-import { Limiter } from './limiter.js';
-import { Reconnecting } from './reconnecting.js';
-import { clientOptions } from './client-options.js';
+import { installLeanPageHook } from '../cassandra-client/lean-page-hook.js';
+import { leanPagesEncoding } from './lean-pages.js';
+import { Limiter } from '../cassandra-client/limiter.js';
+import { Reconnecting } from '../cassandra-client/reconnecting.js';
+import { clientOptions } from '../cassandra-client/client-options.js';
 import { resolveOptions, type CassandraStoreOptions, type ResolvedOptions } from './options.js';
 import { scanPartition, type ScanPageCounts } from './scan.js';
 import {
@@ -61,18 +57,19 @@ import {
   type Repair,
   type StepView,
 } from './schema-repair.js';
-import { statementsFor, type Statements } from './statements.js';
+import { statementsFor, type StatementName, type Statements, type StoreExecutor } from './statements.js';
 import { readCoverage } from './tag-index-coverage.js';
 import { CassandraServiceIndex } from './service-index.js';
 import { MillisecondTimestampGenerator, MutationClock } from './timestamps.js';
 import { writePartitions } from './write.js';
 
 export type { CassandraStoreOptions } from './options.js';
-export type { StatementCounts } from './executor.js';
+/** Requests the store sent, by statement. */
+export type StatementCounts = ClientCounts<StatementName>;
 export type { ScanPageCounts } from './scan.js';
 
 interface Connection {
-  readonly exec: Executor;
+  readonly exec: StoreExecutor;
   readonly spec: RowSpec;
   /** Which tags tag_indexed_row_keys answers for, per metric and row time (read with the spec). */
   readonly coverage: TagIndexCoverage;
@@ -94,7 +91,7 @@ export class CassandraStore implements Store {
   private readonly options: ResolvedOptions;
   private readonly st: Statements;
   private readonly limiter: Limiter;
-  private readonly stats: ExecutorStats = { counts: {}, inFlight: 0 };
+  private readonly stats: ExecutorStats<StatementName> = { counts: {}, inFlight: 0 };
   private readonly pages: ScanPageCounts = { lean: 0, driver: 0 };
   private readonly clock = new MutationClock();
   private readonly link: Reconnecting<Connection>;
@@ -274,7 +271,7 @@ export class CassandraStore implements Store {
   }
 
   /**
-   * The live connection (reconnecting.ts). While the schema is being re-created it fails at once: DDL on a busy
+   * The live connection (cassandra-client/reconnecting.ts). While the schema is being re-created it fails at once: DDL on a busy
    * cluster can take minutes. Clients are told to come back when the next attempt will have run.
    */
   private async connected(): Promise<Connection> {
@@ -302,7 +299,7 @@ export class CassandraStore implements Store {
     );
     try {
       await client.connect();
-      const exec: Executor = new Executor(
+      const exec: StoreExecutor = new Executor(
         client,
         this.limiter,
         this.stats,
@@ -325,7 +322,7 @@ export class CassandraStore implements Store {
    * creates it unless that is turned off (never altering anything), then reads the spec, writing it first as for a new
    * keyspace when its rows are gone, and the tag index's coverage, marking the configured tags that have none yet.
    */
-  private async prepareKeyspace(exec: Executor, view: StepView = {}): Promise<Prepared> {
+  private async prepareKeyspace(exec: StoreExecutor, view: StepView = {}): Promise<Prepared> {
     const { keyspace } = this.options;
     const before = await readCatalog((query, params) => exec.system(query, params), keyspace);
     view.catalog = describeCatalog(keyspace, before);
@@ -376,7 +373,7 @@ export class CassandraStore implements Store {
    * catalog did. The first to notice starts one repair in the background; requests fail at once until it is done, so
    * no caller waits on DDL and concurrent failures do not each send their own.
    */
-  private schemaLost(exec: Executor, reason: string): void {
+  private schemaLost(exec: StoreExecutor, reason: string): void {
     if (this.closed || this.repair !== undefined || this.link.value?.exec !== exec) return;
     this.repair = {
       reason,
@@ -398,7 +395,7 @@ export class CassandraStore implements Store {
    * up to a bound; a failure is logged when its cause (what the catalog lists, what the node answers, the error) is
    * not the one logged last.
    */
-  private attemptRepair(exec: Executor): void {
+  private attemptRepair(exec: StoreExecutor): void {
     const repair = this.repair!;
     const { keyspace, log } = this.options;
     repair.retryDelayMs = undefined;

@@ -6,13 +6,13 @@ import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
 import type { RowKey, RowSpec, TaggedRowKeys } from '../store.js';
 import { hasTag, tagPair } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
-import type { Executor } from './executor.js';
+import type { StoreExecutor } from './statements.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 import { successorOf } from '../text-order.js';
 
 export async function readRowTimes(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   metric: string,
@@ -29,7 +29,12 @@ export async function readRowTimes(
   return rows.map((row) => (row.get('row_time_ms') as cassandra.types.Long).toNumber());
 }
 
-export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
+export async function readRowKeys(
+  exec: StoreExecutor,
+  st: Statements,
+  metric: string,
+  rowTime: number,
+): Promise<RowKey[]> {
   const rows = await exec.all('row_keys.select', st.selectRowKeys, [metric, DATA_POINTS_TABLE, rowTime]);
   return rows
     .filter(isSeriesRow)
@@ -42,7 +47,7 @@ export async function readRowKeys(exec: Executor, st: Statements, metric: string
  * spells the same pair; they are left out.
  */
 export async function readTagIndexed(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   metric: string,
   rowTime: number,
@@ -71,7 +76,7 @@ export async function readTagIndexed(
  * a range across zero is read as two slices, [start, -1] and [0, end].
  */
 export async function readLegacyRowKeys(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   metric: string,
@@ -106,7 +111,7 @@ export async function readLegacyRowKeys(
 }
 
 export async function readMetricNames(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   prefix: string,
   limit: number | undefined,

@@ -20,8 +20,8 @@ import {
   driverParser,
   installLeanPageHook,
   leanHookProblem,
-  leanPagesEncoding,
-} from './lean-page-hook.js';
+} from '../cassandra-client/lean-page-hook.js';
+import { leanPagesEncoding } from './lean-pages.js';
 import { driverRowSlices } from './scan.js';
 import { ScanRows } from './scan-rows.js';
 

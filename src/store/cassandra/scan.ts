@@ -13,12 +13,13 @@ import { QueuedScan, ReadAheadBudget } from '../queued-scan.js';
 import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
-import { pageStateOf, pagesAhead, type Executor } from './executor.js';
+import { pageStateOf, pagesAhead } from '../cassandra-client/pages.js';
+import type { StoreExecutor } from './statements.js';
 import { ScanRows } from './scan-rows.js';
 import type { Statements } from './statements.js';
 
 export async function* scanPartition(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   fetchSize: number,
@@ -86,7 +87,7 @@ export async function* scanPartition(
 }
 
 interface ColumnScan {
-  readonly exec: Executor;
+  readonly exec: StoreExecutor;
   readonly st: Statements;
   readonly spec: RowSpec;
   readonly fetchSize: number;

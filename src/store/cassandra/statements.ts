@@ -1,5 +1,6 @@
 // Every CQL statement the store runs, as KairosDB's ClusterConnection spells them (the data_points insert aside, see
 // insertPoint), qualified with the validated keyspace. Values always travel as bound parameters of prepared statements.
+import type { Executor } from '../cassandra-client/executor.js';
 
 /** What the store counts: one per request sent to Cassandra (a page, a batch, a statement). */
 export type StatementName =
@@ -114,3 +115,6 @@ export function statementsFor(keyspace: string) {
     ping: 'SELECT release_version FROM system.local',
   } as const;
 }
+
+/** The Cassandra client's executor over these statements: every request the store sends is named by one. */
+export type StoreExecutor = Executor<StatementName>;
