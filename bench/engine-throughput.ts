@@ -9,14 +9,8 @@ import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from 
 import { IndexLoaders } from '../src/app/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import {
-  DEFAULT_ROW_WIDTH_MS,
-  type RowKey,
-  type RowSpec,
-  type ServiceIndex,
-  type Slice,
-  type Store,
-} from '../src/store/store.js';
+import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Store } from '../src/store/store.js';
+import type { Slice } from '../src/model/series.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
 import { median, parseArgs } from './measure.js';

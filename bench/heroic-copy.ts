@@ -18,7 +18,7 @@ import { IndexLoaders } from '../src/app/index-loaders.js';
 import { openHeroicSource } from '../src/sources/heroic/open-heroic-source.js';
 import { baseOf, NG_WIDTH_MS } from '../src/sources/heroic/row-key.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import type { SeriesWrite } from '../src/sources/series.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';

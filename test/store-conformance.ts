@@ -3,7 +3,9 @@
  * embedded store (unit run) and Cassandra (integration run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RowTimeUnit, Slice, Store, WriteBatch } from '../src/store/store.js';
+import type { RowTimeUnit, Store } from '../src/store/store.js';
+import type { Slice } from '../src/model/series.js';
+import type { WriteBatch } from '../src/model/write-batch.js';
 import { partitionsOf, scanAll } from './support/store-reads.js';
 
 export { partitionsOf, scanAll };

@@ -11,7 +11,8 @@ import { compileTagFilter, type SeriesPredicate } from '../src/model/tag-filter.
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { planSeries, type IndexReader } from '../src/sources/kairosdb/plan.js';
 import { encodeTagString } from '../src/store/format/index.js';
-import type { RowKey, SeriesWrite, Store } from '../src/store/store.js';
+import type { RowKey, Store } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 import { parseTagIndexConfig, type TagIndexConfig } from '../src/store/tag-index.js';
 
 export interface TagIndexStores {

@@ -17,7 +17,7 @@ import {
   type QueryOutput,
   type QueryStats,
 } from '../engine/execute.js';
-import { ReadAheadBudget } from '../sources/series.js';
+import { ReadAheadBudget } from '../lib/queued-scan.js';
 import { OverloadedError, QueryTimeoutError } from '../model/errors.js';
 import type { Logger } from '../lib/log.js';
 import { IndexLoaders } from './index-loaders.js';

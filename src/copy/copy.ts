@@ -6,17 +6,10 @@
 import { InputError } from '../model/errors.js';
 import { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
-import {
-  encodeTagString,
-  sliceKindOf,
-  validateWrite,
-  type PointInput,
-  type RowKey,
-  type SeriesInput,
-  type SeriesWrite,
-  type Slice,
-  type ValueType,
-} from '../sources/series.js';
+import { encodeTagString } from '../model/tag-string.js';
+import { validateWrite, type PointInput, type SeriesInput } from '../sources/write-validation.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { SeriesWrite, ValueType } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';
 import { CopyError, CopyState, partitionId } from './copy-state.js';
 import { describeSeries, readBack, type Mismatch } from './read-back.js';
@@ -115,7 +108,7 @@ export async function copySeries(options: CopyOptions): Promise<CopyResult> {
     for (const warning of plan.warnings) options.onNotice?.(`warning: ${warning}`);
     const series = new Set<string>();
     for (const key of plan.partitions) {
-      if (sliceKindOf(key.dataType) === 'complex') {
+      if (key.kind === 'complex') {
         throw new CopyError(
           `metric ${JSON.stringify(metric)} holds complex points (series ${describeSeries(metric, key.tags)}, data type ${key.dataType}), which cannot be copied: the write path has no complex type. Name the other metrics with --metric`,
         );
@@ -225,7 +218,7 @@ class WriteBuffer {
     private readonly flushed: (ids: readonly string[], points: number) => void,
   ) {}
 
-  async add(key: RowKey, slice: Slice): Promise<void> {
+  async add(key: Partition, slice: Slice): Promise<void> {
     if (slice.kind === 'complex')
       throw new CopyError(
         `metric ${JSON.stringify(key.metric)} holds complex points (series ${describeSeries(key.metric, key.tags)}), which cannot be copied: the write path has no complex type`,

@@ -4,7 +4,8 @@
  */
 import { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
-import { encodeTagString, type Slice, type Tags } from '../sources/series.js';
+import { encodeTagString } from '../model/tag-string.js';
+import type { Slice, Tags } from '../model/series.js';
 import type { Source } from '../sources/source.js';
 
 /** One series' points, summarised so that equal points give equal stats whatever order they were read in. */

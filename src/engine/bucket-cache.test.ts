@@ -15,7 +15,8 @@ import { compileTagFilter } from '../model/tag-filter.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import type { Source } from '../sources/source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import type { SeriesWrite, Store } from '../store/store.js';
+import type { SeriesWrite } from '../model/write-batch.js';
+import type { Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput, type QueryStats } from './execute.js';
 

@@ -10,17 +10,13 @@ import { InputError } from '../model/errors.js';
 import type { IndexLoaders } from '../app/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
-import {
-  ReadAheadBudget,
-  encodeTagString,
-  sliceKindOf,
-  validateMetricName,
-  type RowKey,
-  type ScanOptions,
-  type Slice,
-  type StoreLimits,
-  type WriteBatch,
-} from '../sources/series.js';
+import { ReadAheadBudget } from '../lib/queued-scan.js';
+import { encodeTagString } from '../model/tag-string.js';
+import { validateMetricName } from '../sources/write-validation.js';
+import type { Partition, PartitionKind, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';
 import type { GroupType } from './aggregators/aggregator.js';
 import { compileAggregators } from './aggregators/registry.js';
@@ -157,7 +153,7 @@ interface CompiledQuery {
 }
 
 /** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
-function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): CompiledQuery {
+function compileQuery(query: MetricQuery, nowMs: number, limits: KeyLimits): CompiledQuery {
   const metric = validateMetricName(query.metric, 'metric', limits);
   const { startMs, endMs } = query.range;
   if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
@@ -192,10 +188,10 @@ function compileQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): C
 }
 
 /** The planned partitions as series (type group + tag set), in canonical order: type, then KairosDB tag string. */
-function seriesOf(partitions: readonly RowKey[]): SeriesEntry[] {
-  const byId = new Map<string, { type: GroupType; tagString: string; keys: RowKey[] }>();
+function seriesOf(partitions: readonly Partition[]): SeriesEntry[] {
+  const byId = new Map<string, { type: GroupType; tagString: string; keys: Partition[] }>();
   for (const key of partitions) {
-    const type = groupTypeOf(key.dataType);
+    const type = groupTypeOf(key.kind);
     const tagString = encodeTagString(key.tags);
     const id = `${type}\u0000${tagString}`;
     const entry = byId.get(id);
@@ -277,7 +273,7 @@ interface RowGroupRun {
   /** The query's use of the results cache, when its pipeline qualifies. */
   readonly cached: CachedQuery | undefined;
   /** Partitions that yielded points: one partition can be scanned once per uncached part of the range. */
-  readonly yielded: Set<RowKey>;
+  readonly yielded: Set<Partition>;
   /** Parts each read is split into (ScanOptions.split). */
   split: number;
   /** What the query's reads ahead may hold: the request's, or one of the query's own. */
@@ -286,7 +282,7 @@ interface RowGroupRun {
 
 /** One scan: a partition between two times (inclusive). */
 interface Read {
-  readonly key: RowKey;
+  readonly key: Partition;
   readonly fromMs: number;
   readonly toMs: number;
 }
@@ -368,7 +364,7 @@ function scanOptionsOf(
   order: 'asc' | 'desc',
   limit: number,
   { ctx, split, readAheadBudget }: RowGroupRun,
-): ScanOptions {
+): ReadOptions {
   return {
     order,
     ...(limit > 0 ? { limit } : {}),
@@ -437,10 +433,10 @@ async function runRowGroup(
 /** Counts scans and partitions that yielded points, and marks the series as having points. */
 async function* counted(
   scan: AsyncIterable<Slice>,
-  key: RowKey,
+  key: Partition,
   series: SeriesEntry,
   stats: QueryStats,
-  yielded: Set<RowKey>,
+  yielded: Set<Partition>,
 ): AsyncGenerator<Slice> {
   stats.scans++;
   let empty = true;
@@ -455,7 +451,6 @@ async function* counted(
   }
 }
 
-function groupTypeOf(dataType: string): GroupType {
-  const kind = sliceKindOf(dataType);
+function groupTypeOf(kind: PartitionKind): GroupType {
   return kind === 'string' ? 'text' : kind === 'complex' ? 'complex' : 'number';
 }

@@ -7,7 +7,7 @@
  * (REST's values, GraphQL's columns) read the runs; the per-point arrays (`timestamps`, `kinds`, `values`) are made
  * on first use, for the readers that go point by point.
  */
-import type { Slice, SliceKind } from '../sources/series.js';
+import type { Slice, SliceKind } from '../model/series.js';
 import { bigExtra } from './points.js';
 
 export interface ComplexValue {

@@ -2,7 +2,7 @@
  * How points travel through the engine: pushed into sinks as runs of a slice or as single points spread over
  * arguments (timestamp, kind, number, extra), never as one object per point; and the order KairosDB merges them in.
  */
-import type { Slice } from '../sources/series.js';
+import type { Slice } from '../model/series.js';
 import type { PointKind, PointValue } from './point-list.js';
 
 /**

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
-import { SETTINGS } from './config.js';
+import { SETTINGS, loadConfig } from './config.js';
 import { Authenticator, loadAuthPolicy } from '../http/auth.js';
-import { loadConfig } from './config.js';
 import { VERSION } from './cli.js';
 
 const BIN = fileURLToPath(new URL('../../bin/kairograph.js', import.meta.url));

@@ -4,7 +4,7 @@
  * kind: keyspace or table), so the labels stay as few as the configured sources.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SchemaRepairStatus } from '../sources/series.js';
+import type { SchemaRepairStatus } from '../model/health.js';
 import type { Sources } from '../sources/sources.js';
 
 export function registerSchemaMetrics(registry: Registry, sources: Sources): void {

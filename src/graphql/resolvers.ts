@@ -30,16 +30,10 @@ import {
 import type { StoredTask } from '../rollups/task-store.js';
 import { runWithRollups } from '../rollups/use-rollups.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
-import {
-  checkMetricPrefix,
-  pointPath,
-  sliceKindOf,
-  validateMetricName,
-  validateWrite,
-  type RowKey,
-  type SeriesInput,
-  type ValueType,
-} from '../sources/series.js';
+import { checkMetricPrefix } from '../sources/key-limits.js';
+import { pointPath, validateMetricName, validateWrite, type SeriesInput } from '../sources/write-validation.js';
+import type { Partition } from '../model/series.js';
+import type { ValueType } from '../model/write-batch.js';
 import type { TimeInput } from '../model/time.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import {
@@ -304,7 +298,7 @@ export const resolvers: Resolvers = {
     metric: (key) => key.metric,
     tags: (key) => Object.entries(key.tags).map(([name, value]) => ({ name, value })),
     tag: (key, { name }) => (Object.hasOwn(key.tags, name) ? key.tags[name]! : null),
-    type: (key) => GRAPHQL_TYPE[sliceKindOf(key.dataType) ?? 'double'],
+    type: (key) => GRAPHQL_TYPE[key.kind],
   },
 
   Series: {
@@ -371,13 +365,13 @@ async function rawSeries(ctx: RequestContext, args: QueryRawSeriesArgs, label: s
 }
 
 /** One key per series (a series spans several row periods), in the order of their ids. */
-function uniqueSeriesKeys(keys: readonly RowKey[]): RowKey[] {
-  const unique = new Map<string, RowKey>();
+function uniqueSeriesKeys(keys: readonly Partition[]): Partition[] {
+  const unique = new Map<string, Partition>();
   for (const key of keys) unique.set(seriesKeyId(key), key);
   return [...unique.keys()].sort().map((id) => unique.get(id)!);
 }
 
-function seriesKeyId(key: RowKey): string {
+function seriesKeyId(key: Partition): string {
   return JSON.stringify([key.dataType, key.tags]);
 }
 
@@ -388,7 +382,7 @@ async function seriesOf(
   metric: string,
   range: TimeRange,
   where: readonly TagMatch[] | null | undefined,
-): Promise<RowKey[]> {
+): Promise<Partition[]> {
   const name = validateMetricName(metric, 'metric', source.limits);
   const predicate = wherePredicate(where);
   const plan = await source.findSeries(ctx.loaders, name, range, predicate, { lane: ctx.lane });

@@ -8,7 +8,7 @@ import { IndexLoaders } from '../app/index-loaders.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TagFilter } from '../model/query.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { validateWrite } from '../store/write-validation.js';
+import { validateWrite } from '../sources/write-validation.js';
 import { findTags } from './find-tags.js';
 import { OPEN_END_MS } from './parse-kairos-query.js';
 

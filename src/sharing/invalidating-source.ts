@@ -8,16 +8,12 @@
 import type { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
-import type {
-  PingReport,
-  RowKey,
-  ScanOptions,
-  SchemaRepairStatus,
-  ServiceIndex,
-  Slice,
-  StoreLimits,
-  WriteBatch,
-} from '../sources/series.js';
+import type { PingReport, SchemaRepairStatus } from '../model/health.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
+import type { ServiceIndex } from '../sources/series.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
@@ -41,7 +37,7 @@ export class InvalidatingSource implements Source {
     return this.inner.writable;
   }
 
-  get limits(): StoreLimits {
+  get limits(): KeyLimits {
     return this.inner.limits;
   }
 
@@ -83,7 +79,7 @@ export class InvalidatingSource implements Source {
     return this.inner.findSeries(index, metric, range, matches, options);
   }
 
-  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice> {
+  read(key: Partition, startMs: number, endMs: number, options?: ReadOptions): AsyncIterable<Slice> {
     return this.scans.scan(this.inner, key, startMs, endMs, options);
   }
 
@@ -101,7 +97,7 @@ export class InvalidatingSource implements Source {
     }
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     try {
       return await this.inner.deleteRange(key, startMs, endMs);
     } finally {

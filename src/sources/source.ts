@@ -7,16 +7,12 @@ import type { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { Lane } from '../lib/time-slice.js';
-import type {
-  PingReport,
-  RowKey,
-  ScanOptions,
-  SchemaRepairStatus,
-  ServiceIndex,
-  Slice,
-  StoreLimits,
-  WriteBatch,
-} from './series.js';
+import type { PingReport, SchemaRepairStatus } from '../model/health.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
+import type { ServiceIndex } from './series.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { WriteBatch } from '../model/write-batch.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -26,7 +22,7 @@ export interface Source {
   /** Whether it takes writes and deletes (addPoints, deletePoints, save_as, REST writes). */
   readonly writable: boolean;
   /** What its keys can hold; front ends refuse larger names and series before calling it. */
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
   /**
    * Partition reads the engine keeps started ahead of the one it reads, where it reads them one after another: a
    * source whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
@@ -62,13 +58,13 @@ export interface Source {
   ): Promise<SeriesPlan>;
 
   /** Points of one partition with start <= ts <= end (both inclusive), streamed as slices in time order. */
-  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice>;
+  read(key: Partition, startMs: number, endMs: number, options?: ReadOptions): AsyncIterable<Slice>;
 
   /** Writes a validated batch; resolves only once all of it is durable. */
   write(batch: WriteBatch): Promise<void>;
 
   /** Deletes the points of one partition with start <= ts <= end: the whole partition, or a part of it. */
-  deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart>;
+  deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart>;
 
   /** Forgets a metric's name (after all its data was deleted). */
   deleteMetricName(metric: string): Promise<void>;
@@ -94,7 +90,7 @@ export interface SeriesPlan {
   /** Periods of the metric looked up in the range (KairosDB: row times): reported as the query's `rowTimes`. */
   readonly periods: number;
   /** Partitions to read, each once, in the source's order; every one holds points in [rowTime, rowTime + widthMs). */
-  readonly partitions: readonly RowKey[];
+  readonly partitions: readonly Partition[];
   /** The time span of one partition, in ms. */
   readonly widthMs: number;
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */

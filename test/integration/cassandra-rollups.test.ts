@@ -11,7 +11,8 @@ import { RollupScheduler, taskStoreOf, type SchedulerSettings } from '../../src/
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../../src/sources/sources.js';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
-import type { Store, WriteBatch } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import type { WriteBatch } from '../../src/model/write-batch.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { delegatingStore } from '../support/store-wrappers.js';
 import { KeyspacePool, storeOptions } from './cassandra-stores.js';

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/gateway/config.js';
 import { IndexLoaders } from '../../src/app/index-loaders.js';
 import { openSource } from '../../src/sources/open-sources.js';
 import { describeSeries } from '../../src/copy/read-back.js';
-import type { SeriesWrite } from '../../src/sources/series.js';
+import type { SeriesWrite } from '../../src/model/write-batch.js';
 import type { Source } from '../../src/sources/source.js';
 import { loadSourcesFile } from '../../src/sources/sources-file.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';

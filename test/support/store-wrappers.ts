@@ -2,7 +2,8 @@
  * Stores that misbehave on purpose, around a real one: for the errors, time limits and readiness that clients see.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
+import type { RowKey, ScanOptions, Store } from '../../src/store/store.js';
+import type { Slice } from '../../src/model/series.js';
 
 export interface Faults {
   /** Thrown by every scan, as an unexpected bug would be. */

@@ -4,7 +4,8 @@
  * operator per result group.
  */
 import type { Zone } from 'luxon';
-import type { StoreLimits, WriteBatch } from '../../sources/series.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
 import type { RangeOptions } from './range.js';
@@ -24,7 +25,7 @@ export interface CompileContext {
   /** Tags named by the query's tag group-by (save_as keeps those with one value). */
   readonly tagGroupBy: readonly string[];
   /** The key limits of the query's source: save_as writes to it. */
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
 }
 
 export interface AggregatorDefinition {

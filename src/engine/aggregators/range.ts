@@ -7,7 +7,7 @@
 import type { Zone } from 'luxon';
 import { isEpochMs } from '../../lib/epoch-ms.js';
 import { InputError } from '../../model/errors.js';
-import type { Slice } from '../../sources/series.js';
+import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';

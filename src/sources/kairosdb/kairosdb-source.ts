@@ -7,17 +7,12 @@ import type { IndexLoaders } from '../../app/index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type {
-  PingReport,
-  RowKey,
-  ScanOptions,
-  SchemaRepairStatus,
-  ServiceIndex,
-  Slice,
-  Store,
-  StoreLimits,
-  WriteBatch,
-} from '../../store/store.js';
+import type { PingReport, SchemaRepairStatus } from '../../model/health.js';
+import type { ServiceIndex, Store } from '../../store/store.js';
+import type { Partition, Slice } from '../../model/series.js';
+import type { ReadOptions } from '../../model/read-options.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { planSeries, type IndexReader } from './plan.js';
 
@@ -37,7 +32,7 @@ export class KairosdbSource implements Source {
     private readonly store: Store,
   ) {}
 
-  get limits(): StoreLimits {
+  get limits(): KeyLimits {
     return this.store.limits;
   }
 
@@ -81,7 +76,7 @@ export class KairosdbSource implements Source {
     return { periods: plan.rowTimes.length, partitions: plan.partitions, widthMs, warnings: plan.warnings };
   }
 
-  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice> {
+  read(key: Partition, startMs: number, endMs: number, options?: ReadOptions): AsyncIterable<Slice> {
     return this.store.scan(key, startMs, endMs, options);
   }
 
@@ -89,7 +84,7 @@ export class KairosdbSource implements Source {
     return this.store.write(batch);
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     const spec = await this.store.spec();
     await this.store.deleteRange(key, startMs, endMs);
     return partitionCovered(spec, key.rowTime, startMs, endMs) ? 'partition' : 'range';

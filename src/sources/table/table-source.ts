@@ -16,7 +16,10 @@ import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
 import { yieldIfDue } from '../../lib/time-slice.js';
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/scan-catalogue.js';
-import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
+import type { Partition, Slice, Tags } from '../../model/series.js';
+import type { ReadOptions } from '../../model/read-options.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
 import { rowTags, VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
@@ -25,10 +28,8 @@ import type { KeyColumns, SeriesPlace, UserTable } from './user-table.js';
 
 export const TABLE_LAYOUT = 'table';
 
-const DATA_TYPES = { long: 'kairos_long', double: 'kairos_double', string: 'kairos_string' } as const;
-
 /** Cassandra's keys hold 65,535 bytes; names and tags are the table's own, so only those bound them. */
-const LIMITS: StoreLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
+const LIMITS: KeyLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
 
 /** Most values of an indexed tag a filter may pin for the index to be asked (one index query each); beyond, the catalogue answers. */
 export const MAX_INDEXED_VALUES = 32;
@@ -127,15 +128,18 @@ export class TableSource implements Source {
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
-    const dataType = DATA_TYPES[VALUE_TYPES[checked.metricColumns[metric]!.type]!];
-    const partitions: RowKey[] = [];
+    // The value column's CQL type names the series' type; what it holds as slices is its value type.
+    const dataType = checked.metricColumns[metric]!.type;
+    const kind = VALUE_TYPES[dataType]!;
+    const partitions: Partition[] = [];
     for (let i = 0; i < found.length; i++) {
       if ((i & 1023) === 1023) {
         const turn = yieldIfDue(options.lane);
         if (turn !== undefined) await turn;
       }
       const p = found[i]!;
-      if (kept.has(p.base) && matches(p.tags)) partitions.push({ metric, rowTime: p.base, dataType, tags: p.tags });
+      if (kept.has(p.base) && matches(p.tags))
+        partitions.push({ metric, rowTime: p.base, dataType, tags: p.tags, kind });
     }
     return { periods: bases.length, partitions, widthMs, warnings: [] };
   }
@@ -182,7 +186,7 @@ export class TableSource implements Source {
     return partitions;
   }
 
-  async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+  async *read(key: Partition, startMs: number, endMs: number, options: ReadOptions = {}): AsyncGenerator<Slice> {
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
     if (metric === undefined) return;
@@ -273,7 +277,7 @@ export class TableSource implements Source {
     }
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     this.checkWritable();
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
@@ -326,7 +330,7 @@ export class TableSource implements Source {
 /** A page decoded through the driver's rows as a slice of the rows with a value (text and decimal columns, or a driver-decoded client). */
 function sliceOfCells(
   kind: 'long' | 'double' | 'string',
-  key: RowKey,
+  key: Partition,
   times: Float64Array,
   cells: readonly unknown[],
 ): Slice | undefined {

@@ -5,20 +5,11 @@
  * start, and says what was lost.
  */
 import cassandra from 'cassandra-driver';
-import type {
-  HostState,
-  IndexedTags,
-  PingReport,
-  RowKey,
-  RowSpec,
-  ScanOptions,
-  SchemaRepairStatus,
-  Slice,
-  Store,
-  StoreLimits,
-  TaggedRowKeys,
-  WriteBatch,
-} from '../store.js';
+import type { HostState, PingReport, SchemaRepairStatus } from '../../model/health.js';
+import type { IndexedTags, RowKey, RowSpec, ScanOptions, Store, TaggedRowKeys } from '../store.js';
+import type { Slice } from '../../model/series.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import type { TagIndexCoverage } from '../tag-index.js';
 import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, type ExecutorStats, type StatementCounts as ClientCounts } from '../cassandra-client/executor.js';
@@ -85,7 +76,7 @@ interface Prepared {
 
 export class CassandraStore implements Store {
   readonly kind = 'cassandra' as const;
-  readonly limits: StoreLimits = CASSANDRA_KEY_LIMITS;
+  readonly limits: KeyLimits = CASSANDRA_KEY_LIMITS;
   readonly readAhead: number;
   readonly concurrentReads: number;
   private readonly options: ResolvedOptions;

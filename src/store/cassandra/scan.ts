@@ -9,14 +9,14 @@
 import type cassandra from 'cassandra-driver';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
-import { QueuedScan, ReadAheadBudget } from '../queued-scan.js';
-import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
+import { QueuedScan, ReadAheadBudget } from '../../lib/queued-scan.js';
+import type { RowKey, RowSpec, ScanOptions } from '../store.js';
+import type { Slice } from '../../model/series.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
 import { pageStateOf, pagesAhead } from '../cassandra-client/pages.js';
-import type { StoreExecutor } from './statements.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { ScanRows } from './scan-rows.js';
-import type { Statements } from './statements.js';
 
 export async function* scanPartition(
   exec: StoreExecutor,

@@ -4,9 +4,8 @@
 import type cassandra from 'cassandra-driver';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import type { RowSpec } from '../store.js';
-import type { StoreExecutor } from './statements.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { TABLE_NAMES, type ResolvedOptions, type TableName } from './options.js';
-import type { Statements } from './statements.js';
 
 /** ClusterConnection's CREATE TABLE bodies; COMPACT STORAGE is gone (Cassandra 4+ refuses it, KairosDB #599). */
 const TABLE_DEFINITIONS: Record<TableName, string> = {

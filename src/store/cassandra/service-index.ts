@@ -5,8 +5,7 @@ import type cassandra from 'cassandra-driver';
 import { claimText, mayTake, readClaim } from '../claims.js';
 import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
 import { compareText, successorOf } from '../text-order.js';
-import type { StoreExecutor } from './statements.js';
-import type { Statements } from './statements.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import type { MutationClock } from './timestamps.js';
 
 export class CassandraServiceIndex implements ServiceIndex {

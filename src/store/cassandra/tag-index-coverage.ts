@@ -12,9 +12,8 @@ import {
   TagIndexCoverage,
   type TagIndexConfig,
 } from '../tag-index.js';
-import type { StoreExecutor } from './statements.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { METRIC_NAMES_KEY } from './schema.js';
-import type { Statements } from './statements.js';
 
 /**
  * Reads the markers at connect time, writes those of configuration lines that have none, and removes those of lines no

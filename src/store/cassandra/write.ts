@@ -4,7 +4,8 @@
 import { settleAll } from '../../lib/settle-all.js';
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
-import type { RowSpec, WriteBatch } from '../store.js';
+import type { RowSpec } from '../store.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import { NO_TAG_INDEX, tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import { MAX_STATEMENTS_PER_BATCH, type BatchQuery } from '../cassandra-client/executor.js';

@@ -19,18 +19,10 @@ import {
   TagIndexCoverage,
   type TagIndexConfig,
 } from '../tag-index.js';
-import type {
-  IndexedTags,
-  RowKey,
-  RowSpec,
-  RowTimeUnit,
-  ScanOptions,
-  Slice,
-  Store,
-  StoreLimits,
-  TaggedRowKeys,
-  WriteBatch,
-} from '../store.js';
+import type { IndexedTags, RowKey, RowSpec, RowTimeUnit, ScanOptions, Store, TaggedRowKeys } from '../store.js';
+import type { Slice } from '../../model/series.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
@@ -84,7 +76,7 @@ export class EmbeddedStore implements Store {
   /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
   readonly readAhead = 0;
   readonly concurrentReads = 8;
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
   private readonly env: RootDatabase;
   private readonly specTable: Database<Buffer, Buffer>;
   private readonly stringIndex: Database<Buffer, Buffer>;
