@@ -72,7 +72,8 @@ try {
   );
   const concurrency = Number(args.get('concurrency') ?? source.readAhead + 1);
   try {
-    while (source.catalogue.passes === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (source.capabilities.catalogue!.status().passes === 0)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const query = parseKairosQuery(
       {
         start_absolute: START,

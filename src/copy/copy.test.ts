@@ -190,7 +190,10 @@ describe('copySeries', () => {
         const plan = await from.findSeries(...args);
         return {
           ...plan,
-          partitions: [...plan.partitions, { ...plan.partitions[0]!, dataType: 'kairos_complex', kind: 'complex' } as Partition],
+          partitions: [
+            ...plan.partitions,
+            { ...plan.partitions[0]!, dataType: 'kairos_complex', kind: 'complex' } as Partition,
+          ],
         };
       },
     });

@@ -76,11 +76,11 @@ const ALL_SERIES = (): boolean => true;
  * held when it began, not those a pass half done or a day old happened to list.
  */
 async function wholeCatalogue(source: Source, options: CopyOptions): Promise<void> {
-  if (source.catalogue?.kind !== 'scan') return;
+  if (source.capabilities.catalogue?.status().kind !== 'scan') return;
   const since = Date.now();
   let said = 0;
   for (;;) {
-    const status = source.catalogue;
+    const status = source.capabilities.catalogue?.status();
     if (status === undefined || (status.lastPassEndedMs !== undefined && status.lastPassEndedMs >= since)) return;
     if (Date.now() - said >= 10_000) {
       options.onNotice?.(

@@ -66,7 +66,7 @@ export const resolvers: Resolvers = {
   Query: {
     sources(_, __, ctx) {
       return ctx.sources.all.map((source) => {
-        const catalogue = source.catalogue;
+        const catalogue = source.capabilities.catalogue?.status();
         return {
           name: source.name,
           layout: source.layout,

@@ -17,7 +17,7 @@ import { KairographError } from '../model/errors.js';
 import type { Logger } from '../lib/log.js';
 import type { MetricQuery } from '../model/query.js';
 import { createRequestContext } from '../app/request-scope.js';
-import type { ServiceIndex } from '../sources/series.js';
+import type { ServiceIndex } from '../sources/capabilities.js';
 import type { Sources } from '../sources/sources.js';
 import { nextPeriod, periodAt, periodKey, type Period } from './periods.js';
 import type { RollupTask } from './rollup-task.js';
@@ -611,7 +611,7 @@ function statusFrom(state: TaskState, delayMs: number, nowMs: number): TaskStatu
 /** The primary source's roll-up tasks, or undefined when its layout keeps no service_index. */
 export function taskStoreOf(sources: Sources, clock: Clock = SYSTEM_CLOCK): RollupTaskStore | undefined {
   const source = sources.primary;
-  const index: ServiceIndex | undefined = source.metadata;
+  const index: ServiceIndex | undefined = source.capabilities.metadata?.index;
   if (index === undefined) return undefined;
   return new RollupTaskStore(index, () => ({ limits: source.limits, nowMs: clock.now() }));
 }

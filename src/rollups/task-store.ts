@@ -7,7 +7,7 @@
  * `owner` (task id → client) and `_kairograph_rollups`/`owner <client>` (one key per task id), so a client's tasks are
  * counted with one read. The metadata API refuses every `_` service, so users cannot touch them.
  */
-import type { ServiceIndex } from '../sources/series.js';
+import type { ServiceIndex } from '../sources/capabilities.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
 
 export const ROLLUPS_SERVICE = '_Rollups';

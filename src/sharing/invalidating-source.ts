@@ -8,13 +8,13 @@
 import type { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
-import type { PingReport, SchemaRepairStatus } from '../model/health.js';
+import type { PingReport } from '../model/health.js';
 import type { Partition, Slice } from '../model/series.js';
 import type { ReadOptions } from '../model/read-options.js';
-import type { ServiceIndex } from '../sources/series.js';
+import type { Capabilities } from '../sources/capabilities.js';
 import type { KeyLimits } from '../model/key-limits.js';
 import type { WriteBatch } from '../model/write-batch.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
 
@@ -53,16 +53,8 @@ export class InvalidatingSource implements Source {
     return this.inner.indexReads;
   }
 
-  get catalogue(): CatalogueStatus | undefined {
-    return this.inner.catalogue;
-  }
-
-  get metadata(): ServiceIndex | undefined {
-    return this.inner.metadata;
-  }
-
-  get schemaRepair(): SchemaRepairStatus | undefined {
-    return this.inner.schemaRepair;
+  get capabilities(): Capabilities {
+    return this.inner.capabilities;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

@@ -7,10 +7,10 @@ import type { IndexLoaders } from '../app/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { Lane } from '../lib/time-slice.js';
-import type { PingReport, SchemaRepairStatus } from '../model/health.js';
+import type { PingReport } from '../model/health.js';
 import type { Partition, Slice } from '../model/series.js';
 import type { ReadOptions } from '../model/read-options.js';
-import type { ServiceIndex } from './series.js';
+import type { Capabilities } from './capabilities.js';
 import type { KeyLimits } from '../model/key-limits.js';
 import type { WriteBatch } from '../model/write-batch.js';
 
@@ -35,12 +35,8 @@ export interface Source {
    * zero or not, so a client sees the same keys whatever the request did.
    */
   readonly indexReads: readonly string[];
-  /** Where a source finds its series by scanning its own tables (Heroic's catalogue): how far that is; absent for others. */
-  readonly catalogue?: CatalogueStatus | undefined;
-  /** KairosDB's service_index, for the metadata API: the KairosDB layout's; absent for layouts that keep none. */
-  readonly metadata?: ServiceIndex | undefined;
-  /** Where its store creates and repairs its own schema (KairosDB's keyspace on Cassandra): how that stands. */
-  readonly schemaRepair?: SchemaRepairStatus | undefined;
+  /** What it can do beyond the members below, as its layout declares (capabilities.ts). */
+  readonly capabilities: Capabilities;
 
   /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
   metricNames(prefix: string, limit?: number): Promise<string[]>;
@@ -95,28 +91,6 @@ export interface SeriesPlan {
   readonly widthMs: number;
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
   readonly warnings: readonly string[];
-}
-
-/** What a catalogue (a source's own list of its series, kept by scanning its table) knows of itself. */
-export interface CatalogueStatus {
-  /** `scan` (kept by scanning the table) or `static` (listed in the source's settings). */
-  readonly kind: 'scan' | 'static';
-  /** Partitions (series × period) it knows now. */
-  readonly partitions: number;
-  /** Passes over the whole table ended since the catalogue was made. */
-  readonly passes: number;
-  /** When the last whole pass ended (epoch ms), or undefined before the first did. */
-  readonly lastPassEndedMs: number | undefined;
-  /** How far the pass under way has come, from 0 to 1. */
-  readonly progress: number;
-  /** Keys read by the pass under way. */
-  readonly keysScanned: number;
-  /** Keys of the last whole pass (of the first, while it runs) that decode in none of the layout's forms. */
-  readonly undecodableKeys: number;
-  /** Keys of that pass written in another schema of the layout (legacy keys in an ng source, or the other way round). */
-  readonly otherSchemaKeys: number;
-  /** Keys of that pass the catalogue cannot hold (a metric name longer than its keys take). */
-  readonly uncataloguedKeys: number;
 }
 
 /** `partition`: the range covered the partition and it is gone; `range`: a part of it was deleted. */

@@ -165,7 +165,11 @@ beforeAll(async () => {
   ]);
   sources.push(...opened);
   gw = await startGateway(primary, {}, { layouts: sources });
-  await waitFor('a whole catalogue pass of every table', () => sources.every((s) => s.catalogue.passes > 0), 60_000);
+  await waitFor(
+    'a whole catalogue pass of every table',
+    () => sources.every((s) => s.capabilities.catalogue!.status().passes > 0),
+    60_000,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -190,7 +194,7 @@ describe.each([['channel'], ['channel-desc']])('a tag in a clustering column bef
       d2: tagValues(metric: "v", tag: "channel", from: ${START}, to: ${END}, where: [{ tag: "device", eq: "d2" }], source: "${source}") }`);
     expect(body).toEqual({ data: { all: ['a', 'b', 'c'], d2: ['a', 'b'] } });
     // 2 devices × 2 days + the last midnight: 6 partitions, 5 series per day pair.
-    expect(sources.find((s) => s.name === source)!.catalogue.partitions).toBe(3 * 3 + 3 * 2);
+    expect(sources.find((s) => s.name === source)!.capabilities.catalogue!.status().partitions).toBe(3 * 3 + 3 * 2);
   });
 
   it('reads one series per statement, across buckets, in both orders', async () => {

@@ -113,7 +113,11 @@ beforeAll(async () => {
       await openTableSource(config, settings(k.kind, k, k.kind === 'date-text' ? { writable: true } : {}), undefined),
     );
   gw = await startGateway(primary, {}, { layouts: sources });
-  await waitFor('a whole catalogue pass of every table', () => sources.every((s) => s.catalogue.passes > 0), 30_000);
+  await waitFor(
+    'a whole catalogue pass of every table',
+    () => sources.every((s) => s.capabilities.catalogue!.status().passes > 0),
+    30_000,
+  );
 }, 180_000);
 
 afterAll(async () => {

@@ -18,7 +18,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { dict } from '../../lib/dict.js';
 import type { Logger } from '../../lib/log.js';
 import type { Tags } from '../../model/series.js';
-import type { CatalogueStatus } from '../source.js';
+import type { CatalogueStatus } from '../capabilities.js';
 
 /** One partition of a table: a series' tags in the period starting at `base`, and how to read it (`stored`). */
 export interface CataloguedPartition<S> {

@@ -22,7 +22,8 @@ import type { Partition, Slice, Tags } from '../../model/series.js';
 import type { ReadOptions } from '../../model/read-options.js';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import type { Capabilities } from '../capabilities.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import {
   CATALOGUE_MAX_GROUP_BYTES,
   type Catalogue,
@@ -78,6 +79,8 @@ export class HeroicSource implements Source {
   readonly indexReads = ['catalogue'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
+  /** Its catalogue (logs, `/metrics`): Heroic keeps no index of its own in Cassandra. */
+  readonly capabilities: Capabilities;
   private readonly schema: HeroicSchema;
   private readonly widthMs: number;
   /** The key bytes of each partition the catalogue found, as the table holds them (whatever form they were written in). */
@@ -90,11 +93,7 @@ export class HeroicSource implements Source {
     this.widthMs = widthOf(options.schema);
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
-  }
-
-  /** The catalogue's state (logs, `/metrics`). */
-  get catalogue(): CatalogueStatus {
-    return this.options.catalogue.status();
+    this.capabilities = { catalogue: options.catalogue };
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {

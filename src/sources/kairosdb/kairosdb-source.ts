@@ -7,8 +7,10 @@ import type { IndexLoaders } from '../../app/index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { partitionCovered, rowWidthMs } from '../../store/format/index.js';
-import type { PingReport, SchemaRepairStatus } from '../../model/health.js';
-import type { ServiceIndex, Store } from '../../store/store.js';
+import type { PingReport } from '../../model/health.js';
+import type { Store } from '../../store/store.js';
+import { COVERAGE_SERVICE } from '../../store/tag-index.js';
+import type { Capabilities } from '../capabilities.js';
 import type { Partition, Slice } from '../../model/series.js';
 import type { ReadOptions } from '../../model/read-options.js';
 import type { KeyLimits } from '../../model/key-limits.js';
@@ -27,10 +29,21 @@ export class KairosdbSource implements Source {
   readonly writable = true;
   readonly indexReads = INDEX_READS;
 
+  /**
+   * KairosDB's service_index (the store's tag index markers read-only), and on a store that keeps a schema of its own
+   * (Cassandra), how its repair stands.
+   */
+  readonly capabilities: Capabilities;
+
   constructor(
     readonly name: string,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.capabilities = {
+      metadata: { index: store.serviceIndex, readOnlyServices: [COVERAGE_SERVICE] },
+      ...(store.schemaRepair !== undefined ? { schemaRepair: { status: () => store.schemaRepair! } } : {}),
+    };
+  }
 
   get limits(): KeyLimits {
     return this.store.limits;
@@ -42,14 +55,6 @@ export class KairosdbSource implements Source {
 
   get concurrentReads(): number {
     return this.store.concurrentReads;
-  }
-
-  get metadata(): ServiceIndex {
-    return this.store.serviceIndex;
-  }
-
-  get schemaRepair(): SchemaRepairStatus | undefined {
-    return this.store.schemaRepair;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {

@@ -20,7 +20,8 @@ import type { Partition, Slice, Tags } from '../../model/series.js';
 import type { ReadOptions } from '../../model/read-options.js';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import type { Capabilities } from '../capabilities.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
 import { rowTags, VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
 import { TimeValueRows } from './time-value-rows.js';
@@ -60,16 +61,15 @@ export class TableSource implements Source {
   readonly indexReads = ['catalogue', 'index'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
+  /** Its catalogue (logs, `/metrics`): a table's own index finds series only for the tags it indexes. */
+  readonly capabilities: Capabilities;
 
   constructor(private readonly options: TableSourceOptions) {
     this.name = options.name;
     this.writable = options.writable;
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
-  }
-
-  get catalogue(): CatalogueStatus {
-    return this.options.catalogue.status();
+    this.capabilities = { catalogue: options.catalogue };
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
