@@ -114,7 +114,11 @@ async function refresh(url: string): Promise<Refresh> {
 
 async function startGateway(store: Store, env: Record<string, string>): Promise<ListeningGateway> {
   const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '600000', ...env });
-  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({
+    sources: primaryOnly(config.primarySourceName, store),
+    config,
+    log: pino({ level: 'silent' }),
+  });
   return listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
 }
 

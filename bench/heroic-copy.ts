@@ -23,6 +23,7 @@ import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
+import { clientSettings } from '../src/gateway/layer-options.js';
 
 const args = parseArgs(process.argv.slice(2));
 const RUNS = Number(args.get('runs') ?? 3);
@@ -146,7 +147,7 @@ async function fill(): Promise<void> {
     CASSANDRA_WRITE_CONSISTENCY: 'ONE',
   });
   const heroic = openHeroicSource(
-    config,
+    clientSettings(config),
     {
       name: 'fill',
       layout: 'heroic',

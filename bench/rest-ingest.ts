@@ -226,7 +226,11 @@ for (let run = 0; run <= RUNS; run++) {
 
   const store = await stores.fresh(run, 'rest');
   const config = loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) });
-  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({
+    sources: primaryOnly(config.primarySourceName, store),
+    config,
+    log: pino({ level: 'silent' }),
+  });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const restPhase = await phase(serverPid, async (i) => {
     const response = await fetch(`${server.url}/api/v1/datapoints`, {

@@ -20,6 +20,7 @@ import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
+import { clientSettings } from '../src/gateway/layer-options.js';
 
 const args = parseArgs(process.argv.slice(2));
 const SENSORS = Number(args.get('sensors') ?? 100);
@@ -51,7 +52,7 @@ try {
     LOG_LEVEL: 'silent',
   });
   const source = await openTableSource(
-    config,
+    clientSettings(config),
     {
       name: 'sensors',
       layout: 'table',

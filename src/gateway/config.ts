@@ -21,6 +21,7 @@ import {
 import { SCOPES, isScope, type Scope } from '../http/scopes.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from '../sources/sources.js';
 import { parseTagIndexConfig, type TagIndexConfig } from '../store/tag-index.js';
+import { ConfigError } from '../model/errors.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -103,7 +104,7 @@ export interface Config {
   readonly rollupsMinIntervalMs: number;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** What a process prints before it exits 2 on a configuration it cannot run with; undefined for any other failure. */
 export function invalidConfiguration(error: unknown): string | undefined {

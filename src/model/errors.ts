@@ -245,6 +245,12 @@ export class TooManySubscriptionsError extends KairographError {
   }
 }
 
+/**
+ * A setting the process cannot run with (an environment variable, SOURCES_FILE, a source's mapping against its table):
+ * not a request's error, it stops start-up with a message that names the setting.
+ */
+export class ConfigError extends Error {}
+
 /** Renders a rejected value for a message: JSON where it is short and printable, truncated otherwise. */
 export function show(value: unknown): string {
   let text: string;

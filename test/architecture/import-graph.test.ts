@@ -75,17 +75,10 @@ const KNOWN: readonly string[] = [
   'src/rollups/rollup-task.ts imports src/kairos-rest/parse-kairos-query.ts: up the layers, from src/rollups/ to src/kairos-rest/',
   'src/rollups/rollup-task.ts imports src/kairos-rest/rest-errors.ts: up the layers, from src/rollups/ to src/kairos-rest/',
   'src/sharing/invalidating-source.ts imports src/app/index-loaders.ts: up the layers, from src/sharing/ to src/app/',
-  'src/sharing/shared-reads.ts imports src/gateway/config.ts: up the layers, from src/sharing/ to src/gateway/',
   'src/sources/heroic/heroic-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/heroic/open-heroic-source.ts imports src/gateway/config.ts: up the layers, from src/sources/ to src/gateway/',
   'src/sources/kairosdb/kairosdb-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/open-sources.ts imports src/gateway/config.ts: up the layers, from src/sources/ to src/gateway/',
   'src/sources/source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/sources-file.ts imports src/gateway/config.ts: up the layers, from src/sources/ to src/gateway/',
-  'src/sources/table/open-table-source.ts imports src/gateway/config.ts: up the layers, from src/sources/ to src/gateway/',
-  'src/sources/table/open-table-source.ts imports src/gateway/config.ts: up the layers, from src/sources/ to src/gateway/',
   'src/sources/table/table-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/store/open-store.ts imports src/gateway/config.ts: up the layers, from src/store/ to src/gateway/',
 ];
 
 interface Place {

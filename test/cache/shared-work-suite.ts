@@ -103,7 +103,7 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const config = loadConfig({ SEED_DEMO: 'false', ...env, ...extra });
       const lines: string[] = [];
       const gateway = createGateway({
-        sources: primaryOnly(config, c.store),
+        sources: primaryOnly(config.primarySourceName, c.store),
         config,
         log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
       });

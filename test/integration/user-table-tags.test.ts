@@ -17,6 +17,7 @@ import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { plainClient, testNode, waitFor } from './cassandra-stores.js';
+import { clientSettings } from '../../src/gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -148,7 +149,7 @@ beforeAll(async () => {
   const config = loadConfig({ SEED_DEMO: 'false' });
   const open = (s: TableSourceSettings, decoder?: string) =>
     openTableSource(
-      decoder ? loadConfig({ SEED_DEMO: 'false', CASSANDRA_SCAN_DECODER: decoder }) : config,
+      clientSettings(decoder ? loadConfig({ SEED_DEMO: 'false', CASSANDRA_SCAN_DECODER: decoder }) : config),
       s,
       undefined,
     );
@@ -537,8 +538,8 @@ describe('time column checks and decoders', () => {
     await client.execute(
       `CREATE TABLE IF NOT EXISTS ${KS}.bad_time (device text, day text, ts text, v double, PRIMARY KEY ((device, day), ts))`,
     );
-    await expect(openTableSource(loadConfig({}), settings('bad', table, mapping), undefined)).rejects.toThrow(
-      `SOURCES_FILE source "bad": ${message}`,
-    );
+    await expect(
+      openTableSource(clientSettings(loadConfig({})), settings('bad', table, mapping), undefined),
+    ).rejects.toThrow(`SOURCES_FILE source "bad": ${message}`);
   });
 });

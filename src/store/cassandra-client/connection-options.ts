@@ -45,6 +45,30 @@ export interface ConnectionOptions {
   readonly log?: StoreLog;
 }
 
+/** What every connection takes beside its place (contact points, data centre, keyspace): the CASSANDRA_* settings. */
+export type ConnectionSettings = Pick<
+  ConnectionOptions,
+  | 'replication'
+  | 'username'
+  | 'password'
+  | 'readConsistency'
+  | 'writeConsistency'
+  | 'tls'
+  | 'fetchSize'
+  | 'concurrency'
+  | 'readAhead'
+  | 'requestTimeoutMs'
+>;
+
+/**
+ * How a layout over a Cassandra table of its own connects (Heroic's, a user's): the CASSANDRA_* settings, and whether
+ * pages it can read from the frame's bytes are read so (lean-page-hook.ts; CASSANDRA_SCAN_DECODER=lean).
+ */
+export interface ClientSettings {
+  readonly connection: ConnectionSettings;
+  readonly leanPages: boolean;
+}
+
 export interface StoreLog {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
