@@ -11,8 +11,8 @@ import type { CompiledAggregator } from './aggregators/registry.js';
 import type { BudgetTracker } from './budget.js';
 import type { GroupByResult, GroupBys } from './group-by/group-by.js';
 import { OutputSink, type GroupOutput } from './output.js';
-import { PointList } from './point-list.js';
-import { bigExtra, compareInStream, tieAt, type Extra, type Order, type PointSink, type RunSink } from './points.js';
+import { PointList, bigExtra } from './point-list.js';
+import { compareInStream, tieAt, type Extra, type Order, type PointSink, type RunSink } from './points.js';
 
 export interface SeriesEntry {
   /** Position in the canonical order (type, then tag string): the last tie-breaker between equal points. */

@@ -51,8 +51,6 @@ const ABOVE_SEAM = LAYERS.slice(
 const KNOWN: readonly string[] = [
   'import circle: src/app/index-loaders.ts ↔ src/sources/source.ts',
   'import circle: src/app/request-scope.ts ↔ src/rollups/rollup-api.ts ↔ src/rollups/rollup-scheduler.ts ↔ src/rollups/use-rollups.ts',
-  'import circle: src/engine/aggregators/aggregator.ts ↔ src/engine/aggregators/range.ts',
-  'import circle: src/engine/point-list.ts ↔ src/engine/points.ts',
   'import circle: src/graphql/live-series.ts ↔ src/graphql/resolvers.ts',
   'import circle: src/graphql/use-query-statistics.ts ↔ src/http/request-observer.ts',
   'src/app/request-scope.ts imports src/gateway/config.ts: up the layers, from src/app/ to src/gateway/',

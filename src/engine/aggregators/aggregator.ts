@@ -8,7 +8,7 @@ import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
-import type { RangeOptions } from './range.js';
+import type { Duration } from '../../model/time-units.js';
 
 /** KairosDB's group types: what the `type` group-by reports and what `canAggregate` checks. */
 export type GroupType = 'number' | 'text' | 'complex';
@@ -86,4 +86,20 @@ export interface StageEnv {
   readonly save: (batch: WriteBatch) => void;
   /** Given to the first stage of a group whose ranges the results cache keeps. */
   readonly buckets?: BucketObserver;
+}
+
+/** A range aggregator's ranges, as its parameters and the query set them (range.ts reads them). */
+export interface RangeOptions {
+  readonly sampling: Duration;
+  readonly zone: Zone;
+  /** Range 0 starts here: the start time, aligned to the unit when align_sampling is on. */
+  readonly anchorMs: number;
+  readonly alignStartTime: boolean;
+  readonly alignEndTime: boolean;
+  /** Where the exhaustive walk of gaps starts and stops (the query's range, the end clamped to now). */
+  readonly walkStartMs: number;
+  readonly walkEndMs: number;
+  readonly trim: boolean;
+  /** align_sampling is off and no start_time is given: the ranges start at the query's start and move with it. */
+  readonly anchoredAtQueryStart: boolean;
 }

@@ -4,7 +4,8 @@
  */
 import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
-import { bigExtra, compareInStream, tieValue, type Extra, type Order, type PointSink } from '../points.js';
+import { bigExtra } from '../point-list.js';
+import { compareInStream, tieValue, type Extra, type Order, type PointSink } from '../points.js';
 import { growArray, growFloat64 } from './slots.js';
 
 export class KeptPoints {
