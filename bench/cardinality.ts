@@ -12,7 +12,7 @@
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../src/model/errors.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryStats } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';

@@ -6,7 +6,7 @@
  *   npm run bench:engine [-- --series 100 --points 100000 --step 1000 --runs 5]
  */
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Store } from '../src/store/store.js';
@@ -67,6 +67,9 @@ class MemoryStore implements Store {
   }
   async rowKeys(): Promise<RowKey[]> {
     return this.keys;
+  }
+  async rowKeysAt(_: string, rowTimes: readonly number[]): Promise<RowKey[][]> {
+    return rowTimes.map(() => this.keys);
   }
   async legacyRowKeys(): Promise<RowKey[]> {
     return [];

@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { openHeroicSource } from '../src/sources/heroic/open-heroic-source.js';
 import { baseOf, NG_WIDTH_MS } from '../src/sources/heroic/row-key.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';

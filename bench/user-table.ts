@@ -15,7 +15,7 @@ import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import { parseKairosQuery } from '../src/kairos-rest/parse-kairos-query.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { TagCondition, TagFilter, TimeRange } from '../src/model/query.js';
 import { compileTagFilter, type SeriesPredicate } from '../src/model/tag-filter.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';

@@ -20,7 +20,7 @@ import {
 import { ReadAheadBudget } from '../lib/queued-scan.js';
 import { OverloadedError, QueryTimeoutError } from '../model/errors.js';
 import type { Logger } from '../lib/log.js';
-import { IndexLoaders } from './index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import type { RollupScheduler } from '../rollups/rollup-scheduler.js';
 import type { RollupUse } from '../rollups/use-rollups.js';

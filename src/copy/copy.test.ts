@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, dump, HOUR, series } from '../../test/support/copy-sources.js';
 import { removeTempDirs } from '../../test/support/temp-dir.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { Partition } from '../model/series.js';
 import type { WriteBatch } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';

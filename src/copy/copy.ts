@@ -4,7 +4,7 @@
  * state file so that a killed run resumes, then every series copied read back on both sides and compared.
  */
 import { InputError } from '../model/errors.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import { encodeTagString } from '../model/tag-string.js';
 import { validateWrite, type PointInput, type SeriesInput } from '../sources/write-validation.js';

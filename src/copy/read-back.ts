@@ -2,7 +2,7 @@
  * The read-back check of `npm run copy`: per series (metric and tags), the count of its points in the range and exact,
  * order-free sums of them, read on both sides through the same read path (findSeries, then read).
  */
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import { encodeTagString } from '../model/tag-string.js';
 import type { Slice, Tags } from '../model/series.js';

@@ -9,7 +9,7 @@ import { SharedScans } from '../sharing/shared-scans.js';
 import { WriteGenerations } from '../sharing/write-generations.js';
 import { KairographError } from '../model/errors.js';
 import { deletePoints } from '../app/delete-points.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';

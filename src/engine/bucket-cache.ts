@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MetricQuery } from '../model/query.js';
-import { metricScope } from '../sources/source.js';
+import { metricScope } from '../sources/metric-scope.js';
 import type { BucketObserver } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { Budgets, BudgetTracker, QueryStats } from './budget.js';

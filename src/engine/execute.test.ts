@@ -2,7 +2,7 @@
 // for an invalid query, and cancellation.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../model/errors.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';

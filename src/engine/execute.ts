@@ -7,7 +7,7 @@
 import { dictOf } from '../lib/dict.js';
 import { isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import { ReadAheadBudget } from '../lib/queued-scan.js';

@@ -10,7 +10,7 @@ import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
 import type { MetricQuery } from '../model/query.js';
 import type { RequestContext } from '../app/request-scope.js';
 import { requestStatistics, subscriptionStatistics, type RequestStatistics } from './use-query-statistics.js';
-import { metricScope } from '../sources/source.js';
+import { metricScope } from '../sources/metric-scope.js';
 import { timeArg } from './arguments.js';
 import type { LiveUpdateModel, SeriesModel } from './models.js';
 import { answerSeries, seriesQuery } from './resolvers.js';

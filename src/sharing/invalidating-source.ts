@@ -5,7 +5,7 @@
  * of those metrics unreachable to every reader that starts afterwards and tells the results cache which of its ranges
  * may have changed. save_as writes go through it too, since the engine writes through its context's source.
  */
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { PingReport } from '../model/health.js';

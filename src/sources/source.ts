@@ -3,7 +3,7 @@
  * and reads, writes and deletes them. Everything above this seam (planner, engine, budgets, statistics, the results
  * cache and shared work, both front ends) works through a Source and never through a design's tables or stores.
  */
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from './index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { Lane } from '../lib/time-slice.js';
@@ -95,11 +95,3 @@ export interface SeriesPlan {
 
 /** `partition`: the range covered the partition and it is gone; `range`: a part of it was deleted. */
 export type DeletedPart = 'partition' | 'range';
-
-/**
- * One metric of one source, as the results cache and write generations key it: `<source>/<metric>`. Source names hold
- * no `/` (sources.ts) and metric names no U+0000, which cache keys put after it.
- */
-export function metricScope(source: string, metric: string): string {
-  return `${source}/${metric}`;
-}

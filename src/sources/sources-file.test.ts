@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from './index-loaders.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import { openSources } from './open-sources.js';
 import { loadSourcesFile } from './sources-file.js';

@@ -72,6 +72,12 @@ export interface Store {
   rowKeys(metric: string, rowTime: number): Promise<RowKey[]>;
 
   /**
+   * `row_keys` at several row times of a metric, read together (the Cassandra store: one statement for a few, a few
+   * at once for many): each row time's series, as rowKeys answers them, in the order of `rowTimes`.
+   */
+  rowKeysAt(metric: string, rowTimes: readonly number[]): Promise<RowKey[][]>;
+
+  /**
    * The tags whose tag index (KairosDB 1.3's `tag_indexed_row_keys`, or the embedded store's own) lists every series of
    * the metric at that row time that carries them: `tagIndexedRowKeys` may replace `rowKeys` for an exact filter on one
    * of them. An empty set where nothing is indexed, or the period was written before indexing was turned on.

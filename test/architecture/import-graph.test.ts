@@ -49,7 +49,6 @@ const ABOVE_SEAM = LAYERS.slice(
  * so the list can only shrink.
  */
 const KNOWN: readonly string[] = [
-  'import circle: src/app/index-loaders.ts ↔ src/sources/source.ts',
   'import circle: src/app/request-scope.ts ↔ src/rollups/rollup-api.ts ↔ src/rollups/rollup-scheduler.ts ↔ src/rollups/use-rollups.ts',
   'import circle: src/graphql/live-series.ts ↔ src/graphql/resolvers.ts',
   'import circle: src/graphql/use-query-statistics.ts ↔ src/http/request-observer.ts',
@@ -59,7 +58,6 @@ const KNOWN: readonly string[] = [
   'src/app/request-scope.ts imports src/http/scopes.ts: up the layers, from src/app/ to src/http/',
   'src/app/request-scope.ts imports src/rollups/rollup-scheduler.ts: up the layers, from src/app/ to src/rollups/',
   'src/app/request-scope.ts imports src/rollups/use-rollups.ts: up the layers, from src/app/ to src/rollups/',
-  'src/engine/execute.ts imports src/app/index-loaders.ts: up the layers, from src/engine/ to src/app/',
   'src/graphql/persisted-operations.ts imports src/gateway/config.ts: up the layers, from src/graphql/ to src/gateway/',
   'src/http/auth.ts imports src/gateway/config.ts: up the layers, from src/http/ to src/gateway/',
   'src/http/request-deadline.ts imports src/kairos-rest/kairos-rest-handler.ts: up the layers, from src/http/ to src/kairos-rest/',
@@ -72,11 +70,6 @@ const KNOWN: readonly string[] = [
   'src/rollups/rollup-task.ts imports src/kairos-rest/json-text.ts: up the layers, from src/rollups/ to src/kairos-rest/',
   'src/rollups/rollup-task.ts imports src/kairos-rest/parse-kairos-query.ts: up the layers, from src/rollups/ to src/kairos-rest/',
   'src/rollups/rollup-task.ts imports src/kairos-rest/rest-errors.ts: up the layers, from src/rollups/ to src/kairos-rest/',
-  'src/sharing/invalidating-source.ts imports src/app/index-loaders.ts: up the layers, from src/sharing/ to src/app/',
-  'src/sources/heroic/heroic-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/kairosdb/kairosdb-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
-  'src/sources/table/table-source.ts imports src/app/index-loaders.ts: up the layers, from src/sources/ to src/app/',
 ];
 
 interface Place {

@@ -12,7 +12,7 @@ import { KairographError } from '../../src/model/errors.js';
 import { ResultsCache } from '../../src/sharing/results-cache.js';
 import { WriteGenerations } from '../../src/sharing/write-generations.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type Budgets } from '../../src/engine/execute.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import type { Store } from '../../src/store/store.js';
 import type { ValueType } from '../../src/model/write-batch.js';
 import { validateWrite, type SeriesInput } from '../../src/sources/write-validation.js';

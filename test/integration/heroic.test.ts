@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/gateway/config.js';
 import { copySeries } from '../../src/copy/copy.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { openHeroicSource } from '../../src/sources/heroic/open-heroic-source.js';
 import { encodeKey, type HeroicSchema } from '../../src/sources/heroic/row-key.js';

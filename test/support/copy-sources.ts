@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/gateway/config.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { openSource } from '../../src/sources/open-sources.js';
 import { describeSeries } from '../../src/copy/read-back.js';
 import type { SeriesWrite } from '../../src/model/write-batch.js';

@@ -13,7 +13,7 @@
  */
 import { dict } from '../../lib/dict.js';
 import { InputError } from '../../model/errors.js';
-import type { IndexLoaders } from '../../app/index-loaders.js';
+import { eachAlone, type IndexLoaders, type IndexRead } from '../index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
@@ -83,6 +83,8 @@ export class HeroicSource implements Source {
   readonly capabilities: Capabilities;
   private readonly schema: HeroicSchema;
   private readonly widthMs: number;
+  /** The catalogue's partitions of a metric between two bases, as the request's loaders read them (from memory). */
+  private readonly catalogueRead: IndexRead<readonly [number, number], CataloguedPartition<Buffer>[]>;
   /** The key bytes of each partition the catalogue found, as the table holds them (whatever form they were written in). */
   private readonly keyBytes = new WeakMap<Partition, Buffer>();
 
@@ -94,6 +96,9 @@ export class HeroicSource implements Source {
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
     this.capabilities = { catalogue: options.catalogue };
+    this.catalogueRead = eachAlone(this.name, 'catalogue', async (metric, [fromBase, toBase]) =>
+      options.catalogue.partitions(metric, fromBase, toBase),
+    );
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
@@ -111,9 +116,7 @@ export class HeroicSource implements Source {
     if (range.endMs < 0) return empty;
     const fromBase = baseOf(this.schema, Math.max(0, range.startMs));
     const toBase = baseOf(this.schema, range.endMs);
-    const found = await index.load(this.name, 'catalogue', metric, [fromBase, toBase], async () =>
-      this.options.catalogue.partitions(metric, fromBase, toBase),
-    );
+    const found = await index.load(this.catalogueRead, metric, [fromBase, toBase]);
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);

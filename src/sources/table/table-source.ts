@@ -10,7 +10,7 @@
 import cassandra from 'cassandra-driver';
 import { dict } from '../../lib/dict.js';
 import { BudgetExceededError, InputError } from '../../model/errors.js';
-import type { IndexLoaders } from '../../app/index-loaders.js';
+import { eachAlone, type IndexLoaders, type IndexRead } from '../index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
@@ -63,6 +63,14 @@ export class TableSource implements Source {
   readonly concurrentReads: number;
   /** Its catalogue (logs, `/metrics`): a table's own index finds series only for the tags it indexes. */
   readonly capabilities: Capabilities;
+  /**
+   * Its index reads, as the request's loaders make them: the catalogue's partitions between two bucket starts (from
+   * memory), and those an indexed tag's values find (one SAI query per value).
+   */
+  private readonly reads: {
+    readonly catalogue: IndexRead<readonly [number, number], CataloguedPartition<string>[]>;
+    readonly index: IndexRead<readonly [string, number, number, ...string[]], CataloguedPartition<string>[]>;
+  };
 
   constructor(private readonly options: TableSourceOptions) {
     this.name = options.name;
@@ -70,6 +78,19 @@ export class TableSource implements Source {
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
     this.capabilities = { catalogue: options.catalogue };
+    this.reads = {
+      catalogue: eachAlone(this.name, 'catalogue', async (_, [fromBase, toBase]: readonly [number, number]) =>
+        options.catalogue.partitions('', fromBase, toBase),
+      ),
+      index: eachAlone(
+        this.name,
+        'index',
+        async (_, [tag, fromBase, toBase, ...values]: readonly [string, number, number, ...string[]]) => {
+          const checked = await options.table.checked();
+          return this.findIndexed(checked, options.buckets(checked), { tag, values }, fromBase, toBase);
+        },
+      ),
+    };
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
@@ -119,12 +140,8 @@ export class TableSource implements Source {
     const indexed = indexedFilter(checked, matches);
     const found =
       indexed === undefined
-        ? await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () =>
-            this.options.catalogue.partitions('', fromBase, toBase),
-          )
-        : await index.load(this.name, 'index', '', [indexed.tag, fromBase, toBase, ...indexed.values], () =>
-            this.findIndexed(checked, buckets, indexed, fromBase, toBase),
-          );
+        ? await index.load(this.reads.catalogue, '', [fromBase, toBase])
+        : await index.load(this.reads.index, '', [indexed.tag, fromBase, toBase, ...indexed.values]);
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);

@@ -15,7 +15,14 @@ import { deleteName, deletePartitionRange } from './delete.js';
 import { Executor, type ExecutorStats, type StatementCounts as ClientCounts } from '../cassandra-client/executor.js';
 import { kairosdbSchema, schemaLostError } from './schema-loss.js';
 import { retryAfterSeconds } from '../cassandra-client/store-errors.js';
-import { readLegacyRowKeys, readMetricNames, readRowKeys, readRowTimes, readTagIndexed } from './index-reads.js';
+import {
+  readLegacyRowKeys,
+  readMetricNames,
+  readRowKeys,
+  readRowKeysAt,
+  readRowTimes,
+  readTagIndexed,
+} from './index-reads.js';
 import { CASSANDRA_KEY_LIMITS } from './key-limits.js';
 import { installLeanBatchHook } from './lean-batch-hook.js';
 import { installLeanPageHook } from '../cassandra-client/lean-page-hook.js';
@@ -178,6 +185,10 @@ export class CassandraStore implements Store {
 
   async rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
     return readRowKeys((await this.connected()).exec, this.st, metric, rowTime);
+  }
+
+  async rowKeysAt(metric: string, rowTimes: readonly number[]): Promise<RowKey[][]> {
+    return readRowKeysAt((await this.connected()).exec, this.st, metric, rowTimes);
   }
 
   async indexedTags(metric: string, rowTime: number): Promise<IndexedTags> {

@@ -42,6 +42,38 @@ export async function readRowKeys(
 }
 
 /**
+ * Row times whose row_keys one statement reads (`row_time IN ?`, the partition key's last component). A coordinator
+ * pages through the partitions of an IN one after another, so a long range is cut into statements that run at once,
+ * while the few row times of a dashboard's range are one round trip.
+ */
+export const ROW_TIMES_PER_STATEMENT = 16;
+
+/** row_keys at several row times of a metric, each row time's series in the order readRowKeys gives them. */
+export async function readRowKeysAt(
+  exec: StoreExecutor,
+  st: Statements,
+  metric: string,
+  rowTimes: readonly number[],
+): Promise<RowKey[][]> {
+  if (rowTimes.length === 1) return [await readRowKeys(exec, st, metric, rowTimes[0]!)];
+  const chunks: number[][] = [];
+  for (let i = 0; i < rowTimes.length; i += ROW_TIMES_PER_STATEMENT)
+    chunks.push([...new Set(rowTimes.slice(i, i + ROW_TIMES_PER_STATEMENT))]);
+  const byRowTime = new Map<number, RowKey[]>(rowTimes.map((rowTime) => [rowTime, []]));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      const rows = await exec.all('row_keys.select_in', st.selectRowKeysIn, [metric, DATA_POINTS_TABLE, chunk]);
+      for (const row of rows) {
+        if (!isSeriesRow(row)) continue;
+        const rowTime = (row.get('row_time_ms') as cassandra.types.Long).toNumber();
+        byRowTime.get(rowTime)?.push({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) });
+      }
+    }),
+  );
+  return rowTimes.map((rowTime) => byRowTime.get(rowTime)!);
+}
+
+/**
  * One `tag_indexed_row_keys` partition (KairosDB 1.3): the series of the metric at `rowTime` whose `single_tag_pair`
  * is `tag=value`, at most `limit`. The pair is not escaped, so the partition may hold series with another tag that
  * spells the same pair; they are left out.

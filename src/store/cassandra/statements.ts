@@ -9,6 +9,7 @@ export type StatementName =
   | 'data_points.delete_partition'
   | 'data_points.delete_range'
   | 'row_keys.select'
+  | 'row_keys.select_in'
   | 'row_keys.select_any'
   | 'row_keys.insert'
   | 'row_keys.delete'
@@ -61,6 +62,7 @@ export function statementsFor(keyspace: string) {
     deleteRowTime: `DELETE FROM ${t('row_key_time_index')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ?`,
 
     selectRowKeys: `SELECT data_type, tags FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ?`,
+    selectRowKeysIn: `SELECT toUnixTimestamp(row_time) AS row_time_ms, data_type, tags FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time IN ?`,
     selectAnyRowKey: `SELECT data_type FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? LIMIT 1`,
     insertRowKey: `INSERT INTO ${t('row_keys')} (metric, table_name, row_time, data_type, tags, mtime) VALUES (?, ?, ?, ?, ?, now()) USING TTL ?`,
     deleteRowKey: `DELETE FROM ${t('row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND data_type = ? AND tags = ?`,

@@ -155,7 +155,16 @@ export class EmbeddedStore implements Store {
   }
 
   async rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
+    return this.rowKeysOf(metric, rowTime, this.nowSeconds());
+  }
+
+  /** LMDB reads never wait: the row times are read one after another, at one clock for their TTLs. */
+  async rowKeysAt(metric: string, rowTimes: readonly number[]): Promise<RowKey[][]> {
     const nowSeconds = this.nowSeconds();
+    return rowTimes.map((rowTime) => this.rowKeysOf(metric, rowTime, nowSeconds));
+  }
+
+  private rowKeysOf(metric: string, rowTime: number, nowSeconds: number): RowKey[] {
     const prefixLength = metricPrefix(metric).length;
     const start = rowTimeKey(metric, rowTime);
     const keys: RowKey[] = [];
