@@ -22,9 +22,9 @@ import { SCOPES, isScope, type Scope } from '../http/scopes.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from '../sources/sources.js';
 import { parseTagIndexConfig, type TagIndexConfig } from '../store/tag-index.js';
 import { ConfigError } from '../model/errors.js';
+import type { LogFormat, LogLevel } from '../lib/log.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type LogFormat = 'auto' | 'json' | 'pretty';
+export type { LogFormat, LogLevel };
 
 export interface Config {
   readonly host: string;

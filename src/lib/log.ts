@@ -4,7 +4,11 @@
  */
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { LogFormat, LogLevel } from '../gateway/config.js';
+
+/** LOG_LEVEL: pino's levels, and `silent`. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** LOG_FORMAT: readable lines (`pretty`, or `auto` on a terminal), JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export type { Logger };
 

@@ -64,7 +64,6 @@ const KNOWN: readonly string[] = [
   'src/http/request-observer.ts imports src/graphql/use-query-statistics.ts: up the layers, from src/http/ to src/graphql/',
   'src/kairos-rest/kairos-rest-handler.ts imports src/gateway/config.ts: up the layers, from src/kairos-rest/ to src/gateway/',
   'src/kairos-rest/kairos-rest-handler.ts imports src/graphql/use-query-statistics.ts: across peers, src/kairos-rest/ and src/graphql/',
-  'src/lib/log.ts imports src/gateway/config.ts: up the layers, from src/lib/ to src/gateway/',
   'src/rollups/rollup-scheduler.ts imports src/gateway/config.ts: up the layers, from src/rollups/ to src/gateway/',
   'src/rollups/rollup-task.ts imports src/kairos-rest/check-kairos-query.ts: up the layers, from src/rollups/ to src/kairos-rest/',
   'src/rollups/rollup-task.ts imports src/kairos-rest/json-text.ts: up the layers, from src/rollups/ to src/kairos-rest/',
