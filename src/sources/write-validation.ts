@@ -113,12 +113,13 @@ function validateSeries(
  * A metric name to write, query or delete: `keys` are the store's limits, so a name no key of the store could hold
  * is refused up front on every path (it can never have been written).
  */
-export function validateMetricName(value: unknown, field: string, keys: KeyLimits): string {
+/** A metric name's form, and where `keys` are given, that they hold it. */
+export function validateMetricName(value: unknown, field: string, keys: KeyLimits | undefined): string {
   if (typeof value !== 'string') throw new InputError(field, value, 'must be a string');
   if (value.length === 0) throw new InputError(field, value, 'must not be empty');
   // The row key ends the metric name at the first 0x00 byte (reference §2.1).
   if (value.includes('\u0000')) throw new InputError(field, value, 'must not contain the character U+0000');
-  checkMetricName(keys, value, field);
+  if (keys !== undefined) checkMetricName(keys, value, field);
   return value;
 }
 

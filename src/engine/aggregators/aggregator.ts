@@ -24,8 +24,12 @@ export interface CompileContext {
   readonly zone: Zone;
   /** Tags named by the query's tag group-by (save_as keeps those with one value). */
   readonly tagGroupBy: readonly string[];
-  /** The key limits of the query's source: save_as writes to it. */
-  readonly limits: KeyLimits;
+  /**
+   * The key limits of the source save_as writes to (the query's). Absent where a query is compiled to be planned and
+   * never run (the roll-up planner reads only its ranges): save_as then checks its metric name's form alone, and a
+   * stage made from it refuses to run.
+   */
+  readonly limits?: KeyLimits;
 }
 
 export interface AggregatorDefinition {

@@ -47,15 +47,11 @@ export const saveAs = defineStream({
       if (Object.hasOwn(tags, name))
         throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
     }
-    return (env, next) =>
-      new SaveAsStage(next, env, {
-        metric,
-        tags,
-        ttlSeconds,
-        savedFrom,
-        groupTags: ctx.tagGroupBy,
-        limits: ctx.limits,
-      });
+    const { limits } = ctx;
+    return (env, next) => {
+      if (limits === undefined) throw new Error('save_as was compiled to be planned, without the limits of a source');
+      return new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy, limits });
+    };
   },
 });
 
