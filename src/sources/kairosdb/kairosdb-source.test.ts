@@ -3,6 +3,7 @@
  * one batch read of the store, and concurrent plans of one request share it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { DECLARED, describeSourceConformance } from '../../../test/source-conformance.js';
 import { delegatingStore } from '../../../test/support/store-wrappers.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { EmbeddedStore } from '../../store/embedded/embedded-store.js';
@@ -62,4 +63,14 @@ describe('KairosdbSource.findSeries', () => {
     expect(loaders.calls.get('main')).toEqual({ rowTimes: 2, legacyRowKeys: 2, rowKeys: 4 });
     await store.close();
   });
+});
+
+const HOUR = 3_600_000;
+
+describeSourceConformance('kairosdb on the embedded store', {
+  declared: DECLARED.kairosdb,
+  widthMs: HOUR,
+  t0: 470_000 * HOUR,
+  metric: (type) => `sc.${type}`,
+  open: async () => new KairosdbSource('sc', await EmbeddedStore.open({ path: tempDir(), rowWidth: HOUR })),
 });
