@@ -36,7 +36,9 @@ import {
   type RowGroup,
   type SeriesEntry,
 } from './pipeline.js';
-import { CachedQuery, type BucketCache, type RowGroupBuckets } from './bucket-cache.js';
+import { CachedQuery } from './cached-query.js';
+import type { BucketCache } from './bucket-cache.js';
+import type { RowGroupBuckets } from './row-group-buckets.js';
 import { yieldIfDue, type Lane } from '../lib/time-slice.js';
 
 export type { Budgets, QueryStats } from './budget.js';
