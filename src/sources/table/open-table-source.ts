@@ -10,7 +10,8 @@ import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/sca
 import type { TableSourceSettings } from '../sources-file.js';
 import { Buckets, BUCKET_COLUMN_TYPES } from './buckets.js';
 import { tableKeyDecoder, TableSource } from './table-source.js';
-import { MappingError, UserTable } from './user-table.js';
+import { MappingError } from './table-connection.js';
+import { UserTable } from './user-table.js';
 
 /** Keys per page of the catalogue's scan. */
 const CATALOGUE_PAGE_KEYS = 5000;
