@@ -12,12 +12,13 @@
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../src/model/errors.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryStats } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
-import type { SeriesWrite, Store } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
+import type { Store } from '../src/store/store.js';
 import { parseTagIndexConfig } from '../src/store/tag-index.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { delegatingStore } from '../test/support/store-wrappers.js';

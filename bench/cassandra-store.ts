@@ -9,7 +9,8 @@
  */
 import cassandra from 'cassandra-driver';
 import { CassandraStore, type CassandraStoreOptions } from '../src/store/cassandra/cassandra-store.js';
-import { installLeanPageHook, leanPagesEncoding } from '../src/store/cassandra/lean-page-hook.js';
+import { installLeanPageHook } from '../src/store/cassandra-client/lean-page-hook.js';
+import { leanPagesEncoding } from '../src/store/cassandra/lean-pages.js';
 import { partitionsOf } from '../test/support/store-reads.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { describeShape, METRIC, writeBatches, type DatasetShape } from './dataset.js';

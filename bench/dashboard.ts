@@ -20,7 +20,8 @@ import { primaryOnly } from '../src/sources/open-sources.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { encodeRowKey } from '../src/store/format/index.js';
-import type { SeriesWrite, Store } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
+import type { Store } from '../src/store/store.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { partitionsOf } from '../test/support/store-reads.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
@@ -113,7 +114,11 @@ async function refresh(url: string): Promise<Refresh> {
 
 async function startGateway(store: Store, env: Record<string, string>): Promise<ListeningGateway> {
   const config = loadConfig({ SEED_DEMO: 'false', QUERY_TIMEOUT_MS: '600000', ...env });
-  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({
+    sources: primaryOnly(config.primarySourceName, store),
+    config,
+    log: pino({ level: 'silent' }),
+  });
   return listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
 }
 

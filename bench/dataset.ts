@@ -3,7 +3,9 @@
  * `stepMs` from 2026-01-01, tagged host (10 hosts) and series. Values are a slowly rising counter with noise,
  * so sums are not exact and rates are not constant.
  */
-import type { NumberSlice, RowKey, SeriesWrite } from '../src/store/store.js';
+import type { NumberSlice } from '../src/model/series.js';
+import type { RowKey } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 
 export interface DatasetShape {
   readonly series: number;

@@ -7,7 +7,7 @@
  */
 import { open } from 'lmdb';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
-import type { SeriesWrite } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 import { partitionsOf } from '../test/support/store-reads.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { describeShape, METRIC, shapeFromArgs, writeBatches } from './dataset.js';

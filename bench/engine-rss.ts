@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import type { AggregatorSpec } from '../src/model/query.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { tempDir } from '../test/support/temp-dir.js';

@@ -6,17 +6,11 @@
  *   npm run bench:engine [-- --series 100 --points 100000 --step 1000 --runs 5]
  */
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from '../src/engine/execute.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import {
-  DEFAULT_ROW_WIDTH_MS,
-  type RowKey,
-  type RowSpec,
-  type ServiceIndex,
-  type Slice,
-  type Store,
-} from '../src/store/store.js';
+import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Store } from '../src/store/store.js';
+import type { Slice } from '../src/model/series.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';
 import { median, parseArgs } from './measure.js';
@@ -73,6 +67,9 @@ class MemoryStore implements Store {
   }
   async rowKeys(): Promise<RowKey[]> {
     return this.keys;
+  }
+  async rowKeysAt(_: string, rowTimes: readonly number[]): Promise<RowKey[][]> {
+    return rowTimes.map(() => this.keys);
   }
   async legacyRowKeys(): Promise<RowKey[]> {
     return [];

@@ -14,15 +14,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { openHeroicSource } from '../src/sources/heroic/open-heroic-source.js';
 import { baseOf, NG_WIDTH_MS } from '../src/sources/heroic/row-key.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import type { SeriesWrite } from '../src/sources/series.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
+import { clientSettings } from '../src/gateway/layer-options.js';
 
 const args = parseArgs(process.argv.slice(2));
 const RUNS = Number(args.get('runs') ?? 3);
@@ -146,7 +147,7 @@ async function fill(): Promise<void> {
     CASSANDRA_WRITE_CONSISTENCY: 'ONE',
   });
   const heroic = openHeroicSource(
-    config,
+    clientSettings(config),
     {
       name: 'fill',
       layout: 'heroic',

@@ -22,7 +22,8 @@ import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
 import { CASSANDRA_KEY_LIMITS } from '../src/store/cassandra/key-limits.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
-import type { Store, WriteBatch } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
+import type { WriteBatch } from '../src/model/write-batch.js';
 import { startCassandra, type CassandraServer } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
@@ -225,7 +226,11 @@ for (let run = 0; run <= RUNS; run++) {
 
   const store = await stores.fresh(run, 'rest');
   const config = loadConfig({ SEED_DEMO: 'false', MAX_WRITE_POINTS: String(BATCH_POINTS) });
-  const gateway = createGateway({ sources: primaryOnly(config, store), config, log: pino({ level: 'silent' }) });
+  const gateway = createGateway({
+    sources: primaryOnly(config.primarySourceName, store),
+    config,
+    log: pino({ level: 'silent' }),
+  });
   const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
   const restPhase = await phase(serverPid, async (i) => {
     const response = await fetch(`${server.url}/api/v1/datapoints`, {

@@ -15,11 +15,12 @@ import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import { parseKairosQuery } from '../src/kairos-json/parse-query.js';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
+import { clientSettings } from '../src/gateway/layer-options.js';
 
 const args = parseArgs(process.argv.slice(2));
 const SENSORS = Number(args.get('sensors') ?? 100);
@@ -51,7 +52,7 @@ try {
     LOG_LEVEL: 'silent',
   });
   const source = await openTableSource(
-    config,
+    clientSettings(config),
     {
       name: 'sensors',
       layout: 'table',
@@ -72,7 +73,8 @@ try {
   );
   const concurrency = Number(args.get('concurrency') ?? source.readAhead + 1);
   try {
-    while (source.catalogue.passes === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (source.capabilities.catalogue!.status().passes === 0)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const query = parseKairosQuery(
       {
         start_absolute: START,

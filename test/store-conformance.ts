@@ -3,7 +3,9 @@
  * embedded store (unit run) and Cassandra (integration run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RowTimeUnit, Slice, Store, WriteBatch } from '../src/store/store.js';
+import type { RowTimeUnit, Store } from '../src/store/store.js';
+import type { Slice } from '../src/model/series.js';
+import type { WriteBatch } from '../src/model/write-batch.js';
 import { partitionsOf, scanAll } from './support/store-reads.js';
 
 export { partitionsOf, scanAll };
@@ -125,6 +127,37 @@ export function describeStoreConformance(name: string, create: StoreFactory): vo
         [1001, 4],
         [2500, 5],
       ]);
+    });
+
+    it('reads row_keys at many row times together as it reads each alone, in the order asked', async () => {
+      const store = await fresh({ rowWidth: WIDTH });
+      // 40 rows (more than one statement's worth on Cassandra), two series in the even ones, a negative row time.
+      const rows = Array.from({ length: 40 }, (_, i) => (i - 1) * WIDTH);
+      await write(store, [
+        { metric: 'many', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: rows, values: rows },
+        {
+          metric: 'many',
+          tags: { host: 'b' },
+          type: 'double',
+          ttlSeconds: 0,
+          timestamps: rows.filter((_, i) => i % 2 === 0),
+          values: rows.filter((_, i) => i % 2 === 0),
+        },
+        { metric: 'other', tags: { host: 'a' }, type: 'long', ttlSeconds: 0, timestamps: rows, values: rows },
+      ]);
+      // Out of order, with a row time no series has.
+      const asked = [...rows].reverse().concat([rows.length * WIDTH]);
+      const together = await store.rowKeysAt('many', asked);
+      expect(together).toEqual(await Promise.all(asked.map((rowTime) => store.rowKeys('many', rowTime))));
+      expect(together.map((keys) => keys.length)).toEqual(asked.map((_, i) => (i === 40 ? 0 : i % 2 === 0 ? 1 : 2)));
+      expect(together[39]).toEqual([
+        { metric: 'many', rowTime: -WIDTH, dataType: 'kairos_double', tags: { host: 'b' } },
+        { metric: 'many', rowTime: -WIDTH, dataType: 'kairos_long', tags: { host: 'a' } },
+      ]);
+      expect(await store.rowKeysAt('many', [rows[3]!])).toEqual([
+        [{ metric: 'many', rowTime: rows[3], dataType: 'kairos_long', tags: { host: 'a' } }],
+      ]);
+      expect(await store.rowKeysAt('many', [])).toEqual([]);
     });
 
     it("stores negative timestamps in KairosDB's unaligned rows and reads them back", async () => {

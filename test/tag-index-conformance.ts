@@ -5,13 +5,14 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IndexLoaders } from '../src/app/index-loaders.js';
+import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { TagCondition, TagFilter, TimeRange } from '../src/model/query.js';
 import { compileTagFilter, type SeriesPredicate } from '../src/model/tag-filter.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { planSeries, type IndexReader } from '../src/sources/kairosdb/plan.js';
 import { encodeTagString } from '../src/store/format/index.js';
-import type { RowKey, SeriesWrite, Store } from '../src/store/store.js';
+import type { RowKey, Store } from '../src/store/store.js';
+import type { SeriesWrite } from '../src/model/write-batch.js';
 import { parseTagIndexConfig, type TagIndexConfig } from '../src/store/tag-index.js';
 
 export interface TagIndexStores {

@@ -4,7 +4,7 @@
  * source delete each partition's part of the range (reference §4.4).
  */
 import type { Source } from '../sources/source.js';
-import type { IndexLoaders } from './index-loaders.js';
+import type { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 

@@ -8,7 +8,7 @@
  * make queries trust an incomplete index.
  */
 import { InputError } from '../model/errors.js';
-import { COVERAGE_SERVICE, type ServiceIndex, type ServiceValue } from '../sources/series.js';
+import type { ServiceIndex, ServiceValue } from '../sources/capabilities.js';
 import type { Source } from '../sources/source.js';
 
 export interface MetadataKey {
@@ -24,8 +24,8 @@ export interface MetadataKey {
  */
 export function metadataFor(source: Source, at: MetadataKey, change: boolean): ServiceIndex {
   const fields = { service: 'service', serviceKey: 'serviceKey', key: 'key' } as const;
-  const index = source.metadata;
-  if (index === undefined)
+  const metadata = source.capabilities.metadata;
+  if (metadata === undefined)
     throw new InputError('source', source.name, `has no metadata: its ${source.layout} layout keeps no service_index`);
   checkName(at.service, fields.service);
   if (at.service.startsWith('_')) {
@@ -35,13 +35,14 @@ export function metadataFor(source: Source, at: MetadataKey, change: boolean): S
       "starts with '_': such services are KairosDB's own (roll-up tasks, hosts), which the metadata API does not serve",
     );
   }
-  if (change && at.service === COVERAGE_SERVICE) {
+  if (change && metadata.readOnlyServices.includes(at.service)) {
     throw new InputError(
       fields.service,
       at.service,
       "is the gateway's own (since when each tag index is complete): it may be read, not changed",
     );
   }
+  const index = metadata.index;
   if (at.serviceKey !== undefined) checkName(at.serviceKey, fields.serviceKey);
   if (at.key !== undefined) checkName(at.key, fields.key);
   const bytes =

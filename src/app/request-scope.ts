@@ -20,10 +20,10 @@ import { OverloadedError, QueryTimeoutError, type Challenge } from '../model/err
 import { UNRESTRICTED, type Principal, type Scope } from '../model/principal.js';
 import type { MetricQuery } from '../model/query.js';
 import type { SharedReads } from '../sharing/shared-reads.js';
-import { ReadAheadBudget } from '../sources/series.js';
+import { ReadAheadBudget } from '../lib/queued-scan.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
-import { IndexLoaders } from './index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 
 /** What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets. */
 export interface ScopeSettings {

@@ -3,7 +3,7 @@
  * source (index entries before data, acknowledged once durable), then the request's loaders forget what they read,
  * so a read after the write in the same request sees the new series.
  */
-import type { WriteBatch } from '../sources/series.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';
 import type { RequestScope } from './request-scope.js';
 

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MAX_EPOCH_MS } from '../lib/epoch-ms.js';
-import type { RowKey } from '../sources/series.js';
+import type { Partition } from '../model/series.js';
 
 /** What identifies one copy: a state file resumes only the copy it was made for. */
 export interface CopyArguments {
@@ -119,7 +119,7 @@ export class CopyState {
  * One partition as the state file names it: metric, row time, data type and tags in name order (a store's tag
  * records list integer-like names first), so the same partition has the same id in every run.
  */
-export function partitionId(key: RowKey): string {
+export function partitionId(key: Partition): string {
   const tags = Object.entries(key.tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([key.metric, key.rowTime, key.dataType, tags]);
 }

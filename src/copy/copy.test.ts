@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, dump, HOUR, series } from '../../test/support/copy-sources.js';
 import { removeTempDirs } from '../../test/support/temp-dir.js';
-import { IndexLoaders } from '../app/index-loaders.js';
-import type { RowKey, WriteBatch } from '../sources/series.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
+import type { Partition } from '../model/series.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';
 import { parseCopyArgs } from './args.js';
 import { copySeries, summary, type CopyOptions } from './copy.js';
@@ -189,7 +190,10 @@ describe('copySeries', () => {
         const plan = await from.findSeries(...args);
         return {
           ...plan,
-          partitions: [...plan.partitions, { ...plan.partitions[0]!, dataType: 'kairos_complex' } as RowKey],
+          partitions: [
+            ...plan.partitions,
+            { ...plan.partitions[0]!, dataType: 'kairos_complex', kind: 'complex' } as Partition,
+          ],
         };
       },
     });

@@ -4,19 +4,12 @@
  * state file so that a killed run resumes, then every series copied read back on both sides and compared.
  */
 import { InputError } from '../model/errors.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
-import {
-  encodeTagString,
-  sliceKindOf,
-  validateWrite,
-  type PointInput,
-  type RowKey,
-  type SeriesInput,
-  type SeriesWrite,
-  type Slice,
-  type ValueType,
-} from '../sources/series.js';
+import { encodeTagString } from '../model/tag-string.js';
+import { validateWrite, type PointInput, type SeriesInput } from '../sources/write-validation.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { SeriesWrite, ValueType } from '../model/write-batch.js';
 import type { Source } from '../sources/source.js';
 import { CopyError, CopyState, partitionId } from './copy-state.js';
 import { describeSeries, readBack, type Mismatch } from './read-back.js';
@@ -83,11 +76,11 @@ const ALL_SERIES = (): boolean => true;
  * held when it began, not those a pass half done or a day old happened to list.
  */
 async function wholeCatalogue(source: Source, options: CopyOptions): Promise<void> {
-  if (source.catalogue?.kind !== 'scan') return;
+  if (source.capabilities.catalogue?.status().kind !== 'scan') return;
   const since = Date.now();
   let said = 0;
   for (;;) {
-    const status = source.catalogue;
+    const status = source.capabilities.catalogue?.status();
     if (status === undefined || (status.lastPassEndedMs !== undefined && status.lastPassEndedMs >= since)) return;
     if (Date.now() - said >= 10_000) {
       options.onNotice?.(
@@ -115,7 +108,7 @@ export async function copySeries(options: CopyOptions): Promise<CopyResult> {
     for (const warning of plan.warnings) options.onNotice?.(`warning: ${warning}`);
     const series = new Set<string>();
     for (const key of plan.partitions) {
-      if (sliceKindOf(key.dataType) === 'complex') {
+      if (key.kind === 'complex') {
         throw new CopyError(
           `metric ${JSON.stringify(metric)} holds complex points (series ${describeSeries(metric, key.tags)}, data type ${key.dataType}), which cannot be copied: the write path has no complex type. Name the other metrics with --metric`,
         );
@@ -225,7 +218,7 @@ class WriteBuffer {
     private readonly flushed: (ids: readonly string[], points: number) => void,
   ) {}
 
-  async add(key: RowKey, slice: Slice): Promise<void> {
+  async add(key: Partition, slice: Slice): Promise<void> {
     if (slice.kind === 'complex')
       throw new CopyError(
         `metric ${JSON.stringify(key.metric)} holds complex points (series ${describeSeries(key.metric, key.tags)}), which cannot be copied: the write path has no complex type`,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, dump, HOUR, series, type CopyFixture } from '../../test/support/copy-sources.js';
 import { removeTempDirs } from '../../test/support/temp-dir.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import { USAGE } from './args.js';
 
 afterAll(removeTempDirs);

@@ -8,6 +8,7 @@ import { invalidConfiguration, loadConfig, type Config } from '../gateway/config
 import { createLogger } from '../lib/log.js';
 import { configuredSourceNames, openSource } from '../sources/open-sources.js';
 import { loadSourcesFile, type SourceSettings } from '../sources/sources-file.js';
+import { sourcesFileOptions, sourcesOptions } from '../gateway/layer-options.js';
 import type { Source } from '../sources/source.js';
 import { parseCopyArgs, USAGE, UsageError, type CopyArgs } from './args.js';
 import { copySeries, CopyError, summary, type CopyProgress } from './copy.js';
@@ -31,14 +32,14 @@ async function main(argv: readonly string[]): Promise<number> {
   let settings: SourceSettings[];
   try {
     config = loadConfig();
-    settings = loadSourcesFile(config);
+    settings = loadSourcesFile(sourcesFileOptions(config));
   } catch (error) {
     const message = invalidConfiguration(error);
     if (message === undefined) throw error;
     process.stderr.write(message);
     return 2;
   }
-  const names = configuredSourceNames(config, settings);
+  const names = configuredSourceNames(config.primarySourceName, settings);
   for (const [option, name] of [
     ['--from', args.from],
     ['--to', args.to],
@@ -52,9 +53,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const log = createLogger(config.logLevel);
   const opened: Source[] = [];
   try {
-    const from = await openSource(config, settings, args.from, log);
+    const from = await openSource(sourcesOptions(config), settings, args.from, log);
     opened.push(from);
-    const to = await openSource(config, settings, args.to, log);
+    const to = await openSource(sourcesOptions(config), settings, args.to, log);
     opened.push(to);
     const progress = progressReporter();
     let result: Awaited<ReturnType<typeof copySeries>>;

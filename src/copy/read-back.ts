@@ -2,9 +2,10 @@
  * The read-back check of `npm run copy`: per series (metric and tags), the count of its points in the range and exact,
  * order-free sums of them, read on both sides through the same read path (findSeries, then read).
  */
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
-import { encodeTagString, type Slice, type Tags } from '../sources/series.js';
+import { encodeTagString } from '../model/tag-string.js';
+import type { Slice, Tags } from '../model/series.js';
 import type { Source } from '../sources/source.js';
 
 /** One series' points, summarised so that equal points give equal stats whatever order they were read in. */

@@ -5,7 +5,7 @@
  */
 import { executeQuery, newQueryStats, unlimitedRequest } from '../engine/execute.js';
 import type { Logger } from '../lib/log.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import type { Source } from '../sources/source.js';
 import { seedDemoData, writeDemoPoints, type DemoSummary } from './seed.js';

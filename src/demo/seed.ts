@@ -4,7 +4,8 @@
  * timestamp, so the data is the same on every machine for the same clock, and a range written later (demo-flow.ts
  * tops it up while the gateway runs) continues it seamlessly.
  */
-import type { SeriesWrite, Tags, WriteBatch } from '../sources/series.js';
+import type { SeriesWrite, WriteBatch } from '../model/write-batch.js';
+import type { Tags } from '../model/series.js';
 
 /** Where demo points go: a store, or a gateway's source (so its writes reach the results cache and live queries). */
 export interface DemoTarget {

@@ -9,13 +9,14 @@ import { SharedScans } from '../sharing/shared-scans.js';
 import { WriteGenerations } from '../sharing/write-generations.js';
 import { KairographError } from '../model/errors.js';
 import { deletePoints } from '../app/delete-points.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import type { Source } from '../sources/source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import type { SeriesWrite, Store } from '../store/store.js';
+import type { SeriesWrite } from '../model/write-batch.js';
+import type { Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput, type QueryStats } from './execute.js';
 

@@ -6,7 +6,7 @@
  * per-request statistics the engine fills live here too.
  */
 import { BudgetExceededError } from '../model/errors.js';
-import type { Slice } from '../sources/series.js';
+import type { Slice } from '../model/series.js';
 import { sliceRange } from './points.js';
 
 export interface Budgets {

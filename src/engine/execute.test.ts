@@ -2,11 +2,12 @@
 // for an invalid query, and cancellation.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../model/errors.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import type { SeriesWrite, Store } from '../store/store.js';
+import type { SeriesWrite } from '../model/write-batch.js';
+import type { Store } from '../store/store.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { executeQuery, newQueryStats, unlimitedRequest, type EngineContext, type QueryStats } from './execute.js';
 

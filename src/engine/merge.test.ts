@@ -1,7 +1,8 @@
 // The k-way merge: KairosDB's order (time, value, series rank), lazy opening at row bounds, and stopping cleanly.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { NumberSlice, RowKey, Slice } from '../store/store.js';
+import type { NumberSlice, Slice } from '../model/series.js';
+import type { RowKey } from '../store/store.js';
 import { mergeRuns, type MergeInput } from './merge.js';
 import type { Order } from './points.js';
 

@@ -4,7 +4,7 @@
  * through whole. Each scan is opened only when the merge reaches its time bounds, so a long query over many row
  * periods holds one page per series, not one per partition. The merge yields the thread between runs (lib/time-slice.ts).
  */
-import type { Slice } from '../sources/series.js';
+import type { Slice } from '../model/series.js';
 import { yieldIfDue, type Lane } from '../lib/time-slice.js';
 import { compareInStream, tieAt, type Order } from './points.js';
 

@@ -2,7 +2,7 @@
  * What executeQuery answers: per query, KairosDB's sample size and result groups (name, group_by results, tag
  * union, points with their types), warnings beside them, and the truncation a budget caused, if any.
  */
-import type { Slice } from '../sources/series.js';
+import type { Slice } from '../model/series.js';
 import type { BudgetTracker, Truncation } from './budget.js';
 import type { GroupByResult } from './group-by/group-by.js';
 import { PointList, type PointKind } from './point-list.js';

@@ -4,14 +4,15 @@
  * KairosDB's rules for which aggregators apply to which group type and in which order groups come out.
  */
 import { dict } from '../lib/dict.js';
-import type { RowKey, Slice, Tags, WriteBatch } from '../sources/series.js';
+import type { Partition, Slice, Tags } from '../model/series.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import type { AggregatorDefinition, BucketObserver, GroupType, StageEnv } from './aggregators/aggregator.js';
 import type { CompiledAggregator } from './aggregators/registry.js';
 import type { BudgetTracker } from './budget.js';
 import type { GroupByResult, GroupBys } from './group-by/group-by.js';
 import { OutputSink, type GroupOutput } from './output.js';
-import { PointList } from './point-list.js';
-import { bigExtra, compareInStream, tieAt, type Extra, type Order, type PointSink, type RunSink } from './points.js';
+import { PointList, bigExtra } from './point-list.js';
+import { compareInStream, tieAt, type Extra, type Order, type PointSink, type RunSink } from './points.js';
 
 export interface SeriesEntry {
   /** Position in the canonical order (type, then tag string): the last tie-breaker between equal points. */
@@ -21,7 +22,7 @@ export interface SeriesEntry {
   /** KairosDB's tag string of `tags`. */
   readonly tagString: string;
   /** Partitions in row-time order. */
-  readonly partitions: readonly RowKey[];
+  readonly partitions: readonly Partition[];
   /** Set once a scan of the series yielded a point: only such series lend their tags to a group, as in KairosDB. */
   seen: boolean;
 }

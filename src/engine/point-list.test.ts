@@ -3,10 +3,10 @@
  * it holds the same points with the same values.
  */
 import { describe, expect, it } from 'vitest';
-import type { RowKey, Slice } from '../sources/series.js';
+import type { PartitionKey, Slice } from '../model/series.js';
 import { PointList, valueAt } from './point-list.js';
 
-const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { host: 'a' } };
+const KEY: PartitionKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { host: 'a' } };
 const BIG = 2n ** 60n + 1n;
 
 function longSlice(timestamps: number[], exact: bigint[]): Slice {

@@ -7,8 +7,7 @@
  * (REST's values, GraphQL's columns) read the runs; the per-point arrays (`timestamps`, `kinds`, `values`) are made
  * on first use, for the readers that go point by point.
  */
-import type { Slice, SliceKind } from '../sources/series.js';
-import { bigExtra } from './points.js';
+import type { Slice, SliceKind } from '../model/series.js';
 
 export interface ComplexValue {
   readonly real: number;
@@ -186,3 +185,10 @@ export function longAt(columns: Extract<RunColumns, { kind: 'long' | 'double' }>
   const exact = columns.exact?.[i];
   return (exact === undefined ? undefined : bigExtra(exact)) ?? columns.values[i]!;
 }
+
+/** The extra of a long read from an exact column: only values beyond ±2^53 need it. */
+export function bigExtra(value: bigint): bigint | undefined {
+  return value >= -MAX_SAFE && value <= MAX_SAFE ? undefined : value;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

@@ -2,8 +2,8 @@
  * How points travel through the engine: pushed into sinks as runs of a slice or as single points spread over
  * arguments (timestamp, kind, number, extra), never as one object per point; and the order KairosDB merges them in.
  */
-import type { Slice } from '../sources/series.js';
-import type { PointKind, PointValue } from './point-list.js';
+import type { Slice } from '../model/series.js';
+import { bigExtra, type PointKind, type PointValue } from './point-list.js';
 
 /**
  * What a point carries besides its number: the exact bigint of a long beyond ±2^53, the text of a string, the
@@ -46,11 +46,6 @@ export function pushPoints(slice: Slice, from: number, to: number, sink: PointSi
       else for (let i = from; i < to; i++) sink.point(ts[i]!, kind, values[i]!, bigExtra(exact[i]!));
     }
   }
-}
-
-/** The extra of a long read from an exact column: only values beyond ±2^53 need it. */
-export function bigExtra(value: bigint): bigint | undefined {
-  return value >= -MAX_SAFE && value <= MAX_SAFE ? undefined : value;
 }
 
 /** The value a point list stores for a point. */
@@ -114,8 +109,6 @@ export function tieAt(slice: Slice, i: number): number {
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Points [start, end) of a slice, sharing its buffers. */
 export function sliceRange(slice: Slice, start: number, end: number): Slice {

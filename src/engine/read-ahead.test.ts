@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ReadAheadBudget, type RowKey, type Slice } from '../sources/series.js';
+import { ReadAheadBudget } from '../lib/queued-scan.js';
+import type { PartitionKey, Slice } from '../model/series.js';
 import { ReadAhead } from './read-ahead.js';
 
-const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { h: 'a' } };
+const KEY: PartitionKey = { metric: 'm', rowTime: 0, dataType: 'kairos_long', tags: { h: 'a' } };
 
 /** Scans of `pages` one-point pages each that record when each page was asked for and when the scan ended. */
 function scans(count: number, asked: string[], ended: number[], pages = 2) {

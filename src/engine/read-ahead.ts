@@ -9,13 +9,14 @@
  * one slice per started scan, and per part of a split scan, the one under way when the budget filled). A scan the
  * engine waits for always reads its next slice, budget or not: the budget bounds reading ahead, never reading.
  */
-import { QueuedScan, type ReadAheadBudget, type Slice } from '../sources/series.js';
+import { QueuedScan, type ReadAheadBudget } from '../lib/queued-scan.js';
+import type { Slice } from '../model/series.js';
 
 /** The default of CASSANDRA_READ_AHEAD_POINTS: 16 MB of slices of doubles (a timestamp and a value, 8 bytes each). */
 export const DEFAULT_READ_AHEAD_POINTS = 1_048_576;
 
 export class ReadAhead {
-  private readonly early = new Map<number, QueuedScan>();
+  private readonly early = new Map<number, QueuedScan<Slice>>();
   /** Scans below this index were started, early or by the engine. */
   private next = 0;
 

@@ -3,11 +3,11 @@
  * way has come, how old the last whole pass is, and the keys they could not use, one series per source.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { CatalogueStatus } from '../sources/source.js';
+import type { CatalogueStatus } from '../sources/capabilities.js';
 import type { Sources } from '../sources/sources.js';
 
 export function registerCatalogueMetrics(registry: Registry, sources: Sources): void {
-  const withCatalogue = sources.all.filter((source) => source.catalogue !== undefined);
+  const withCatalogue = sources.all.filter((source) => source.capabilities.catalogue !== undefined);
   if (withCatalogue.length === 0) return;
   const gauge = (
     name: string,
@@ -23,7 +23,7 @@ export function registerCatalogueMetrics(registry: Registry, sources: Sources): 
       collect() {
         this.reset();
         for (const source of withCatalogue) {
-          const v = value(source.catalogue!);
+          const v = value(source.capabilities.catalogue!.status());
           if (v !== undefined) this.set({ source: source.name }, v);
         }
       },
@@ -57,7 +57,7 @@ export function registerCatalogueMetrics(registry: Registry, sources: Sources): 
     collect() {
       this.reset();
       for (const source of withCatalogue) {
-        const s = source.catalogue!;
+        const s = source.capabilities.catalogue!.status();
         this.set({ source: source.name, why: 'undecodable' }, s.undecodableKeys);
         this.set({ source: source.name, why: 'other_schema' }, s.otherSchemaKeys);
         this.set({ source: source.name, why: 'uncatalogued' }, s.uncataloguedKeys);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { LiveQueries } from '../sharing/live-queries.js';
 import { createSharedReads, registerSharedReadMetrics } from '../sharing/shared-reads.js';
+import { sharedReadOptions } from './layer-options.js';
 import type { Config } from './config.js';
 import { BrowserPolicy } from '../http/browser-policy.js';
 import { HttpEdge, type ErrorFormat } from '../http/edge.js';
@@ -46,7 +47,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   // One registry per gateway: /metrics shows this gateway's numbers, and tests can run several side by side.
   const metrics = new Registry();
   // Requests read and write through it: the results cache, shared work in flight, invalidation by writes.
-  const shared = createSharedReads(inner, config);
+  const shared = createSharedReads(inner, sharedReadOptions(config));
   const sources = shared.sources;
   registerSharedReadMetrics(metrics, shared);
   registerSchemaMetrics(metrics, inner);

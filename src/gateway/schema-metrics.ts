@@ -4,14 +4,14 @@
  * kind: keyspace or table), so the labels stay as few as the configured sources.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SchemaRepairStatus } from '../sources/series.js';
+import type { SchemaRepairStatus } from '../model/health.js';
 import type { Sources } from '../sources/sources.js';
 
 export function registerSchemaMetrics(registry: Registry, sources: Sources): void {
-  const watched = sources.all.filter((source) => source.schemaRepair !== undefined);
+  const watched = sources.all.filter((source) => source.capabilities.schemaRepair !== undefined);
   if (watched.length === 0) return;
   const each = (visit: (source: string, status: SchemaRepairStatus) => void) => {
-    for (const source of watched) visit(source.name, source.schemaRepair!);
+    for (const source of watched) visit(source.name, source.capabilities.schemaRepair!.status());
   };
   const counter = (name: string, help: string, value: (status: SchemaRepairStatus) => number) =>
     new Counter({

@@ -10,25 +10,26 @@ import { createGateway, listen } from './create-gateway.js';
 import { openSources } from '../sources/open-sources.js';
 import { loadSourcesFile } from '../sources/sources-file.js';
 import { openStore } from '../store/open-store.js';
+import { sourcesFileOptions, sourcesOptions, storeOptions } from './layer-options.js';
 
 export async function main(): Promise<void> {
   // Before the store opens (and the demo data is seeded): a gateway open to the network without credentials, or a
   // credentials file that is wrong, stops here. The gateway checks the file again against the configured sources.
   const { config, sourceSettings, policy } = await step(invalidConfiguration, () => {
     const config = loadConfig();
-    const sourceSettings = loadSourcesFile(config);
+    const sourceSettings = loadSourcesFile(sourcesFileOptions(config));
     return { config, sourceSettings, policy: loadAuthPolicy(config) };
   });
   const log = createLogger(config.logLevel, config.logFormat);
   for (const warning of deprecatedSettings(config, policy)) log.warn({ setting: warning.setting }, warning.message);
   const store = await step(
     (error) => storeFailure(config, error),
-    () => openStore(config, log),
+    () => openStore(storeOptions(config), log),
   );
   // A source's settings that do not fit what it reads (a table's mapping against its schema).
   const sources = await step(
     invalidConfiguration,
-    () => openSources(config, store, sourceSettings, log),
+    () => openSources(sourcesOptions(config), store, sourceSettings, log),
     () => store.close(),
   );
   const gateway = await step(

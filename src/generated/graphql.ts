@@ -2,7 +2,7 @@
 import type { TimeInput } from '../model/time.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { SeriesModel, RowModel, MetadataServiceModel, LiveUpdateModel, LiveChangeModel } from '../graphql/models.js';
-import type { RowKey } from '../sources/series.js';
+import type { Partition } from '../model/series.js';
 import type { PointRow } from '../graphql/point-answers.js';
 import type { PointList } from '../engine/point-list.js';
 import type { GroupByResult } from '../engine/execute.js';
@@ -1282,7 +1282,7 @@ export type ResolversTypes = ResolversObject<{
   ScoreOrder: ScoreOrder;
   ScoreThresholdInput: ScoreThresholdInput;
   Series: ResolverTypeWrapper<SeriesModel>;
-  SeriesKey: ResolverTypeWrapper<RowKey>;
+  SeriesKey: ResolverTypeWrapper<Partition>;
   SeriesKeyPage: ResolverTypeWrapper<Omit<SeriesKeyPage, 'items'> & { items: Array<ResolversTypes['SeriesKey']> }>;
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: ResolverTypeWrapper<SeriesTag>;
@@ -1345,7 +1345,7 @@ export type ResolversParentTypes = ResolversObject<{
   ScoreInput: ScoreInput;
   ScoreThresholdInput: ScoreThresholdInput;
   Series: SeriesModel;
-  SeriesKey: RowKey;
+  SeriesKey: Partition;
   SeriesKeyPage: Omit<SeriesKeyPage, 'items'> & { items: Array<ResolversParentTypes['SeriesKey']> };
   SeriesPointsInput: SeriesPointsInput;
   SeriesTag: SeriesTag;

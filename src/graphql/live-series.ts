@@ -11,7 +11,7 @@ import type { MetricQuery } from '../model/query.js';
 import type { GraphQLContext } from './context.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 import { subscriptionStatistics } from './use-query-statistics.js';
-import { metricScope } from '../sources/source.js';
+import { metricScope } from '../sources/metric-scope.js';
 import { timeArg } from './arguments.js';
 import type { LiveUpdateModel, SeriesModel } from './models.js';
 import { answerSeries, seriesQuery } from './series-answers.js';

@@ -9,7 +9,8 @@ import type { MutationResolvers, SeriesPointsInput, ValueType as GraphQLValueTyp
 import { dict } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
 import type { StoredTask } from '../rollups/task-store.js';
-import { pointPath, validateMetricName, validateWrite, type SeriesInput, type ValueType } from '../sources/series.js';
+import { pointPath, validateMetricName, validateWrite, type SeriesInput } from '../sources/write-validation.js';
+import type { ValueType } from '../model/write-batch.js';
 import { rangeArgs, timeArg, wherePredicate } from './arguments.js';
 import type { GraphQLContext } from './context.js';
 

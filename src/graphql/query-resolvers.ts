@@ -23,7 +23,7 @@ const MAX_METRIC_NAMES = 100_000;
 export const queryResolvers: QueryResolvers<GraphQLContext> = {
   sources(_, __, ctx) {
     return ctx.sources.all.map((source) => {
-      const catalogue = source.catalogue;
+      const catalogue = source.capabilities.catalogue?.status();
       return {
         name: source.name,
         layout: source.layout,

@@ -10,7 +10,8 @@ import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, TagMatch } from '../ge
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
 import type { TimeInput } from '../model/time.js';
 import { queryThroughRollups } from '../rollups/query-through-rollups.js';
-import { validateMetricName, type RowKey } from '../sources/series.js';
+import { validateMetricName } from '../sources/write-validation.js';
+import type { Partition } from '../model/series.js';
 import type { Source } from '../sources/source.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { positiveIntArg, rangeArgs, tagFilterArg, wherePredicate, zoneArg } from './arguments.js';
@@ -30,13 +31,13 @@ export async function rawSeries(ctx: GraphQLContext, args: QueryRawSeriesArgs, l
 }
 
 /** One key per series (a series spans several row periods), in the order of their ids. */
-export function uniqueSeriesKeys(keys: readonly RowKey[]): RowKey[] {
-  const unique = new Map<string, RowKey>();
+export function uniqueSeriesKeys(keys: readonly Partition[]): Partition[] {
+  const unique = new Map<string, Partition>();
   for (const key of keys) unique.set(seriesKeyId(key), key);
   return [...unique.keys()].sort().map((id) => unique.get(id)!);
 }
 
-export function seriesKeyId(key: RowKey): string {
+export function seriesKeyId(key: Partition): string {
   return JSON.stringify([key.dataType, key.tags]);
 }
 
@@ -47,7 +48,7 @@ export async function seriesOf(
   metric: string,
   range: TimeRange,
   where: readonly TagMatch[] | null | undefined,
-): Promise<RowKey[]> {
+): Promise<Partition[]> {
   const name = validateMetricName(metric, 'metric', source.limits);
   const predicate = wherePredicate(where);
   const plan = await source.findSeries(ctx.loaders, name, range, predicate, { lane: ctx.lane });

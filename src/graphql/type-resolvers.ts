@@ -6,7 +6,6 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { metadataFor } from '../app/metadata.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Resolvers } from '../generated/graphql.js';
-import { sliceKindOf } from '../sources/series.js';
 import type { GraphQLContext } from './context.js';
 import type { SeriesModel } from './models.js';
 import { pointColumn, pointRows } from './point-answers.js';
@@ -104,7 +103,7 @@ export const typeResolvers: Pick<Resolvers, ObjectTypes> = {
     metric: (key) => key.metric,
     tags: (key) => Object.entries(key.tags).map(([name, value]) => ({ name, value })),
     tag: (key, { name }) => (Object.hasOwn(key.tags, name) ? key.tags[name]! : null),
-    type: (key) => GRAPHQL_TYPE[sliceKindOf(key.dataType) ?? 'double'],
+    type: (key) => GRAPHQL_TYPE[key.kind],
   },
 
   Series: {

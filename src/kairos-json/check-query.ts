@@ -8,18 +8,18 @@ import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
 import { InputError } from '../model/errors.js';
 import type { MetricQuery } from '../model/query.js';
-import type { StoreLimits } from '../sources/series.js';
+import type { KeyLimits } from '../model/key-limits.js';
 import { parseKairosQuery } from './parse-query.js';
 import { renamedInputError } from './renamed-input-error.js';
 
-export function parseCheckedKairosQuery(json: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
+export function parseCheckedKairosQuery(json: unknown, nowMs: number, limits: KeyLimits): MetricQuery[] {
   const queries = parseKairosQuery(json, nowMs, limits);
   for (const [i, query] of queries.entries()) inMetric(i, () => checkMetricQuery(query, nowMs, limits));
   return queries;
 }
 
 /** Compiles a query's aggregators, group-bys and zone as the engine will, throwing what the engine would throw. */
-export function checkMetricQuery(query: MetricQuery, nowMs: number, limits: StoreLimits): void {
+export function checkMetricQuery(query: MetricQuery, nowMs: number, limits: KeyLimits): void {
   const zone = readZone(query.timeZone, 'time_zone');
   const groupBys = compileGroupBys(query.groupBy, query.range.startMs);
   const { metric, range } = query;

@@ -11,7 +11,8 @@ import { parseTimeUnit, TIME_UNITS } from '../model/time-units.js';
 import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import { plusUtc } from '../model/time.js';
-import { validateMetricName, type StoreLimits } from '../sources/series.js';
+import { validateMetricName } from '../sources/write-validation.js';
+import type { KeyLimits } from '../model/key-limits.js';
 import { renamedInputError } from './renamed-input-error.js';
 
 /**
@@ -24,7 +25,7 @@ export const OPEN_END_MS = MAX_EPOCH_MS;
 const REGEX_PREFIX = 'regex:';
 
 /** `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. */
-export function parseKairosQuery(body: unknown, nowMs: number, limits: StoreLimits): MetricQuery[] {
+export function parseKairosQuery(body: unknown, nowMs: number, limits: KeyLimits): MetricQuery[] {
   if (!isObject(body))
     throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
   const startMs = readStart(body, nowMs);
@@ -118,7 +119,7 @@ function readMetric(
   path: string,
   range: MetricQuery['range'],
   timeZone: string,
-  limits: StoreLimits,
+  limits: KeyLimits,
 ): MetricQuery {
   if (!isObject(value)) throw new InputError(path, value, 'must be an object with a name');
   const metric = validateMetricName(value.name, `${path}.name`, limits);

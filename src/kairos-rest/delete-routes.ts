@@ -4,7 +4,7 @@
  */
 import { deletePoints } from '../app/delete-points.js';
 import { compileTagFilter } from '../model/tag-filter.js';
-import { validateMetricName } from '../sources/series.js';
+import { validateMetricName } from '../sources/write-validation.js';
 import { checkedQueries, pathParam, readJsonBody, type Call, type Reply, type RestRoute } from './rest-endpoint.js';
 
 export const DELETE_ROUTES: readonly RestRoute[] = [

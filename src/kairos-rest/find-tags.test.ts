@@ -4,11 +4,11 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from '../sources/index-loaders.js';
 import { DEFAULT_TIME_ZONE, type MetricQuery, type TagFilter } from '../model/query.js';
 import { KairosdbSource } from '../sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { validateWrite } from '../store/write-validation.js';
+import { validateWrite } from '../sources/write-validation.js';
 import { findTags } from './find-tags.js';
 import { OPEN_END_MS } from '../kairos-json/parse-query.js';
 

@@ -4,7 +4,7 @@
  * `start_absolute: 0` that grafana/kairosdb-datasource sends for autocompletion never walks all history.
  */
 import { dict } from '../lib/dict.js';
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from '../sources/index-loaders.js';
 import type { MetricQuery } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import type { Source } from '../sources/source.js';

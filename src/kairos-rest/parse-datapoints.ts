@@ -11,10 +11,9 @@ import {
   validateWrite,
   type PointInput,
   type SeriesInput,
-  type ValueType,
-  type WriteBatch,
   type WriteLimits,
-} from '../sources/series.js';
+} from '../sources/write-validation.js';
+import type { ValueType, WriteBatch } from '../model/write-batch.js';
 import { JsonNumber, type JsonValue } from '../kairos-json/json-text.js';
 import { renamedInputError } from '../kairos-json/renamed-input-error.js';
 

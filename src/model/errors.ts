@@ -63,12 +63,6 @@ export class KairographError extends Error {
   }
 }
 
-/**
- * A setting the process cannot run with: start-up stops and prints its message, which names the setting and the
- * value (src/gateway/config.ts, invalidConfiguration). Thrown wherever a setting is read and checked.
- */
-export class ConfigError extends Error {}
-
 /** The scheme a 401 offers in WWW-Authenticate: Basic where KairosDB clients and browsers answer it, Bearer for GraphQL. */
 export type Challenge = 'Basic' | 'Bearer';
 
@@ -271,6 +265,12 @@ export class TooManySubscriptionsError extends KairographError {
     );
   }
 }
+
+/**
+ * A setting the process cannot run with (an environment variable, SOURCES_FILE, a source's mapping against its table):
+ * not a request's error, it stops start-up with a message that names the setting.
+ */
+export class ConfigError extends Error {}
 
 /** Renders a rejected value for a message: JSON where it is short and printable, truncated otherwise. */
 export function show(value: unknown): string {

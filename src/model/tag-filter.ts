@@ -5,7 +5,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { InputError } from './errors.js';
-import type { Tags } from '../sources/series.js';
+import type { Tags } from './series.js';
 import type { TagFilter } from './query.js';
 
 /**

@@ -13,7 +13,7 @@ import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-json/json-
 import { parseKairosQuery } from '../kairos-json/parse-query.js';
 import { renamedInputError } from '../kairos-json/renamed-input-error.js';
 import type { MetricQuery } from '../model/query.js';
-import type { StoreLimits } from '../sources/series.js';
+import type { KeyLimits } from '../model/key-limits.js';
 
 /** KairosDB's `RangeAggregator` subclasses: a roll-up query needs one of them (`validateHasRangeAggregator`). */
 const RANGE_AGGREGATORS: readonly string[] = [
@@ -58,7 +58,7 @@ export interface Rollup {
 export interface ParseTaskOptions {
   /** The task's id when it is updated (PUT /rollups/{id}); a new task keeps an `id` it gives, or gets a new one. */
   readonly id?: string;
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
   readonly nowMs: number;
   /** The shortest execution interval taken (ROLLUPS_MIN_INTERVAL_MS for tasks changed through the gateway); MIN_INTERVAL_MS by default. */
   readonly minIntervalMs?: number;

@@ -8,7 +8,7 @@
  * (one key per task id), so a client's tasks are counted with one read. The metadata API refuses every `_` service,
  * so users cannot touch them.
  */
-import type { ServiceIndex } from '../sources/series.js';
+import type { ServiceIndex } from '../sources/capabilities.js';
 import type { Sources } from '../sources/sources.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
 
@@ -43,7 +43,7 @@ export type StoredTask =
  */
 export function taskStoreOf(sources: Sources, now: () => number = Date.now): RollupTaskStore | undefined {
   const source = sources.primary;
-  const index = source.metadata;
+  const index = source.capabilities.metadata?.index;
   if (index === undefined) return undefined;
   return new RollupTaskStore(index, () => ({ limits: source.limits, nowMs: now() }));
 }

@@ -5,20 +5,16 @@
  * of those metrics unreachable to every reader that starts afterwards and tells the results cache which of its ranges
  * may have changed. save_as writes go through it too, since the engine writes through its context's source.
  */
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from '../sources/index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
-import type {
-  PingReport,
-  RowKey,
-  ScanOptions,
-  SchemaRepairStatus,
-  ServiceIndex,
-  Slice,
-  StoreLimits,
-  WriteBatch,
-} from '../sources/series.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
+import type { PingReport } from '../model/health.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
+import type { Capabilities } from '../sources/capabilities.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { WriteBatch } from '../model/write-batch.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sources/source.js';
 import type { SharedScans } from './shared-scans.js';
 import type { WriteGenerations } from './write-generations.js';
 
@@ -41,7 +37,7 @@ export class InvalidatingSource implements Source {
     return this.inner.writable;
   }
 
-  get limits(): StoreLimits {
+  get limits(): KeyLimits {
     return this.inner.limits;
   }
 
@@ -57,16 +53,8 @@ export class InvalidatingSource implements Source {
     return this.inner.indexReads;
   }
 
-  get catalogue(): CatalogueStatus | undefined {
-    return this.inner.catalogue;
-  }
-
-  get metadata(): ServiceIndex | undefined {
-    return this.inner.metadata;
-  }
-
-  get schemaRepair(): SchemaRepairStatus | undefined {
-    return this.inner.schemaRepair;
+  get capabilities(): Capabilities {
+    return this.inner.capabilities;
   }
 
   metricNames(prefix: string, limit?: number): Promise<string[]> {
@@ -83,7 +71,7 @@ export class InvalidatingSource implements Source {
     return this.inner.findSeries(index, metric, range, matches, options);
   }
 
-  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice> {
+  read(key: Partition, startMs: number, endMs: number, options?: ReadOptions): AsyncIterable<Slice> {
     return this.scans.scan(this.inner, key, startMs, endMs, options);
   }
 
@@ -101,7 +89,7 @@ export class InvalidatingSource implements Source {
     }
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     try {
       return await this.inner.deleteRange(key, startMs, endMs);
     } finally {

@@ -4,7 +4,6 @@
  * gateway. One per gateway, for all its sources, made with it; its numbers go to /metrics.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Config } from '../gateway/config.js';
 import type { Sources } from '../sources/sources.js';
 import { InvalidatingSource } from './invalidating-source.js';
 import { ResultsCache } from './results-cache.js';
@@ -22,15 +21,21 @@ export interface SharedReads {
   readonly generations: WriteGenerations;
 }
 
-export function createSharedReads(inner: Sources, config: Config): SharedReads {
+/** What the gateway's requests share, from its configuration. */
+export interface SharedReadOptions {
+  /** The results cache's CACHE_MAX_BYTES (0: no cache), CACHE_FRESHNESS_MS and CACHE_TTL_MS (results-cache.ts). */
+  readonly cache: { readonly maxBytes: number; readonly freshnessMs: number; readonly ttlMs: number };
+}
+
+export function createSharedReads(inner: Sources, options: SharedReadOptions): SharedReads {
   const generations = new WriteGenerations();
   const scans = new SharedScans(generations);
   const cache =
-    config.cacheMaxBytes > 0
+    options.cache.maxBytes > 0
       ? new ResultsCache({
-          maxBytes: config.cacheMaxBytes,
-          freshnessMs: config.cacheFreshnessMs,
-          ttlMs: config.cacheTtlMs,
+          maxBytes: options.cache.maxBytes,
+          freshnessMs: options.cache.freshnessMs,
+          ttlMs: options.cache.ttlMs,
           generations,
         })
       : undefined;

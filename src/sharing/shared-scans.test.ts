@@ -1,24 +1,25 @@
 // SharedScans: identical partition reads of one source at once are one read; a reader that falls behind reads on alone
 // from exactly where it was; a reader that leaves is gone, and the source's read stops with the last.
 import { describe, expect, it } from 'vitest';
-import type { RowKey, ScanOptions, Slice } from '../sources/series.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
 import type { Source } from '../sources/source.js';
 import { SharedScans } from './shared-scans.js';
 import { WriteGenerations } from './write-generations.js';
 
-const KEY: RowKey = { metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { host: 'a' } };
+const KEY: Partition = { metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { host: 'a' }, kind: 'double' };
 
 /**
  * A source named `name` whose partition holds `timestamps` (values = index), paged by `pageSize`, that counts its
  * reads and can hold each page until `release` is called.
  */
 function pagedStore(timestamps: number[], hold = false, name = 'primary') {
-  const scans: { start: number; end: number; options: ScanOptions }[] = [];
+  const scans: { start: number; end: number; options: ReadOptions }[] = [];
   const signals: AbortSignal[] = [];
   let waiting: (() => void)[] = [];
   const store = {
     name,
-    read(_key: RowKey, start: number, end: number, options: ScanOptions = {}): AsyncIterable<Slice> {
+    read(_key: Partition, start: number, end: number, options: ReadOptions = {}): AsyncIterable<Slice> {
       scans.push({ start, end, options });
       if (options.signal) signals.push(options.signal);
       return (async function* () {
@@ -101,7 +102,7 @@ describe('SharedScans', () => {
       const timestamps = range(40_000).map((i) => Math.floor(i / 2) * 10);
       const source = pagedStore(timestamps);
       const shared = new SharedScans(new WriteGenerations());
-      const options: ScanOptions = { pageSize, order, ...(limit ? { limit } : {}) };
+      const options: ReadOptions = { pageSize, order, ...(limit ? { limit } : {}) };
       const expected = await readAll(source.store.read(KEY, 0, 1e9, options));
       const scansBefore = source.scans.length;
       const fast = shared.scan(source.store, KEY, 0, 1e9, options)[Symbol.asyncIterator]();

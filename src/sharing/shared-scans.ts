@@ -6,8 +6,9 @@
  * own from where it is. A reader leaves when its signal aborts or it is closed; the source's read stops when the last
  * one leaves.
  */
-import { encodeTagString } from '../sources/series.js';
-import type { RowKey, ScanOptions, Slice } from '../sources/series.js';
+import { encodeTagString } from '../model/tag-string.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
 import type { Source } from '../sources/source.js';
 import { sliceRange } from '../engine/points.js';
 import { untilAborted } from '../lib/until-aborted.js';
@@ -26,7 +27,13 @@ export class SharedScans {
   constructor(private readonly generations: WriteGenerations) {}
 
   /** `source.read(key, startMs, endMs, options)`, shared with identical reads under way. */
-  scan(source: Source, key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncIterable<Slice> {
+  scan(
+    source: Source,
+    key: Partition,
+    startMs: number,
+    endMs: number,
+    options: ReadOptions = {},
+  ): AsyncIterable<Slice> {
     return { [Symbol.asyncIterator]: () => new Reader(this, source, key, startMs, endMs, options) };
   }
 
@@ -192,10 +199,10 @@ class Reader implements AsyncIterator<Slice> {
   constructor(
     private readonly owner: SharedScans,
     readonly source: Source,
-    readonly key: RowKey,
+    readonly key: Partition,
     readonly startMs: number,
     readonly endMs: number,
-    readonly options: ScanOptions,
+    readonly options: ReadOptions,
   ) {}
 
   async next(): Promise<IteratorResult<Slice>> {

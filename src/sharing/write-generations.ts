@@ -3,7 +3,7 @@
  * once the source has acknowledged it, and every key of cached or shared read work names the number it was read
  * under, so work read before a write is never handed to a reader after it, however the two interleave.
  */
-import { metricScope } from '../sources/source.js';
+import { metricScope } from '../sources/metric-scope.js';
 
 /**
  * Numbers live in a fixed table indexed by a hash of the source and metric name, so memory does not grow with every

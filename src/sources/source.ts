@@ -3,20 +3,16 @@
  * and reads, writes and deletes them. Everything above this seam (planner, engine, budgets, statistics, the results
  * cache and shared work, both front ends) works through a Source and never through a design's tables or stores.
  */
-import type { IndexLoaders } from '../app/index-loaders.js';
+import type { IndexLoaders } from './index-loaders.js';
 import type { TimeRange } from '../model/query.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { Lane } from '../lib/time-slice.js';
-import type {
-  PingReport,
-  RowKey,
-  ScanOptions,
-  SchemaRepairStatus,
-  ServiceIndex,
-  Slice,
-  StoreLimits,
-  WriteBatch,
-} from './series.js';
+import type { PingReport } from '../model/health.js';
+import type { Partition, Slice } from '../model/series.js';
+import type { ReadOptions } from '../model/read-options.js';
+import type { Capabilities } from './capabilities.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { WriteBatch } from '../model/write-batch.js';
 
 export interface Source {
   /** How clients name it (GraphQL's `source` argument, statistics, logs). */
@@ -26,7 +22,7 @@ export interface Source {
   /** Whether it takes writes and deletes (addPoints, deletePoints, save_as, REST writes). */
   readonly writable: boolean;
   /** What its keys can hold; front ends refuse larger names and series before calling it. */
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
   /**
    * Partition reads the engine keeps started ahead of the one it reads, where it reads them one after another: a
    * source whose reads wait on the network works on the next partitions meanwhile. 0 where a read never waits.
@@ -39,12 +35,8 @@ export interface Source {
    * zero or not, so a client sees the same keys whatever the request did.
    */
   readonly indexReads: readonly string[];
-  /** Where a source finds its series by scanning its own tables (Heroic's catalogue): how far that is; absent for others. */
-  readonly catalogue?: CatalogueStatus | undefined;
-  /** KairosDB's service_index, for the metadata API: the KairosDB layout's; absent for layouts that keep none. */
-  readonly metadata?: ServiceIndex | undefined;
-  /** Where its store creates and repairs its own schema (KairosDB's keyspace on Cassandra): how that stands. */
-  readonly schemaRepair?: SchemaRepairStatus | undefined;
+  /** What it can do beyond the members below, as its layout declares (capabilities.ts). */
+  readonly capabilities: Capabilities;
 
   /** Metric names, sorted, starting with `prefix`; at most `limit` when given. */
   metricNames(prefix: string, limit?: number): Promise<string[]>;
@@ -62,13 +54,13 @@ export interface Source {
   ): Promise<SeriesPlan>;
 
   /** Points of one partition with start <= ts <= end (both inclusive), streamed as slices in time order. */
-  read(key: RowKey, startMs: number, endMs: number, options?: ScanOptions): AsyncIterable<Slice>;
+  read(key: Partition, startMs: number, endMs: number, options?: ReadOptions): AsyncIterable<Slice>;
 
   /** Writes a validated batch; resolves only once all of it is durable. */
   write(batch: WriteBatch): Promise<void>;
 
   /** Deletes the points of one partition with start <= ts <= end: the whole partition, or a part of it. */
-  deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart>;
+  deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart>;
 
   /** Forgets a metric's name (after all its data was deleted). */
   deleteMetricName(metric: string): Promise<void>;
@@ -94,42 +86,12 @@ export interface SeriesPlan {
   /** Periods of the metric looked up in the range (KairosDB: row times): reported as the query's `rowTimes`. */
   readonly periods: number;
   /** Partitions to read, each once, in the source's order; every one holds points in [rowTime, rowTime + widthMs). */
-  readonly partitions: readonly RowKey[];
+  readonly partitions: readonly Partition[];
   /** The time span of one partition, in ms. */
   readonly widthMs: number;
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
   readonly warnings: readonly string[];
 }
 
-/** What a catalogue (a source's own list of its series, kept by scanning its table) knows of itself. */
-export interface CatalogueStatus {
-  /** `scan` (kept by scanning the table) or `static` (listed in the source's settings). */
-  readonly kind: 'scan' | 'static';
-  /** Partitions (series × period) it knows now. */
-  readonly partitions: number;
-  /** Passes over the whole table ended since the catalogue was made. */
-  readonly passes: number;
-  /** When the last whole pass ended (epoch ms), or undefined before the first did. */
-  readonly lastPassEndedMs: number | undefined;
-  /** How far the pass under way has come, from 0 to 1. */
-  readonly progress: number;
-  /** Keys read by the pass under way. */
-  readonly keysScanned: number;
-  /** Keys of the last whole pass (of the first, while it runs) that decode in none of the layout's forms. */
-  readonly undecodableKeys: number;
-  /** Keys of that pass written in another schema of the layout (legacy keys in an ng source, or the other way round). */
-  readonly otherSchemaKeys: number;
-  /** Keys of that pass the catalogue cannot hold (a metric name longer than its keys take). */
-  readonly uncataloguedKeys: number;
-}
-
 /** `partition`: the range covered the partition and it is gone; `range`: a part of it was deleted. */
 export type DeletedPart = 'partition' | 'range';
-
-/**
- * One metric of one source, as the results cache and write generations key it: `<source>/<metric>`. Source names hold
- * no `/` (sources.ts) and metric names no U+0000, which cache keys put after it.
- */
-export function metricScope(source: string, metric: string): string {
-  return `${source}/${metric}`;
-}

@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
-import { IndexLoaders } from '../app/index-loaders.js';
+import { IndexLoaders } from './index-loaders.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import { openSources } from './open-sources.js';
 import { loadSourcesFile } from './sources-file.js';
+import { sourcesFileOptions, sourcesOptions } from '../gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -30,7 +31,7 @@ const cassandra = { name: 'a', layout: 'kairosdb', store: 'cassandra' };
 
 describe('loadSourcesFile', () => {
   it('reads no sources without a file', () => {
-    expect(loadSourcesFile(loadConfig({}))).toEqual([]);
+    expect(loadSourcesFile(sourcesFileOptions(loadConfig({})))).toEqual([]);
   });
 
   it('reads embedded and Cassandra sources, the latter with the CASSANDRA_* settings for what they leave out', () => {
@@ -51,7 +52,7 @@ describe('loadSourcesFile', () => {
       },
       { CASSANDRA_CONTACT_POINTS: 'e-1,e-2:9043', CASSANDRA_LOCAL_DC: 'east', CASSANDRA_KEYSPACE: 'east_metrics' },
     );
-    expect(loadSourcesFile(config)).toEqual([
+    expect(loadSourcesFile(sourcesFileOptions(config))).toEqual([
       { name: 'archive', layout: 'kairosdb', store: { kind: 'embedded', path: '/var/lib/archive' } },
       {
         name: 'east',
@@ -78,7 +79,7 @@ describe('loadSourcesFile', () => {
 
   it('names a file it cannot read, and what is wrong with its JSON', () => {
     const missing = join(tempDir(), 'nothing.json');
-    expect(() => loadSourcesFile(loadConfig({ SOURCES_FILE: missing }))).toThrow(
+    expect(() => loadSourcesFile(sourcesFileOptions(loadConfig({ SOURCES_FILE: missing })))).toThrow(
       `SOURCES_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'`,
     );
     const bad = file('{"sources": [}');
@@ -88,7 +89,9 @@ describe('loadSourcesFile', () => {
     } catch (error) {
       parseError = (error as Error).message;
     }
-    expect(() => loadSourcesFile(bad.config)).toThrow(`SOURCES_FILE ${bad.path} is not valid JSON: ${parseError}`);
+    expect(() => loadSourcesFile(sourcesFileOptions(bad.config))).toThrow(
+      `SOURCES_FILE ${bad.path} is not valid JSON: ${parseError}`,
+    );
   });
 
   it.each([
@@ -106,7 +109,7 @@ describe('loadSourcesFile', () => {
     ],
   ])('refuses %s', (_, content, message) => {
     const { path, config } = file(content);
-    expect(() => loadSourcesFile(config)).toThrow(message(path));
+    expect(() => loadSourcesFile(sourcesFileOptions(config))).toThrow(message(path));
   });
 
   it.each([
@@ -202,7 +205,7 @@ describe('loadSourcesFile', () => {
       'SOURCES_FILE source "a": keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Metrics")',
     ],
   ])('refuses %s, naming the source and the field', (_, sources, message) => {
-    expect(() => loadSourcesFile(file({ sources }).config)).toThrow(message);
+    expect(() => loadSourcesFile(sourcesFileOptions(file({ sources }).config))).toThrow(message);
   });
 
   it('reads heroic sources: schema, keyspace, catalogue, or a list of series instead', () => {
@@ -229,7 +232,7 @@ describe('loadSourcesFile', () => {
       },
       { CASSANDRA_CONTACT_POINTS: 'c-1', CASSANDRA_LOCAL_DC: 'east', DATA_DIR: '/data' },
     );
-    const sources = loadSourcesFile(config);
+    const sources = loadSourcesFile(sourcesFileOptions(config));
     expect(
       sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name)),
     ).toEqual([
@@ -291,7 +294,7 @@ describe('loadSourcesFile', () => {
       },
       { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' },
     );
-    const [first, second] = loadSourcesFile(config);
+    const [first, second] = loadSourcesFile(sourcesFileOptions(config));
     expect(first).toEqual({
       name: 'sensors',
       layout: 'table',
@@ -369,9 +372,9 @@ describe('loadSourcesFile', () => {
       '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, timeUnit, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)',
     ],
   ])('refuses a table source with %s, naming the field', (_, source, message) => {
-    expect(() => loadSourcesFile(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)).toThrow(
-      `SOURCES_FILE source "a": ${message}`,
-    );
+    expect(() =>
+      loadSourcesFile(sourcesFileOptions(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)),
+    ).toThrow(`SOURCES_FILE source "a": ${message}`);
   });
 
   const heroic = { name: 'a', layout: 'heroic' };
@@ -429,17 +432,23 @@ describe('loadSourcesFile', () => {
       'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")',
     ],
   ])('refuses a heroic source with %s, naming the field', (_, source, message) => {
-    expect(() => loadSourcesFile(file({ sources: [source] }).config)).toThrow(`SOURCES_FILE source "a": ${message}`);
+    expect(() => loadSourcesFile(sourcesFileOptions(file({ sources: [source] }).config))).toThrow(
+      `SOURCES_FILE source "a": ${message}`,
+    );
   });
 
   it('checks names against the primary source as PRIMARY_SOURCE_NAME names it', () => {
     expect(
       loadSourcesFile(
-        file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
+        sourcesFileOptions(
+          file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
+        ),
       ).map((s) => s.name),
     ).toEqual(['kairosdb']);
     expect(() =>
-      loadSourcesFile(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config),
+      loadSourcesFile(
+        sourcesFileOptions(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config),
+      ),
     ).toThrow('SOURCES_FILE source "main": name is taken by the primary source (PRIMARY_SOURCE_NAME)');
   });
 });
@@ -511,7 +520,7 @@ describe('openSources', () => {
       { PRIMARY_SOURCE_NAME: 'main' },
     );
     const primary = await EmbeddedStore.open({ path: tempDir() });
-    const sources = await openSources(config, primary, loadSourcesFile(config));
+    const sources = await openSources(sourcesOptions(config), primary, loadSourcesFile(sourcesFileOptions(config)));
     try {
       expect(sources.all.map((s) => [s.name, s.layout, s.writable])).toEqual([
         ['main', 'kairosdb', true],

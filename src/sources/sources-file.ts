@@ -1,13 +1,12 @@
 /**
  * SOURCES_FILE: the sources beside the primary one, as JSON (`{"sources": [{"name": ..., "layout": ..., ...}]}`),
- * read and checked once at start. A bad file stops start-up with a message that names the source and the field, in
- * gateway/config.ts's wording; nothing in it is looked at again afterwards.
+ * read and checked once at start. A bad file stops start-up with a ConfigError that names the source and the field, in
+ * the configuration's wording; nothing in it is looked at again afterwards.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../model/errors.js';
-import type { Config } from '../gateway/config.js';
-import { contactPointProblem, keyspaceProblem } from '../store/cassandra/options.js';
+import { contactPointProblem, keyspaceProblem } from '../store/cassandra-client/connection-options.js';
 import type { StoreSettings } from '../store/open-store.js';
 import { dict } from '../lib/dict.js';
 import { HEROIC_LAYOUT, RESOURCE_PREFIX } from './heroic/heroic-source.js';
@@ -108,9 +107,25 @@ const FIELDS: Readonly<Record<(typeof STORES)[number], readonly string[]>> = {
 
 const ENV = 'SOURCES_FILE';
 
-/** The sources of `config.sourcesFile` (none when it is empty); a ConfigError names what is wrong. */
-export function loadSourcesFile(config: Config): SourceSettings[] {
-  const file = config.sourcesFile;
+/** What reading SOURCES_FILE takes, from the gateway's configuration. */
+export interface SourcesFileOptions {
+  /** The file's path; empty for none. */
+  readonly file: string;
+  /** The primary source's name, which no source of the file may take. */
+  readonly primaryName: string;
+  /** Where a source keeps its catalogue unless it names a place (under `heroic-catalogues/` or `table-catalogues/`). */
+  readonly dataDir: string;
+  /** Where a Cassandra source's table is unless it says (contact points, data centre, KairosDB's keyspace). */
+  readonly cassandra: {
+    readonly contactPoints: readonly string[];
+    readonly localDataCenter: string;
+    readonly keyspace: string;
+  };
+}
+
+/** The sources of the file (none when there is none); a ConfigError names what is wrong. */
+export function loadSourcesFile(options: SourcesFileOptions): SourceSettings[] {
+  const file = options.file;
   if (file === '') return [];
   let text: string;
   try {
@@ -133,15 +148,20 @@ export function loadSourcesFile(config: Config): SourceSettings[] {
   if (!Array.isArray(list))
     throw new ConfigError(`${ENV} ${file}: sources must be a list of sources (got ${show(list)})`);
   // The primary source's name is taken first: a file cannot shadow it.
-  const taken = new Map<string, string>([[config.primarySourceName, 'the primary source (PRIMARY_SOURCE_NAME)']]);
+  const taken = new Map<string, string>([[options.primaryName, 'the primary source (PRIMARY_SOURCE_NAME)']]);
   return list.map((entry, i) => {
-    const source = readSource(entry, `sources[${i}]`, config, taken);
+    const source = readSource(entry, `sources[${i}]`, options, taken);
     taken.set(source.name, `sources[${i}]`);
     return source;
   });
 }
 
-function readSource(entry: unknown, at: string, config: Config, taken: ReadonlyMap<string, string>): SourceSettings {
+function readSource(
+  entry: unknown,
+  at: string,
+  options: SourcesFileOptions,
+  taken: ReadonlyMap<string, string>,
+): SourceSettings {
   if (!isObject(entry)) throw new ConfigError(`${ENV} ${at} must be an object (got ${show(entry)})`);
   const name = entry['name'];
   if (typeof name !== 'string' || !SOURCE_NAME.test(name))
@@ -169,7 +189,7 @@ function readSource(entry: unknown, at: string, config: Config, taken: ReadonlyM
           JSON.stringify(field),
           `is not a field of a ${TABLE_LAYOUT} source (its fields: ${TABLE_FIELDS.join(', ')})`,
         );
-    return readTableSource(name, given, text, fail, config);
+    return readTableSource(name, given, text, fail, options);
   }
   if (layout === HEROIC_LAYOUT) {
     for (const field of Object.keys(entry))
@@ -178,7 +198,7 @@ function readSource(entry: unknown, at: string, config: Config, taken: ReadonlyM
           JSON.stringify(field),
           `is not a field of a ${HEROIC_LAYOUT} source (its fields: ${HEROIC_FIELDS.join(', ')})`,
         );
-    return readHeroicSource(name, given, text, fail, config);
+    return readHeroicSource(name, given, text, fail, options);
   }
   const kind = entry['store'];
   if (!STORES.includes(kind as (typeof STORES)[number]))
@@ -195,7 +215,7 @@ function readSource(entry: unknown, at: string, config: Config, taken: ReadonlyM
   return {
     name,
     layout: KAIROSDB_LAYOUT,
-    store: { kind: 'cassandra', ...cassandraPlace(given, text, fail, config, config.cassandraKeyspace) },
+    store: { kind: 'cassandra', ...cassandraPlace(given, text, fail, options, options.cassandra.keyspace) },
   };
 }
 
@@ -203,13 +223,19 @@ type Given = (field: string, fallback?: unknown) => unknown;
 type Text = (field: string, fallback?: string) => string;
 type Fail = (field: string, problem: string) => never;
 
-function readHeroicSource(name: string, given: Given, text: Text, fail: Fail, config: Config): HeroicSourceSettings {
+function readHeroicSource(
+  name: string,
+  given: Given,
+  text: Text,
+  fail: Fail,
+  options: SourcesFileOptions,
+): HeroicSourceSettings {
   const schema = given('schema', 'ng');
   if (!SCHEMAS.includes(schema as HeroicSchema))
     fail('schema', `must be one of ${SCHEMAS.join(', ')} (got ${show(schema)})`);
   const configure = given('configure', false);
   if (typeof configure !== 'boolean') fail('configure', `must be true or false (got ${show(configure)})`);
-  const cassandra = cassandraPlace(given, text, fail, config, 'heroic');
+  const cassandra = cassandraPlace(given, text, fail, options, 'heroic');
   const base = {
     name,
     layout: HEROIC_LAYOUT,
@@ -234,15 +260,21 @@ function readHeroicSource(name: string, given: Given, text: Text, fail: Fail, co
       },
     };
   }
-  const path = text('catalogue', join(config.dataDir, 'heroic-catalogues', name));
+  const path = text('catalogue', join(options.dataDir, 'heroic-catalogues', name));
   const refresh = given('catalogueRefreshSeconds', DEFAULT_REFRESH_SECONDS);
   if (typeof refresh !== 'number' || !Number.isInteger(refresh) || refresh < 1 || refresh > 604_800)
     fail('catalogueRefreshSeconds', `must be a whole number of seconds from 1 to 604800 (got ${show(refresh)})`);
   return { ...base, catalogue: { kind: 'scan', path, refreshIntervalMs: (refresh as number) * 1000 } };
 }
 
-function readTableSource(name: string, given: Given, text: Text, fail: Fail, config: Config): TableSourceSettings {
-  const cassandra = cassandraPlace(given, text, fail, config, '');
+function readTableSource(
+  name: string,
+  given: Given,
+  text: Text,
+  fail: Fail,
+  options: SourcesFileOptions,
+): TableSourceSettings {
+  const cassandra = cassandraPlace(given, text, fail, options, '');
   const cqlName = (field: string): string => {
     const value = text(field);
     if (!CQL_NAME.test(value))
@@ -344,7 +376,7 @@ function readTableSource(name: string, given: Given, text: Text, fail: Fail, con
     });
     return { ...base, catalogue: { kind: 'static', series } };
   }
-  const path = text('catalogue', join(config.dataDir, 'table-catalogues', name));
+  const path = text('catalogue', join(options.dataDir, 'table-catalogues', name));
   const refresh = given('catalogueRefreshSeconds', DEFAULT_REFRESH_SECONDS);
   if (typeof refresh !== 'number' || !Number.isInteger(refresh) || refresh < 1 || refresh > 604_800)
     fail('catalogueRefreshSeconds', `must be a whole number of seconds from 1 to 604800 (got ${show(refresh)})`);
@@ -384,8 +416,8 @@ function readSeries(value: unknown, at: string, schema: HeroicSchema, fail: Fail
  * Where a Cassandra source's keyspace is: given fields, or the CASSANDRA_* settings; `keyspace` defaults to
  * `defaultKeyspace`, or must be given when that is empty.
  */
-function cassandraPlace(given: Given, text: Text, fail: Fail, config: Config, defaultKeyspace: string) {
-  const points = given('contactPoints', config.cassandraContactPoints);
+function cassandraPlace(given: Given, text: Text, fail: Fail, options: SourcesFileOptions, defaultKeyspace: string) {
+  const points = given('contactPoints', options.cassandra.contactPoints);
   if (!Array.isArray(points) || points.length === 0)
     fail('contactPoints', `must be a non-empty list of "host" or "host:port" (got ${show(points)})`);
   const contactPoints = (points as unknown[]).map((point, k) => {
@@ -397,7 +429,7 @@ function cassandraPlace(given: Given, text: Text, fail: Fail, config: Config, de
   const keyspace = text('keyspace', defaultKeyspace === '' ? undefined : defaultKeyspace);
   const problem = keyspaceProblem(keyspace);
   if (problem !== undefined) fail('keyspace:', problem);
-  return { contactPoints, localDataCenter: text('localDataCenter', config.cassandraLocalDc), keyspace };
+  return { contactPoints, localDataCenter: text('localDataCenter', options.cassandra.localDataCenter), keyspace };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

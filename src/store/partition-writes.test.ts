@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toPartitionWrites } from './partition-writes.js';
-import type { RowSpec, SeriesWrite } from './store.js';
+import type { RowSpec } from './store.js';
+import type { SeriesWrite } from '../model/write-batch.js';
 
 const spec: RowSpec = { unit: 'MILLISECONDS', width: 1000 };
 const series = (metric: string, h: string, ttlSeconds: number, timestamps: number[]): SeriesWrite => ({

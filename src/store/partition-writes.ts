@@ -3,7 +3,8 @@
  * encodings, and into the index rows those partitions need. Both stores persist exactly these, so they write
  * identical bytes and index rows with identical TTLs.
  */
-import type { RowKey, RowSpec, WriteBatch } from './store.js';
+import type { RowKey, RowSpec } from './store.js';
+import type { WriteBatch } from '../model/write-batch.js';
 import {
   datastoreTypeOf,
   encodeColumn,

@@ -14,7 +14,8 @@ import {
   encodeString,
 } from './format/index.js';
 import { SliceBuilder } from './slice-builder.js';
-import type { NumberSlice, RowKey, RowSpec, Slice } from './store.js';
+import type { NumberSlice, Slice } from '../model/series.js';
+import type { RowKey, RowSpec } from './store.js';
 
 const spec: RowSpec = { unit: 'MILLISECONDS', width: 1000 };
 const keyOf = (dataType: string): RowKey => ({ metric: 'm', rowTime: 0, dataType, tags: { h: 'a' } });

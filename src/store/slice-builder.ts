@@ -2,7 +2,8 @@
  * Decodes a partition's cells (4-byte column name + KairosDB value bytes) into columnar slices. Both stores feed
  * it, so every decoding rule (units, legacy flags, 64-bit longs) lives here once.
  */
-import type { RowKey, RowSpec, Slice, SliceKind } from './store.js';
+import type { RowKey, RowSpec } from './store.js';
+import type { Slice, SliceKind } from '../model/series.js';
 import {
   decodeColumn,
   decodeDouble,

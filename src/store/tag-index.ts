@@ -4,7 +4,8 @@
  * the murmur3 `tag_collection_hash`), and which (metric, tag, row period) the index answers completely for.
  */
 import { murmur3TagHash } from './format/murmur3.js';
-import type { IndexedTags, RowKey, Tags } from './store.js';
+import type { IndexedTags, RowKey } from './store.js';
+import type { Tags } from '../model/series.js';
 
 export type { IndexedTags } from './store.js';
 

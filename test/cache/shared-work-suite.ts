@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/gateway/config.js';
 import { createGateway, listen, type ListeningGateway } from '../../src/gateway/create-gateway.js';
 import { primaryOnly } from '../../src/sources/open-sources.js';
-import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
+import type { RowKey, ScanOptions, Store } from '../../src/store/store.js';
+import type { Slice } from '../../src/model/series.js';
 import { callRest } from '../rest/rest-client.js';
 import { delegatingStore } from '../support/store-wrappers.js';
 
@@ -102,7 +103,7 @@ export function describeSharedWork(storeName: string, createStore: SharedWorkSto
       const config = loadConfig({ SEED_DEMO: 'false', ...env, ...extra });
       const lines: string[] = [];
       const gateway = createGateway({
-        sources: primaryOnly(config, c.store),
+        sources: primaryOnly(config.primarySourceName, c.store),
         config,
         log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
       });

@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { startCassandraCluster, type CassandraCluster } from '../support/cassandra-server.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { subscribe, type Subscription } from '../support/sse.js';
+import { storeOptions } from '../../src/gateway/layer-options.js';
 
 const KEYSPACE = 'kg_cluster';
 const REPLICATION = "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}";
@@ -45,7 +46,7 @@ async function gateway(env: Record<string, string> = {}): Promise<TestGateway> {
     QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
     ...env,
   };
-  const store = await openStore(loadConfig(settings));
+  const store = await openStore(storeOptions(loadConfig(settings)));
   const gw = await startGateway(store, settings);
   opened.push({ gw, store });
   await waitFor('the gateway to connect', async () => (await ready(gw)).status === 200, 60_000);

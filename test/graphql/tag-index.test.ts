@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
-import type { SeriesWrite } from '../../src/store/store.js';
+import type { SeriesWrite } from '../../src/model/write-batch.js';
 import { parseTagIndexConfig } from '../../src/store/tag-index.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';

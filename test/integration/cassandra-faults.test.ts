@@ -13,6 +13,7 @@ import type { Store } from '../../src/store/store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { emptyKeyspace, plainClient, storeOptions, testNode, waitFor } from './cassandra-stores.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { storeOptions as gatewayStoreOptions } from '../../src/gateway/layer-options.js';
 
 const KEYSPACE = 'kg_faults';
 const T0 = 1_714_557_600_000;
@@ -56,7 +57,7 @@ async function gatewayThrough(
     CASSANDRA_WRITE_CONSISTENCY: 'ONE',
     ...env,
   };
-  const store = await openStore(loadConfig(settings));
+  const store = await openStore(gatewayStoreOptions(loadConfig(settings)));
   const gw = await startGateway(store, settings);
   opened.push({ gw, store, proxy });
   return { gw, store };

@@ -8,7 +8,7 @@ import type cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
 import type { WriteEncoder } from '../../src/store/cassandra/options.js';
-import type { WriteBatch } from '../../src/store/store.js';
+import type { WriteBatch } from '../../src/model/write-batch.js';
 import { murmur3TagHash } from '../../src/store/format/murmur3.js';
 import { parseTagIndexConfig } from '../../src/store/tag-index.js';
 import { startRestGateway, type RestGateway } from '../rest/rest-client.js';

@@ -18,7 +18,7 @@ import {
   encodeRowKey,
   encodeString,
 } from '../../src/store/format/index.js';
-import { ReadAheadBudget } from '../../src/store/queued-scan.js';
+import { ReadAheadBudget } from '../../src/lib/queued-scan.js';
 import type { RowKey, ScanOptions } from '../../src/store/store.js';
 import { MAX_LONG, MIN_LONG, columnOf, typedCells } from '../support/cell-arbitraries.js';
 import { scanBits, type SliceBits } from '../support/slice-bits.js';

@@ -15,6 +15,7 @@ import { CassandraStore } from '../../src/store/cassandra/cassandra-store.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { emptyKeyspace, plainClient, storeOptions, testNode } from './cassandra-stores.js';
+import { sourcesFileOptions, sourcesOptions } from '../../src/gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -41,7 +42,7 @@ it('reads and writes a Cassandra source named in SOURCES_FILE, with the CASSANDR
     CASSANDRA_WRITE_CONSISTENCY: 'ONE',
   });
   const primary = await EmbeddedStore.open({ path: tempDir() });
-  const sources = await openSources(config, primary, loadSourcesFile(config));
+  const sources = await openSources(sourcesOptions(config), primary, loadSourcesFile(sourcesFileOptions(config)));
   const server = await listen(
     createGateway({ sources, config, log: pino({ level: 'silent' }) }).handle,
     '127.0.0.1',

@@ -6,7 +6,7 @@
 import type cassandra from 'cassandra-driver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../../src/engine/execute.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import {
   CassandraStore,
@@ -92,7 +92,7 @@ describe('requests by statement', () => {
     });
   });
 
-  it('reads row_keys once per metric and row time for a request, however many queries ask', async () => {
+  it('reads row_keys once per metric and row time for a request, its row times together, however many queries ask', async () => {
     const store = await fresh({ rowWidth: 1000 });
     const timestamps = [10, 1010, 2010];
     await store.write({
@@ -124,7 +124,8 @@ describe('requests by statement', () => {
     expect(made).toEqual({
       'row_key_time_index.select': 1,
       'row_key_index.select': 1,
-      'row_keys.select': 3,
+      // Its three row times in one statement, for the three queries together.
+      'row_keys.select_in': 1,
       // a, b+c and all three: 1 + 2 + 3 series, each in three rows.
       'data_points.select': 18,
     });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/gateway/config.js';
 import { copySeries } from '../../src/copy/copy.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { openHeroicSource } from '../../src/sources/heroic/open-heroic-source.js';
 import { encodeKey, type HeroicSchema } from '../../src/sources/heroic/row-key.js';
@@ -19,6 +19,7 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { scanAll } from '../support/store-reads.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { plainClient, testNode, waitFor } from './cassandra-stores.js';
+import { clientSettings } from '../../src/gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -110,8 +111,8 @@ beforeAll(async () => {
     {},
     {
       layouts: [
-        openHeroicSource(config, settings('heroic', NG, 'ng'), undefined),
-        openHeroicSource(config, settings('old', LEGACY, 'legacy'), undefined),
+        openHeroicSource(clientSettings(config), settings('heroic', NG, 'ng'), undefined),
+        openHeroicSource(clientSettings(config), settings('old', LEGACY, 'legacy'), undefined),
       ],
     },
   );
@@ -278,7 +279,11 @@ describe('a heroic source', () => {
   });
 
   it('is copied into the KairosDB layout by the copy tool, point for point, checked by reading both back', async () => {
-    const heroic = openHeroicSource(loadConfig({ SEED_DEMO: 'false' }), settings('from', NG, 'ng'), undefined);
+    const heroic = openHeroicSource(
+      clientSettings(loadConfig({ SEED_DEMO: 'false' })),
+      settings('from', NG, 'ng'),
+      undefined,
+    );
     const store = await EmbeddedStore.open({ path: tempDir() });
     const kairosdb = new KairosdbSource('to', store);
     try {

@@ -17,6 +17,7 @@ import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { plainClient, testNode, waitFor } from './cassandra-stores.js';
+import { clientSettings } from '../../src/gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -148,7 +149,7 @@ beforeAll(async () => {
   const config = loadConfig({ SEED_DEMO: 'false' });
   const open = (s: TableSourceSettings, decoder?: string) =>
     openTableSource(
-      decoder ? loadConfig({ SEED_DEMO: 'false', CASSANDRA_SCAN_DECODER: decoder }) : config,
+      clientSettings(decoder ? loadConfig({ SEED_DEMO: 'false', CASSANDRA_SCAN_DECODER: decoder }) : config),
       s,
       undefined,
     );
@@ -165,7 +166,11 @@ beforeAll(async () => {
   ]);
   sources.push(...opened);
   gw = await startGateway(primary, {}, { layouts: sources });
-  await waitFor('a whole catalogue pass of every table', () => sources.every((s) => s.catalogue.passes > 0), 60_000);
+  await waitFor(
+    'a whole catalogue pass of every table',
+    () => sources.every((s) => s.capabilities.catalogue!.status().passes > 0),
+    60_000,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -190,7 +195,7 @@ describe.each([['channel'], ['channel-desc']])('a tag in a clustering column bef
       d2: tagValues(metric: "v", tag: "channel", from: ${START}, to: ${END}, where: [{ tag: "device", eq: "d2" }], source: "${source}") }`);
     expect(body).toEqual({ data: { all: ['a', 'b', 'c'], d2: ['a', 'b'] } });
     // 2 devices × 2 days + the last midnight: 6 partitions, 5 series per day pair.
-    expect(sources.find((s) => s.name === source)!.catalogue.partitions).toBe(3 * 3 + 3 * 2);
+    expect(sources.find((s) => s.name === source)!.capabilities.catalogue!.status().partitions).toBe(3 * 3 + 3 * 2);
   });
 
   it('reads one series per statement, across buckets, in both orders', async () => {
@@ -533,8 +538,8 @@ describe('time column checks and decoders', () => {
     await client.execute(
       `CREATE TABLE IF NOT EXISTS ${KS}.bad_time (device text, day text, ts text, v double, PRIMARY KEY ((device, day), ts))`,
     );
-    await expect(openTableSource(loadConfig({}), settings('bad', table, mapping), undefined)).rejects.toThrow(
-      `SOURCES_FILE source "bad": ${message}`,
-    );
+    await expect(
+      openTableSource(clientSettings(loadConfig({})), settings('bad', table, mapping), undefined),
+    ).rejects.toThrow(`SOURCES_FILE source "bad": ${message}`);
   });
 });

@@ -19,6 +19,7 @@ import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { plainClient, testNode, waitFor } from './cassandra-stores.js';
+import { clientSettings } from '../../src/gateway/layer-options.js';
 
 afterAll(removeTempDirs);
 
@@ -110,10 +111,18 @@ beforeAll(async () => {
   const config = loadConfig({ SEED_DEMO: 'false' });
   for (const k of KINDS)
     sources.push(
-      await openTableSource(config, settings(k.kind, k, k.kind === 'date-text' ? { writable: true } : {}), undefined),
+      await openTableSource(
+        clientSettings(config),
+        settings(k.kind, k, k.kind === 'date-text' ? { writable: true } : {}),
+        undefined,
+      ),
     );
   gw = await startGateway(primary, {}, { layouts: sources });
-  await waitFor('a whole catalogue pass of every table', () => sources.every((s) => s.catalogue.passes > 0), 30_000);
+  await waitFor(
+    'a whole catalogue pass of every table',
+    () => sources.every((s) => s.capabilities.catalogue!.status().passes > 0),
+    30_000,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -284,7 +293,7 @@ describe('a table source', () => {
     const columns = ['i', 'b', 's', 't', 'f', 'd', 'dec', 'txt'];
     const typed = (name: string, decoder: string) =>
       openTableSource(
-        loadConfig({ CASSANDRA_SCAN_DECODER: decoder }),
+        clientSettings(loadConfig({ CASSANDRA_SCAN_DECODER: decoder })),
         {
           ...settings(name, KINDS[0]!),
           mapping: {
@@ -366,7 +375,7 @@ describe('a table source', () => {
     const base = settings('bad', KINDS[0]!);
     await expect(
       openTableSource(
-        loadConfig({}),
+        clientSettings(loadConfig({})),
         { ...base, mapping: { ...base.mapping, ...change } as TableSourceSettings['mapping'] },
         undefined,
       ),

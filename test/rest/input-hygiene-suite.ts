@@ -4,7 +4,8 @@
  * the store's keys, refused with a 400 that names the field and the limit and leaves nothing written.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Store, StoreLimits } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import type { KeyLimits } from '../../src/model/key-limits.js';
 import {
   jsonHeaders,
   NO_CONTENT_HEADERS,
@@ -37,7 +38,7 @@ function sortedTags(tags: Record<string, string>): Record<string, string> {
 }
 
 /** `expected` is what the store's `limits` must be: the numbers its key layouts allow. */
-export function describeInputHygiene(storeName: string, createStore: HygieneStoreFactory, expected: StoreLimits): void {
+export function describeInputHygiene(storeName: string, createStore: HygieneStoreFactory, expected: KeyLimits): void {
   describe(`input hygiene over the ${storeName} store`, () => {
     const opened: { store: Store; gateway: RestGateway }[] = [];
     afterEach(async () => {

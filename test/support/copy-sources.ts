@@ -5,14 +5,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/gateway/config.js';
-import { IndexLoaders } from '../../src/app/index-loaders.js';
+import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { openSource } from '../../src/sources/open-sources.js';
 import { describeSeries } from '../../src/copy/read-back.js';
-import type { SeriesWrite } from '../../src/sources/series.js';
+import type { SeriesWrite } from '../../src/model/write-batch.js';
 import type { Source } from '../../src/sources/source.js';
 import { loadSourcesFile } from '../../src/sources/sources-file.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { tempDir } from './temp-dir.js';
+import { sourcesFileOptions, sourcesOptions } from '../../src/gateway/layer-options.js';
 
 export const HOUR = 3_600_000;
 
@@ -41,8 +42,8 @@ export async function copyFixture(destinationRowWidthMs?: number): Promise<CopyF
     LOG_LEVEL: 'silent',
   };
   const config = loadConfig(env);
-  const settings = loadSourcesFile(config);
-  return { dir, env, open: (name) => openSource(config, settings, name) };
+  const settings = loadSourcesFile(sourcesFileOptions(config));
+  return { dir, env, open: (name) => openSource(sourcesOptions(config), settings, name) };
 }
 
 /** Every point of every series of `source` in the range, by series and kind, in time order, values as exact text. */

@@ -12,7 +12,8 @@ import { taskStoreOf } from '../../src/rollups/task-store.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { Sources } from '../../src/sources/sources.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
-import type { Store, WriteBatch } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import type { WriteBatch } from '../../src/model/write-batch.js';
 import { delegatingStore } from './store-wrappers.js';
 import { tempDir } from './temp-dir.js';
 

@@ -2,7 +2,7 @@
  * Slices as plain data that compares bit for bit: every Float64Array as the hex of its bytes (NaN payloads and -0
  * included), the size of the arrays behind them, exact longs as bigints, strings as they are.
  */
-import type { Slice } from '../../src/store/store.js';
+import type { Slice } from '../../src/model/series.js';
 
 export interface SliceBits {
   readonly key: Slice['key'];

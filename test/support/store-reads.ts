@@ -1,7 +1,8 @@
 /**
  * Reading a store back in tests and benchmarks: every point of a partition, every partition of a metric.
  */
-import type { RowKey, ScanOptions, Slice, Store } from '../../src/store/store.js';
+import type { RowKey, ScanOptions, Store } from '../../src/store/store.js';
+import type { Slice } from '../../src/model/series.js';
 
 export interface ScannedPoint {
   readonly t: number;

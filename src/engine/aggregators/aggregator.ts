@@ -4,10 +4,11 @@
  * operator per result group.
  */
 import type { Zone } from 'luxon';
-import type { StoreLimits, WriteBatch } from '../../sources/series.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import type { Order, PointSink, RunSink } from '../points.js';
-import type { RangeOptions } from './range.js';
+import type { Duration } from '../../model/time-units.js';
 
 /** KairosDB's group types: what the `type` group-by reports and what `canAggregate` checks. */
 export type GroupType = 'number' | 'text' | 'complex';
@@ -23,8 +24,12 @@ export interface CompileContext {
   readonly zone: Zone;
   /** Tags named by the query's tag group-by (save_as keeps those with one value). */
   readonly tagGroupBy: readonly string[];
-  /** The key limits of the query's source: save_as writes to it. */
-  readonly limits: StoreLimits;
+  /**
+   * The key limits of the source save_as writes to (the query's). Absent where a query is compiled to be planned and
+   * never run (the roll-up planner reads only its ranges): save_as then checks its metric name's form alone, and a
+   * stage made from it refuses to run.
+   */
+  readonly limits?: KeyLimits;
 }
 
 export interface AggregatorDefinition {
@@ -85,4 +90,20 @@ export interface StageEnv {
   readonly save: (batch: WriteBatch) => void;
   /** Given to the first stage of a group whose ranges the results cache keeps. */
   readonly buckets?: BucketObserver;
+}
+
+/** A range aggregator's ranges, as its parameters and the query set them (range.ts reads them). */
+export interface RangeOptions {
+  readonly sampling: Duration;
+  readonly zone: Zone;
+  /** Range 0 starts here: the start time, aligned to the unit when align_sampling is on. */
+  readonly anchorMs: number;
+  readonly alignStartTime: boolean;
+  readonly alignEndTime: boolean;
+  /** Where the exhaustive walk of gaps starts and stops (the query's range, the end clamped to now). */
+  readonly walkStartMs: number;
+  readonly walkEndMs: number;
+  readonly trim: boolean;
+  /** align_sampling is off and no start_time is given: the ranges start at the query's start and move with it. */
+  readonly anchoredAtQueryStart: boolean;
 }

@@ -1,5 +1,5 @@
 /** `avg` (AvgAggregator): sum / count of a range's values (longs count too), as a double. */
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import type { PointSink } from '../points.js';
 import { defineRange, type RangeInfo } from './range.js';
 import { growFloat64 } from './slots.js';

@@ -3,7 +3,7 @@
  * Welford's running mean and sum of squares replace KairosDB's power-sum formula, which cancels catastrophically
  * for large values with a small spread; one point (0/0) gives 0, as KairosDB maps its NaN to 0.
  */
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import type { PointSink } from '../points.js';
 import { defineRange, type RangeAccumulator, type RangeInfo } from './range.js';
 import { growFloat64 } from './slots.js';

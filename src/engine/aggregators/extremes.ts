@@ -1,5 +1,5 @@
 /** `max` and `min` (MaxAggregator, MinAggregator): the largest or smallest value of a range, as a double. */
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import type { PointSink } from '../points.js';
 import { defineRange, type RangeAccumulator, type RangeInfo } from './range.js';
 import { growFloat64 } from './slots.js';

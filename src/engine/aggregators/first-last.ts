@@ -3,7 +3,7 @@
  * type kept. first answers at the range's returned time; last keeps its own timestamp unless align_start_time or
  * align_end_time is set (KairosDB moves it only then).
  */
-import type { Slice } from '../../sources/series.js';
+import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink } from '../points.js';
 import type { StageEnv } from './aggregator.js';

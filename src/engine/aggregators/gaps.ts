@@ -6,8 +6,8 @@
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink } from '../points.js';
 import { RangeGrid } from '../range-grid.js';
-import type { StageEnv } from './aggregator.js';
-import { RANGE_PARAMS, readRangeOptions, type RangeOptions } from './range.js';
+import type { StageEnv, RangeOptions } from './aggregator.js';
+import { RANGE_PARAMS, readRangeOptions } from './range.js';
 import { defineStream, PointStage } from './stream.js';
 
 /** Built as a stream stage, not on RangeStage: every point passes on in stream order, null points between them. */

@@ -2,9 +2,10 @@
  * Points an accumulator keeps whole (first, last, the first two of least_squares): per slot, the timestamp, kind,
  * number, extra and series rank, with KairosDB's stream order to pick among them.
  */
-import type { Slice } from '../../sources/series.js';
+import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
-import { bigExtra, compareInStream, tieValue, type Extra, type Order, type PointSink } from '../points.js';
+import { bigExtra } from '../point-list.js';
+import { compareInStream, tieValue, type Extra, type Order, type PointSink } from '../points.js';
 import { growArray, growFloat64 } from './slots.js';
 
 export class KeptPoints {

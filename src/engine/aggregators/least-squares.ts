@@ -4,7 +4,7 @@
  * shifted to the range's first arrival, so large epoch values cost no precision; when every point shares one
  * timestamp the slope is taken as 0 (KairosDB would answer NaN, which JSON cannot carry).
  */
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink } from '../points.js';
 import type { StageEnv } from './aggregator.js';

@@ -6,7 +6,7 @@
  * each rank's value within 0.5%.
  */
 import { InputError } from '../../model/errors.js';
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import type { PointSink } from '../points.js';
 import { QuantileSketch } from './quantile-sketch.js';
 import { defineRange, type RangeAccumulator, type RangeInfo } from './range.js';

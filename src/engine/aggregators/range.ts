@@ -4,16 +4,15 @@
  * point of another range arrives (one open range per group); fed series after series it keeps one slot per range
  * and emits them in order at the end, so memory follows groups × ranges, never points.
  */
-import type { Zone } from 'luxon';
 import { isEpochMs } from '../../lib/epoch-ms.js';
 import { InputError } from '../../model/errors.js';
-import type { Slice } from '../../sources/series.js';
+import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
 import type { Extra, PointSink, RunSink } from '../points.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import { BOUNDARY_BEYOND_RULE, RangeGrid } from '../range-grid.js';
-import { alignedAnchor, type Duration } from '../../model/time-units.js';
-import type { AggregatorDefinition, AggregatorStage, CompileContext, StageEnv } from './aggregator.js';
+import { alignedAnchor } from '../../model/time-units.js';
+import type { AggregatorDefinition, AggregatorStage, CompileContext, RangeOptions, StageEnv } from './aggregator.js';
 import { growFloat64 } from './slots.js';
 
 /** The parameters of `RangeAggregator`, by their KairosDB setter names. */
@@ -27,21 +26,6 @@ export const RANGE_PARAMS: readonly ParamSpec[] = [
   { name: 'time_zone', type: 'time zone' },
   { name: 'trim', type: 'boolean', default: false },
 ];
-
-export interface RangeOptions {
-  readonly sampling: Duration;
-  readonly zone: Zone;
-  /** Range 0 starts here: the start time, aligned to the unit when align_sampling is on. */
-  readonly anchorMs: number;
-  readonly alignStartTime: boolean;
-  readonly alignEndTime: boolean;
-  /** Where the exhaustive walk of gaps starts and stops (the query's range, the end clamped to now). */
-  readonly walkStartMs: number;
-  readonly walkEndMs: number;
-  readonly trim: boolean;
-  /** align_sampling is off and no start_time is given: the ranges start at the query's start and move with it. */
-  readonly anchoredAtQueryStart: boolean;
-}
 
 export function readRangeOptions(p: ParamReader, ctx: CompileContext): RangeOptions {
   const sampling = p.duration('sampling');

@@ -61,6 +61,21 @@ describe('AGGREGATORS', () => {
     }
   });
 
+  it("compiles save_as without a source's limits to plan a query, checking its name's form, and never runs it", () => {
+    const { limits: _, ...planning } = CONTEXT;
+    const long = 'm'.repeat(70_000);
+    expect(() => compileAggregators([{ name: 'save_as', params: { metric_name: long } }], CONTEXT)).toThrow(
+      'must be at most',
+    );
+    const [planned] = compileAggregators([{ name: 'save_as', params: { metric_name: long } }], planning);
+    expect(() => compileAggregators([{ name: 'save_as', params: { metric_name: '' } }], planning)).toThrow(
+      'must not be empty',
+    );
+    expect(() => planned!.stage.create({} as never, {} as never)).toThrow(
+      'save_as was compiled to be planned, without the limits of a source',
+    );
+  });
+
   it('compiles each aggregator with only what it requires, and lists the rest in its table', () => {
     const specs = AGGREGATORS.map((a) => ({ name: a.name, params: REQUIRED[a.name] ?? {} }));
     expect(

@@ -9,8 +9,14 @@ import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
 import { readStringMap } from '../params.js';
 import type { Extra, PointSink } from '../points.js';
-import { MAX_TTL_SECONDS, validateMetricName, validateWrite, type SeriesInput } from '../../sources/series.js';
-import type { StoreLimits, ValueType } from '../../sources/series.js';
+import {
+  MAX_TTL_SECONDS,
+  validateMetricName,
+  validateWrite,
+  type SeriesInput,
+} from '../../sources/write-validation.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { ValueType } from '../../model/write-batch.js';
 import type { StageEnv } from './aggregator.js';
 import { defineStream, PointStage } from './stream.js';
 
@@ -41,15 +47,11 @@ export const saveAs = defineStream({
       if (Object.hasOwn(tags, name))
         throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
     }
-    return (env, next) =>
-      new SaveAsStage(next, env, {
-        metric,
-        tags,
-        ttlSeconds,
-        savedFrom,
-        groupTags: ctx.tagGroupBy,
-        limits: ctx.limits,
-      });
+    const { limits } = ctx;
+    return (env, next) => {
+      if (limits === undefined) throw new Error('save_as was compiled to be planned, without the limits of a source');
+      return new SaveAsStage(next, env, { metric, tags, ttlSeconds, savedFrom, groupTags: ctx.tagGroupBy, limits });
+    };
   },
 });
 
@@ -61,7 +63,7 @@ interface SaveTarget {
   readonly ttlSeconds: number;
   readonly savedFrom: boolean;
   readonly groupTags: readonly string[];
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
 }
 
 class SaveAsStage extends PointStage {

@@ -2,7 +2,7 @@
  * Aggregators that work point by point in stream order (rate, diff, filter, ...): a registry helper and the base
  * class of their stages.
  */
-import type { Slice } from '../../sources/series.js';
+import type { Slice } from '../../model/series.js';
 import type { PointKind } from '../point-list.js';
 import type { ParamReader, ParamSpec } from '../params.js';
 import { pushPoints, type Extra, type PointSink, type RunSink } from '../points.js';

@@ -2,7 +2,7 @@
  * `sum` (SumAggregator): the sum of a range's values as a double. Sums are compensated (Neumaier), so adding many
  * values loses no more than the last bit; KairosDB adds plainly.
  */
-import type { NumberSlice } from '../../sources/series.js';
+import type { NumberSlice } from '../../model/series.js';
 import { defineRange, type RangeAccumulator, type RangeInfo } from './range.js';
 import type { PointSink } from '../points.js';
 import { growFloat64 } from './slots.js';

@@ -8,7 +8,7 @@ import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { createLogger } from '../../lib/log.js';
 import { heroicKeyDecoder, listedTags, seriesOf } from '../heroic/heroic-source.js';
 import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
-import type { Tags } from '../series.js';
+import type { Tags } from '../../model/series.js';
 import {
   FIRST_TOKEN,
   ScanCatalogue,

@@ -17,8 +17,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { dict } from '../../lib/dict.js';
 import type { Logger } from '../../lib/log.js';
-import type { Tags } from '../series.js';
-import type { CatalogueStatus } from '../source.js';
+import type { Tags } from '../../model/series.js';
+import type { CatalogueStatus } from '../capabilities.js';
 
 /** One partition of a table: a series' tags in the period starting at `base`, and how to read it (`stored`). */
 export interface CataloguedPartition<S> {

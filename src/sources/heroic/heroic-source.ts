@@ -13,13 +13,17 @@
  */
 import { dict } from '../../lib/dict.js';
 import { InputError } from '../../model/errors.js';
-import type { IndexLoaders } from '../../app/index-loaders.js';
+import { eachAlone, type IndexLoaders, type IndexRead } from '../index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
 import { yieldIfDue } from '../../lib/time-slice.js';
-import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import type { Partition, Slice, Tags } from '../../model/series.js';
+import type { ReadOptions } from '../../model/read-options.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
+import type { Capabilities } from '../capabilities.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import {
   CATALOGUE_MAX_GROUP_BYTES,
   type Catalogue,
@@ -43,11 +47,11 @@ export const HEROIC_LAYOUT = 'heroic';
 /** The tag name prefix resource entries take. */
 export const RESOURCE_PREFIX = 'resource:';
 
-/** Every Heroic value is a double; the engine's type for it. */
-const DATA_TYPE = 'kairos_double';
+/** Heroic's one type in this table (its MetricType.POINT): every value a double. */
+export const HEROIC_POINT = 'heroic_point';
 
 /** Cassandra's partition keys hold 65,535 bytes; the catalogue's file keys hold shorter metric names. */
-const LIMITS: StoreLimits = {
+const LIMITS: KeyLimits = {
   store: "the heroic layout's",
   maxMetricBytes: CATALOGUE_MAX_GROUP_BYTES,
   maxRowKeyBytes: 65_535,
@@ -75,10 +79,14 @@ export class HeroicSource implements Source {
   readonly indexReads = ['catalogue'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
+  /** Its catalogue (logs, `/metrics`): Heroic keeps no index of its own in Cassandra. */
+  readonly capabilities: Capabilities;
   private readonly schema: HeroicSchema;
   private readonly widthMs: number;
+  /** The catalogue's partitions of a metric between two bases, as the request's loaders read them (from memory). */
+  private readonly catalogueRead: IndexRead<readonly [number, number], CataloguedPartition<Buffer>[]>;
   /** The key bytes of each partition the catalogue found, as the table holds them (whatever form they were written in). */
-  private readonly keyBytes = new WeakMap<RowKey, Buffer>();
+  private readonly keyBytes = new WeakMap<Partition, Buffer>();
 
   constructor(private readonly options: HeroicSourceOptions) {
     this.name = options.name;
@@ -87,11 +95,10 @@ export class HeroicSource implements Source {
     this.widthMs = widthOf(options.schema);
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
-  }
-
-  /** The catalogue's state (logs, `/metrics`). */
-  get catalogue(): CatalogueStatus {
-    return this.options.catalogue.status();
+    this.capabilities = { catalogue: options.catalogue };
+    this.catalogueRead = eachAlone(this.name, 'catalogue', async (metric, [fromBase, toBase]) =>
+      options.catalogue.partitions(metric, fromBase, toBase),
+    );
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
@@ -109,13 +116,11 @@ export class HeroicSource implements Source {
     if (range.endMs < 0) return empty;
     const fromBase = baseOf(this.schema, Math.max(0, range.startMs));
     const toBase = baseOf(this.schema, range.endMs);
-    const found = await index.load(this.name, 'catalogue', metric, [fromBase, toBase], async () =>
-      this.options.catalogue.partitions(metric, fromBase, toBase),
-    );
+    const found = await index.load(this.catalogueRead, metric, [fromBase, toBase]);
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
-    const partitions: RowKey[] = [];
+    const partitions: Partition[] = [];
     /** Where each series and period went in `partitions`. */
     const placed = new Map<string, number>();
     let twoForms = 0;
@@ -126,7 +131,13 @@ export class HeroicSource implements Source {
       }
       const partition = found[i]!;
       if (!kept.has(partition.base) || !matches(partition.tags)) continue;
-      const key: RowKey = { metric, rowTime: partition.base, dataType: DATA_TYPE, tags: partition.tags };
+      const key: Partition = {
+        metric,
+        rowTime: partition.base,
+        dataType: HEROIC_POINT,
+        tags: partition.tags,
+        kind: 'double',
+      };
       // A series written both before and after Heroic added resources (2017) has two keys in that period: the engine
       // knows one partition per series and period, so the current form is read, and the plan says so.
       const id = `${partition.base}\u0000${JSON.stringify(Object.entries(partition.tags))}`;
@@ -151,7 +162,7 @@ export class HeroicSource implements Source {
     return { periods: bases.length, partitions, widthMs: this.widthMs, warnings };
   }
 
-  async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+  async *read(key: Partition, startMs: number, endMs: number, options: ReadOptions = {}): AsyncGenerator<Slice> {
     const base = key.rowTime;
     const from = Math.max(startMs, base);
     const to = Math.min(endMs, base + this.widthMs - 1);
@@ -195,7 +206,7 @@ export class HeroicSource implements Source {
           partitions.set(id, (write = { partition, columns: [], values: [], ttlSeconds: series.ttlSeconds }));
         }
         write.columns.push(columnOf(this.schema, base, ts));
-        // Validation let through only doubles and longs a double holds exactly (StoreLimits.doublesOnly).
+        // Validation let through only doubles and longs a double holds exactly (KeyLimits.doublesOnly).
         write.values.push(Number(series.values[i]));
       }
     }
@@ -210,7 +221,7 @@ export class HeroicSource implements Source {
     }
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     this.checkWritable();
     const base = key.rowTime;
     const bytes = this.keyBytes.get(key) ?? encodeKey(this.schema, seriesOf(key), base);

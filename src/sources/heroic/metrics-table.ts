@@ -6,17 +6,17 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../model/errors.js';
-import { clientOptions } from '../../store/cassandra/client-options.js';
+import { clientOptions } from '../../store/cassandra-client/client-options.js';
 import {
   Executor,
-  pagesAhead,
   type ExecutorStats,
   type StatementCounts,
   type WatchedSchema,
-} from '../../store/cassandra/executor.js';
-import { Limiter } from '../../store/cassandra/limiter.js';
-import type { ResolvedOptions } from '../../store/cassandra/options.js';
-import { Reconnecting } from '../../store/cassandra/reconnecting.js';
+} from '../../store/cassandra-client/executor.js';
+import { pagesAhead } from '../../store/cassandra-client/pages.js';
+import { Limiter } from '../../store/cassandra-client/limiter.js';
+import type { ResolvedConnection } from '../../store/cassandra-client/connection-options.js';
+import { Reconnecting } from '../../store/cassandra-client/reconnecting.js';
 import { pageOfKeys } from '../catalogue/scan-catalogue.js';
 
 export type MetricsStatement =
@@ -28,7 +28,7 @@ export type MetricsStatement =
 
 export interface MetricsTableOptions {
   /** The connection's settings (contact points, keyspace, consistency, limits), checked as the KairosDB store's are. */
-  readonly cassandra: ResolvedOptions;
+  readonly cassandra: ResolvedConnection;
   /** Create the keyspace and table when they are missing, as Heroic's `configure: true` does. */
   readonly configure: boolean;
 }

@@ -2,11 +2,9 @@
  * A heroic source from its settings: a connection to its table with the CASSANDRA_* settings it does not name itself
  * (consistency, credentials, TLS, limits; the driver's own decoding and write times), and its catalogue.
  */
-import type { Config } from '../../gateway/config.js';
 import { InputError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
-import { resolveOptions } from '../../store/cassandra/options.js';
-import { cassandraSettings } from '../../store/open-store.js';
+import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
 import type { HeroicSourceSettings } from '../sources-file.js';
 import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
 import { heroicKeyDecoder, HeroicSource, listedTags, seriesOf } from './heroic-source.js';
@@ -20,16 +18,14 @@ const MAX_LISTED_PERIODS = 1000;
 const CATALOGUE_PAGE_KEYS = 5000;
 
 export function openHeroicSource(
-  config: Config,
+  client: ClientSettings,
   settings: HeroicSourceSettings,
   log: Logger | undefined,
 ): HeroicSource {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'heroic' });
-  const cassandra = resolveOptions({
+  const cassandra = resolveConnection({
     ...settings.cassandra,
-    ...cassandraSettings(config),
-    scanDecoder: 'driver',
-    writeEncoder: 'driver',
+    ...client.connection,
     log: sourceLog,
   });
   const table = new MetricsTable({ cassandra, configure: settings.configure });

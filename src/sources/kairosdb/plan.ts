@@ -7,6 +7,7 @@ import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { yieldIfDue, type Lane } from '../../lib/time-slice.js';
 import { encodeTagString, sliceKindOf } from '../../store/format/index.js';
+import type { Partition } from '../../model/series.js';
 import type { IndexedTags, RowKey, TaggedRowKeys } from '../../store/store.js';
 
 /** The index tables as one request reads them (kairosdb-source.ts puts the request's loaders in front of the store). */
@@ -30,7 +31,7 @@ export interface RowPlan {
   /** Row times of the metric in the range, from row_key_time_index: one row_keys read each. */
   readonly rowTimes: readonly number[];
   /** Partitions to read: legacy-index keys first, then row_keys in row-time order, de-duplicated. */
-  readonly partitions: readonly RowKey[];
+  readonly partitions: readonly Partition[];
   /** Things the caller should know (partitions skipped because their data type cannot be decoded). */
   readonly warnings: readonly string[];
 }
@@ -67,7 +68,7 @@ export async function planSeries(
   }
   const perRowTime = await Promise.all(rowTimes.map((rowTime) => seriesAt(index, metric, rowTime, matches.exact)));
   const seen = new Set<string>();
-  const partitions: RowKey[] = [];
+  const partitions: Partition[] = [];
   const unknownTypes = new Set<string>();
   const keys = [legacy, ...perRowTime].flat();
   for (let i = 0; i < keys.length; i++) {
@@ -79,7 +80,8 @@ export async function planSeries(
     }
     // Every row holds points in [rowTime, rowTime + width), negative rows included.
     if (key.rowTime + widthMs <= startMs || !matches(key.tags)) continue;
-    if (sliceKindOf(key.dataType) === undefined) {
+    const kind = sliceKindOf(key.dataType);
+    if (kind === undefined) {
       unknownTypes.add(key.dataType);
       continue;
     }
@@ -87,7 +89,7 @@ export async function planSeries(
     const id = `${key.rowTime}\u0000${key.dataType}\u0000${encodeTagString(key.tags)}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    partitions.push(key);
+    partitions.push({ metric: key.metric, rowTime: key.rowTime, dataType: key.dataType, tags: key.tags, kind });
   }
   const warnings = [...unknownTypes].map(
     (type) => `skipped series of ${metric} with data type ${type}, which Kairograph cannot decode`,

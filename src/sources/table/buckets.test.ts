@@ -1,15 +1,8 @@
 import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BUCKET_COLUMN_TYPES,
-  BUCKET_KINDS,
-  Buckets,
-  MAX_TIMESTAMP_MS,
-  MIN_TIMESTAMP_MS,
-  type Bucket,
-  type BucketSpec,
-} from './buckets.js';
+import { BUCKET_COLUMN_TYPES, BUCKET_KINDS, Buckets, type BucketSpec } from './buckets.js';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Bucket } from './bucket-layouts.js';
 
 const { LocalDate, Long, dataTypes } = cassandra.types;
 const H = 3_600_000;

@@ -3,16 +3,15 @@
  * its catalogue. Its mapping is checked against the table's schema as it connects; start-up waits for that check a
  * few seconds, so a mapping that does not fit stops it, while a Cassandra that cannot be reached yet does not.
  */
-import type { Config } from '../../gateway/config.js';
 import { ConfigError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
-import { resolveOptions } from '../../store/cassandra/options.js';
-import { cassandraSettings } from '../../store/open-store.js';
+import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
 import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
 import type { TableSourceSettings } from '../sources-file.js';
 import { Buckets, BUCKET_COLUMN_TYPES } from './buckets.js';
 import { tableKeyDecoder, TableSource } from './table-source.js';
-import { MappingError, UserTable } from './user-table.js';
+import { MappingError } from './table-connection.js';
+import { UserTable } from './user-table.js';
 
 /** Keys per page of the catalogue's scan. */
 const CATALOGUE_PAGE_KEYS = 5000;
@@ -20,20 +19,18 @@ const CATALOGUE_PAGE_KEYS = 5000;
 const CHECK_WAIT_MS = 10_000;
 
 export async function openTableSource(
-  config: Config,
+  client: ClientSettings,
   settings: TableSourceSettings,
   log: Logger | undefined,
 ): Promise<TableSource> {
   const sourceLog = (log ?? createLogger('silent')).child({ source: settings.name, layout: 'table' });
-  const cassandra = resolveOptions({
+  const cassandra = resolveConnection({
     ...settings.cassandra,
-    ...cassandraSettings(config),
-    scanDecoder: 'driver',
-    writeEncoder: 'driver',
+    ...client.connection,
     log: sourceLog,
   });
   const { mapping } = settings;
-  const table = new UserTable(mapping, cassandra, settings.name, config.cassandraScanDecoder === 'lean');
+  const table = new UserTable(mapping, cassandra, settings.name, client.leanPages);
   await Promise.race([table.checked(), waitMs(CHECK_WAIT_MS)]).catch(async (error: unknown) => {
     if (!(error instanceof MappingError)) return undefined;
     await table.close();

@@ -7,28 +7,31 @@
  * keys, scanned in the background) or a list in the settings; a query may span at most `maxBuckets` buckets, and
  * buckets wholly older than the table's default TTL are not read.
  */
-import cassandra from 'cassandra-driver';
 import { dict } from '../../lib/dict.js';
 import { BudgetExceededError, InputError } from '../../model/errors.js';
-import type { IndexLoaders } from '../../app/index-loaders.js';
+import { eachAlone, type IndexLoaders, type IndexRead } from '../index-loaders.js';
 import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
 import { yieldIfDue } from '../../lib/time-slice.js';
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/scan-catalogue.js';
-import type { RowKey, ScanOptions, Slice, StoreLimits, Tags, WriteBatch } from '../series.js';
-import type { CatalogueStatus, DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
-import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type Buckets } from './buckets.js';
+import type { Partition, Slice, Tags } from '../../model/series.js';
+import type { ReadOptions } from '../../model/read-options.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
+import type { Capabilities } from '../capabilities.js';
+import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from './bucket-layouts.js';
+import type { Buckets } from './buckets.js';
 import { rowTags, VALUE_TYPES, type CheckedTable, type TableMapping } from './mapping.js';
 import { TimeValueRows } from './time-value-rows.js';
 import type { KeyColumns, SeriesPlace, UserTable } from './user-table.js';
+import { sliceOfCells, seriesTags, seriesPlace, tagValue, cellValue } from './table-values.js';
 
 export const TABLE_LAYOUT = 'table';
 
-const DATA_TYPES = { long: 'kairos_long', double: 'kairos_double', string: 'kairos_string' } as const;
-
 /** Cassandra's keys hold 65,535 bytes; names and tags are the table's own, so only those bound them. */
-const LIMITS: StoreLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
+const LIMITS: KeyLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
 
 /** Most values of an indexed tag a filter may pin for the index to be asked (one index query each); beyond, the catalogue answers. */
 export const MAX_INDEXED_VALUES = 32;
@@ -59,16 +62,36 @@ export class TableSource implements Source {
   readonly indexReads = ['catalogue', 'index'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
+  /** Its catalogue (logs, `/metrics`): a table's own index finds series only for the tags it indexes. */
+  readonly capabilities: Capabilities;
+  /**
+   * Its index reads, as the request's loaders make them: the catalogue's partitions between two bucket starts (from
+   * memory), and those an indexed tag's values find (one SAI query per value).
+   */
+  private readonly reads: {
+    readonly catalogue: IndexRead<readonly [number, number], CataloguedPartition<string>[]>;
+    readonly index: IndexRead<readonly [string, number, number, ...string[]], CataloguedPartition<string>[]>;
+  };
 
   constructor(private readonly options: TableSourceOptions) {
     this.name = options.name;
     this.writable = options.writable;
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
-  }
-
-  get catalogue(): CatalogueStatus {
-    return this.options.catalogue.status();
+    this.capabilities = { catalogue: options.catalogue };
+    this.reads = {
+      catalogue: eachAlone(this.name, 'catalogue', async (_, [fromBase, toBase]: readonly [number, number]) =>
+        options.catalogue.partitions('', fromBase, toBase),
+      ),
+      index: eachAlone(
+        this.name,
+        'index',
+        async (_, [tag, fromBase, toBase, ...values]: readonly [string, number, number, ...string[]]) => {
+          const checked = await options.table.checked();
+          return this.findIndexed(checked, options.buckets(checked), { tag, values }, fromBase, toBase);
+        },
+      ),
+    };
   }
 
   async metricNames(prefix: string, limit?: number): Promise<string[]> {
@@ -118,24 +141,23 @@ export class TableSource implements Source {
     const indexed = indexedFilter(checked, matches);
     const found =
       indexed === undefined
-        ? await index.load(this.name, 'catalogue', '', [fromBase, toBase], async () =>
-            this.options.catalogue.partitions('', fromBase, toBase),
-          )
-        : await index.load(this.name, 'index', '', [indexed.tag, fromBase, toBase, ...indexed.values], () =>
-            this.findIndexed(checked, buckets, indexed, fromBase, toBase),
-          );
+        ? await index.load(this.reads.catalogue, '', [fromBase, toBase])
+        : await index.load(this.reads.index, '', [indexed.tag, fromBase, toBase, ...indexed.values]);
     let bases = [...new Set(found.map((p) => p.base))];
     if (options.latestPeriods !== undefined) bases = bases.slice(-options.latestPeriods);
     const kept = new Set(bases);
-    const dataType = DATA_TYPES[VALUE_TYPES[checked.metricColumns[metric]!.type]!];
-    const partitions: RowKey[] = [];
+    // The value column's CQL type names the series' type; what it holds as slices is its value type.
+    const dataType = checked.metricColumns[metric]!.type;
+    const kind = VALUE_TYPES[dataType]!;
+    const partitions: Partition[] = [];
     for (let i = 0; i < found.length; i++) {
       if ((i & 1023) === 1023) {
         const turn = yieldIfDue(options.lane);
         if (turn !== undefined) await turn;
       }
       const p = found[i]!;
-      if (kept.has(p.base) && matches(p.tags)) partitions.push({ metric, rowTime: p.base, dataType, tags: p.tags });
+      if (kept.has(p.base) && matches(p.tags))
+        partitions.push({ metric, rowTime: p.base, dataType, tags: p.tags, kind });
     }
     return { periods: bases.length, partitions, widthMs, warnings: [] };
   }
@@ -182,7 +204,7 @@ export class TableSource implements Source {
     return partitions;
   }
 
-  async *read(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
+  async *read(key: Partition, startMs: number, endMs: number, options: ReadOptions = {}): AsyncGenerator<Slice> {
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
     if (metric === undefined) return;
@@ -273,7 +295,7 @@ export class TableSource implements Source {
     }
   }
 
-  async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<DeletedPart> {
+  async deleteRange(key: Partition, startMs: number, endMs: number): Promise<DeletedPart> {
     this.checkWritable();
     const checked = await this.options.table.checked();
     const metric = checked.metricColumns[key.metric];
@@ -323,35 +345,6 @@ export class TableSource implements Source {
   }
 }
 
-/** A page decoded through the driver's rows as a slice of the rows with a value (text and decimal columns, or a driver-decoded client). */
-function sliceOfCells(
-  kind: 'long' | 'double' | 'string',
-  key: RowKey,
-  times: Float64Array,
-  cells: readonly unknown[],
-): Slice | undefined {
-  const kept: number[] = [];
-  for (let i = 0; i < cells.length; i++) if (cells[i] !== null && cells[i] !== undefined) kept.push(i);
-  if (kept.length === 0) return undefined;
-  const timestamps = Float64Array.from(kept, (i) => times[i]!);
-  if (kind === 'string') return { kind, key, timestamps, values: kept.map((i) => cells[i] as string) };
-  const values = new Float64Array(kept.length);
-  let exact: BigInt64Array | undefined;
-  kept.forEach((i, j) => {
-    const v = cells[i];
-    if (v instanceof cassandra.types.Long) {
-      const big = BigInt(v.toString());
-      values[j] = Number(big);
-      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER))
-        exact ??= new BigInt64Array(kept.length);
-    } else values[j] = typeof v === 'number' ? v : Number(String(v));
-  });
-  if (exact !== undefined) for (const [j, i] of kept.entries()) exact[j] = BigInt(String(cells[i]));
-  return kind === 'long'
-    ? { kind, key, timestamps, values, ...(exact ? { exact } : {}) }
-    : { kind, key, timestamps, values };
-}
-
 /** How the catalogue reads a partition key of the table: the entity's tags and the bucket's start. */
 export function tableKeyDecoder(
   mapping: TableMapping,
@@ -371,32 +364,6 @@ export function tableKeyDecoder(
   };
 }
 
-/** A write's tags as the entity's: exactly the tag columns, each a value of its column's type. */
-function seriesTags(checked: CheckedTable, tags: Tags, field: string): Tags {
-  for (const name of Object.keys(tags))
-    if (checked.tagTypes[name] === undefined)
-      throw new InputError(
-        `${field}.${name}`,
-        tags[name],
-        `is not a tag of this table: its tags are ${checked.mapping.tags.join(', ')}`,
-      );
-  for (const name of checked.mapping.tags)
-    if (tags[name] === undefined)
-      throw new InputError(field, Object.keys(tags).join(','), `must have the tag ${name} (a partition key column)`);
-  for (const [name, value] of Object.entries(tags)) tagValue(checked.tagTypes[name]!, value, `${field}.${name}`);
-  return tags;
-}
-
-/** Where a series' rows are in one bucket: tags bound as their columns' types, the bucket's value in the partition key. */
-function seriesPlace(checked: CheckedTable, tags: Tags, bucketValue: unknown): SeriesPlace {
-  const bind = (c: { name: string; type: string }) => tagValue(c.type, tags[c.name] ?? '', `tags.${c.name}`);
-  return {
-    partition: checked.partitionKey.map((c) => (c.name === checked.mapping.bucket.column ? bucketValue : bind(c))),
-    prefix: checked.prefixTags.map(bind),
-    rows: rowTags(checked).map((c) => ({ name: c.name, text: tags[c.name] ?? '', value: bind(c) })),
-  };
-}
-
 /**
  * The indexed tag a filter pins to the fewest values (at most MAX_INDEXED_VALUES), whose index finds the query's
  * series; undefined when the filter pins none, and the catalogue answers.
@@ -412,67 +379,4 @@ export function indexedFilter(
     if (best === undefined || values.length < best.values.length) best = { tag, values };
   }
   return best;
-}
-
-/** A tag's text as its column's CQL value. */
-function tagValue(type: string, text: string, field: string): unknown {
-  const { Long, Uuid, TimeUuid } = cassandra.types;
-  switch (type) {
-    case 'int':
-    case 'smallint':
-    case 'tinyint': {
-      const n = Number(text);
-      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n))
-        throw new InputError(field, text, `must be an integer for a ${type} column`);
-      return n;
-    }
-    case 'bigint':
-      if (!/^-?\d+$/.test(text)) throw new InputError(field, text, 'must be an integer for a bigint column');
-      return Long.fromString(text);
-    case 'uuid':
-    case 'timeuuid':
-      try {
-        return type === 'uuid' ? Uuid.fromString(text) : TimeUuid.fromString(text);
-      } catch {
-        throw new InputError(field, text, `must be a ${type}`);
-      }
-    case 'boolean':
-      if (text !== 'true' && text !== 'false')
-        throw new InputError(field, text, 'must be true or false for a boolean column');
-      return text === 'true';
-    default:
-      return text;
-  }
-}
-
-const INT_BITS: Readonly<Record<string, number>> = { int: 32, smallint: 16, tinyint: 8 };
-
-/** A point's value as its column's CQL value. */
-function cellValue(type: string, value: number | bigint | string, field: string): unknown {
-  switch (type) {
-    case 'bigint':
-      return cassandra.types.Long.fromString(String(value));
-    case 'int':
-    case 'smallint':
-    case 'tinyint': {
-      const bits = INT_BITS[type]!;
-      if (
-        typeof value !== 'number' ||
-        !Number.isInteger(value) ||
-        value < -(2 ** (bits - 1)) ||
-        value >= 2 ** (bits - 1)
-      ) {
-        throw new InputError(
-          field,
-          typeof value === 'bigint' ? String(value) : value,
-          `must be a ${bits}-bit integer for the ${type} column`,
-        );
-      }
-      return value;
-    }
-    case 'decimal':
-      return cassandra.types.BigDecimal.fromString(String(value));
-    default:
-      return typeof value === 'bigint' ? Number(value) : value;
-  }
 }

@@ -5,7 +5,7 @@
  */
 import cassandra from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
-import type { RowsMetadata } from '../../store/cassandra/lean-page-hook.js';
+import type { RowsMetadata } from '../../store/cassandra-client/lean-page-hook.js';
 import { decodeTimeValues, TimeValuePages } from './time-value-rows.js';
 
 const { dataTypes } = cassandra.types;

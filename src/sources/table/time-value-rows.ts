@@ -4,7 +4,7 @@
  * are no points and are left out here. Text and decimal values go through the driver's own rows.
  */
 import cassandra from 'cassandra-driver';
-import type { ColumnSpec, LeanReader, RowsMetadata } from '../../store/cassandra/lean-page-hook.js';
+import type { ColumnSpec, LeanReader, RowsMetadata } from '../../store/cassandra-client/lean-page-hook.js';
 
 const { dataTypes } = cassandra.types;
 

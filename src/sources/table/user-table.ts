@@ -6,24 +6,16 @@
  */
 import cassandra from 'cassandra-driver';
 import { StoreUnavailableError } from '../../model/errors.js';
-import { clientOptions } from '../../store/cassandra/client-options.js';
-import { Executor, pagesAhead, type ExecutorStats, type WatchedSchema } from '../../store/cassandra/executor.js';
-import { installLeanPageHook, LEAN_PAGES_KEY } from '../../store/cassandra/lean-page-hook.js';
-import { Limiter } from '../../store/cassandra/limiter.js';
-import type { ResolvedOptions } from '../../store/cassandra/options.js';
-import { Reconnecting } from '../../store/cassandra/reconnecting.js';
+import type { ExecutorStats } from '../../store/cassandra-client/executor.js';
+import { pagesAhead } from '../../store/cassandra-client/pages.js';
+import { installLeanPageHook } from '../../store/cassandra-client/lean-page-hook.js';
+import { Limiter } from '../../store/cassandra-client/limiter.js';
+import type { ResolvedConnection } from '../../store/cassandra-client/connection-options.js';
+import { Reconnecting } from '../../store/cassandra-client/reconnecting.js';
 import { pageOfKeys, type KeyPages } from '../catalogue/scan-catalogue.js';
-import {
-  checkMapping,
-  rowTags,
-  type CheckedTable,
-  type SchemaColumn,
-  type SchemaIndex,
-  type TableMapping,
-} from './mapping.js';
-import { TimeValuePages, TimeValueRows } from './time-value-rows.js';
-
-type TableStatement = 'table.select' | 'table.keys' | 'table.series' | 'table.index' | 'table.insert' | 'table.delete';
+import { rowTags, type CheckedTable, type TableMapping } from './mapping.js';
+import { TimeValueRows } from './time-value-rows.js';
+import { connectTable, MappingError, quote, type Connection, type TableStatement } from './table-connection.js';
 
 /** A partition's key values in partition key order, bound as the columns' types. */
 export type PartitionValues = readonly unknown[];
@@ -44,14 +36,6 @@ export type KeyColumns = Readonly<Record<string, unknown>>;
 /** Most series one partition may hold (values of its prefix and row tags): a partition beyond it is catalogued in part. */
 export const MAX_SERIES_PER_PARTITION = 10_000;
 
-interface Connection {
-  readonly exec: Executor<TableStatement>;
-  readonly checked: CheckedTable;
-}
-
-/** The mapping does not fit the table: start-up stops on it; later, requests say it. */
-export class MappingError extends Error {}
-
 /**
  * Rows of one partition in the read's order: decoded lean (times and numbers of the rows with a value), or through the
  * driver's rows (times and the value column's cells, null where a row has none).
@@ -65,10 +49,10 @@ export class UserTable implements KeyPages<KeyColumns> {
 
   /** `lean`: numeric reads decoded from the frame's bytes (time-value-rows.ts), as CASSANDRA_SCAN_DECODER=lean does. */
   constructor(
-    private readonly mapping: TableMapping,
-    private readonly cassandraOptions: ResolvedOptions,
+    mapping: TableMapping,
+    private readonly cassandraOptions: ResolvedConnection,
     private readonly source: string,
-    private readonly lean: boolean,
+    lean: boolean,
   ) {
     if (lean) installLeanPageHook();
     const target = `${quote(mapping.keyspace)}.${quote(mapping.table)}`;
@@ -76,7 +60,7 @@ export class UserTable implements KeyPages<KeyColumns> {
     const limiter = new Limiter(cassandraOptions.concurrency);
     const { log, contactPoints, reconnectDelayMs } = cassandraOptions;
     this.link = new Reconnecting(
-      () => this.connectOnce(limiter),
+      () => connectTable(mapping, cassandraOptions, source, lean, limiter, this.stats),
       (c) => c.exec.client.shutdown(),
       reconnectDelayMs,
       {
@@ -369,94 +353,6 @@ export class UserTable implements KeyPages<KeyColumns> {
     const time = quote(checked.mapping.time);
     return `${time} >= ${checked.time.marker('from')} AND ${time} <= ${checked.time.marker('to')}`;
   }
-
-  private async connectOnce(limiter: Limiter): Promise<Connection> {
-    const { keyspace: ks, table: tbl, time } = this.mapping;
-    const client = new cassandra.Client(
-      clientOptions(
-        this.cassandraOptions,
-        this.lean
-          ? {
-              encoding: {
-                [LEAN_PAGES_KEY]: new TimeValuePages(
-                  ks,
-                  tbl,
-                  time,
-                  new Set(Object.values(this.mapping.metrics)),
-                  (this.mapping.timeUnit ?? 'milliseconds') === 'milliseconds',
-                ),
-              } as cassandra.ClientOptions['encoding'],
-            }
-          : {},
-      ),
-    );
-    try {
-      await client.connect();
-      const exec = new Executor<TableStatement>(
-        client,
-        limiter,
-        this.stats,
-        this.cassandraOptions,
-        () => {},
-        this.watched(),
-      );
-      const { keyspace, table } = this.mapping;
-      const columns = await exec.system(
-        'SELECT column_name, kind, position, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?',
-        [keyspace, table],
-      );
-      const tables = await exec.system(
-        'SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
-        [keyspace, table],
-      );
-      const indexRows = await exec.system(
-        'SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?',
-        [keyspace, table],
-      );
-      const indexes: SchemaIndex[] = indexRows.rows.map((row) => {
-        const options = (row['options'] ?? {}) as Record<string, string> | Map<string, string>;
-        const option = (name: string) => (options instanceof Map ? options.get(name) : options[name]);
-        return { name: row['index_name'] as string, className: option('class_name'), target: option('target') };
-      });
-      const schema: SchemaColumn[] = columns.rows.map((row) => ({
-        name: row['column_name'] as string,
-        kind: row['kind'] as SchemaColumn['kind'],
-        position: row['position'] as number,
-        type: row['type'] as string,
-        order: row['clustering_order'] as SchemaColumn['order'],
-      }));
-      let checked: CheckedTable;
-      try {
-        checked = checkMapping(
-          this.mapping,
-          schema,
-          (tables.rows[0]?.['default_time_to_live'] as number | undefined) ?? 0,
-          indexes,
-        );
-      } catch (error) {
-        throw new MappingError(`source ${JSON.stringify(this.source)}: ${(error as Error).message}`);
-      }
-      exec.schemaReady();
-      return { exec, checked };
-    } catch (error) {
-      await client.shutdown().catch(() => {});
-      throw error;
-    }
-  }
-
-  private watched(): WatchedSchema {
-    const { keyspace, table } = this.mapping;
-    return {
-      tables: [table],
-      lostError: (reason, _last, cause) =>
-        new StoreUnavailableError(
-          'cassandra',
-          new Error(`${reason}: the table of source ${JSON.stringify(this.source)} (${keyspace}.${table}) is gone`, {
-            cause,
-          }),
-        ),
-    };
-  }
 }
 
 /** Whether a row holds the series' row tags (each cell as the text its tag is). */
@@ -466,9 +362,4 @@ function ofSeries(row: cassandra.types.Row, place: SeriesPlace): boolean {
     if (cell === null || cell === undefined || String(cell) !== r.text) return false;
   }
   return true;
-}
-
-/** A checked name (mapping.ts CQL_NAME) as a quoted CQL identifier, so its case is kept. */
-function quote(name: string): string {
-  return `"${name}"`;
 }

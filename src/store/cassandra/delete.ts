@@ -7,13 +7,13 @@ import type { RowKey, RowSpec } from '../store.js';
 import { indexedTagsOf, NO_TAG_INDEX, tagPair, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
-import type { Executor } from './executor.js';
+import type { StoreExecutor } from './statements.js';
 import { isSeriesRow } from './index-reads.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 
 export async function deletePartitionRange(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   key: RowKey,
@@ -73,7 +73,7 @@ export async function deletePartitionRange(
  * would list the deleted series again, so its rows are looked up by series first.
  */
 async function deleteTagIndexed(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   key: RowKey,
   tags: Map<string, string>,
@@ -108,7 +108,12 @@ async function deleteTagIndexed(
 }
 
 /** KairosDB's metric delete: the name in string_index and the metric's whole legacy row_key_index partition. */
-export async function deleteName(exec: Executor, st: Statements, metric: string, timestampMs: number): Promise<void> {
+export async function deleteName(
+  exec: StoreExecutor,
+  st: Statements,
+  metric: string,
+  timestampMs: number,
+): Promise<void> {
   await Promise.all([
     exec.mutate('string_index.delete', st.deleteName, [timestampMs, METRIC_NAMES_KEY, metric], timestampMs),
     exec.mutate(

@@ -6,13 +6,13 @@ import { decodeRowKey, encodeRowKey, rowTimeOf } from '../format/index.js';
 import type { RowKey, RowSpec, TaggedRowKeys } from '../store.js';
 import { hasTag, tagPair } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
-import type { Executor } from './executor.js';
+import type { StoreExecutor } from './statements.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
 import { successorOf } from '../text-order.js';
 
 export async function readRowTimes(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   metric: string,
@@ -29,11 +29,48 @@ export async function readRowTimes(
   return rows.map((row) => (row.get('row_time_ms') as cassandra.types.Long).toNumber());
 }
 
-export async function readRowKeys(exec: Executor, st: Statements, metric: string, rowTime: number): Promise<RowKey[]> {
+export async function readRowKeys(
+  exec: StoreExecutor,
+  st: Statements,
+  metric: string,
+  rowTime: number,
+): Promise<RowKey[]> {
   const rows = await exec.all('row_keys.select', st.selectRowKeys, [metric, DATA_POINTS_TABLE, rowTime]);
   return rows
     .filter(isSeriesRow)
     .map((row) => ({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) }));
+}
+
+/**
+ * Row times whose row_keys one statement reads (`row_time IN ?`, the partition key's last component). A coordinator
+ * pages through the partitions of an IN one after another, so a long range is cut into statements that run at once,
+ * while the few row times of a dashboard's range are one round trip.
+ */
+export const ROW_TIMES_PER_STATEMENT = 16;
+
+/** row_keys at several row times of a metric, each row time's series in the order readRowKeys gives them. */
+export async function readRowKeysAt(
+  exec: StoreExecutor,
+  st: Statements,
+  metric: string,
+  rowTimes: readonly number[],
+): Promise<RowKey[][]> {
+  if (rowTimes.length === 1) return [await readRowKeys(exec, st, metric, rowTimes[0]!)];
+  const chunks: number[][] = [];
+  for (let i = 0; i < rowTimes.length; i += ROW_TIMES_PER_STATEMENT)
+    chunks.push([...new Set(rowTimes.slice(i, i + ROW_TIMES_PER_STATEMENT))]);
+  const byRowTime = new Map<number, RowKey[]>(rowTimes.map((rowTime) => [rowTime, []]));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      const rows = await exec.all('row_keys.select_in', st.selectRowKeysIn, [metric, DATA_POINTS_TABLE, chunk]);
+      for (const row of rows) {
+        if (!isSeriesRow(row)) continue;
+        const rowTime = (row.get('row_time_ms') as cassandra.types.Long).toNumber();
+        byRowTime.get(rowTime)?.push({ metric, rowTime, dataType: String(row.get('data_type')), tags: tagsOf(row) });
+      }
+    }),
+  );
+  return rowTimes.map((rowTime) => byRowTime.get(rowTime)!);
 }
 
 /**
@@ -42,7 +79,7 @@ export async function readRowKeys(exec: Executor, st: Statements, metric: string
  * spells the same pair; they are left out.
  */
 export async function readTagIndexed(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   metric: string,
   rowTime: number,
@@ -71,7 +108,7 @@ export async function readTagIndexed(
  * a range across zero is read as two slices, [start, -1] and [0, end].
  */
 export async function readLegacyRowKeys(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   metric: string,
@@ -106,7 +143,7 @@ export async function readLegacyRowKeys(
 }
 
 export async function readMetricNames(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   prefix: string,
   limit: number | undefined,

@@ -2,7 +2,7 @@
  * What the Cassandra store's keys can hold. Cassandra refuses a partition key, or the clustering values of one row
  * together, over 65,535 bytes ("Key length of 65536 is longer than maximum of 65535", measured on Cassandra 5.0).
  */
-import type { StoreLimits } from '../store.js';
+import type { KeyLimits } from '../../model/key-limits.js';
 import { DATA_POINTS_TABLE } from './statements.js';
 
 /** An unsigned short: the length field of a key. */
@@ -19,7 +19,7 @@ const TIMESTAMP_BYTES = 8;
  * - a row key is data_points' partition key (blob): 65,535 bytes;
  * - a series' data type and tags are row_keys' clustering values (text and frozen<map<text, text>>): 65,535 bytes.
  */
-export const CASSANDRA_KEY_LIMITS: StoreLimits = {
+export const CASSANDRA_KEY_LIMITS: KeyLimits = {
   store: "the Cassandra store's",
   maxMetricBytes: MAX_KEY_BYTES - 3 * 3 - Buffer.byteLength(DATA_POINTS_TABLE) - TIMESTAMP_BYTES,
   maxRowKeyBytes: MAX_KEY_BYTES,

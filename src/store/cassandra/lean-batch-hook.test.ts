@@ -9,9 +9,9 @@ import { Duplex } from 'node:stream';
 import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TTL_SECONDS } from '../write-validation.js';
+import { MAX_TTL_SECONDS } from '../../sources/write-validation.js';
 import { PointCells, driverBatchRequest, installLeanBatchHook, leanBatchHookProblem } from './lean-batch-hook.js';
-import { HOOKED_DRIVER_VERSION } from './lean-page-hook.js';
+import { HOOKED_DRIVER_VERSION } from '../cassandra-client/lean-page-hook.js';
 
 const require = createRequire(import.meta.url);
 const { BatchRequest } = require('cassandra-driver/lib/requests.js') as {

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import cassandra from 'cassandra-driver';
-import { HOOKED_DRIVER_VERSION } from './lean-page-hook.js';
+import { HOOKED_DRIVER_VERSION } from '../cassandra-client/lean-page-hook.js';
 
 /**
  * The cells of one data_points batch, the payload of its one query item (`[key, cells]`): the key stays first so

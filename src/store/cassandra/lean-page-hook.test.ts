@@ -14,14 +14,15 @@ import { sliceBits, type SliceBits } from '../../../test/support/slice-bits.js';
 import { columnOf, typedCells } from '../../../test/support/cell-arbitraries.js';
 import { encodeLegacyLong, encodeLong } from '../format/index.js';
 import { SliceBuilder } from '../slice-builder.js';
-import type { RowKey, RowSpec, Slice } from '../store.js';
+import type { RowKey, RowSpec } from '../store.js';
+import type { Slice } from '../../model/series.js';
 import {
   HOOKED_DRIVER_VERSION,
   driverParser,
   installLeanPageHook,
   leanHookProblem,
-  leanPagesEncoding,
-} from './lean-page-hook.js';
+} from '../cassandra-client/lean-page-hook.js';
+import { leanPagesEncoding } from './lean-pages.js';
 import { driverRowSlices } from './scan.js';
 import { ScanRows } from './scan-rows.js';
 

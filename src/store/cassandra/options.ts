@@ -1,21 +1,28 @@
-// The Cassandra store's options: validated once at construction into normalised values, so no statement is ever
-// built from anything but a checked keyspace name, replication map and per-table option suffix.
+// The Cassandra store's options: a connection's (cassandra-client/connection-options.ts) and those of KairosDB's
+// keyspace, validated once at construction into normalised values, so no statement is ever built from anything but a
+// checked keyspace name, replication map and per-table option suffix.
+import {
+  check,
+  notNegative,
+  positive,
+  resolveConnection,
+  type ConnectionOptions,
+  type ResolvedConnection,
+} from '../cassandra-client/connection-options.js';
 import type { RowTimeUnit } from '../store.js';
 import { NO_TAG_INDEX, type TagIndexConfig } from '../tag-index.js';
 
-export type Consistency = (typeof CONSISTENCIES)[number];
-
-export const CONSISTENCIES = [
-  'ANY',
-  'ONE',
-  'TWO',
-  'THREE',
-  'QUORUM',
-  'ALL',
-  'LOCAL_QUORUM',
-  'EACH_QUORUM',
-  'LOCAL_ONE',
-] as const;
+export {
+  CONSISTENCIES,
+  DEFAULT_KEYSPACE,
+  DEFAULT_READ_AHEAD,
+  DEFAULT_REPLICATION,
+  contactPointProblem,
+  keyspaceProblem,
+  replicationProblem,
+  type Consistency,
+  type StoreLog,
+} from '../cassandra-client/connection-options.js';
 
 /** KairosDB's tables, in the order ClusterConnection creates them. */
 export const TABLE_NAMES = [
@@ -41,32 +48,9 @@ export type WriteEncoder = (typeof WRITE_ENCODERS)[number];
 
 export const WRITE_ENCODERS = ['lean', 'driver'] as const;
 
-export interface CassandraStoreOptions {
-  /** `host` or `host:port` (default port 9042). */
-  readonly contactPoints: readonly string[];
-  readonly localDataCenter: string;
-  /** Default `kairosdb`, KairosDB's. */
-  readonly keyspace?: string;
-  /** The CQL map of CREATE KEYSPACE ... WITH REPLICATION = <this>; used only when the keyspace is missing. */
-  readonly replication?: string;
+export interface CassandraStoreOptions extends ConnectionOptions {
   /** KairosDB's `table_create_with.<table>`: appended to CREATE TABLE of a missing table (e.g. `WITH compaction = {...}`). */
   readonly tableOptions?: Readonly<Partial<Record<TableName, string>>>;
-  readonly username?: string;
-  readonly password?: string;
-  /** KairosDB's defaults: reads ONE, writes QUORUM. */
-  readonly readConsistency?: Consistency;
-  readonly writeConsistency?: Consistency;
-  readonly tls?: boolean;
-  /** Rows per page of reads that do not ask for their own page size (KairosDB: the driver default, 5000). */
-  readonly fetchSize?: number;
-  /** Requests in flight at once (one page, one write batch, one delete): KairosDB's simultaneous_cql_queries. */
-  readonly concurrency?: number;
-  /** Partition scans a query keeps started ahead of the one it reads (Store.readAhead); 0 turns it off. */
-  readonly readAhead?: number;
-  /** A request Cassandra does not answer within this fails with STORE_UNAVAILABLE. */
-  readonly requestTimeoutMs?: number;
-  /** Pause between background connection attempts while Cassandra is unreachable; a failing schema repair starts from it. */
-  readonly reconnectDelayMs?: number;
   /**
    * Create the keyspace and tables that are missing, at start and when they are found gone later (default true).
    * False where operators manage the schema: the store then sends no DDL and waits, answering 503, until they exist.
@@ -90,30 +74,10 @@ export interface CassandraStoreOptions {
    * these tags and reads use them where complete. Default none.
    */
   readonly tagIndexedMetrics?: TagIndexConfig;
-  /** Where connection changes are reported; silent by default. */
-  readonly log?: StoreLog;
 }
 
-export interface StoreLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
-
-export interface ResolvedOptions {
-  readonly contactPoints: readonly string[];
-  readonly localDataCenter: string;
-  readonly keyspace: string;
-  readonly replication: string;
+export interface ResolvedOptions extends ResolvedConnection {
   readonly tableOptions: Readonly<Record<TableName, string>>;
-  readonly credentials: { readonly username: string; readonly password: string } | undefined;
-  readonly readConsistency: Consistency;
-  readonly writeConsistency: Consistency;
-  readonly tls: boolean;
-  readonly fetchSize: number;
-  readonly concurrency: number;
-  readonly readAhead: number;
-  readonly requestTimeoutMs: number;
-  readonly reconnectDelayMs: number;
   readonly createSchema: boolean;
   readonly schemaCheckMs: number;
   readonly rowTimeUnit: RowTimeUnit;
@@ -121,46 +85,19 @@ export interface ResolvedOptions {
   readonly scanDecoder: ScanDecoder;
   readonly writeEncoder: WriteEncoder;
   readonly tagIndexedMetrics: TagIndexConfig;
-  readonly log: StoreLog;
 }
 
-export const DEFAULT_KEYSPACE = 'kairosdb';
-/** About what KairosDB 1.3 keeps in flight by its configuration (20 partition queries, 6 reader threads). */
-export const DEFAULT_READ_AHEAD = 8;
-export const DEFAULT_REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
 /** One small read of the node's own schema tables: a table dropped behind the gateway's back is found within this. */
 export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
 
 export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions {
-  if (options.contactPoints.length === 0) throw new Error('Cassandra contact points must name at least one host');
-  for (const point of options.contactPoints) check(contactPointProblem(point));
-  if (options.localDataCenter.trim() === '') throw new Error('Cassandra local data centre must not be empty');
-  const keyspace = options.keyspace ?? DEFAULT_KEYSPACE;
-  check(keyspaceProblem(keyspace));
-  const replication = (options.replication ?? DEFAULT_REPLICATION).trim();
-  check(replicationProblem(replication));
-  check(tableOptionsProblem(options.tableOptions ?? {}));
+  const connection = resolveConnection(options, () => check(tableOptionsProblem(options.tableOptions ?? {})));
   const tableOptions = Object.fromEntries(
     TABLE_NAMES.map((t) => [t, (options.tableOptions?.[t] ?? '').trim()]),
   ) as Record<TableName, string>;
-  const username = options.username ?? '';
-  const password = options.password ?? '';
-  if (username === '' && password !== '') throw new Error('Cassandra password is set but the user name is empty');
   return {
-    contactPoints: [...options.contactPoints],
-    localDataCenter: options.localDataCenter,
-    keyspace,
-    replication,
+    ...connection,
     tableOptions,
-    credentials: username === '' ? undefined : { username, password },
-    readConsistency: options.readConsistency ?? 'ONE',
-    writeConsistency: options.writeConsistency ?? 'QUORUM',
-    tls: options.tls ?? false,
-    fetchSize: positive(options.fetchSize ?? 5000, 'fetch size'),
-    concurrency: positive(options.concurrency ?? 20, 'concurrency'),
-    readAhead: notNegative(options.readAhead ?? DEFAULT_READ_AHEAD, 'read-ahead'),
-    requestTimeoutMs: positive(options.requestTimeoutMs ?? 12_000, 'request timeout'),
-    reconnectDelayMs: positive(options.reconnectDelayMs ?? 1000, 'reconnect delay'),
     createSchema: options.createSchema ?? true,
     schemaCheckMs: notNegative(options.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS, 'schema check interval'),
     rowTimeUnit: options.rowTimeUnit ?? 'MILLISECONDS',
@@ -168,27 +105,7 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     scanDecoder: oneOf(options.scanDecoder ?? 'lean', SCAN_DECODERS, 'scan decoder'),
     writeEncoder: oneOf(options.writeEncoder ?? 'lean', WRITE_ENCODERS, 'write encoder'),
     tagIndexedMetrics: options.tagIndexedMetrics ?? NO_TAG_INDEX,
-    log: options.log ?? SILENT,
   };
-}
-
-/** What is wrong with a contact point, or undefined; the configuration reports it under its variable's name. */
-export function contactPointProblem(point: string): string | undefined {
-  const ok = /^[^\s,:[\]]+(:\d{1,5})?$/.test(point) || /^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(point);
-  return ok ? undefined : `a contact point must be host or host:port (got ${JSON.stringify(point)})`;
-}
-
-export function keyspaceProblem(keyspace: string): string | undefined {
-  // Unquoted, as KairosDB writes it; Cassandra folds unquoted names to lower case, so only lower case round-trips.
-  return /^[a-z][a-z0-9_]{0,47}$/.test(keyspace)
-    ? undefined
-    : `the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got ${JSON.stringify(keyspace)})`;
-}
-
-export function replicationProblem(replication: string): string | undefined {
-  return /^\{[^;{}]*\}$/.test(replication)
-    ? undefined
-    : `replication must be one CQL map such as ${DEFAULT_REPLICATION} (got ${JSON.stringify(replication)})`;
 }
 
 export function tableOptionsProblem(options: Readonly<Record<string, unknown>>): string | undefined {
@@ -213,21 +130,3 @@ function oneOf<T extends string>(value: T, allowed: readonly T[], what: string):
     throw new Error(`Cassandra store: the ${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value;
 }
-
-function check(problem: string | undefined): void {
-  if (problem !== undefined) throw new Error(`Cassandra store: ${problem}`);
-}
-
-function notNegative(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`Cassandra store: the ${what} must be a whole number from 0 (got ${value})`);
-  return value;
-}
-
-function positive(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new Error(`Cassandra store: the ${what} must be a positive integer (got ${value})`);
-  return value;
-}
-
-const SILENT: StoreLog = { info: () => {}, warn: () => {} };

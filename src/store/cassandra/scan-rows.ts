@@ -1,7 +1,7 @@
 // One page of the data_points scan as the CQL RESULT frame carries it (rows of `column1 blob, value blob`), checked
 // once where the frame arrives and decoded in place into a SliceBuilder: no Row, no Buffer per cell, no copy.
 import type { SliceBuilder } from '../slice-builder.js';
-import type { Slice } from '../store.js';
+import type { Slice } from '../../model/series.js';
 
 /**
  * `length` rows from `start` to `end` of `buf`, each two protocol [bytes]: a signed 32-bit big-endian length, then

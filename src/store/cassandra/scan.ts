@@ -9,16 +9,17 @@
 import type cassandra from 'cassandra-driver';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, readColumn } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
-import { QueuedScan, ReadAheadBudget } from '../queued-scan.js';
-import type { RowKey, RowSpec, ScanOptions, Slice } from '../store.js';
+import { QueuedScan, ReadAheadBudget } from '../../lib/queued-scan.js';
+import type { RowKey, RowSpec, ScanOptions } from '../store.js';
+import type { Slice } from '../../model/series.js';
 import { bufferOf } from './buffer-of.js';
 import { columnRangeBytes } from './column-range.js';
-import { pageStateOf, pagesAhead, type Executor } from './executor.js';
+import { pageStateOf, pagesAhead } from '../cassandra-client/pages.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { ScanRows } from './scan-rows.js';
-import type { Statements } from './statements.js';
 
 export async function* scanPartition(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   fetchSize: number,
@@ -86,7 +87,7 @@ export async function* scanPartition(
 }
 
 interface ColumnScan {
-  readonly exec: Executor;
+  readonly exec: StoreExecutor;
   readonly st: Statements;
   readonly spec: RowSpec;
   readonly fetchSize: number;

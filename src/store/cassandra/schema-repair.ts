@@ -2,7 +2,7 @@
 // of the node's catalog mean a table was dropped or made again behind its back, which of what a schema step created
 // were losses, and the record of those losses that /ready and /metrics show.
 import { StoreUnavailableError } from '../../model/errors.js';
-import type { Recreation, SchemaRepairStatus } from '../store.js';
+import type { Recreation, SchemaRepairStatus } from '../../model/health.js';
 import { TABLE_NAMES } from './options.js';
 import { describeMissing, objectName, type Catalog, type Missing } from './schema.js';
 

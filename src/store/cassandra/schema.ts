@@ -4,9 +4,8 @@
 import type cassandra from 'cassandra-driver';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import type { RowSpec } from '../store.js';
-import type { Executor } from './executor.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { TABLE_NAMES, type ResolvedOptions, type TableName } from './options.js';
-import type { Statements } from './statements.js';
 
 /** ClusterConnection's CREATE TABLE bodies; COMPACT STORAGE is gone (Cassandra 4+ refuses it, KairosDB #599). */
 const TABLE_DEFINITIONS: Record<TableName, string> = {
@@ -85,7 +84,7 @@ const PROBES: Record<TableName, { readonly where: string; readonly params: reado
  * catalog lists ("keyspace kairosdb does not exist"). So each table the catalog lists is also read once, prepared
  * afresh, which only the node's live schema can answer.
  */
-export async function findMissing(exec: Executor, keyspace: string, catalog: Catalog): Promise<Missing[]> {
+export async function findMissing(exec: StoreExecutor, keyspace: string, catalog: Catalog): Promise<Missing[]> {
   if (!catalog.keyspace) return [{ listed: false }, ...TABLE_NAMES.map((table) => ({ table, listed: false }))];
   exec.forgetPrepared();
   const tables: Missing[] = [];
@@ -154,7 +153,7 @@ export function describeMissing(keyspace: string, missing: readonly Missing[]): 
  * a time, each IF NOT EXISTS and sent to `host`; alters nothing. The driver waits for schema agreement after each.
  */
 export async function createMissing(
-  exec: Executor,
+  exec: StoreExecutor,
   options: ResolvedOptions,
   missing: readonly Missing[],
   host: cassandra.Host | undefined,
@@ -196,7 +195,7 @@ export const METRIC_NAMES_KEY = Buffer.from('metric_names', 'utf8');
 
 /** KairosDB's readRowSpec: missing spec rows are written (row-spec.ts has the rules), then the spec is read. */
 export async function readSpec(
-  exec: Executor,
+  exec: StoreExecutor,
   statements: Statements,
   options: ResolvedOptions,
   timestampMs: number,

@@ -5,8 +5,7 @@ import type cassandra from 'cassandra-driver';
 import { claimText, mayTake, readClaim } from '../claims.js';
 import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
 import { compareText, successorOf } from '../text-order.js';
-import type { Executor } from './executor.js';
-import type { Statements } from './statements.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import type { MutationClock } from './timestamps.js';
 
 export class CassandraServiceIndex implements ServiceIndex {
@@ -14,7 +13,7 @@ export class CassandraServiceIndex implements ServiceIndex {
   readonly maxKeyBytes = 65_529;
 
   constructor(
-    private readonly exec: () => Promise<Executor>,
+    private readonly exec: () => Promise<StoreExecutor>,
     private readonly st: Statements,
     private readonly clock: MutationClock,
   ) {}

@@ -1,5 +1,6 @@
 // Every CQL statement the store runs, as KairosDB's ClusterConnection spells them (the data_points insert aside, see
 // insertPoint), qualified with the validated keyspace. Values always travel as bound parameters of prepared statements.
+import type { Executor } from '../cassandra-client/executor.js';
 
 /** What the store counts: one per request sent to Cassandra (a page, a batch, a statement). */
 export type StatementName =
@@ -8,6 +9,7 @@ export type StatementName =
   | 'data_points.delete_partition'
   | 'data_points.delete_range'
   | 'row_keys.select'
+  | 'row_keys.select_in'
   | 'row_keys.select_any'
   | 'row_keys.insert'
   | 'row_keys.delete'
@@ -60,6 +62,7 @@ export function statementsFor(keyspace: string) {
     deleteRowTime: `DELETE FROM ${t('row_key_time_index')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ?`,
 
     selectRowKeys: `SELECT data_type, tags FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ?`,
+    selectRowKeysIn: `SELECT toUnixTimestamp(row_time) AS row_time_ms, data_type, tags FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time IN ?`,
     selectAnyRowKey: `SELECT data_type FROM ${t('row_keys')} WHERE metric = ? AND table_name = ? AND row_time = ? LIMIT 1`,
     insertRowKey: `INSERT INTO ${t('row_keys')} (metric, table_name, row_time, data_type, tags, mtime) VALUES (?, ?, ?, ?, ?, now()) USING TTL ?`,
     deleteRowKey: `DELETE FROM ${t('row_keys')} USING TIMESTAMP ? WHERE metric = ? AND table_name = ? AND row_time = ? AND data_type = ? AND tags = ?`,
@@ -114,3 +117,6 @@ export function statementsFor(keyspace: string) {
     ping: 'SELECT release_version FROM system.local',
   } as const;
 }
+
+/** The Cassandra client's executor over these statements: every request the store sends is named by one. */
+export type StoreExecutor = Executor<StatementName>;

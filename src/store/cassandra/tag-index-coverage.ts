@@ -12,9 +12,8 @@ import {
   TagIndexCoverage,
   type TagIndexConfig,
 } from '../tag-index.js';
-import type { Executor } from './executor.js';
+import type { StoreExecutor, Statements } from './statements.js';
 import { METRIC_NAMES_KEY } from './schema.js';
-import type { Statements } from './statements.js';
 
 /**
  * Reads the markers at connect time, writes those of configuration lines that have none, and removes those of lines no
@@ -25,7 +24,7 @@ import type { Statements } from './statements.js';
  * assumed to index as configured from then on, as KairosDB's own read clusters assume.
  */
 export async function readCoverage(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   config: TagIndexConfig,
   spec: RowSpec,
@@ -66,7 +65,7 @@ export async function readCoverage(
 
 /** The first row time whose series all get index rows from now on. */
 async function firstCompleteRowTime(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   metric: string | undefined,

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeColumn, encodeDouble, encodeRowKey } from '../format/index.js';
-import type { RowSpec, SeriesWrite } from '../store.js';
-import type { BatchQuery, Executor } from './executor.js';
+import type { RowSpec } from '../store.js';
+import type { SeriesWrite } from '../../model/write-batch.js';
+import type { BatchQuery, Executor } from '../cassandra-client/executor.js';
 import type { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { statementsFor, type StatementName } from './statements.js';

@@ -4,10 +4,12 @@
 import { settleAll } from '../../lib/settle-all.js';
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
-import type { RowSpec, WriteBatch } from '../store.js';
+import type { RowSpec } from '../store.js';
+import type { WriteBatch } from '../../model/write-batch.js';
 import { NO_TAG_INDEX, tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
-import { MAX_STATEMENTS_PER_BATCH, type BatchQuery, type Executor } from './executor.js';
+import { MAX_STATEMENTS_PER_BATCH, type BatchQuery } from '../cassandra-client/executor.js';
+import type { StoreExecutor } from './statements.js';
 import { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
@@ -17,7 +19,7 @@ const MAX_BYTES_PER_BATCH = 256 * 1024;
 
 /** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
 export async function writePartitions(
-  exec: Executor,
+  exec: StoreExecutor,
   st: Statements,
   spec: RowSpec,
   batch: WriteBatch,

@@ -1,16 +1,14 @@
 /**
- * The embedded store: KairosDB's logical tables (spec, string_index, row_key_time_index, row_keys, data_points) in
- * one LMDB environment, with KairosDB's keys and value encodings. One write batch is one transaction; a write is
- * acknowledged only once LMDB has flushed it to disk.
+ * The embedded store: KairosDB's logical tables (spec, string_index, row_key_time_index, row_keys, and data_points,
+ * whose blocks data-points.ts reads and rewrites) in one LMDB environment, with KairosDB's keys and value encodings.
+ * One write batch is one transaction; a write is acknowledged only once LMDB has flushed it to disk.
  */
 import { mkdirSync } from 'node:fs';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../../model/errors.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
 import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
-import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import {
   coverageEntries,
   hasTag,
@@ -19,23 +17,14 @@ import {
   TagIndexCoverage,
   type TagIndexConfig,
 } from '../tag-index.js';
-import type {
-  IndexedTags,
-  RowKey,
-  RowSpec,
-  RowTimeUnit,
-  ScanOptions,
-  Slice,
-  Store,
-  StoreLimits,
-  TaggedRowKeys,
-  WriteBatch,
-} from '../store.js';
-import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import type { IndexedTags, RowKey, RowSpec, RowTimeUnit, ScanOptions, Store, TaggedRowKeys } from '../store.js';
+import type { Slice } from '../../model/series.js';
+import type { KeyLimits } from '../../model/key-limits.js';
+import type { WriteBatch } from '../../model/write-batch.js';
+import type { Cells } from './blocks.js';
+import { DataPoints } from './data-points.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
-  blockFirstColumn,
-  blockKey,
   decodeRowKeysKey,
   decodeTagIndexKey,
   embeddedKeyLimits,
@@ -43,7 +32,6 @@ import {
   metricNamesRange,
   metricOfRowKeysKey,
   metricPrefix,
-  partitionEnd,
   partitionPrefix,
   rowKeysKey,
   rowTimeKey,
@@ -73,24 +61,18 @@ export interface EmbeddedStoreOptions {
   readonly now?: () => number;
 }
 
-/** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
-const BYTES_PER_TURN = 1 << 20;
-
-/** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
-const FIRST_PAGE_POINTS = 64;
-
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   /** LMDB reads are memory reads: starting one early would only hold its slice longer. */
   readonly readAhead = 0;
   readonly concurrentReads = 8;
-  readonly limits: StoreLimits;
+  readonly limits: KeyLimits;
   private readonly env: RootDatabase;
   private readonly specTable: Database<Buffer, Buffer>;
   private readonly stringIndex: Database<Buffer, Buffer>;
   private readonly rowKeyTimeIndex: Database<Buffer, Buffer>;
   private readonly rowKeysTable: Database<Buffer, Buffer>;
-  private readonly dataPoints: Database<Buffer, Buffer>;
+  private readonly points: DataPoints;
   private readonly tagIndex: Database<Buffer, Buffer>;
   readonly serviceIndex: EmbeddedServiceIndex;
   private readonly tagConfig: TagIndexConfig;
@@ -115,7 +97,6 @@ export class EmbeddedStore implements Store {
     this.stringIndex = table('string_index');
     this.rowKeyTimeIndex = table('row_key_time_index');
     this.rowKeysTable = table('row_keys');
-    this.dataPoints = table('data_points');
     this.tagIndex = table('tag_index');
     this.serviceIndex = new EmbeddedServiceIndex(
       maxKeySize!,
@@ -127,6 +108,7 @@ export class EmbeddedStore implements Store {
     this.coverage = TagIndexCoverage.complete(this.tagConfig);
     this.now = options.now ?? Date.now;
     this.rowSpec = this.initSpec(options);
+    this.points = new DataPoints(table('data_points'), this.rowSpec);
   }
 
   static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
@@ -163,7 +145,16 @@ export class EmbeddedStore implements Store {
   }
 
   async rowKeys(metric: string, rowTime: number): Promise<RowKey[]> {
+    return this.rowKeysOf(metric, rowTime, this.nowSeconds());
+  }
+
+  /** LMDB reads never wait: the row times are read one after another, at one clock for their TTLs. */
+  async rowKeysAt(metric: string, rowTimes: readonly number[]): Promise<RowKey[][]> {
     const nowSeconds = this.nowSeconds();
+    return rowTimes.map((rowTime) => this.rowKeysOf(metric, rowTime, nowSeconds));
+  }
+
+  private rowKeysOf(metric: string, rowTime: number, nowSeconds: number): RowKey[] {
     const prefixLength = metricPrefix(metric).length;
     const start = rowTimeKey(metric, rowTime);
     const keys: RowKey[] = [];
@@ -206,70 +197,13 @@ export class EmbeddedStore implements Store {
   async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
     if (this.closed) return;
     // Tracked from its first read, when it opens a cursor, to its end: close() ends it if its consumer has not.
-    const blocks = this.scanBlocks(key, startMs, endMs, options);
+    const blocks = this.points.scan(key, startMs, endMs, options, this.nowSeconds());
     this.openScans.add(blocks);
     try {
       yield* blocks;
     } finally {
       this.openScans.delete(blocks);
     }
-  }
-
-  private async *scanBlocks(key: RowKey, startMs: number, endMs: number, options: ScanOptions): AsyncGenerator<Slice> {
-    const legacyRow = key.dataType === LEGACY_DATA_TYPE;
-    const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
-    if (start >= end) return;
-    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
-    const descending = options.order === 'desc';
-    // The partition's size is known only once read: its first page starts small (slice-builder.ts).
-    const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE, FIRST_PAGE_POINTS);
-    const prefix = partitionPrefix(encodeRowKey(key));
-    const nowSeconds = this.nowSeconds();
-    const ready: Slice[] = [];
-    let emitted = 0;
-    let sinceTurn = 0;
-    const add = (column: number, buf: Uint8Array, valueStart: number, valueEnd: number): boolean => {
-      const full = builder.add(column, buf, valueStart, valueEnd);
-      if (full) ready.push(full);
-      return ++emitted >= limit;
-    };
-    // Blocks are keyed by their first column, so the block holding `start` may begin before it.
-    const range = descending
-      ? { start: blockKey(prefix, end - 1), end: prefix, reverse: true }
-      : { start: this.blockAtOrBefore(prefix, start) ?? blockKey(prefix, start), end: blockKey(prefix, end) };
-    const cursor = new BlockCursor();
-    // A block only reads forwards: a descending scan notes (column, value start, value end) of each cell, then
-    // walks them back, decoding in place as the ascending scan does.
-    const cells: number[] = [];
-    let done = false;
-    for (const { key: blockKeyBytes, value: block } of this.dataPoints.getRange(range)) {
-      options.signal?.throwIfAborted();
-      cursor.reset(block);
-      if (descending) {
-        cells.length = 0;
-        while (cursor.next()) {
-          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
-          cells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
-        }
-        for (let i = cells.length - 3; i >= 0 && !done; i -= 3)
-          done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
-        done ||= blockFirstColumn(blockKeyBytes) <= start;
-      } else {
-        while (!done && cursor.next()) {
-          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
-          done = add(cursor.column, block, cursor.valueStart, cursor.valueEnd);
-        }
-      }
-      sinceTurn += block.length;
-      yield* ready.splice(0);
-      if (done) break;
-      if (sinceTurn >= BYTES_PER_TURN) {
-        sinceTurn = 0;
-        await yieldToEventLoop();
-      }
-    }
-    const rest = builder.flush();
-    if (rest) yield rest;
   }
 
   async write(batch: WriteBatch): Promise<void> {
@@ -289,9 +223,7 @@ export class EmbeddedStore implements Store {
     const prefix = partitionPrefix(encodeRowKey(key));
     await this.transaction(() => {
       if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
-        for (const blockKeyBytes of this.dataPoints.getKeys({ start: prefix, end: partitionEnd(prefix) })) {
-          this.dataPoints.removeSync(blockKeyBytes);
-        }
+        this.points.removePartition(prefix);
         this.rowKeysTable.removeSync(rowKeysKey(key));
         // Whatever the configuration: an entry of another one is stale too.
         for (const tag of Object.keys(key.tags)) this.tagIndex.removeSync(tagIndexKey(key, tag));
@@ -304,10 +236,7 @@ export class EmbeddedStore implements Store {
         return;
       }
       const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
-      if (bounds.start >= bounds.end) return;
-      this.rewriteBlocks(prefix, bounds.start, bounds.end - 1, (cells) =>
-        removeColumns(cells, bounds.start, bounds.end),
-      );
+      if (bounds.start < bounds.end) this.points.removeColumns(prefix, bounds.start, bounds.end, this.nowSeconds());
     });
   }
 
@@ -344,10 +273,7 @@ export class EmbeddedStore implements Store {
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    const prefix = partitionPrefix(keyBytes);
-    this.rewriteBlocks(prefix, partition.columns[0]!, partition.columns[partition.columns.length - 1]!, (cells) =>
-      mergeCells(cells, incoming),
-    );
+    this.points.write(partitionPrefix(keyBytes), incoming, this.nowSeconds());
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
@@ -377,36 +303,6 @@ export class EmbeddedStore implements Store {
       }
       this.specTable.putSync(specKey(KAIROGRAPH, TAG_INDEX_BUILT), Buffer.from(built));
     });
-  }
-
-  /** Rewrites the blocks that can hold columns in [from, to] (inclusive) with `change` applied to their cells. */
-  private rewriteBlocks(prefix: Buffer, from: number, to: number, change: (cells: Cells) => Cells): void {
-    const nowSeconds = this.nowSeconds();
-    const start = this.blockAtOrBefore(prefix, from) ?? blockKey(prefix, from);
-    const end = to >= 0xffffffff ? partitionEnd(prefix) : blockKey(prefix, to + 1);
-    const existing = emptyCells();
-    const old: Buffer[] = [];
-    for (const { key, value } of this.dataPoints.getRange({ start, end })) {
-      old.push(key);
-      readBlock(value, existing, nowSeconds);
-    }
-    // Values of `existing` are views into blocks of this transaction's snapshot; encode before removing anything.
-    const blocks = encodeBlocks(change(existing));
-    for (const key of old) this.dataPoints.removeSync(key);
-    for (const block of blocks) this.dataPoints.putSync(blockKey(prefix, block.firstColumn), block.bytes);
-  }
-
-  /** The key of the partition's last block whose first column is <= `column`. */
-  private blockAtOrBefore(prefix: Buffer, column: number): Buffer | undefined {
-    for (const key of this.dataPoints.getKeys({
-      start: blockKey(prefix, column),
-      end: prefix,
-      reverse: true,
-      limit: 1,
-    })) {
-      return blockFirstColumn(key) <= column ? Buffer.from(key) : undefined;
-    }
-    return undefined;
   }
 
   /** Runs `work` as one all-or-nothing transaction and resolves once it is durable on disk. */

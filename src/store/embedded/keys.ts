@@ -4,7 +4,8 @@
  */
 import { decodeTagString, encodeTagString } from '../format/index.js';
 import { murmur3x86_32 } from '../format/murmur3.js';
-import type { RowKey, StoreLimits } from '../store.js';
+import type { RowKey } from '../store.js';
+import type { KeyLimits } from '../../model/key-limits.js';
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -133,7 +134,7 @@ export function metricNamesRange(prefix: string): { start: Buffer; end: Buffer }
  * takes 6). row_keys holds metric, data type and tag string in 10 bytes, the tag index in 14, fewer than the row key's
  * 11 + 7.
  */
-export function embeddedKeyLimits(maxKeySize: number): StoreLimits {
+export function embeddedKeyLimits(maxKeySize: number): KeyLimits {
   const noRowKey = partitionPrefix(new Uint8Array(0));
   const metricBytes = Math.max(metricNamesRange('').end.length, rowTimeKeyAfter('', 0).length);
   const rowKeyBytes = Math.max(partitionEnd(noRowKey).length, blockKey(noRowKey, 0).length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ValueType } from '../store.js';
+import type { ValueType } from '../../model/write-batch.js';
 import { DATASTORE_TYPES, LEGACY_DATA_TYPE, datastoreTypeOf, sliceKindOf } from './data-types.js';
 
 describe('DATASTORE_TYPES', () => {

@@ -1,6 +1,7 @@
 // Datastore type strings, the third field of a data_points row key (reference §3): how API types map to them and
 // which slice kind each one decodes to.
-import type { SliceKind, ValueType } from '../store.js';
+import type { SliceKind } from '../../model/series.js';
+import type { ValueType } from '../../model/write-batch.js';
 
 /** The datastore type each API type is written as by KairosDB's default factories (`complex` is a plugin type). */
 export const DATASTORE_TYPES = Object.freeze({

@@ -1,17 +1,9 @@
 // The tag string inside data_points row keys (reference §2.1): `escKey(k)=escVal(v):` per tag in sorted key order,
 // with KairosDB's two different escape characters for keys and values.
 import { dict } from '../../lib/dict.js';
-import type { Tags } from '../store.js';
 
-const SPECIAL = /[:=]/g;
-
-/** Tags sorted by key in UTF-16 code-unit order, which is Java's `String.compareTo` and so KairosDB's SortedMap. */
-export function encodeTagString(tags: Tags): string {
-  const keys = Object.keys(tags).sort();
-  let out = '';
-  for (const key of keys) out += `${escapeWith(key, ':')}=${escapeWith(tags[key]!, '=')}:`;
-  return out;
-}
+/** Encoding is the model's: the canonical tag string orders series and groups at every layer. */
+export { encodeTagString } from '../../model/tag-string.js';
 
 /**
  * KairosDB's two-state scanner. It also reads tag strings written before v1.1.3 (no escaping) as long as their names
@@ -49,10 +41,6 @@ export function decodeTagString(s: string): Record<string, string> {
 
 const COLON = 0x3a;
 const EQUALS = 0x3d;
-
-function escapeWith(s: string, escapeChar: string): string {
-  return s.includes(':') || s.includes('=') ? s.replace(SPECIAL, `${escapeChar}$&`) : s;
-}
 
 /** Drops each escape character and keeps the one after it, as KairosDB's `unEscape` does. */
 function unescapeWith(s: string, start: number, end: number, escapeCode: number): string {

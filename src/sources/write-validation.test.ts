@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../model/errors.js';
-import { embeddedKeyLimits } from './embedded/keys.js';
+import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { validateMetricName, validateWrite, type SeriesInput } from './write-validation.js';
 
 const LIMITS = { maxPoints: 100, keys: embeddedKeyLimits(1978) };

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anyChar } from '../../test/support/bytes.js';
 import { InputError } from '../model/errors.js';
-import { CASSANDRA_KEY_LIMITS } from './cassandra/key-limits.js';
-import { embeddedKeyLimits } from './embedded/keys.js';
-import { encodeRowKey, encodeTagString } from './format/index.js';
+import { CASSANDRA_KEY_LIMITS } from '../store/cassandra/key-limits.js';
+import { embeddedKeyLimits } from '../store/embedded/keys.js';
+import { encodeRowKey, encodeTagString } from '../store/format/index.js';
 import {
   checkMetricName,
   checkMetricPrefix,

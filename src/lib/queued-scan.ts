@@ -1,9 +1,13 @@
 /**
  * Reading a scan ahead of its reader, within a budget of points shared by a whole request: the engine's read-ahead
- * over partitions (engine/read-ahead.ts) and the parts of a split partition scan (cassandra/scan.ts) both queue their
- * slices here, so one request's reads ahead stay within one bound (CASSANDRA_READ_AHEAD_POINTS).
+ * over partitions (engine/read-ahead.ts) and the parts of a split partition scan (store/cassandra/scan.ts) both queue
+ * their slices here, so one request's reads ahead stay within one bound (CASSANDRA_READ_AHEAD_POINTS).
  */
-import type { Slice } from './store.js';
+
+/** What a scan yields: batches of points (slices), counted against the budget by their timestamps. */
+interface Points {
+  readonly timestamps: { readonly length: number };
+}
 
 /** Points a request may hold read ahead of its queries, shared by all of them. */
 export class ReadAheadBudget {
@@ -48,10 +52,10 @@ export class ReadAheadBudget {
  * one slice at a time (an async generator queues calls anyway), and a failure waits in line behind the slices read
  * before it: the reader meets it when it reaches it, never earlier.
  */
-export class QueuedScan implements AsyncIterator<Slice> {
-  private readonly queue: Slice[] = [];
+export class QueuedScan<T extends Points> implements AsyncIterator<T> {
+  private readonly queue: T[] = [];
   /** The source's next() under way, if any. */
-  private pending: Promise<IteratorResult<Slice>> | undefined;
+  private pending: Promise<IteratorResult<T>> | undefined;
   private ended = false;
   private failure: { readonly error: unknown } | undefined;
   private closed = false;
@@ -59,7 +63,7 @@ export class QueuedScan implements AsyncIterator<Slice> {
 
   /** `started`: its first slice is asked for now, budget or not (one slice over the budget, as a reader would ask). */
   constructor(
-    private readonly source: AsyncIterator<Slice>,
+    private readonly source: AsyncIterator<T>,
     private readonly budget: ReadAheadBudget,
     started = false,
   ) {
@@ -67,7 +71,7 @@ export class QueuedScan implements AsyncIterator<Slice> {
     else this.readAhead();
   }
 
-  async next(): Promise<IteratorResult<Slice>> {
+  async next(): Promise<IteratorResult<T>> {
     for (;;) {
       const slice = this.queue.shift();
       if (slice !== undefined) {
@@ -82,7 +86,7 @@ export class QueuedScan implements AsyncIterator<Slice> {
     }
   }
 
-  async return(): Promise<IteratorResult<Slice>> {
+  async return(): Promise<IteratorResult<T>> {
     this.closed = true;
     this.budget.forget(this.resume);
     let queued = 0;
@@ -105,7 +109,7 @@ export class QueuedScan implements AsyncIterator<Slice> {
     void this.pull().catch(() => undefined);
   }
 
-  private pull(): Promise<IteratorResult<Slice>> {
+  private pull(): Promise<IteratorResult<T>> {
     const pending = this.source.next();
     this.pending = pending;
     pending.then(

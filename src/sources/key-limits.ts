@@ -3,8 +3,9 @@
  * writes, queries and deletes, so a name or a series too large for a key is a 400 before any store call.
  */
 import { InputError } from '../model/errors.js';
-import { encodeTagString } from './format/index.js';
-import type { StoreLimits, Tags } from './store.js';
+import { encodeTagString } from '../store/format/index.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { Tags } from '../model/series.js';
 
 /**
  * UTF-8 bytes as TextEncoder and the Cassandra driver write them (a lone surrogate is 3 bytes, U+FFFD). Row keys
@@ -15,7 +16,7 @@ export function utf8Bytes(text: string): number {
 }
 
 /** A metric name the store can hold: every index key that holds a metric name fits (`field` names it in errors). */
-export function checkMetricName(limits: StoreLimits, metric: string, field: string): void {
+export function checkMetricName(limits: KeyLimits, metric: string, field: string): void {
   const bytes = utf8Bytes(metric);
   if (bytes > limits.maxMetricBytes) {
     throw new InputError(
@@ -30,7 +31,7 @@ export function checkMetricName(limits: StoreLimits, metric: string, field: stri
  * A prefix of metric names: no longer than a metric name can be. The embedded store's prefix scan ends at the
  * prefix plus one byte, which the metric name limit already leaves room for.
  */
-export function checkMetricPrefix(limits: StoreLimits, prefix: string, field: string): void {
+export function checkMetricPrefix(limits: KeyLimits, prefix: string, field: string): void {
   checkMetricName(limits, prefix, field);
 }
 
@@ -39,7 +40,7 @@ export function checkMetricPrefix(limits: StoreLimits, prefix: string, field: st
  * entry. `tagsField` names the tags in errors: with a valid metric name, only the tags can make these too large.
  */
 export function checkSeriesKeys(
-  limits: StoreLimits,
+  limits: KeyLimits,
   metric: string,
   dataType: string,
   tags: Tags,

@@ -1,11 +1,12 @@
 /**
- * Which driver failures mean "Cassandra is unavailable" or "KairosDB's schema is gone", and the one-line messages
- * clients get for them.
+ * Which driver failures mean "Cassandra is unavailable" or "a watched schema is gone" (KairosDB's, here), and the
+ * one-line messages clients get for them.
  */
 import cassandra from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../model/errors.js';
-import { schemaLoss, schemaLostError, storeError } from './executor.js';
+import { TABLE_NAMES } from '../cassandra/options.js';
+import { schemaLoss, storeError } from './store-errors.js';
 
 const { errors, types } = cassandra;
 
@@ -101,67 +102,57 @@ describe('schemaLoss', () => {
     });
 
   it("names the missing keyspace or table from Cassandra's refusal to prepare", () => {
-    expect(schemaLoss(invalid('keyspace kairosdb does not exist'), 'kairosdb')).toBe(
+    expect(schemaLoss(invalid('keyspace kairosdb does not exist'), 'kairosdb', undefined, TABLE_NAMES)).toBe(
       'keyspace kairosdb does not exist',
     );
-    expect(schemaLoss(invalid("Keyspace 'kairosdb' does not exist"), 'kairosdb')).toBe(
+    expect(schemaLoss(invalid("Keyspace 'kairosdb' does not exist"), 'kairosdb', undefined, TABLE_NAMES)).toBe(
       'keyspace kairosdb does not exist',
     );
-    expect(schemaLoss(invalid('table row_keys does not exist'), 'kairosdb')).toBe(
+    expect(schemaLoss(invalid('table row_keys does not exist'), 'kairosdb', undefined, TABLE_NAMES)).toBe(
       'table kairosdb.row_keys does not exist',
     );
     // Cassandra 4.0's wording.
-    expect(schemaLoss(invalid('unconfigured table data_points'), 'kairosdb')).toBe(
+    expect(schemaLoss(invalid('unconfigured table data_points'), 'kairosdb', undefined, TABLE_NAMES)).toBe(
       'table kairosdb.data_points does not exist',
     );
   });
 
   it('blames the table of a statement prepared before the drop that could not be prepared again', () => {
-    expect(schemaLoss(unprepared(), 'kairosdb', 'data_points.insert')).toBe(
+    expect(schemaLoss(unprepared(), 'kairosdb', 'data_points.insert', TABLE_NAMES)).toBe(
       'table kairosdb.data_points or its keyspace may be gone (statement data_points.insert could not be prepared again)',
     );
-    expect(schemaLoss(unprepared(), 'kairosdb')).toBe(
+    expect(schemaLoss(unprepared(), 'kairosdb', undefined, TABLE_NAMES)).toBe(
       'keyspace kairosdb or one of its tables may be gone (a statement could not be prepared again)',
     );
   });
 
   it("leaves other failures alone, and other keyspaces' and tables' absence too", () => {
-    expect(schemaLoss(invalid('Undefined column name valu in table kairosdb.data_points'), 'kairosdb')).toBeUndefined();
-    expect(schemaLoss(invalid('keyspace other does not exist'), 'kairosdb')).toBeUndefined();
-    expect(schemaLoss(invalid('table not_kairos does not exist'), 'kairosdb')).toBeUndefined();
+    expect(
+      schemaLoss(
+        invalid('Undefined column name valu in table kairosdb.data_points'),
+        'kairosdb',
+        undefined,
+        TABLE_NAMES,
+      ),
+    ).toBeUndefined();
+    expect(schemaLoss(invalid('keyspace other does not exist'), 'kairosdb', undefined, TABLE_NAMES)).toBeUndefined();
+    expect(schemaLoss(invalid('table not_kairos does not exist'), 'kairosdb', undefined, TABLE_NAMES)).toBeUndefined();
     expect(
       schemaLoss(
         new errors.ResponseError(codes.unavailableException, 'Cannot achieve consistency level QUORUM'),
         'kairosdb',
+        undefined,
+        TABLE_NAMES,
       ),
     ).toBeUndefined();
     expect(
       schemaLoss(
         new errors.NoHostAvailableError({ '127.0.0.1:9042': new Error('connect ECONNREFUSED 127.0.0.1:9042') }),
         'kairosdb',
+        undefined,
+        TABLE_NAMES,
       ),
     ).toBeUndefined();
-    expect(schemaLoss(new TypeError('Not a valid blob'), 'kairosdb')).toBeUndefined();
-  });
-
-  it('tells clients the store is unavailable, why, and what it is doing about it', () => {
-    const error = schemaLostError('keyspace kairosdb does not exist');
-    expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(error.status).toBe(503);
-    expect(error.message).toBe(
-      "the cassandra store is unavailable: keyspace kairosdb does not exist; re-creating KairosDB's tables",
-    );
-    expect(error.headers).toEqual({ 'retry-after': '1' });
-    const failed = schemaLostError('table kairosdb.spec does not exist', {
-      lastFailure: 'no Cassandra host answered',
-      retryAfterSeconds: 4,
-    });
-    expect(failed.message).toBe(
-      "the cassandra store is unavailable: table kairosdb.spec does not exist; re-creating KairosDB's tables (last attempt failed: no Cassandra host answered)",
-    );
-    expect(failed.headers).toEqual({ 'retry-after': '4' });
-    expect(schemaLostError('keyspace kairosdb does not exist', { creating: false }).message).toBe(
-      "the cassandra store is unavailable: keyspace kairosdb does not exist; waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)",
-    );
+    expect(schemaLoss(new TypeError('Not a valid blob'), 'kairosdb', undefined, TABLE_NAMES)).toBeUndefined();
   });
 });

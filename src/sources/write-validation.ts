@@ -5,9 +5,11 @@
 import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
-import { datastoreTypeOf, modifiedUtf8Length } from './format/index.js';
+import { datastoreTypeOf, modifiedUtf8Length } from '../store/format/index.js';
 import { checkMetricName, checkSeriesKeys } from './key-limits.js';
-import type { SeriesWrite, StoreLimits, Tags, ValueType, WriteBatch } from './store.js';
+import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
+import type { KeyLimits } from '../model/key-limits.js';
+import type { Tags } from '../model/series.js';
 
 export interface PointInput {
   readonly timestamp: unknown;
@@ -31,7 +33,7 @@ export interface WriteLimits {
    */
   readonly allowNoTags?: boolean;
   /** What the target store's keys hold (`store.limits`). */
-  readonly keys: StoreLimits;
+  readonly keys: KeyLimits;
 }
 
 /**
@@ -111,12 +113,13 @@ function validateSeries(
  * A metric name to write, query or delete: `keys` are the store's limits, so a name no key of the store could hold
  * is refused up front on every path (it can never have been written).
  */
-export function validateMetricName(value: unknown, field: string, keys: StoreLimits): string {
+/** A metric name's form, and where `keys` are given, that they hold it. */
+export function validateMetricName(value: unknown, field: string, keys: KeyLimits | undefined): string {
   if (typeof value !== 'string') throw new InputError(field, value, 'must be a string');
   if (value.length === 0) throw new InputError(field, value, 'must not be empty');
   // The row key ends the metric name at the first 0x00 byte (reference §2.1).
   if (value.includes('\u0000')) throw new InputError(field, value, 'must not contain the character U+0000');
-  checkMetricName(keys, value, field);
+  if (keys !== undefined) checkMetricName(keys, value, field);
   return value;
 }
 

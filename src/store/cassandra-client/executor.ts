@@ -1,20 +1,20 @@
 // Sends every statement of one connected client: prepared, under the request limiter, with the configured
 // consistency and timeout, counted by name, with driver failures turned into StoreUnavailableError; failures that
-// mean KairosDB's keyspace or a table is gone are reported to the store, which re-creates them.
+// mean a watched keyspace or table is gone are reported to its owner (the KairosDB store re-creates them).
 import cassandra from 'cassandra-driver';
-import { StoreUnavailableError } from '../../model/errors.js';
+import type { StoreUnavailableError } from '../../model/errors.js';
 import { settleAll } from '../../lib/settle-all.js';
 import { untilAborted } from '../../lib/until-aborted.js';
-import type { PointCells } from './lean-batch-hook.js';
+import type { Consistency, ResolvedConnection } from './connection-options.js';
 import type { Limiter } from './limiter.js';
-import { TABLE_NAMES, type Consistency, type ResolvedOptions } from './options.js';
-import type { StatementName } from './statements.js';
+import { pageStateOf } from './pages.js';
+import { retryAfterSeconds, schemaLoss, storeError } from './store-errors.js';
 
 /** Requests sent, by statement; readiness pings count as `system.ping` whatever the schema. */
-export type StatementCounts<Name extends string = StatementName> = Partial<Record<Name | 'system.ping', number>>;
+export type StatementCounts<Name extends string = string> = Partial<Record<Name | 'system.ping', number>>;
 
 /** Counters shared by every client a store creates over its life (it makes a new one per connection attempt). */
-export interface ExecutorStats<Name extends string = StatementName> {
+export interface ExecutorStats<Name extends string = string> {
   readonly counts: StatementCounts<Name>;
   /** Driver requests sent and not yet settled. */
   inFlight: number;
@@ -29,7 +29,7 @@ export interface PageRequest {
 /** A batch of one partition is one mutation and must stay under Cassandra's max_mutation_size (half a commit log segment). */
 export const MAX_STATEMENTS_PER_BATCH = 1000;
 
-/** Told when a request failed because KairosDB's keyspace or one of its tables is gone; `reason` names what. */
+/** Told when a request failed because the watched keyspace or one of its tables is gone; `reason` names what. */
 export type SchemaLossListener = (reason: string) => void;
 
 /**
@@ -41,22 +41,12 @@ export interface WatchedSchema {
   lostError(reason: string, lastFailure?: string, cause?: unknown): StoreUnavailableError;
 }
 
-/** KairosDB's tables, which the store re-creates when they are gone (unless it may not create them: `creating` false). */
-export function kairosdbSchema(creating = true): WatchedSchema {
-  return {
-    tables: TABLE_NAMES,
-    lostError: (reason, lastFailure, cause) => schemaLostError(reason, { lastFailure, cause, creating }),
-  };
-}
-
-export const KAIROSDB_SCHEMA: WatchedSchema = kairosdbSchema();
-
 export interface BatchQuery {
   readonly query: string;
   readonly params: unknown[];
 }
 
-export class Executor<Name extends string = StatementName> {
+export class Executor<Name extends string = string> {
   private readonly read: number;
   private readonly write: number;
   /** Bumped when the schema step completes: failures of requests sent before say nothing about the schema since. */
@@ -66,9 +56,9 @@ export class Executor<Name extends string = StatementName> {
     readonly client: cassandra.Client,
     private readonly limiter: Limiter,
     private readonly stats: ExecutorStats<Name>,
-    private readonly options: ResolvedOptions,
+    private readonly options: ResolvedConnection,
     private readonly onSchemaLost: SchemaLossListener,
-    private readonly schema: WatchedSchema = KAIROSDB_SCHEMA,
+    private readonly schema: WatchedSchema,
   ) {
     this.read = consistencyOf(options.readConsistency);
     this.write = consistencyOf(options.writeConsistency);
@@ -164,7 +154,7 @@ export class Executor<Name extends string = StatementName> {
    * A data_points batch of one partition's cells, written by the lean batch encoder (lean-batch-hook.ts): the driver
    * prepares, routes (by the cells' key), sends and retries it as any batch; only its statements' bytes are written in one piece.
    */
-  async cells(name: Name, query: string, cells: PointCells, timestampMs: number): Promise<void> {
+  async cells(name: Name, query: string, cells: { readonly params: unknown[] }, timestampMs: number): Promise<void> {
     await this.send(name, () => this.client.batch([{ query, params: cells.params }], this.batchOptions(timestampMs)));
   }
 
@@ -290,154 +280,6 @@ export class Executor<Name extends string = StatementName> {
     }
   }
 }
-
-/**
- * The pages of one read, each asked for while the one before is consumed (one page ahead, never more), so Cassandra
- * works on the next page while Node decodes this one. A page asked for ahead fails only when the reader reaches it:
- * a reader that stopped before leaves no unhandled rejection behind.
- */
-export async function* pagesAhead(
-  fetch: (pageState: Buffer | undefined) => Promise<cassandra.types.ResultSet>,
-): AsyncGenerator<cassandra.types.ResultSet> {
-  const send = (pageState: Buffer | undefined) => {
-    const sent = fetch(pageState);
-    sent.catch(() => undefined);
-    return sent;
-  };
-  let next: Promise<cassandra.types.ResultSet> | undefined = send(undefined);
-  while (next !== undefined) {
-    const result: cassandra.types.ResultSet = await next;
-    const pageState = pageStateOf(result);
-    next = pageState === undefined ? undefined : send(pageState);
-    yield result;
-  }
-}
-
-/** The driver's next-page token; absent on the last page. */
-export function pageStateOf(result: cassandra.types.ResultSet): Buffer | undefined {
-  const state = (result as unknown as { rawPageState?: Buffer }).rawPageState;
-  return state === undefined || state === null ? undefined : state;
-}
-
-/**
- * Driver failures that mean "Cassandra cannot answer now" (nobody reachable, a timeout, replicas missing or
- * overloaded) become StoreUnavailableError; anything else (a bad statement) is a bug and passes as it is.
- */
-export function storeError(error: unknown, retryAfter = 1): unknown {
-  if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
-  const { errors } = cassandra;
-  const unavailable =
-    error instanceof errors.NoHostAvailableError ||
-    error instanceof errors.OperationTimedOutError ||
-    error instanceof errors.BusyConnectionError ||
-    (error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code)) ||
-    // The driver's own refusal once the client is shut down (a request racing close()).
-    (error instanceof errors.DriverError && /shutdown|shut down/i.test(error.message));
-  return unavailable ? unavailableError(error, retryAfter) : error;
-}
-
-/** A wait in ms as a Retry-After: whole seconds, at least 1. */
-export function retryAfterSeconds(waitMs: number): number {
-  return Math.max(1, Math.ceil(waitMs / 1000));
-}
-
-/**
- * A StoreUnavailableError whose message a client can read: NoHostAvailableError's own message embeds each host's
- * error with its stack trace, so it is rebuilt from the hosts' messages (the driver error stays as the cause). Hosts
- * that did answer, with Cassandra's refusal (too few replicas alive for the consistency level: the driver tries the
- * next host once, then gives up), are not "hosts that did not answer": the refusal leads, naming the consistency.
- */
-export function unavailableError(error: unknown, retryAfter = 1): StoreUnavailableError {
-  if (error instanceof StoreUnavailableError) return error;
-  if (!(error instanceof cassandra.errors.NoHostAvailableError))
-    return new StoreUnavailableError('cassandra', error, retryAfter);
-  const inner = Object.entries((error.innerErrors ?? {}) as Record<string, unknown>);
-  const refusals = new Set(inner.map(([, e]) => (e instanceof cassandra.errors.ResponseError ? e.message : undefined)));
-  if (inner.length > 0 && refusals.size === 1 && !refusals.has(undefined)) {
-    const [refusal] = refusals;
-    return new StoreUnavailableError(
-      'cassandra',
-      new Error(`${refusal} (said ${inner.map(([host]) => host).join(', ')})`, { cause: error }),
-      retryAfter,
-    );
-  }
-  const hosts = inner.map(([host, e]) => `${host}: ${e instanceof Error ? e.message : String(e)}`);
-  const message = hosts.length > 0 ? `no Cassandra host answered (${hosts.join('; ')})` : 'no Cassandra host answered';
-  return new StoreUnavailableError('cassandra', new Error(message, { cause: error }), retryAfter);
-}
-
-/**
- * Why a driver failure means the keyspace or one of KairosDB's tables is gone, or undefined when it does not.
- * Cassandra refuses to prepare a statement on a missing keyspace or table (`invalid`: "keyspace kairosdb does not
- * exist", "table row_keys does not exist", before 4.1 "unconfigured table row_keys"). A statement prepared before
- * the drop fails differently: the node has forgotten it, the driver's attempt to prepare it again fails, and the
- * driver gives up with NoHostAvailableError holding the node's `unprepared` error, which no longer says why.
- */
-export function schemaLoss(
-  error: unknown,
-  keyspace: string,
-  statement?: string,
-  tables: readonly string[] = TABLE_NAMES,
-): string | undefined {
-  const { errors } = cassandra;
-  if (error instanceof errors.NoHostAvailableError) {
-    for (const inner of Object.values((error.innerErrors ?? {}) as Record<string, unknown>)) {
-      const lost = schemaLoss(inner, keyspace, statement, tables);
-      if (lost !== undefined) return lost;
-    }
-    return undefined;
-  }
-  if (!(error instanceof errors.ResponseError)) return undefined;
-  const codes = cassandra.types.responseErrorCodes;
-  if (error.code === codes.invalid) {
-    const missingKeyspace = /^keyspace '?(\w+)'? does not exist$/i.exec(error.message)?.[1];
-    if (missingKeyspace === keyspace) return `keyspace ${keyspace} does not exist`;
-    const missingTable = /^(?:table '?(?:\w+\.)?(\w+)'? does not exist|unconfigured table (\w+))$/i.exec(error.message);
-    const table = missingTable?.[1] ?? missingTable?.[2];
-    return table !== undefined && tables.includes(table) ? `table ${keyspace}.${table} does not exist` : undefined;
-  }
-  if (error.code === codes.unprepared) {
-    const table = statement?.slice(0, statement.indexOf('.'));
-    return table !== undefined && tables.includes(table)
-      ? `table ${keyspace}.${table} or its keyspace may be gone (statement ${statement} could not be prepared again)`
-      : `keyspace ${keyspace} or one of its tables may be gone (a statement could not be prepared again)`;
-  }
-  return undefined;
-}
-
-export interface SchemaLostDetails {
-  /** Why the last repair attempt failed, if one did. */
-  readonly lastFailure?: string | undefined;
-  readonly cause?: unknown;
-  /** Seconds until the store tries again (default 1). */
-  readonly retryAfterSeconds?: number;
-  /** False where the store may not create KairosDB's schema (CASSANDRA_CREATE_SCHEMA=false) and waits for it. */
-  readonly creating?: boolean;
-}
-
-/** What every request gets while the store repairs KairosDB's schema: what is gone, and why the last attempt failed. */
-export function schemaLostError(reason: string, details: SchemaLostDetails = {}): StoreUnavailableError {
-  const failed = details.lastFailure === undefined ? '' : ` (last attempt failed: ${details.lastFailure})`;
-  const doing =
-    details.creating === false
-      ? "waiting for KairosDB's tables to be created (CASSANDRA_CREATE_SCHEMA is false)"
-      : "re-creating KairosDB's tables";
-  return new StoreUnavailableError(
-    'cassandra',
-    new Error(`${reason}; ${doing}${failed}`, { cause: details.cause }),
-    details.retryAfterSeconds ?? 1,
-  );
-}
-
-const UNAVAILABLE_CODES = new Set<number>([
-  cassandra.types.responseErrorCodes.unavailableException,
-  cassandra.types.responseErrorCodes.overloaded,
-  cassandra.types.responseErrorCodes.isBootstrapping,
-  cassandra.types.responseErrorCodes.writeTimeout,
-  cassandra.types.responseErrorCodes.readTimeout,
-  cassandra.types.responseErrorCodes.readFailure,
-  cassandra.types.responseErrorCodes.writeFailure,
-]);
 
 function consistencyOf(level: Consistency): number {
   const c = cassandra.types.consistencies;

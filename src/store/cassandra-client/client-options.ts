@@ -1,6 +1,6 @@
 /** The driver's client options from a Cassandra connection's validated settings, the same for every schema it reads. */
 import cassandra from 'cassandra-driver';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedConnection } from './connection-options.js';
 
 export interface ClientChoices {
   /** How write times are made: the driver's own (microseconds) unless the schema's writer used another unit. */
@@ -9,7 +9,7 @@ export interface ClientChoices {
   readonly encoding?: cassandra.ClientOptions['encoding'];
 }
 
-export function clientOptions(options: ResolvedOptions, choices: ClientChoices = {}): cassandra.ClientOptions {
+export function clientOptions(options: ResolvedConnection, choices: ClientChoices = {}): cassandra.ClientOptions {
   const { policies, auth } = cassandra;
   const port = discoveredPort(options.contactPoints);
   return {

@@ -1,11 +1,11 @@
 /**
- * The one place the store reaches into cassandra-driver's internals: its per-connection result parser hands a
- * data_points scan page over as ScanRows (the frame's own bytes) instead of a Row object per row. Pinned to the
- * driver release it was read against; lean-page-hook.test.ts fails when an upgrade moves what it relies on.
+ * The one place a Cassandra client reaches into cassandra-driver's internals to read pages: its per-connection result
+ * parser hands the pages a client's LeanReader matches (the KairosDB store's data_points scans, a user table's time and
+ * value columns) over as what the reader makes of the frame's own bytes, instead of a Row object per row. Pinned to the
+ * driver release it was read against; store/cassandra/lean-page-hook.test.ts fails when an upgrade moves what it relies on.
  */
 import { createRequire } from 'node:module';
 import cassandra from 'cassandra-driver';
-import { ScanRows } from './scan-rows.js';
 
 /** The cassandra-driver release this hook was written and tested against; package.json pins exactly this one. */
 export const HOOKED_DRIVER_VERSION = '4.10.0';
@@ -25,41 +25,6 @@ export const LEAN_PAGES_KEY = 'kairographLeanPages';
 export interface LeanReader {
   matches(meta: RowsMetadata): boolean;
   read(buf: Buffer, start: number, count: number, meta: RowsMetadata): object;
-}
-
-/** What the KairosDB store's client carries: its keyspace's data_points pages, as ScanRows. */
-export class LeanPages implements LeanReader {
-  constructor(readonly keyspace: string) {}
-
-  /**
-   * Exactly the scan's result columns: `column1 blob, value blob` of this keyspace's data_points. No other statement
-   * of the store reads that pair, so no other result (index tables, spec, schema, control connection) is touched.
-   */
-  matches(meta: RowsMetadata): boolean {
-    const columns = meta.columns;
-    return (
-      columns.length === 2 && this.isColumn(meta, columns[0]!, 'column1') && this.isColumn(meta, columns[1]!, 'value')
-    );
-  }
-
-  read(buf: Buffer, start: number, count: number): ScanRows {
-    return ScanRows.framed(buf, start, count);
-  }
-
-  private isColumn(meta: RowsMetadata, column: ColumnSpec, name: string): boolean {
-    // With the protocol's global_tables_spec flag the keyspace and table are named once for all columns.
-    return (
-      column.name === name &&
-      column.type.code === BLOB &&
-      (column.ksname ?? meta.keyspace) === this.keyspace &&
-      (column.tablename ?? meta.table) === 'data_points'
-    );
-  }
-}
-
-/** Client `encoding` options that opt the client's scans into lean pages (merged with its own encoding options). */
-export function leanPagesEncoding(keyspace: string): Record<string, unknown> {
-  return { [LEAN_PAGES_KEY]: new LeanPages(keyspace) };
 }
 
 /**
@@ -142,7 +107,6 @@ export interface ParserPrototype {
 }
 
 const require = createRequire(import.meta.url);
-const BLOB = cassandra.types.dataTypes.blob;
 let stockParseRows: ParseRows | undefined;
 
 /**

@@ -4,7 +4,7 @@
  * says 503) while Cassandra is unreachable.
  */
 import { StoreUnavailableError } from '../../model/errors.js';
-import { retryAfterSeconds, unavailableError } from './executor.js';
+import { retryAfterSeconds, unavailableError } from './store-errors.js';
 
 export interface ReconnectingEvents<C> {
   connected(connection: C): void;

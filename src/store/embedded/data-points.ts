@@ -1,0 +1,145 @@
+/**
+ * The embedded store's data_points: each partition's cells in blocks keyed by the partition and the block's first
+ * column (blocks.ts), read as slices in either order and rewritten block by block when cells are written or deleted.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Database } from 'lmdb';
+import type { Slice } from '../../model/series.js';
+import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey } from '../format/index.js';
+import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
+import type { RowKey, RowSpec, ScanOptions } from '../store.js';
+import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import { blockFirstColumn, blockKey, partitionEnd, partitionPrefix } from './keys.js';
+
+/** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
+const BYTES_PER_TURN = 1 << 20;
+
+/** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
+const FIRST_PAGE_POINTS = 64;
+
+export class DataPoints {
+  constructor(
+    private readonly table: Database<Buffer, Buffer>,
+    private readonly rowSpec: RowSpec,
+  ) {}
+
+  /** The partition's points in [startMs, endMs] as slices, in the scan's order, live at `nowSeconds`. */
+  async *scan(
+    key: RowKey,
+    startMs: number,
+    endMs: number,
+    options: ScanOptions,
+    nowSeconds: number,
+  ): AsyncGenerator<Slice> {
+    const legacyRow = key.dataType === LEGACY_DATA_TYPE;
+    const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
+    if (start >= end) return;
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const descending = options.order === 'desc';
+    // The partition's size is known only once read: its first page starts small (slice-builder.ts).
+    const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE, FIRST_PAGE_POINTS);
+    const prefix = partitionPrefix(encodeRowKey(key));
+    const ready: Slice[] = [];
+    let emitted = 0;
+    let sinceTurn = 0;
+    const add = (column: number, buf: Uint8Array, valueStart: number, valueEnd: number): boolean => {
+      const full = builder.add(column, buf, valueStart, valueEnd);
+      if (full) ready.push(full);
+      return ++emitted >= limit;
+    };
+    // Blocks are keyed by their first column, so the block holding `start` may begin before it.
+    const range = descending
+      ? { start: blockKey(prefix, end - 1), end: prefix, reverse: true }
+      : { start: this.blockAtOrBefore(prefix, start) ?? blockKey(prefix, start), end: blockKey(prefix, end) };
+    const cursor = new BlockCursor();
+    // A block only reads forwards: a descending scan notes (column, value start, value end) of each cell, then
+    // walks them back, decoding in place as the ascending scan does.
+    const cells: number[] = [];
+    let done = false;
+    for (const { key: blockKeyBytes, value: block } of this.table.getRange(range)) {
+      options.signal?.throwIfAborted();
+      cursor.reset(block);
+      if (descending) {
+        cells.length = 0;
+        while (cursor.next()) {
+          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
+          cells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
+        }
+        for (let i = cells.length - 3; i >= 0 && !done; i -= 3)
+          done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
+        done ||= blockFirstColumn(blockKeyBytes) <= start;
+      } else {
+        while (!done && cursor.next()) {
+          if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
+          done = add(cursor.column, block, cursor.valueStart, cursor.valueEnd);
+        }
+      }
+      sinceTurn += block.length;
+      yield* ready.splice(0);
+      if (done) break;
+      if (sinceTurn >= BYTES_PER_TURN) {
+        sinceTurn = 0;
+        await yieldToEventLoop();
+      }
+    }
+    const rest = builder.flush();
+    if (rest) yield rest;
+  }
+
+  /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
+  write(prefix: Buffer, incoming: Cells, nowSeconds: number): void {
+    const { columns } = incoming;
+    this.rewriteBlocks(
+      prefix,
+      columns[0]!,
+      columns[columns.length - 1]!,
+      (cells) => mergeCells(cells, incoming),
+      nowSeconds,
+    );
+  }
+
+  /** Removes the partition's cells of columns in [start, end). */
+  removeColumns(prefix: Buffer, start: number, end: number, nowSeconds: number): void {
+    this.rewriteBlocks(prefix, start, end - 1, (cells) => removeColumns(cells, start, end), nowSeconds);
+  }
+
+  /** Removes every block of the partition. */
+  removePartition(prefix: Buffer): void {
+    for (const key of this.table.getKeys({ start: prefix, end: partitionEnd(prefix) })) this.table.removeSync(key);
+  }
+
+  /** Rewrites the blocks that can hold columns in [from, to] (inclusive) with `change` applied to their cells. */
+  private rewriteBlocks(
+    prefix: Buffer,
+    from: number,
+    to: number,
+    change: (cells: Cells) => Cells,
+    nowSeconds: number,
+  ): void {
+    const start = this.blockAtOrBefore(prefix, from) ?? blockKey(prefix, from);
+    const end = to >= 0xffffffff ? partitionEnd(prefix) : blockKey(prefix, to + 1);
+    const existing = emptyCells();
+    const old: Buffer[] = [];
+    for (const { key, value } of this.table.getRange({ start, end })) {
+      old.push(key);
+      readBlock(value, existing, nowSeconds);
+    }
+    // Values of `existing` are views into blocks of this transaction's snapshot; encode before removing anything.
+    const blocks = encodeBlocks(change(existing));
+    for (const key of old) this.table.removeSync(key);
+    for (const block of blocks) this.table.putSync(blockKey(prefix, block.firstColumn), block.bytes);
+  }
+
+  /** The key of the partition's last block whose first column is <= `column`. */
+  private blockAtOrBefore(prefix: Buffer, column: number): Buffer | undefined {
+    for (const key of this.table.getKeys({
+      start: blockKey(prefix, column),
+      end: prefix,
+      reverse: true,
+      limit: 1,
+    })) {
+      return blockFirstColumn(key) <= column ? Buffer.from(key) : undefined;
+    }
+    return undefined;
+  }
+}
