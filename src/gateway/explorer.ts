@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** src/server and dist/server are both two levels below the project root, where explorer/ lives. */
+/** src/gateway and dist/gateway are both two levels below the project root, where explorer/ lives. */
 const EXPLORER_DIR = fileURLToPath(new URL('../../explorer/', import.meta.url));
 
 const TYPES: Readonly<Record<string, string>> = {

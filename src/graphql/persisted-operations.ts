@@ -12,7 +12,7 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { TOKEN_HEADER } from '../http/auth.js';
 
-/** src/server and dist/server are both two levels below the project root. */
+/** src/graphql and dist/graphql are both two levels below the project root. */
 const BUILT_IN_MANIFEST = new URL('../../src/generated/operations/persisted-documents.json', import.meta.url);
 
 /** Keyed by hash; a Map, because clients choose the hash they look up (`__proto__` must find nothing). */
