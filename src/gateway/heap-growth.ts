@@ -9,7 +9,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** The heap-growing percent the gateway runs with: a factor of 1 + GROWING_PERCENT / 100. */
-export const GROWING_PERCENT = 100;
+const GROWING_PERCENT = 100;
 
 /**
  * Sets V8's `--heap-growing-percent` unless node was started with one (in its options or NODE_OPTIONS), which wins.

@@ -20,8 +20,8 @@ export interface CompressionOptions {
  * its saved bytes take on a 1 Gbit/s link, and a higher level's extra CPU is more than its extra saving. Brotli 1 costs
  * about what brotli 0 does and sends a quarter less of an aggregated (dashboard) answer.
  */
-export const GZIP_LEVEL = 1;
-export const BROTLI_QUALITY = 1;
+const GZIP_LEVEL = 1;
+const BROTLI_QUALITY = 1;
 
 /**
  * gzip's window: 4 KiB, not zlib's 32. At level 1 zlib sends 3-10% fewer bytes of the answers' JSON with it, for the

@@ -97,7 +97,7 @@ function clockOf(zone: Zone): ZoneClock {
  * but with the zone's offsets cached per hour: luxon asks Intl for every offset, some 15 µs each, which is too
  * slow for rate's per-point unit length and for ranges found series after series.
  */
-export class ZoneClock {
+class ZoneClock {
   /** Offset in ms of each hour the zone keeps one offset through; NaN for an hour with a transition. */
   private readonly hours = new Map<number, number>();
 
