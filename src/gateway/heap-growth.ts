@@ -3,7 +3,7 @@
  * short-lived page buffers and slices than the live heap holds; V8's dynamic factor then settles so low that the old
  * generation's limit sits less than the young generation's capacity above the live heap, and V8 starts incremental
  * marking again after every full collection: a large query spent a large part of its CPU in mark-compacts that freed
- * little. At a factor of 2 such a query runs none or one, for a little more peak memory (the measurements are in
+ * little. At a factor of 2 such a query runs hardly any, for a little more peak memory (the measurements are in
  * bench/RESULTS.md, "Kairograph against real KairosDB").
  */
 import { setFlagsFromString } from 'node:v8';
