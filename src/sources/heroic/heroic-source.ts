@@ -24,12 +24,8 @@ import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Capabilities } from '../capabilities.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
-import {
-  CATALOGUE_MAX_GROUP_BYTES,
-  type Catalogue,
-  type CataloguedPartition,
-  type DecodedPartition,
-} from '../catalogue/scan-catalogue.js';
+import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
+import { CATALOGUE_MAX_GROUP_BYTES } from '../catalogue/scan-catalogue.js';
 import type { MetricsTable } from './metrics-table.js';
 import {
   baseOf,
