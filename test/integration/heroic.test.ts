@@ -13,7 +13,7 @@ import { IndexLoaders } from '../../src/sources/index-loaders.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { openHeroicSource } from '../../src/sources/heroic/open-heroic-source.js';
 import { encodeKey, type HeroicSchema } from '../../src/sources/heroic/row-key.js';
-import type { HeroicSourceSettings } from '../../src/sources/sources-file.js';
+import type { HeroicSourceSettings } from '../../src/sources/heroic/heroic-settings.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { scanAll } from '../support/store-reads.js';

@@ -5,7 +5,7 @@
 import { InputError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
-import type { HeroicSourceSettings } from '../sources-file.js';
+import type { HeroicSourceSettings } from './heroic-settings.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import { ScanCatalogue } from '../catalogue/scan-catalogue.js';
 import { StaticCatalogue } from '../catalogue/static-catalogue.js';

@@ -9,7 +9,7 @@ import { resolveConnection, type ClientSettings } from '../../store/cassandra-cl
 import type { Catalogue } from '../catalogue/catalogue.js';
 import { ScanCatalogue } from '../catalogue/scan-catalogue.js';
 import { StaticCatalogue } from '../catalogue/static-catalogue.js';
-import type { TableSourceSettings } from '../sources-file.js';
+import type { TableSourceSettings } from './table-settings.js';
 import { Buckets, BUCKET_COLUMN_TYPES } from './buckets.js';
 import { tableKeyDecoder, TableSource } from './table-source.js';
 import { MappingError } from './table-connection.js';
