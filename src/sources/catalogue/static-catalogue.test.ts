@@ -1,7 +1,9 @@
 /** The static catalogue: the listed series' partitions in every period of a range, with what the layout reads each by. */
 import { describe, expect, it } from 'vitest';
 import { listedTags, seriesOf } from '../heroic/heroic-source.js';
-import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
+import type { HeroicSeries } from '../heroic/key-bytes.js';
+import { NG_WIDTH_MS } from '../heroic/partitions.js';
+import { encodeKey } from '../heroic/row-key.js';
 import type { Tags } from '../../model/series.js';
 import { StaticCatalogue } from './static-catalogue.js';
 

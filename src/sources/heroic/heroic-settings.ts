@@ -16,7 +16,8 @@ import {
   type Text,
 } from '../settings-fields.js';
 import { HEROIC_LAYOUT, RESOURCE_PREFIX } from './heroic-source.js';
-import type { HeroicSchema, HeroicSeries } from './row-key.js';
+import type { HeroicSeries } from './key-bytes.js';
+import type { HeroicSchema } from './partitions.js';
 
 /** Heroic's `metrics` table in a keyspace, and how its series are found (../catalogue/). */
 export interface HeroicSourceSettings {

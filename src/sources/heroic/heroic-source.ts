@@ -27,16 +27,9 @@ import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../sour
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
 import { CATALOGUE_MAX_GROUP_BYTES } from '../catalogue/scan-catalogue.js';
 import type { MetricsTable } from './metrics-table.js';
-import {
-  baseOf,
-  columnOf,
-  decodeKey,
-  encodeKey,
-  timestampOf,
-  widthOf,
-  type HeroicSchema,
-  type HeroicSeries,
-} from './row-key.js';
+import type { HeroicSeries } from './key-bytes.js';
+import { baseOf, columnOf, timestampOf, widthOf, type HeroicSchema } from './partitions.js';
+import { decodeKey, encodeKey } from './row-key.js';
 
 export const HEROIC_LAYOUT = 'heroic';
 
