@@ -288,7 +288,7 @@ function tagsOf(series: HeroicSeries): Tags | undefined {
   return tags;
 }
 
-/** The seam's tags of a Heroic series listed in settings, whose tag names hold no RESOURCE_PREFIX (sources-file.ts). */
+/** The seam's tags of a Heroic series listed in settings, whose tag names hold no RESOURCE_PREFIX (heroic-settings.ts). */
 export function listedTags(series: HeroicSeries): Tags {
   return tagsOf(series)!;
 }

@@ -29,7 +29,10 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
-/** Thrown inside the decoders only; `attempt` (row-key.ts) turns it into `{ error }`, so other exceptions still surface as bugs. */
+/**
+ * Thrown inside the decoders only; `attempt` (row-key.ts) turns it into `{ error }`, so other exceptions still surface
+ * as bugs.
+ */
 export class KeyError extends Error {}
 
 export function sortedEntries(map: Readonly<Record<string, string>>): Array<[string, string]> {
