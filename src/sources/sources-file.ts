@@ -17,7 +17,7 @@ import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources.js';
 /** One source of the file: its name, its layout and the layout's settings. */
 export type SourceSettings = KairosdbSourceSettings | HeroicSourceSettings | TableSourceSettings;
 
-export interface KairosdbSourceSettings {
+interface KairosdbSourceSettings {
   readonly name: string;
   readonly layout: typeof KAIROSDB_LAYOUT;
   readonly store: StoreSettings;
