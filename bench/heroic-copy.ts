@@ -16,7 +16,7 @@ import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
 import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { openHeroicSource } from '../src/sources/heroic/open-heroic-source.js';
-import { baseOf, NG_WIDTH_MS } from '../src/sources/heroic/row-key.js';
+import { baseOf, NG_WIDTH_MS } from '../src/sources/heroic/partitions.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import type { SeriesWrite } from '../src/model/write-batch.js';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';

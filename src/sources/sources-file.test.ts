@@ -1,14 +1,15 @@
 /**
  * SOURCES_FILE: what a good file configures, the exact message for each field a bad one gets wrong, the real process
  * refusing to start on one and serving the sources of a good one, and the sources opened from it reading and writing
- * their own stores.
+ * their own stores. A heroic or table source's own fields are tested beside their layout (heroic/heroic-settings.test.ts,
+ * table/table-settings.test.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sourcesFile } from '../../test/support/sources-file.js';
 import { removeTempDirs, tempDir } from '../../test/support/temp-dir.js';
 import { loadConfig } from '../gateway/config.js';
 import { IndexLoaders } from './index-loaders.js';
@@ -19,13 +20,6 @@ import { sourcesFileOptions, sourcesOptions } from '../gateway/layer-options.js'
 
 afterAll(removeTempDirs);
 
-/** A SOURCES_FILE holding `text` (JSON.stringify of anything else), and the settings that name it. */
-function file(content: unknown, env: Record<string, string> = {}) {
-  const path = join(tempDir(), 'sources.json');
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-  return { path, config: loadConfig({ SOURCES_FILE: path, ...env }) };
-}
-
 const embedded = { name: 'a', layout: 'kairosdb', store: 'embedded', path: '/var/lib/a' };
 const cassandra = { name: 'a', layout: 'kairosdb', store: 'cassandra' };
 
@@ -35,7 +29,7 @@ describe('loadSourcesFile', () => {
   });
 
   it('reads embedded and Cassandra sources, the latter with the CASSANDRA_* settings for what they leave out', () => {
-    const { config } = file(
+    const { config } = sourcesFile(
       {
         sources: [
           { name: 'archive', layout: 'kairosdb', store: 'embedded', path: ' /var/lib/archive ' },
@@ -82,7 +76,7 @@ describe('loadSourcesFile', () => {
     expect(() => loadSourcesFile(sourcesFileOptions(loadConfig({ SOURCES_FILE: missing })))).toThrow(
       `SOURCES_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'`,
     );
-    const bad = file('{"sources": [}');
+    const bad = sourcesFile('{"sources": [}');
     let parseError = '';
     try {
       JSON.parse('{"sources": [}');
@@ -108,7 +102,7 @@ describe('loadSourcesFile', () => {
       (path: string) => `SOURCES_FILE ${path}: sources must be a list of sources (got {"a":1})`,
     ],
   ])('refuses %s', (_, content, message) => {
-    const { path, config } = file(content);
+    const { path, config } = sourcesFile(content);
     expect(() => loadSourcesFile(sourcesFileOptions(config))).toThrow(message(path));
   });
 
@@ -205,249 +199,22 @@ describe('loadSourcesFile', () => {
       'SOURCES_FILE source "a": keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Metrics")',
     ],
   ])('refuses %s, naming the source and the field', (_, sources, message) => {
-    expect(() => loadSourcesFile(sourcesFileOptions(file({ sources }).config))).toThrow(message);
-  });
-
-  it('reads heroic sources: schema, keyspace, catalogue, or a list of series instead', () => {
-    const { config } = file(
-      {
-        sources: [
-          { name: 'h', layout: 'heroic' },
-          {
-            name: 'old',
-            layout: 'heroic',
-            schema: 'legacy',
-            keyspace: 'heroic_old',
-            contactPoints: ['h-1'],
-            catalogue: '/var/lib/cat',
-            catalogueRefreshSeconds: 60,
-            configure: true,
-          },
-          {
-            name: 'few',
-            layout: 'heroic',
-            series: [{ key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } }, { key: 'mem' }],
-          },
-        ],
-      },
-      { CASSANDRA_CONTACT_POINTS: 'c-1', CASSANDRA_LOCAL_DC: 'east', DATA_DIR: '/data' },
-    );
-    const sources = loadSourcesFile(sourcesFileOptions(config));
-    expect(
-      sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name)),
-    ).toEqual([
-      [
-        'h',
-        'ng',
-        { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' },
-        false,
-        { kind: 'scan', path: '/data/heroic-catalogues/h', refreshIntervalMs: 600_000 },
-      ],
-      [
-        'old',
-        'legacy',
-        { contactPoints: ['h-1'], localDataCenter: 'east', keyspace: 'heroic_old' },
-        true,
-        { kind: 'scan', path: '/var/lib/cat', refreshIntervalMs: 60_000 },
-      ],
-      [
-        'few',
-        'ng',
-        { contactPoints: ['c-1'], localDataCenter: 'east', keyspace: 'heroic' },
-        false,
-        {
-          kind: 'static',
-          series: [
-            { key: 'cpu', tags: { host: 'a' }, resource: { pod: 'p' } },
-            { key: 'mem', tags: {}, resource: {} },
-          ],
-        },
-      ],
-    ]);
-  });
-
-  it('reads table sources: the mapping, the budget, writability, and a catalogue or a list of entities', () => {
-    const sensors = {
-      name: 'sensors',
-      layout: 'table',
-      keyspace: 'iot',
-      table: 'sensor_readings',
-      time: 'reading_time',
-      bucket: { column: 'day', kind: 'date-text' },
-      tags: ['sensor_id'],
-      metrics: { 'sensor.value': 'value' },
-    };
-    const { config } = file(
-      {
-        sources: [
-          sensors,
-          {
-            ...sensors,
-            name: 'few',
-            timeUnit: 'seconds',
-            bucket: { column: 'day', kind: 'date', zone: 'Europe/Berlin' },
-            writable: true,
-            maxBucketsPerQuery: 10,
-            series: [{ sensor_id: 's-1' }],
-          },
-        ],
-      },
-      { CASSANDRA_CONTACT_POINTS: 'c-1', DATA_DIR: '/data' },
-    );
-    const [first, second] = loadSourcesFile(sourcesFileOptions(config));
-    expect(first).toEqual({
-      name: 'sensors',
-      layout: 'table',
-      mapping: {
-        keyspace: 'iot',
-        table: 'sensor_readings',
-        time: 'reading_time',
-        bucket: { column: 'day', kind: 'date-text', zone: 'UTC' },
-        tags: ['sensor_id'],
-        metrics: { 'sensor.value': 'value' },
-      },
-      cassandra: { contactPoints: ['c-1'], localDataCenter: 'datacenter1', keyspace: 'iot' },
-      writable: false,
-      maxBuckets: 1000,
-      catalogue: { kind: 'scan', path: '/data/table-catalogues/sensors', refreshIntervalMs: 600_000 },
-    });
-    expect(second).toMatchObject({
-      writable: true,
-      maxBuckets: 10,
-      catalogue: { kind: 'static', series: [{ sensor_id: 's-1' }] },
-      mapping: { timeUnit: 'seconds', bucket: { kind: 'date', zone: 'Europe/Berlin' } },
-    });
-  });
-
-  const table = {
-    name: 'a',
-    layout: 'table',
-    keyspace: 'iot',
-    table: 't',
-    time: 'ts',
-    bucket: { column: 'day', kind: 'date-text' },
-    tags: ['id'],
-    metrics: { m: 'v' },
-  };
-  it.each([
-    ['no keyspace', { ...table, keyspace: undefined }, 'keyspace must be a non-empty string (got nothing)'],
-    [
-      'a table name that is not a CQL name',
-      { ...table, table: 't;drop' },
-      'table must be a CQL name: a letter, then letters, digits or _, at most 48 (got "t;drop")',
-    ],
-    [
-      'an unknown bucket kind',
-      { ...table, bucket: { column: 'day', kind: 'week' } },
-      'bucket.kind must be one of date-text, date, epoch-day, epoch-hour, fixed (got "week")',
-    ],
-    [
-      'a fixed bucket without a width',
-      { ...table, bucket: { column: 'b', kind: 'fixed' } },
-      'bucket: a fixed bucket needs widthMs, a positive safe integer of milliseconds: undefined',
-    ],
-    [
-      'an unknown zone',
-      { ...table, bucket: { column: 'day', kind: 'date-text', zone: 'Mars/Olympus' } },
-      'bucket: unknown time zone "Mars/Olympus" for a date-text bucket (expected an IANA name such as "Europe/Berlin")',
-    ],
-    [
-      'an unknown time unit',
-      { ...table, timeUnit: 'minutes' },
-      'timeUnit must be one of milliseconds, seconds, microseconds (got "minutes")',
-    ],
-    [
-      'no metrics',
-      { ...table, metrics: {} },
-      'metrics must map metric names to value columns, e.g. {"sensor.value": "value"} (got {})',
-    ],
-    [
-      'a listed entity without its tag',
-      { ...table, series: [{ room: 'x' }] },
-      'series[0].id must be a string (got nothing)',
-    ],
-    [
-      'a misspelt field',
-      { ...table, metric: {} },
-      '"metric" is not a field of a table source (its fields: name, layout, keyspace, table, time, timeUnit, bucket, tags, metrics, contactPoints, localDataCenter, writable, maxBucketsPerQuery, catalogue, catalogueRefreshSeconds, series)',
-    ],
-  ])('refuses a table source with %s, naming the field', (_, source, message) => {
-    expect(() =>
-      loadSourcesFile(sourcesFileOptions(file({ sources: [JSON.parse(JSON.stringify(source))] }).config)),
-    ).toThrow(`SOURCES_FILE source "a": ${message}`);
-  });
-
-  const heroic = { name: 'a', layout: 'heroic' };
-  it.each([
-    ['an unknown schema', { ...heroic, schema: 'v2' }, 'schema must be one of ng, legacy (got "v2")'],
-    [
-      'a store field',
-      { ...heroic, store: 'cassandra' },
-      '"store" is not a field of a heroic source (its fields: name, layout, schema, contactPoints, localDataCenter, keyspace, configure, catalogue, catalogueRefreshSeconds, series)',
-    ],
-    ['configure that is not a boolean', { ...heroic, configure: 'yes' }, 'configure must be true or false (got "yes")'],
-    [
-      'a refresh of no seconds',
-      { ...heroic, catalogueRefreshSeconds: 0 },
-      'catalogueRefreshSeconds must be a whole number of seconds from 1 to 604800 (got 0)',
-    ],
-    [
-      'both series and a catalogue',
-      { ...heroic, series: [{ key: 'm' }], catalogue: '/x' },
-      'series lists the series instead of a catalogue: leave out catalogue and catalogueRefreshSeconds',
-    ],
-    [
-      'an empty series list',
-      { ...heroic, series: [] },
-      'series must be a non-empty list of {"key": ..., "tags": {...}, "resource": {...}} (got [])',
-    ],
-    [
-      'a series without a key',
-      { ...heroic, series: [{ tags: {} }] },
-      'series[0].key must be a non-empty string (got nothing)',
-    ],
-    [
-      'a tag that is not a string',
-      { ...heroic, series: [{ key: 'm', tags: { host: 1 } }] },
-      'series[0].tags.host must be a string (got 1)',
-    ],
-    [
-      'a misspelt series field',
-      { ...heroic, series: [{ key: 'm', tag: {} }] },
-      'series[0].tag is not a field of a series (its fields: key, tags, resource)',
-    ],
-    [
-      'a tag named as a resource entry',
-      { ...heroic, series: [{ key: 'm', tags: { 'resource:pod': 'p' } }] },
-      'series[0].tags.resource:pod must not start with "resource:": list it under resource',
-    ],
-    [
-      'a resource in a legacy series',
-      { ...heroic, schema: 'legacy', series: [{ key: 'm', resource: { r: 'x' } }] },
-      "series[0].resource must be empty: Heroic's legacy keys hold no resource",
-    ],
-    [
-      'a bad keyspace',
-      { ...heroic, keyspace: 'Heroic' },
-      'keyspace: the keyspace must be 1 to 48 lower-case letters, digits or _, starting with a letter (got "Heroic")',
-    ],
-  ])('refuses a heroic source with %s, naming the field', (_, source, message) => {
-    expect(() => loadSourcesFile(sourcesFileOptions(file({ sources: [source] }).config))).toThrow(
-      `SOURCES_FILE source "a": ${message}`,
-    );
+    expect(() => loadSourcesFile(sourcesFileOptions(sourcesFile({ sources }).config))).toThrow(message);
   });
 
   it('checks names against the primary source as PRIMARY_SOURCE_NAME names it', () => {
     expect(
       loadSourcesFile(
         sourcesFileOptions(
-          file({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
+          sourcesFile({ sources: [{ ...embedded, name: 'kairosdb' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
         ),
       ).map((s) => s.name),
     ).toEqual(['kairosdb']);
     expect(() =>
       loadSourcesFile(
-        sourcesFileOptions(file({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config),
+        sourcesFileOptions(
+          sourcesFile({ sources: [{ ...embedded, name: 'main' }] }, { PRIMARY_SOURCE_NAME: 'main' }).config,
+        ),
       ),
     ).toThrow('SOURCES_FILE source "main": name is taken by the primary source (PRIMARY_SOURCE_NAME)');
   });
@@ -456,7 +223,7 @@ describe('loadSourcesFile', () => {
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 it('stops start-up with a message that names the source and the field', () => {
-  const { path } = file({ sources: [{ ...embedded, layout: 'influx' }] });
+  const { path } = sourcesFile({ sources: [{ ...embedded, layout: 'influx' }] });
   const result = spawnSync(process.execPath, ['--import', 'tsx', main], {
     env: { ...process.env, SOURCES_FILE: path, PORT: '0' },
     encoding: 'utf8',
@@ -469,7 +236,7 @@ it('stops start-up with a message that names the source and the field', () => {
 });
 
 it('starts with the sources of the file and serves them', async () => {
-  const { path } = file({ sources: [{ ...embedded, name: 'archive', path: tempDir() }] });
+  const { path } = sourcesFile({ sources: [{ ...embedded, name: 'archive', path: tempDir() }] });
   const env = {
     ...process.env,
     SOURCES_FILE: path,
@@ -510,7 +277,7 @@ it('starts with the sources of the file and serves them', async () => {
 describe('openSources', () => {
   it('opens the primary source and every source of the file, each over its own store', async () => {
     const paths = [tempDir(), tempDir()];
-    const { config } = file(
+    const { config } = sourcesFile(
       {
         sources: [
           { ...embedded, name: 'one', path: paths[0] },

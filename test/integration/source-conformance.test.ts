@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { clientSettings } from '../../src/gateway/layer-options.js';
 import { loadConfig } from '../../src/gateway/config.js';
 import { openHeroicSource } from '../../src/sources/heroic/open-heroic-source.js';
-import { widthOf } from '../../src/sources/heroic/row-key.js';
+import { widthOf } from '../../src/sources/heroic/partitions.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { openTableSource } from '../../src/sources/table/open-table-source.js';
 import { DECLARED, describeSourceConformance } from '../source-conformance.js';

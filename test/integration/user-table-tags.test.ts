@@ -9,7 +9,7 @@ import type cassandra from 'cassandra-driver';
 import cassandraDriver from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/gateway/config.js';
-import type { TableSourceSettings } from '../../src/sources/sources-file.js';
+import type { TableSourceSettings } from '../../src/sources/table/table-settings.js';
 import { openTableSource } from '../../src/sources/table/open-table-source.js';
 import type { TableSource } from '../../src/sources/table/table-source.js';
 import type { TimeUnit } from '../../src/sources/table/time-column.js';

@@ -11,7 +11,7 @@ import cassandraDriver from 'cassandra-driver';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/gateway/config.js';
-import type { TableSourceSettings } from '../../src/sources/sources-file.js';
+import type { TableSourceSettings } from '../../src/sources/table/table-settings.js';
 import type { BucketKind } from '../../src/sources/table/buckets.js';
 import { openTableSource } from '../../src/sources/table/open-table-source.js';
 import type { TableSource } from '../../src/sources/table/table-source.js';

@@ -1,21 +1,18 @@
 /**
  * The catalogue over scripted pages of Heroic's partition keys (the real tables' scans are in test/integration/):
  * what a pass finds, what it skips and counts, where a restarted catalogue resumes, what a later pass forgets, and
- * what writes teach it at once; the static catalogue's partitions of every period.
+ * what writes teach it at once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { createLogger } from '../../lib/log.js';
-import { heroicKeyDecoder, listedTags, seriesOf } from '../heroic/heroic-source.js';
-import { encodeKey, NG_WIDTH_MS, type HeroicSeries } from '../heroic/row-key.js';
+import { heroicKeyDecoder, listedTags } from '../heroic/heroic-source.js';
+import type { HeroicSeries } from '../heroic/key-bytes.js';
+import { NG_WIDTH_MS } from '../heroic/partitions.js';
+import { encodeKey } from '../heroic/row-key.js';
 import type { Tags } from '../../model/series.js';
-import {
-  FIRST_TOKEN,
-  ScanCatalogue,
-  StaticCatalogue,
-  type CataloguedPartition,
-  type KeyPages,
-} from './scan-catalogue.js';
+import type { CataloguedPartition } from './catalogue.js';
+import { FIRST_TOKEN, ScanCatalogue, type KeyPages } from './scan-catalogue.js';
 
 afterAll(removeTempDirs);
 
@@ -162,25 +159,5 @@ describe('ScanCatalogue', () => {
     c.forgetGroup('mem');
     expect(c.groups('')).toEqual([]);
     await c.close();
-  });
-});
-
-describe('StaticCatalogue', () => {
-  it('lists every listed series in every period of the range, with what the layout reads it by', () => {
-    const c = new StaticCatalogue(
-      [cpuA, cpuB, mem].map((s) => ({ group: s.key, tags: listedTags(s) })),
-      (from, to) => Array.from({ length: Math.floor((to - from) / NG_WIDTH_MS) + 1 }, (_, i) => from + i * NG_WIDTH_MS),
-      (group, tags, base) => encodeKey('ng', seriesOf({ metric: group, tags }), base),
-    );
-    expect(c.groups('')).toEqual(['cpu', 'mem']);
-    const found = c.partitions('cpu', B, B + NG_WIDTH_MS);
-    expect(tagsOf(found)).toEqual([
-      ['cpu', { host: 'a' }, B],
-      ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B],
-      ['cpu', { host: 'a' }, B + NG_WIDTH_MS],
-      ['cpu', { host: 'b', 'resource:pod': 'p-1' }, B + NG_WIDTH_MS],
-    ]);
-    expect(found[3]!.stored.equals(encodeKey('ng', cpuB, B + NG_WIDTH_MS))).toBe(true);
-    expect(c.status()).toMatchObject({ kind: 'static', partitions: 3 });
   });
 });

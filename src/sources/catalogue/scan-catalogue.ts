@@ -9,7 +9,8 @@
  * - keeps what the layout needs to read each partition as it is in the table (its key's bytes or column values);
  * - at the end of a pass forgets partitions the pass did not see again (deleted outside the gateway);
  * - counts the keys the layout cannot use, by why, and logs the first ones, never failing on them.
- * A static catalogue (a list in the source's settings) answers the same questions for small deployments.
+ * A static catalogue (a list in the source's settings, static-catalogue.ts) answers the same questions for small
+ * deployments.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -17,41 +18,12 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { dict } from '../../lib/dict.js';
 import type { Logger } from '../../lib/log.js';
-import type { Tags } from '../../model/series.js';
 import type { CatalogueStatus } from '../capabilities.js';
-
-/** One partition of a table: a series' tags in the period starting at `base`, and how to read it (`stored`). */
-export interface CataloguedPartition<S> {
-  readonly group: string;
-  readonly base: number;
-  readonly tags: Tags;
-  /** What the layout reads the partition by, as the table holds it (kept in the file: plain data, Buffers, arrays). */
-  readonly stored: S;
-}
-
-/** Why a key was skipped: counted apart in the catalogue's status. */
-type SkippedKey = 'undecodable' | 'otherSchema' | 'uncatalogued';
-
-/** A key as the layout decodes it: a partition, or why it cannot be one. */
-export type DecodedPartition<S> = CataloguedPartition<S> | { readonly skip: SkippedKey; readonly why: string };
+import type { Catalogue, CataloguedPartition, DecodedPartition, SkippedKey } from './catalogue.js';
 
 /** Where the scan reads partition keys, a page at a time in token order. */
 export interface KeyPages<K> {
   keys(after: bigint, limit: number): Promise<{ keys: { readonly token: bigint; readonly key: K }[]; done: boolean }>;
-}
-
-export interface Catalogue<S> {
-  /** Groups (Heroic's metric names), sorted, starting with `prefix`. */
-  groups(prefix: string, limit?: number): string[];
-  /** The partitions of `group` with fromBase <= base <= toBase, by base. */
-  partitions(group: string, fromBase: number, toBase: number): CataloguedPartition<S>[];
-  /** Partitions just written through the gateway: known at once, before any scan comes by. */
-  learn(partitions: readonly CataloguedPartition<S>[]): void;
-  /** A partition deleted whole through the gateway. */
-  forget(partition: CataloguedPartition<S>): void;
-  forgetGroup(group: string): void;
-  status(): CatalogueStatus;
-  close(): Promise<void>;
 }
 
 /** The lowest token of Murmur3Partitioner, which no key has (its tokens run from −2^63 + 1): a scan starts after it. */
@@ -326,69 +298,6 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
         { once: true },
       );
     });
-  }
-}
-
-/**
- * Series listed in the source's settings, for deployments small enough to name them: every period of the query's
- * range is read for each (Heroic's own way: it computes partitions, it never lists them), and series written through
- * the gateway are added until it stops. `periods` gives the periods of a range; `stored` what a partition is read by.
- */
-export class StaticCatalogue<S> implements Catalogue<S> {
-  private readonly byGroup = new Map<string, Map<string, Tags>>();
-
-  constructor(
-    listed: readonly { readonly group: string; readonly tags: Tags }[],
-    private readonly periods: (fromBase: number, toBase: number) => readonly number[],
-    private readonly stored: (group: string, tags: Tags, base: number) => S,
-  ) {
-    for (const s of listed) this.add(s.group, s.tags);
-  }
-
-  groups(prefix: string, limit?: number): string[] {
-    const names = [...this.byGroup.keys()].filter((name) => name.startsWith(prefix)).sort();
-    return limit === undefined ? names : names.slice(0, limit);
-  }
-
-  partitions(group: string, fromBase: number, toBase: number): CataloguedPartition<S>[] {
-    const found: CataloguedPartition<S>[] = [];
-    for (const base of this.periods(fromBase, toBase)) {
-      for (const tags of this.byGroup.get(group)?.values() ?? [])
-        found.push({ group, base, tags, stored: this.stored(group, tags, base) });
-    }
-    return found;
-  }
-
-  learn(partitions: readonly CataloguedPartition<S>[]): void {
-    for (const p of partitions) this.add(p.group, p.tags);
-  }
-
-  forget(): void {}
-
-  forgetGroup(): void {}
-
-  status(): CatalogueStatus {
-    let partitions = 0;
-    for (const list of this.byGroup.values()) partitions += list.size;
-    return {
-      kind: 'static',
-      partitions,
-      passes: 0,
-      lastPassEndedMs: undefined,
-      progress: 1,
-      keysScanned: 0,
-      undecodableKeys: 0,
-      otherSchemaKeys: 0,
-      uncataloguedKeys: 0,
-    };
-  }
-
-  async close(): Promise<void> {}
-
-  private add(group: string, tags: Tags): void {
-    let list = this.byGroup.get(group);
-    if (list === undefined) this.byGroup.set(group, (list = new Map()));
-    list.set(JSON.stringify(Object.entries(tags).sort()), tags);
   }
 }
 

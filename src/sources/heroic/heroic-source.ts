@@ -24,23 +24,12 @@ import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Capabilities } from '../capabilities.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
-import {
-  CATALOGUE_MAX_GROUP_BYTES,
-  type Catalogue,
-  type CataloguedPartition,
-  type DecodedPartition,
-} from '../catalogue/scan-catalogue.js';
+import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
+import { CATALOGUE_MAX_GROUP_BYTES } from '../catalogue/scan-catalogue.js';
 import type { MetricsTable } from './metrics-table.js';
-import {
-  baseOf,
-  columnOf,
-  decodeKey,
-  encodeKey,
-  timestampOf,
-  widthOf,
-  type HeroicSchema,
-  type HeroicSeries,
-} from './row-key.js';
+import type { HeroicSeries } from './key-bytes.js';
+import { baseOf, columnOf, timestampOf, widthOf, type HeroicSchema } from './partitions.js';
+import { decodeKey, encodeKey } from './row-key.js';
 
 export const HEROIC_LAYOUT = 'heroic';
 
@@ -299,7 +288,7 @@ function tagsOf(series: HeroicSeries): Tags | undefined {
   return tags;
 }
 
-/** The seam's tags of a Heroic series listed in settings, whose tag names hold no RESOURCE_PREFIX (sources-file.ts). */
+/** The seam's tags of a Heroic series listed in settings, whose tag names hold no RESOURCE_PREFIX (heroic-settings.ts). */
 export function listedTags(series: HeroicSeries): Tags {
   return tagsOf(series)!;
 }

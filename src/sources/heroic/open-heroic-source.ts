@@ -5,11 +5,14 @@
 import { InputError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
-import type { HeroicSourceSettings } from '../sources-file.js';
-import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
+import type { HeroicSourceSettings } from './heroic-settings.js';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import { ScanCatalogue } from '../catalogue/scan-catalogue.js';
+import { StaticCatalogue } from '../catalogue/static-catalogue.js';
 import { heroicKeyDecoder, HeroicSource, listedTags, seriesOf } from './heroic-source.js';
 import { MetricsTable } from './metrics-table.js';
-import { encodeKey, widthOf } from './row-key.js';
+import { widthOf } from './partitions.js';
+import { encodeKey } from './row-key.js';
 
 /** Periods a query may span over series listed in the settings: about 68 years of ng partitions. */
 const MAX_LISTED_PERIODS = 1000;

@@ -6,8 +6,10 @@
 import { ConfigError } from '../../model/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
-import { ScanCatalogue, StaticCatalogue, type Catalogue } from '../catalogue/scan-catalogue.js';
-import type { TableSourceSettings } from '../sources-file.js';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import { ScanCatalogue } from '../catalogue/scan-catalogue.js';
+import { StaticCatalogue } from '../catalogue/static-catalogue.js';
+import type { TableSourceSettings } from './table-settings.js';
 import { Buckets, BUCKET_COLUMN_TYPES } from './buckets.js';
 import { tableKeyDecoder, TableSource } from './table-source.js';
 import { MappingError } from './table-connection.js';

@@ -14,7 +14,7 @@ import type { TimeRange } from '../../model/query.js';
 import type { SeriesPredicate } from '../../model/tag-filter.js';
 import { settleAll } from '../../lib/settle-all.js';
 import { yieldIfDue } from '../../lib/time-slice.js';
-import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/scan-catalogue.js';
+import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
 import type { Partition, Slice, Tags } from '../../model/series.js';
 import type { ReadOptions } from '../../model/read-options.js';
 import type { KeyLimits } from '../../model/key-limits.js';

@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { PointList } from '../engine/point-list.js';
-import { firstDifference, pointsFrom } from './live-queries.js';
+import { firstDifference, pointsFrom } from './live-diff.js';
 
 function list(points: readonly [number, number | string][]): PointList {
   const out = new PointList();
