@@ -4,7 +4,9 @@
  */
 import { metricNames } from '../app/metric-names.js';
 import { metadataFor } from '../app/metadata.js';
-import type { QueryResolvers } from '../generated/graphql.js';
+import type { QueryResolvers, TagMatch } from '../generated/graphql.js';
+import type { Partition } from '../model/series.js';
+import type { TimeInput } from '../model/time.js';
 import { InputError } from '../model/errors.js';
 import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs } from './arguments.js';
 import type { GraphQLContext } from './context.js';
@@ -47,66 +49,21 @@ export const queryResolvers: QueryResolvers<GraphQLContext> = {
     return page(await metricNames(source, prefix ?? '', 'prefix'), (name) => name, start, size);
   },
   async tagNames(_, args, ctx) {
-    const keys = await seriesOf(
-      ctx,
-      ctx.source(args.source),
-      args.metric,
-      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
-      args.where,
-    );
-    return sortedUnique(keys.flatMap((key) => Object.keys(key.tags)));
+    return sortedUnique((await metadataSeries(ctx, args)).flatMap((key) => Object.keys(key.tags)));
   },
-  async tagValues(_, args, ctx) {
-    if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-    const keys = await seriesOf(
-      ctx,
-      ctx.source(args.source),
-      args.metric,
-      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
-      args.where,
-    );
-    return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
-  },
+  tagValues: (_, args, ctx) => tagValues(ctx, args),
   async tagValuesPage(_, args, ctx) {
     const size = pageSizeArg(args.first);
     const start = cursorArg(args.after);
-    if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
-    const keys = await seriesOf(
-      ctx,
-      ctx.source(args.source),
-      args.metric,
-      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
-      args.where,
-    );
-    return page(
-      sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : []))),
-      (value) => value,
-      start,
-      size,
-    );
+    return page(await tagValues(ctx, args), (value) => value, start, size);
   },
   async seriesKeys(_, args, ctx) {
-    return uniqueSeriesKeys(
-      await seriesOf(
-        ctx,
-        ctx.source(args.source),
-        args.metric,
-        rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
-        args.where,
-      ),
-    );
+    return uniqueSeriesKeys(await metadataSeries(ctx, args));
   },
   async seriesKeysPage(_, args, ctx) {
     const size = pageSizeArg(args.first);
     const start = cursorArg(args.after);
-    const keys = await seriesOf(
-      ctx,
-      ctx.source(args.source),
-      args.metric,
-      rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS),
-      args.where,
-    );
-    return page(uniqueSeriesKeys(keys), seriesKeyId, start, size);
+    return page(uniqueSeriesKeys(await metadataSeries(ctx, args)), seriesKeyId, start, size);
   },
   rawSeries: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
   points: (_, args, ctx, info) => rawSeries(ctx, args, responsePath(info.path)),
@@ -128,4 +85,26 @@ export const queryResolvers: QueryResolvers<GraphQLContext> = {
 
 function sortedUnique(values: string[]): string[] {
   return [...new Set(values)].sort();
+}
+
+/** What the metadata fields (tag names and values, series keys) share: a metric's series in a window, filtered. */
+interface MetadataArgs {
+  readonly source?: string | null;
+  readonly metric: string;
+  readonly from?: TimeInput | null;
+  readonly to?: TimeInput | null;
+  readonly where?: readonly TagMatch[] | null;
+}
+
+/** The series the metadata fields list: the last 24 hours unless `from`/`to` say otherwise. */
+function metadataSeries(ctx: GraphQLContext, args: MetadataArgs): Promise<Partition[]> {
+  const range = rangeArgs(ctx, args.from, args.to, DEFAULT_METADATA_WINDOW_MS);
+  return seriesOf(ctx, ctx.source(args.source), args.metric, range, args.where);
+}
+
+/** The distinct values of `tag` among those series, sorted. */
+async function tagValues(ctx: GraphQLContext, args: MetadataArgs & { readonly tag: string }): Promise<string[]> {
+  if (args.tag.length === 0) throw new InputError('tag', args.tag, 'must not be empty');
+  const keys = await metadataSeries(ctx, args);
+  return sortedUnique(keys.flatMap((key) => (Object.hasOwn(key.tags, args.tag) ? [key.tags[args.tag]!] : [])));
 }
