@@ -204,7 +204,7 @@ export class GroupRouter {
     const tapped = this.tap !== undefined && this.seriesMajor;
     // Only points of several series, fed one after another, can come back to a range the first stage has passed (or
     // a desc query's, which series-major feeds ascending): one series read ascending is a stream in time order, whose
-    // ranges close as it goes (a table of all its ranges cost a dashboard of 1-minute averages a tenth of its CPU).
+    // ranges close as it goes, without the table of open ranges that would cost a dashboard's CPU (bench/RESULTS.md).
     const reopens = this.seriesMajor && (this.rowGroup.series.length > 1 || this.spec.order === 'desc');
     for (let i = this.applicable.length - 1; i >= 0; i--) {
       const aggregator = this.applicable[i]!;

@@ -181,17 +181,19 @@ export class KeyspaceLink {
     const missing = await findMissing(exec, keyspace, before);
     view.node = describeAnswers(missing) ?? (before.keyspace ? 'every table it lists answers' : 'not asked');
     view.missing = describeMissing(keyspace, missing);
-    let catalog = before;
     if (view.missing !== undefined) {
       if (!this.options.createSchema)
         throw new SchemaNotCreatedError(`${view.missing}; not created, CASSANDRA_CREATE_SCHEMA is false`);
       await createMissing(exec, this.options, missing, ddlHost(exec.client));
-      catalog = await readCatalog((query, params) => exec.system(query, params), keyspace);
-      const still = describeMissing(keyspace, await findMissing(exec, keyspace, catalog));
+      const created = await readCatalog((query, params) => exec.system(query, params), keyspace);
+      const still = describeMissing(keyspace, await findMissing(exec, keyspace, created));
       if (still !== undefined) throw new Error(`created what was missing, yet ${still}`);
     }
     exec.schemaReady();
-    const losses = findLosses(keyspace, this.known, before, missing);
+    // Read again once every table answered: another client (an operator running KairosDB's DDL) may have made a table
+    // again between the first read and the probes, and the ids compared for losses must be those the probes reached.
+    const catalog = await readCatalog((query, params) => exec.system(query, params), keyspace);
+    const losses = findLosses(keyspace, this.known, catalog, missing);
     const spec = await readSpec(exec, this.st, this.options, this.clock.next());
     const coverage = await readCoverage(
       exec,

@@ -47,12 +47,13 @@ export interface Loss {
  * step left it (undefined before the first): then a part absent from the catalog was never there (a new keyspace, a
  * table a newer KairosDB added) and its creation loses nothing, while a part the catalog lists but the node does not
  * serve held data the node no longer has. After a complete step every absence is a loss, and a table whose id changed
- * was dropped and made again by another client (KairosDB, an operator).
+ * (in `after`, the catalog once every table answered) was dropped and made again by another client (KairosDB, an
+ * operator).
  */
 export function findLosses(
   keyspace: string,
   known: Catalog | undefined,
-  before: Catalog,
+  after: Catalog,
   created: readonly Missing[],
 ): Loss[] {
   const losses: Loss[] = [];
@@ -72,7 +73,7 @@ export function findLosses(
   if (known === undefined) return losses;
   for (const table of TABLE_NAMES) {
     const was = known.tables.get(table);
-    const now = before.tables.get(table);
+    const now = after.tables.get(table);
     if (was === undefined || now === undefined || was === now || created.some((m) => m.table === table)) continue;
     losses.push({
       object: `${keyspace}.${table}`,
