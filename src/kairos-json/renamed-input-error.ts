@@ -1,6 +1,6 @@
 /**
  * The re-homing of an InputError under the field path a KairosDB JSON client sent
- * (`query.metric[1].aggregators[0]`), for the REST API and roll-up tasks, which both take KairosDB's JSON.
+ * (`[1].datapoints[0].value`) for the REST API's writes.
  */
 import { InputError } from '../model/errors.js';
 
