@@ -6,8 +6,8 @@
  * request, probes, peak RSS. Then with given limits under more clients than they admit: what is refused, what the
  * admitted get. Clients honour Retry-After, as a well-behaved client does.
  *
- * `--heavy rest40` sends the fairness benchmark's heaviest request instead (REST, the 4 metrics ten times over:
- * about 2 s alone, a 19 MB answer), to show what happens when running requests together would pass the time limit.
+ * `--heavy rest40` sends the fairness benchmark's heaviest request instead (REST, the 4 metrics ten times over, a
+ * large answer), to show what happens when running requests together would pass the time limit.
  *
  *   npm run bench:admission [-- --seconds 20 --clients 1,2,4,8,16 --limits 4/32,2/16 --overload 16,32 --heavy dashboard]
  */

@@ -88,7 +88,7 @@ try {
     // The cheapest level of each coding, to show what each higher one adds: extra CPU against extra bytes saved.
     const cheapest = new Map<string, { cpuMs: number; savedMs: number }>();
     for (const [coding, level, windowBits] of LEVELS) {
-      // gzip 6 on 37 MB takes seconds a run and is here to show the trend; one run of it is enough.
+      // gzip 6 on the largest answer is slow and here to show the trend; one run of it is enough.
       const runs = coding === 'gzip' && level >= 6 && bytes > 10e6 ? 1 : RUNS;
       await compress(text, coding, level, windowBits);
       const results = [];

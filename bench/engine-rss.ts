@@ -128,8 +128,8 @@ async function main(): Promise<void> {
   await store.close();
   const dataMb = statSync(join(path, 'data.mdb')).size / 2 ** 20;
   console.log(`written in ${((performance.now() - t) / 1000).toFixed(1)} s; data.mdb is ${dataMb.toFixed(0)} MB\n`);
-  // The queries run as production runs: compiled JavaScript on plain Node. The tsx loader alone would add ~37 MB
-  // of RSS (29 MB anonymous) to every query process, none of it the engine's.
+  // The queries run as production runs: compiled JavaScript on plain Node. The tsx loader would add RSS of its own to
+  // every query process, none of it the engine's (bench/RESULTS.md, "Engine memory").
   const build = fileURLToPath(new URL('../.tmp/bench-build/', import.meta.url));
   rmSync(build, { recursive: true, force: true });
   execFileSync(

@@ -65,7 +65,6 @@ let server: GatewayProcess;
 let seededOnce = false;
 
 // One request at the default budgets on a fresh server: the most a request may hold is what it holds here.
-// Idle RSS after seeding is about 200 MB.
 const RAW_REST = {
   start_relative: { value: 3, unit: 'days' },
   metrics: ['system.cpu.usage', 'system.memory.used'].flatMap((name) => [{ name }, { name }, { name }]),

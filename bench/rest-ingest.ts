@@ -291,7 +291,7 @@ console.log(
 console.log(`  facade alone (inflate+parse+validate, one core) ${fmt(m((r) => r.facade))}`);
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 
-/** `node 1.2 µs + cassandra 4.5 µs per point, others 0.3 cores` (the store's server only when measured). */
+/** `node <t> µs + cassandra <t> µs per point, others <n> cores` (the store's server only when measured). */
 function cpuText(p: Phase): string {
   const server = serverPid === undefined ? '' : ` + cassandra ${p.serverUs.toFixed(2)} µs`;
   return `node ${p.nodeUs.toFixed(2)} µs${server} per point, others ${p.otherCores.toFixed(2)} cores`;

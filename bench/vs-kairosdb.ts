@@ -50,7 +50,8 @@ const NODE_ARGS = (args.get('node-args') ?? '').split(' ').filter((arg) => arg !
 const KEYSPACE = 'bench_vs_kairosdb';
 /**
  * Reads of every partition before the first query, until one is no more than 10% faster than the one before: on a
- * fresh node the first took 3.5-5.1 s and the third still 1.2-1.4, where the queries' floors then took 0.8-1.15.
+ * fresh node the first passes take longer than a query's whole floor, and by how much varies from node to node
+ * (bench/RESULTS.md, "A settled, warm Cassandra before the first query").
  */
 const WARM_PASSES = { least: 3, most: 12 };
 /** Cassandra's thread pools that flush memtables and compact sstables. */
@@ -363,8 +364,8 @@ async function graphql(url: string, query: string): Promise<() => unknown> {
 /**
  * POSTs a JSON body and resolves once the whole answer has arrived, inflated and decoded, as curl and Go's client
  * (Grafana's backend) take it: the bytes gathered, then one inflate call and one decode. It asks for what Node's fetch
- * asks for (`gzip, deflate`), but fetch inflates and decodes through web streams, chunk by chunk: 40-67 ms for the
- * dashboard's 2.2 MB of gzip that this takes 22-25 ms for, and that curl inflates in 15 (bench/RESULTS.md).
+ * asks for (`gzip, deflate`), but fetch inflates and decodes through web streams, chunk by chunk, which takes a large
+ * answer far longer than this or curl does (bench/RESULTS.md, "The benchmark's client").
  */
 function post(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -512,8 +513,8 @@ async function floorReader() {
 
 /**
  * Resolves, with the time it took, once Cassandra's own virtual tables show no flush or compaction under way or queued
- * twice in a row a second apart: writing the dataset leaves about 20 s of compactions behind it, whose CPU would count
- * against whichever query runs meanwhile.
+ * twice in a row a second apart: writing the dataset leaves compactions behind it, whose CPU would count against
+ * whichever query runs meanwhile.
  */
 async function settle(client: cassandra.Client): Promise<number> {
   const started = performance.now();

@@ -8,7 +8,7 @@
  * make queries trust an incomplete index.
  */
 import { InputError } from '../model/errors.js';
-import type { ServiceIndex, ServiceValue } from '../sources/capabilities.js';
+import type { ServiceIndex } from '../sources/capabilities.js';
 import type { Source } from '../sources/source.js';
 
 export interface MetadataKey {
@@ -66,5 +66,3 @@ export function metadataFor(source: Source, at: MetadataKey, change: boolean): S
 function checkName(name: string, field: string): void {
   if (name === '') throw new InputError(field, name, 'must not be empty');
 }
-
-export type { ServiceValue };

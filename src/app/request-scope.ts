@@ -44,22 +44,16 @@ export interface ScopeSettings {
 }
 
 /** Gives a turn back; calling it again does nothing. */
-export type Release = () => void;
+type Release = () => void;
 
 /**
  * A turn to run queries (admission control, src/http/admission.ts): resolves once the request may run, rejects with
  * the refusal; `deadlineMs` is the request's time limit on performance.now()'s clock.
  */
-export type TakeTurn = (signal: AbortSignal, deadlineMs: number, client: string) => Promise<Release>;
+type TakeTurn = (signal: AbortSignal, deadlineMs: number, client: string) => Promise<Release>;
 
 /** Throws UnauthenticatedError or ForbiddenError unless `principal` has `scope` (and may use `source`). */
-export type Authorize = (
-  principal: Principal,
-  scope: Scope,
-  what: string,
-  challenge: Challenge,
-  source?: string,
-) => void;
+type Authorize = (principal: Principal, scope: Scope, what: string, challenge: Challenge, source?: string) => void;
 
 /** How a query was rewritten before it ran, as its statistics tell it (src/rollups: a roll-up read instead). */
 export interface QueryRewrite {
@@ -71,7 +65,7 @@ export interface QueryRewrite {
 }
 
 /** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
-export interface QueryRecord {
+interface QueryRecord {
   /** Where the query came from: the GraphQL response path, or `metrics[i]` for REST. */
   readonly label: string;
   /** The source it read. */

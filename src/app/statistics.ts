@@ -23,9 +23,9 @@ export interface RequestStatistics {
  * KairosDB's tables),
  * then scans and their total.
  */
-export type StoreCalls = Readonly<Record<string, number>> & { readonly scans: number; readonly total: number };
+type StoreCalls = Readonly<Record<string, number>> & { readonly scans: number; readonly total: number };
 
-export interface QueryStatistics {
+interface QueryStatistics {
   readonly path: string;
   /** The source the query read. */
   readonly source: string;

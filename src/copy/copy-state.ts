@@ -125,7 +125,7 @@ export function partitionId(key: Partition): string {
 }
 
 /** The arguments as the command line gives them, for messages; what was left to its default is left out. */
-export function describeArguments(args: CopyArguments): string {
+function describeArguments(args: CopyArguments): string {
   const parts = [`--from ${args.from}`, `--to ${args.to}`];
   for (const metric of args.metrics ?? []) parts.push(`--metric ${JSON.stringify(metric)}`);
   if (args.startMs !== -MAX_EPOCH_MS) parts.push(`--from-time ${new Date(args.startMs).toISOString()}`);

@@ -9,7 +9,7 @@ import type { Slice, Tags } from '../model/series.js';
 import type { Source } from '../sources/source.js';
 
 /** One series' points, summarised so that equal points give equal stats whatever order they were read in. */
-export interface SeriesStats {
+interface SeriesStats {
   readonly metric: string;
   readonly tags: Tags;
   count: number;
@@ -66,7 +66,7 @@ export async function readBack(
 }
 
 /** Stats of every series of `metric` on `source` with points in `range`, by canonical tag string. */
-export async function seriesStats(
+async function seriesStats(
   source: Source,
   metric: string,
   range: TimeRange,
@@ -92,7 +92,7 @@ export function describeSeries(metric: string, tags: Tags): string {
 }
 
 /** What is compared, as text: two series match when their descriptions are equal. */
-export function describeStats(stats: SeriesStats): string {
+function describeStats(stats: SeriesStats): string {
   const sums: string[] = [];
   if (stats.longSum.count > 0) sums.push(`long sum ${stats.longSum.value()}`);
   if (stats.doubleSum.count > 0) sums.push(`double sum ${stats.doubleSum.value()}`);

@@ -34,7 +34,6 @@ export type { Budgets, QueryStats } from './budget.js';
 export { newQueryStats, RequestBudget, unlimitedRequest } from './budget.js';
 export type { GroupOutput, QueryOutput } from './output.js';
 export type { GroupByResult } from './group-by/group-by.js';
-export type { BucketCache, CachedExtent } from './bucket-cache.js';
 export type { EngineContext } from './engine-context.js';
 
 export async function executeQuery(query: MetricQuery, ctx: EngineContext): Promise<QueryOutput> {

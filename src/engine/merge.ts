@@ -22,7 +22,7 @@ export interface MergeInput {
 export type RunHandler = (slice: Slice, from: number, to: number, rank: number) => boolean | void | Promise<void>;
 
 /** Sees every slice as a scan yields it; returns the slice to merge (possibly shortened), or undefined to stop. */
-export type SliceGate = (slice: Slice) => Slice | undefined;
+type SliceGate = (slice: Slice) => Slice | undefined;
 
 export interface MergeOptions {
   readonly gate?: SliceGate;

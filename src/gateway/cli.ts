@@ -31,7 +31,7 @@ export async function runCli(argv: readonly string[], start: () => Promise<void>
 }
 
 /** The help text: the commands, then every setting with its default, in docs/configuration.md's order. */
-export function help(): string {
+function help(): string {
   const settings = SETTINGS.map(
     (s) => `  ${s.env} (default: ${s.default === '' ? 'none' : s.default})\n${wrap(plain(s.meaning), 6)}`,
   ).join('\n');

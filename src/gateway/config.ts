@@ -15,7 +15,6 @@ import { SECURITY_SETTINGS } from './settings/security-settings.js';
 import type { Config } from './settings/setting.js';
 
 export type { Config };
-export { ConfigError };
 
 /** What a process prints before it exits 2 on a configuration it cannot run with; undefined for any other failure. */
 export function invalidConfiguration(error: unknown): string | undefined {

@@ -3,13 +3,13 @@
  * short-lived page buffers and slices than the live heap holds; V8's dynamic factor then settles so low that the old
  * generation's limit sits less than the young generation's capacity above the live heap, and V8 starts incremental
  * marking again after every full collection: a large query spent a large part of its CPU in mark-compacts that freed
- * little. At a factor of 2 such a query runs none or one, for a little more peak memory (the measurements are in
+ * little. At a factor of 2 such a query runs hardly any, for a little more peak memory (the measurements are in
  * bench/RESULTS.md, "Kairograph against real KairosDB").
  */
 import { setFlagsFromString } from 'node:v8';
 
 /** The heap-growing percent the gateway runs with: a factor of 1 + GROWING_PERCENT / 100. */
-export const GROWING_PERCENT = 100;
+const GROWING_PERCENT = 100;
 
 /**
  * Sets V8's `--heap-growing-percent` unless node was started with one (in its options or NODE_OPTIONS), which wins.

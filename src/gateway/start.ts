@@ -74,7 +74,7 @@ export async function main(): Promise<void> {
 }
 
 /** Settings that still work but are on their way out, each with what to use instead: logged once at start. */
-export function deprecatedSettings(
+function deprecatedSettings(
   config: Pick<Config, 'trustedClientTokens'>,
   policy?: Pick<AuthPolicy, 'legacyTokens'>,
 ): { setting: string; message: string }[] {
@@ -100,7 +100,7 @@ export function deprecatedSettings(
 }
 
 /** The one line to print when the listener cannot be opened, naming the setting to change; undefined for other errors. */
-export function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unknown): string | undefined {
+function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unknown): string | undefined {
   const at = `kairograph: cannot listen on ${config.host}:${config.port}`;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
@@ -117,7 +117,7 @@ export function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unkn
 }
 
 /** The one line to print when the primary store cannot be opened for a reason the configuration can fix. */
-export function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: unknown): string | undefined {
+function storeFailure(config: Pick<Config, 'store' | 'dataDir'>, error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException).code;
   if (
     config.store !== 'embedded' ||

@@ -101,7 +101,7 @@ export function positiveIntArg(value: number | null | undefined, field: string, 
 }
 
 /** The largest page `first` may ask for: a page is answered whole, like any list. */
-export const MAX_PAGE_SIZE = 10_000;
+const MAX_PAGE_SIZE = 10_000;
 
 export function pageSizeArg(first: number | null | undefined): number {
   const size = first ?? 1000;

@@ -67,7 +67,7 @@ const DEFINITION: AnyOf = ['read', 'write'];
  * that misses a field here stops the schema from being built (checkAnswerScopes), as FIELD_SCOPES does for root
  * fields, so no field can be added without a decision. The same rules hold where a query reaches these types.
  */
-export const ANSWER_SCOPES: Readonly<Record<string, Readonly<Record<string, AnyOf>>>> = {
+const ANSWER_SCOPES: Readonly<Record<string, Readonly<Record<string, AnyOf>>>> = {
   // Counts of what the principal's own write carried.
   AddPointsResult: { series: ['write'], points: ['write'] },
   // What the principal's own delete removed: counts, no name and no value.

@@ -33,7 +33,7 @@ import { useExecutionSchema } from './use-execution-schema.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 /** What GraphQL needs of the configuration. */
-export interface GraphQLSettings {
+interface GraphQLSettings {
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
   readonly graphqlMaxCost: number;

@@ -1,11 +1,12 @@
 /**
- * Points answered as lists rendered whole. `@graphql-tools/executor` resolves and completes every field of every
- * object with a resolve info, an arguments object and a path of its own (about 3 KB and 0.9 µs per point object), and
- * completes a list of scalars item by item; the points are the bulk of every large answer. So `Series.points`,
- * `Query.rows` and the lists of `PointColumns` leave their resolvers finished: JsonPieces that write the selected
- * fields under their response keys (or a column) straight from the points' columns, as the schema's own scalars and
- * enums serialize them, with no object per point. The executor runs them against an execution schema, the contract
- * with these fields typed as one opaque `BuiltList`, and passes them through whole to the answer writer.
+ * Points answered as lists rendered whole. `@graphql-tools/executor` resolves and completes every field of every object
+ * with a resolve info, an arguments object and a path of its own (what that costs per point object: bench/RESULTS.md,
+ * "Figures code comments quoted"), and completes a list of scalars item by item; the points are the bulk of every large
+ * answer. So `Series.points`, `Query.rows` and the lists of `PointColumns` leave their resolvers finished: JsonPieces
+ * that write the selected fields under their response keys (or a column) straight from the points' columns, as the
+ * schema's own scalars and enums serialize them, with no object per point. The executor runs them against an execution
+ * schema, the contract with these fields typed as one opaque `BuiltList`, and passes them through whole to the answer
+ * writer.
  */
 import {
   astFromValue,

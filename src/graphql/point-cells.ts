@@ -16,7 +16,7 @@ import { type JsonBytes, NULL, NumberRun } from '../http/json-bytes.js';
 
 export type Cell<T> = (columns: RunColumns, i: number) => T;
 
-export const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
+const timeAt: Cell<number> = (c, i) => c.timestamps[i]!;
 
 /**
  * Every field of `Point` (and so every column of `PointColumns`, and the fields of the same names of `Row`): its value
@@ -49,7 +49,7 @@ export type SpanCell = (columns: RunColumns) => SpanWriter | undefined;
  * rules (numericValue) make of them, as JSON (point-answers.test.ts holds them to the schema's own serializers).
  * Every other field is served by its scalar or enum and then stringified.
  */
-export const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
+const FAST_CELLS: Readonly<Record<string, ByteCell>> = {
   time:
     ({ timestamps }) =>
     (out, i) =>

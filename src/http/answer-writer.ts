@@ -20,7 +20,7 @@ const CHUNK_CHARS = 64 * 1024;
 /**
  * Text handed to the compressor at a time, at the least (a busy one gets what was written meanwhile as one piece).
  * Each piece is a round trip to zlib's thread that the event loop takes only between two slices of work: with pieces
- * of 64 KiB, two thirds of a 13 MB answer were still to compress when its last chunk was written.
+ * of 64 KiB, most of a large answer was still to compress when its last chunk was written (bench/RESULTS.md).
  */
 const COMPRESSOR_PIECE_CHARS = 1024 * 1024;
 /** Array items serialized by one JSON.stringify call between two checks of the time slice. */
@@ -163,9 +163,9 @@ const LEAST_COMPRESSOR_PIECE_BYTES = 256 * 1024;
 
 /**
  * `chunks` as pieces for the compressor, in order. Consecutive chunks that are adjacent bytes of one buffer (JsonBytes
- * hands out its pieces so) become one view of them, with no copy: copying a dashboard's 23 MB into pieces of 1 MiB
- * took about 5 ms of its CPU. Pieces smaller than LEAST_COMPRESSOR_PIECE_BYTES are copied together with the small
- * ones beside them.
+ * hands out its pieces so) become one view of them, with no copy: copying a large answer into pieces of 1 MiB cost
+ * CPU for nothing. Pieces smaller than LEAST_COMPRESSOR_PIECE_BYTES are copied together with the small ones beside
+ * them.
  */
 export function compressorPieces(chunks: readonly (string | Buffer)[]): Buffer[] {
   const views: Buffer[] = [];

@@ -35,7 +35,7 @@ export interface AuthPolicy {
   readonly persistedOnly: boolean;
 }
 
-export interface StoredCredential {
+interface StoredCredential {
   readonly principal: Principal;
   readonly hash: ParsedHash;
 }

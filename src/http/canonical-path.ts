@@ -24,7 +24,7 @@ export function canonicalTarget(target: string): string | undefined {
 }
 
 /** The path part of canonicalTarget: `/a//b/./c/../d/` → `/a/b/d`. */
-export function canonicalPath(path: string): string {
+function canonicalPath(path: string): string {
   const segments: string[] = [];
   for (const raw of path.replaceAll('\\', '/').split('/')) {
     const segment = normaliseEscapes(raw);

@@ -18,13 +18,13 @@ export interface CompressionOptions {
 /**
  * Cheap levels (bench/compression.ts, bench/RESULTS.md): on the demo's large answers each costs less CPU than the time
  * its saved bytes take on a 1 Gbit/s link, and a higher level's extra CPU is more than its extra saving. Brotli 1 costs
- * about what brotli 0 does and sends a quarter less of an aggregated (dashboard) answer.
+ * about what brotli 0 does and sends markedly less of an aggregated (dashboard) answer.
  */
-export const GZIP_LEVEL = 1;
-export const BROTLI_QUALITY = 1;
+const GZIP_LEVEL = 1;
+const BROTLI_QUALITY = 1;
 
 /**
- * gzip's window: 4 KiB, not zlib's 32. At level 1 zlib sends 3-10% fewer bytes of the answers' JSON with it, for the
+ * gzip's window: 4 KiB, not zlib's 32. At level 1 zlib sends fewer bytes of the answers' JSON with it, for the
  * same CPU or less (bench/compression.ts, bench/RESULTS.md "gzip's window"): JSON's keys and punctuation repeat
  * within a few hundred bytes, and the farther matches a large window offers first are no longer. Any inflater reads
  * it (RFC 1951 allows any distance up to 32 KiB; gzip does not say the window).
@@ -106,9 +106,9 @@ export function answerCompressor(coding: ContentCoding): AnswerCompressor {
 }
 
 /**
- * gzip from pieces compressed on their own, several at once on zlib's threads: zlib's fastest level makes 140-170 MB/s
- * of an answer's JSON here, slower than the answer is written, so one stream fell behind the writing and left a
- * dashboard answer's last 20-35 ms of compressing after its last chunk (bench/RESULTS.md). Each piece is a raw deflate
+ * gzip from pieces compressed on their own, several at once on zlib's threads: even zlib's fastest level compresses
+ * an answer's JSON slower than the answer is written, so one stream fell behind the writing and left the end of a
+ * dashboard answer still to compress after its last chunk (bench/RESULTS.md). Each piece is a raw deflate
  * stream ended by a sync flush, which leaves it on a byte boundary with no final block, so the pieces laid end to end
  * are one deflate stream (as pigz makes them); then an empty final block, and the gzip trailer of the whole text's CRC-32
  * and length (RFC 1952). A piece does not see the text before it: over pieces of hundreds of kilobytes that costs
@@ -214,8 +214,9 @@ class BrotliStream implements AnswerCompressor {
 
 /**
  * zlib hands out a stream's output in pieces of this size. Each piece is a round trip between zlib's thread and the
- * event loop, which takes it only between two slices of some request's work (up to 8 ms each): small pieces held a
- * 13 MB answer's compression to a few per slice, and most of it came after the answer was written.
+ * event loop, which takes it only between two slices of some request's work (each up to lib/time-slice.ts's
+ * SLICE_MS): small pieces held a large answer's compression to a few per slice, and most of it came after the answer
+ * was written.
  */
 const OUTPUT_CHUNK_BYTES = 256 * 1024;
 

@@ -14,7 +14,10 @@ export interface ParsedHash {
 
 const HASH_FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
 
-/** scrypt's own recommended cost for interactive logins (2^14, 8, 1): about 50 ms and 16 MiB, on libuv's pool. */
+/**
+ * scrypt's own recommended cost for interactive logins (2^14, 8, 1): 16 MiB a hash (128·N·r bytes), on libuv's pool;
+ * what it costs a gateway is in bench/RESULTS.md (`npm run bench:auth`).
+ */
 const DEFAULT_LN = 14;
 
 /** A hash of `secret` for CREDENTIALS_FILE. */

@@ -12,7 +12,7 @@ import { requestStatistics, type RequestStatistics } from '../app/statistics.js'
 
 export type Api = 'graphql' | 'rest' | 'operations' | 'other';
 
-export interface RequestError {
+interface RequestError {
   readonly code: string;
   readonly message: string;
   /** For RATE_LIMITED: the quota the client went over (`requests`, `points`, `subscriptions`, ...). */

@@ -20,7 +20,7 @@ import type { Sources } from '../sources/sources.js';
 import { readBody } from './read-body.js';
 
 /** What the REST API needs of the configuration besides what every request scope has. */
-export interface KairosRestSettings {
+interface KairosRestSettings {
   /** REST_MAX_BODY_BYTES: the largest body, counted as received and again after gzip inflation. */
   readonly maxBodyBytes: number;
   /** REST_TAGS_ROW_PERIODS: the row periods `/datapoints/query/tags` reads. */
@@ -72,7 +72,7 @@ export type Handler = (call: Call) => Promise<Reply>;
 /** A handler and the scope it needs; `null` for KairosDB's version and health checks, which monitors call without credentials. */
 export type Endpoint = readonly [Handler, Scope | null];
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** A path under /api/v1 in find-my-way's syntax (`/metric/:name`) and the endpoint of each method it takes. */
 export interface RestRoute {

@@ -8,16 +8,17 @@
  */
 
 /**
- * Long enough that the cost of a turn (tens of microseconds when idle) stays under 1%, short enough that a handful
- * of slices fit in the 50 ms a health check may wait.
+ * Long enough that the cost of a turn stays a small part of the slice, short enough that a handful of slices fit in
+ * the 50 ms a health check may wait.
  */
 export const SLICE_MS = 8;
 
 /**
  * What a request may use before it stops going ahead of the others: a small query's planning, reads and answer fit
  * (a few slices), and a stream of new requests can hold an older one back by no more than that each. Least-served-first
- * alone starves under steady load: every newcomer has used less than a request that has run for a while, and while
- * 4 clients kept sending 0.15 s requests, one waited 11 s (bench/RESULTS.md, `npm run bench:admission`).
+ * alone starves under steady load: every newcomer has used less than a request that has run for a while, so while a
+ * few clients kept sending short requests, one waited many times their length (bench/RESULTS.md, "Time slicing under
+ * steady load").
  */
 export const SHORT_MS = 5 * SLICE_MS;
 

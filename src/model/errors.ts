@@ -273,7 +273,7 @@ export class TooManySubscriptionsError extends KairographError {
 export class ConfigError extends Error {}
 
 /** Renders a rejected value for a message: JSON where it is short and printable, truncated otherwise. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   let text: string;
   if (typeof value === 'bigint') text = `${value}`;
   else if (value === undefined) text = 'undefined';

@@ -53,13 +53,13 @@ export interface NumberSlice extends SliceBase {
   readonly exact?: BigInt64Array;
 }
 
-export interface StringSlice extends SliceBase {
+interface StringSlice extends SliceBase {
   readonly kind: 'string';
   readonly values: readonly string[];
 }
 
 /** `kairos_complex` points: `values` holds the real parts. */
-export interface ComplexSlice extends SliceBase {
+interface ComplexSlice extends SliceBase {
   readonly kind: 'complex';
   readonly values: Float64Array;
   readonly imaginary: Float64Array;

@@ -76,7 +76,7 @@ try {
 }
 
 /** Longer patterns are refused: matching costs pattern length × value length. */
-export const MAX_REGEX_LENGTH = 1000;
+const MAX_REGEX_LENGTH = 1000;
 
 /** A pattern that must match the whole value, as Java's Matcher.matches() does, in time linear in the value. */
 function linearRegex(pattern: string, field: string): RegExp {

@@ -94,10 +94,10 @@ function clockOf(zone: Zone): ZoneClock {
 
 /**
  * Calendar arithmetic on the wall clock of one zone, as luxon's DateTime.plus does it (a test holds them equal),
- * but with the zone's offsets cached per hour: luxon asks Intl for every offset, some 15 µs each, which is too
- * slow for rate's per-point unit length and for ranges found series after series.
+ * but with the zone's offsets cached per hour: luxon asks Intl for every offset, which is too slow for rate's
+ * per-point unit length and for ranges found series after series.
  */
-export class ZoneClock {
+class ZoneClock {
   /** Offset in ms of each hour the zone keeps one offset through; NaN for an hour with a transition. */
   private readonly hours = new Map<number, number>();
 

@@ -37,7 +37,7 @@ type Tasks = Pick<RollupService, 'list' | 'status'>;
  * One read of a plan: a query over a part of the range, of the raw data or of a roll-up's metric, and what was read
  * (the roll-up instead of the raw data, or why the raw data was read).
  */
-export interface PlannedRead {
+interface PlannedRead {
   readonly query: MetricQuery;
   readonly use: QueryRewrite;
 }

@@ -15,17 +15,17 @@ export interface Capabilities {
   readonly schemaRepair?: SchemaRepairView;
 }
 
-export interface Metadata {
+interface Metadata {
   readonly index: ServiceIndex;
   /** Services the metadata API serves for reading only: the store's own records (its tag index markers). */
   readonly readOnlyServices: readonly string[];
 }
 
-export interface CatalogueView {
+interface CatalogueView {
   status(): CatalogueStatus;
 }
 
-export interface SchemaRepairView {
+interface SchemaRepairView {
   status(): SchemaRepairStatus;
 }
 
@@ -62,14 +62,14 @@ export interface ServiceIndex {
   complete(service: string, serviceKey: string, key: string, owner: string, nowMs: number): Promise<boolean>;
 }
 
-export interface ServiceValue {
+interface ServiceValue {
   readonly value: string;
   /** The write time, in epoch ms. */
   readonly writtenMs: number;
 }
 
 /** What a claim found: granted to the caller, held by another owner until a time, or completed. */
-export interface Claim {
+interface Claim {
   readonly granted: boolean;
   readonly completed: boolean;
   /** Who holds (or completed) it. */

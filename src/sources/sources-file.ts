@@ -38,7 +38,7 @@ export interface TableSourceSettings {
     | { readonly kind: 'static'; readonly series: readonly Readonly<Record<string, string>>[] };
 }
 
-export interface KairosdbSourceSettings {
+interface KairosdbSourceSettings {
   readonly name: string;
   readonly layout: typeof KAIROSDB_LAYOUT;
   readonly store: StoreSettings;

@@ -148,7 +148,7 @@ function validateTtl(value: unknown, field: string): number {
 }
 
 /** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/lib/epoch-ms.ts). */
-export function epochMillis(value: unknown, seriesPath: string, index: number): number {
+function epochMillis(value: unknown, seriesPath: string, index: number): number {
   if (!isEpochMs(value)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
   return value;
 }

@@ -30,7 +30,7 @@ export interface PartitionWrite {
 }
 
 /** A `row_key_time_index` entry. */
-export interface RowTimeWrite {
+interface RowTimeWrite {
   readonly metric: string;
   readonly rowTime: number;
   /** The longest index TTL of the partitions at this row time, or 0 when one of them never expires. */

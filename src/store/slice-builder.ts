@@ -22,7 +22,8 @@ export const DEFAULT_PAGE_SIZE = 4096;
  * completed, if any (a full page, or the run that ended because a legacy row switched between long and float).
  * The first page starts at `firstCapacity` points and grows eightfold as it fills, up to `pageSize`: a store that cannot tell
  * a partition's size before it reads it (the embedded store) passes a small one, so that a one-point partition does
- * not allocate a whole page (a query of a thousand such partitions allocated 64 MB of them). Later pages are whole.
+ * not allocate a whole page (a query over many such partitions allocated mostly empty pages: bench/RESULTS.md,
+ * "Embedded store: a one-point partition no longer allocates a whole page"). Later pages are whole.
  */
 export class SliceBuilder {
   private readonly legacy: boolean;

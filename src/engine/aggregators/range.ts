@@ -110,7 +110,7 @@ export function defineRange(def: RangeDefinition): AggregatorDefinition {
  * Runs one accumulator over the ranges of one group. Runs of a slice cost one range lookup each; only a point that
  * leaves the current range looks the range up again.
  */
-export class RangeStage implements RunSink {
+class RangeStage implements RunSink {
   private readonly grid: RangeGrid;
   private readonly slotOfRange = new Map<number, number>();
   private minTs = new Float64Array(16);

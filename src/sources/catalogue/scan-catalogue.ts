@@ -30,7 +30,7 @@ export interface CataloguedPartition<S> {
 }
 
 /** Why a key was skipped: counted apart in the catalogue's status. */
-export type SkippedKey = 'undecodable' | 'otherSchema' | 'uncatalogued';
+type SkippedKey = 'undecodable' | 'otherSchema' | 'uncatalogued';
 
 /** A key as the layout decodes it: a partition, or why it cannot be one. */
 export type DecodedPartition<S> = CataloguedPartition<S> | { readonly skip: SkippedKey; readonly why: string };

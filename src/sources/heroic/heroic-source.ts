@@ -48,7 +48,7 @@ export const HEROIC_LAYOUT = 'heroic';
 export const RESOURCE_PREFIX = 'resource:';
 
 /** Heroic's one type in this table (its MetricType.POINT): every value a double. */
-export const HEROIC_POINT = 'heroic_point';
+const HEROIC_POINT = 'heroic_point';
 
 /** Cassandra's partition keys hold 65,535 bytes; the catalogue's file keys hold shorter metric names. */
 const LIMITS: KeyLimits = {

@@ -15,7 +15,7 @@ export interface HeroicSeries {
 }
 
 /** How a decoded key was written: 'ng' (current, with the resource map), 'ng-pre-resource' (ng written before Heroic commit 5a6382e1: no resource map), 'legacy'. */
-export type KeyForm = 'ng' | 'ng-pre-resource' | 'legacy';
+type KeyForm = 'ng' | 'ng-pre-resource' | 'legacy';
 
 export interface DecodedKey {
   readonly series: HeroicSeries;

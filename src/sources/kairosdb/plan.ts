@@ -101,7 +101,7 @@ export async function planSeries(
  * Rows of one tag=value partition read to learn whether it is small, where a filter pins several indexed tags: one
  * page of Cassandra's default 5000 rows.
  */
-export const TAG_INDEX_PROBE_ROWS = 4096;
+const TAG_INDEX_PROBE_ROWS = 4096;
 
 /**
  * The candidate series of one row time: row_keys, or where the filter pins tags whose index is complete there, the
@@ -150,6 +150,6 @@ async function seriesAt(
  * rowTimeOf(start) misses points just after a negative start. Look one width earlier; planSeries drops the rows that
  * cannot reach the range.
  */
-export function lookupStartMs(startMs: number, widthMs: number): number {
+function lookupStartMs(startMs: number, widthMs: number): number {
   return startMs < 0 ? Math.max(startMs - widthMs + 1, Number.MIN_SAFE_INTEGER) : startMs;
 }

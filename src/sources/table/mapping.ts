@@ -71,7 +71,7 @@ export interface CheckedTable {
 }
 
 /** CQL types a tag column may have: each renders as a string and is bound back from one. */
-export const TAG_TYPES = [
+const TAG_TYPES = [
   'text',
   'varchar',
   'ascii',

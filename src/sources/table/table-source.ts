@@ -34,7 +34,7 @@ export const TABLE_LAYOUT = 'table';
 const LIMITS: KeyLimits = { store: "the table layout's", maxMetricBytes: 65_535, maxRowKeyBytes: 65_535 };
 
 /** Most values of an indexed tag a filter may pin for the index to be asked (one index query each); beyond, the catalogue answers. */
-export const MAX_INDEXED_VALUES = 32;
+const MAX_INDEXED_VALUES = 32;
 
 export interface TableSourceOptions {
   readonly name: string;

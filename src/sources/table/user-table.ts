@@ -18,7 +18,7 @@ import { TimeValueRows } from './time-value-rows.js';
 import { connectTable, MappingError, quote, type Connection, type TableStatement } from './table-connection.js';
 
 /** A partition's key values in partition key order, bound as the columns' types. */
-export type PartitionValues = readonly unknown[];
+type PartitionValues = readonly unknown[];
 
 /**
  * Where one series' rows are: its partition, the values of its prefix tags (bound by equality), and its row tags
@@ -34,7 +34,7 @@ export interface SeriesPlace {
 export type KeyColumns = Readonly<Record<string, unknown>>;
 
 /** Most series one partition may hold (values of its prefix and row tags): a partition beyond it is catalogued in part. */
-export const MAX_SERIES_PER_PARTITION = 10_000;
+const MAX_SERIES_PER_PARTITION = 10_000;
 
 /**
  * Rows of one partition in the read's order: decoded lean (times and numbers of the rows with a value), or through the

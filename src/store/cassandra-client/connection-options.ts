@@ -69,7 +69,7 @@ export interface ClientSettings {
   readonly leanPages: boolean;
 }
 
-export interface StoreLog {
+interface StoreLog {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
 }
@@ -91,9 +91,9 @@ export interface ResolvedConnection {
   readonly log: StoreLog;
 }
 
-export const DEFAULT_KEYSPACE = 'kairosdb';
+const DEFAULT_KEYSPACE = 'kairosdb';
 /** About what KairosDB 1.3 keeps in flight by its configuration (20 partition queries, 6 reader threads). */
-export const DEFAULT_READ_AHEAD = 8;
+const DEFAULT_READ_AHEAD = 8;
 export const DEFAULT_REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
 
 /** `checkMore` checks what a caller adds to the connection, where the store always checked it: after the replication. */

@@ -201,7 +201,7 @@ export class CassandraStore implements Store {
  * The nodes as the driver sees them: down once its connections to a node broke (at once for a crashed process) until
  * its reconnection policy gets one again (within 10 s of the node answering) or Cassandra's gossip says it is back.
  */
-export function hostsReport(client: cassandra.Client): PingReport {
+function hostsReport(client: cassandra.Client): PingReport {
   const hosts: HostState[] = client.hosts
     .values()
     .map((host) => ({ address: host.address, datacenter: host.datacenter, up: host.isUp() }))

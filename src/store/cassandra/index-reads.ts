@@ -46,7 +46,7 @@ export async function readRowKeys(
  * pages through the partitions of an IN one after another, so a long range is cut into statements that run at once,
  * while the few row times of a dashboard's range are one round trip.
  */
-export const ROW_TIMES_PER_STATEMENT = 16;
+const ROW_TIMES_PER_STATEMENT = 16;
 
 /** row_keys at several row times of a metric, each row time's series in the order readRowKeys gives them. */
 export async function readRowKeysAt(

@@ -14,7 +14,7 @@ import { ScanRows } from './scan-rows.js';
 const BLOB = cassandra.types.dataTypes.blob;
 
 /** What the KairosDB store's client carries: its keyspace's data_points pages, as ScanRows. */
-export class LeanPages implements LeanReader {
+class LeanPages implements LeanReader {
   constructor(readonly keyspace: string) {}
 
   /**

@@ -14,14 +14,11 @@ import { NO_TAG_INDEX, type TagIndexConfig } from '../tag-index.js';
 
 export {
   CONSISTENCIES,
-  DEFAULT_KEYSPACE,
-  DEFAULT_READ_AHEAD,
   DEFAULT_REPLICATION,
   contactPointProblem,
   keyspaceProblem,
   replicationProblem,
   type Consistency,
-  type StoreLog,
 } from '../cassandra-client/connection-options.js';
 
 /** KairosDB's tables, in the order ClusterConnection creates them. */
@@ -88,7 +85,7 @@ export interface ResolvedOptions extends ResolvedConnection {
 }
 
 /** One small read of the node's own schema tables: a table dropped behind the gateway's back is found within this. */
-export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
+const DEFAULT_SCHEMA_CHECK_MS = 10_000;
 
 export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions {
   const connection = resolveConnection(options, () => check(tableOptionsProblem(options.tableOptions ?? {})));

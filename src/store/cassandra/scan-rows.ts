@@ -19,7 +19,7 @@ export class ScanRows {
   /** The `count` rows at `buf[start]`, or a failure naming the first row that does not fit. */
   static framed(buf: Buffer, start: number, count: number): ScanRows {
     if (count < 0) throw new Error(`data_points page is malformed: it claims ${count} rows`);
-    // A DataView reads a length in a third of readInt32BE's time, whose own bounds check repeats the one made here.
+    // A DataView reads a length faster than readInt32BE, whose own bounds check repeats the one made here.
     const view = viewOf(buf);
     let p = start;
     for (let i = 0; i < count; i++) {

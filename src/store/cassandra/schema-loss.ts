@@ -14,8 +14,6 @@ export function kairosdbSchema(creating = true): WatchedSchema {
   };
 }
 
-export const KAIROSDB_SCHEMA: WatchedSchema = kairosdbSchema();
-
 export interface SchemaLostDetails {
   /** Why the last repair attempt failed, if one did. */
   readonly lastFailure?: string | undefined;

@@ -27,7 +27,7 @@ export interface StepView {
 }
 
 /** A failing repair waits the reconnect delay, doubled after each failure in a row, up to this many times it. */
-export const MAX_REPAIR_DELAY_FACTOR = 8;
+const MAX_REPAIR_DELAY_FACTOR = 8;
 
 /** The wait after the `failures`-th failure in a row (1, 2, ...) of a repair: bounded, so a fixed node is found soon. */
 export function repairDelayMs(baseMs: number, failures: number): number {

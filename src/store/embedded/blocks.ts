@@ -1,7 +1,7 @@
 /**
  * The embedded store packs a partition's cells into blocks: one LMDB entry holds a run of cells in column order,
- * each with KairosDB's column name and value bytes. One entry per point cost 1-2 M points/s and ~85 bytes/point
- * of mapped pages (measured); blocks make a partition slice a short range scan decoded in place.
+ * each with KairosDB's column name and value bytes. One entry per point was slow to write and read and took many
+ * times a point's bytes in mapped pages; blocks make a partition slice a short range scan decoded in place.
  *
  * Block: [flags u8][value size u8, if FLAG_FIXED_SIZE] then cells until the end:
  *   [column - previous column, LEB128 (the first cell's previous column is 0)]

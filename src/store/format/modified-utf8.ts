@@ -101,7 +101,7 @@ function shortUnitsToString(n: number): string {
 }
 
 /**
- * The native UTF-16 decoder is several times faster than `String.fromCharCode`, but it needs little-endian memory
+ * The native UTF-16 decoder is faster than `String.fromCharCode`, but it needs little-endian memory
  * and turns lone surrogates (which Java strings may hold) into U+FFFD; then, or for a genuine U+FFFD, fall back.
  */
 const utf16 =
