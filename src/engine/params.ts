@@ -9,7 +9,7 @@ import type { FieldNames } from '../model/query.js';
 import type { Zone } from 'luxon';
 import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from '../model/time-units.js';
 
-export type ParamType =
+type ParamType =
   | 'boolean'
   | 'integer'
   | 'number'

@@ -22,7 +22,7 @@ export function camelCase(wire: string): string {
 const BY_FIELD = new Map(AGGREGATORS.map((definition) => [camelCase(definition.name), definition]));
 
 /** The aggregator an AggregatorInput names (its one field: @oneOf guarantees exactly one is set) and its options. */
-export function aggregatorOf(input: AggregatorInput): {
+function aggregatorOf(input: AggregatorInput): {
   field: string;
   options: unknown;
   definition: AggregatorDefinition;
@@ -78,10 +78,10 @@ function aggregatorFields(path: string, field: string, definition: AggregatorDef
 /** The GraphQL fields of GroupByInput and the group-bys they stand for, in the order their specs are listed. */
 export const GROUP_BY_FIELDS = { tags: 'tag', time: 'time', valueRangeSize: 'value', bins: 'bin' } as const;
 
-export type GroupByField = keyof typeof GROUP_BY_FIELDS;
+type GroupByField = keyof typeof GROUP_BY_FIELDS;
 
 /** The fields `input` sets, in GROUP_BY_FIELDS order: the i-th is the i-th spec `groupBySpecs` makes. */
-export function givenGroupByFields(input: GroupByInput | null | undefined): GroupByField[] {
+function givenGroupByFields(input: GroupByInput | null | undefined): GroupByField[] {
   return (Object.keys(GROUP_BY_FIELDS) as GroupByField[]).filter((field) => input?.[field] != null);
 }
 
