@@ -6,7 +6,7 @@
  */
 import { isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
-import type { MetricQuery } from '../model/query.js';
+import { queryFields, type MetricQuery } from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import { ReadAheadBudget } from '../lib/queued-scan.js';
 import { validateMetricName } from '../sources/write-validation.js';
@@ -105,21 +105,22 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
 
 /** Validates everything about a query that can be known before reading, so a bad query costs no store call. */
 function compileQuery(query: MetricQuery, nowMs: number, limits: KeyLimits): CompiledQuery {
-  const metric = validateMetricName(query.metric, 'metric', limits);
+  const fields = queryFields(query);
+  const metric = validateMetricName(query.metric, fields.param('metric'), limits);
   const { startMs, endMs } = query.range;
   if (!isEpochMs(startMs) || !isEpochMs(endMs) || endMs < startMs) {
     throw new InputError(
-      'range',
+      fields.param('range'),
       query.range,
       'must have startMs and endMs in whole epoch ms within ±8.64e15, endMs not before startMs',
     );
   }
   // UTC unless the query names a zone: KairosDB would use the JVM's zone (DEFAULT_TIME_ZONE in the query model).
-  const zone = readZone(query.timeZone, 'time_zone');
-  const limit = query.limit === undefined ? 0 : readInteger(query.limit, 'limit', 0);
+  const zone = readZone(query.timeZone, fields.param('time_zone'));
+  const limit = query.limit === undefined ? 0 : readInteger(query.limit, fields.param('limit'), 0);
   if (query.order !== 'asc' && query.order !== 'desc')
-    throw new InputError('order', query.order, 'must be asc or desc');
-  const matches = compileTagFilter(query.tags, 'tags');
+    throw new InputError(fields.param('order'), query.order, 'must be asc or desc');
+  const matches = compileTagFilter(query.tags, fields.param('tags'));
   const groupBys = compileGroupBys(query.groupBy, startMs);
   const aggregators = compileAggregators(query.aggregators, {
     metric,

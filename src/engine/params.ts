@@ -5,10 +5,11 @@
 import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
+import type { FieldNames } from '../model/query.js';
 import type { Zone } from 'luxon';
 import { parseTimeUnit, resolveZone, TIME_UNITS, type Duration, type TimeUnit } from '../model/time-units.js';
 
-export type ParamType =
+type ParamType =
   | 'boolean'
   | 'integer'
   | 'number'
@@ -42,21 +43,22 @@ export interface ParamSpec {
 export class ParamReader {
   constructor(
     private readonly raw: Readonly<Record<string, unknown>>,
-    /** Field path of the owner, e.g. `aggregators[2]`. */
-    readonly path: string,
+    /** How the caller named the owner and its parameters (`aggregators[2]`, `align_sampling`). */
+    readonly fields: FieldNames,
     readonly owner: string,
     private readonly specs: readonly ParamSpec[],
   ) {
     for (const key of Object.keys(raw)) {
       if (!specs.some((s) => s.name === key)) {
         const takes = specs.length === 0 ? 'it takes none' : `it takes ${specs.map((s) => s.name).join(', ')}`;
-        throw new InputError(`${path}.${key}`, raw[key], `is not a parameter of ${owner} (${takes})`);
+        throw new InputError(fields.param(key), raw[key], `is not a parameter of ${owner} (${takes})`);
       }
     }
   }
 
-  field(name: string): string {
-    return `${this.path}.${name}`;
+  /** The parameter `name` (or its entry `key`, or its item at `key`) as the caller named it, for errors. */
+  field(name: string, key?: string | number): string {
+    return this.fields.param(name, key);
   }
 
   has(name: string): boolean {
@@ -100,6 +102,11 @@ export class ParamReader {
     const options = this.spec(name).options ?? [];
     if (typeof value === 'string' && options.includes(value.toLowerCase())) return value.toLowerCase() as T;
     throw new InputError(this.field(name), value, `must be one of ${options.join(', ')}`);
+  }
+
+  /** Names to non-empty strings, each entry's errors naming the entry as the caller wrote it. */
+  stringMap(name: string): Record<string, string> {
+    return readStringMap(this.value(name), this.field(name), (key) => this.field(name, key));
   }
 
   /** `{value, unit}`: a whole number ≥ 1 of a time unit. */
@@ -184,14 +191,14 @@ export function readZone(value: unknown, field: string): Zone {
   return zone;
 }
 
-/** An object of non-empty string names to non-empty string values. */
-export function readStringMap(value: unknown, field: string): Record<string, string> {
+/** An object of non-empty string names to non-empty string values; `entry` names an entry's field. */
+function readStringMap(value: unknown, field: string, entry: (name: string) => string): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new InputError(field, value, 'must be an object of names to strings');
   const out = dict<string>();
   for (const [name, v] of Object.entries(value)) {
     if (name === '') throw new InputError(field, value, 'must not have an empty name');
-    if (typeof v !== 'string' || v === '') throw new InputError(`${field}.${name}`, v, 'must be a non-empty string');
+    if (typeof v !== 'string' || v === '') throw new InputError(entry(name), v, 'must be a non-empty string');
     out[name] = v;
   }
   return out;

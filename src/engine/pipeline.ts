@@ -3,6 +3,7 @@
  * time/value/bin group-bys, applies the metric's limit, and runs each group's aggregator pipeline, keeping
  * KairosDB's rules for which aggregators apply to which group type and in which order groups come out.
  */
+import type { FieldNames } from '../model/query.js';
 import { dict } from '../lib/dict.js';
 import type { Partition, Slice, Tags } from '../model/series.js';
 import type { WriteBatch } from '../model/write-batch.js';
@@ -208,7 +209,7 @@ export class GroupRouter {
     const reopens = this.seriesMajor && (this.rowGroup.series.length > 1 || this.spec.order === 'desc');
     for (let i = this.applicable.length - 1; i >= 0; i--) {
       const aggregator = this.applicable[i]!;
-      const env = this.env(aggregator.path, reopens && i === 0);
+      const env = this.env(aggregator.fields, reopens && i === 0);
       if (i === 0 && tapped) {
         const tap = this.tap!(head);
         head = aggregator.stage.create({ ...env, buckets: tap }, tap);
@@ -221,11 +222,11 @@ export class GroupRouter {
     return group;
   }
 
-  private env(path: string, seriesMajor: boolean): StageEnv {
+  private env(fields: FieldNames, seriesMajor: boolean): StageEnv {
     return {
       order: this.spec.order,
       seriesMajor,
-      path,
+      fields,
       metric: this.spec.metric,
       tags: () => this.tagUnion(),
       generate: () => this.tracker.generate(),

@@ -9,7 +9,8 @@ import type { AggregatorDefinition } from '../engine/aggregators/aggregator.js';
 import { AGGREGATORS } from '../engine/aggregators/registry.js';
 import type { ParamSpec } from '../engine/params.js';
 import type { AggregatorInput, GroupByInput } from '../generated/graphql.js';
-import type { AggregatorSpec, GroupBySpec } from '../model/query.js';
+import { within, type AggregatorSpec, type FieldNames, type GroupBySpec } from '../model/query.js';
+import { GROUP_BYS } from '../engine/group-by/registry.js';
 import type { GraphQLContext } from './context.js';
 import { timeArg } from './arguments.js';
 
@@ -21,7 +22,7 @@ export function camelCase(wire: string): string {
 const BY_FIELD = new Map(AGGREGATORS.map((definition) => [camelCase(definition.name), definition]));
 
 /** The aggregator an AggregatorInput names (its one field: @oneOf guarantees exactly one is set) and its options. */
-export function aggregatorOf(input: AggregatorInput): {
+function aggregatorOf(input: AggregatorInput): {
   field: string;
   options: unknown;
   definition: AggregatorDefinition;
@@ -37,45 +38,90 @@ export function aggregatorSpecs(
   return (inputs ?? []).map((input, i) => {
     const { field, options, definition } = aggregatorOf(input);
     const path = `aggregators[${i}].${field}`;
+    const fields = aggregatorFields(path, field, definition, options);
     if (definition.params.length === 0) {
       if (options !== true) throw new InputError(path, options, 'must be true: the aggregator takes no options');
-      return { name: definition.name, params: {} };
+      return { name: definition.name, params: {}, fields };
     }
     return {
       name: definition.name,
       params: wireParams(ctx, definition.params, options as Record<string, unknown>, path),
+      fields,
     };
   });
+}
+
+/**
+ * An aggregator's fields as its AggregatorInput names them: the aggregator is its one field
+ * (`aggregators[1].leastSquares`), parameters are camelCase under it, and an entry of a map-valued parameter (save_as
+ * tags) is an item of GraphQL's [{name, value}] list.
+ */
+function aggregatorFields(path: string, field: string, definition: AggregatorDefinition, options: unknown): FieldNames {
+  return {
+    path,
+    name: field,
+    param(name, key) {
+      if (name === 'name') return path;
+      const option = camelCase(name);
+      const at = `${path}.${option}`;
+      const spec = definition.params.find((p) => p.name === name);
+      if (spec?.type === 'string map' && typeof key === 'string') {
+        const entries = ((options as Record<string, unknown>)[option] ?? []) as readonly { name: string }[];
+        const k = entries.findIndex((entry) => entry.name === key);
+        if (k >= 0) return `${at}[${k}]`;
+      }
+      return at + within(key);
+    },
+  };
 }
 
 /** The GraphQL fields of GroupByInput and the group-bys they stand for, in the order their specs are listed. */
 export const GROUP_BY_FIELDS = { tags: 'tag', time: 'time', valueRangeSize: 'value', bins: 'bin' } as const;
 
-export type GroupByField = keyof typeof GROUP_BY_FIELDS;
+type GroupByField = keyof typeof GROUP_BY_FIELDS;
 
 /** The fields `input` sets, in GROUP_BY_FIELDS order: the i-th is the i-th spec `groupBySpecs` makes. */
-export function givenGroupByFields(input: GroupByInput | null | undefined): GroupByField[] {
+function givenGroupByFields(input: GroupByInput | null | undefined): GroupByField[] {
   return (Object.keys(GROUP_BY_FIELDS) as GroupByField[]).filter((field) => input?.[field] != null);
 }
 
 export function groupBySpecs(input: GroupByInput | null | undefined): GroupBySpec[] {
   return givenGroupByFields(input).map((field): GroupBySpec => {
+    const fields = groupByFields(field);
     switch (field) {
       case 'tags':
-        return { name: 'tag', params: { tags: input!.tags } };
+        return { name: 'tag', params: { tags: input!.tags }, fields };
       case 'time':
         return {
           name: 'time',
           params: { range_size: duration(input!.time!.rangeSize), group_count: input!.time!.groupCount },
+          fields,
         };
       case 'valueRangeSize':
-        return { name: 'value', params: { range_size: input!.valueRangeSize } };
+        return { name: 'value', params: { range_size: input!.valueRangeSize }, fields };
       case 'bins':
-        return { name: 'bin', params: { bins: input!.bins } };
+        return { name: 'bin', params: { bins: input!.bins }, fields };
       default:
         throw new Error(`unknown group-by field ${String(field satisfies never)}`);
     }
   });
+}
+
+/**
+ * A group-by's fields as GroupByInput names them: a group-by of one parameter is its field (`groupBy.bins[2]`), one of
+ * several an object of camelCase fields (`groupBy.time.rangeSize`).
+ */
+function groupByFields(field: GroupByField): FieldNames {
+  const path = `groupBy.${field}`;
+  const definition = GROUP_BYS.find((g) => g.name === GROUP_BY_FIELDS[field])!;
+  return {
+    path,
+    name: field,
+    param(name, key) {
+      if (name === 'name') return path;
+      return (definition.params.length === 1 ? path : `${path}.${camelCase(name)}`) + within(key);
+    },
+  };
 }
 
 function wireParams(

@@ -3,7 +3,7 @@
  */
 import { InputError } from '../model/errors.js';
 import type { TagMatch } from '../generated/graphql.js';
-import type { TagCondition, TagFilter, TimeRange } from '../model/query.js';
+import { within, type FieldNames, type TagCondition, type TagFilter, type TimeRange } from '../model/query.js';
 import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import type { Zone } from 'luxon';
 import { resolveZone } from '../model/time-units.js';
@@ -47,39 +47,37 @@ export function rangeArgs(
 
 /** `where` as a predicate over a series' tags, its errors naming TagMatch's fields (`where[0].eq`). */
 export function wherePredicate(where: readonly TagMatch[] | null | undefined): SeriesPredicate {
-  try {
-    return compileTagFilter(tagFilterArg(where), 'where');
-  } catch (error) {
-    throw error instanceof InputError ? inWhereTerms(error, where) : error;
-  }
-}
-
-/**
- * A tag-filter error about `where[i].in[j]` or `notIn[j]` of the query model, about the TagMatch field the value
- * came from: `tagFilterArg` puts `eq` first in `in`, and `notEq` first in `notIn`.
- */
-export function inWhereTerms(error: InputError, where: readonly TagMatch[] | null | undefined): InputError {
-  const item = /^where\[(\d+)\]\.(in|notIn)\[(\d+)\]$/.exec(error.field);
-  const match = item ? where?.[Number(item[1])] : undefined;
-  if (item === null || match === undefined) return error;
-  const [, i, list, index] = item as unknown as [string, string, 'in' | 'notIn', string];
-  const single = list === 'in' ? match.eq : match.notEq;
-  const j = Number(index) - (single != null ? 1 : 0);
-  const field = j < 0 ? `where[${i}].${list === 'in' ? 'eq' : 'notEq'}` : `where[${i}].${list}[${j}]`;
-  return field === error.field ? error : new InputError(field, error.value, error.reason);
+  return compileTagFilter(tagFilterArg(where), 'where');
 }
 
 export function tagFilterArg(where: readonly TagMatch[] | null | undefined): TagFilter {
-  return (where ?? []).map((match): TagCondition => {
+  return (where ?? []).map((match, i): TagCondition => {
     const include = [...(match.eq != null ? [match.eq] : []), ...(match.in ?? [])];
     const exclude = [...(match.notEq != null ? [match.notEq] : []), ...(match.notIn ?? [])];
     return {
       tag: match.tag,
+      fields: tagMatchFields(match, `where[${i}]`),
       ...(match.eq != null || match.in != null ? { in: include } : {}),
       ...(match.regex != null ? { regex: match.regex } : {}),
       ...(match.notEq != null || match.notIn != null ? { notIn: exclude } : {}),
     };
   });
+}
+
+/**
+ * A condition's fields as its TagMatch names them: the condition's `in` is `eq` then `in`, its `notIn` is `notEq` then
+ * `notIn` (tagFilterArg), so an item of either is the GraphQL field it came from.
+ */
+function tagMatchFields(match: TagMatch, path: string): FieldNames {
+  return {
+    path,
+    param(name, key) {
+      if ((name !== 'in' && name !== 'notIn') || typeof key !== 'number') return `${path}.${name}${within(key)}`;
+      const single = name === 'in' ? match.eq : match.notEq;
+      if (single == null) return `${path}.${name}[${key}]`;
+      return key === 0 ? `${path}.${name === 'in' ? 'eq' : 'notEq'}` : `${path}.${name}[${key - 1}]`;
+    },
+  };
 }
 
 /** The query's `timeZone` (absent: UTC), refused as the engine refuses it, before any time is read in it. */

@@ -9,7 +9,7 @@ import type { MutationResolvers, SeriesPointsInput, ValueType as GraphQLValueTyp
 import { dict } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
 import type { StoredTask } from '../rollups/task-store.js';
-import { pointPath, validateMetricName, validateWrite, type SeriesInput } from '../sources/write-validation.js';
+import { validateMetricName, validateWrite, type SeriesFields, type SeriesInput } from '../sources/write-validation.js';
 import type { ValueType } from '../model/write-batch.js';
 import { rangeArgs, timeArg, wherePredicate } from './arguments.js';
 import type { GraphQLContext } from './context.js';
@@ -17,13 +17,11 @@ import type { GraphQLContext } from './context.js';
 export const mutationResolvers: MutationResolvers<GraphQLContext> = {
   async addPoints(_, { series, source: name }, ctx) {
     const source = ctx.source(name);
-    const batch = withTagEntryFields(series, () =>
-      validateWrite(
-        series.map(seriesInput),
-        'series',
-        { maxPoints: ctx.settings.maxWritePoints, keys: source.limits },
-        (value, seriesPath, index) => timeArg(ctx, value as string | number, `${pointPath(seriesPath, index)}.time`),
-      ),
+    const batch = validateWrite(
+      series.map(seriesInput),
+      'series',
+      { maxPoints: ctx.settings.maxWritePoints, keys: source.limits },
+      (value, fields, index) => timeArg(ctx, value as string | number, fields.point(index, 'timestamp')),
     );
     await writeBatch(ctx, source, batch);
     return { series: batch.series.length, points: batch.series.reduce((n, s) => n + s.timestamps.length, 0) };
@@ -85,27 +83,25 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
     type,
     ...(series.ttl != null ? { ttlSeconds: series.ttl } : {}),
     points: series.points.map((p) => ({ timestamp: p.time, value: p.value })),
+    fields: seriesFields(series, path),
   };
 }
 
 /**
- * validateWrite reads tags as KairosDB's object of names to values: it names a bad value `series[0].tags.host` and
- * shows the tags as an object. GraphQL sent a list, so the error is about the entry of that name
- * (`series[0].tags[1].value`), and shows the list.
+ * A series' fields as SeriesPointsInput names them: tags are a list of {name, value} entries (an entry's value is
+ * `tags[1].value`, and errors about the tags as a whole show the list), a point's time is `time`.
  */
-function withTagEntryFields<T>(series: readonly SeriesPointsInput[], validate: () => T): T {
-  try {
-    return validate();
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    const tags = /^series\[(\d+)\]\.tags(?:\.(.+))?$/s.exec(error.field);
-    const list = tags ? series[Number(tags[1])]?.tags : undefined;
-    if (tags === null || list === undefined) throw error;
-    if (tags[2] === undefined)
-      throw typeof error.value === 'object' ? new InputError(error.field, list, error.reason) : error;
-    const k = list.findIndex((entry) => entry.name === tags[2]);
-    throw k < 0 ? error : new InputError(`series[${tags[1]}].tags[${k}].value`, error.value, error.reason);
-  }
+function seriesFields(series: SeriesPointsInput, path: string): SeriesFields {
+  return {
+    path,
+    field(name, key) {
+      if (name !== 'tags' || key === undefined) return `${path}.${name}`;
+      const k = series.tags.findIndex((entry) => entry.name === key);
+      return `${path}.tags[${k}].value`;
+    },
+    point: (index, name) => `${path}.points[${index}].${name === 'timestamp' ? 'time' : 'value'}`,
+    tagsSent: series.tags,
+  };
 }
 
 /** A task as stored, just after this request wrote it. */

@@ -7,7 +7,7 @@ import type { GroupOutput } from '../engine/execute.js';
 import { fillPoints, type FillMode } from '../engine/fill.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Order, QueryRawSeriesArgs, QuerySeriesArgs, TagMatch } from '../generated/graphql.js';
-import { DEFAULT_TIME_ZONE, type MetricQuery, type TimeRange } from '../model/query.js';
+import { DEFAULT_TIME_ZONE, within, type FieldNames, type MetricQuery, type TimeRange } from '../model/query.js';
 import type { TimeInput } from '../model/time.js';
 import { queryThroughRollups } from '../rollups/query-through-rollups.js';
 import { validateMetricName } from '../sources/write-validation.js';
@@ -16,7 +16,6 @@ import type { Source } from '../sources/source.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
 import { positiveIntArg, rangeArgs, tagFilterArg, wherePredicate, zoneArg } from './arguments.js';
 import type { GraphQLContext } from './context.js';
-import { withGraphQLFields } from './engine-fields.js';
 import type { SeriesModel } from './models.js';
 
 export async function rawSeries(ctx: GraphQLContext, args: QueryRawSeriesArgs, label: string): Promise<SeriesModel[]> {
@@ -26,7 +25,7 @@ export async function rawSeries(ctx: GraphQLContext, args: QueryRawSeriesArgs, l
     groupBy: [{ name: 'series', params: {} }],
     timeZone: DEFAULT_TIME_ZONE,
   };
-  const output = await withGraphQLFields({}, () => ctx.runQuery(query, label));
+  const output = await ctx.runQuery(query, label);
   return output.groups.map((group) => seriesModel(group, group.name));
 }
 
@@ -58,8 +57,8 @@ export async function seriesOf(
 
 /**
  * Arguments every point query shares → the common part of the query model. Times and the limit are read here (the
- * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors
- * `withGraphQLFields` renames.
+ * engine sees epoch ms, and GraphQL caps the limit itself); the rest is validated by the engine, whose errors name
+ * the arguments by the fields each part of the model carries.
  */
 function metricQueryBase(
   ctx: GraphQLContext,
@@ -85,8 +84,20 @@ function metricQueryBase(
     ...(limit ? { limit } : {}),
     order: args.order === 'DESC' ? ('desc' as const) : ('asc' as const),
     excludeTags: false,
+    fields: QUERY_FIELDS,
   };
 }
+
+/** The query model's own fields that GraphQL's arguments name differently; the rest (`metric`, `limit`) share a name. */
+const QUERY_FIELDS: FieldNames = {
+  path: '',
+  param: (name, key) => (GRAPHQL_NAMES.get(name) ?? name) + within(key),
+};
+
+const GRAPHQL_NAMES = new Map([
+  ['time_zone', 'timeZone'],
+  ['tags', 'where'],
+]);
 
 export async function aggregatedSeries(
   ctx: GraphQLContext,
@@ -114,10 +125,9 @@ export async function answerSeries(
   query: MetricQuery,
   label: string,
 ): Promise<SeriesModel[]> {
-  // Only the engine speaks in wire names; the conversion above already names GraphQL's arguments.
-  const output = await withGraphQLFields(args, () =>
-    args.useRollups ? queryThroughRollups(ctx, ctx.rollups, query, label) : ctx.runQuery(query, label),
-  );
+  const output = await (args.useRollups
+    ? queryThroughRollups(ctx, ctx.rollups, query, label)
+    : ctx.runQuery(query, label));
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
   const filled = fillPoints(
     output.groups.map((g) => g.points),

@@ -8,12 +8,18 @@ import { EPOCH_MS_RULE, isEpochMs, MAX_EPOCH_MS } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
 import { readInteger, readZone } from '../engine/params.js';
 import { parseTimeUnit, TIME_UNITS } from '../model/time-units.js';
-import { DEFAULT_TIME_ZONE, type AggregatorSpec, type MetricQuery, type TagCondition } from '../model/query.js';
+import {
+  DEFAULT_TIME_ZONE,
+  wireFields,
+  type AggregatorSpec,
+  type FieldNames,
+  type MetricQuery,
+  type TagCondition,
+} from '../model/query.js';
 import { compileTagFilter } from '../model/tag-filter.js';
 import { plusUtc } from '../model/time.js';
 import { validateMetricName } from '../sources/write-validation.js';
 import type { KeyLimits } from '../model/key-limits.js';
-import { renamedInputError } from './renamed-input-error.js';
 
 /**
  * Where a query without an end stops. KairosDB reads to Long.MAX_VALUE (so future points are returned too); nothing
@@ -24,51 +30,51 @@ export const OPEN_END_MS = MAX_EPOCH_MS;
 /** KairosDB's prefix for a tag value that is a regular expression (`kairosdb.queries.regex_prefix`). */
 const REGEX_PREFIX = 'regex:';
 
-/** `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. */
-export function parseKairosQuery(body: unknown, nowMs: number, limits: KeyLimits): MetricQuery[] {
+/**
+ * `nowMs` anchors start_relative and end_relative; `limits` are the store's, which metric names must fit. `at` is where
+ * the query sits in the caller's JSON (`query` for the REST API, `rollups[0].query` in a roll-up task): every part of
+ * the model it returns carries its field names under it, so the engine's errors name what the client sent.
+ */
+export function parseKairosQuery(body: unknown, nowMs: number, limits: KeyLimits, at = 'query'): MetricQuery[] {
   if (!isObject(body))
-    throw new InputError('query', body, 'must be a JSON object with start_absolute or start_relative, and metrics');
-  const startMs = readStart(body, nowMs);
-  const end = readEnd(body, nowMs);
+    throw new InputError(at, body, 'must be a JSON object with start_absolute or start_relative, and metrics');
+  const startMs = readStart(body, nowMs, at);
+  const end = readEnd(body, nowMs, at);
   if (end !== undefined && end.ms < startMs)
     throw new InputError(end.field, end.raw, `must not be before the start time ${startMs}`);
-  const timeZone = readTimeZone(body.time_zone);
+  const timeZone = readTimeZone(body.time_zone, `${at}.time_zone`);
   if (body.cache_time !== undefined && body.cache_time !== null)
-    readInteger(body.cache_time, 'query.cache_time', 0, 2_147_483_647);
-  refusePlugins(body.plugins, 'query.plugins');
+    readInteger(body.cache_time, `${at}.cache_time`, 0, 2_147_483_647);
+  refusePlugins(body.plugins, `${at}.plugins`);
   const metrics = body.metrics;
   if (!Array.isArray(metrics) || metrics.length === 0)
-    throw new InputError('query.metrics', metrics, 'must be a non-empty array of metric queries');
+    throw new InputError(`${at}.metrics`, metrics, 'must be a non-empty array of metric queries');
   const range = { startMs, endMs: end?.ms ?? OPEN_END_MS };
-  return metrics.map((metric, i) => readMetric(metric, `query.metric[${i}]`, range, timeZone, limits));
+  return metrics.map((metric, i) => readMetric(metric, `${at}.metric[${i}]`, range, timeZone, limits));
 }
 
 /** `start_absolute` wins over `start_relative`, as in KairosDB. */
-function readStart(body: Record<string, unknown>, nowMs: number): number {
+function readStart(body: Record<string, unknown>, nowMs: number, at: string): number {
   if (body.start_absolute !== undefined && body.start_absolute !== null)
-    return readEpochMs(body.start_absolute, 'query.start_absolute');
+    return readEpochMs(body.start_absolute, `${at}.start_absolute`);
   if (body.start_relative !== undefined && body.start_relative !== null)
-    return readRelative(body.start_relative, 'query.start_relative', nowMs);
-  throw new InputError('query.start_absolute', body.start_absolute, 'or query.start_relative must be set');
+    return readRelative(body.start_relative, `${at}.start_relative`, nowMs);
+  throw new InputError(`${at}.start_absolute`, body.start_absolute, `or ${at}.start_relative must be set`);
 }
 
 function readEnd(
   body: Record<string, unknown>,
   nowMs: number,
+  at: string,
 ): { ms: number; field: string; raw: unknown } | undefined {
-  if (body.end_absolute !== undefined && body.end_absolute !== null) {
-    return {
-      ms: readEpochMs(body.end_absolute, 'query.end_absolute'),
-      field: 'query.end_absolute',
-      raw: body.end_absolute,
-    };
-  }
-  if (body.end_relative !== undefined && body.end_relative !== null) {
-    return {
-      ms: readRelative(body.end_relative, 'query.end_relative', nowMs),
-      field: 'query.end_relative',
-      raw: body.end_relative,
-    };
+  for (const [key, read] of [
+    ['end_absolute', (value: unknown, field: string) => readEpochMs(value, field)],
+    ['end_relative', (value: unknown, field: string) => readRelative(value, field, nowMs)],
+  ] as const) {
+    const raw = body[key];
+    if (raw === undefined || raw === null) continue;
+    const field = `${at}.${key}`;
+    return { ms: read(raw, field), field, raw };
   }
   return undefined;
 }
@@ -102,9 +108,9 @@ function readRelative(value: unknown, field: string, nowMs: number): number {
 }
 
 /** Absent or null means the model's default (UTC, where KairosDB would take the JVM's zone); "" means UTC. */
-function readTimeZone(value: unknown): string {
+function readTimeZone(value: unknown, field: string): string {
   if (value === undefined || value === null) return DEFAULT_TIME_ZONE;
-  readZone(value, 'query.time_zone');
+  readZone(value, field);
   return value as string;
 }
 
@@ -137,7 +143,14 @@ function readMetric(
     order: readOrder(value.order, `${path}.order`),
     excludeTags: readBoolean(value.exclude_tags, `${path}.exclude_tags`),
     ...(value.alias !== undefined && value.alias !== null ? { alias: readString(value.alias, `${path}.alias`) } : {}),
+    fields: metricFields(path),
   };
+}
+
+/** The query's own fields under its place in the JSON; the model's `metric` is KairosDB's `name`. */
+function metricFields(path: string): FieldNames {
+  const wire = wireFields(path);
+  return { path, param: (name, key) => wire.param(name === 'metric' ? 'name' : name, key) };
 }
 
 /**
@@ -165,17 +178,13 @@ function readTags(value: unknown, path: string): TagCondition[] {
         return;
       }
       const pattern = item.slice(REGEX_PREFIX.length);
-      try {
-        compileTagFilter([{ tag, regex: pattern }], 'tags');
-      } catch (error) {
-        if (error instanceof InputError) throw renamedInputError(error, itemField);
-        throw error;
-      }
+      compileTagFilter([{ tag, regex: pattern, fields: entryFields(itemField) }], path);
       patterns.push(pattern);
     });
     if (list.length === 0) continue;
     conditions.push({
       tag,
+      fields: entryFields(field),
       ...(literals.length > 0 ? { in: literals } : {}),
       ...(patterns.length > 0
         ? { regex: patterns.length === 1 ? patterns[0]! : patterns.map((p) => `(?:${p})`).join('|') }
@@ -183,6 +192,11 @@ function readTags(value: unknown, path: string): TagCondition[] {
     });
   }
   return conditions;
+}
+
+/** A tag's entry (or one value of its list): the model's condition has no fields of its own in KairosDB's JSON. */
+function entryFields(path: string): FieldNames {
+  return { path, param: () => path };
 }
 
 /** Aggregators and group-bys: `{name, ...params}` split into the model's wire form; the engine checks the rest. */
@@ -194,7 +208,7 @@ function readNamedList(value: unknown, path: string): AggregatorSpec[] {
     const { name, ...params } = item;
     if (typeof name !== 'string' || name === '')
       throw new InputError(`${path}[${i}].name`, name, 'must be a non-empty string');
-    return { name, params };
+    return { name, params, fields: wireFields(`${path}[${i}]`) };
   });
 }
 

@@ -1,21 +1,21 @@
 /**
  * KairosDB's ingest body (`POST /api/v1/datapoints`) → a validated WriteBatch: one object or an array of them, each
  * with `timestamp`/`time` + `value` and/or `datapoints: [[ts, value(, type)], …]`, KairosDB's type inference, and
- * the shared validateWrite, whose errors are renamed to the body's own paths (`metric[0].datapoints[3].value`).
+ * the shared validateWrite, whose errors name the body's own fields, which each series carries
+ * (`metric[0].datapoints[3].value`).
  */
 import { dictOf } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
 import {
-  pointPath,
   validateWrite,
   type PointInput,
+  type SeriesFields,
   type SeriesInput,
   type WriteLimits,
 } from '../sources/write-validation.js';
 import type { ValueType, WriteBatch } from '../model/write-batch.js';
 import { JsonNumber, type JsonValue } from '../kairos-json/json-text.js';
-import { renamedInputError } from '../kairos-json/renamed-input-error.js';
 
 const TYPES: readonly ValueType[] = ['long', 'double', 'string'];
 
@@ -25,15 +25,8 @@ export function parseDatapoints(body: JsonValue, limits: WriteLimits): WriteBatc
   if (metrics === undefined)
     throw new InputError('body', body, 'must be a metric object or an array of metric objects');
   const inputs: SeriesInput[] = [];
-  const sources: Source[] = [];
-  for (const [i, metric] of metrics.entries()) collectMetric(metric, `metric[${i}]`, inputs, sources);
-  let batch: WriteBatch;
-  try {
-    batch = validateWrite(inputs, 'series', limits, readTimestamp);
-  } catch (error) {
-    if (error instanceof InputError) throw renamedInputError(error, locate(error.field, sources));
-    throw error;
-  }
+  for (const [i, metric] of metrics.entries()) collectMetric(metric, `metric[${i}]`, inputs);
+  const batch = validateWrite(inputs, 'body', limits, readTimestamp);
   return { series: batch.series.filter((series) => series.timestamps.length > 0) };
 }
 
@@ -46,11 +39,25 @@ interface Source {
   timeField: string;
 }
 
+/** A series' fields as the metric object it came from names them: `name`, its own point or `datapoints[j]`. */
+function sourceFields(source: Source): SeriesFields {
+  const { path } = source;
+  return {
+    path,
+    field: (name, key) => `${path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`,
+    point(index, name) {
+      const ref = source.points[index]!;
+      if (ref >= 0) return `${path}.datapoints[${ref}].${name}`;
+      return `${path}.${name === 'timestamp' ? source.timeField : 'value'}`;
+    },
+  };
+}
+
 /**
  * Each metric object becomes up to three series (one per type its points have) and, when it has no points at
  * all, one empty series so that its name and tags are still checked, as KairosDB checks them.
  */
-function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], sources: Source[]): void {
+function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): void {
   if (!isObject(value))
     throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
   const explicit = readType(value.type, `${path}.type`);
@@ -104,10 +111,8 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[], so
   }
 
   if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
-  for (const [type, { points, source }] of byType) {
-    inputs.push({ ...common, type, points });
-    sources.push(source);
-  }
+  for (const [type, { points, source }] of byType)
+    inputs.push({ ...common, type, points, fields: sourceFields(source) });
 }
 
 function readType(value: JsonValue | undefined, field: string): ValueType | undefined {
@@ -190,11 +195,11 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * Timestamps: integer epoch ms as a JSON number (1.7e12 too, when whole) or a numeric string, as Gson reads a long,
  * under the one time rule of every front end (src/lib/epoch-ms.ts), which is narrower than Java's long.
  */
-function readTimestamp(value: unknown, seriesPath: string, index: number): number {
+function readTimestamp(value: unknown, fields: SeriesFields, index: number): number {
   let ms: unknown = value;
   if (value instanceof JsonNumber) ms = Number(value.text);
   else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) ms = Number(value);
-  if (!isEpochMs(ms)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
+  if (!isEpochMs(ms)) throw new InputError(fields.point(index, 'timestamp'), value, EPOCH_MS_RULE);
   return ms;
 }
 
@@ -218,19 +223,6 @@ function gsonInt(value: JsonValue | undefined): unknown {
   if (value instanceof JsonNumber) return Number(value.text);
   if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) return Number(value);
   return value;
-}
-
-/** Renames a validateWrite field (`series[4].points[2].value`) to where it came from in the body. */
-function locate(field: string, sources: readonly Source[]): string {
-  const match = /^series\[(\d+)\](?:\.(metric|tags|ttl|points\[(\d+)\]\.(timestamp|value)))?(.*)$/s.exec(field);
-  const source = match === null ? undefined : sources[Number(match[1])];
-  if (match === null || source === undefined) return field === 'series' ? 'body' : field;
-  const [, , part, point, pointField, rest] = match;
-  if (part === undefined) return source.path + rest;
-  if (point === undefined) return `${source.path}.${part === 'metric' ? 'name' : part}${rest}`;
-  const ref = source.points[Number(point)]!;
-  if (ref < 0) return `${source.path}.${pointField === 'timestamp' ? source.timeField : 'value'}${rest}`;
-  return `${source.path}.datapoints[${ref}].${pointField}${rest}`;
 }
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {

@@ -6,7 +6,6 @@ import type { RequestScope } from '../app/request-scope.js';
 import type { QueryOutput } from '../engine/execute.js';
 import { AnswerWriter } from '../http/answer-writer.js';
 import type { AnswerEncoding } from '../http/compression.js';
-import { inMetric } from '../kairos-json/check-query.js';
 import type { JsonValue } from '../kairos-json/json-text.js';
 import { InputError } from '../model/errors.js';
 import { findTags } from './find-tags.js';
@@ -35,9 +34,7 @@ async function queryFromUrl({ ctx, params, encoding }: Call): Promise<Reply> {
 /** Every metric is validated before any runs (a save_as must not write for a request that is refused), then all run together. */
 async function runQueries(ctx: RequestScope, json: JsonValue, encoding: AnswerEncoding | undefined): Promise<Reply> {
   const queries = checkedQueries(ctx, json);
-  const settled = await Promise.allSettled(
-    queries.map((query, i) => inMetric(i, () => ctx.runQuery(query, `metrics[${i}]`))),
-  );
+  const settled = await Promise.allSettled(queries.map((query, i) => ctx.runQuery(query, `metrics[${i}]`)));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   const outputs = settled.map((s) => (s as PromiseFulfilledResult<QueryOutput>).value);

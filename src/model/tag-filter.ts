@@ -6,7 +6,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { InputError } from './errors.js';
 import type { Tags } from './series.js';
-import type { TagFilter } from './query.js';
+import { wireFields, type TagFilter } from './query.js';
 
 /**
  * `exact`: the tags the filter pins to a few values (a condition with `in` and no `regex`; several such conditions on one
@@ -15,20 +15,23 @@ import type { TagFilter } from './query.js';
  */
 export type SeriesPredicate = ((tags: Tags) => boolean) & { readonly exact?: ReadonlyMap<string, readonly string[]> };
 
-/** `field` names the filter in the caller's vocabulary, for errors such as `where[1].regex`. */
+/**
+ * Errors name a condition's fields as its parser named them (`where[1].regex`, `query.metric[0].tags.host`); `field`
+ * names the filter where a condition carries no names of its own (`tags[1].regex`).
+ */
 export function compileTagFilter(filter: TagFilter, field: string): SeriesPredicate {
   const checks = filter.map((condition, i) => {
-    const path = `${field}[${i}]`;
-    if (condition.tag.length === 0) throw new InputError(`${path}.tag`, condition.tag, 'must not be empty');
+    const names = condition.fields ?? wireFields(`${field}[${i}]`);
+    if (condition.tag.length === 0) throw new InputError(names.param('tag'), condition.tag, 'must not be empty');
     for (const [name, list] of [
       ['in', condition.in],
       ['notIn', condition.notIn],
     ] as const) {
       list?.forEach((value, j) => {
-        if (value.length === 0) throw new InputError(`${path}.${name}[${j}]`, value, 'must not be empty');
+        if (value.length === 0) throw new InputError(names.param(name, j), value, 'must not be empty');
       });
     }
-    const regex = condition.regex === undefined ? undefined : linearRegex(condition.regex, `${path}.regex`);
+    const regex = condition.regex === undefined ? undefined : linearRegex(condition.regex, names.param('regex'));
     const allowed = condition.in === undefined ? undefined : new Set(condition.in);
     const excluded = condition.notIn === undefined ? undefined : new Set(condition.notIn);
     const requiresValue = allowed !== undefined || regex !== undefined;

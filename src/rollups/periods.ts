@@ -8,7 +8,7 @@ import { DateTime } from 'luxon';
 import { compileAggregators } from '../engine/aggregators/registry.js';
 import { compileGroupBys } from '../engine/group-by/registry.js';
 import { readZone } from '../engine/params.js';
-import type { MetricQuery } from '../model/query.js';
+import { queryFields, type MetricQuery } from '../model/query.js';
 import { fixedLengthMs, plusUnits, resolveZone, type Duration } from '../model/time-units.js';
 
 export interface Period {
@@ -79,7 +79,7 @@ export function sameDuration(a: Duration, b: Duration): boolean {
  * written again, more complete). The period's own start for samplings that divide it.
  */
 export function firstBucketStart(query: MetricQuery, period: Period): number {
-  const zone = readZone(query.timeZone, 'time_zone');
+  const zone = readZone(query.timeZone, queryFields(query).param('time_zone'));
   const groupBys = compileGroupBys(query.groupBy, period.startMs);
   const compiled = compileAggregators(query.aggregators, {
     metric: query.metric,

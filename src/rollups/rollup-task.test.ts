@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { parseRollupTask } from './rollup-task.js';
+import { withoutFields } from '../../test/support/query-model.js';
 
 const limits = embeddedKeyLimits(1978);
 const parse = (task: unknown, id?: string) =>
@@ -45,11 +46,11 @@ describe('roll-up tasks', () => {
     expect(parsed).toMatchObject({ name: 'Rollup1', executionInterval: { value: 1, unit: 'HOURS' } });
     expect(parsed.rollups).toHaveLength(1);
     expect(parsed.rollups[0]!.saveAs).toBe('http.query_time.rollup');
-    expect(parsed.rollups[0]!.queries[0]!.aggregators).toEqual([
+    expect(withoutFields(parsed.rollups[0]!.queries[0]!.aggregators)).toEqual([
       { name: 'sum', params: { sampling: { value: 10, unit: 'minutes' } } },
       { name: 'save_as', params: { metric_name: 'http.query_time.rollup' } },
     ]);
-    expect(parsed.rollups[0]!.queries[0]!.tags).toEqual([{ tag: 'host', in: ['foo', 'bar'] }]);
+    expect(withoutFields(parsed.rollups[0]!.queries[0]!.tags)).toEqual([{ tag: 'host', in: ['foo', 'bar'] }]);
   });
 
   it('keeps the id a task JSON carries (KairosDB stored it so), and the path id on an update', () => {
@@ -109,7 +110,7 @@ describe('roll-up tasks', () => {
     [
       'a query without a start time',
       task({ rollups: [{ save_as: 'r', query: { metrics: [{ name: 'm', aggregators: [{ name: 'sum' }] }] } }] }),
-      'rollups[0].query.start_absolute or query.start_relative must be set (got undefined)',
+      'rollups[0].query.start_absolute or rollups[0].query.start_relative must be set (got undefined)',
     ],
     [
       'no range aggregator',

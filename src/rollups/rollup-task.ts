@@ -8,11 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { readDuration, readZone } from '../engine/params.js';
 import { NOMINAL_UNIT_MS, type Duration } from '../model/time-units.js';
 import { InputError } from '../model/errors.js';
-import { checkMetricQuery, inMetric } from '../kairos-json/check-query.js';
+import { checkMetricQuery } from '../kairos-json/check-query.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../kairos-json/json-text.js';
 import { parseKairosQuery } from '../kairos-json/parse-query.js';
-import { renamedInputError } from '../kairos-json/renamed-input-error.js';
-import type { MetricQuery } from '../model/query.js';
+import type { FieldNames, MetricQuery } from '../model/query.js';
 import type { KeyLimits } from '../model/key-limits.js';
 
 /** KairosDB's `RangeAggregator` subclasses: a roll-up query needs one of them (`validateHasRangeAggregator`). */
@@ -131,12 +130,10 @@ function readRollup(value: unknown, path: string, options: ParseTaskOptions): Ro
       value.query,
       'must be a KairosDB query object {start_relative or start_absolute, metrics}',
     );
-  let queries: MetricQuery[];
-  try {
-    queries = parseKairosQuery(value.query, options.nowMs, options.limits);
-  } catch (error) {
-    throw under(error, path);
-  }
+  const queries = parseKairosQuery(value.query, options.nowMs, options.limits, queryPath);
+  // The save_as the task appends is the roll-up's own `save_as`: its errors name that field.
+  const saveAsField = `${path}.save_as`;
+  const saveAsFields: FieldNames = { path: saveAsField, param: () => saveAsField };
   return {
     saveAs,
     ...(timeZone !== undefined ? { timeZone } : {}),
@@ -159,21 +156,12 @@ function readRollup(value: unknown, path: string, options: ParseTaskOptions): Ro
       // As KairosDB: the roll-up's save_as goes last, and keeps the tags the query's tag group-by pins.
       const withSave: MetricQuery = {
         ...query,
-        aggregators: [...query.aggregators, { name: 'save_as', params: { metric_name: saveAs } }],
+        aggregators: [...query.aggregators, { name: 'save_as', params: { metric_name: saveAs }, fields: saveAsFields }],
       };
-      try {
-        inMetric(i, () => checkMetricQuery(withSave, options.nowMs, options.limits));
-      } catch (error) {
-        throw under(error, path);
-      }
+      checkMetricQuery(withSave, options.nowMs, options.limits);
       return withSave;
     }),
   };
-}
-
-/** An error of a roll-up's query (`query.metric[0]...`), named under the roll-up (`rollups[0].query.metric[0]...`). */
-function under(error: unknown, path: string): unknown {
-  return error instanceof InputError ? renamedInputError(error, `${path}.${error.field}`) : error;
 }
 
 function isObject(value: unknown): value is Record<string, JsonValue> {

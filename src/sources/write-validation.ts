@@ -22,6 +22,32 @@ export interface SeriesInput {
   readonly type: ValueType;
   readonly ttlSeconds?: unknown;
   readonly points: readonly PointInput[];
+  /** How the caller named the series' fields, set by the front end that read it; absent: `series[2].metric` etc. */
+  readonly fields?: SeriesFields;
+}
+
+/**
+ * How a caller named the fields of one series, so that a write's errors name what the client sent: `[3].datapoints[1]`
+ * in KairosDB's body, `series[2].tags[1].value` in GraphQL. Validation asks in the model's words.
+ */
+export interface SeriesFields {
+  /** The series itself: `series[2]`, or the metric object a KairosDB body gave it. */
+  readonly path: string;
+  /** `metric`, `tags` (or the entry `key` of the tags), `ttl` or `type`. */
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string;
+  /** The `timestamp` or `value` of point `index` (the series' own numbering). */
+  point(index: number, name: 'timestamp' | 'value'): string;
+  /** The tags as the caller sent them, shown by errors about the tags as a whole (GraphQL's list of entries). */
+  readonly tagsSent?: unknown;
+}
+
+/** The model's own names under `path`: `path.metric`, `path.tags.host`, `path.points[3].value`. */
+function wireSeriesFields(path: string): SeriesFields {
+  return {
+    path,
+    field: (name, key) => (key === undefined ? `${path}.${name}` : `${path}.${name}.${key}`),
+    point: (index, name) => `${path}.points[${index}].${name}`,
+  };
 }
 
 export interface WriteLimits {
@@ -38,15 +64,10 @@ export interface WriteLimits {
 
 /**
  * Reads a point's timestamp as the front end accepts it (GraphQL's Time, KairosDB's epoch ms) and throws an
- * InputError naming the field in its own vocabulary under `pointPath(seriesPath, index)` (e.g. `series[0].points[3]`).
- * The path comes in pieces so that it is spelled out only for a point that fails, never for the many that pass.
+ * InputError naming `fields.point(index, 'timestamp')`. The field comes in pieces so that it is spelled out only for
+ * a point that fails, never for the many that pass.
  */
-export type TimestampReader = (value: unknown, seriesPath: string, index: number) => number;
-
-/** Where point `index` of the series at `seriesPath` is, as errors name it: `series[0].points[3]`. */
-export function pointPath(seriesPath: string, index: number): string {
-  return `${seriesPath}.points[${index}]`;
-}
+export type TimestampReader = (value: unknown, fields: SeriesFields, index: number) => number;
 
 /** Cassandra's MAX_TTL (20 years); KairosDB drops points with a longer TTL (#621), we reject them. */
 export const MAX_TTL_SECONDS = 630_720_000;
@@ -54,7 +75,10 @@ const MAX_STRING_BYTES = 65_535;
 const MIN_LONG = -(2n ** 63n);
 const MAX_LONG = 2n ** 63n - 1n;
 
-/** `path` names the list in the caller's vocabulary (`series` in GraphQL), for error fields like `series[2].points[0].value`. */
+/**
+ * `path` names the list in the caller's vocabulary (`series` in GraphQL), for its own errors and those of a series
+ * without fields of its own (`series[2].points[0].value`).
+ */
 export function validateWrite(
   input: readonly SeriesInput[],
   path: string,
@@ -65,42 +89,56 @@ export function validateWrite(
   for (const series of input) total += series.points.length;
   if (total > limits.maxPoints)
     throw new InputError(path, total, `must hold at most ${limits.maxPoints} points in one batch`);
-  return { series: input.map((series, i) => validateSeries(series, `${path}[${i}]`, limits, readTimestamp)) };
+  return {
+    series: input.map((series, i) =>
+      validateSeries(series, series.fields ?? wireSeriesFields(`${path}[${i}]`), limits, readTimestamp),
+    ),
+  };
 }
 
 function validateSeries(
   series: SeriesInput,
-  path: string,
+  fields: SeriesFields,
   limits: WriteLimits,
   readTimestamp: TimestampReader,
 ): SeriesWrite {
   const { keys } = limits;
-  const metric = validateMetricName(series.metric, `${path}.metric`, keys);
-  const tags = validateTags(series.tags, `${path}.tags`, limits.allowNoTags === true);
-  checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, `${path}.tags`);
-  const ttlSeconds = validateTtl(series.ttlSeconds, `${path}.ttl`);
+  const metric = validateMetricName(series.metric, fields.field('metric'), keys);
+  const tags = validateTags(series.tags, fields, limits.allowNoTags === true);
+  try {
+    checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, fields.field('tags'));
+  } catch (error) {
+    throw fields.tagsSent !== undefined && error instanceof InputError
+      ? new InputError(error.field, fields.tagsSent, error.reason)
+      : error;
+  }
+  const ttlSeconds = validateTtl(series.ttlSeconds, fields.field('ttl'));
   const doublesOnly = keys.doublesOnly;
   if (doublesOnly !== undefined && series.type === 'string')
-    throw new InputError(`${path}.type`, series.type, `must be double or long: ${doublesOnly} values are doubles`);
+    throw new InputError(
+      fields.field('type'),
+      series.type,
+      `must be double or long: ${doublesOnly} values are doubles`,
+    );
   const parse = VALUE_PARSERS[series.type];
   const points = series.points;
   const timestamps: number[] = new Array(points.length);
   const values: (number | bigint | string)[] = new Array(points.length);
   for (let j = 0; j < points.length; j++) {
     const point = points[j]!;
-    timestamps[j] = readTimestamp(point.timestamp, path, j);
+    timestamps[j] = readTimestamp(point.timestamp, fields, j);
     if (keys.minTimestampMs !== undefined && timestamps[j]! < keys.minTimestampMs) {
       throw new InputError(
-        `${pointPath(path, j)}.timestamp`,
+        fields.point(j, 'timestamp'),
         point.timestamp,
         `must be at least ${keys.minTimestampMs}: ${keys.store} partitions start there`,
       );
     }
-    values[j] = parse(point.value, path, j);
+    values[j] = parse(point.value, fields, j);
     // A long goes into a double column: only one the double holds exactly.
     if (doublesOnly !== undefined && typeof values[j] === 'bigint') {
       throw new InputError(
-        valueField(path, j),
+        fields.point(j, 'value'),
         point.value,
         `must be within ±2^53 to be held exactly: ${doublesOnly} values are doubles`,
       );
@@ -123,17 +161,19 @@ export function validateMetricName(value: unknown, field: string, keys: KeyLimit
   return value;
 }
 
-function validateTags(value: unknown, field: string, allowNoTags: boolean): Tags {
+function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean): Tags {
+  const field = fields.field('tags');
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new InputError(field, value, 'must be an object of tag names to values');
+    throw new InputError(field, fields.tagsSent ?? value, 'must be an object of tag names to values');
   const entries = Object.entries(value);
   // KairosDB rejects series without tags at ingest.
-  if (entries.length === 0 && !allowNoTags) throw new InputError(field, value, 'must hold at least one tag');
+  if (entries.length === 0 && !allowNoTags)
+    throw new InputError(field, fields.tagsSent ?? value, 'must hold at least one tag');
   const tags = dict<string>();
   for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
-    if (typeof tagValue !== 'string') throw new InputError(`${field}.${name}`, tagValue, 'must be a string');
-    if (tagValue.length === 0) throw new InputError(`${field}.${name}`, tagValue, 'must not be empty');
+    if (typeof tagValue !== 'string') throw new InputError(fields.field('tags', name), tagValue, 'must be a string');
+    if (tagValue.length === 0) throw new InputError(fields.field('tags', name), tagValue, 'must not be empty');
     tags[name] = tagValue;
   }
   return tags;
@@ -148,52 +188,48 @@ function validateTtl(value: unknown, field: string): number {
 }
 
 /** The default reader: `timestamp`, a number of epoch milliseconds under the one time rule (src/lib/epoch-ms.ts). */
-function epochMillis(value: unknown, seriesPath: string, index: number): number {
-  if (!isEpochMs(value)) throw new InputError(`${pointPath(seriesPath, index)}.timestamp`, value, EPOCH_MS_RULE);
+function epochMillis(value: unknown, fields: SeriesFields, index: number): number {
+  if (!isEpochMs(value)) throw new InputError(fields.point(index, 'timestamp'), value, EPOCH_MS_RULE);
   return value;
 }
 
-/** A point's value for its series' type; errors name `<point path>.value`. */
+/** A point's value for its series' type; errors name the point's value as the caller named it. */
 const VALUE_PARSERS: Record<
   ValueType,
-  (value: unknown, seriesPath: string, index: number) => number | bigint | string
+  (value: unknown, fields: SeriesFields, index: number) => number | bigint | string
 > = {
-  long(value, seriesPath, index) {
+  long(value, fields, index) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
     let integer: bigint;
     if (typeof value === 'number' && Number.isInteger(value)) integer = BigInt(value);
     else if (typeof value === 'bigint') integer = value;
     else if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) integer = BigInt(value.trim());
-    else throw new InputError(valueField(seriesPath, index), value, 'must be an integer for type long');
+    else throw new InputError(fields.point(index, 'value'), value, 'must be an integer for type long');
     if (integer < MIN_LONG || integer > MAX_LONG)
-      throw new InputError(valueField(seriesPath, index), value, 'must fit in a signed 64-bit long');
+      throw new InputError(fields.point(index, 'value'), value, 'must fit in a signed 64-bit long');
     return integer >= -MAX_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
   },
-  double(value, seriesPath, index) {
+  double(value, fields, index) {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof number !== 'number' || !Number.isFinite(number))
-      throw new InputError(valueField(seriesPath, index), value, 'must be a finite number for type double');
+      throw new InputError(fields.point(index, 'value'), value, 'must be a finite number for type double');
     return number;
   },
-  string(value, seriesPath, index) {
+  string(value, fields, index) {
     if (typeof value !== 'string')
-      throw new InputError(valueField(seriesPath, index), value, 'must be a string for type string');
+      throw new InputError(fields.point(index, 'value'), value, 'must be a string for type string');
     // KairosDB 1.3 refuses an empty value whatever its type ("value may not be empty"), so no store holds one.
-    if (value === '') throw new InputError(valueField(seriesPath, index), value, 'must not be empty');
+    if (value === '') throw new InputError(fields.point(index, 'value'), value, 'must not be empty');
     const bytes = modifiedUtf8Length(value);
     if (bytes > MAX_STRING_BYTES)
       throw new InputError(
-        valueField(seriesPath, index),
+        fields.point(index, 'value'),
         `${value.slice(0, 20)}…`,
         `must encode to at most ${MAX_STRING_BYTES} bytes (it is ${bytes})`,
       );
     return value;
   },
 };
-
-function valueField(seriesPath: string, index: number): string {
-  return `${pointPath(seriesPath, index)}.value`;
-}
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

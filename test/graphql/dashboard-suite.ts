@@ -267,7 +267,7 @@ export function describeDashboardQueries(name: string, create: DashboardStoreFac
         `{ series(metric: "sys.cpu.load", from: ${T0}, aggregators: [{ gaps: {} }, { leastSquares: {} }]) { name } }`,
       );
       expect(afterGaps.body.errors![0]!.message).toBe(
-        'aggregators[1].leastSquares cannot follow gaps (aggregators[0]): it would read the null points gaps adds (got "leastSquares")',
+        'aggregators[1].leastSquares cannot follow gaps (aggregators[0].gaps): it would read the null points gaps adds (got "leastSquares")',
       );
       const unknown = await gw.graphql(`{ series(metric: "m", from: 0, aggregators: [{ median: {} }]) { name } }`);
       expect(unknown.body.errors![0]!.message).toBe(

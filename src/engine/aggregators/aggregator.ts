@@ -3,6 +3,7 @@
  * types it runs on) that compiles validated parameters into a stage, and a stage that builds one streaming
  * operator per result group.
  */
+import type { FieldNames } from '../../model/query.js';
 import type { Zone } from 'luxon';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
@@ -76,8 +77,8 @@ export interface StageEnv {
    * one merged stream (only order-free stages are): points of one range then arrive at different times.
    */
   readonly seriesMajor: boolean;
-  /** Field path of the aggregator, e.g. `aggregators[2]`, for errors raised while running. */
-  readonly path: string;
+  /** How the caller named the aggregator (`aggregators[2]`) and its parameters, for errors raised while running. */
+  readonly fields: FieldNames;
   readonly metric: string;
   /** Union of tag values of the series merged into the group; complete once the group's points are all read. */
   readonly tags: () => Readonly<Record<string, readonly string[]>>;

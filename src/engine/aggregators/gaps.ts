@@ -64,7 +64,7 @@ class GapsStage extends PointStage {
     const step = this.asc ? 1 : -1;
     for (let e = this.expected; this.asc ? e < k : e > k; e += step) {
       if (!this.env.generate()) return;
-      this.next.point(this.grid.pointTimeOf(e, `${this.env.path}.sampling`), 'null', Number.NaN, undefined);
+      this.next.point(this.grid.pointTimeOf(e, this.env.fields.param('sampling')), 'null', Number.NaN, undefined);
       this.expected = e + step;
     }
   }

@@ -212,7 +212,7 @@ class RangeStage implements RunSink {
     const firstTs = asc ? this.minTs[slot]! : this.maxTs[slot]!;
     const lastTs = asc ? this.maxTs[slot]! : this.minTs[slot]!;
     // align_start_time wins over align_end_time when both are set (RangeDataPointAggregator.getDataPointTime).
-    const field = `${this.env.path}.sampling`;
+    const field = this.env.fields.param('sampling');
     const returnTs = this.options.alignStartTime
       ? this.grid.pointTimeOf(k, field)
       : this.options.alignEndTime

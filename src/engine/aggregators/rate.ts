@@ -66,7 +66,7 @@ export class RateStage extends PointStage {
     const t0 = this.previousTs;
     if (t0 === ts) {
       throw new InputError(
-        this.env.path,
+        this.env.fields.path,
         { timestamp: ts },
         `cannot compute ${this.name} between two points at the same time; precede ${this.name} with a range aggregator such as sum`,
       );

@@ -3,7 +3,7 @@
  * the one place a query's aggregator list is validated: names, parameters, and what may follow gaps.
  */
 import { InputError } from '../../model/errors.js';
-import type { AggregatorSpec } from '../../model/query.js';
+import { wireFields, type AggregatorSpec, type FieldNames } from '../../model/query.js';
 import { ParamReader } from '../params.js';
 import type { AggregatorDefinition, AggregatorStage, CompileContext } from './aggregator.js';
 import { avg } from './avg.js';
@@ -57,18 +57,19 @@ const BY_NAME = new Map(AGGREGATORS.map((a) => [a.name, a]));
 export interface CompiledAggregator {
   readonly definition: AggregatorDefinition;
   readonly stage: AggregatorStage;
-  /** Field path, e.g. `aggregators[2]`. */
-  readonly path: string;
+  /** How the caller named it (`aggregators[2]`) and its parameters, for the errors of its stage at run time. */
+  readonly fields: FieldNames;
 }
 
 export function compileAggregators(specs: readonly AggregatorSpec[], ctx: CompileContext): CompiledAggregator[] {
   let gapsAt: string | undefined;
   return specs.map((spec, i) => {
-    const path = `aggregators[${i}]`;
+    const fields = spec.fields ?? wireFields(`aggregators[${i}]`);
+    const { path } = fields;
     const definition = typeof spec.name === 'string' ? BY_NAME.get(spec.name) : undefined;
     if (definition === undefined) {
       throw new InputError(
-        `${path}.name`,
+        fields.param('name'),
         spec.name,
         `is not an aggregator (one of ${AGGREGATORS.map((a) => a.name).join(', ')})`,
       );
@@ -76,13 +77,13 @@ export function compileAggregators(specs: readonly AggregatorSpec[], ctx: Compil
     // KairosDB throws "No aggregator can be chained after gaps" at run time, from the first null point it reads.
     if (gapsAt !== undefined && !definition.nullSafe) {
       throw new InputError(
-        `${path}.name`,
-        spec.name,
+        fields.param('name'),
+        fields.name ?? spec.name,
         `cannot follow gaps (${gapsAt}): it would read the null points gaps adds`,
       );
     }
     if (definition === gaps) gapsAt = path;
-    const params = new ParamReader(spec.params ?? {}, path, definition.name, definition.params);
-    return { definition, stage: definition.compile(params, ctx), path };
+    const params = new ParamReader(spec.params ?? {}, fields, definition.name, definition.params);
+    return { definition, stage: definition.compile(params, ctx), fields };
   });
 }

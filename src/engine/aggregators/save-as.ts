@@ -7,7 +7,6 @@
 import { dictOf } from '../../lib/dict.js';
 import { InputError } from '../../model/errors.js';
 import type { PointKind } from '../point-list.js';
-import { readStringMap } from '../params.js';
 import type { Extra, PointSink } from '../points.js';
 import {
   MAX_TTL_SECONDS,
@@ -33,19 +32,19 @@ export const saveAs = defineStream({
   ],
   compile: (p, ctx) => {
     const metric = validateMetricName(p.value('metric_name'), p.field('metric_name'), ctx.limits);
-    const tags = readStringMap(p.value('tags'), p.field('tags'));
+    const tags = p.stringMap('tags');
     const ttlSeconds = p.integer('ttl', 0, MAX_TTL_SECONDS);
     const savedFrom = p.boolean('add_saved_from');
     // KairosDB builds the tags with an ImmutableSortedMap, which fails on a name given twice.
     if (savedFrom && Object.hasOwn(tags, SAVED_FROM))
       throw new InputError(
-        p.field(`tags.${SAVED_FROM}`),
+        p.field('tags', SAVED_FROM),
         tags[SAVED_FROM],
         'clashes with the saved_from tag that the aggregator adds',
       );
     for (const name of ctx.tagGroupBy) {
       if (Object.hasOwn(tags, name))
-        throw new InputError(p.field(`tags.${name}`), tags[name], 'clashes with a tag the tag group-by adds');
+        throw new InputError(p.field('tags', name), tags[name], 'clashes with a tag the tag group-by adds');
     }
     const { limits } = ctx;
     return (env, next) => {
@@ -83,7 +82,7 @@ class SaveAsStage extends PointStage {
 
   point(ts: number, kind: PointKind, num: number, extra: Extra): void {
     if (kind === 'complex' || kind === 'null')
-      throw new InputError(this.env.path, kind, 'can only save long, double and string points');
+      throw new InputError(this.env.fields.path, kind, 'can only save long, double and string points');
     const value = kind === 'string' ? (extra as string) : typeof extra === 'bigint' ? extra : num;
     this.points[kind].push({ timestamp: ts, value });
     this.next.point(ts, kind, num, extra);
@@ -108,7 +107,7 @@ class SaveAsStage extends PointStage {
       }));
     if (series.length > 0)
       this.env.save(
-        validateWrite(series, `${this.env.path}.series`, {
+        validateWrite(series, `${this.env.fields.path}.series`, {
           maxPoints: Number.MAX_SAFE_INTEGER,
           keys: this.target.limits,
           allowNoTags: true,

@@ -3,7 +3,7 @@
  * Kairograph's own: one group per stored series, which GraphQL's per-series views use.
  */
 import { InputError } from '../../model/errors.js';
-import type { GroupBySpec } from '../../model/query.js';
+import { wireFields, type GroupBySpec } from '../../model/query.js';
 import { ParamReader, readNumber, type ParamSpec } from '../params.js';
 import { BinGrouper } from './bin.js';
 import type { GroupBys, PointGrouper } from './group-by.js';
@@ -38,24 +38,32 @@ export function compileGroupBys(specs: readonly GroupBySpec[], startMs: number):
   let series = false;
   const points: PointGrouper[] = [];
   specs.forEach((spec, i) => {
-    const path = `group_by[${i}]`;
+    const fields = spec.fields ?? wireFields(`group_by[${i}]`);
     const definition = typeof spec.name === 'string' ? BY_NAME.get(spec.name) : undefined;
     if (definition === undefined)
       throw new InputError(
-        `${path}.name`,
+        fields.param('name'),
         spec.name,
         `is not a group-by (one of ${GROUP_BYS.map((g) => g.name).join(', ')})`,
       );
-    const p = new ParamReader(spec.params ?? {}, path, definition.name, definition.params);
+    const p = new ParamReader(spec.params ?? {}, fields, definition.name, definition.params);
     switch (definition.name) {
       case 'tag':
         if (tags !== undefined || series)
-          throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with series');
+          throw new InputError(
+            fields.param('name'),
+            fields.name ?? spec.name,
+            'may appear once, and not together with series',
+          );
         tags = readTagNames(p.value('tags'), p.field('tags'));
         break;
       case 'series':
         if (tags !== undefined || series)
-          throw new InputError(`${path}.name`, spec.name, 'may appear once, and not together with tag');
+          throw new InputError(
+            fields.param('name'),
+            fields.name ?? spec.name,
+            'may appear once, and not together with tag',
+          );
         series = true;
         break;
       case 'time':
