@@ -268,7 +268,7 @@ describe('a heroic source', () => {
       `{ metric: "m", tags: [{ name: "h", value: "x" }], points: [{ time: -1000, value: 1 }] }`,
     );
     expect(early.body.errors?.map((e) => e.message)).toEqual([
-      `series[0].points[0].timestamp must be at least 0: the heroic layout's partitions start there (got -1000)`,
+      `series[0].points[0].time must be at least 0: the heroic layout's partitions start there (got -1000)`,
     ]);
     const legacy = await write(
       'old',
