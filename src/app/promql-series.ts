@@ -140,7 +140,7 @@ async function metricsOf(source: Source, nameMatchers: readonly Matcher[], every
 
 /** The text every match of an anchored regular expression starts with ('' when alternatives or flags make it unsure). */
 export function literalPrefix(pattern: string): string {
-  if (pattern.includes('|') || pattern.startsWith('(?')) return '';
+  if (hasTopLevelAlternative(pattern) || pattern.startsWith('(?')) return '';
   let prefix = '';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
@@ -155,6 +155,22 @@ export function literalPrefix(pattern: string): string {
     prefix += literal;
   }
   return prefix;
+}
+
+/** Whether `a|b` splits the whole pattern (a `|` inside a group or a class only splits that). */
+function hasTopLevelAlternative(pattern: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return true;
+  }
+  return false;
 }
 
 /**
