@@ -219,6 +219,13 @@ export function describePrometheusApi(
       );
     });
 
+    it('lists series of a POST form, and label values of every metric as newer metric browsers ask', async () => {
+      const form = `match%5B%5D=${encodeURIComponent('{"prom.mem"}')}&start=0&end=300`;
+      expect((await client().post('/series', form)).body).toEqual(success([{ __name__: 'prom.mem', host: 'a' }]));
+      const every = `match%5B%5D=${encodeURIComponent('{__name__=~".+"}')}&start=0&end=300`;
+      expect((await client().get(`/label/host/values?${every}`)).body).toEqual(success(['a', 'b']));
+    });
+
     it('answers buildinfo, metadata, exemplars and rules as Grafana expects, and 404 for status/flags', async () => {
       const info = await client().get('/status/buildinfo');
       expect(info.body).toEqual(
