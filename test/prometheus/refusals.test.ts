@@ -10,6 +10,7 @@ import { tokenHash } from '../../src/http/hashes.js';
 import { KairosdbSource } from '../../src/sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { faultyStore } from '../support/store-wrappers.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { PROM_SERIES, promClient } from './prometheus-suite.js';
 
@@ -153,6 +154,24 @@ describe('budgets and quotas', () => {
       '60',
       'unavailable',
     ]);
+  });
+});
+
+describe('time limits and failures', () => {
+  it('answers a query past QUERY_TIMEOUT_MS 503 timeout, as Prometheus does', async () => {
+    const slow = faultyStore(primary, { pageDelayMs: 2_000 });
+    const gateway = await startGateway(slow, { QUERY_TIMEOUT_MS: '300' });
+    gateways.push(gateway);
+    const got = await promClient(gateway.url, 'kairosdb').get(CPU);
+    expect([got.status, got.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 300 ms')]);
+  });
+
+  it('masks an unexpected failure as 500 internal', async () => {
+    const broken = faultyStore(primary, { scanError: new Error('disk on fire') });
+    const gateway = await startGateway(broken, {});
+    gateways.push(gateway);
+    const got = await promClient(gateway.url, 'kairosdb').get(CPU);
+    expect([got.status, got.body]).toEqual([500, error('internal', 'unexpected error')]);
   });
 });
 
