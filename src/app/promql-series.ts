@@ -28,7 +28,7 @@ export interface PromqlLimits {
 }
 
 /** One series as the PromQL front end lists it (labels, series): its labels and its type. */
-export interface FoundSeries {
+interface FoundSeries {
   readonly labels: Labels;
   readonly type: 'number' | 'text' | 'complex';
 }

@@ -135,7 +135,7 @@ export interface RequestScope {
 }
 
 /** A read opened by RequestScope.openRead: read through `engine`, then `close` it, or `fail` it with what went wrong. */
-export interface OpenRead {
+interface OpenRead {
   readonly engine: EngineContext;
   /** Records the read's time and warnings. */
   close(warnings: readonly string[]): void;

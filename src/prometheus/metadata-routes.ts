@@ -21,7 +21,7 @@ const KAIROGRAPH_VERSION = (createRequire(import.meta.url)('../../package.json')
  * and Grafana reads the version to choose what it may ask (it must be semver). No `features`: their presence makes
  * Grafana take the source for Mimir and look for a ruler.
  */
-export const PROMETHEUS_VERSION = '3.0.0';
+const PROMETHEUS_VERSION = '3.0.0';
 
 export const METADATA_ROUTES: readonly PromRoute[] = [
   { path: '/labels', methods: { GET: [labels, 'read'], POST: [labels, 'read'] } },

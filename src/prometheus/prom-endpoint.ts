@@ -16,7 +16,7 @@ import type { Scope } from '../model/principal.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 
-export interface PrometheusSettings {
+interface PrometheusSettings {
   /** REST_MAX_BODY_BYTES: the largest form body, as for the REST API. */
   readonly maxBodyBytes: number;
   /** PROMQL_LOOKBACK_MS: how far back an instant selector looks for a sample. */
@@ -59,7 +59,7 @@ export interface Reply {
   readonly infos?: readonly string[];
 }
 
-export type Handler = (call: Call) => Promise<Reply>;
+type Handler = (call: Call) => Promise<Reply>;
 
 /** A handler and the scope it needs (every endpoint reads). */
 export type Endpoint = readonly [Handler, Scope];

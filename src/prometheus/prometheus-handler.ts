@@ -22,7 +22,7 @@ import { sendPromError, sendSuccess } from './prom-answers.js';
 import type { Endpoint, Method, PrometheusDeps, PromRoute } from './prom-endpoint.js';
 import { QUERY_ROUTES } from './query-routes.js';
 
-export const PROMETHEUS_PREFIX = '/prometheus/';
+const PROMETHEUS_PREFIX = '/prometheus/';
 
 /** True for the paths this front end answers; the gateway routes them to it. */
 export function isPrometheusPath(path: string): boolean {

@@ -66,7 +66,7 @@ export function timestamp(timeMs: number): string {
 }
 
 /** A label set as a JSON object, in the set's (sorted) order. */
-export function labelsJson(labels: Labels): string {
+function labelsJson(labels: Labels): string {
   let text = '{';
   for (const [i, l] of labels.entries())
     text += `${i > 0 ? ',' : ''}${JSON.stringify(l.name)}:${JSON.stringify(l.value)}`;
