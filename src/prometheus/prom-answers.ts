@@ -2,7 +2,8 @@
  * How the Prometheus front end answers: a success as `{"status":"success","data":...,"warnings":[...],"infos":[...]}`
  * (warnings and infos only when there are some, as Prometheus leaves them out), written through the request's
  * AnswerWriter (counted against MAX_RESPONSE_BYTES, compressed when the client takes it so); an error in Prometheus's
- * error body. Typed errors keep their message; anything else is logged in full and masked.
+ * error body. Typed errors keep their message; a request its client left is `canceled`; anything else is logged in
+ * full and masked.
  */
 import type { ServerResponse } from 'node:http';
 import type { RequestScope } from '../app/request-scope.js';
@@ -67,6 +68,17 @@ export function sendPromError(
       ...tail,
       ...answer.headers,
     });
+  }
+  // A client that left aborted its own request: nobody reads the answer, and nothing went wrong on this side.
+  if (signal?.aborted) {
+    exchange?.errors.push({ code: 'CANCELED', message: 'the client closed the connection' });
+    return send(
+      res,
+      499,
+      promErrorBody('canceled', 'the query was canceled: the client closed the connection'),
+      JSON_HEAD,
+      tail,
+    );
   }
   log.error({ err: error }, 'unexpected error in a Prometheus API request');
   exchange?.errors.push({

@@ -166,6 +166,28 @@ describe('time limits and failures', () => {
     expect([got.status, got.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 300 ms')]);
   });
 
+  it('records a query its client left as canceled, without logging an error', async () => {
+    const lines: string[] = [];
+    const slow = faultyStore(primary, { pageDelayMs: 1_000 });
+    const gateway = await startGateway(slow, {}, { logLines: lines });
+    gateways.push(gateway);
+    const leaving = new AbortController();
+    const asked = fetch(`${gateway.url}/prometheus/kairosdb/api/v1${CPU}`, { signal: leaving.signal });
+    setTimeout(() => leaving.abort(), 200);
+    await expect(asked).rejects.toThrow();
+    let records: { msg: string; status?: number }[] = [];
+    for (let waited = 0; waited < 3000; waited += 20) {
+      records = lines.map((line) => JSON.parse(line));
+      if (records.some((r) => r.msg === 'prometheus request')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The request's line is written as its response closes (499: the client left), before the handler sees the abort.
+    expect(records.find((r) => r.msg === 'prometheus request')?.status).toBe(499);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // pino's error level is 50.
+    expect(lines.map((line) => JSON.parse(line) as { level: number }).filter((r) => r.level >= 50)).toEqual([]);
+  });
+
   it('masks an unexpected failure as 500 internal', async () => {
     const broken = faultyStore(primary, { scanError: new Error('disk on fire') });
     const gateway = await startGateway(broken, {});
