@@ -130,6 +130,11 @@ export interface RequestScope {
    * budgets, lane, signal and reads ahead), and is recorded as one of the request's queries under `label`.
    */
   openRead(source: Source, label: string, metric: string): Promise<OpenRead>;
+  /**
+   * Shortens the request's time limit to `ms` from now, as a client may ask (Prometheus's `timeout`); a limit later
+   * than the one it has changes nothing.
+   */
+  limitTime(ms: number): void;
   /** Releases the request's timer and its turn; called when the response is done. */
   dispose(): void;
 }
@@ -197,9 +202,9 @@ function openScope(
   // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
   setMaxListeners(0, controller.signal);
   const { queryTimeoutMs } = settings;
-  const timer = setTimeout(() => controller.abort(new QueryTimeoutError(queryTimeoutMs)), queryTimeoutMs);
+  let timer = setTimeout(() => controller.abort(new QueryTimeoutError(queryTimeoutMs)), queryTimeoutMs);
   timer.unref();
-  const deadline = performance.now() + queryTimeoutMs;
+  let deadline = performance.now() + queryTimeoutMs;
   let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
@@ -323,6 +328,14 @@ function openScope(
         },
         fail: (error) => failed(record, error),
       };
+    },
+    limitTime(ms) {
+      const now = performance.now();
+      if (controller.signal.aborted || now + ms >= deadline) return;
+      clearTimeout(timer);
+      deadline = now + ms;
+      timer = setTimeout(() => controller.abort(new QueryTimeoutError(ms)), ms);
+      timer.unref();
     },
     dispose() {
       clearTimeout(timer);

@@ -18,7 +18,7 @@ export const QUERY_ROUTES: readonly PromRoute[] = [
 async function instantQuery(call: Call): Promise<Reply> {
   const params = await formParams(call);
   const timeMs = timeParam(params, 'time', call.ctx.nowMs);
-  durationParam(params, 'timeout');
+  applyTimeout(call, params);
   const { access, engine } = engineFor(call, 1);
   const result = await engine.instantQuery(params.get('query') ?? '', timeMs, call.ctx.signal);
   return replyOf(call, result, access);
@@ -42,10 +42,16 @@ async function rangeQuery(call: Call): Promise<Reply> {
       'bad_data',
       'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)',
     );
-  durationParam(params, 'timeout');
+  applyTimeout(call, params);
   const { access, engine } = engineFor(call, Math.floor((endMs - startMs) / stepMs) + 1);
   const result = await engine.rangeQuery(params.get('query') ?? '', startMs, endMs, stepMs, call.ctx.signal);
   return replyOf(call, result, access);
+}
+
+/** `timeout` shortens the request's time limit (QUERY_TIMEOUT_MS), never lengthens it, as Prometheus's --query.timeout. */
+function applyTimeout({ ctx }: Call, params: URLSearchParams): void {
+  const timeoutMs = durationParam(params, 'timeout');
+  if (timeoutMs !== undefined) ctx.limitTime(Math.max(0, Math.round(timeoutMs)));
 }
 
 function requiredTime(params: URLSearchParams, name: string): number {

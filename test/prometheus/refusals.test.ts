@@ -166,6 +166,17 @@ describe('time limits and failures', () => {
     expect([got.status, got.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 300 ms')]);
   });
 
+  it("shortens the time limit to the request's timeout, and never lengthens it", async () => {
+    const slow = faultyStore(primary, { pageDelayMs: 2_000 });
+    const gateway = await startGateway(slow, { QUERY_TIMEOUT_MS: '400' });
+    gateways.push(gateway);
+    const client = promClient(gateway.url, 'kairosdb');
+    const shorter = await client.post('/query', `query=${encodeURIComponent('{"prom.cpu"}')}&time=200&timeout=0.1`);
+    expect([shorter.status, shorter.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 100 ms')]);
+    const longer = await client.get(`${CPU}&timeout=1h`);
+    expect([longer.status, longer.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 400 ms')]);
+  });
+
   it('records a query its client left as canceled, without logging an error', async () => {
     const lines: string[] = [];
     const slow = faultyStore(primary, { pageDelayMs: 1_000 });
