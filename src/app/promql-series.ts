@@ -50,7 +50,7 @@ export class SourceSeriesAccess implements SeriesAccess {
   async *select(matchers: readonly Matcher[], hints: SelectHints): AsyncIterable<SelectedSeries> {
     const label = `selector[${this.selectors++}]`;
     const range = { startMs: Math.floor(hints.startMs), endMs: Math.ceil(hints.endMs) };
-    for await (const found of readSeries(this.ctx, this.source, matchers, range, label, false, this.warnings)) {
+    for await (const found of readSeries(this.ctx, this.source, matchers, range, label, 'points', this.warnings)) {
       if (found.type !== 'number') {
         this.warnings.add(
           `series of ${JSON.stringify(labelOf(found.labels, METRIC_NAME))} with ${found.type} values were skipped: PromQL reads long and double values only`,
@@ -80,7 +80,7 @@ export async function findSeriesLabels(
 ): Promise<Labels[]> {
   const seen = new Map<string, Labels>();
   for (const [i, matchers] of matcherSets.entries()) {
-    for await (const found of readSeries(ctx, source, matchers, range, `match[${i}]`, true, warnings)) {
+    for await (const found of readSeries(ctx, source, matchers, range, `match[${i}]`, 'labels', warnings)) {
       let key = '';
       for (const l of found.labels) key += `${l.name}\xff${l.value}\xfe`;
       if (!seen.has(key)) seen.set(key, found.labels);
@@ -93,25 +93,30 @@ interface ReadSeries extends FoundSeries {
   readonly slices: AsyncIterable<Slice>;
 }
 
-/** Every metric the matchers name, read as one query of the request each. */
+/**
+ * Every metric the matchers name, read as one query of the request each. `points`: the number series' points will be
+ * read (they are started ahead where reads wait), and a selector must name its metric; `labels`: only the series are
+ * wanted, of every metric when none is named.
+ */
 async function* readSeries(
   ctx: RequestScope,
   source: Source,
   matchers: readonly Matcher[],
   range: { readonly startMs: number; readonly endMs: number },
   label: string,
-  everyMetric: boolean,
+  wanted: 'points' | 'labels',
   warnings: Set<string>,
 ): AsyncGenerator<ReadSeries> {
   const nameMatchers = matchers.filter((m) => m.name === METRIC_NAME);
   const tagMatchers = matchers.filter((m) => m.name !== METRIC_NAME);
   const predicate = tagPredicate(tagMatchers);
-  for (const metric of await metricsOf(source, nameMatchers, everyMetric)) {
+  const readAhead = wanted === 'points' ? (type: string) => type === 'number' : undefined;
+  for (const metric of await metricsOf(source, nameMatchers, wanted === 'labels')) {
     const read = await ctx.openRead(source, label, metric);
     const tracker = new BudgetTracker(read.engine.budgets, read.engine.stats, read.engine.request);
     const found: string[] = [];
     try {
-      for await (const series of streamSeries(metric, range, predicate, read.engine, tracker, found))
+      for await (const series of streamSeries(metric, range, predicate, read.engine, tracker, found, readAhead))
         yield { labels: labelsOf(metric, series.tags), type: series.type, slices: series.slices };
     } catch (error) {
       throw read.fail(error);

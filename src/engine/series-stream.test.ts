@@ -112,6 +112,30 @@ describe('streamSeries', () => {
     expect([ctx.stats.seriesMatched, ctx.stats.pointsRead, ctx.stats.rowTimes]).toEqual([3, 7, 3]);
   });
 
+  it('answers the same with partitions started ahead, and closes the scans it started but nobody read', async () => {
+    const points = (host: string): SeriesWrite =>
+      write(
+        host,
+        'double',
+        Array.from({ length: 12 }, (_, i): [number, number] => [i * (HOUR / 3), i]),
+      );
+    const source = await sourceWith([points('a'), points('b'), points('c'), write('d', 'string', [[5, 'x']])]);
+    const read = async (readAhead: number, skip: string) => {
+      const ctx = { ...context(source), readAhead };
+      const tracker = new BudgetTracker(ctx.budgets, ctx.stats, ctx.request);
+      const all = compileTagFilter([], 'tags');
+      const seen: unknown[] = [];
+      const found = streamSeries('m', { startMs: 0, endMs: 4 * HOUR }, all, ctx, tracker, [], (t) => t === 'number');
+      for await (const series of found)
+        if (series.tags['host'] !== skip) seen.push([series.tags['host'], await collect(series.slices)]);
+      return seen;
+    };
+    const plain = await read(0, 'b');
+    expect(plain.length).toBe(3);
+    expect(await read(3, 'b')).toEqual(plain);
+    expect(await read(100, 'b')).toEqual(plain);
+  });
+
   it('reads nothing of a series whose stream is not read, and stops reading when its reader stops', async () => {
     const points: [number, number][] = Array.from({ length: 100 }, (_, i) => [i * 1000, i]);
     const source = await sourceWith([write('a', 'double', points), write('b', 'double', points)]);

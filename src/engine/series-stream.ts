@@ -3,8 +3,9 @@
  * row group (run-row-group.ts) with no pipeline after it, for callers that evaluate points themselves (PromQL's
  * selectors). The same calls as executeQuery: the source's findSeries through the request's loaders, seriesOf's
  * canonical series, the query's series budget, each series' partitions merged in time order by mergeRuns behind the
- * budget's gate, on the request's lane, with the statistics' counts. A series' slices are read only when its stream
- * is, and the merge waits for the reader to take each run, so nothing is held but the run being taken.
+ * budget's gate, on the request's lane, with the statistics' counts, and the same reads ahead on sources whose reads
+ * wait. A series' slices are read only when its stream is (or started ahead, within the request's read-ahead budget),
+ * and the merge waits for the reader to take each run, so nothing else is held but the run being taken.
  */
 import type { TimeRange } from '../model/query.js';
 import type { Slice, Tags } from '../model/series.js';
@@ -17,6 +18,8 @@ import type { SeriesEntry } from './pipeline.js';
 import { sliceRange } from './points.js';
 import { seriesOf } from './row-groups.js';
 import { counted } from './run-row-group.js';
+import { DEFAULT_READ_AHEAD_POINTS, ReadAhead } from './read-ahead.js';
+import { ReadAheadBudget } from '../lib/queued-scan.js';
 import type { Partition } from '../model/series.js';
 
 export interface StreamedSeries {
@@ -30,6 +33,8 @@ export interface StreamedSeries {
 /**
  * The series of `metric` whose tags pass `matches`, in the canonical order (type, then KairosDB's tag string), at
  * most the query's series budget of them. `warnings` receives the source's (partitions it could not decode).
+ * `readAhead` names the series the reader will read: their partitions are started ahead of the one read, as a
+ * series-major row group's are (read-ahead.ts), on a source whose reads wait on the network; none when absent.
  */
 export async function* streamSeries(
   metric: string,
@@ -38,6 +43,7 @@ export async function* streamSeries(
   ctx: EngineContext,
   tracker: BudgetTracker,
   warnings: string[],
+  readAhead?: (type: GroupType) => boolean,
 ): AsyncGenerator<StreamedSeries> {
   const planStarted = performance.now();
   const plan = await ctx.source.findSeries(
@@ -55,14 +61,56 @@ export async function* streamSeries(
   const series = found.slice(0, tracker.admitSeries(found.length));
   ctx.stats.seriesMatched += series.length;
   const yielded = new Set<Partition>();
-  for (const entry of series) {
-    ctx.signal?.throwIfAborted();
-    yield {
-      tags: entry.tags,
-      type: entry.type,
-      slices: { [Symbol.asyncIterator]: () => mergedSlices(entry, range, plan.widthMs, ctx, tracker, yielded) },
-    };
+  const ahead =
+    readAhead === undefined
+      ? undefined
+      : readAheadOf(
+          series.filter((e) => readAhead(e.type)),
+          range,
+          ctx,
+        );
+  try {
+    for (const entry of series) {
+      ctx.signal?.throwIfAborted();
+      const scan = (key: Partition) => {
+        const k = ahead?.position.get(key);
+        return k === undefined
+          ? ctx.source.read(key, range.startMs, range.endMs, readOptions(ctx))
+          : ahead!.reads.open(k);
+      };
+      yield {
+        tags: entry.tags,
+        type: entry.type,
+        slices: { [Symbol.asyncIterator]: () => mergedSlices(entry, plan.widthMs, ctx, tracker, yielded, scan) },
+      };
+    }
+  } finally {
+    await ahead?.reads.close();
   }
+}
+
+/** The scans of `series`' partitions in the order they are read, started ahead; undefined where reads never wait. */
+function readAheadOf(series: readonly SeriesEntry[], range: TimeRange, ctx: EngineContext) {
+  const depth = ctx.readAhead ?? ctx.source.readAhead;
+  const order = series.flatMap((entry) => entry.partitions);
+  if (depth === 0 || order.length === 0) return undefined;
+  const options = readOptions(ctx);
+  return {
+    reads: new ReadAhead(
+      order.map((key) => () => ctx.source.read(key, range.startMs, range.endMs, options)),
+      depth,
+      ctx.readAheadBudget ?? new ReadAheadBudget(DEFAULT_READ_AHEAD_POINTS),
+    ),
+    position: new Map(order.map((key, k) => [key, k])),
+  };
+}
+
+function readOptions(ctx: EngineContext) {
+  return {
+    order: 'asc' as const,
+    ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
+    ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+  };
 }
 
 /**
@@ -72,19 +120,14 @@ export async function* streamSeries(
  */
 async function* mergedSlices(
   entry: SeriesEntry,
-  range: TimeRange,
   widthMs: number,
   ctx: EngineContext,
   tracker: BudgetTracker,
   yielded: Set<Partition>,
+  scan: (key: Partition) => AsyncIterable<Slice>,
 ): AsyncGenerator<Slice> {
-  const options = {
-    order: 'asc' as const,
-    ...(ctx.pageSize !== undefined ? { pageSize: ctx.pageSize } : {}),
-    ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
-  };
   const inputs: MergeInput[] = entry.partitions.map((key) => ({
-    open: () => counted(ctx.source.read(key, range.startMs, range.endMs, options), key, entry, ctx.stats, yielded),
+    open: () => counted(scan(key), key, entry, ctx.stats, yielded),
     fromMs: key.rowTime,
     toMs: key.rowTime + widthMs,
     rank: entry.rank,
