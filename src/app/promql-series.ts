@@ -58,10 +58,8 @@ export class SourceSeriesAccess implements SeriesAccess {
         continue;
       }
       this.samples += this.steps;
-      if (this.samples > this.limits.maxSamples) {
-        const error = new BudgetExceededError('request', 'samples', this.limits.maxSamples, 'PROMQL_MAX_SAMPLES');
-        throw error;
-      }
+      if (this.samples > this.limits.maxSamples)
+        throw new BudgetExceededError('request', 'samples', this.limits.maxSamples, 'PROMQL_MAX_SAMPLES');
       yield { labels: found.labels, chunks: samplesOf(found.slices) };
     }
   }

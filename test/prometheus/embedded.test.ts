@@ -63,3 +63,25 @@ it('answers an unknown path 404 not_found', async () => {
     },
   ]);
 });
+
+it("answers each result type in Prometheus's shape, special values as strings", async () => {
+  const client = promClient(gateway.url, 'kairosdb');
+  const answer = async (query: string) =>
+    (await client.get(`/query?query=${encodeURIComponent(query)}&time=100.5`)).body as { data: unknown };
+  expect((await answer('"text"')).data).toEqual({ resultType: 'string', result: [100.5, 'text'] });
+  expect((await answer('time()')).data).toEqual({ resultType: 'scalar', result: [100.5, '100.5'] });
+  expect((await answer('-1/0')).data).toEqual({ resultType: 'scalar', result: [100.5, '-Inf'] });
+  expect((await answer('vector(0/0)')).data).toEqual({
+    resultType: 'vector',
+    result: [{ metric: {}, value: [100.5, 'NaN'] }],
+  });
+  expect((await answer('absent(no_such_metric{job="x"})')).data).toEqual({
+    resultType: 'vector',
+    result: [{ metric: { job: 'x' }, value: [100.5, '1'] }],
+  });
+  const range = await client.get(`/query?query=${encodeURIComponent('{"prom.mem"}[2m]')}&time=130`);
+  expect((range.body as { data: unknown }).data).toEqual({
+    resultType: 'matrix',
+    result: [{ metric: { __name__: 'prom.mem', host: 'a' }, values: [[120, '7']] }],
+  });
+});
