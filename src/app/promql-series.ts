@@ -66,25 +66,21 @@ export class SourceSeriesAccess implements SeriesAccess {
 }
 
 /**
- * The series of every matcher set (`match[]`), deduplicated by labels, without reading a point: what /labels,
- * /label/<name>/values and /series answer. A set without a metric matcher lists every metric of the source.
+ * Visits the series of every matcher set (`match[]`) without reading a point: what /labels, /label/<name>/values and
+ * /series answer. A series two sets select is visited twice; nothing is kept here, so a caller that wants label
+ * names holds only names. A set without a metric matcher looks through every metric of the source.
  */
-export async function findSeriesLabels(
+export async function visitSeriesLabels(
   ctx: RequestScope,
   source: Source,
   matcherSets: readonly (readonly Matcher[])[],
   range: { readonly startMs: number; readonly endMs: number },
   warnings: Set<string>,
-): Promise<Labels[]> {
-  const seen = new Map<string, Labels>();
-  for (const [i, matchers] of matcherSets.entries()) {
-    for await (const found of readSeries(ctx, source, matchers, range, `match[${i}]`, 'labels', warnings)) {
-      let key = '';
-      for (const l of found.labels) key += `${l.name}\xff${l.value}\xfe`;
-      if (!seen.has(key)) seen.set(key, found.labels);
-    }
-  }
-  return [...seen.values()];
+  visit: (labels: Labels) => void,
+): Promise<void> {
+  for (const [i, matchers] of matcherSets.entries())
+    for await (const found of readSeries(ctx, source, matchers, range, `match[${i}]`, 'labels', warnings))
+      visit(found.labels);
 }
 
 interface ReadSeries extends FoundSeries {

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { metricNames } from '../app/metric-names.js';
-import { findSeriesLabels } from '../app/promql-series.js';
+import { visitSeriesLabels } from '../app/promql-series.js';
 import type { Labels } from '../engine/promql/labels.js';
 import { METRIC_NAME } from '../engine/promql/labels.js';
 import type { Matcher } from '../engine/promql/matcher.js';
@@ -41,8 +41,9 @@ async function labels(call: Call): Promise<Reply> {
   const limit = limitParam(params);
   const warnings = new Set<string>();
   const names = new Set<string>();
-  for (const set of await labelSetsOf(call, params, matcherSets(params, true), warnings))
-    for (const l of set) names.add(l.name);
+  await visitLabelSets(call, params, matcherSets(params, true), warnings, (labels) => {
+    for (const l of labels) names.add(l.name);
+  });
   return limited([...names].sort(), limit, warnings);
 }
 
@@ -63,8 +64,9 @@ async function labelValues(call: Call): Promise<Reply> {
   if (name === METRIC_NAME && sets.length === 1 && sets[0]!.length === 0)
     return limited(await metricNames(call.source, '', 'match[]'), limit, warnings);
   const values = new Set<string>();
-  for (const set of await labelSetsOf(call, params, sets, warnings))
-    for (const l of set) if (l.name === name) values.add(l.value);
+  await visitLabelSets(call, params, sets, warnings, (labels) => {
+    for (const l of labels) if (l.name === name) values.add(l.value);
+  });
   return limited([...values].sort(), limit, warnings);
 }
 
@@ -74,9 +76,14 @@ async function series(call: Call): Promise<Reply> {
   const sets = matcherSets(params, false);
   if (sets.length === 0) throw new PromApiError('bad_data', 'no match[] parameter provided');
   const warnings = new Set<string>();
-  const found = await labelSetsOf(call, params, sets, warnings);
-  const objects = found.map((set) => Object.fromEntries(set.map((l) => [l.name, l.value])));
-  return limited(objects, limit, warnings);
+  // Each series once, in the order found, however many sets select it.
+  const found = new Map<string, Record<string, string>>();
+  await visitLabelSets(call, params, sets, warnings, (labels) => {
+    let key = '';
+    for (const l of labels) key += `${l.name}\xff${l.value}\xfe`;
+    if (!found.has(key)) found.set(key, Object.fromEntries(labels.map((l) => [l.name, l.value])));
+  });
+  return limited([...found.values()], limit, warnings);
 }
 
 async function metadata(): Promise<Reply> {
@@ -119,17 +126,18 @@ async function flags(): Promise<Reply> {
   );
 }
 
-/** The label sets of the series the matcher sets select in [start, end]. */
-function labelSetsOf(
+/** Visits the label sets of the series the matcher sets select in [start, end]. */
+function visitLabelSets(
   call: Call,
   params: URLSearchParams,
   sets: readonly (readonly Matcher[])[],
   warnings: Set<string>,
-): Promise<Labels[]> {
+  visit: (labels: Labels) => void,
+): Promise<void> {
   const startMs = timeParam(params, 'start', MIN_TIME_MS);
   const endMs = timeParam(params, 'end', MAX_TIME_MS);
   if (endMs < startMs) throw new PromApiError('bad_data', 'end timestamp must not be before start time');
-  return findSeriesLabels(call.ctx, call.source, sets, { startMs, endMs }, warnings);
+  return visitSeriesLabels(call.ctx, call.source, sets, { startMs, endMs }, warnings, visit);
 }
 
 /**
