@@ -96,6 +96,20 @@ export function describePrometheusApi(
       );
     });
 
+    it("answers alerting's instant query: a POST form at an unaligned time, with an aggregation", async () => {
+      const query = encodeURIComponent('max by ("host.name") ({"prom.cpu"}) > 3');
+      const got = await client().post('/query', `query=${query}&time=200.123`);
+      expect(got.body).toEqual(
+        success({
+          resultType: 'vector',
+          result: [
+            { metric: { 'host.name': 'alpha' }, value: [200.123, '4'] },
+            { metric: { 'host.name': 'beta' }, value: [200.123, '30'] },
+          ],
+        }),
+      );
+    });
+
     it('answers a POST form range query as a matrix, times in seconds and values as strings', async () => {
       const query = encodeURIComponent('sum by (host) (rate({"prom.cpu", host=~"a|b"}[2m]))');
       const got = await client().post('/query_range', `query=${query}&start=120&end=180.5&step=30`);
