@@ -78,6 +78,20 @@ describe('credentials and scopes', () => {
     ]);
   });
 
+  it('takes only requests with credentials under PERSISTED_ONLY, as every query here is free-form', async () => {
+    const gateway = await gatewayWith({ PERSISTED_ONLY: 'true', ANONYMOUS_SCOPES: 'read' });
+    const client = promClient(gateway.url, 'kairosdb');
+    const anonymous = await client.get(CPU);
+    expect([anonymous.status, anonymous.body]).toEqual([
+      401,
+      error(
+        'bad_data',
+        'GET /prometheus/{source}/api/v1/query needs credentials (HTTP Basic or a token): PERSISTED_ONLY is on, and the Prometheus API takes only free-form requests',
+      ),
+    ]);
+    expect((await client.get(CPU, undefined, bearer('reader'))).status).toBe(200);
+  });
+
   it('answers a token without the read scope 403, and does not tell it which sources exist', async () => {
     const gateway = await gatewayWith({});
     for (const source of ['kairosdb', 'nowhere']) {
