@@ -222,6 +222,25 @@ describe('time limits and failures', () => {
   });
 });
 
+it('compresses answers for clients that take gzip, as Grafana does, counted against the answer budget', async () => {
+  const gateway = await gatewayWith({ COMPRESSION_MIN_BYTES: '0' });
+  const response = await fetch(`${gateway.url}/prometheus/kairosdb/api/v1/query?query=1`, {
+    headers: { ...bearer('reader'), 'accept-encoding': 'gzip' },
+  });
+  expect([response.status, response.headers.get('content-encoding'), await response.json()]).toEqual([
+    200,
+    'gzip',
+    { status: 'success', data: { resultType: 'scalar', result: [expect.any(Number), '1'] } },
+  ]);
+  const small = await gatewayWith({ MAX_RESPONSE_BYTES: '1024' });
+  const range = `/query_range?query=${encodeURIComponent('{"prom.cpu"}')}&start=0&end=300&step=1`;
+  const refused = await promClient(small.url, 'kairosdb').get(range, undefined, bearer('reader'));
+  expect([refused.status, refused.body]).toEqual([
+    422,
+    error('execution', 'request exceeded its answer bytes budget of 1024 (MAX_RESPONSE_BYTES)'),
+  ]);
+});
+
 it('names its routes in /metrics by template, never by the source or path a client sent', async () => {
   const gateway = await gatewayWith({ ANONYMOUS_SCOPES: 'read,admin' });
   const client = promClient(gateway.url, 'kairosdb');
