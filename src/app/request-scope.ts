@@ -323,6 +323,8 @@ function openScope(
         engine: engineContext(source, stats, false),
         close(warnings) {
           record.ms = performance.now() - started;
+          // Reading and the caller's evaluation interleave, series by series: what was not planning was both.
+          stats.fetchAggregateMs += Math.max(0, record.ms - stats.planMs);
           record.warnings = warnings;
           for (const warning of warnings) requestLog.warn({ query: label }, warning);
         },
