@@ -2,7 +2,8 @@
  * One query, two answers: a real Prometheus's (its HTTP API, as the compliance tester reads it) and the engine's (in
  * process), both brought to one shape and compared as the compliance tester does: the same series (label sets), the
  * same timestamps, values equal within a relative tolerance of 1e-5 (cmpopts.EquateApprox(1e-5, 0): |a - b| <=
- * 1e-5 * min(|a|, |b|)), NaN equal to NaN; a query that must fail must fail on both.
+ * 1e-5 * min(|a|, |b|)), NaN equal to NaN; a query that must fail must fail on both. Beyond the tester, the
+ * warnings and infos of the two answers can be compared too (compareAnnotations).
  */
 import type { PromqlEngine, QueryResult } from '../../src/engine/promql/promql-engine.js';
 import type { Labels } from '../../src/engine/promql/labels.js';
@@ -19,6 +20,8 @@ export type Answer =
         readonly metric: string;
         readonly points: readonly (readonly [number, number | string])[];
       }[];
+      /** Warnings, then infos, each list sorted: their text as the HTTP API answers them. */
+      readonly annotations: readonly string[];
     };
 
 export type Query =
@@ -42,7 +45,14 @@ interface PromResponse {
   errorType?: string;
   error?: string;
   data?: { resultType: 'matrix' | 'vector' | 'scalar' | 'string'; result: PromSeries[] | [number, string] };
+  warnings?: string[];
+  infos?: string[];
 }
+
+const annotations = (warnings: readonly string[] = [], infos: readonly string[] = []): string[] => [
+  ...[...warnings].sort(),
+  ...[...infos].sort(),
+];
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
@@ -61,6 +71,7 @@ export async function askPrometheus(baseUrl: string, q: Query): Promise<Answer> 
   if (body.status !== 'success' || body.data === undefined)
     return { ok: false, error: `${response.status} ${body.errorType}: ${body.error}` };
   const { resultType, result } = body.data;
+  const notes = annotations(body.warnings, body.infos);
   const toMs = (t: number) => Math.round(t * 1000);
   if (resultType === 'scalar' || resultType === 'string') {
     const [t, v] = result as [number, string];
@@ -68,13 +79,14 @@ export async function askPrometheus(baseUrl: string, q: Query): Promise<Answer> 
       ok: true,
       type: resultType,
       series: [{ metric: '', points: [[toMs(t), resultType === 'scalar' ? float(v) : v]] }],
+      annotations: notes,
     };
   }
   const series = (result as PromSeries[]).map((s) => ({
     metric: formatRecord(s.metric),
     points: (s.values ?? (s.value ? [s.value] : [])).map(([t, v]) => [toMs(t), float(v)] as const),
   }));
-  return { ok: true, type: resultType, series: sortSeries(series) };
+  return { ok: true, type: resultType, series: sortSeries(series), annotations: notes };
 }
 
 export async function askEngine(engine: PromqlEngine, q: Query): Promise<Answer> {
@@ -91,10 +103,16 @@ export async function askEngine(engine: PromqlEngine, q: Query): Promise<Answer>
     };
   }
   const v = result.value;
+  const notes = annotations(result.warnings, result.infos);
   switch (v.type) {
     case 'scalar':
     case 'string':
-      return { ok: true, type: v.type, series: [{ metric: '', points: [[result.timeMs, v.value]] }] };
+      return {
+        ok: true,
+        type: v.type,
+        series: [{ metric: '', points: [[result.timeMs, v.value]] }],
+        annotations: notes,
+      };
     case 'vector':
       return {
         ok: true,
@@ -102,6 +120,7 @@ export async function askEngine(engine: PromqlEngine, q: Query): Promise<Answer>
         series: sortSeries(
           v.samples.map((s) => ({ metric: formatLabels(s.labels), points: [[result.timeMs, s.value]] })),
         ),
+        annotations: notes,
       };
     case 'matrix':
       return {
@@ -113,6 +132,7 @@ export async function askEngine(engine: PromqlEngine, q: Query): Promise<Answer>
             points: [...s.timestampsMs].map((t, i) => [t, s.values[i]!] as const),
           })),
         ),
+        annotations: notes,
       };
   }
 }
@@ -145,6 +165,15 @@ export function compareAnswers(ref: Answer, test: Answer, shouldFail: boolean): 
     }
   }
   return undefined;
+}
+
+/** Undefined when both answered with the same warnings and infos (or either failed); else the first that differs. */
+export function compareAnnotations(ref: Answer, test: Answer): string | undefined {
+  if (!ref.ok || !test.ok) return undefined;
+  const missing = ref.annotations.filter((a) => !test.annotations.includes(a));
+  const extra = test.annotations.filter((a) => !ref.annotations.includes(a));
+  if (missing.length === 0 && extra.length === 0) return undefined;
+  return `Prometheus's ${JSON.stringify(missing[0] ?? null)}, the engine's ${JSON.stringify(extra[0] ?? null)}`;
 }
 
 function equal(a: number | string, b: number | string): boolean {

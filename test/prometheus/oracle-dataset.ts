@@ -153,7 +153,7 @@ function demoService(): WriteSeries[] {
 
 /** demo_api_request_duration_seconds: cumulative bucket counters, `_sum` and `_count`, from one request stream. */
 function histogram(labels: Readonly<Record<string, string>>, seed: number, phase: number): WriteSeries[] {
-  const bounds = BUCKETS.map(Number);
+  const bounds = BUCKETS.map((le) => (le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le)));
   const state = { scrape: -1, counts: bounds.map(() => 0), sum: 0, count: 0 };
   const at = (k: number) => {
     while (state.scrape < k) {
@@ -161,8 +161,9 @@ function histogram(labels: Readonly<Record<string, string>>, seed: number, phase
       if (state.scrape === 0) continue;
       const requests = 3 + Math.floor(noise(seed, state.scrape) * 8);
       for (let r = 0; r < requests; r++) {
-        // Latencies spread over two decades around 80 ms (slower for errors).
-        const latency = 0.008 * 10 ** (2 * noise(seed + 1, state.scrape * 16 + r)) * (labels.status === '500' ? 3 : 1);
+        // Latencies from 3 ms to about 1 s, spread evenly in log scale (three times slower for errors).
+        const latency =
+          0.003 * 10 ** (2.5 * noise(seed + 1, state.scrape * 16 + r)) * (labels.status === '500' ? 3 : 1);
         state.sum += latency;
         state.count++;
         bounds.forEach((le, b) => {

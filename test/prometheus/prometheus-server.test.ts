@@ -27,7 +27,12 @@ describe('a Prometheus of our own', () => {
   it('reports its version and answers a query', async () => {
     expect(server.version).toMatch(/^3\.\d+\.\d+$/);
     const answer = await askPrometheus(server.url, { kind: 'instant', query: '1+1', timeMs: 4000 });
-    expect(answer).toEqual({ ok: true, type: 'scalar', series: [{ metric: '', points: [[4000, 2]] }] });
+    expect(answer).toEqual({
+      ok: true,
+      type: 'scalar',
+      series: [{ metric: '', points: [[4000, 2]] }],
+      annotations: [],
+    });
   });
 
   it('takes remote write 1.0 and 2.0, and a staleness marker ends a series', async () => {
@@ -46,6 +51,7 @@ describe('a Prometheus of our own', () => {
         { metric: '{__name__="rw_v1", a="x"}', points: [[T0 + MIN, 2]] },
         { metric: '{__name__="rw_v2", a="y"}', points: [[T0 + MIN, 4]] },
       ],
+      annotations: [],
     });
     // Within the 5-minute lookback of the last real sample, the marker hides rw_v1 (an ordinary NaN would show).
     const after = await at('{__name__=~"rw_v.", a!=""}', T0 + 3 * MIN);

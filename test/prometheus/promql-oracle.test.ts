@@ -4,8 +4,10 @@
  * the answers compared as the tester compares them (oracle-compare.ts: 1e-5 relative). Each query runs
  * - `range`: over the tester's window (10 minutes ending 12 minutes before the data's end, 10 s steps): the pass rate
  *   that compares with the tester's published scores;
- * - `edges`: over the data's first and last minutes, where series start, end and go stale;
- * - `instant`: at the tester's window end, at a time on no step and no scrape, and after the data's end.
+ * - `windows`: over the data's first and last minutes, where series start, end and go stale, and over half an hour
+ *   with an odd step from a start on no second;
+ * - `instant`: at the tester's window end, at a time on no step and no scrape, and after the data's end;
+ * - `annotations`: the warnings and infos of the `range` answers, which the tester does not compare.
  *
  * Every difference that remains is listed in KNOWN with its reason, so the pass rate can only go up: the test fails
  * when a listed case passes or an unlisted one fails. The engine is called in process, not through the HTTP front end.
@@ -16,17 +18,17 @@ import { labelsFromRecord } from '../../src/engine/promql/labels.js';
 import { PromqlEngine } from '../../src/engine/promql/promql-engine.js';
 import { remoteWrite } from '../support/remote-write.js';
 import { COMPLIANCE_DIR, type ComplianceCase, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
-import { askEngine, askPrometheus, compareAnswers, type Query } from './oracle-compare.js';
+import { askEngine, askPrometheus, compareAnnotations, compareAnswers, type Query } from './oracle-compare.js';
 import { ANCHOR_MS, MARKER, oracleDataset, SPAN_MS } from './oracle-dataset.js';
-import { EXTRA_QUERIES, KNOWN, KNOWN_EXTRA } from './oracle-known.js';
+import { EXTRA_QUERIES, KNOWN, KNOWN_EXTRA, KNOWN_PROBE, PROBE_QUERIES } from './oracle-known.js';
 
 const MIN = 60_000;
 /** The tester's default window: ends 12 minutes before "now" (the data's last sample), spans 10 minutes, 10 s steps. */
 const TESTER_END = ANCHOR_MS - 12 * MIN;
 const DATA_START = ANCHOR_MS - SPAN_MS;
 
-type Mode = 'range' | 'edges' | 'instant';
-const MODES: readonly Mode[] = ['range', 'edges', 'instant'];
+type Mode = 'range' | 'windows' | 'instant';
+const MODES: readonly Mode[] = ['range', 'windows', 'instant'];
 
 function queries(mode: Mode, query: string): Query[] {
   const range = (startMs: number, endMs: number, stepMs: number): Query => ({
@@ -40,8 +42,9 @@ function queries(mode: Mode, query: string): Query[] {
   switch (mode) {
     case 'range':
       return [range(TESTER_END - 10 * MIN, TESTER_END, 10_000)];
-    case 'edges':
+    case 'windows':
       return [
+        range(TESTER_END - 30 * MIN + 3_700, TESTER_END, 17_000),
         range(DATA_START - 5 * MIN, DATA_START + 20 * MIN, 15_000),
         range(ANCHOR_MS - 15 * MIN, ANCHOR_MS + 10 * MIN, 30_000),
       ];
@@ -86,6 +89,13 @@ describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
     expect(run.answered).toBe(cases.length);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_EXTRA).sort());
   });
+
+  it('answers harder queries over the demo service as Prometheus does, but for the cases listed in KNOWN_PROBE', async () => {
+    const cases = PROBE_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
+    const run = await compare(url, engine, cases);
+    report('probes', cases.length, run);
+    expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_PROBE).sort());
+  });
 });
 
 describe.skipIf(present)('the PromQL engine against a real Prometheus', () => {
@@ -93,7 +103,7 @@ describe.skipIf(present)('the PromQL engine against a real Prometheus', () => {
 });
 
 interface Run {
-  /** `<mode> <query>` of the cases whose answers differ, with what differs first. */
+  /** `<mode> <query>` (or `annotations <query>`) of the cases whose answers differ, with what differs first. */
   failing: Record<string, string>;
   /** Cases the list says must fail that Prometheus answers: compared as any other. */
   answeredShouldFail: string[];
@@ -110,6 +120,10 @@ async function compare(url: string, engine: PromqlEngine, cases: readonly Compli
       // The list predates Prometheus 3: a query it expects to fail that Prometheus answers (UTF-8 label names are
       // valid now) is held to Prometheus's answer.
       if (mode === 'range' && c.shouldFail && ref.ok) run.answeredShouldFail.push(c.query);
+      if (mode === 'range') {
+        const notes = compareAnnotations(ref, test);
+        if (notes !== undefined) run.failing[`annotations ${c.query}`] = notes;
+      }
       const diff =
         c.skipComparison && ref.ok === test.ok ? undefined : compareAnswers(ref, test, c.shouldFail && !ref.ok);
       if (diff !== undefined) {
@@ -130,8 +144,8 @@ async function compare(url: string, engine: PromqlEngine, cases: readonly Compli
 }
 
 function report(what: string, cases: number, run: Run): void {
-  const failed = (mode: Mode) => Object.keys(run.failing).filter((k) => k.startsWith(`${mode} `)).length;
-  const rates = MODES.map((mode) => `${mode} ${cases - failed(mode)}/${cases}`).join(', ');
+  const failed = (kind: string) => Object.keys(run.failing).filter((k) => k.startsWith(`${kind} `)).length;
+  const rates = [...MODES, 'annotations'].map((kind) => `${kind} ${cases - failed(kind)}/${cases}`).join(', ');
   console.info(`${what}: ${rates} agree with Prometheus; ${run.answered} range answers hold points`);
   if (run.answeredShouldFail.length > 0)
     console.info(`  expected to fail by the list, answered by Prometheus: ${run.answeredShouldFail.join('; ')}`);

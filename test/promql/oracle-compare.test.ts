@@ -3,12 +3,13 @@
  * tell a difference the compliance tester tells and let pass what the tester lets pass.
  */
 import { describe, expect, it } from 'vitest';
-import { type Answer, compareAnswers, RELATIVE_TOLERANCE } from '../prometheus/oracle-compare.js';
+import { type Answer, compareAnnotations, compareAnswers, RELATIVE_TOLERANCE } from '../prometheus/oracle-compare.js';
 
 const matrix = (...series: [string, [number, number][]][]): Answer => ({
   ok: true,
   type: 'matrix',
   series: series.map(([metric, points]) => ({ metric, points })),
+  annotations: [],
 });
 
 describe('compareAnswers', () => {
@@ -115,6 +116,15 @@ describe('compareAnswers', () => {
       ),
     ).toMatch(/1 missing .*1 extra/);
     expect(compareAnswers(ref, { ...ref, type: 'vector' } as Answer, false)).toMatch(/result type/);
+  });
+
+  it('compares warnings and infos as text, whatever their order', () => {
+    const ref = { ...matrix(), annotations: ['PromQL warning: a (1:1)', 'PromQL info: b (1:1)'] } as Answer;
+    expect(compareAnnotations(ref, { ...ref })).toBeUndefined();
+    expect(compareAnnotations(ref, { ...matrix(), annotations: ['PromQL warning: a (1:1)'] } as Answer)).toMatch(
+      /info: b/,
+    );
+    expect(compareAnnotations(ref, { ok: false, error: 'x' })).toBeUndefined();
   });
 
   it('wants both to fail when the query must fail, and holds a failure on one side only against it', () => {
