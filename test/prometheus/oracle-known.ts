@@ -7,9 +7,11 @@
  * The engine removes `__name__` late, at the end of the query, as Prometheus does with its
  * `promql-delayed-name-removal` feature on (its own test scripts run with it). A default Prometheus server runs without
  * it: a function such as `rate` or `abs` drops the name at once, so a later step that reads `__name__` finds it gone.
- * The oracle server runs Prometheus's defaults; with `--enable-feature=promql-delayed-name-removal` these cases agree.
+ * The oracle server runs Prometheus's defaults; promql-oracle.test.ts checks that with
+ * `--enable-feature=promql-delayed-name-removal` every case listed with this reason agrees.
  */
-const DELAYED_NAME_REMOVAL = 'the engine removes __name__ late (promql-delayed-name-removal); a default server at once';
+export const DELAYED_NAME_REMOVAL =
+  'the engine removes __name__ late (promql-delayed-name-removal); a default server at once';
 
 /**
  * The same, seen in a warning's text: a default server has dropped the name before histogram_quantile looks at the
