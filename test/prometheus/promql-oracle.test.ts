@@ -54,8 +54,11 @@ function queries(mode: Mode, query: string): Query[] {
   }
 }
 
-/** Native histograms are outside the engine's scope; no query of today's list needs them. */
-const NATIVE = /\bhistogram_(count|sum|avg|fraction|stddev|stdvar)\s*\(/;
+/**
+ * Functions that read native histograms only: outside the engine's scope, so a case that calls one is skipped (no
+ * query of today's list does). `histogram_quantile` and `histogram_fraction` also read classic buckets and stay.
+ */
+const NATIVE = /\bhistogram_(count|sum|avg|stddev|stdvar)\s*\(/;
 
 const present = complianceListPresent();
 
@@ -75,9 +78,11 @@ describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
   }, 120_000);
 
   it("answers the compliance tester's query list as Prometheus does, but for the cases listed in KNOWN", async () => {
-    const cases = loadComplianceCases().filter((c) => !NATIVE.test(c.query));
+    const all = loadComplianceCases();
+    const cases = all.filter((c) => !NATIVE.test(c.query));
     const run = await compare(url, engine, cases);
     report('compliance list', cases.length, run);
+    console.info(`  ${all.length - cases.length} of ${all.length} skipped as needing native histograms`);
     // Not a comparison of empty answers: most of the list selects data in the tester's window.
     expect(run.answered).toBeGreaterThan(0.8 * cases.length);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN).sort());

@@ -60,8 +60,13 @@ export async function remoteWrite(
     });
     if (response.status < 200 || response.status > 299)
       throw new Error(`remote write answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
+    const sent = slice.reduce((n, s) => n + s.timestampsMs.length, 0);
+    // A 2.0 receiver says how many samples it stored; fewer than sent would be a silent loss.
+    const written = response.headers.get('x-prometheus-remote-write-samples-written');
+    if (version === 2 && written !== null && Number(written) !== sent)
+      throw new Error(`remote write 2.0 stored ${written} of ${sent} samples`);
     requests++;
-    samples += slice.reduce((n, s) => n + s.timestampsMs.length, 0);
+    samples += sent;
   }
   return { requests, samples };
 }
