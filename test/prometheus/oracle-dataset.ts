@@ -24,8 +24,11 @@ export const ANCHOR_MS = Date.UTC(2026, 10, 10, 14, 0, 0);
 export const SPAN_MS = 2 * 3_600_000;
 const SCRAPE_MS = 5_000;
 
-/** One series that tells a reused Prometheus already holds this dataset (and so must not be written again). */
-export const MARKER = { __name__: 'kairograph_oracle_dataset', version: '1' } as const;
+/**
+ * One series that tells a reused Prometheus already holds this dataset (and so must not be written again). Its version
+ * changes with the data: a server holding another version must be replaced.
+ */
+export const MARKER = { __name__: 'kairograph_oracle_dataset', version: '2' } as const;
 
 const INSTANCES = [0, 1, 2].map((i) => `demo.promlabs.com:${10000 + i}`);
 const BUCKETS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
@@ -36,7 +39,23 @@ const ENDPOINTS = [
 ];
 
 export async function oracleDataset(): Promise<WriteSeries[]> {
-  return [...demoService(), ...(await kairographDemo()), scrape(MARKER, 0, 0, () => 1)];
+  return [...demoService(), ...specialValues(), ...(await kairographDemo()), scrape(MARKER, 0, 0, () => 1)];
+}
+
+/**
+ * `probe_special_values`: what real gauges sometimes hold and the demo service never does: NaN (not the staleness
+ * marker), both infinities, zero, negatives, repeats. Each instance cycles through them out of phase, so an aggregation
+ * at one step sees a mix.
+ */
+function specialValues(): WriteSeries[] {
+  const cycle = [1.5, Number.NaN, -2, 0, Number.POSITIVE_INFINITY, 3.25, 3.25, Number.NEGATIVE_INFINITY, -0.5, 7];
+  return INSTANCES.map((instance, i) =>
+    scrape({ __name__: 'probe_special_values', instance, job: 'demo' }, 900 + i, i * 1_650, (k) => {
+      const v = cycle[(Math.floor(k / 3) + 4 * i) % cycle.length]!;
+      // Scaled by the scrape's number too, so windows over the same pattern still differ in value.
+      return Number.isFinite(v) ? v * (1 + (k % 7) / 10) : v;
+    }),
+  );
 }
 
 /** A stable pseudo-random number in [0, 1) for (a, b). */
