@@ -9,7 +9,8 @@
  *   counters with a reset, a classic histogram, a batch timestamp that moves in steps, a metric that comes and goes
  *   (with the staleness markers a scrape writes when a series disappears).
  * - Kairograph's own demo series (src/demo/seed.ts: `system.cpu.usage`, `http.requests`, ...), KairosDB names with
- *   dots that PromQL must quote; its string series are left out, as the engine skips non-numeric values.
+ *   dots that PromQL must quote; its string series are left out, as the engine skips non-numeric values. Beside
+ *   them `jvm.memory.used`, whose tag names have dots too (`host.name`).
  *
  * A fixed past time is accepted: Prometheus's head refuses samples older than about an hour before the newest it
  * holds, not before the wall clock, and remoteWrite sends time slices in order into the empty TSDB of a fresh server.
@@ -28,7 +29,7 @@ const SCRAPE_MS = 5_000;
  * One series that tells a reused Prometheus already holds this dataset (and so must not be written again). Its version
  * changes with the data: a server holding another version must be replaced.
  */
-export const MARKER = { __name__: 'kairograph_oracle_dataset', version: '2' } as const;
+export const MARKER = { __name__: 'kairograph_oracle_dataset', version: '3' } as const;
 
 const INSTANCES = [0, 1, 2].map((i) => `demo.promlabs.com:${10000 + i}`);
 const BUCKETS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
@@ -235,5 +236,14 @@ async function kairographDemo(): Promise<WriteSeries[]> {
     },
   };
   await writeDemoPoints(target, ANCHOR_MS - SPAN_MS - 1, ANCHOR_MS);
-  return out;
+  // KairosDB tags are free text: dotted tag names too, which PromQL must quote as label names.
+  const dotted = [0, 1, 2, 3].map((h) =>
+    scrape(
+      { __name__: 'jvm.memory.used', 'host.name': `web-0${h + 1}`, 'service.version': `1.${h % 2}` },
+      700 + h,
+      h * 2_500,
+      (k) => Math.round(2.5e8 + 1e8 * h + 4e7 * Math.sin(k / 40 + h)),
+    ),
+  );
+  return [...out, ...dotted];
 }

@@ -43,6 +43,14 @@ export const EXTRA_QUERIES: readonly string[] = [
   'count_values("value", round({"system.cpu.usage"} / 10))',
   'deriv({"system.memory.used"}[15m])',
   'max_over_time(rate({"http.requests"}[1m])[10m:30s])',
+  '{"jvm.memory.used", "host.name"=~"web-0[12]"}',
+  'sum by ("host.name") ({"jvm.memory.used"})',
+  'avg without ("host.name") ({"jvm.memory.used"})',
+  'count by ("service.version") ({"jvm.memory.used"} > 3e8)',
+  'label_replace({"jvm.memory.used"}, "dst.label", "$1", "host.name", "web-(.*)")',
+  'label_join({"jvm.memory.used"}, "id", "/", "host.name", "service.version")',
+  '{"jvm.memory.used"} / on ("host.name") group_left ("service.version") {"jvm.memory.used"}',
+  'topk by ("service.version") (1, {"jvm.memory.used"})',
 ];
 
 /** EXTRA_QUERIES cases that differ from Prometheus, by reason. */
