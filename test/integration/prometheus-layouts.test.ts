@@ -1,5 +1,5 @@
 /**
- * Prometheus's API over the layouts that live on Cassandra: the whole suite (test/prometheus/prometheus-suite.ts) on
+ * Prometheus's API over the layouts that live on Cassandra: the whole suite (test/prometheus-api/prometheus-suite.ts) on
  * Heroic's `metrics` table (ng keys; Heroic holds no text, so its source has no text series), and the requests
  * Grafana sends on a user's table, whose tags are its columns (`host`) and whose metrics are its value columns.
  */
@@ -13,7 +13,7 @@ import { openTableSource } from '../../src/sources/table/open-table-source.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
-import { describePrometheusApi, PROM_SERIES, promClient, promSeriesFor } from '../prometheus/prometheus-suite.js';
+import { describePrometheusApi, PROM_SERIES, promClient, promSeriesFor } from '../prometheus-api/prometheus-suite.js';
 import { plainClient, testNode } from './cassandra-stores.js';
 
 const HOUR = 3_600_000;
