@@ -1,6 +1,7 @@
 // Test projects: `unit` needs nothing but Node; `e2e` drives a real Chromium (installed from Debian when missing);
 // `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts); `kairosdb` boots a real KairosDB 1.3
-// on that same Cassandra (one node for a run of both projects) to compare Kairograph with it. The `cluster` project, a
+// on that same Cassandra (one node for a run of both projects) to compare Kairograph with it; `prometheus` builds (once per
+// checkout, from the Go module proxy) and boots a real Prometheus, the oracle of the PromQL engine. The `cluster` project, a
 // three-node cluster, has a config of its own (vitest.cluster.config.ts) so that a plain `vitest run` never boots it.
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
@@ -21,7 +22,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**'],
+          exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**', 'test/prometheus/**'],
         },
       },
       {
@@ -57,6 +58,18 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'prometheus',
+          include: ['test/prometheus/**/*.test.ts'],
+          // A project of its own so that its cost shows: the first run on a machine builds Prometheus (several minutes,
+          // before any test file, as every globalSetup runs first), later runs boot it in seconds.
+          globalSetup: ['test/support/prometheus-global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
         },
       },
     ],

@@ -118,8 +118,28 @@ export interface RequestScope {
   source(name?: string | null, field?: string): Source;
   /** Runs one query through the engine, on the source it names, with the configured budgets, and records what it cost. */
   runQuery(query: MetricQuery, label: string, rewrite?: QueryRewrite): Promise<QueryOutput>;
+  /**
+   * Opens a read of `metric`'s series on `source` that no KairosDB pipeline follows (PromQL's selectors): it waits for
+   * the request's turn as runQuery does, gets the engine context runQuery's queries get (the request's loaders,
+   * budgets, lane, signal and reads ahead), and is recorded as one of the request's queries under `label`.
+   */
+  openRead(source: Source, label: string, metric: string): Promise<OpenRead>;
+  /**
+   * Shortens the request's time limit to `ms` from now, as a client may ask (Prometheus's `timeout`); a limit later
+   * than the one it has changes nothing.
+   */
+  limitTime(ms: number): void;
   /** Releases the request's timer and its turn; called when the response is done. */
   dispose(): void;
+}
+
+/** A read opened by RequestScope.openRead: read through `engine`, then `close` it, or `fail` it with what went wrong. */
+interface OpenRead {
+  readonly engine: EngineContext;
+  /** Records the read's time and warnings. */
+  close(warnings: readonly string[]): void;
+  /** Takes the read out of the statistics and returns the error to throw: the request's reason when it was aborted. */
+  fail(error: unknown): unknown;
 }
 
 export interface ScopeDeps {
@@ -176,9 +196,9 @@ function openScope(
   // Every query of the request listens to it while it waits for shared work (a dashboard sends hundreds of aliases).
   setMaxListeners(0, controller.signal);
   const { queryTimeoutMs } = settings;
-  const timer = setTimeout(() => controller.abort(new QueryTimeoutError(queryTimeoutMs)), queryTimeoutMs);
+  let timer = setTimeout(() => controller.abort(new QueryTimeoutError(queryTimeoutMs)), queryTimeoutMs);
   timer.unref();
-  const deadline = performance.now() + queryTimeoutMs;
+  let deadline = performance.now() + queryTimeoutMs;
   let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
@@ -203,6 +223,30 @@ function openScope(
     maxPointsReturned: settings.maxQueryPoints,
     onExceed: 'error' as const,
   };
+  // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
+  // waits for an identical query under way adds no work, and needs none.
+  const admit = async () => {
+    if (takeTurn) await (turn ??= takeTurn(controller.signal, deadline, client));
+  };
+  const engineContext = (source: Source, stats: QueryStats, cached: boolean): EngineContext => ({
+    source,
+    index: loaders,
+    budgets,
+    request: budget,
+    readAheadBudget,
+    stats,
+    nowMs,
+    signal: controller.signal,
+    lane,
+    ...(cached && shared?.cache ? { cache: shared.cache } : {}),
+  });
+  /** A query that failed is taken out of the statistics. */
+  const failed = (record: QueryRecord, error: unknown): unknown => {
+    queries.splice(queries.indexOf(record), 1);
+    // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
+    // A refusal by admission control is news of its own, whatever the signal says.
+    return controller.signal.aborted && !(error instanceof OverloadedError) ? controller.signal.reason : error;
+  };
   return {
     requestId,
     sources,
@@ -226,26 +270,9 @@ function openScope(
         authorize('write', `${label}: save_as`, source.name);
       // Named, so the shared work and the results cache never mix two sources' metrics of one name.
       const query: MetricQuery = { ...given, source: source.name };
-      // Every query of the request that runs waits for the same turn (a refusal is the whole request's); one that only
-      // waits for an identical query under way adds no work, and needs none.
-      const admit = async () => {
-        if (takeTurn) await (turn ??= takeTurn(controller.signal, deadline, client));
-      };
       if (!shared) await admit();
       const stats = newQueryStats();
-      const cache = shared?.cache;
-      const engine: EngineContext = {
-        source,
-        index: loaders,
-        budgets,
-        request: budget,
-        readAheadBudget,
-        stats,
-        nowMs,
-        signal: controller.signal,
-        lane,
-        ...(cache ? { cache } : {}),
-      };
+      const engine = engineContext(source, stats, true);
       const started = performance.now();
       // The record takes its place as the query starts, so the statistics list a request's queries in a stable order
       // (the parts of a rewritten query run at once and finish in any order); a query that fails is taken out.
@@ -263,10 +290,7 @@ function openScope(
       try {
         output = shared ? await shared.queries.run(query, engine, admit) : await executeQuery(query, engine);
       } catch (error) {
-        queries.splice(queries.indexOf(record), 1);
-        // Stores reject aborted reads in their own way (AbortError, driver errors); the request's reason is the news.
-        // A refusal by admission control is news of its own, whatever the signal says.
-        throw controller.signal.aborted && !(error instanceof OverloadedError) ? controller.signal.reason : error;
+        throw failed(record, error);
       }
       record.metric = output.metric;
       record.ms = performance.now() - started;
@@ -274,6 +298,40 @@ function openScope(
       if (output.truncated) record.truncated = output.truncated;
       for (const warning of output.warnings) requestLog.warn({ query: label }, warning);
       return output;
+    },
+    async openRead(source, label, metric) {
+      await admit();
+      const stats = newQueryStats();
+      const started = performance.now();
+      const record: { -readonly [K in keyof QueryRecord]: QueryRecord[K] } = {
+        label,
+        source: source.name,
+        metric,
+        stats,
+        ms: 0,
+        warnings: [],
+      };
+      queries.push(record);
+      return {
+        // No results cache: it keeps ranges of KairosDB's range aggregators, and raw points have none.
+        engine: engineContext(source, stats, false),
+        close(warnings) {
+          record.ms = performance.now() - started;
+          // Reading and the caller's evaluation interleave, series by series: what was not planning was both.
+          stats.fetchAggregateMs += Math.max(0, record.ms - stats.planMs);
+          record.warnings = warnings;
+          for (const warning of warnings) requestLog.warn({ query: label }, warning);
+        },
+        fail: (error) => failed(record, error),
+      };
+    },
+    limitTime(ms) {
+      const now = performance.now();
+      if (controller.signal.aborted || now + ms >= deadline) return;
+      clearTimeout(timer);
+      deadline = now + ms;
+      timer = setTimeout(() => controller.abort(new QueryTimeoutError(ms)), ms);
+      timer.unref();
     },
     dispose() {
       clearTimeout(timer);

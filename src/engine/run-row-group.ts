@@ -198,7 +198,7 @@ export async function runRowGroup(
 }
 
 /** Counts scans and partitions that yielded points, and marks the series as having points. */
-async function* counted(
+export async function* counted(
   scan: AsyncIterable<Slice>,
   key: Partition,
   series: SeriesEntry,

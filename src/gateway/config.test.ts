@@ -55,6 +55,8 @@ describe('loadConfig', () => {
       compressionMinBytes: 32_768,
       restMaxBodyBytes: 16_777_216,
       restTagsRowPeriods: 3,
+      promqlLookbackMs: 300_000,
+      promqlMaxSamples: 5_000_000,
       cacheMaxBytes: 134_217_728,
       cacheFreshnessMs: 60_000,
       cacheTtlMs: 600_000,

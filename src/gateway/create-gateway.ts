@@ -1,7 +1,8 @@
 /**
  * Builds the gateway, the one place that knows every part: the shared reads over the sources, the edge every request
  * crosses, admission, the request scopes, roll-ups and live queries, and the front ends (GraphQL, KairosDB's REST API
- * under /api/v1, the explorer's pages) behind one Node HTTP listener.
+ * under /api/v1, Prometheus's query API under /prometheus/<source>/api/v1, the explorer's pages) behind one Node HTTP
+ * listener.
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { registerSchemaMetrics } from './schema-metrics.js';
@@ -35,6 +36,12 @@ import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import type { Live } from '../graphql/context.js';
 import { createGraphQLServer } from '../graphql/graphql-server.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
+import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
+import {
+  createPrometheusHandler,
+  isPrometheusPath,
+  UNKNOWN_PROMETHEUS_ROUTE,
+} from '../prometheus/prometheus-handler.js';
 
 export interface GatewayDeps {
   /** Where series live: the primary source and those of SOURCES_FILE (src/sources/open-sources.ts). */
@@ -141,11 +148,27 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     observer,
     rollups,
   });
+  // Prometheus's query API, one Grafana data source per source: the same listener, edge, scopes and admission.
+  const prometheus = createPrometheusHandler({
+    sources,
+    settings: {
+      maxBodyBytes: config.restMaxBodyBytes,
+      lookbackMs: config.promqlLookbackMs,
+      maxSamples: config.promqlMaxSamples,
+      compression: { enabled: config.compression, minBytes: config.compressionMinBytes },
+    },
+    log,
+    scopes,
+    auth,
+    edge,
+    observer,
+  });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const accepted = edge.accept(req, res);
     if (accepted === undefined) return;
     if (accepted.api === 'rest') kairosRest(req, res);
+    else if (accepted.api === 'prometheus') prometheus(req, res);
     else if (accepted.path === '/metrics') void metricsEndpoint(auth, edge, req, res, () => yoga.handle(req, res));
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
@@ -157,6 +180,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 function routeOf(path: string): { api: Api; template: string } {
   // REST names its own route once it has matched one (rest-router.ts).
   if (isKairosRestPath(path)) return { api: 'rest', template: UNKNOWN_REST_ROUTE };
+  // Prometheus's routes name themselves once matched (`/prometheus/{source}/api/v1/query`), never with the source's name.
+  if (isPrometheusPath(path)) return { api: 'prometheus', template: UNKNOWN_PROMETHEUS_ROUTE };
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
   if (path === '/metrics' || path === '/health' || path === '/ready') return { api: 'operations', template: path };
   // The explorer's page and files (explorer.ts), as two templates: its file names are few, but a path is the client's.
@@ -167,11 +192,13 @@ function routeOf(path: string): { api: Api; template: string } {
 
 /**
  * The error body of each kind of route, for the answers the gateway gives before a front end sees a request (the edge's
- * refusals, the 408 of a request not received in time): KairosDB's on REST's paths, GraphQL's on every other.
+ * refusals, the 408 of a request not received in time): KairosDB's on REST's paths, Prometheus's on /prometheus/,
+ * GraphQL's on every other.
  */
 const ERROR_FORMATS: Readonly<Record<Api, ErrorFormat>> = {
   graphql: GRAPHQL_ERROR_FORMAT,
   rest: KAIROS_ERROR_FORMAT,
+  prometheus: PROMETHEUS_ERROR_FORMAT,
   operations: GRAPHQL_ERROR_FORMAT,
   other: GRAPHQL_ERROR_FORMAT,
 };

@@ -10,7 +10,7 @@ import type { Logger } from '../lib/log.js';
 import type { RequestScope } from '../app/request-scope.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 
-export type Api = 'graphql' | 'rest' | 'operations' | 'other';
+export type Api = 'graphql' | 'rest' | 'prometheus' | 'operations' | 'other';
 
 interface RequestError {
   readonly code: string;
@@ -182,7 +182,7 @@ export class RequestObserver {
       ...(statistics ? { statistics } : {}),
     };
     const log = ctx?.log ?? this.log;
-    const message = api === 'graphql' ? 'graphql request' : api === 'rest' ? 'rest request' : 'request';
+    const message = api === 'other' || api === 'operations' ? 'request' : `${api} request`;
     // Probes and scrapes come every few seconds: they are there for debugging, not for the daily log.
     if (api === 'operations' || (api === 'rest' && route.startsWith('/api/v1/health') && status < 400))
       log.debug(line, message);

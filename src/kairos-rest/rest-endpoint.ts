@@ -17,7 +17,7 @@ import type { Scope } from '../model/principal.js';
 import type { MetricQuery } from '../model/query.js';
 import type { RollupService } from '../rollups/rollup-service.js';
 import type { Sources } from '../sources/sources.js';
-import { readBody } from './read-body.js';
+import { readBody } from '../http/read-body.js';
 
 /** What the REST API needs of the configuration besides what every request scope has. */
 interface KairosRestSettings {

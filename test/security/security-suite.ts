@@ -8,7 +8,7 @@
 import { Agent, request } from 'node:http';
 
 export type Scope = 'read' | 'write' | 'delete' | 'admin';
-export type Api = 'graphql' | 'rest' | 'operations';
+export type Api = 'graphql' | 'rest' | 'prometheus' | 'operations';
 
 export interface Route {
   readonly api: Api;
@@ -81,6 +81,29 @@ export const ROUTES: readonly Route[] = [
     body: JSON.stringify({ start_absolute: 0, metrics: [{ name: 'sec.doomed' }] }),
   },
   { api: 'rest', method: 'DELETE', path: '/api/v1/metric/sec.doomed', scope: 'delete', okStatus: 204 },
+  { api: 'prometheus', method: 'GET', path: '/prometheus/kairosdb/api/v1/query?query=1', scope: 'read', okStatus: 200 },
+  {
+    api: 'prometheus',
+    method: 'POST',
+    path: '/prometheus/kairosdb/api/v1/query_range?query=sec_kept&start=0&end=10&step=1',
+    scope: 'read',
+    okStatus: 200,
+    body: 'query=1&start=0&end=10&step=1',
+  },
+  {
+    api: 'prometheus',
+    method: 'GET',
+    path: '/prometheus/kairosdb/api/v1/label/h/values',
+    scope: 'read',
+    okStatus: 200,
+  },
+  {
+    api: 'prometheus',
+    method: 'GET',
+    path: '/prometheus/kairosdb/api/v1/status/buildinfo',
+    scope: 'read',
+    okStatus: 200,
+  },
   { api: 'operations', method: 'GET', path: '/metrics', scope: 'admin', okStatus: 200 },
   { api: 'operations', method: 'GET', path: '/health', scope: null, okStatus: 200 },
 ];
@@ -157,7 +180,7 @@ export interface Answer {
 
 /** What the rules say a request gets; `anonymous` are the gateway's scopes for requests without credentials. */
 export function expected(req: Request, anonymous: readonly Scope[]): Answer {
-  const graphqlLike = req.route.api !== 'rest';
+  const graphqlLike = req.route.api !== 'rest' && req.route.api !== 'prometheus';
   const refuse = (status: number, code: string): Answer => (graphqlLike ? { status, code } : { status });
   if (!req.target.startsWith('/')) return graphqlLike ? { status: 400, code: 'BAD_USER_INPUT' } : { status: 400 };
   if (req.host.startsWith('evil.example')) return refuse(403, 'HOST_NOT_ALLOWED');
@@ -167,7 +190,9 @@ export function expected(req: Request, anonymous: readonly Scope[]): Answer {
   const preflighted =
     Object.keys(req.route.headers ?? {}).some((name) => name === 'x-graphql-yoga-csrf') ||
     'x-kairograph-token' in req.principal.headers;
-  if (req.route.method === 'POST' && simple && !preflighted) return refuse(403, 'CSRF_PREVENTED');
+  // Prometheus's API reads forms (its protocol) and only reads; the Origin rule above still holds for browsers.
+  if (req.route.method === 'POST' && simple && !preflighted && req.route.api !== 'prometheus')
+    return refuse(403, 'CSRF_PREVENTED');
   if (req.route.scope === null) return { status: req.route.okStatus };
   if (req.principal.wrong) return refuse(401, 'UNAUTHENTICATED');
   const scopes = req.principal.scopes ?? anonymous;
@@ -202,6 +227,19 @@ export function send(baseUrl: string, req: Request): Promise<Answer> {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode!;
           if (status < 400 || req.route.api === 'rest' || text === '') return resolve({ status });
+          // Prometheus's error body, whatever refused the request: the edge or the front end. A target that is no
+          // path, or a path that only looks like the route's, is not the route's: GraphQL's body answers it.
+          if (req.route.api === 'prometheus') {
+            if (!req.target.startsWith('/') || status === 404) return resolve({ status });
+            const body = JSON.parse(text) as { status?: string; errorType?: string };
+            if (body.status !== 'error' || typeof body.errorType !== 'string')
+              reject(
+                new Error(
+                  `${req.route.method} ${req.target} answered ${status} without Prometheus's error body: ${text}`,
+                ),
+              );
+            return resolve({ status });
+          }
           try {
             const code = (JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions
               ?.code;

@@ -1,4 +1,4 @@
-/** What one write, query or request may cost, and how requests share the process: budgets, time limit, admission, compression, REST bodies. */
+/** What one write, query or request may cost, and how requests share the process: budgets, time limit, admission, compression, REST bodies, PromQL. */
 import { setting } from './setting.js';
 import { integer, boolean } from './parsers.js';
 
@@ -105,5 +105,21 @@ export const LIMIT_SETTINGS = [
     meaning:
       'Row periods (3 weeks each by default) that `POST /api/v1/datapoints/query/tags` reads: the latest ones with data in the range',
     parse: (raw, env) => integer(raw, env, 1, 10_000),
+  }),
+  setting({
+    env: 'PROMQL_LOOKBACK_MS',
+    key: 'promqlLookbackMs',
+    default: '300000',
+    meaning:
+      "How far back a PromQL instant selector looks for a series' latest sample ([Prometheus API](prometheus.md)), Prometheus's `--query.lookback-delta`",
+    parse: (raw, env) => integer(raw, env, 1, 31_536_000_000),
+  }),
+  setting({
+    env: 'PROMQL_MAX_SAMPLES',
+    key: 'promqlMaxSamples',
+    default: '5000000',
+    meaning:
+      "Most samples one PromQL query may hold: series its selectors select × its steps (about 9 bytes each), Prometheus's `--query.max-samples`; over it the query fails with 422",
+    parse: (raw, env) => integer(raw, env, 1, 1_000_000_000),
   }),
 ] as const;

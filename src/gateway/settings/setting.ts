@@ -73,6 +73,8 @@ export interface Config {
   readonly quotaRollupTasks: number;
   readonly restMaxBodyBytes: number;
   readonly restTagsRowPeriods: number;
+  readonly promqlLookbackMs: number;
+  readonly promqlMaxSamples: number;
   readonly cacheMaxBytes: number;
   readonly cacheFreshnessMs: number;
   readonly cacheTtlMs: number;

@@ -22,6 +22,8 @@ export function quantile(q: number, values: number[]): number {
   const lower = Math.max(0, Math.floor(rank));
   const upper = Math.min(n - 1, lower + 1);
   const weight = rank - Math.floor(rank);
+  // On a sample exactly, that sample: weighting its neighbour by 0 would turn an infinite neighbour into NaN (∞ × 0).
+  if (weight === 0) return values[lower]!;
   return values[lower]! * (1 - weight) + values[upper]! * weight;
 }
 

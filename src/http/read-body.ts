@@ -1,12 +1,12 @@
 /**
- * Reads a REST request body into memory within REST_MAX_BODY_BYTES, inflating gzip (`Content-Encoding: gzip`, or
- * KairosDB's deprecated `Content-Type: application/gzip`). The limit holds for the bytes received and for the
+ * Reads a request body (REST's JSON, Prometheus's forms) into memory within REST_MAX_BODY_BYTES, inflating gzip
+ * (`Content-Encoding: gzip`, or KairosDB's deprecated `Content-Type: application/gzip`). The limit holds for the bytes received and for the
  * inflated bytes, so neither a long upload nor a gzip bomb can grow the heap; a refused body is drained, not read.
  * A body must be in before the request's time limit (QUERY_TIMEOUT_MS).
  */
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../http/http-errors.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from './http-errors.js';
 import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../model/errors.js';
 
 /**
