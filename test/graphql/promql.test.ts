@@ -233,6 +233,29 @@ describe('the promql field', () => {
     ]);
   });
 
+  it("holds the request's budgets: samples held (PROMQL_MAX_SAMPLES) and points answered (MAX_REQUEST_POINTS)", async () => {
+    const small = await startGateway(store, { PROMQL_MAX_SAMPLES: '5', MAX_REQUEST_POINTS: '1' });
+    try {
+      const refusal = async (variables: Record<string, unknown>) => {
+        const got = await small.graphql(PROMQL, variables);
+        return [got.status, got.body.errors?.[0]?.message, got.body.errors?.[0]?.extensions?.['code']];
+      };
+      // Two series × three steps: six samples held.
+      expect(await refusal({ expression: '{"prom.cpu"}', from: 60_000, to: 180_000, step: '1m' })).toEqual([
+        422,
+        'request exceeded its samples budget of 5 (PROMQL_MAX_SAMPLES)',
+        'BUDGET_EXCEEDED',
+      ]);
+      expect(await refusal({ expression: '{"prom.cpu"}', time: 200_000 })).toEqual([
+        422,
+        'request exceeded its points returned budget of 1 (MAX_REQUEST_POINTS)',
+        'BUDGET_EXCEEDED',
+      ]);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('answers no warnings in extensions when there are none', async () => {
     const got = await g.graphql(PROMQL, { expression: '1', time: 0 });
     expect(got.extensions).not.toHaveProperty('warnings');
