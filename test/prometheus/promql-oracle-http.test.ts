@@ -11,7 +11,7 @@
  * Each query runs over the tester's window (10 minutes ending 12 minutes before the data's end, 10 s steps) and, to
  * reach where series start, end and go stale, over the data's first minutes and past its end (`edges`), and as
  * instant queries (`/query`) at a time on no step and no scrape and after the data's end. The probe queries of the
- * engine's oracle run too. Every difference that remains is listed in oracle-known-http.ts with its reason: the test
+ * engine's oracle run too, and GraphQL's `promql` field is held to the same gateway's `/query_range` over the list. Every difference that remains is listed in oracle-known-http.ts with its reason: the test
  * fails when a listed case passes or an unlisted one fails. In the comparator's messages, "the engine" is Kairograph.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,7 +22,14 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { remoteWrite, type WriteSeries } from '../support/remote-write.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { COMPLIANCE_DIR, type ComplianceCase, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
-import { askPrometheus, compareAnnotations, compareAnswers, type Query } from './oracle-compare.js';
+import {
+  type Answer,
+  askPrometheus,
+  compareAnnotations,
+  compareAnswers,
+  formatRecord,
+  type Query,
+} from './oracle-compare.js';
 import { ANCHOR_MS, MARKER, oracleDataset, SPAN_MS } from './oracle-dataset.js';
 import { EXTRA_QUERIES, PROBE_QUERIES } from './oracle-known.js';
 import { KNOWN_HTTP, KNOWN_HTTP_EXTRA, KNOWN_HTTP_PROBE } from './oracle-known-http.js';
@@ -119,6 +126,25 @@ describe.runIf(present)("Kairograph's Prometheus API against a real Prometheus",
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_HTTP_EXTRA).sort());
   });
 
+  it("answers GraphQL's promql as its own /query_range, over the whole list (non-finite values are null there)", async () => {
+    const cases = loadComplianceCases().filter((c) => !NATIVE.test(c.query));
+    const differ: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < cases.length) {
+          const c = cases[next++]!;
+          const [q] = queries('range', c.query) as [Extract<Query, { kind: 'range' }>];
+          const [http, graphql] = await Promise.all([askPrometheus(kairograph, q), askGraphql(gateway, q)]);
+          const diff = compareAnswers(finiteOrNaN(http), graphql, !http.ok);
+          if (diff !== undefined) differ.push(`${c.query}: ${diff}`);
+        }
+      }),
+    );
+    console.info(`GraphQL's promql: ${cases.length - differ.length}/${cases.length} answer as /query_range does`);
+    expect(differ).toEqual([]);
+  });
+
   it('answers harder queries over the demo service as Prometheus does, but for the cases listed in KNOWN_HTTP_PROBE', async () => {
     const cases = PROBE_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
     const run = await compare(prometheus, kairograph, cases);
@@ -130,6 +156,52 @@ describe.runIf(present)("Kairograph's Prometheus API against a real Prometheus",
 describe.skipIf(present)("Kairograph's Prometheus API against a real Prometheus", () => {
   it.skip(`skipped: no query list at ${COMPLIANCE_DIR} (set PROMQL_COMPLIANCE_DIR to its folder)`, () => {});
 });
+
+const PROMQL = `query ($expression: String!, $from: Time!, $to: Time!, $step: String!) {
+  promql(expression: $expression, from: $from, to: $to, step: $step) { metric tags { name values } columns { epochMs value } }
+}`;
+
+/** GraphQL's answer to a range query, in the comparator's shape (a matrix; null values as NaN). */
+async function askGraphql(gateway: TestGateway, q: Extract<Query, { kind: 'range' }>): Promise<Answer> {
+  const { body } = await gateway.graphql(PROMQL, {
+    expression: q.query,
+    from: q.startMs,
+    to: q.endMs,
+    step: `${q.stepMs}ms`,
+  });
+  if (body.errors !== undefined) return { ok: false, error: body.errors[0]!.message };
+  const series = body.data!['promql'] as {
+    metric: string;
+    tags: { name: string; values: string[] }[];
+    columns: { epochMs: number[]; value: (number | null)[] };
+  }[];
+  return {
+    ok: true,
+    type: 'matrix',
+    series: series
+      .map((s) => ({
+        metric: formatRecord({
+          ...(s.metric !== '' ? { __name__: s.metric } : {}),
+          ...Object.fromEntries(s.tags.map((t) => [t.name, t.values[0]!])),
+        }),
+        points: s.columns.epochMs.map((t, i) => [t, s.columns.value[i] ?? Number.NaN] as const),
+      }))
+      .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : 0)),
+    annotations: [],
+  };
+}
+
+/** GraphQL's Float carries no NaN or infinity: an answer's non-finite values, as GraphQL's nulls read back. */
+function finiteOrNaN(answer: Answer): Answer {
+  if (!answer.ok) return answer;
+  return {
+    ...answer,
+    series: answer.series.map((s) => ({
+      ...s,
+      points: s.points.map(([t, v]) => [t, typeof v === 'number' && !Number.isFinite(v) ? Number.NaN : v] as const),
+    })),
+  };
+}
 
 interface Run {
   /** `<mode> <query>` (or `annotations <query>`) of the cases whose answers differ, with what differs first. */
