@@ -39,16 +39,21 @@ export class SourceSeriesAccess implements SeriesAccess {
   private selectors = 0;
   private samples = 0;
 
-  /** `steps`: the evaluation steps of the query (1 for an instant query), what each selected series holds a value of. */
+  /**
+   * `steps`: the evaluation steps of the query (1 for an instant query), what each selected series holds a value of.
+   * `labelPrefix` goes before each selector's label in the statistics (GraphQL's response path: a request may hold
+   * several PromQL queries).
+   */
   constructor(
     private readonly ctx: RequestScope,
     private readonly source: Source,
     private readonly steps: number,
     private readonly limits: PromqlLimits,
+    private readonly labelPrefix = '',
   ) {}
 
   async *select(matchers: readonly Matcher[], hints: SelectHints): AsyncIterable<SelectedSeries> {
-    const label = `selector[${this.selectors++}]`;
+    const label = `${this.labelPrefix}selector[${this.selectors++}]`;
     const range = { startMs: Math.floor(hints.startMs), endMs: Math.ceil(hints.endMs) };
     for await (const found of readSeries(this.ctx, this.source, matchers, range, label, 'points', this.warnings)) {
       if (found.type !== 'number') {

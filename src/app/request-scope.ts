@@ -25,7 +25,10 @@ import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { IndexLoaders } from '../sources/index-loaders.js';
 
-/** What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets. */
+/**
+ * What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets, and how its
+ * PromQL reads (both front ends evaluate PromQL, so they take it from the one scope).
+ */
 export interface ScopeSettings {
   /** QUERY_TIMEOUT_MS */
   readonly queryTimeoutMs: number;
@@ -41,6 +44,9 @@ export interface ScopeSettings {
   readonly readAheadPoints: number;
   /** MAX_WRITE_POINTS: the most points one write batch may carry (the front ends' parsers count them). */
   readonly maxWritePoints: number;
+  /** PROMQL_LOOKBACK_MS and PROMQL_MAX_SAMPLES (src/app/promql-query.ts). */
+  readonly promqlLookbackMs: number;
+  readonly promqlMaxSamples: number;
 }
 
 /** Gives a turn back; calling it again does nothing. */
@@ -355,6 +361,8 @@ export function scopeSettings(config: {
   readonly maxResponseBytes: number;
   readonly cassandraReadAheadPoints: number;
   readonly maxWritePoints: number;
+  readonly promqlLookbackMs: number;
+  readonly promqlMaxSamples: number;
 }): ScopeSettings {
   return {
     queryTimeoutMs: config.queryTimeoutMs,
@@ -366,5 +374,7 @@ export function scopeSettings(config: {
     maxResponseBytes: config.maxResponseBytes,
     readAheadPoints: config.cassandraReadAheadPoints,
     maxWritePoints: config.maxWritePoints,
+    promqlLookbackMs: config.promqlLookbackMs,
+    promqlMaxSamples: config.promqlMaxSamples,
   };
 }

@@ -153,8 +153,6 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     sources,
     settings: {
       maxBodyBytes: config.restMaxBodyBytes,
-      lookbackMs: config.promqlLookbackMs,
-      maxSamples: config.promqlMaxSamples,
       compression: { enabled: config.compression, minBytes: config.compressionMinBytes },
     },
     log,

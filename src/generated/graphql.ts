@@ -516,6 +516,17 @@ export type Query = {
    */
   points: Array<Series>;
   /**
+   * A PromQL expression evaluated with Prometheus 3's semantics over a source, as the source's Prometheus API
+   * (`/prometheus/<source>/api/v1`) evaluates it: a KairosDB metric is `__name__` (quoted when it is no identifier:
+   * `rate({"system.cpu.usage", host="a"}[5m])`), its tags are labels, long and double values are samples. With `from`,
+   * a range query (Prometheus's `query_range`): one point every `step` from `from` to `to`; without it, an instant query
+   * (Prometheus's `query`) at `time`. Each result series is a `Series`: its labels but `__name__` are its tags, one
+   * value each, `metric` is its `__name__` ('' when the expression dropped it), values are DOUBLE. A scalar answers one
+   * series without tags, a string one STRING point. Prometheus's warnings and infos are in `extensions.warnings` and
+   * `extensions.infos`; an expression Prometheus refuses is BAD_USER_INPUT on `expression`, with Prometheus's message.
+   */
+  promql: Array<Series>;
+  /**
    * The raw points of a metric between `from` and `to` (both inclusive; `to` defaults to now), one entry per stored
    * series. `limit` caps the points of each series; `order` sorts them by time.
    */
@@ -585,6 +596,18 @@ export type QueryPointsArgs = {
   source?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
   where?: InputMaybe<Array<TagMatch>>;
+};
+
+
+/** What can be read: sources, metric names, tags, series and their points. */
+export type QueryPromqlArgs = {
+  expression: Scalars['String']['input'];
+  from?: InputMaybe<Scalars['Time']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  source?: InputMaybe<Scalars['String']['input']>;
+  step?: InputMaybe<Scalars['String']['input']>;
+  time?: InputMaybe<Scalars['Time']['input']>;
+  to?: InputMaybe<Scalars['Time']['input']>;
 };
 
 
@@ -910,7 +933,10 @@ export type ScoreThresholdInput = {
   value: Scalars['Float']['input'];
 };
 
-/** One result series: a stored series (from `points`), or a group of series merged and aggregated (from `series`). */
+/**
+ * One result series: a stored series (from `points`), a group of series merged and aggregated (from `series`), or a
+ * series of a PromQL answer (from `promql`).
+ */
 export type Series = {
   __typename?: 'Series';
   /**
@@ -927,7 +953,10 @@ export type Series = {
   name: Scalars['String']['output'];
   /** The series' points, in the query's `order`. */
   points: Array<Point>;
-  /** Raw points read into this series before its aggregators. */
+  /**
+   * Raw points read into this series before its aggregators. For `promql`, the series' own points: a PromQL series is
+   * computed from any number of selected series, whose points read `extensions.statistics` counts.
+   */
   sampleSize: Scalars['Int']['output'];
   /** The value of one tag when the series has exactly one value for it; null otherwise. */
   tag: Maybe<Scalars['String']['output']>;
@@ -938,7 +967,10 @@ export type Series = {
 };
 
 
-/** One result series: a stored series (from `points`), or a group of series merged and aggregated (from `series`). */
+/**
+ * One result series: a stored series (from `points`), a group of series merged and aggregated (from `series`), or a
+ * series of a PromQL answer (from `promql`).
+ */
 export type SeriesTagArgs = {
   name: Scalars['String']['input'];
 };
@@ -1463,6 +1495,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   metricNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryMetricNamesArgs, 'limit' | 'prefix'>>;
   metricNamesPage?: Resolver<ResolversTypes['StringPage'], ParentType, ContextType, RequireFields<QueryMetricNamesPageArgs, 'first' | 'prefix'>>;
   points?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryPointsArgs, 'from' | 'metric' | 'order'>>;
+  promql?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryPromqlArgs, 'expression'>>;
   rawSeries?: Resolver<Array<ResolversTypes['Series']>, ParentType, ContextType, RequireFields<QueryRawSeriesArgs, 'from' | 'metric' | 'order'>>;
   rollups?: Resolver<Array<ResolversTypes['RollupTask']>, ParentType, ContextType>;
   rows?: Resolver<Array<ResolversTypes['Row']>, ParentType, ContextType, RequireFields<QueryRowsArgs, 'fill' | 'from' | 'metric' | 'order'>>;

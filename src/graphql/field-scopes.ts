@@ -39,6 +39,7 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription'
     rawSeries: 'read',
     series: 'read',
     rows: 'read',
+    promql: 'read',
     metadata: 'read',
     rollups: 'read',
   },

@@ -30,6 +30,7 @@ import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useCompression } from './use-compression.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useExecutionSchema } from './use-execution-schema.js';
+import { useAnswerNotes } from './use-answer-notes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
 
 /** What GraphQL needs of the configuration. */
@@ -173,6 +174,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       // What a mutation's answer (and introspection) reveals: checked whole before anything runs.
       useAnswerScopes(),
       useQueryStatistics(observer),
+      useAnswerNotes(),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
       // Last: it replaces the response, and headers set on the old one after it would be lost.

@@ -1,6 +1,6 @@
 /**
  * The Query root's resolvers: sources, metric names, tag names and values, series keys (and their pages), points,
- * aggregated series, rows, metadata and roll-up tasks. No resolver reaches a source's tables.
+ * aggregated series, rows, PromQL's series, metadata and roll-up tasks. No resolver reaches a source's tables.
  */
 import { metricNames } from '../app/metric-names.js';
 import { metadataFor } from '../app/metadata.js';
@@ -11,6 +11,7 @@ import { InputError } from '../model/errors.js';
 import { cursorArg, DEFAULT_METADATA_WINDOW_MS, page, pageSizeArg, positiveIntArg, rangeArgs } from './arguments.js';
 import type { GraphQLContext } from './context.js';
 import { seriesRows } from './point-answers.js';
+import { promqlSeries } from './promql-answers.js';
 import {
   aggregatedSeries,
   rawSeries,
@@ -70,6 +71,7 @@ export const queryResolvers: QueryResolvers<GraphQLContext> = {
   async series(_, args, ctx, info) {
     return aggregatedSeries(ctx, args, responsePath(info.path));
   },
+  promql: (_, args, ctx, info) => promqlSeries(ctx, args, responsePath(info.path)),
   metadata(_, { service, source: name }, ctx) {
     const source = ctx.source(name);
     metadataFor(source, { service }, false);

@@ -19,10 +19,6 @@ import type { Sources } from '../sources/sources.js';
 interface PrometheusSettings {
   /** REST_MAX_BODY_BYTES: the largest form body, as for the REST API. */
   readonly maxBodyBytes: number;
-  /** PROMQL_LOOKBACK_MS: how far back an instant selector looks for a sample. */
-  readonly lookbackMs: number;
-  /** PROMQL_MAX_SAMPLES: series selected × steps, what the evaluator holds. */
-  readonly maxSamples: number;
   /** COMPRESSION and COMPRESSION_MIN_BYTES. */
   readonly compression: { readonly enabled: boolean; readonly minBytes: number };
 }

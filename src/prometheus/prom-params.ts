@@ -7,9 +7,6 @@ import { parseDuration as parsePromDuration } from '../engine/promql/duration.js
 import { isEpochMs } from '../lib/epoch-ms.js';
 import { PromApiError } from './prom-errors.js';
 
-/** Prometheus's 11,000 points per series of a range query. */
-export const MAX_POINTS_PER_SERIES = 11_000;
-
 /** The earliest and latest times the house holds (src/lib/epoch-ms.ts): what an absent `start` or `end` means. */
 export const MIN_TIME_MS = -8.64e15;
 export const MAX_TIME_MS = 8.64e15;

@@ -1,12 +1,11 @@
 /**
- * PromQL queries: /query (instant) and /query_range, GET or POST form, evaluated by the engine's PromqlEngine over the
- * source the path names (src/app/promql-series.ts: the one read path), with Prometheus's parameter checks and
- * messages, answered in its result shapes.
+ * PromQL queries: /query (instant) and /query_range, GET or POST form, evaluated over the source the path names as
+ * every front end evaluates PromQL (src/app/promql-query.ts: the one read path), with Prometheus's parameter checks
+ * and messages, answered in its result shapes.
  */
-import { type PromqlLimits, SourceSeriesAccess } from '../app/promql-series.js';
-import { PromqlEngine, type QueryResult } from '../engine/promql/promql-engine.js';
+import { evaluatePromql, MAX_POINTS_PER_SERIES, type PromqlAnswer } from '../app/promql-query.js';
 import { formParams, type Call, type Reply, type PromRoute } from './prom-endpoint.js';
-import { badParam, durationParam, goQuote, MAX_POINTS_PER_SERIES, parseTime, timeParam } from './prom-params.js';
+import { badParam, durationParam, goQuote, parseTime, timeParam } from './prom-params.js';
 import { PromApiError } from './prom-errors.js';
 import { writeResult } from './render-result.js';
 
@@ -19,9 +18,7 @@ async function instantQuery(call: Call): Promise<Reply> {
   const params = await formParams(call);
   const timeMs = timeParam(params, 'time', call.ctx.nowMs);
   applyTimeout(call, params);
-  const { access, engine } = engineFor(call, 1);
-  const result = await engine.instantQuery(params.get('query') ?? '', timeMs, call.ctx.signal);
-  return replyOf(call, result, access);
+  return replyOf(call, await evaluatePromql(call.ctx, call.source, { expression: params.get('query') ?? '', timeMs }));
 }
 
 async function rangeQuery(call: Call): Promise<Reply> {
@@ -43,9 +40,8 @@ async function rangeQuery(call: Call): Promise<Reply> {
       'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)',
     );
   applyTimeout(call, params);
-  const { access, engine } = engineFor(call, Math.floor((endMs - startMs) / stepMs) + 1);
-  const result = await engine.rangeQuery(params.get('query') ?? '', startMs, endMs, stepMs, call.ctx.signal);
-  return replyOf(call, result, access);
+  const expression = params.get('query') ?? '';
+  return replyOf(call, await evaluatePromql(call.ctx, call.source, { expression, startMs, endMs, stepMs }));
 }
 
 /** `timeout` shortens the request's time limit (QUERY_TIMEOUT_MS), never lengthens it, as Prometheus's --query.timeout. */
@@ -61,16 +57,6 @@ function requiredTime(params: URLSearchParams, name: string): number {
   return timeParam(params, name, ms);
 }
 
-function engineFor({ ctx, source, deps }: Call, steps: number) {
-  const limits: PromqlLimits = { maxSamples: deps.settings.maxSamples };
-  const access = new SourceSeriesAccess(ctx, source, steps, limits);
-  return { access, engine: new PromqlEngine(access, { lookbackMs: deps.settings.lookbackMs }) };
-}
-
-function replyOf({ ctx }: Call, result: QueryResult, access: SourceSeriesAccess): Reply {
-  return {
-    data: { write: (out) => writeResult(result, out, ctx.budget) },
-    warnings: [...result.warnings, ...access.warnings],
-    infos: result.infos,
-  };
+function replyOf({ ctx }: Call, { result, warnings, infos }: PromqlAnswer): Reply {
+  return { data: { write: (out) => writeResult(result, out, ctx.budget) }, warnings, infos };
 }

@@ -194,7 +194,7 @@ function sortSeries<T extends { metric: string }>(series: T[]): T[] {
   return series.sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : 0));
 }
 
-function formatRecord(record: Readonly<Record<string, string>>): string {
+export function formatRecord(record: Readonly<Record<string, string>>): string {
   return `{${Object.keys(record)
     .sort()
     .map((k) => `${k}=${JSON.stringify(record[k])}`)

@@ -215,6 +215,7 @@ const ACTIONS: readonly [string, Action][] = [
   }),
   gql('series', 'read', () => `{ series(metric: "keep.me", ${range}) { points { value } } }`),
   gql('rows', 'read', () => `{ rows(metric: "keep.me", ${range}) { value } }`),
+  gql('promql', 'read', () => '{ promql(expression: "{\\"keep.me\\"}", time: 3600000) { metric } }'),
   gql(
     'addPoints',
     'write',

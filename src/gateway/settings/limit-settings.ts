@@ -111,7 +111,7 @@ export const LIMIT_SETTINGS = [
     key: 'promqlLookbackMs',
     default: '300000',
     meaning:
-      "How far back a PromQL instant selector looks for a series' latest sample ([Prometheus API](prometheus.md)), Prometheus's `--query.lookback-delta`",
+      "How far back a PromQL instant selector looks for a series' latest sample ([Prometheus API](prometheus.md), GraphQL's [`promql`](graphql.md#promql)), Prometheus's `--query.lookback-delta`",
     parse: (raw, env) => integer(raw, env, 1, 31_536_000_000),
   }),
   setting({
