@@ -24,7 +24,7 @@ import type { GraphQLContext, Live } from './context.js';
 import { useAnswerScopes } from './field-scopes.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
 import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
-import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
+import { usePersistedOperationsPolicy, type PersistedManifest } from './persisted-operations.js';
 import { createGatewaySchemas } from './schema.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useCompression } from './use-compression.js';
@@ -56,16 +56,17 @@ export interface GraphQLServerDeps {
   readonly live: Live;
   readonly rollups: RollupService;
   readonly settings: GraphQLSettings;
+  /** The persisted operations (loadManifest), which WebSockets serve too. */
+  readonly manifest: PersistedManifest;
   readonly log: Logger;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance<object, GraphQLContext> {
-  const { sources, scopes, auth, edge, observer, metrics, live, rollups, settings, log } = deps;
+  const { sources, scopes, auth, edge, observer, metrics, live, rollups, settings, manifest, log } = deps;
   const callers = new WeakMap<Request, Caller>();
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, GraphQLContext>();
   const schemas = createGatewaySchemas();
-  const manifest = loadManifest(settings);
   return createYoga<object, GraphQLContext>({
     schema: schemas.contract,
     graphqlEndpoint: '/graphql',
@@ -81,7 +82,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     context: (initial) => {
       const { request } = initial;
       const { req } = initial as unknown as NodeServerContext;
-      const caller = callers.get(request);
+      // A WebSocket's operation brings the caller its connection authenticated (graphql-ws.ts).
+      const caller = callers.get(request) ?? (initial as { caller?: Caller }).caller;
       const scope = scopes.open({
         requestId: request.headers.get('x-request-id'),
         clientSignal: request.signal,

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KairographError } from '../model/errors.js';
 import type { RequestObserver, Api } from './request-observer.js';
-import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from './auth.js';
+import { TOKEN_HEADER, type Authenticator, type Challenge, type PresentedCredentials, type Principal } from './auth.js';
 import type { BrowserPolicy } from './browser-policy.js';
 import { canonicalTarget } from './canonical-path.js';
 import type { ReadQuota } from './quotas.js';
@@ -111,6 +111,58 @@ export class HttpEdge {
       this.callers.set(req, caller);
     }
     return caller;
+  }
+
+  /**
+   * The same checks as accept() for a WebSocket upgrade (src/graphql/graphql-ws.ts), which has no response to answer
+   * in: the canonical path, the Host and the Origin. Browsers apply no CORS to WebSockets and send a page's origin
+   * with every upgrade, so a foreign origin is refused here, as any cross-site request is (cross-site WebSocket
+   * hijacking). Throws the refusal; `ambientCredentials` is false for an origin let in only by CORS_ORIGINS=*, whose
+   * pages may call without the browser's credentials only: its upgrade's Authorization header is ignored.
+   */
+  acceptUpgrade(req: IncomingMessage): Accepted & { readonly ambientCredentials: boolean } {
+    const target = canonicalTarget(req.url ?? '');
+    if (target === undefined)
+      throw new KairographError('BAD_USER_INPUT', 'the request target must be a path starting with "/"');
+    req.url = target;
+    const path = target.split('?', 1)[0]!;
+    const { api } = this.deps.route(path);
+    const { host, origin } = req.headers;
+    this.deps.browser.checkHost(host);
+    const forwarded = req.headers['x-forwarded-host'];
+    const cors = this.deps.browser.check(origin, host, typeof forwarded === 'string' ? forwarded : undefined);
+    return { path, api, ambientCredentials: cors['access-control-allow-origin'] !== '*' };
+  }
+
+  /** The status, body and headers that answer `error` on a route of `api`, for a caller that writes them itself. */
+  refusal(api: Api, error: KairographError): { status: number; body: string; headers: HeaderFields } {
+    return {
+      status: error.status,
+      body: this.deps.errors[api].body(error),
+      headers: { ...error.headers, 'content-type': 'application/json; charset=utf-8' },
+    };
+  }
+
+  /**
+   * Who a connection acts as, from credentials it presents other than in a request's headers (a WebSocket's
+   * connection_init payload), with the same checks as caller(): UnauthenticatedError, RateLimitedError.
+   */
+  async callerOf(presented: PresentedCredentials, address: string): Promise<Caller> {
+    const principal = await this.deps.auth.authenticate(presented, 'Bearer', address);
+    const client = principal.authenticated ? principal.name : `${principal.name}@${address}`;
+    this.deps.readQuota.check(client);
+    return { principal, client };
+  }
+
+  /** Charges the points a request context read to `client` (what accept()'s requests are charged when they close). */
+  charge(
+    client: string,
+    ctx: { readonly queries: readonly { readonly stats: { readonly pointsRead: number } }[] },
+  ): void {
+    this.deps.readQuota.charge(
+      client,
+      ctx.queries.reduce((sum, query) => sum + query.stats.pointsRead, 0),
+    );
   }
 
   /** Answers `error` in the error body of the front end `api` (GraphQL's errors, or KairosDB's `{"errors": [...]}`). */
