@@ -31,6 +31,7 @@ import { useCompression } from './use-compression.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useExecutionSchema } from './use-execution-schema.js';
 import { useQueryStatistics } from './use-query-statistics.js';
+import { useMultipartSubscriptions } from './use-multipart-subscriptions.js';
 
 /** What GraphQL needs of the configuration. */
 interface GraphQLSettings {
@@ -177,6 +178,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       useQueryStatistics(observer),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
+      // Apollo Client's HTTP subscriptions; SSE stays yoga's own.
+      useMultipartSubscriptions(),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       settings.compression.enabled && useCompression(settings.compression),
     ],

@@ -17,7 +17,7 @@ import { TOKEN_HEADER, type Authenticator } from '../http/auth.js';
 import type { Caller, HttpEdge } from '../http/edge.js';
 import { BudgetExceededError, KairographError, OverloadedError } from '../model/errors.js';
 import type { GraphQLContext } from './context.js';
-import { isGraphQLError, toGraphQLError } from './mask-error.js';
+import { isGraphQLError, toGraphQLError, withoutHttpExtension } from './mask-error.js';
 import type { PersistedManifest } from './persisted-operations.js';
 
 interface WebSocketSettings {
@@ -43,6 +43,8 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 const KEEP_ALIVE_MS = 12_000;
 /** A socket that has not sent connection_init within this is closed with 4408, so idle sockets hold no place. */
 const INIT_TIMEOUT_MS = 3_000;
+/** How long the gateway's stop waits for clients to answer a socket's close. */
+const CLOSE_GRACE_MS = 1_000;
 /** Close codes of our own, in the application's range beside graphql-ws's. */
 const CLOSE_RATE_LIMITED = 4429;
 
@@ -148,16 +150,16 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
         };
       },
       onNext(_ctx, _id, _payload, _args, result) {
-        const errors = result.errors?.map(clientError);
+        const errors = result.errors?.map(withoutHttpExtension);
         const message = { ...result, ...(errors ? { errors } : {}) };
         // One message at a time per operation (graphql-ws awaits each send), so a socket holds at most its
         // operations' last messages: each is bounded as an HTTP answer is.
         const bytes = Buffer.byteLength(JSON.stringify(message));
         if (bytes <= settings.maxResponseBytes) return message;
         const error = new BudgetExceededError('request', 'bytes', settings.maxResponseBytes, 'MAX_RESPONSE_BYTES');
-        return { data: null, errors: [clientError(toGraphQLError(error))] };
+        return { data: null, errors: [withoutHttpExtension(toGraphQLError(error))] };
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map(clientError),
+      onError: (_ctx, _id, _payload, errors) => errors.map(withoutHttpExtension),
       onComplete: (ctx, id) => end(connectionOf(ctx.extra.socket), id),
       onClose(ctx) {
         const connection = connectionOf(ctx.extra.socket);
@@ -168,6 +170,7 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
     KEEP_ALIVE_MS,
   );
 
+  let closing: Promise<void> | undefined;
   return {
     upgrade(req, socket, head) {
       let accepted: ReturnType<HttpEdge['acceptUpgrade']>;
@@ -189,7 +192,13 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     },
     close: async () => {
-      await server.dispose();
+      // Each socket is sent 1001 (going away); one whose client does not answer the close within a second is cut,
+      // or the gateway's stop would wait for ws's own 30 s timeout.
+      const cut = setTimeout(() => {
+        for (const socket of wss.clients) socket.terminate();
+      }, CLOSE_GRACE_MS);
+      closing ??= Promise.resolve(server.dispose());
+      await closing.finally(() => clearTimeout(cut));
     },
   };
 }
@@ -255,14 +264,6 @@ function documentText(
       extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
     })
   );
-}
-
-/** An error as a socket's client gets it: HTTP's status and headers mean nothing there. */
-function clientError(error: GraphQLError): ReturnType<GraphQLError['toJSON']> {
-  const json = error.toJSON();
-  if (json.extensions === undefined || !('http' in json.extensions)) return json;
-  const { http: _http, ...extensions } = json.extensions;
-  return { ...json, extensions };
 }
 
 function coded(error: GraphQLError, code: string): GraphQLError {

@@ -53,3 +53,11 @@ export const GRAPHQL_ERROR_FORMAT: ErrorFormat = {
 export function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof Error && error.name === 'GraphQLError' && 'extensions' in error;
 }
+
+/** An error as a stream's or a socket's client reads it: the HTTP status and headers yoga uses mean nothing there. */
+export function withoutHttpExtension(error: GraphQLError): ReturnType<GraphQLError['toJSON']> {
+  const json = error.toJSON();
+  if (json.extensions === undefined || !('http' in json.extensions)) return json;
+  const { http: _http, ...extensions } = json.extensions;
+  return { ...json, extensions };
+}
