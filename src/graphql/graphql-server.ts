@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
@@ -67,6 +68,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
   const callers = new WeakMap<Request, Caller>();
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, GraphQLContext>();
+  // Requests whose answer is a stream of parts (@defer, @stream): their context lives until the last part is sent.
+  const streamed = new WeakSet<Request>();
   const schemas = createGatewaySchemas();
   return createYoga<object, GraphQLContext>({
     schema: schemas.contract,
@@ -117,7 +120,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
           const context = contexts.get(request);
           if (!context) return;
           response.headers.set('x-request-id', context.requestId);
-          context.dispose();
+          if (!streamed.has(request)) context.dispose();
         },
       },
       // The primary source only: it serves REST and every request that names no source, and another source's outage
@@ -175,6 +178,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       !settings.graphqlIntrospection && disableIntrospection(),
       // What a mutation's answer (and introspection) reveals: checked whole before anything runs.
       useAnswerScopes(),
+      // @defer and @stream: a dashboard's fast panels are sent while the slow ones read (multipart or SSE).
+      useDeferStream(),
+      useStreamedAnswers(streamed),
       useQueryStatistics(observer),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
@@ -198,6 +204,25 @@ function useAuthentication(edge: HttpEdge, callers: WeakMap<Request, Caller>): P
       } catch (error) {
         throw error instanceof KairographError ? toGraphQLError(error) : error;
       }
+    },
+  };
+}
+
+/**
+ * A deferred or streamed answer's later parts read with the request's context: its turn, its deadline and its budget
+ * are given back when the last part is sent (or the client leaves), not when the response starts.
+ */
+function useStreamedAnswers(streamed: WeakSet<Request>): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) return;
+          const ctx = args.contextValue as GraphQLContext & { request?: Request };
+          if (ctx.request !== undefined) streamed.add(ctx.request);
+          return { onEnd: () => ctx.dispose() };
+        },
+      };
     },
   };
 }
