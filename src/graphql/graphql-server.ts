@@ -24,7 +24,7 @@ import type { Sources } from '../sources/sources.js';
 import type { GraphQLContext, Live } from './context.js';
 import { useAnswerScopes } from './field-scopes.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
-import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
+import { createMaskError, isGraphQLError, type MaskError, toGraphQLError, withoutHttpExtension } from './mask-error.js';
 import { usePersistedOperationsPolicy, type PersistedManifest } from './persisted-operations.js';
 import { createGatewaySchemas } from './schema.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
@@ -70,6 +70,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
   const contexts = new WeakMap<Request, GraphQLContext>();
   // Requests whose answer is a stream of parts (@defer, @stream): their context lives until the last part is sent.
   const streamed = new WeakSet<Request>();
+  const maskError = createMaskError(log);
   const schemas = createGatewaySchemas();
   return createYoga<object, GraphQLContext>({
     schema: schemas.contract,
@@ -100,7 +101,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       observer.attach(req, context);
       return context;
     },
-    maskedErrors: { maskError: createMaskError(log) },
+    maskedErrors: { maskError },
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -180,7 +181,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       useAnswerScopes(),
       // @defer and @stream: a dashboard's fast panels are sent while the slow ones read (multipart or SSE).
       useDeferStream(),
-      useStreamedAnswers(streamed),
+      useStreamedAnswers(streamed, maskError),
       useQueryStatistics(observer),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
@@ -212,7 +213,7 @@ function useAuthentication(edge: HttpEdge, callers: WeakMap<Request, Caller>): P
  * A deferred or streamed answer's later parts read with the request's context: its turn, its deadline and its budget
  * are given back when the last part is sent (or the client leaves), not when the response starts.
  */
-function useStreamedAnswers(streamed: WeakSet<Request>): Plugin<GraphQLContext> {
+function useStreamedAnswers(streamed: WeakSet<Request>, maskError: MaskError): Plugin<GraphQLContext> {
   return {
     onExecute({ args }) {
       return {
@@ -220,7 +221,25 @@ function useStreamedAnswers(streamed: WeakSet<Request>): Plugin<GraphQLContext> 
           if (!isAsyncIterable(result)) return;
           const ctx = args.contextValue as GraphQLContext & { request?: Request };
           if (ctx.request !== undefined) streamed.add(ctx.request);
-          return { onEnd: () => ctx.dispose() };
+          return {
+            // Yoga masks and codes a part's top-level errors only; a deferred part's are inside `incremental`.
+            onNext({ result: part, setResult }) {
+              const incremental = (part as { incremental?: { errors?: readonly GraphQLError[] }[] }).incremental;
+              if (!incremental?.some((item) => item.errors !== undefined)) return;
+              const masked = incremental.map((item) =>
+                item.errors === undefined
+                  ? item
+                  : {
+                      ...item,
+                      errors: item.errors.map((error) =>
+                        withoutHttpExtension(maskError(error, 'Unexpected error.', false) as GraphQLError),
+                      ),
+                    },
+              );
+              setResult({ ...part, incremental: masked } as typeof part);
+            },
+            onEnd: () => ctx.dispose(),
+          };
         },
       };
     },

@@ -8,9 +8,9 @@ import { InputError, KairographError, RateLimitedError } from '../model/errors.j
 import type { ErrorFormat } from '../http/edge.js';
 import type { Logger } from '../lib/log.js';
 
-type MaskError = NonNullable<
-  Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>
->['maskError'];
+export type MaskError = NonNullable<
+  NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>>['maskError']
+>;
 
 export function createMaskError(log: Logger): MaskError {
   return (error, message, isDev) => {

@@ -7,6 +7,7 @@ import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import type { Store } from '../../src/store/store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { delegatingStore } from '../support/store-wrappers.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
@@ -22,6 +23,7 @@ let gw: TestGateway;
 /** Scans of metric `slow` wait for this gate. */
 let gate: { open: () => void; promise: Promise<void> };
 let slowScans = 0;
+let gated: Store;
 
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
@@ -35,7 +37,7 @@ beforeAll(async () => {
       values: [i + 1],
     })),
   });
-  const gated = delegatingStore(store, {
+  gated = delegatingStore(store, {
     scan: (key, start, end, options) => {
       if (key.metric !== 'slow') return store.scan(key, start, end, options);
       slowScans++;
@@ -144,5 +146,50 @@ it("gives Apollo Client's watchQuery the fast panel first, then the whole dashbo
       });
   } finally {
     watching.unsubscribe();
+  }
+});
+
+it("stops a deferred part that goes over the request's budget: its parts together are one request", async () => {
+  // The fast panel reads one point, the deferred one (held until the first part is out) a second: over the request's
+  // MAX_REQUEST_POINTS_READ of 1.
+  const tight = await startGateway(gated, { CACHE_MAX_BYTES: '0', MAX_REQUEST_POINTS_READ: '1' });
+  try {
+    const response = await fetch(`${tight.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: DASHBOARD }),
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const seen = { text: '' };
+    await readUntil(reader, seen, '"hasNext":true');
+    expect(seen.text).toContain('data: {"data":{"fast":[{"points":[{"value":1}]}]},"hasNext":true}');
+    gate.open();
+    await readUntil(reader, seen, 'event: complete');
+    const parts = seen.text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {"incremental"'))
+      .map((line) => JSON.parse(line.slice(6)));
+    expect(parts).toEqual([
+      {
+        incremental: [
+          {
+            data: null,
+            path: [],
+            label: 'slowPanel',
+            errors: [
+              {
+                message: 'request exceeded its points read budget of 1 (MAX_REQUEST_POINTS_READ)',
+                locations: [{ line: 3, column: 36 }],
+                path: ['slow'],
+                extensions: { code: 'BUDGET_EXCEEDED' },
+              },
+            ],
+          },
+        ],
+        hasNext: false,
+      },
+    ]);
+  } finally {
+    await tight.close();
   }
 });
