@@ -6,7 +6,8 @@
  * on the upgrade, credentials (from the upgrade's headers or connection_init's payload), the persisted-operations
  * policy, and the answer's size.
  */
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { CloseCode, type SubscribePayload } from 'graphql-ws';
@@ -173,22 +174,29 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
   let closing: Promise<void> | undefined;
   return {
     upgrade(req, socket, head) {
-      let accepted: ReturnType<HttpEdge['acceptUpgrade']>;
-      try {
-        accepted = edge.acceptUpgrade(req);
-        if (accepted.path !== '/graphql')
-          throw new KairographError('NOT_FOUND', `WebSockets are served on /graphql only, not on ${accepted.path}`);
-        if (wss.clients.size >= settings.maxWebSockets)
-          throw new OverloadedError(
-            `the gateway serves ${wss.clients.size} WebSockets, its MAX_WEBSOCKETS; subscribe over SSE meanwhile`,
-            5,
-          );
-      } catch (error) {
-        if (!(error instanceof KairographError)) throw error;
-        refuseUpgrade(socket, edge.refusal('graphql', error));
+      // A response on the upgrade's socket, so the edge checks, answers, logs and counts an upgrade it refuses as it
+      // does any request; one it lets through is handed to ws with no response written.
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as Socket);
+      // Node's server ends a connection after its last response; this response is none of its own.
+      res.once('finish', () => socket.end());
+      const accepted = edge.accept(req, res);
+      if (accepted === undefined) return;
+      let refusal: KairographError | undefined;
+      if (accepted.path !== '/graphql')
+        refusal = new KairographError('NOT_FOUND', `WebSockets are served on /graphql only, not on ${accepted.path}`);
+      else if (wss.clients.size >= settings.maxWebSockets)
+        refusal = new OverloadedError(
+          `the gateway serves ${wss.clients.size} WebSockets, its MAX_WEBSOCKETS; subscribe over SSE meanwhile`,
+          5,
+        );
+      if (refusal !== undefined) {
+        edge.refuse(req, res, 'graphql', refusal);
         return;
       }
-      ambient.set(req, accepted.ambientCredentials);
+      res.detachSocket(socket as Socket);
+      ambient.set(req, edge.ambientCredentials(req));
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     },
     close: async () => {
@@ -295,17 +303,4 @@ function close(socket: WebSocket, code: number, reason: string): void {
   let short = reason;
   while (Buffer.byteLength(short) > 123) short = `${short.slice(0, -2)}…`;
   socket.close(code, short);
-}
-
-/** Answers an upgrade the edge refused as HTTP (browsers show a failed handshake), then closes the connection. */
-function refuseUpgrade(socket: Duplex, refusal: ReturnType<HttpEdge['refusal']>): void {
-  const headers = {
-    ...refusal.headers,
-    'content-length': String(Buffer.byteLength(refusal.body)),
-    connection: 'close',
-  };
-  const head = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n${head}\r\n${refusal.body}`);
 }

@@ -114,33 +114,14 @@ export class HttpEdge {
   }
 
   /**
-   * The same checks as accept() for a WebSocket upgrade (src/graphql/graphql-ws.ts), which has no response to answer
-   * in: the canonical path, the Host and the Origin. Browsers apply no CORS to WebSockets and send a page's origin
-   * with every upgrade, so a foreign origin is refused here, as any cross-site request is (cross-site WebSocket
-   * hijacking). Throws the refusal; `ambientCredentials` is false for an origin let in only by CORS_ORIGINS=*, whose
-   * pages may call without the browser's credentials only: its upgrade's Authorization header is ignored.
+   * Whether a WebSocket upgrade accept() let through may carry the browser's credentials in its headers: not from an
+   * origin let in only by CORS_ORIGINS=*, whose pages may call without them only (src/graphql/graphql-ws.ts).
    */
-  acceptUpgrade(req: IncomingMessage): Accepted & { readonly ambientCredentials: boolean } {
-    const target = canonicalTarget(req.url ?? '');
-    if (target === undefined)
-      throw new KairographError('BAD_USER_INPUT', 'the request target must be a path starting with "/"');
-    req.url = target;
-    const path = target.split('?', 1)[0]!;
-    const { api } = this.deps.route(path);
+  ambientCredentials(req: IncomingMessage): boolean {
     const { host, origin } = req.headers;
-    this.deps.browser.checkHost(host);
     const forwarded = req.headers['x-forwarded-host'];
     const cors = this.deps.browser.check(origin, host, typeof forwarded === 'string' ? forwarded : undefined);
-    return { path, api, ambientCredentials: cors['access-control-allow-origin'] !== '*' };
-  }
-
-  /** The status, body and headers that answer `error` on a route of `api`, for a caller that writes them itself. */
-  refusal(api: Api, error: KairographError): { status: number; body: string; headers: HeaderFields } {
-    return {
-      status: error.status,
-      body: this.deps.errors[api].body(error),
-      headers: { ...error.headers, 'content-type': 'application/json; charset=utf-8' },
-    };
+    return cors['access-control-allow-origin'] !== '*';
   }
 
   /**

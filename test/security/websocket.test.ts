@@ -102,6 +102,11 @@ describe('the upgrade crosses the same edge as every request', () => {
             );
         }
     expect(wrong).toEqual([]);
+    // Refused upgrades are counted as refused requests: 10 path forms × 5 origins on a rebound Host; 10 forms × 2
+    // foreign origins (another site's, "null") × the 2 Hosts that pass.
+    const metrics = await (await fetch(`${open.url}/metrics`)).text();
+    expect(metrics).toContain('kairograph_refusals_total{reason="host"} 50');
+    expect(metrics).toContain('kairograph_refusals_total{reason="origin"} 40');
   });
 
   it('answers paths that only look like /graphql 404, and another route 404', async () => {

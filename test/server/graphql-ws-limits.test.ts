@@ -99,6 +99,12 @@ it('refuses a socket past MAX_WEBSOCKETS with 503 OVERLOADED', async () => {
       'the server is overloaded: the gateway serves 1 WebSockets, its MAX_WEBSOCKETS; subscribe over SSE meanwhile; retry in 5 s',
     extensions: { code: 'OVERLOADED' },
   });
+  // Logged and counted as any refused request.
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  expect(metrics).toContain('kairograph_errors_total{api="graphql",code="OVERLOADED"} 1');
+  expect(metrics).toContain(
+    'kairograph_http_requests_total{api="graphql",route="/graphql",method="GET",status="503",source=""} 1',
+  );
 });
 
 it('refuses an operation past WEBSOCKET_MAX_OPERATIONS while another runs', async () => {
