@@ -9,6 +9,7 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { requestStatistics } from '../app/statistics.js';
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { CloseCode, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -52,7 +53,15 @@ const CLOSE_RATE_LIMITED = 4429;
 /** What a connection keeps between messages: who it is, and the contexts of its operations under way. */
 interface Connection {
   caller?: Caller;
-  readonly operations: Map<string, { readonly ctx: GraphQLContext; readonly abort: AbortController }>;
+  readonly operations: Map<
+    string,
+    {
+      readonly ctx: GraphQLContext;
+      readonly abort: AbortController;
+      readonly started: number;
+      readonly name: string | null;
+    }
+  >;
 }
 
 export interface GraphQLWebSocket {
@@ -80,11 +89,27 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
     operation.abort.abort();
     if (connection.caller !== undefined) edge.charge(connection.caller.client, operation.ctx);
     operation.ctx.dispose();
+    // One line per operation, as an HTTP request has: a socket's operations are its requests.
+    const ms = performance.now() - operation.started;
+    operation.ctx.log.info(
+      {
+        api: 'graphql',
+        transport: 'websocket',
+        principal: operation.ctx.principal.name,
+        operation: operation.name,
+        ms: Math.round(ms * 100) / 100,
+        statistics: requestStatistics(operation.ctx, ms),
+      },
+      'graphql websocket operation',
+    );
   };
 
   const server = useServer<Record<string, unknown>>(
     {
       connectionInitWaitTimeout: INIT_TIMEOUT_MS,
+      // An unexpected error closes the socket with 4500 and a fixed reason, whatever NODE_ENV says: its message could
+      // name internals (graphql-ws writes it to stderr).
+      isProd: true,
       execute: (args) => (args.rootValue as Executors).execute(args),
       subscribe: (args) => (args.rootValue as Executors).subscribe(args),
       async onConnect(ctx) {
@@ -140,7 +165,12 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
           throw error;
         }
         const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
-        connection.operations.set(id, { ctx: contextValue, abort });
+        connection.operations.set(id, {
+          ctx: contextValue,
+          abort,
+          started: performance.now(),
+          name: payload.operationName ?? null,
+        });
         return {
           schema: enveloped.schema,
           document,

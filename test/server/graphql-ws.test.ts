@@ -24,6 +24,7 @@ let store: EmbeddedStore;
 let gw: TestGateway;
 let wsUrl: string;
 const clients: Client[] = [];
+const logLines: string[] = [];
 
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
@@ -49,12 +50,16 @@ beforeAll(async () => {
       ],
     }),
   );
-  gw = await startGateway(store, {
-    CREDENTIALS_FILE: credentials,
-    ANONYMOUS_SCOPES: '',
-    LIVE_POLL_MS: '600000',
-    QUOTA_SUBSCRIPTIONS: '2',
-  });
+  gw = await startGateway(
+    store,
+    {
+      CREDENTIALS_FILE: credentials,
+      ANONYMOUS_SCOPES: '',
+      LIVE_POLL_MS: '600000',
+      QUOTA_SUBSCRIPTIONS: '2',
+    },
+    { logLines },
+  );
   wsUrl = `${gw.url.replace('http', 'ws')}/graphql`;
 });
 
@@ -174,6 +179,14 @@ describe('graphql-ws', () => {
       `mutation { addPoints(series: [{ metric: "ws.other", tags: [{ name: "h", value: "a" }], points: [{ time: ${NOW}, value: 1 }] }]) { points } }`,
     ).next();
     expect(written.data).toEqual({ addPoints: { points: 1 } });
+    // Each operation on a socket has its log line, as a request has.
+    await expect
+      .poll(() => logLines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'graphql websocket operation'))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ api: 'graphql', transport: 'websocket', principal: 'bob', operation: null }),
+        ]),
+      );
   });
 
   it('closes with 4401 for a wrong token and for none', async () => {
