@@ -62,6 +62,8 @@ describe('loadConfig', () => {
       cacheTtlMs: 600_000,
       livePollMs: 5000,
       maxSubscriptions: 1000,
+      maxWebSockets: 1000,
+      webSocketMaxOperations: 100,
       rollups: 'on',
       rollupsPollMs: 30_000,
       rollupsMaxCatchUpPeriods: 1000,

@@ -35,6 +35,8 @@ import { registerLiveMetrics } from '../sharing/live-metrics.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import type { Live } from '../graphql/context.js';
 import { createGraphQLServer } from '../graphql/graphql-server.js';
+import { createGraphQLWebSocket, type GraphQLWebSocket } from '../graphql/graphql-ws.js';
+import { loadManifest } from '../graphql/persisted-operations.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
 import {
@@ -119,6 +121,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   });
   registerRollupMetrics(metrics, rollups);
   const live: Live = { queries: liveQueries, open: () => ({ ...scopes.open(), live, rollups }) };
+  const manifest = loadManifest(config);
   const yoga = createGraphQLServer({
     sources,
     scopes,
@@ -129,8 +132,11 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     live,
     rollups,
     settings: { ...config, compression: { enabled: config.compression, minBytes: config.compressionMinBytes } },
+    manifest,
     log,
   });
+  // Subscriptions (and any operation) over WebSocket on /graphql, through the same edge and plugins.
+  const webSockets = createGraphQLWebSocket({ yoga, edge, auth, manifest, settings: config });
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.
@@ -171,7 +177,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, shared, live: liveQueries, rollups };
+  return { yoga, handle, webSockets, shared, live: liveQueries, rollups };
 }
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
@@ -229,6 +235,8 @@ export interface ListeningGateway {
 export interface ListenOptions {
   /** Every request's headers and body must arrive within this (QUERY_TIMEOUT_MS), or it gets a 408. */
   readonly requestTimeoutMs: number;
+  /** The gateway's WebSockets: upgrades go to them, and closing the listener closes them. */
+  readonly webSockets?: GraphQLWebSocket;
 }
 
 /** Listens on host:port (0 picks a free port) and resolves once the socket is bound. */
@@ -247,6 +255,8 @@ export async function listen(
     },
     handle,
   );
+  const { webSockets } = options;
+  if (webSockets !== undefined) server.on('upgrade', (req, socket, head) => webSockets.upgrade(req, socket, head));
   answerLateRequests(server, options.requestTimeoutMs, (url) => ERROR_FORMATS[routeOf(url ?? '').api]);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -260,10 +270,13 @@ export async function listen(
   return {
     server,
     url: `http://${shownHost}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      // Open sockets would keep the server from closing.
+      await webSockets?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
-      }),
+      });
+    },
   };
 }

@@ -45,7 +45,11 @@ export async function main(): Promise<void> {
       : undefined;
   const server = await step(
     (error) => listenFailure(config, error),
-    () => listen(gateway.handle, config.host, config.port, { requestTimeoutMs: config.queryTimeoutMs }),
+    () =>
+      listen(gateway.handle, config.host, config.port, {
+        requestTimeoutMs: config.queryTimeoutMs,
+        webSockets: gateway.webSockets,
+      }),
     () => sources.close(),
   );
   // Roll-up tasks run in the gateway, each period once across gateways on the store (ROLLUPS=off leaves them to others).

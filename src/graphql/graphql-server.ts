@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
@@ -23,8 +24,8 @@ import type { Sources } from '../sources/sources.js';
 import type { GraphQLContext, Live } from './context.js';
 import { useAnswerScopes } from './field-scopes.js';
 import { DEFAULT_GRAPHIQL_QUERY } from './graphiql-default-query.js';
-import { createMaskError, isGraphQLError, toGraphQLError } from './mask-error.js';
-import { loadManifest, usePersistedOperationsPolicy } from './persisted-operations.js';
+import { createMaskError, isGraphQLError, type MaskError, toGraphQLError, withoutHttpExtension } from './mask-error.js';
+import { usePersistedOperationsPolicy, type PersistedManifest } from './persisted-operations.js';
 import { createGatewaySchemas } from './schema.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useCompression } from './use-compression.js';
@@ -32,6 +33,7 @@ import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useExecutionSchema } from './use-execution-schema.js';
 import { useAnswerNotes } from './use-answer-notes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
+import { useMultipartSubscriptions } from './use-multipart-subscriptions.js';
 
 /** What GraphQL needs of the configuration. */
 interface GraphQLSettings {
@@ -57,16 +59,20 @@ export interface GraphQLServerDeps {
   readonly live: Live;
   readonly rollups: RollupService;
   readonly settings: GraphQLSettings;
+  /** The persisted operations (loadManifest), which WebSockets serve too. */
+  readonly manifest: PersistedManifest;
   readonly log: Logger;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance<object, GraphQLContext> {
-  const { sources, scopes, auth, edge, observer, metrics, live, rollups, settings, log } = deps;
+  const { sources, scopes, auth, edge, observer, metrics, live, rollups, settings, manifest, log } = deps;
   const callers = new WeakMap<Request, Caller>();
   // A request's context owns a timer; it is released when yoga has sent the response.
   const contexts = new WeakMap<Request, GraphQLContext>();
+  // Requests whose answer is a stream of parts (@defer, @stream): their context lives until the last part is sent.
+  const streamed = new WeakSet<Request>();
+  const maskError = createMaskError(log);
   const schemas = createGatewaySchemas();
-  const manifest = loadManifest(settings);
   return createYoga<object, GraphQLContext>({
     schema: schemas.contract,
     graphqlEndpoint: '/graphql',
@@ -82,7 +88,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     context: (initial) => {
       const { request } = initial;
       const { req } = initial as unknown as NodeServerContext;
-      const caller = callers.get(request);
+      // A WebSocket's operation brings the caller its connection authenticated (graphql-ws.ts).
+      const caller = callers.get(request) ?? (initial as { caller?: Caller }).caller;
       const scope = scopes.open({
         requestId: request.headers.get('x-request-id'),
         clientSignal: request.signal,
@@ -95,7 +102,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       observer.attach(req, context);
       return context;
     },
-    maskedErrors: { maskError: createMaskError(log) },
+    maskedErrors: { maskError },
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -115,7 +122,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
           const context = contexts.get(request);
           if (!context) return;
           response.headers.set('x-request-id', context.requestId);
-          context.dispose();
+          if (!streamed.has(request)) context.dispose();
         },
       },
       // The primary source only: it serves REST and every request that names no source, and another source's outage
@@ -173,10 +180,15 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       !settings.graphqlIntrospection && disableIntrospection(),
       // What a mutation's answer (and introspection) reveals: checked whole before anything runs.
       useAnswerScopes(),
+      // @defer and @stream: a dashboard's fast panels are sent while the slow ones read (multipart or SSE).
+      useDeferStream(),
+      useStreamedAnswers(streamed, maskError),
       useQueryStatistics(observer),
       useAnswerNotes(),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
+      // Apollo Client's HTTP subscriptions; SSE stays yoga's own.
+      useMultipartSubscriptions(),
       // Last: it replaces the response, and headers set on the old one after it would be lost.
       settings.compression.enabled && useCompression(settings.compression),
     ],
@@ -195,6 +207,43 @@ function useAuthentication(edge: HttpEdge, callers: WeakMap<Request, Caller>): P
       } catch (error) {
         throw error instanceof KairographError ? toGraphQLError(error) : error;
       }
+    },
+  };
+}
+
+/**
+ * A deferred or streamed answer's later parts read with the request's context: its turn, its deadline and its budget
+ * are given back when the last part is sent (or the client leaves), not when the response starts.
+ */
+function useStreamedAnswers(streamed: WeakSet<Request>, maskError: MaskError): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) return;
+          const ctx = args.contextValue as GraphQLContext & { request?: Request };
+          if (ctx.request !== undefined) streamed.add(ctx.request);
+          return {
+            // Yoga masks and codes a part's top-level errors only; a deferred part's are inside `incremental`.
+            onNext({ result: part, setResult }) {
+              const incremental = (part as { incremental?: { errors?: readonly GraphQLError[] }[] }).incremental;
+              if (!incremental?.some((item) => item.errors !== undefined)) return;
+              const masked = incremental.map((item) =>
+                item.errors === undefined
+                  ? item
+                  : {
+                      ...item,
+                      errors: item.errors.map((error) =>
+                        withoutHttpExtension(maskError(error, 'Unexpected error.', false) as GraphQLError),
+                      ),
+                    },
+              );
+              setResult({ ...part, incremental: masked } as typeof part);
+            },
+            onEnd: () => ctx.dispose(),
+          };
+        },
+      };
     },
   };
 }

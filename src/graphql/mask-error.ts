@@ -8,9 +8,9 @@ import { InputError, KairographError, RateLimitedError } from '../model/errors.j
 import type { ErrorFormat } from '../http/edge.js';
 import type { Logger } from '../lib/log.js';
 
-type MaskError = NonNullable<
-  Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>
->['maskError'];
+export type MaskError = NonNullable<
+  NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>>['maskError']
+>;
 
 export function createMaskError(log: Logger): MaskError {
   return (error, message, isDev) => {
@@ -52,4 +52,12 @@ export const GRAPHQL_ERROR_FORMAT: ErrorFormat = {
 /** By shape, not instanceof: graphql can be loaded twice (its ESM and CommonJS builds), each with its own class. */
 export function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof Error && error.name === 'GraphQLError' && 'extensions' in error;
+}
+
+/** An error as a stream's or a socket's client reads it: the HTTP status and headers yoga uses mean nothing there. */
+export function withoutHttpExtension(error: GraphQLError): ReturnType<GraphQLError['toJSON']> {
+  const json = error.toJSON();
+  if (json.extensions === undefined || !('http' in json.extensions)) return json;
+  const { http: _http, ...extensions } = json.extensions;
+  return { ...json, extensions };
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KairographError } from '../model/errors.js';
 import type { RequestObserver, Api } from './request-observer.js';
-import { TOKEN_HEADER, type Authenticator, type Challenge, type Principal } from './auth.js';
+import { TOKEN_HEADER, type Authenticator, type Challenge, type PresentedCredentials, type Principal } from './auth.js';
 import type { BrowserPolicy } from './browser-policy.js';
 import { canonicalTarget } from './canonical-path.js';
 import type { ReadQuota } from './quotas.js';
@@ -111,6 +111,39 @@ export class HttpEdge {
       this.callers.set(req, caller);
     }
     return caller;
+  }
+
+  /**
+   * Whether a WebSocket upgrade accept() let through may carry the browser's credentials in its headers: not from an
+   * origin let in only by CORS_ORIGINS=*, whose pages may call without them only (src/graphql/graphql-ws.ts).
+   */
+  ambientCredentials(req: IncomingMessage): boolean {
+    const { host, origin } = req.headers;
+    const forwarded = req.headers['x-forwarded-host'];
+    const cors = this.deps.browser.check(origin, host, typeof forwarded === 'string' ? forwarded : undefined);
+    return cors['access-control-allow-origin'] !== '*';
+  }
+
+  /**
+   * Who a connection acts as, from credentials it presents other than in a request's headers (a WebSocket's
+   * connection_init payload), with the same checks as caller(): UnauthenticatedError, RateLimitedError.
+   */
+  async callerOf(presented: PresentedCredentials, address: string): Promise<Caller> {
+    const principal = await this.deps.auth.authenticate(presented, 'Bearer', address);
+    const client = principal.authenticated ? principal.name : `${principal.name}@${address}`;
+    this.deps.readQuota.check(client);
+    return { principal, client };
+  }
+
+  /** Charges the points a request context read to `client` (what accept()'s requests are charged when they close). */
+  charge(
+    client: string,
+    ctx: { readonly queries: readonly { readonly stats: { readonly pointsRead: number } }[] },
+  ): void {
+    this.deps.readQuota.charge(
+      client,
+      ctx.queries.reduce((sum, query) => sum + query.stats.pointsRead, 0),
+    );
   }
 
   /** Answers `error` in the error body of the front end `api` (GraphQL's errors, or KairosDB's `{"errors": [...]}`). */

@@ -76,7 +76,10 @@ export async function startGateway(
     config,
     log,
   });
-  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
+  const server = await listen(gateway.handle, '127.0.0.1', 0, {
+    requestTimeoutMs: config.queryTimeoutMs,
+    webSockets: gateway.webSockets,
+  });
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',

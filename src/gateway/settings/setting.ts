@@ -80,6 +80,8 @@ export interface Config {
   readonly cacheTtlMs: number;
   readonly livePollMs: number;
   readonly maxSubscriptions: number;
+  readonly maxWebSockets: number;
+  readonly webSocketMaxOperations: number;
   readonly rollups: 'on' | 'off';
   readonly rollupsPollMs: number;
   readonly rollupsMaxCatchUpPeriods: number;

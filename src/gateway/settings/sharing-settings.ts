@@ -43,6 +43,22 @@ export const SHARING_SETTINGS = [
     parse: (raw, env) => integer(raw, env, 0, 1_000_000),
   }),
   setting({
+    env: 'MAX_WEBSOCKETS',
+    key: 'maxWebSockets',
+    default: '1000',
+    meaning:
+      'Most GraphQL WebSockets (graphql-ws) open at once, over all clients; past it an upgrade is refused with OVERLOADED (503). Their subscriptions count against `MAX_SUBSCRIPTIONS` and `QUOTA_SUBSCRIPTIONS` with those over SSE',
+    parse: (raw, env) => integer(raw, env, 0, 1_000_000),
+  }),
+  setting({
+    env: 'WEBSOCKET_MAX_OPERATIONS',
+    key: 'webSocketMaxOperations',
+    default: '100',
+    meaning:
+      'Most operations one WebSocket runs at once (subscriptions, queries and mutations); past it an operation is refused with OVERLOADED',
+    parse: (raw, env) => integer(raw, env, 1, 100_000),
+  }),
+  setting({
     env: 'ROLLUPS',
     key: 'rollups',
     default: 'on',
