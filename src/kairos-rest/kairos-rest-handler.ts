@@ -5,11 +5,11 @@
  * no way to name another.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestStatistics } from '../app/statistics.js';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
 import { answerEncoding } from '../http/compression.js';
 import type { Caller } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
+import { serveScoped } from '../http/scoped-exchange.js';
 import { CsrfError, KairographError, UnauthenticatedError } from '../model/errors.js';
 import type { Scope } from '../model/principal.js';
 import { DATAPOINT_ROUTES } from './datapoint-routes.js';
@@ -76,42 +76,31 @@ async function handle(deps: KairosRestDeps, router: RestRouter, req: IncomingMes
     return refuse(error);
   }
 
-  const clientGone = new AbortController();
-  const header = req.headers['x-request-id'];
-  const ctx = deps.scopes.open({
-    requestId: typeof header === 'string' ? header : null,
-    clientSignal: clientGone.signal,
-    principal: caller?.principal ?? deps.auth.anonymous,
-    ...(caller ? { client: caller.client } : {}),
-    challenge: 'Basic',
-  });
-  res.once('close', () => {
-    if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
-    ctx.dispose();
-  });
-  if (exchange) exchange.ctx = ctx;
-  if (scope !== null) ctx.sourcesUsed.add(deps.sources.primary.name);
-  const started = performance.now();
-  const idHeader = { 'x-request-id': ctx.requestId };
-  try {
-    const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
-    const reply = await handler({
+  await serveScoped(
+    {
       req,
-      ctx,
-      deps,
-      params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
-      path: match.params,
-      encoding,
-    });
-    await sendReply(res, reply, idHeader, encoding, ctx.signal);
-  } catch (error) {
-    sendError(res, error, idHeader, exchange, ctx.log, ctx.signal);
-  } finally {
-    // A handler that answered without reading the body leaves it to be drained, so the connection stays usable.
-    if (!req.readableEnded) req.resume();
-  }
-  // The request's log line (src/http/request-observer.ts) says what it cost, by query and by store table.
-  if (exchange) exchange.statistics = requestStatistics(ctx, performance.now() - started);
+      res,
+      scopes: deps.scopes,
+      principal: caller?.principal ?? deps.auth.anonymous,
+      client: caller?.client,
+      challenge: 'Basic',
+      exchange,
+      source: scope !== null ? deps.sources.primary.name : undefined,
+    },
+    async (ctx, idHeader) => {
+      const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
+      const reply = await handler({
+        req,
+        ctx,
+        deps,
+        params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
+        path: match.params,
+        encoding,
+      });
+      await sendReply(res, reply, idHeader, encoding, ctx.signal);
+    },
+    (error, ctx, idHeader) => sendError(res, error, idHeader, exchange, ctx.log, ctx.signal),
+  );
 }
 
 /**

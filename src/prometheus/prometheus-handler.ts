@@ -10,10 +10,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
-import { requestStatistics } from '../app/statistics.js';
 import { answerEncoding } from '../http/compression.js';
 import type { Caller } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
+import { serveScoped } from '../http/scoped-exchange.js';
 import { KairographError, UnauthenticatedError } from '../model/errors.js';
 import type { Scope } from '../model/principal.js';
 import type { Source } from '../sources/source.js';
@@ -94,34 +94,25 @@ async function handle(
     if (!(error instanceof KairographError)) throw error;
     return refuse(error);
   }
-  const clientGone = new AbortController();
-  const header = req.headers['x-request-id'];
-  const ctx = deps.scopes.open({
-    requestId: typeof header === 'string' ? header : null,
-    clientSignal: clientGone.signal,
-    principal: caller.principal,
-    client: caller.client,
-    challenge: 'Basic',
-  });
-  res.once('close', () => {
-    if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
-    ctx.dispose();
-  });
-  if (exchange) exchange.ctx = ctx;
-  ctx.sourcesUsed.add(source.name);
-  const started = performance.now();
-  const idHeader = { 'x-request-id': ctx.requestId };
-  try {
-    const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
-    const query = new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1));
-    const reply = await handler({ req, ctx, deps, source, path: found.params, query, encoding });
-    await sendSuccess(res, reply, idHeader, encoding, ctx);
-  } catch (error) {
-    sendPromError(res, error, idHeader, exchange, ctx.log, ctx.signal);
-  } finally {
-    if (!req.readableEnded) req.resume();
-  }
-  if (exchange) exchange.statistics = requestStatistics(ctx, performance.now() - started);
+  await serveScoped(
+    {
+      req,
+      res,
+      scopes: deps.scopes,
+      principal: caller.principal,
+      client: caller.client,
+      challenge: 'Basic',
+      exchange,
+      source: source.name,
+    },
+    async (ctx, idHeader) => {
+      const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
+      const query = new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1));
+      const reply = await handler({ req, ctx, deps, source, path: found.params, query, encoding });
+      await sendSuccess(res, reply, idHeader, encoding, ctx);
+    },
+    (error, ctx, idHeader) => sendPromError(res, error, idHeader, exchange, ctx.log, ctx.signal),
+  );
 }
 
 /** The caller, once it has `scope`; under PERSISTED_ONLY every request here is free-form, as REST's. */
