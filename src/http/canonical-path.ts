@@ -45,3 +45,12 @@ function normaliseEscapes(segment: string): string {
     return UNRESERVED.test(char) ? char : escaped.toUpperCase();
   });
 }
+
+/** A request's target (already canonical: the edge rewrote it) as its path and its query's parameters. */
+export function pathAndQuery(url: string | undefined): { pathname: string; query: URLSearchParams } {
+  const target = url ?? '/';
+  const queryAt = target.indexOf('?');
+  return queryAt < 0
+    ? { pathname: target, query: new URLSearchParams() }
+    : { pathname: target.slice(0, queryAt), query: new URLSearchParams(target.slice(queryAt + 1)) };
+}

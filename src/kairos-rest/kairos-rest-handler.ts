@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { couldBeCrossSiteForm } from '../http/browser-policy.js';
+import { pathAndQuery } from '../http/canonical-path.js';
 import { answerEncoding } from '../http/compression.js';
 import type { Caller } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
@@ -41,9 +42,7 @@ export function createKairosRestHandler(deps: KairosRestDeps): (req: IncomingMes
 }
 
 async function handle(deps: KairosRestDeps, router: RestRouter, req: IncomingMessage, res: ServerResponse) {
-  const rawUrl = req.url ?? '/';
-  const queryAt = rawUrl.indexOf('?');
-  const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+  const { pathname, query } = pathAndQuery(req.url);
   const exchange = deps.observer?.exchange(req);
   // Refusals before the request's scope opens: the body is drained, unread, and no request id is given.
   const refuse = (error: KairographError) => {
@@ -93,7 +92,7 @@ async function handle(deps: KairosRestDeps, router: RestRouter, req: IncomingMes
         req,
         ctx,
         deps,
-        params: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
+        params: query,
         path: match.params,
         encoding,
       });

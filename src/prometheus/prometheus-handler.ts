@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
+import { pathAndQuery } from '../http/canonical-path.js';
 import { answerEncoding } from '../http/compression.js';
 import type { Caller } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
@@ -65,9 +66,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ) {
-  const rawUrl = req.url ?? '/';
-  const queryAt = rawUrl.indexOf('?');
-  const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+  const { pathname, query } = pathAndQuery(req.url);
   const exchange = deps.observer?.exchange(req);
   const refuse = (error: unknown) => {
     req.resume();
@@ -107,7 +106,6 @@ async function handle(
     },
     async (ctx, idHeader) => {
       const encoding = answerEncoding(req.headers['accept-encoding'], deps.settings.compression);
-      const query = new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1));
       const reply = await handler({ req, ctx, deps, source, path: found.params, query, encoding });
       await sendSuccess(res, reply, idHeader, encoding, ctx);
     },
