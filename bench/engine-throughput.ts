@@ -9,7 +9,8 @@ import { executeQuery, newQueryStats, unlimitedRequest, type QueryOutput } from 
 import { IndexLoaders } from '../src/sources/index-loaders.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery } from '../src/model/query.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
-import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type ServiceIndex, type Store } from '../src/store/store.js';
+import type { ServiceIndex } from '../src/model/service-index.js';
+import { DEFAULT_ROW_WIDTH_MS, type RowKey, type RowSpec, type Store } from '../src/store/store.js';
 import type { Slice } from '../src/model/series.js';
 import { embeddedKeyLimits } from '../src/store/embedded/keys.js';
 import { describeShape, METRIC, shapeFromArgs, slicesOf, START_MS, tagsOf, type DatasetShape } from './dataset.js';

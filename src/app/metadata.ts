@@ -8,7 +8,7 @@
  * make queries trust an incomplete index.
  */
 import { InputError } from '../model/errors.js';
-import type { ServiceIndex } from '../sources/capabilities.js';
+import type { ServiceIndex } from '../model/service-index.js';
 import type { Source } from '../sources/source.js';
 
 export interface MetadataKey {

@@ -6,7 +6,7 @@
  * so none is skipped unless catch-up after downtime passes ROLLUPS_MAX_CATCH_UP_PERIODS, which says so. Claims older
  * than catch-up ever goes back to are pruned.
  */
-import type { ServiceIndex } from '../sources/capabilities.js';
+import type { ServiceIndex } from '../model/service-index.js';
 import type { Duration } from '../model/time-units.js';
 import { countDue, latestPeriods, nextPeriod, periodAt, periodKey, type Period } from './periods.js';
 import type { RollupSettings } from './rollup-settings.js';

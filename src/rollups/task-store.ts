@@ -8,7 +8,7 @@
  * (one key per task id), so a client's tasks are counted with one read. The metadata API refuses every `_` service,
  * so users cannot touch them.
  */
-import type { ServiceIndex } from '../sources/capabilities.js';
+import type { ServiceIndex } from '../model/service-index.js';
 import type { Sources } from '../sources/sources.js';
 import { parseRollupTask, type ParseTaskOptions, type RollupTask } from './rollup-task.js';
 

@@ -1,6 +1,6 @@
 // The one text form of a claim in service_index (store.ts, ServiceIndex.claim), shared by both stores so a claim's
 // value compares equal byte for byte: Cassandra's compare-and-set (`IF value = ?`) compares the stored text.
-import type { Claim } from './store.js';
+import type { Claim } from '../model/service-index.js';
 
 interface ClaimValue {
   readonly owner: string;

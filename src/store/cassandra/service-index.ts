@@ -3,7 +3,7 @@
 // generator is System.currentTimeMillis), so a delete here shadows a value KairosDB wrote and the other way round.
 import type cassandra from 'cassandra-driver';
 import { claimText, mayTake, readClaim } from '../claims.js';
-import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
+import type { Claim, ServiceIndex, ServiceValue } from '../../model/service-index.js';
 import { compareText, successorOf } from '../text-order.js';
 import type { StoreExecutor, Statements } from './statements.js';
 import type { MutationClock } from './timestamps.js';

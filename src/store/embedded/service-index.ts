@@ -1,7 +1,7 @@
 // KairosDB's service_index in the embedded store: one LMDB table, a value and its write time under each key.
 import type { Database } from 'lmdb';
 import { claimText, mayTake, readClaim } from '../claims.js';
-import type { Claim, ServiceIndex, ServiceValue } from '../store.js';
+import type { Claim, ServiceIndex, ServiceValue } from '../../model/service-index.js';
 import { compareText } from '../text-order.js';
 import { decodeServiceIndexKey, serviceIndexKey, serviceIndexPrefix } from './keys.js';
 
