@@ -10,7 +10,7 @@
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildGateway, memoryKb, productionNodeArgs, startGateway, type GatewayProcess } from './gateway-process.js';
@@ -19,6 +19,8 @@ import { median, parseArgs, percentile } from './measure.js';
 const args = parseArgs(process.argv.slice(2));
 const RUNS = Number(args.get('runs') ?? 3);
 const SERVER_DIR = resolve(args.get('server-dir') ?? fileURLToPath(new URL('..', import.meta.url)));
+/** The server's folder as the record shows it: relative to where the benchmark runs, never this machine's own path. */
+const shownDir = relative(process.cwd(), SERVER_DIR) || '.';
 const PROBE_EVERY_MS = 10;
 const SMALL_EVERY_MS = 100;
 
@@ -54,10 +56,10 @@ Promise.all([
 `;
 
 console.log(
-  `command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${SERVER_DIR}` : ''}`,
+  `command: npm run bench:fairness -- --runs ${RUNS}${args.has('server-dir') ? ` --server-dir ${shownDir}` : ''}`,
 );
 console.log(
-  `server: node ${productionNodeArgs(SERVER_DIR).join(' ')} dist/main.js in ${SERVER_DIR}; node ${process.version}; ${new Date().toISOString()}`,
+  `server: node ${productionNodeArgs(SERVER_DIR).join(' ')} dist/main.js in ${shownDir}; node ${process.version}; ${new Date().toISOString()}`,
 );
 buildGateway(SERVER_DIR);
 let dataDir = '';
