@@ -21,15 +21,9 @@ import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { remoteWrite, type WriteSeries } from '../support/remote-write.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
-import { COMPLIANCE_DIR, type ComplianceCase, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
-import {
-  type Answer,
-  askPrometheus,
-  compareAnnotations,
-  compareAnswers,
-  formatRecord,
-  type Query,
-} from './oracle-compare.js';
+import { COMPLIANCE_DIR, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
+import { type Answer, askPrometheus, compareAnswers, formatRecord, type Query } from './oracle-compare.js';
+import { NATIVE, reportRun, runCases } from './oracle-run.js';
 import { ANCHOR_MS, MARKER, oracleDataset, SPAN_MS } from './oracle-dataset.js';
 import { EXTRA_QUERIES, PROBE_QUERIES } from './oracle-known.js';
 import { KNOWN_HTTP, KNOWN_HTTP_EXTRA, KNOWN_HTTP_PROBE } from './oracle-known-http.js';
@@ -62,9 +56,6 @@ function queries(mode: Mode, query: string): Query[] {
       return [instant(TESTER_END - 277_500), instant(ANCHOR_MS + 3 * MIN)];
   }
 }
-
-/** As promql-oracle.test.ts: functions of native histograms only, outside the engine's scope. */
-const NATIVE = /\bhistogram_(count|sum|avg|stddev|stdvar)\s*\(/;
 
 /**
  * A series as KairosDB holds it: the name and tags of its labels, its values as doubles. KairosDB has no staleness
@@ -112,16 +103,20 @@ describe.runIf(present)("Kairograph's Prometheus API against a real Prometheus",
 
   it("answers the compliance tester's query list as Prometheus does, but for the cases listed in KNOWN_HTTP", async () => {
     const cases = loadComplianceCases().filter((c) => !NATIVE.test(c.query));
-    const run = await compare(prometheus, kairograph, cases);
-    report('compliance list over HTTP', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(prometheus, q), askPrometheus(kairograph, q)]),
+    );
+    reportRun('compliance list over HTTP', MODES, cases.length, run);
     expect(run.answered).toBeGreaterThan(0.8 * cases.length);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_HTTP).sort());
   });
 
   it('answers queries over KairosDB names (quoted, with dots) as Prometheus does', async () => {
     const cases = EXTRA_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
-    const run = await compare(prometheus, kairograph, cases);
-    report('KairosDB names over HTTP', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(prometheus, q), askPrometheus(kairograph, q)]),
+    );
+    reportRun('KairosDB names over HTTP', MODES, cases.length, run);
     expect(run.answered).toBe(cases.length);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_HTTP_EXTRA).sort());
   });
@@ -147,8 +142,10 @@ describe.runIf(present)("Kairograph's Prometheus API against a real Prometheus",
 
   it('answers harder queries over the demo service as Prometheus does, but for the cases listed in KNOWN_HTTP_PROBE', async () => {
     const cases = PROBE_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
-    const run = await compare(prometheus, kairograph, cases);
-    report('probes over HTTP', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(prometheus, q), askPrometheus(kairograph, q)]),
+    );
+    reportRun('probes over HTTP', MODES, cases.length, run);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_HTTP_PROBE).sort());
   });
 });
@@ -206,47 +203,4 @@ function finiteOrNaN(answer: Answer): Answer {
       points: s.points.map(([t, v]) => [t, typeof v === 'number' && !Number.isFinite(v) ? Number.NaN : v] as const),
     })),
   };
-}
-
-interface Run {
-  /** `<mode> <query>` (or `annotations <query>`) of the cases whose answers differ, with what differs first. */
-  failing: Record<string, string>;
-  /** Cases whose range answer (the tester's window) has at least one point. */
-  answered: number;
-}
-
-async function compare(prometheus: string, kairograph: string, cases: readonly ComplianceCase[]): Promise<Run> {
-  const run: Run = { failing: {}, answered: 0 };
-  const check = async (mode: Mode, c: ComplianceCase) => {
-    for (const q of queries(mode, c.query)) {
-      const [ref, test] = await Promise.all([askPrometheus(prometheus, q), askPrometheus(kairograph, q)]);
-      if (mode === 'range') {
-        if (ref.ok && ref.series.some((s) => s.points.length > 0)) run.answered++;
-        const notes = compareAnnotations(ref, test);
-        if (notes !== undefined) run.failing[`annotations ${c.query}`] = notes;
-      }
-      const diff =
-        c.skipComparison && ref.ok === test.ok ? undefined : compareAnswers(ref, test, c.shouldFail && !ref.ok);
-      if (diff !== undefined) {
-        run.failing[`${mode} ${c.query}`] = q.kind === 'instant' ? `at ${q.timeMs}: ${diff}` : diff;
-        return;
-      }
-    }
-  };
-  // A few at a time: both servers answer in parallel.
-  const jobs = cases.flatMap((c) => MODES.map((mode) => () => check(mode, c)));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < jobs.length) await jobs[next++]!();
-    }),
-  );
-  return run;
-}
-
-function report(what: string, cases: number, run: Run): void {
-  const failed = (kind: string) => Object.keys(run.failing).filter((k) => k.startsWith(`${kind} `)).length;
-  const rates = [...MODES, 'annotations'].map((kind) => `${kind} ${cases - failed(kind)}/${cases}`).join(', ');
-  console.info(`${what}: ${rates} agree with Prometheus; ${run.answered} range answers hold points`);
-  for (const [key, diff] of Object.entries(run.failing)) console.info(`  ${key}\n      ${diff}`);
 }

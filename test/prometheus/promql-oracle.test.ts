@@ -18,8 +18,9 @@ import { labelsFromRecord } from '../../src/engine/promql/labels.js';
 import { PromqlEngine } from '../../src/engine/promql/promql-engine.js';
 import { startPrometheus } from '../support/prometheus-server.js';
 import { remoteWrite } from '../support/remote-write.js';
-import { COMPLIANCE_DIR, type ComplianceCase, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
-import { askEngine, askPrometheus, compareAnnotations, compareAnswers, type Query } from './oracle-compare.js';
+import { COMPLIANCE_DIR, complianceListPresent, loadComplianceCases } from './compliance-cases.js';
+import { askEngine, askPrometheus, type Query } from './oracle-compare.js';
+import { NATIVE, reportRun, runCases } from './oracle-run.js';
 import { ANCHOR_MS, MARKER, oracleDataset, SPAN_MS } from './oracle-dataset.js';
 import { DELAYED_NAME_REMOVAL, EXTRA_QUERIES, KNOWN, KNOWN_EXTRA, KNOWN_PROBE, PROBE_QUERIES } from './oracle-known.js';
 
@@ -54,12 +55,6 @@ function queries(mode: Mode, query: string): Query[] {
   }
 }
 
-/**
- * Functions that read native histograms only: outside the engine's scope, so a case that calls one is skipped (no
- * query of today's list does). `histogram_quantile` and `histogram_fraction` also read classic buckets and stay.
- */
-const NATIVE = /\bhistogram_(count|sum|avg|stddev|stdvar)\s*\(/;
-
 const present = complianceListPresent();
 
 describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
@@ -80,8 +75,10 @@ describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
   it("answers the compliance tester's query list as Prometheus does, but for the cases listed in KNOWN", async () => {
     const all = loadComplianceCases();
     const cases = all.filter((c) => !NATIVE.test(c.query));
-    const run = await compare(url, engine, cases);
-    report('compliance list', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(url, q), askEngine(engine, q)]),
+    );
+    reportRun('compliance list', MODES, cases.length, run);
     console.info(`  ${all.length - cases.length} of ${all.length} skipped as needing native histograms`);
     // Not a comparison of empty answers: most of the list selects data in the tester's window.
     expect(run.answered).toBeGreaterThan(0.8 * cases.length);
@@ -90,16 +87,20 @@ describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
 
   it('answers queries over KairosDB names (quoted, with dots) as Prometheus does', async () => {
     const cases = EXTRA_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
-    const run = await compare(url, engine, cases);
-    report('KairosDB names', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(url, q), askEngine(engine, q)]),
+    );
+    reportRun('KairosDB names', MODES, cases.length, run);
     expect(run.answered).toBe(cases.length);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_EXTRA).sort());
   });
 
   it('answers harder queries over the demo service as Prometheus does, but for the cases listed in KNOWN_PROBE', async () => {
     const cases = PROBE_QUERIES.map((query) => ({ query, shouldFail: false, skipComparison: false }));
-    const run = await compare(url, engine, cases);
-    report('probes', cases.length, run);
+    const run = await runCases(cases, MODES, queries, (q) =>
+      Promise.all([askPrometheus(url, q), askEngine(engine, q)]),
+    );
+    reportRun('probes', MODES, cases.length, run);
     expect(Object.keys(run.failing).sort()).toEqual(Object.keys(KNOWN_PROBE).sort());
   });
 
@@ -107,15 +108,16 @@ describe.runIf(present)('the PromQL engine against a real Prometheus', () => {
     const listed = Object.entries({ ...KNOWN, ...KNOWN_PROBE })
       .filter(([, reason]) => reason.startsWith(DELAYED_NAME_REMOVAL))
       .map(([key]) => key);
-    const queries = [...new Set(listed.map((key) => key.slice(key.indexOf(' ') + 1)))];
+    const names = [...new Set(listed.map((key) => key.slice(key.indexOf(' ') + 1)))];
     const server = await startPrometheus({ reuse: '', flags: ['--enable-feature=promql-delayed-name-removal'] });
     try {
       await remoteWrite(server.url, await oracleDataset());
-      const run = await compare(
-        server.url,
-        engine,
+      const run = await runCases(
         // Marked as may-fail: where Prometheus fails too (a name kept until two series collide), failing agrees.
-        queries.map((query) => ({ query, shouldFail: true, skipComparison: false })),
+        names.map((query) => ({ query, shouldFail: true, skipComparison: false })),
+        MODES,
+        queries,
+        (q) => Promise.all([askPrometheus(server.url, q), askEngine(engine, q)]),
       );
       expect(listed.filter((key) => key in run.failing)).toEqual([]);
     } finally {
@@ -132,53 +134,3 @@ describe.skipIf(present)('the PromQL engine against a real Prometheus', () => {
     );
   });
 });
-
-interface Run {
-  /** `<mode> <query>` (or `annotations <query>`) of the cases whose answers differ, with what differs first. */
-  failing: Record<string, string>;
-  /** Cases the list says must fail that Prometheus answers: compared as any other. */
-  answeredShouldFail: string[];
-  /** Cases whose range answer (the tester's window) has at least one point. */
-  answered: number;
-}
-
-async function compare(url: string, engine: PromqlEngine, cases: readonly ComplianceCase[]): Promise<Run> {
-  const run: Run = { failing: {}, answeredShouldFail: [], answered: 0 };
-  const check = async (mode: Mode, c: ComplianceCase) => {
-    for (const q of queries(mode, c.query)) {
-      const [ref, test] = await Promise.all([askPrometheus(url, q), askEngine(engine, q)]);
-      if (mode === 'range' && ref.ok && ref.series.some((s) => s.points.length > 0)) run.answered++;
-      // The list predates Prometheus 3: a query it expects to fail that Prometheus answers (UTF-8 label names are
-      // valid now) is held to Prometheus's answer.
-      if (mode === 'range' && c.shouldFail && ref.ok) run.answeredShouldFail.push(c.query);
-      if (mode === 'range') {
-        const notes = compareAnnotations(ref, test);
-        if (notes !== undefined) run.failing[`annotations ${c.query}`] = notes;
-      }
-      const diff =
-        c.skipComparison && ref.ok === test.ok ? undefined : compareAnswers(ref, test, c.shouldFail && !ref.ok);
-      if (diff !== undefined) {
-        run.failing[`${mode} ${c.query}`] = q.kind === 'instant' ? `at ${q.timeMs}: ${diff}` : diff;
-        return;
-      }
-    }
-  };
-  // A few at a time: Prometheus answers in parallel while the engine evaluates.
-  const jobs = cases.flatMap((c) => MODES.map((mode) => () => check(mode, c)));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < jobs.length) await jobs[next++]!();
-    }),
-  );
-  return run;
-}
-
-function report(what: string, cases: number, run: Run): void {
-  const failed = (kind: string) => Object.keys(run.failing).filter((k) => k.startsWith(`${kind} `)).length;
-  const rates = [...MODES, 'annotations'].map((kind) => `${kind} ${cases - failed(kind)}/${cases}`).join(', ');
-  console.info(`${what}: ${rates} agree with Prometheus; ${run.answered} range answers hold points`);
-  if (run.answeredShouldFail.length > 0)
-    console.info(`  expected to fail by the list, answered by Prometheus: ${run.answeredShouldFail.join('; ')}`);
-  for (const [key, diff] of Object.entries(run.failing)) console.info(`  ${key}\n      ${diff}`);
-}
