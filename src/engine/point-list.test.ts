@@ -107,3 +107,21 @@ describe('PointList', () => {
     ]);
   });
 });
+
+describe('retimed', () => {
+  it('moves every point, a kept slice run and pushed points alike, and leaves the slice as it was', () => {
+    const times = Array.from({ length: 40 }, (_, i) => 1000 + i);
+    const exact = times.map((t) => (t === 1039 ? BIG : BigInt(t)));
+    const slice = longSlice(times, exact);
+    const list = new PointList();
+    list.appendSlice(slice, 2, 40);
+    list.push(5000, 'string', 'text');
+    list.push(5001, 'null', null);
+    const moved = list.retimed((ms) => ms + 10);
+    expect(byRuns(moved)).toEqual(byRuns(list).map(([t, kind, value]) => [(t as number) + 10, kind, value]));
+    expect(moved.length).toBe(40);
+    expect(moved.values[37]).toBe(BIG);
+    expect(Array.from(slice.timestamps)).toEqual(times);
+    expect(list.timestamps[0]).toBe(1002);
+  });
+});

@@ -148,6 +148,21 @@ export class PointList {
     this.perPoint = undefined;
   }
 
+  /**
+   * The same points at the times `map` gives (ascending times to ascending times), for a time-shifted query: the runs'
+   * values are shared, their times copied, so a slice the results cache or another query holds is never changed.
+   */
+  retimed(map: (ms: number) => number): PointList {
+    const list = new PointList();
+    for (const { columns, from, to } of this.list) {
+      const timestamps = new Float64Array(to - from);
+      for (let i = from; i < to; i++) timestamps[i - from] = map(columns.timestamps[i]!);
+      list.list.push({ columns: { ...cut(columns, from, to), timestamps }, from: 0, to: to - from });
+    }
+    list.count = this.count;
+    return list;
+  }
+
   private points(): PerPoint {
     if (this.perPoint !== undefined) return this.perPoint;
     const timestamps: number[] = [];
@@ -161,6 +176,35 @@ export class PointList {
       }
     }
     return (this.perPoint = { timestamps, kinds, values });
+  }
+}
+
+/** Entries [from, to) of each of `columns`' value columns, as views where they are typed arrays. */
+function cut(columns: RunColumns, from: number, to: number): RunColumns {
+  const part = <T>(column: ArrayLike<T>): ArrayLike<T> =>
+    ArrayBuffer.isView(column)
+      ? ((column as unknown as Float64Array).subarray(from, to) as unknown as ArrayLike<T>)
+      : Array.prototype.slice.call(column, from, to);
+  switch (columns.kind) {
+    case 'long':
+    case 'double':
+      return {
+        kind: columns.kind,
+        timestamps: columns.timestamps,
+        values: part(columns.values),
+        ...(columns.exact ? { exact: part(columns.exact) } : {}),
+      };
+    case 'string':
+      return { kind: 'string', timestamps: columns.timestamps, values: columns.values.slice(from, to) };
+    case 'complex':
+      return {
+        kind: 'complex',
+        timestamps: columns.timestamps,
+        values: part(columns.values),
+        imaginary: part(columns.imaginary),
+      };
+    case 'null':
+      return columns;
   }
 }
 

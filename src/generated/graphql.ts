@@ -633,6 +633,7 @@ export type QueryRowsArgs = {
   metric: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   order?: InputMaybe<Order>;
+  shift?: InputMaybe<Scalars['String']['input']>;
   source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
@@ -650,6 +651,7 @@ export type QuerySeriesArgs = {
   metric: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   order?: InputMaybe<Order>;
+  shift?: InputMaybe<Scalars['String']['input']>;
   source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;
@@ -1095,6 +1097,7 @@ export type SubscriptionLiveSeriesArgs = {
   metric: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   order?: InputMaybe<Order>;
+  shift?: InputMaybe<Scalars['String']['input']>;
   source?: InputMaybe<Scalars['String']['input']>;
   timeZone?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['Time']['input']>;

@@ -8,6 +8,8 @@ import { compileTagFilter, type SeriesPredicate } from '../model/tag-filter.js';
 import type { Zone } from 'luxon';
 import { resolveZone } from '../model/time-units.js';
 import { formatTime, parseTime, TimeParseError, type ParseTimeOptions, type TimeInput } from '../model/time.js';
+import { parseTimeShift, type TimeShift } from '../model/time-shift.js';
+import { isEpochMs } from '../lib/epoch-ms.js';
 import type { GraphQLContext } from './context.js';
 
 /** Metadata queries look at the last 24 hours unless told otherwise (a start of 0 would scan all history). */
@@ -43,6 +45,29 @@ export function rangeArgs(
   if (endMs < startMs)
     throw new InputError('to', to ?? formatTime(endMs), `must not be before from (${formatTime(startMs)})`);
   return { startMs, endMs };
+}
+
+/**
+ * `shift` read in the query's zone, with the window it moves `range` to; undefined without one. A window moved beyond
+ * the times a point can have is refused here, naming the shift.
+ */
+export function shiftArg(
+  shift: string | null | undefined,
+  range: TimeRange,
+  zone: Zone | undefined,
+): { readonly shift: TimeShift; readonly range: TimeRange } | undefined {
+  if (shift === null || shift === undefined) return undefined;
+  let parsed: TimeShift;
+  try {
+    parsed = parseTimeShift(shift, zone);
+  } catch (error) {
+    if (error instanceof TimeParseError) throw new InputError('shift', shift, error.message);
+    throw error;
+  }
+  const moved = { startMs: parsed.forward(range.startMs), endMs: parsed.forward(range.endMs) };
+  if (!isEpochMs(moved.startMs) || !isEpochMs(moved.endMs))
+    throw new InputError('shift', shift, 'moves the window beyond the times a point can have');
+  return { shift: parsed, range: moved };
 }
 
 /** `where` as a predicate over a series' tags, its errors naming TagMatch's fields (`where[0].eq`). */

@@ -14,7 +14,7 @@ import { validateMetricName } from '../sources/write-validation.js';
 import type { Partition } from '../model/series.js';
 import type { Source } from '../sources/source.js';
 import { aggregatorSpecs, groupBySpecs } from './aggregation-inputs.js';
-import { positiveIntArg, rangeArgs, tagFilterArg, wherePredicate, zoneArg } from './arguments.js';
+import { positiveIntArg, rangeArgs, shiftArg, tagFilterArg, wherePredicate, zoneArg } from './arguments.js';
 import type { GraphQLContext } from './context.js';
 import type { SeriesModel } from './models.js';
 
@@ -125,16 +125,16 @@ export async function answerSeries(
   query: MetricQuery,
   label: string,
 ): Promise<SeriesModel[]> {
+  // A shifted query is an ordinary query of the moved window (roll-ups, shared work and the results cache see the
+  // window read); only its answer's times move back.
+  const shifted = shiftArg(args.shift, query.range, zoneArg(args.timeZone));
+  const read = shifted ? { ...query, range: shifted.range } : query;
   const output = await (args.useRollups
-    ? queryThroughRollups(ctx, ctx.rollups, query, label)
-    : ctx.runQuery(query, label));
+    ? queryThroughRollups(ctx, ctx.rollups, read, label)
+    : ctx.runQuery(read, label));
+  const points = output.groups.map((g) => (shifted ? g.points.retimed(shifted.shift.back) : g.points));
   const mode = (args.fill ?? 'NONE').toLowerCase() as FillMode;
-  const filled = fillPoints(
-    output.groups.map((g) => g.points),
-    mode,
-    query.order,
-    ctx.budget,
-  );
+  const filled = fillPoints(points, mode, query.order, ctx.budget);
   return output.groups.map((group, i) => seriesModel(group, args.name ?? group.name, filled[i]!));
 }
 
