@@ -24,6 +24,8 @@ import { ReadAheadBudget } from '../lib/queued-scan.js';
 import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { IndexLoaders } from '../sources/index-loaders.js';
+import { NO_SPAN, type TraceHolder, type TraceSpan } from '../lib/trace.js';
+import { endQuerySpan, startQuerySpan } from './query-trace.js';
 
 /**
  * What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets, and how its
@@ -106,6 +108,11 @@ export interface RequestScope {
   readonly lane: Lane;
   /** Every query the request ran, in the order they started. */
   readonly queries: QueryRecord[];
+  /**
+   * The span the request's work is a child of now (NO_SPAN without tracing): the request's, set by the edge's
+   * observer, or the GraphQL operation running. Its queries, their stages and the loaders' index reads are spans under it.
+   */
+  readonly trace: TraceHolder;
   /** Who the request acts as. */
   readonly principal: Principal;
   /** The client its quotas and turns count against (src/http/edge.ts): the principal's name, or `anonymous@<address>`. */
@@ -208,7 +215,8 @@ function openScope(
   let turn: Promise<Release> | undefined;
   const onClientGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  const loaders = new IndexLoaders(shared?.generations);
+  const trace: TraceHolder = { span: NO_SPAN };
+  const loaders = new IndexLoaders(shared?.generations, trace);
   const nowMs = options.nowMs ?? Date.now();
   const queries: QueryRecord[] = [];
   const requestLog = log.child({ requestId });
@@ -234,8 +242,9 @@ function openScope(
   const admit = async () => {
     if (takeTurn) await (turn ??= takeTurn(controller.signal, deadline, client));
   };
-  const engineContext = (source: Source, stats: QueryStats, cached: boolean): EngineContext => ({
+  const engineContext = (source: Source, stats: QueryStats, cached: boolean, span: TraceSpan): EngineContext => ({
     source,
+    trace: span,
     index: loaders,
     budgets,
     request: budget,
@@ -264,6 +273,7 @@ function openScope(
     budget,
     lane,
     queries,
+    trace,
     principal,
     client,
     authorize,
@@ -278,7 +288,8 @@ function openScope(
       const query: MetricQuery = { ...given, source: source.name };
       if (!shared) await admit();
       const stats = newQueryStats();
-      const engine = engineContext(source, stats, true);
+      const span = startQuerySpan(trace.span, label, source.name, query.metric);
+      const engine = engineContext(source, stats, true, span);
       const started = performance.now();
       // The record takes its place as the query starts, so the statistics list a request's queries in a stable order
       // (the parts of a rewritten query run at once and finish in any order); a query that fails is taken out.
@@ -296,8 +307,10 @@ function openScope(
       try {
         output = shared ? await shared.queries.run(query, engine, admit) : await executeQuery(query, engine);
       } catch (error) {
+        endQuerySpan(span, stats, error);
         throw failed(record, error);
       }
+      endQuerySpan(span, stats);
       record.metric = output.metric;
       record.ms = performance.now() - started;
       record.warnings = output.warnings;
@@ -318,17 +331,22 @@ function openScope(
         warnings: [],
       };
       queries.push(record);
+      const span = startQuerySpan(trace.span, label, source.name, metric);
       return {
         // No results cache: it keeps ranges of KairosDB's range aggregators, and raw points have none.
-        engine: engineContext(source, stats, false),
+        engine: engineContext(source, stats, false, span),
         close(warnings) {
+          endQuerySpan(span, stats);
           record.ms = performance.now() - started;
           // Reading and the caller's evaluation interleave, series by series: what was not planning was both.
           stats.fetchAggregateMs += Math.max(0, record.ms - stats.planMs);
           record.warnings = warnings;
           for (const warning of warnings) requestLog.warn({ query: label }, warning);
         },
-        fail: (error) => failed(record, error),
+        fail(error) {
+          endQuerySpan(span, stats, error);
+          return failed(record, error);
+        },
       };
     },
     limitTime(ms) {

@@ -8,6 +8,7 @@ import type { Source } from '../sources/source.js';
 import type { Budgets, QueryStats, RequestBudget } from './budget.js';
 import type { BucketCache } from './bucket-cache.js';
 import type { Lane } from '../lib/time-slice.js';
+import type { TraceSpan } from '../lib/trace.js';
 
 export interface EngineContext {
   /** Where the query's series live (the request resolved the query's `source`); save_as writes there too. */
@@ -24,6 +25,8 @@ export interface EngineContext {
   readonly signal?: AbortSignal;
   /** The request's lane for turns on the thread (lib/time-slice.ts); work outside a request shares one. */
   readonly lane?: Lane;
+  /** The query's span: its stages (plan, read and aggregate) are its children. */
+  readonly trace?: TraceSpan;
   /** Points per scanned page (tests use 1 to show answers do not depend on it). */
   readonly pageSize?: number;
   /** First reads a merge keeps in flight when it reaches several partitions at once (default: the source's concurrentReads). */

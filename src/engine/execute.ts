@@ -41,13 +41,20 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   await yieldIfDue(ctx.lane);
   const planStarted = performance.now();
   const compiled = compileQuery(query, ctx.nowMs, ctx.source.limits);
-  const plan = await ctx.source.findSeries(
-    ctx.index,
-    compiled.pipeline.metric,
-    query.range,
-    compiled.matches,
-    ctx.lane !== undefined ? { lane: ctx.lane } : {},
-  );
+  const planSpan = ctx.trace?.child('plan');
+  let plan: Awaited<ReturnType<typeof ctx.source.findSeries>>;
+  try {
+    plan = await ctx.source.findSeries(
+      ctx.index,
+      compiled.pipeline.metric,
+      query.range,
+      compiled.matches,
+      ctx.lane !== undefined ? { lane: ctx.lane } : {},
+    );
+    planSpan?.set({ 'kairograph.row_periods': plan.periods, 'kairograph.partitions': plan.partitions.length });
+  } finally {
+    planSpan?.end();
+  }
   const widthMs = plan.widthMs;
   ctx.stats.rowTimes += plan.periods;
   ctx.stats.planMs += performance.now() - planStarted;
@@ -55,6 +62,8 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
   ctx.signal?.throwIfAborted();
 
   const runStarted = performance.now();
+  // Reading and aggregating interleave, slice by slice: one stage, not two.
+  const runSpan = ctx.trace?.child('read and aggregate');
   try {
     const tracker = new BudgetTracker(ctx.budgets, ctx.stats, ctx.request);
     const found = seriesOf(plan.partitions);
@@ -99,6 +108,7 @@ export async function executeQuery(query: MetricQuery, ctx: EngineContext): Prom
       ...(tracker.truncated ? { truncated: tracker.truncated } : {}),
     };
   } finally {
+    runSpan?.end();
     ctx.stats.fetchAggregateMs += performance.now() - runStarted;
   }
 }

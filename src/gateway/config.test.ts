@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
       logLevel: 'info',
       logFormat: 'auto',
+      tracesExporter: 'none',
       seedDemo: true,
       maxWritePoints: 100_000,
       maxQuerySeries: 100_000,

@@ -38,6 +38,7 @@ import { createGraphQLServer } from '../graphql/graphql-server.js';
 import { createGraphQLWebSocket, type GraphQLWebSocket } from '../graphql/graphql-ws.js';
 import { loadManifest } from '../graphql/persisted-operations.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
+import { openTracing } from './tracing.js';
 import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
 import {
   createPrometheusHandler,
@@ -69,7 +70,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     ),
   );
   // One log line and one set of figures per request, for both front ends and the operations endpoints.
-  const observer = new RequestObserver(metrics, log);
+  // OpenTelemetry spans of requests, operations, queries and index reads, when OTEL_TRACES_EXPORTER asks for them.
+  const tracing = openTracing(config, process.env);
+  const observer = new RequestObserver(metrics, log, tracing);
   // What every request crosses first: one path rule, the browser rules, authentication and the clients' quotas.
   const edge = new HttpEdge({
     auth,
@@ -177,7 +180,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, webSockets, shared, live: liveQueries, rollups };
+  /** Sends the spans still buffered (after the listener closed, so the last requests' spans are among them). */
+  const flushTraces = async () => tracing?.shutdown();
+  return { yoga, handle, webSockets, shared, live: liveQueries, rollups, flushTraces };
 }
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */

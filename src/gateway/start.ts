@@ -70,6 +70,7 @@ export async function main(): Promise<void> {
     // Live subscriptions hold their connections open: they complete, so the server can close.
     gateway.live.close();
     await server.close();
+    await gateway.flushTraces();
     await sources.close();
     process.exit(0);
   };

@@ -33,6 +33,7 @@ import { useErrorCodes, withErrorCode } from './use-error-codes.js';
 import { useExecutionSchema } from './use-execution-schema.js';
 import { useAnswerNotes } from './use-answer-notes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
+import { useTracing } from './use-tracing.js';
 import { useMultipartSubscriptions } from './use-multipart-subscriptions.js';
 
 /** What GraphQL needs of the configuration. */
@@ -184,6 +185,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       useDeferStream(),
       useStreamedAnswers(streamed, maskError),
       useQueryStatistics(observer),
+      useTracing(),
       useAnswerNotes(),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),

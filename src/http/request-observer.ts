@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../lib/log.js';
+import { NO_SPAN, type TraceSpan, type Tracing } from '../lib/trace.js';
 import type { RequestScope } from '../app/request-scope.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 
@@ -45,6 +46,8 @@ export interface Exchange {
   errors: RequestError[];
   /** The statistics the response carried, so the log says the same; computed at the end when no one did. */
   statistics?: RequestStatistics;
+  /** The request's span (NO_SPAN without tracing); its scope's work are its children. */
+  readonly span: TraceSpan;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -64,6 +67,7 @@ export class RequestObserver {
   constructor(
     registry: Registry,
     private readonly log: Logger,
+    private readonly tracing?: Tracing,
   ) {
     // The process and the Node runtime (CPU, memory, heap spaces, event loop lag, GC, handles).
     collectDefaultMetrics({ register: registry });
@@ -126,10 +130,32 @@ export class RequestObserver {
   /** Starts the record of a request; it is logged and counted when the response closes. */
   begin(req: IncomingMessage, res: ServerResponse, api: Api, route: string): Exchange {
     const started = performance.now();
-    const exchange: Exchange = { api, route, errors: [] };
+    const span = this.tracing ? this.requestSpan(req, res, api, route) : NO_SPAN;
+    const exchange: Exchange = { api, route, errors: [], span };
     this.exchanges.set(req, exchange);
     res.once('close', () => this.end(req, res, exchange, performance.now() - started));
     return exchange;
+  }
+
+  /**
+   * The request's span, the child of the caller's `traceparent`, with a child from its answer's first byte to its
+   * last ("write answer"): Node sends every response's head through writeHead, however the front end writes.
+   */
+  private requestSpan(req: IncomingMessage, res: ServerResponse, api: Api, route: string): TraceSpan {
+    const method = METHODS.has(req.method ?? '') ? req.method! : 'other';
+    const span = this.tracing!.request(`${method} ${route}`, req.headers, {
+      'http.request.method': method,
+      'http.route': route,
+      'kairograph.api': api,
+    });
+    const writeHead = res.writeHead;
+    let answer: TraceSpan | undefined;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+      answer ??= span.child('write answer');
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+    res.once('close', () => answer?.end());
+    return span;
   }
 
   exchange(req: IncomingMessage): Exchange | undefined {
@@ -141,6 +167,7 @@ export class RequestObserver {
     const exchange = this.exchanges.get(req);
     if (exchange === undefined) return;
     exchange.ctx = ctx;
+    ctx.trace.span = exchange.span;
     this.byContext.set(ctx, exchange);
   }
 
@@ -163,6 +190,7 @@ export class RequestObserver {
     const used = ctx ? [...new Set([...sources, ...ctx.sourcesUsed])] : [];
     const source = used.length === 0 ? '' : used.length === 1 ? used[0]! : 'several';
     this.requests.inc({ api, route, method, status: String(status), source });
+    this.endSpan(exchange, method, status, source);
     this.duration.observe({ api, route, method }, ms / 1000);
     for (const error of exchange.errors) {
       this.errors.inc({ api, code: error.code });
@@ -187,6 +215,19 @@ export class RequestObserver {
     if (api === 'operations' || (api === 'rest' && route.startsWith('/api/v1/health') && status < 400))
       log.debug(line, message);
     else log.info(line, message);
+  }
+
+  private endSpan({ span, route, errors }: Exchange, method: string, status: number, source: string): void {
+    if (!span.recording) return;
+    span.rename(`${method} ${route}`);
+    // The route is known once a front end matched it; a request refused before keeps the edge's template.
+    span.set({
+      'http.route': route,
+      'http.response.status_code': status,
+      ...(source ? { 'kairograph.source': source } : {}),
+    });
+    if (status >= 500 || status === 499) span.fail(new Error(errors[0]?.message ?? `status ${status}`));
+    span.end();
   }
 
   private countQueries(ctx: RequestScope, statistics: RequestStatistics): void {

@@ -49,7 +49,10 @@ export async function serveScoped(
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));
     ctx.dispose();
   });
-  if (exchange) exchange.ctx = ctx;
+  if (exchange) {
+    exchange.ctx = ctx;
+    ctx.trace.span = exchange.span;
+  }
   if (request.source !== undefined) ctx.sourcesUsed.add(request.source);
   const started = performance.now();
   const idHeader = { 'x-request-id': ctx.requestId };

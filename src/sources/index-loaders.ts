@@ -8,6 +8,7 @@
  * or until a write through the gateway changes a metric they read (its write generation moved: other requests' work
  * may run on these loaders).
  */
+import type { TraceHolder } from '../lib/trace.js';
 import DataLoader from 'dataloader';
 import { metricScope } from './metric-scope.js';
 
@@ -50,7 +51,14 @@ export class IndexLoaders {
   /** The write generation of each source and metric when the loaders first read it. */
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly generations?: Generations) {
+  /**
+   * `trace` holds the span each batch read is a child of: the request's current one when the batch runs (a tick
+   * gathers the loads of every query of the request, so a read belongs to the request, not to one query).
+   */
+  constructor(
+    private readonly generations?: Generations,
+    private readonly trace?: TraceHolder,
+  ) {
     this.loader = new DataLoader((loads) => this.readBatch(loads), { cacheKeyFn: (load) => load.id });
   }
 
@@ -88,6 +96,12 @@ export class IndexLoaders {
     for (const [read, byMetric] of groups) {
       for (const [metric, at] of byMetric) {
         this.count(read.source, read.name, at.length);
+        const span = this.trace?.span.child('index read', {
+          'kairograph.source': read.source,
+          'kairograph.read': read.name,
+          'kairograph.metric': metric,
+          'kairograph.keys': at.length,
+        });
         reads.push(
           read
             .readMany(
@@ -102,9 +116,11 @@ export class IndexLoaders {
               },
               (error: unknown) => {
                 const failure = error instanceof Error ? error : new Error(String(error));
+                span?.fail(failure);
                 for (const i of at) results[i] = failure;
               },
-            ),
+            )
+            .finally(() => span?.end()),
         );
       }
     }

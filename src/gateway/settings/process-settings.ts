@@ -1,4 +1,4 @@
-/** The process itself: its log and the demo data. */
+/** The process itself: its log, its traces and the demo data. */
 import { setting } from './setting.js';
 import { oneOf, boolean } from './parsers.js';
 
@@ -17,6 +17,14 @@ export const PROCESS_SETTINGS = [
     meaning:
       '`pretty`: one readable line per event; `json`: one JSON object per line (pino); `auto`: pretty when standard output is a terminal, JSON otherwise',
     parse: (raw, env) => oneOf(raw, env, ['auto', 'json', 'pretty'] as const),
+  }),
+  setting({
+    env: 'OTEL_TRACES_EXPORTER',
+    key: 'tracesExporter',
+    default: 'none',
+    meaning:
+      '`otlp`: send OpenTelemetry traces (a span per request, GraphQL operation, query stage and index read) over OTLP/HTTP to the endpoint the standard `OTEL_EXPORTER_OTLP_*` variables name; `console`: print them; `none`: no tracing ([Operations](operations.md#traces))',
+    parse: (raw, env) => oneOf(raw, env, ['none', 'otlp', 'console'] as const),
   }),
   setting({
     env: 'SEED_DEMO',

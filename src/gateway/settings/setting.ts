@@ -38,6 +38,8 @@ export interface Config {
   readonly tagIndexedMetrics: TagIndexConfig;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
+  /** OTEL_TRACES_EXPORTER: where spans go (src/gateway/tracing.ts). */
+  readonly tracesExporter: 'none' | 'otlp' | 'console';
   readonly seedDemo: boolean;
   readonly maxWritePoints: number;
   readonly maxQuerySeries: number;
