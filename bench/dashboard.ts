@@ -6,6 +6,7 @@
  * results cache's hit ratio, with the cache and then without it in the same run. Then, on Cassandra and without the
  * cache (they measure reads): store calls of one 4-alias request against 4 requests, latency of a fixed request under
  * 1, 8 and 32 clients, and a 10M-point aggregation end to end against a bare cassandra-driver scan (the floor).
+ * On the embedded store, tracing on against off (bench/tracing-cost.ts).
  *
  *   npm run bench:dashboard [-- --stores embedded,cassandra --viewers 32 --seconds 60 --refresh-only
  *                              --requests 200 --series 100 --points 100000 --runs 3 --cassandra-pid <JVM of a reused node>]
@@ -27,6 +28,7 @@ import { partitionsOf } from '../test/support/store-reads.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { describeShape, METRIC as BIG_METRIC, START_MS, shapeFromArgs, writeBatches } from './dataset.js';
 import { median, parseArgs, percentile } from './measure.js';
+import { tracingCost } from './tracing-cost.js';
 
 const args = parseArgs(process.argv.slice(2));
 const STORES = (args.get('stores') ?? 'embedded,cassandra').split(',').filter((s) => s !== '');
@@ -493,6 +495,7 @@ try {
     const store = await EmbeddedStore.open({ path: tempDir('kairograph-bench-dashboard-') });
     try {
       await refreshBenchmark('embedded', store);
+      await tracingCost(store, refresh);
     } finally {
       await store.close();
     }
