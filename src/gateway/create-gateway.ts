@@ -35,7 +35,7 @@ import { registerLiveMetrics } from '../sharing/live-metrics.js';
 import { RequestScopes, scopeSettings } from '../app/request-scope.js';
 import type { Live } from '../graphql/context.js';
 import { createGraphQLServer } from '../graphql/graphql-server.js';
-import { createGraphQLWebSocket, type GraphQLWebSocket } from '../graphql/graphql-ws.js';
+import { createGraphQLWebSocket, registerWebSocketMetrics, type GraphQLWebSocket } from '../graphql/graphql-ws.js';
 import { loadManifest } from '../graphql/persisted-operations.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 import { openTracing } from './tracing.js';
@@ -140,6 +140,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
   });
   // Subscriptions (and any operation) over WebSocket on /graphql, through the same edge and plugins.
   const webSockets = createGraphQLWebSocket({ yoga, edge, auth, manifest, settings: config });
+  registerWebSocketMetrics(metrics, webSockets);
 
   // KairosDB's REST API shares the listener, the sources (it serves the primary one) and the request contexts;
   // everything else is yoga's.

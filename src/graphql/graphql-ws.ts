@@ -17,6 +17,7 @@ import { createGraphQLError, type YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { TOKEN_HEADER, type Authenticator } from '../http/auth.js';
 import type { Caller, HttpEdge } from '../http/edge.js';
+import { Gauge, type Registry } from 'prom-client';
 import { BudgetExceededError, KairographError, OverloadedError } from '../model/errors.js';
 import type { GraphQLContext } from './context.js';
 import { isGraphQLError, toGraphQLError, withoutHttpExtension } from './mask-error.js';
@@ -69,6 +70,9 @@ export interface GraphQLWebSocket {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket (1001, going away), as the gateway stops. */
   close(): Promise<void>;
+  /** Sockets open now, and operations under way on them (the gateway's /metrics). */
+  readonly sockets: number;
+  readonly operations: number;
 }
 
 export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSocket {
@@ -82,10 +86,12 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
     if (connection === undefined) connections.set(socket, (connection = { operations: new Map() }));
     return connection;
   };
+  let operations = 0;
   const end = (connection: Connection, id: string): void => {
     const operation = connection.operations.get(id);
     if (operation === undefined) return;
     connection.operations.delete(id);
+    operations--;
     operation.abort.abort();
     if (connection.caller !== undefined) edge.charge(connection.caller.client, operation.ctx);
     operation.ctx.dispose();
@@ -165,6 +171,7 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
           throw error;
         }
         const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
+        operations++;
         connection.operations.set(id, {
           ctx: contextValue,
           abort,
@@ -203,6 +210,12 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
 
   let closing: Promise<void> | undefined;
   return {
+    get sockets() {
+      return wss.clients.size;
+    },
+    get operations() {
+      return operations;
+    },
     upgrade(req, socket, head) {
       // A response on the upgrade's socket, so the edge checks, answers, logs and counts an upgrade it refuses as it
       // does any request; one it lets through is handed to ws with no response written.
@@ -333,4 +346,24 @@ function close(socket: WebSocket, code: number, reason: string): void {
   let short = reason;
   while (Buffer.byteLength(short) > 123) short = `${short.slice(0, -2)}…`;
   socket.close(code, short);
+}
+
+/** The sockets and their operations on the gateway's /metrics, read when scraped. */
+export function registerWebSocketMetrics(registry: Registry, webSockets: GraphQLWebSocket): void {
+  new Gauge({
+    name: 'kairograph_websockets',
+    help: 'GraphQL WebSockets open (graphql-ws), of at most MAX_WEBSOCKETS',
+    registers: [registry],
+    collect() {
+      this.set(webSockets.sockets);
+    },
+  });
+  new Gauge({
+    name: 'kairograph_websocket_operations',
+    help: 'Operations under way on them (subscriptions, and queries and mutations sent over a socket)',
+    registers: [registry],
+    collect() {
+      this.set(webSockets.operations);
+    },
+  });
 }

@@ -114,6 +114,12 @@ it('refuses an operation past WEBSOCKET_MAX_OPERATIONS while another runs', asyn
     holding = socket.subscribe({ query: LIVE }, { next: resolve, error: resolve, complete: () => undefined });
   });
   expect(await snapshot).toMatchObject({ data: { liveSeries: { kind: 'SNAPSHOT' } } });
+  // /metrics shows the socket and its one operation under way.
+  const gauges = await (await fetch(`${gw.url}/metrics`)).text();
+  expect(gauges.split('\n').filter((line) => line.startsWith('kairograph_websocket'))).toEqual([
+    'kairograph_websockets 1',
+    'kairograph_websocket_operations 1',
+  ]);
   expect(await first({ query: '{ metricNames }' })).toEqual({
     refused: [
       {
@@ -125,6 +131,7 @@ it('refuses an operation past WEBSOCKET_MAX_OPERATIONS while another runs', asyn
   });
   holding();
   await expect.poll(() => gw.gateway.live.subscriptions).toBe(0);
+  expect(gw.gateway.webSockets.operations).toBe(0);
   expect(await first({ query: '{ metricNames }' })).toMatchObject({ data: { metricNames: [] } });
 });
 
