@@ -31,16 +31,29 @@ export function useQueryStatistics(observer?: RequestObserver): Plugin<GraphQLCo
     },
     onExecute({ args }) {
       const started = performance.now();
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (!('data' in result || 'errors' in result)) return;
-          const ctx = args.contextValue;
-          const statistics = requestStatistics(ctx, performance.now() - started);
-          setResult({ ...result, extensions: { ...result.extensions, statistics } });
-          const exchange = observer?.forContext(ctx);
-          if (exchange === undefined) return;
+      const ctx = args.contextValue;
+      const finish = (): RequestStatistics => {
+        const statistics = requestStatistics(ctx, performance.now() - started);
+        const exchange = observer?.forContext(ctx);
+        if (exchange !== undefined) {
           exchange.statistics = statistics;
           exchange.operation = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
+        }
+        return statistics;
+      };
+      return {
+        onExecuteDone({ result, setResult }) {
+          if ('data' in result || 'errors' in result) {
+            setResult({ ...result, extensions: { ...result.extensions, statistics: finish() } });
+            return;
+          }
+          // @defer and @stream: the whole request's statistics ride on its last part, once every query has run.
+          return {
+            onNext({ result: part, setResult: setPart }) {
+              if ('hasNext' in part && part.hasNext === false)
+                setPart({ ...part, extensions: { ...part.extensions, statistics: finish() } });
+            },
+          };
         },
       };
     },

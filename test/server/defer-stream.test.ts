@@ -95,9 +95,17 @@ it('sends the fast panel over multipart while the slow one is still reading, the
   expect(seen.text).not.toContain('slowPanel');
   gate.open();
   await readUntil(reader, seen, '-----');
-  expect(seen.text).toContain(
-    '{"incremental":[{"data":{"slow":[{"points":[{"value":2}]}]},"path":[],"label":"slowPanel"}],"hasNext":false}',
-  );
+  const last =
+    '{"incremental":[{"data":{"slow":[{"points":[{"value":2}]}]},"path":[],"label":"slowPanel"}],"hasNext":false,';
+  expect(seen.text).toContain(last);
+  // The request's statistics ride on its last part, with both panels' queries.
+  const part = JSON.parse(seen.text.slice(seen.text.indexOf(last)).split('\r\n')[0]!) as {
+    extensions: { statistics: { queries: { path: string; pointsRead: number }[] } };
+  };
+  expect(part.extensions.statistics.queries.map(({ path, pointsRead }) => ({ path, pointsRead }))).toEqual([
+    { path: 'fast', pointsRead: 1 },
+    { path: 'slow', pointsRead: 1 },
+  ]);
 });
 
 it('sends the same parts over SSE', async () => {
@@ -110,7 +118,7 @@ it('sends the same parts over SSE', async () => {
   gate.open();
   await readUntil(reader, seen, 'event: complete');
   expect(seen.text).toContain(
-    'event: next\ndata: {"incremental":[{"data":{"slow":[{"points":[{"value":2}]}]},"path":[],"label":"slowPanel"}],"hasNext":false}',
+    'event: next\ndata: {"incremental":[{"data":{"slow":[{"points":[{"value":2}]}]},"path":[],"label":"slowPanel"}],"hasNext":false,"extensions":{"statistics":{',
   );
 });
 
@@ -168,8 +176,12 @@ it("stops a deferred part that goes over the request's budget: its parts togethe
     const parts = seen.text
       .split('\n')
       .filter((line) => line.startsWith('data: {"incremental"'))
-      .map((line) => JSON.parse(line.slice(6)));
-    expect(parts).toEqual([
+      .map((line) => JSON.parse(line.slice(6)) as { extensions?: unknown });
+    // The statistics on the last part list the fast panel's query only: the slow one failed.
+    expect(parts.map(({ extensions }) => extensions)).toEqual([
+      { statistics: expect.objectContaining({ queries: [expect.objectContaining({ path: 'fast', pointsRead: 1 })] }) },
+    ]);
+    expect(parts.map(({ extensions, ...part }) => part)).toEqual([
       {
         incremental: [
           {
