@@ -9,7 +9,7 @@
  * process's high-water mark over the query's runs, reset before them.
  *
  *   npm run bench:promql [-- --runs 5 --points 20000 --stores embedded,cassandra --read-ahead 8 --only <part of a name>
- *                            --profile <dir>]
+ *                            --profile <dir> --cassandra-pid <JVM of a reused node>]
  *
  * --points is per series (100 series); --profile runs the gateways under `node --cpu-prof` into <dir> and prints where
  * their CPU went (the profiler costs time of its own: take the timings from a run without it).
@@ -152,6 +152,8 @@ try {
     console.log(
       `cassandra: ${node.contactPoint}${node.pid ? ` (pid ${node.pid}, booted in ${(node.bootMs / 1000).toFixed(1)} s)` : ' (reused)'}`,
     );
+    // A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
+    const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0);
     const store = await CassandraStore.open({
       contactPoints: [node.contactPoint],
       localDataCenter: node.localDataCenter,
@@ -182,7 +184,7 @@ try {
       });
       for (const query of QUERIES) {
         const keys = query.metrics.flatMap((m) => partitions.get(m)!);
-        results.push(await measure('cassandra', query, gateway, { floor, keys }));
+        results.push(await measure('cassandra', query, gateway, { floor, keys, pid: cassandraPid }));
       }
     } finally {
       await gateway?.stop();
@@ -224,7 +226,7 @@ async function measure(
   store: string,
   query: BenchQuery,
   gateway: GatewayProcess,
-  cassandra?: { readonly floor: LeanFloor; readonly keys: readonly RowKey[] },
+  cassandra?: { readonly floor: LeanFloor; readonly keys: readonly RowKey[]; readonly pid: number },
 ): Promise<Measured> {
   const q: Query = { kind: 'range', query: query.promql, startMs: START_MS, endMs: END_MS, stepMs: QUERY_STEP_MS };
   const kairograph = `${gateway.url}/prometheus/kairosdb`;
@@ -239,6 +241,9 @@ async function measure(
   const expected = cassandra ? pointsOf(query) : 0;
   const who: Who[] = cassandra ? ['prometheus', 'kairograph', 'floor'] : ['prometheus', 'kairograph'];
   const times: Record<Who, number[]> = { prometheus: [], kairograph: [], floor: [] };
+  /** CPU seconds of each run: the server's own process, the floor's is this one's (its driver and decoding). */
+  const cpu: Record<Who, number[]> = { prometheus: [], kairograph: [], floor: [] };
+  const cassandraCpu: Record<Who, number[]> = { prometheus: [], kairograph: [], floor: [] };
   resetPeak(gateway.pid);
   resetPeak(prometheus.pid);
   const rssBeforeMb = {
@@ -247,6 +252,9 @@ async function measure(
   };
   for (let run = 0; run <= RUNS; run++) {
     for (const one of who.map((_, i) => who[(i + run) % who.length]!)) {
+      const pid = one === 'prometheus' ? prometheus.pid : one === 'kairograph' ? gateway.pid : process.pid;
+      const c0 = cpuSeconds(pid);
+      const k0 = cassandra?.pid ? cpuSeconds(cassandra.pid) : 0;
       const t0 = performance.now();
       if (one === 'floor') {
         const points = await cassandra!.floor.readAll(cassandra!.keys);
@@ -256,7 +264,11 @@ async function measure(
         const { status, text } = await post(`${base}/api/v1/query_range`, form, 'application/x-www-form-urlencoded');
         if (status !== 200) throw new Error(`${one} answered ${query.promql} with ${status}: ${text.slice(0, 300)}`);
       }
-      if (run > 0) times[one].push(performance.now() - t0);
+      if (run > 0) {
+        times[one].push(performance.now() - t0);
+        cpu[one].push(cpuSeconds(pid) - c0);
+        if (cassandra?.pid) cassandraCpu[one].push(cpuSeconds(cassandra.pid) - k0);
+      }
     }
   }
   const ms = {
@@ -277,7 +289,11 @@ async function measure(
       ms.floor !== undefined
         ? ` | floor (${cassandra!.keys.length} partitions bare) ${seconds(ms.floor)}, ×floor ${(ms.kairograph / ms.floor).toFixed(2)} (${spread(times.kairograph, times.floor)})`
         : ''
-    } | peak RSS Kairograph ${measured.rssMb.kairograph.toFixed(0)} MB (${rssBeforeMb.kairograph.toFixed(0)} before), Prometheus ${measured.rssMb.prometheus.toFixed(0)} MB (${rssBeforeMb.prometheus.toFixed(0)} before) | answers: ${answers}`,
+    } | peak RSS Kairograph ${measured.rssMb.kairograph.toFixed(0)} MB (${rssBeforeMb.kairograph.toFixed(0)} before), Prometheus ${measured.rssMb.prometheus.toFixed(0)} MB (${rssBeforeMb.prometheus.toFixed(0)} before) | CPU s (median): Prometheus ${median(cpu.prometheus).toFixed(2)}, Kairograph ${median(cpu.kairograph).toFixed(2)}${
+      cassandra
+        ? `, the floor's client ${median(cpu.floor).toFixed(2)}${cassandra.pid ? `; Cassandra under Kairograph ${median(cassandraCpu.kairograph).toFixed(2)}, under the floor ${median(cassandraCpu.floor).toFixed(2)}` : ''}`
+        : ''
+    } | answers: ${answers}`,
   );
   return measured;
 }
