@@ -19,22 +19,18 @@
  * time of its own: take the timings from a run without it).
  */
 import { readdirSync, statSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync, inflateSync } from 'node:zlib';
-import cassandra from 'cassandra-driver';
 import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
-import { installLeanPageHook } from '../src/store/cassandra-client/lean-page-hook.js';
-import { leanPagesEncoding } from '../src/store/cassandra/lean-pages.js';
 import type { RowKey } from '../src/store/store.js';
 import type { SeriesWrite } from '../src/model/write-batch.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { startKairosDB } from '../test/support/kairosdb-server.js';
 import { partitionsOf } from '../test/support/store-reads.js';
+import { post } from './answer-client.js';
 import { formatProfileSummary, summarizeCpuProfile } from './cpu-profile.js';
-import { readPartitions, sumLeanRows } from './floor-read.js';
+import { openLeanFloor, settleCassandra, warmReads } from './floor-read.js';
 import { buildGateway, cpuSeconds, startGateway } from './gateway-process.js';
 import { median, parseArgs } from './measure.js';
 
@@ -48,19 +44,6 @@ const PROFILE_DIR = args.get('profile');
 const ONLY = args.get('only');
 const NODE_ARGS = (args.get('node-args') ?? '').split(' ').filter((arg) => arg !== '');
 const KEYSPACE = 'bench_vs_kairosdb';
-/**
- * Reads of every partition before the first query, until one is no more than 10% faster than the one before: on a
- * fresh node the first passes take longer than a query's whole floor, and by how much varies from node to node
- * (bench/RESULTS.md, "A settled, warm Cassandra before the first query").
- */
-const WARM_PASSES = { least: 3, most: 12 };
-/** Cassandra's thread pools that flush memtables and compact sstables. */
-const SETTLING_POOLS = new Set([
-  'CompactionExecutor',
-  'MemtableFlushWriter',
-  'MemtablePostFlush',
-  'PerDiskMemtableFlushWriter_0',
-]);
 const METRIC = 'bench.vs.cpu';
 const STEP_MS = 10_000;
 const START_MS = Date.UTC(2026, 0, 1);
@@ -203,19 +186,16 @@ console.log(
 // A node the benchmark booted has its pid; a reused one (KAIROGRAPH_CASSANDRA) is named on the command line.
 const cassandraPid = node.pid || Number(args.get('cassandra-pid') ?? 0) || undefined;
 try {
-  const floor = await floorReader();
+  const floor = await openLeanFloor({
+    contactPoint: node.contactPoint,
+    localDataCenter: node.localDataCenter,
+    keyspace: KEYSPACE,
+    spec: await store.spec(),
+  });
   // Both servers and the floor then read the same sstables of a Cassandra whose JIT has compiled its read path: the
   // first query's numbers no longer carry the write's compactions, and every query's carry less of the warm-up.
-  const settledMs = await settle(floor.client);
-  const passes: number[] = [];
-  while (
-    passes.length < WARM_PASSES.most &&
-    !(passes.length >= WARM_PASSES.least && passes.at(-1)! > 0.9 * passes.at(-2)!)
-  ) {
-    const t0 = performance.now();
-    await floor.readAll(partitions);
-    passes.push(performance.now() - t0);
-  }
+  const settledMs = await settleCassandra(floor.client);
+  const passes = await warmReads(floor, partitions);
   console.log(
     `cassandra: no flush or compaction under way or queued after ${(settledMs / 1000).toFixed(1)} s; every partition read bare ${passes.length} times first: ${passes.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`,
   );
@@ -361,52 +341,6 @@ async function graphql(url: string, query: string): Promise<() => unknown> {
   };
 }
 
-/**
- * POSTs a JSON body and resolves once the whole answer has arrived, inflated and decoded, as curl and Go's client
- * (Grafana's backend) take it: the bytes gathered, then one inflate call and one decode. It asks for what Node's fetch
- * asks for (`gzip, deflate`), but fetch inflates and decodes through web streams, chunk by chunk, which takes a large
- * answer far longer than this or curl does (bench/RESULTS.md, "The benchmark's client").
- */
-function post(url: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'gzip, deflate' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          try {
-            const coding = res.headers['content-encoding'] ?? 'identity';
-            const inflate = inflaterOf(coding);
-            if (inflate === undefined) throw new Error(`${url}: answered in ${coding}, which was not asked for`);
-            resolve({ status: res.statusCode ?? 0, text: inflate(Buffer.concat(chunks)).toString('utf8') });
-          } catch (error) {
-            reject(error);
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** What turns an answer in `coding` into its text's bytes; undefined for a coding this client does not ask for. */
-function inflaterOf(coding: string): ((bytes: Buffer) => Buffer) | undefined {
-  return coding === 'gzip'
-    ? gunzipSync
-    : coding === 'deflate'
-      ? inflateSync
-      : coding === 'identity'
-        ? (bytes) => bytes
-        : undefined;
-}
-
 interface Series {
   readonly key: string;
   readonly values: readonly (readonly [number, number])[];
@@ -488,52 +422,6 @@ function compare(query: BenchQuery, kairosdbAnswer: unknown, kairographAnswer: u
   if (worst <= 1e-12)
     return `${different} of ${points} values differ in the last bits (up to ${worst.toExponential(1)} relative: Kairograph sums with compensation, KairosDB plainly)`;
   return `DIFFERENT: ${different} of ${points} values, by up to ${worst.toExponential(2)} relative`;
-}
-
-/** The floor: the store's own SELECT and lean page decoder over every partition, no engine, no HTTP. */
-async function floorReader() {
-  installLeanPageHook();
-  const client = new cassandra.Client({
-    contactPoints: [node.contactPoint],
-    localDataCenter: node.localDataCenter,
-    protocolOptions: { maxVersion: 4 },
-    encoding: leanPagesEncoding(KEYSPACE) as cassandra.ClientOptions['encoding'],
-  });
-  await client.connect();
-  const spec = await store.spec();
-  const concurrency = 20;
-  return {
-    client,
-    concurrency,
-    readAll: async (keys: readonly RowKey[]) =>
-      (await readPartitions(client, KEYSPACE, spec, keys, { concurrency, fetchSize: 5000, read: sumLeanRows })).points,
-    close: () => client.shutdown(),
-  };
-}
-
-/**
- * Resolves, with the time it took, once Cassandra's own virtual tables show no flush or compaction under way or queued
- * twice in a row a second apart: writing the dataset leaves compactions behind it, whose CPU would count against
- * whichever query runs meanwhile.
- */
-async function settle(client: cassandra.Client): Promise<number> {
-  const started = performance.now();
-  for (let quiet = 0; quiet < 2; ) {
-    const pools = await client.execute('SELECT name, active_tasks, pending_tasks FROM system_views.thread_pools');
-    const tasks = await client.execute('SELECT kind FROM system_views.sstable_tasks');
-    const busy =
-      tasks.rowLength > 0 ||
-      pools.rows.some(
-        (row) =>
-          SETTLING_POOLS.has(row['name'] as string) &&
-          (row['active_tasks'] as number) + (row['pending_tasks'] as number) > 0,
-      );
-    quiet = busy ? 0 : quiet + 1;
-    if (performance.now() - started > 300_000)
-      throw new Error('Cassandra was still flushing or compacting after 5 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return performance.now() - started;
 }
 
 /**

@@ -137,8 +137,13 @@ export async function askEngine(engine: PromqlEngine, q: Query): Promise<Answer>
   }
 }
 
-/** Undefined when the answers agree; else what differs first, in a line. */
-export function compareAnswers(ref: Answer, test: Answer, shouldFail: boolean): string | undefined {
+/** Undefined when the answers agree (values within `tolerance` relative); else what differs first, in a line. */
+export function compareAnswers(
+  ref: Answer,
+  test: Answer,
+  shouldFail: boolean,
+  tolerance = RELATIVE_TOLERANCE,
+): string | undefined {
   if (!ref.ok || !test.ok) {
     if (!ref.ok && !test.ok) return shouldFail ? undefined : `both failed; Prometheus: ${ref.error}`;
     if (!ref.ok) return `Prometheus failed (${ref.error}), the engine answered`;
@@ -161,7 +166,7 @@ export function compareAnswers(ref: Answer, test: Answer, shouldFail: boolean): 
       const [tt, tv] = t.points[k] ?? [undefined, undefined];
       if (rt !== tt)
         return `${r.metric}: point ${k} at ${tt ?? 'none'}, Prometheus's at ${rt ?? 'none'} (${r.points.length} vs ${t.points.length} points)`;
-      if (!equal(rv!, tv!)) return `${r.metric} at ${rt}: ${tv}, Prometheus ${rv}`;
+      if (!equal(rv!, tv!, tolerance)) return `${r.metric} at ${rt}: ${tv}, Prometheus ${rv}`;
     }
   }
   return undefined;
@@ -176,12 +181,12 @@ export function compareAnnotations(ref: Answer, test: Answer): string | undefine
   return `Prometheus's ${JSON.stringify(missing[0] ?? null)}, the engine's ${JSON.stringify(extra[0] ?? null)}`;
 }
 
-function equal(a: number | string, b: number | string): boolean {
+function equal(a: number | string, b: number | string, tolerance: number): boolean {
   if (typeof a === 'string' || typeof b === 'string') return a === b;
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
   if (a === b) return true;
   if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
-  return Math.abs(a - b) <= RELATIVE_TOLERANCE * Math.min(Math.abs(a), Math.abs(b));
+  return Math.abs(a - b) <= tolerance * Math.min(Math.abs(a), Math.abs(b));
 }
 
 function float(text: string): number {
