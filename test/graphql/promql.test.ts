@@ -240,12 +240,15 @@ describe('the promql field', () => {
         const got = await small.graphql(PROMQL, variables);
         return [got.status, got.body.errors?.[0]?.message, got.body.errors?.[0]?.extensions?.['code']];
       };
-      // Two series × three steps: six samples held.
-      expect(await refusal({ expression: '{"prom.cpu"}', from: 60_000, to: 180_000, step: '1m' })).toEqual([
+      const overSamples = [
         422,
-        'request exceeded its samples budget of 5 (PROMQL_MAX_SAMPLES)',
+        'query processing would load too many samples into memory in query execution: more than PROMQL_MAX_SAMPLES (5)',
         'BUDGET_EXCEEDED',
-      ]);
+      ];
+      // Two series × three steps: six samples held.
+      expect(await refusal({ expression: '{"prom.cpu"}', from: 60_000, to: 180_000, step: '1m' })).toEqual(overSamples);
+      // One step, but the subquery's: two series × its 3 steps (180s, 190s, 200s), and the 6 points it keeps.
+      expect(await refusal({ expression: 'max_over_time({"prom.cpu"}[30s:10s])', time: 200_000 })).toEqual(overSamples);
       expect(await refusal({ expression: '{"prom.cpu"}', time: 200_000 })).toEqual([
         422,
         'request exceeded its points returned budget of 1 (MAX_REQUEST_POINTS)',

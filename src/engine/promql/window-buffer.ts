@@ -43,6 +43,14 @@ class WindowBuffer {
 }
 
 /**
+ * Paces a loop over steps: called with the units of work done since the last call, as EvalMeter.pace. Windows and
+ * lookbacks cost one unit per sample they look at and one per step.
+ */
+export type Pace = (units: number) => Promise<void> | undefined;
+
+const noPace: Pace = () => undefined;
+
+/**
  * Calls `visit` with each step's window (end - range, end] of one series, where `times` (non-decreasing) are the
  * steps' window ends; staleness markers are left out, and empty windows skipped.
  */
@@ -52,35 +60,47 @@ export async function forEachWindow(
   times: Float64Array,
   rangeMs: number,
   visit: (step: number, window: Window) => void,
+  pace: Pace = noPace,
 ): Promise<void> {
   const buffer = new WindowBuffer();
   let step = 0;
-  const emit = (): void => {
+  /** Visits the current step's window; answers the units it cost. */
+  const emit = (): number => {
     const end = times[step]!;
     buffer.dropThrough(end - rangeMs);
-    if (buffer.to > buffer.from)
-      visit(step, {
-        timestampsMs: buffer.timestampsMs,
-        values: buffer.values,
-        from: buffer.from,
-        to: buffer.to,
-        rangeStartMs: end - rangeMs,
-        rangeEndMs: end,
-        rangeMs,
-        labels,
-      });
     step++;
+    if (buffer.to === buffer.from) return 1;
+    visit(step - 1, {
+      timestampsMs: buffer.timestampsMs,
+      values: buffer.values,
+      from: buffer.from,
+      to: buffer.to,
+      rangeStartMs: end - rangeMs,
+      rangeEndMs: end,
+      rangeMs,
+      labels,
+    });
+    return 1 + buffer.to - buffer.from;
   };
   for await (const chunk of chunks) {
-    for (let k = 0; k < chunk.timestampsMs.length; k++) {
+    const n = chunk.timestampsMs.length;
+    for (let k = 0; k < n; k++) {
       const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) emit();
+      while (step < times.length && t > times[step]!) {
+        const turn = pace(emit());
+        if (turn !== undefined) await turn;
+      }
       if (step === times.length) return;
       const v = chunk.values[k]!;
       if (!isStale(v)) buffer.push(t, v);
     }
+    const turn = pace(n);
+    if (turn !== undefined) await turn;
   }
-  while (step < times.length) emit();
+  while (step < times.length) {
+    const turn = pace(emit());
+    if (turn !== undefined) await turn;
+  }
 }
 
 /** Each step's last sample at or before its time, with that sample's time: what instant selectors read. */
@@ -88,6 +108,7 @@ export async function forEachLatest(
   chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>,
   times: Float64Array,
   visit: (step: number, timeMs: number, value: number) => void,
+  pace: Pace = noPace,
 ): Promise<void> {
   let step = 0;
   let lastT = Number.NaN;
@@ -97,13 +118,24 @@ export async function forEachLatest(
     step++;
   };
   for await (const chunk of chunks) {
-    for (let k = 0; k < chunk.timestampsMs.length; k++) {
+    const n = chunk.timestampsMs.length;
+    for (let k = 0; k < n; k++) {
       const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) emit();
+      while (step < times.length && t > times[step]!) {
+        emit();
+        const turn = pace(1);
+        if (turn !== undefined) await turn;
+      }
       if (step === times.length) return;
       lastT = t;
       lastV = chunk.values[k]!;
     }
+    const turn = pace(n);
+    if (turn !== undefined) await turn;
   }
-  while (step < times.length) emit();
+  while (step < times.length) {
+    emit();
+    const turn = pace(1);
+    if (turn !== undefined) await turn;
+  }
 }
