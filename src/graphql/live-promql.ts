@@ -63,15 +63,11 @@ class LivePromqlQuery {
     const ctx = this.newContext();
     try {
       const started = performance.now();
-      const endMs = this.args.to == null ? ctx.nowMs : timeArg(ctx, this.args.to, 'to');
-      // A window that follows now would grow without end (and past Prometheus's 11,000 steps): it moves forward by
-      // whole steps, so the steps it keeps are evaluated at the same times, and clients start afresh.
-      const grown = endMs - this.startMs;
-      const reanchored =
-        this.args.to == null &&
-        this.lengthMs > 0 &&
-        (grown > 2 * this.lengthMs || grown / this.stepMs > MAX_POINTS_PER_SERIES);
-      if (reanchored) this.startMs += Math.floor((grown - this.lengthMs) / this.stepMs) * this.stepMs;
+      const following = this.args.to == null;
+      const endMs = following ? ctx.nowMs : timeArg(ctx, this.args.to!, 'to');
+      const moved = following ? movedStart(this.startMs, this.lengthMs, this.stepMs, endMs) : this.startMs;
+      const reanchored = moved !== this.startMs;
+      this.startMs = moved;
       const startMs = Math.min(this.startMs, endMs);
       const series = await promqlSeries(ctx, { ...this.args, from: startMs, to: endMs }, 'livePromql');
       return { series, startMs, endMs, statistics: requestStatistics(ctx, performance.now() - started), reanchored };
@@ -79,6 +75,17 @@ class LivePromqlQuery {
       ctx.dispose();
     }
   }
+}
+
+/**
+ * Where a window that follows now starts when it ends at `endMs`: where it started, until it has grown to twice its
+ * length (`lengthMs`) or past Prometheus's 11,000 steps, and then forward by whole steps to its length again, so the
+ * steps it keeps are evaluated at the same times.
+ */
+export function movedStart(startMs: number, lengthMs: number, stepMs: number, endMs: number): number {
+  const grown = endMs - startMs;
+  if (lengthMs <= 0 || (grown <= 2 * lengthMs && grown / stepMs <= MAX_POINTS_PER_SERIES)) return startMs;
+  return startMs + Math.floor((grown - lengthMs) / stepMs) * stepMs;
 }
 
 /** The expression's tree; Prometheus's refusal is bad input on `expression`, as `promql` answers it. */

@@ -259,6 +259,30 @@ describe('the promql field', () => {
     }
   });
 
+  it('stops an evaluation at QUERY_TIMEOUT_MS, mid-way, with QUERY_TIMEOUT', async () => {
+    const timed = await startGateway(store, { QUERY_TIMEOUT_MS: '300' });
+    try {
+      const started = performance.now();
+      // Nothing to read: its time is evaluation, seconds of it (361 steps, each summing 86,400 points).
+      const got = await timed.graphql(PROMQL, {
+        expression: 'sum_over_time(vector(1)[1d:1s])',
+        from: 0,
+        to: 3_600_000,
+        step: '10s',
+      });
+      const ms = performance.now() - started;
+      expect([got.status, got.body.errors?.[0]?.message, got.body.errors?.[0]?.extensions?.['code']]).toEqual([
+        504,
+        'query exceeded its time limit of 300 ms',
+        'QUERY_TIMEOUT',
+      ]);
+      // The timer fires between the evaluation's slices; the bound leaves room for a loaded machine.
+      expect(ms).toBeLessThan(1_000);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('answers no warnings in extensions when there are none', async () => {
     const got = await g.graphql(PROMQL, { expression: '1', time: 0 });
     expect(got.extensions).not.toHaveProperty('warnings');
