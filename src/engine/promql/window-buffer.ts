@@ -44,11 +44,17 @@ class WindowBuffer {
 
 /**
  * Paces a loop over steps: called with the units of work done since the last call, as EvalMeter.pace. Windows and
- * lookbacks cost one unit per sample they look at and one per step.
+ * lookbacks cost one unit per sample they take in, and a step one unit plus the samples its window holds.
  */
 export type Pace = (units: number) => Promise<void> | undefined;
 
 const noPace: Pace = () => undefined;
+
+/**
+ * Units a loop below does before it reports them: its hot part stays a plain loop with no call and no await in it,
+ * and a batch is a small part of a slice however costly its units.
+ */
+const BATCH = 1024;
 
 /**
  * Calls `visit` with each step's window (end - range, end] of one series, where `times` (non-decreasing) are the
@@ -83,22 +89,30 @@ export async function forEachWindow(
     return 1 + buffer.to - buffer.from;
   };
   for await (const chunk of chunks) {
-    const n = chunk.timestampsMs.length;
-    for (let k = 0; k < n; k++) {
-      const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) {
-        const turn = pace(emit());
-        if (turn !== undefined) await turn;
+    const ts = chunk.timestampsMs;
+    const n = ts.length;
+    let k = 0;
+    while (k < n) {
+      let units = 0;
+      // A step ends before the next sample: its window is complete. Otherwise the sample joins the window.
+      while (k < n && units < BATCH) {
+        const t = ts[k]!;
+        if (step < times.length && t > times[step]!) units += emit();
+        else if (step === times.length) return;
+        else {
+          const v = chunk.values[k++]!;
+          if (!isStale(v)) buffer.push(t, v);
+          units++;
+        }
       }
-      if (step === times.length) return;
-      const v = chunk.values[k]!;
-      if (!isStale(v)) buffer.push(t, v);
+      const turn = pace(units);
+      if (turn !== undefined) await turn;
     }
-    const turn = pace(n);
-    if (turn !== undefined) await turn;
   }
   while (step < times.length) {
-    const turn = pace(emit());
+    let units = 0;
+    while (step < times.length && units < BATCH) units += emit();
+    const turn = pace(units);
     if (turn !== undefined) await turn;
   }
 }
@@ -113,29 +127,32 @@ export async function forEachLatest(
   let step = 0;
   let lastT = Number.NaN;
   let lastV = Number.NaN;
-  const emit = (): void => {
-    if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
-    step++;
-  };
   for await (const chunk of chunks) {
-    const n = chunk.timestampsMs.length;
-    for (let k = 0; k < n; k++) {
-      const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) {
-        emit();
-        const turn = pace(1);
-        if (turn !== undefined) await turn;
+    const ts = chunk.timestampsMs;
+    const n = ts.length;
+    let k = 0;
+    while (k < n) {
+      let units = 0;
+      while (k < n && units < BATCH) {
+        const t = ts[k]!;
+        if (step < times.length && t > times[step]!) {
+          if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
+          step++;
+        } else if (step === times.length) return;
+        else {
+          lastT = t;
+          lastV = chunk.values[k++]!;
+        }
+        units++;
       }
-      if (step === times.length) return;
-      lastT = t;
-      lastV = chunk.values[k]!;
+      const turn = pace(units);
+      if (turn !== undefined) await turn;
     }
-    const turn = pace(n);
-    if (turn !== undefined) await turn;
   }
   while (step < times.length) {
-    emit();
-    const turn = pace(1);
+    let units = 0;
+    for (; step < times.length && units < BATCH; step++, units++) if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
+    const turn = pace(units);
     if (turn !== undefined) await turn;
   }
 }
