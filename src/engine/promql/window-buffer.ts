@@ -98,7 +98,7 @@ export async function forEachWindow(
       while (k < n && units < BATCH) {
         const t = ts[k]!;
         if (step < times.length && t > times[step]!) units += emit();
-        else if (step === times.length) return;
+        else if (step === times.length) return pace(units);
         else {
           const v = chunk.values[k++]!;
           if (!isStale(v)) buffer.push(t, v);
@@ -138,7 +138,7 @@ export async function forEachLatest(
         if (step < times.length && t > times[step]!) {
           if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
           step++;
-        } else if (step === times.length) return;
+        } else if (step === times.length) return pace(units);
         else {
           lastT = t;
           lastV = chunk.values[k++]!;
