@@ -5,7 +5,7 @@ let plot; // the uPlot instance on the page, destroyed before the next draw
 
 /**
  * `series`: [{ label, times: epoch ms[], values: (number|null)[] }]. Records what it drew on the container
- * (data-points, data-last) for tests and for people reading the DOM.
+ * (data-points, data-last, data-min, data-max) for tests and for people reading the DOM.
  */
 export function drawChart(container, series) {
   plot?.destroy();
@@ -15,6 +15,9 @@ export function drawChart(container, series) {
   const last = series.reduce((t, s) => Math.max(t, s.times.at(-1) ?? -Infinity), -Infinity);
   container.dataset.points = String(points);
   container.dataset.last = Number.isFinite(last) ? String(last) : '';
+  const values = series.flatMap((s) => s.values).filter((v) => typeof v === 'number');
+  container.dataset.min = values.length > 0 ? String(Math.min(...values)) : '';
+  container.dataset.max = values.length > 0 ? String(Math.max(...values)) : '';
   // uPlot takes one x column shared by all series: the union of their times, with nulls where a series has none.
   const times = [...new Set(series.flatMap((s) => s.times))].sort((a, b) => a - b);
   const at = new Map(times.map((t, i) => [t, i]));

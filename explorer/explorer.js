@@ -1,5 +1,6 @@
-// The explorer page: builds a `series` query from the form, charts its answer, shows the request's statistics, links
-// the same query into GraphiQL, and with "Live" follows it through the `liveSeries` subscription (Server-Sent Events).
+// The explorer page: builds a `series` query from the form, or takes a PromQL expression (GraphQL's `promql` field),
+// charts its answer, shows the request's statistics, links the same query into GraphiQL, and with "Live" follows it
+// through the `liveSeries` or `livePromql` subscription (Server-Sent Events).
 import { drawChart } from './chart.js';
 
 const $ = (id) => document.getElementById(id);
@@ -9,6 +10,8 @@ let primary = '';
 /** The chart's series by key: { label, times, values }. */
 let shown = new Map();
 let liveAbort;
+/** What the chart shows: the builder's query ('builder') or the PromQL box's ('promql'). */
+let mode = 'builder';
 
 async function graphql(query, variables = {}) {
   const response = await fetch('/graphql', {
@@ -104,7 +107,39 @@ const queryText = () => `{\n  series(${argumentsText()}) {\n    ${SERIES_FIELDS}
 const subscriptionText = () =>
   `subscription {\n  liveSeries(${argumentsText()}) {\n    kind\n    changes { key from series { ${SERIES_FIELDS} } }\n    removed\n  }\n}\n`;
 
+/** A step that gives about 250 points over the range (`now-15m` → 5s), among steps people read easily. */
+function stepOf(range) {
+  const [, n, unit] = /^now-(\d+)([mhd])$/.exec(range);
+  const seconds = Number(n) * { m: 60, h: 3600, d: 86400 }[unit];
+  const steps = [1, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600];
+  return `${steps.find((s) => s >= seconds / 250) ?? 3600}s`;
+}
+
+function promqlArguments() {
+  const range = $('range').value;
+  const parts = [
+    `expression: ${JSON.stringify($('expression').value)}`,
+    `from: ${JSON.stringify(range)}`,
+    `step: ${JSON.stringify(stepOf(range))}`,
+  ];
+  if ($('source').value !== primary) parts.push(`source: ${JSON.stringify($('source').value)}`);
+  return parts.join(', ');
+}
+
+const PROMQL_FIELDS = 'name metric tags { name values } columns { epochMs value }';
+const promqlText = () => `{\n  promql(${promqlArguments()}) {\n    ${PROMQL_FIELDS}\n  }\n}\n`;
+const promqlSubscriptionText = () =>
+  `subscription {\n  livePromql(${promqlArguments()}) {\n    kind\n    changes { key from series { ${PROMQL_FIELDS} } }\n    removed\n  }\n}\n`;
+
+/** A PromQL series as Prometheus shows it: `metric{label="value", ...}`, or the expression for a scalar. */
+function promqlLabel(series) {
+  if (series.tags.length === 0) return series.name;
+  const labels = series.tags.map((t) => `${t.name}=${JSON.stringify(t.values[0])}`).join(', ');
+  return `${series.metric}{${labels}}`;
+}
+
 function labelOf(series) {
+  if (mode === 'promql') return promqlLabel(series);
   const group = $('groupBy').value;
   const tag = series.tags.find((t) => t.name === group);
   return group && tag ? `${group}=${tag.values.join(',')}` : series.name;
@@ -143,23 +178,35 @@ function showStatistics(statistics, live) {
   );
 }
 
-async function run() {
+/** Runs what the chart shows: the builder's query, or with `promql` the PromQL box's expression. */
+async function run(shows = 'builder') {
   stopLive();
-  $('graphiql').href = `/graphql?query=${encodeURIComponent(queryText())}`;
+  mode = shows;
+  const text = mode === 'promql' ? promqlText() : queryText();
+  $('graphiql').href = `/graphql?query=${encodeURIComponent(text)}`;
   status.className = '';
   status.textContent = 'running…';
   try {
-    const { data, extensions } = await graphql(queryText());
-    shown = new Map(data.series.map((s, i) => [String(i), asShown(s)]));
+    const { data, extensions } = await graphql(text);
+    const series = mode === 'promql' ? data.promql : data.series;
+    shown = new Map(series.map((s, i) => [String(i), asShown(s)]));
     redraw();
     showStatistics(extensions?.statistics, false);
-    status.textContent = `${data.series.length} series, ${data.series.reduce((n, s) => n + s.columns.epochMs.length, 0)} points`;
+    // Prometheus's warnings (a counter that may not be one, series skipped) beside the answer.
+    const notes = (extensions?.warnings ?? []).map((w) => w.message);
+    status.textContent = [
+      `${series.length} series, ${series.reduce((n, s) => n + s.columns.epochMs.length, 0)} points`,
+      ...notes,
+    ].join('; ');
   } catch (error) {
     status.className = 'error';
     status.textContent = error.message;
   }
   if ($('live').checked) startLive();
 }
+
+/** The chart again after a change of source or range, whichever query it shows. */
+const rerun = () => run(mode);
 
 function stopLive() {
   liveAbort?.abort();
@@ -174,7 +221,7 @@ async function startLive() {
     const response = await fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: subscriptionText() }),
+      body: JSON.stringify({ query: mode === 'promql' ? promqlSubscriptionText() : subscriptionText() }),
       signal: abort.signal,
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -211,7 +258,7 @@ function applyEvent(event) {
     status.textContent = `live: ${event.errors.map((e) => e.message).join('; ')}`;
     return;
   }
-  const update = event.data.liveSeries;
+  const update = event.data.liveSeries ?? event.data.livePromql;
   if (update.kind === 'SNAPSHOT') shown = new Map();
   for (const change of update.changes) {
     const incoming = asShown(change.series);
@@ -236,14 +283,22 @@ form.addEventListener('submit', (event) => {
   event.preventDefault();
   void run();
 });
-$('source').addEventListener('change', () => void loadMetrics().then(run));
-$('metric').addEventListener('change', () => void loadTags().then(run));
-for (const id of ['groupBy', 'aggregator', 'sampling', 'range']) $(id).addEventListener('change', () => void run());
+$('promql').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void run('promql');
+});
+$('source').addEventListener('change', () => void loadMetrics().then(rerun));
+$('range').addEventListener('change', () => void rerun());
+$('metric').addEventListener('change', () => void loadTags().then(() => run()));
+for (const id of ['groupBy', 'aggregator', 'sampling']) $(id).addEventListener('change', () => void run());
 $('tags').addEventListener('change', () => void run());
 $('live').addEventListener('change', () => ($('live').checked ? startLive() : stopLive()));
 addEventListener('resize', redraw);
 
-loadSources().then(run, (error) => {
-  status.className = 'error';
-  status.textContent = error.message;
-});
+loadSources().then(
+  () => run(),
+  (error) => {
+    status.className = 'error';
+    status.textContent = error.message;
+  },
+);

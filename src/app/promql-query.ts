@@ -1,9 +1,11 @@
 /**
  * A PromQL query of a request, as every front end runs it: the engine over the source's series on the one read path
- * (promql-series.ts), with the request's lookback, samples budget and abort signal. Prometheus's HTTP API and
- * GraphQL's `promql` field differ only in how they read their parameters and write the answer.
+ * (promql-series.ts), with the request's lookback, samples budget, turns on the thread and abort signal. Prometheus's
+ * HTTP API and GraphQL's `promql` field differ only in how they read their parameters and write the answer.
  */
+import { TooManySamplesError } from '../engine/promql/eval-meter.js';
 import { PromqlEngine, type QueryResult } from '../engine/promql/promql-engine.js';
+import { BudgetExceededError } from '../model/errors.js';
 import type { Source } from '../sources/source.js';
 import { SourceSeriesAccess } from './promql-series.js';
 import type { RequestScope } from './request-scope.js';
@@ -31,13 +33,27 @@ export async function evaluatePromql(
   label?: string,
 ): Promise<PromqlAnswer> {
   const range = 'stepMs' in request;
-  // What each selected series holds a value of: one per step (the samples budget counts them).
-  const steps = range ? Math.floor((request.endMs - request.startMs) / request.stepMs) + 1 : 1;
-  const limits = { maxSamples: ctx.settings.promqlMaxSamples };
-  const access = new SourceSeriesAccess(ctx, source, steps, limits, label === undefined ? '' : `${label}.`);
-  const engine = new PromqlEngine(access, { lookbackMs: ctx.settings.promqlLookbackMs });
-  const result = range
-    ? await engine.rangeQuery(request.expression, request.startMs, request.endMs, request.stepMs, ctx.signal)
-    : await engine.instantQuery(request.expression, request.timeMs, ctx.signal);
+  const access = new SourceSeriesAccess(ctx, source, label === undefined ? '' : `${label}.`);
+  const engine = new PromqlEngine(access, {
+    lookbackMs: ctx.settings.promqlLookbackMs,
+    maxSamples: ctx.settings.promqlMaxSamples,
+    lane: ctx.lane,
+  });
+  let result: QueryResult;
+  try {
+    result = range
+      ? await engine.rangeQuery(request.expression, request.startMs, request.endMs, request.stepMs, ctx.signal)
+      : await engine.instantQuery(request.expression, request.timeMs, ctx.signal);
+  } catch (error) {
+    if (!(error instanceof TooManySamplesError)) throw error;
+    // A budget like the house's others (422, BUDGET_EXCEEDED), in Prometheus's words, naming the setting.
+    throw new BudgetExceededError(
+      'request',
+      'samples',
+      error.limit,
+      'PROMQL_MAX_SAMPLES',
+      `${error.message}: more than PROMQL_MAX_SAMPLES (${error.limit})`,
+    );
+  }
   return { result, warnings: [...result.warnings, ...access.warnings], infos: result.infos };
 }

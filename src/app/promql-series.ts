@@ -11,21 +11,11 @@ import { type Matcher, matches, matchesEmpty } from '../engine/promql/matcher.js
 import { PromqlError } from '../engine/promql/promql-error.js';
 import type { SampleChunk, SelectedSeries, SelectHints, SeriesAccess } from '../engine/promql/series-access.js';
 import { streamSeries } from '../engine/series-stream.js';
-import { BudgetExceededError } from '../model/errors.js';
 import type { Slice, Tags } from '../model/series.js';
 import type { SeriesPredicate } from '../model/tag-filter.js';
 import type { Source } from '../sources/source.js';
 import { metricNames } from './metric-names.js';
 import type { RequestScope } from './request-scope.js';
-
-/** What bounds a PromQL request's memory besides the house's points budgets. */
-export interface PromqlLimits {
-  /**
-   * PROMQL_MAX_SAMPLES: series selected × the query's steps. The evaluator holds a value per step of every series
-   * an instant selector yields (Prometheus's `--query.max-samples` counts the same samples), so this bounds it.
-   */
-  readonly maxSamples: number;
-}
 
 /** One series as the PromQL front end lists it (labels, series): its labels and its type. */
 interface FoundSeries {
@@ -37,18 +27,14 @@ export class SourceSeriesAccess implements SeriesAccess {
   /** What the answer's `warnings` should carry besides the engine's: series skipped, partitions not decoded. */
   readonly warnings = new Set<string>();
   private selectors = 0;
-  private samples = 0;
 
   /**
-   * `steps`: the evaluation steps of the query (1 for an instant query), what each selected series holds a value of.
    * `labelPrefix` goes before each selector's label in the statistics (GraphQL's response path: a request may hold
-   * several PromQL queries).
+   * several PromQL queries). The samples the series hold are the engine's to count (PROMQL_MAX_SAMPLES).
    */
   constructor(
     private readonly ctx: RequestScope,
     private readonly source: Source,
-    private readonly steps: number,
-    private readonly limits: PromqlLimits,
     private readonly labelPrefix = '',
   ) {}
 
@@ -62,9 +48,6 @@ export class SourceSeriesAccess implements SeriesAccess {
         );
         continue;
       }
-      this.samples += this.steps;
-      if (this.samples > this.limits.maxSamples)
-        throw new BudgetExceededError('request', 'samples', this.limits.maxSamples, 'PROMQL_MAX_SAMPLES');
       yield { labels: found.labels, chunks: samplesOf(found.slices) };
     }
   }

@@ -277,7 +277,7 @@ export type LiveSeriesChange = {
   series: Series;
 };
 
-/** One message of `liveSeries`. */
+/** One message of `liveSeries` or `livePromql`. */
 export type LiveSeriesUpdate = {
   __typename?: 'LiveSeriesUpdate';
   /** SNAPSHOT: every series. UPDATE: the series that changed, each with its points from the earliest time that changed. */
@@ -1073,6 +1073,16 @@ export type StringPage = {
 export type Subscription = {
   __typename?: 'Subscription';
   /**
+   * `promql`'s range query, kept up to date as `liveSeries` keeps `series`: a SNAPSHOT of the answer for the window,
+   * then UPDATEs with the series that changed (each series' `key` is its labels) from the earliest step that changed.
+   * Re-evaluated when a write through this gateway lands on a metric a selector names exactly (`up`, `{__name__="up"}`),
+   * and every `LIVE_POLL_MS`. Identical subscriptions share one computation, under `MAX_SUBSCRIPTIONS` and the client's
+   * `QUOTA_SUBSCRIPTIONS`; budgets (`PROMQL_MAX_SAMPLES` among them) apply to every run. With `to` absent the window's
+   * end follows now; once the window is twice its length (or would have more than 11,000 steps) it moves forward by
+   * whole steps with a new SNAPSHOT. An expression Prometheus refuses is BAD_USER_INPUT on `expression`, at once.
+   */
+  livePromql: LiveSeriesUpdate;
+  /**
    * `series`, kept up to date: the first update is a SNAPSHOT of the answer for the window, then each UPDATE names the
    * series that changed and carries their points from the earliest time that changed (the open bucket, replaced, and
    * new buckets, appended). Served over Server-Sent Events (`Accept: text/event-stream`, the graphql-sse protocol's
@@ -1084,6 +1094,17 @@ export type Subscription = {
    * twice its length it moves forward with a new SNAPSHOT.
    */
   liveSeries: LiveSeriesUpdate;
+};
+
+
+/** Live answers, pushed to the client as they change (Server-Sent Events). */
+export type SubscriptionLivePromqlArgs = {
+  expression: Scalars['String']['input'];
+  from: Scalars['Time']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  source?: InputMaybe<Scalars['String']['input']>;
+  step: Scalars['String']['input'];
+  to?: InputMaybe<Scalars['Time']['input']>;
 };
 
 
@@ -1619,6 +1640,7 @@ export type StringPageResolvers<ContextType = GraphQLContext, ParentType extends
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  livePromql?: SubscriptionResolver<ResolversTypes['LiveSeriesUpdate'], "livePromql", ParentType, ContextType, RequireFields<SubscriptionLivePromqlArgs, 'expression' | 'from' | 'step'>>;
   liveSeries?: SubscriptionResolver<ResolversTypes['LiveSeriesUpdate'], "liveSeries", ParentType, ContextType, RequireFields<SubscriptionLiveSeriesArgs, 'fill' | 'from' | 'metric' | 'order'>>;
 }>;
 

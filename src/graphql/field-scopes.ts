@@ -54,7 +54,7 @@ export const FIELD_SCOPES: Readonly<Record<'Query' | 'Mutation' | 'Subscription'
     deleteRollup: 'write',
   },
   // Checked when the subscription starts; its runs then read for it (a live query takes no save_as).
-  Subscription: { liveSeries: 'read' },
+  Subscription: { liveSeries: 'read', livePromql: 'read' },
 };
 
 /** Any one of these scopes lets a field be read. */

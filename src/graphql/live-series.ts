@@ -17,12 +17,12 @@ import type { LiveUpdateModel, SeriesModel } from './models.js';
 import { answerSeries, seriesQuery } from './series-answers.js';
 
 /** What the subscription's stream carries to `resolve`: an update, or the error that ended it. */
-type Payload =
+export type LivePayload =
   | { readonly update: LiveUpdateModel; readonly statistics: RequestStatistics }
   | { readonly error: unknown };
 
 export const liveSeriesResolver = {
-  subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: GraphQLContext): AsyncIterable<Payload> {
+  subscribe(_: unknown, args: SubscriptionLiveSeriesArgs, ctx: GraphQLContext): AsyncIterable<LivePayload> {
     if (ctx.live === undefined) throw new Error('liveSeries needs the gateway (its live queries)');
     const live = ctx.live;
     // Read and checked now, so bad arguments fail the subscription at once, as `series` fails.
@@ -40,7 +40,7 @@ export const liveSeriesResolver = {
     const updates = live.queries.subscribe<SeriesModel>(
       {
         key: JSON.stringify([source, args]),
-        scope: metricScope(source, args.metric),
+        scopes: [metricScope(source, args.metric)],
         run: () => query.run(),
         seriesKey: (series) => JSON.stringify([series.name, series.groupBy]),
       },
@@ -48,12 +48,15 @@ export const liveSeriesResolver = {
     );
     return payloads(updates, source);
   },
-  resolve(payload: Payload, _: unknown, ctx: GraphQLContext): LiveUpdateModel {
-    if ('error' in payload) throw payload.error;
-    subscriptionStatistics.set(ctx, payload.statistics);
-    return payload.update;
-  },
+  resolve: resolveLiveUpdate,
 };
+
+/** An update as the subscription's field answers it, its run's statistics in `extensions`; an error ends it. */
+export function resolveLiveUpdate(payload: LivePayload, _: unknown, ctx: GraphQLContext): LiveUpdateModel {
+  if ('error' in payload) throw payload.error;
+  subscriptionStatistics.set(ctx, payload.statistics);
+  return payload.update;
+}
 
 class LiveSeriesQuery {
   private startMs: number;
@@ -89,12 +92,12 @@ class LiveSeriesQuery {
  * The updates as the subscription's payloads, an error as a last payload (so it reaches the client as a GraphQL error
  * with its code). Not an async generator: one waiting for the next update could not be returned when the client leaves.
  */
-function payloads(
+export function payloads(
   updates: AsyncIterableIterator<LiveUpdate<SeriesModel>>,
   source: string,
-): AsyncIterableIterator<Payload> {
+): AsyncIterableIterator<LivePayload> {
   let failed = false;
-  const it: AsyncIterableIterator<Payload> = {
+  const it: AsyncIterableIterator<LivePayload> = {
     async next() {
       if (failed) return { done: true, value: undefined };
       try {

@@ -36,7 +36,7 @@ export async function promqlSeries(ctx: GraphQLContext, args: QueryPromqlArgs, p
 }
 
 /** An instant query unless `from` is given; a range query needs its `step`, and takes no `time`. */
-function promqlRequest(ctx: GraphQLContext, args: QueryPromqlArgs): PromqlRequest {
+export function promqlRequest(ctx: GraphQLContext, args: QueryPromqlArgs): PromqlRequest {
   const { expression } = args;
   if (args.from === null || args.from === undefined) {
     if (args.to != null) throw new InputError('from', args.from ?? null, 'is required with to (a range query)');

@@ -3,6 +3,7 @@
  * types. They translate arguments into the query model and read through the request's scope.
  */
 import type { Resolvers } from '../generated/graphql.js';
+import { livePromqlResolver } from './live-promql.js';
 import { liveSeriesResolver } from './live-series.js';
 import { mutationResolvers } from './mutation-resolvers.js';
 import { queryResolvers } from './query-resolvers.js';
@@ -15,6 +16,6 @@ export const resolvers: Resolvers = {
   PointValue: PointValueScalar,
   Query: queryResolvers,
   Mutation: mutationResolvers,
-  Subscription: { liveSeries: liveSeriesResolver },
+  Subscription: { liveSeries: liveSeriesResolver, livePromql: livePromqlResolver },
   ...typeResolvers,
 };

@@ -91,8 +91,9 @@ export class BudgetExceededError extends KairographError {
   readonly limit: number;
   readonly setting: string;
 
-  constructor(scope: 'query' | 'request', budget: string, limit: number, setting: string) {
-    super('BUDGET_EXCEEDED', `${scope} exceeded its ${budget} budget of ${limit} (${setting})`);
+  /** `message`: where a protocol has its own words for the refusal (Prometheus's samples limit); ours otherwise. */
+  constructor(scope: 'query' | 'request', budget: string, limit: number, setting: string, message?: string) {
+    super('BUDGET_EXCEEDED', message ?? `${scope} exceeded its ${budget} budget of ${limit} (${setting})`);
     this.scope = scope;
     this.budget = budget;
     this.limit = limit;

@@ -29,8 +29,8 @@ export interface LiveAnswer<T extends LiveItem> {
 export interface LiveQuery<T extends LiveItem> {
   /** Everything the answer depends on (the arguments as given, relative times unresolved, and the source). */
   readonly key: string;
-  /** The metric's scope (`metricScope`): a write through the gateway to it runs the query at once. */
-  readonly scope: string;
+  /** The scopes of the metrics it reads (`metricScope`): a write through the gateway to one runs the query at once. */
+  readonly scopes: readonly string[];
   /** Runs the query over the fresh edge. */
   run(): Promise<LiveAnswer<T>>;
   /** The identity of a series across runs (its group, not its position). */
@@ -115,9 +115,11 @@ export class LiveQueries {
     if (computation === undefined) {
       computation = new Computation(query, this);
       this.computations.set(query.key, computation as unknown as Computation<LiveItem>);
-      let scoped = this.byScope.get(query.scope);
-      if (scoped === undefined) this.byScope.set(query.scope, (scoped = new Set()));
-      scoped.add(computation as unknown as Computation<LiveItem>);
+      for (const scope of query.scopes) {
+        let scoped = this.byScope.get(scope);
+        if (scoped === undefined) this.byScope.set(scope, (scoped = new Set()));
+        scoped.add(computation as unknown as Computation<LiveItem>);
+      }
       computation.refresh();
       this.timer ??= setInterval(() => this.poll(), this.options.pollMs).unref();
     }
@@ -134,9 +136,11 @@ export class LiveQueries {
   /** @internal A computation whose last subscriber left. */
   forget(computation: Computation<LiveItem>): void {
     this.computations.delete(computation.query.key);
-    const scoped = this.byScope.get(computation.query.scope);
-    scoped?.delete(computation);
-    if (scoped?.size === 0) this.byScope.delete(computation.query.scope);
+    for (const scope of computation.query.scopes) {
+      const scoped = this.byScope.get(scope);
+      scoped?.delete(computation);
+      if (scoped?.size === 0) this.byScope.delete(scope);
+    }
     if (this.computations.size === 0 && this.timer !== undefined) {
       clearInterval(this.timer);
       this.timer = undefined;

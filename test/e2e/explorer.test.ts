@@ -1,6 +1,7 @@
 /**
  * The explorer at `/` in a real headless browser: it loads the demo data and charts it (screenshot in test-artifacts/),
- * its live toggle adds a point written during the test through the REST API, and its GraphiQL link opens the same query.
+ * its live toggle adds a point written during the test through the REST API, its GraphiQL link opens the same query,
+ * and its PromQL box charts an expression through GraphQL's `promql` field, live too, and shows Prometheus's refusal.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -24,6 +25,19 @@ beforeAll(async () => {
   // Ten minutes of points: all of them stay inside the live test's fifteen-minute window while this file runs, so its
   // count changes only by the point it writes (with an hour seeded, the window's oldest point could slide out first).
   await seedDemoData(store, { endMs: Date.now(), days: 10 / (24 * 60) });
+  // Constant series for the PromQL box, a point every 10s up to 30s ago: every step of the last 15 minutes finds one
+  // within the 5-minute lookback, and a point written during the test is the latest.
+  const seeded = Math.floor(Date.now() / 10_000) * 10_000 - 30_000;
+  await store.write({
+    series: ['a', 'b'].map((host, h) => ({
+      metric: 'explorer.const',
+      tags: { host },
+      type: 'double' as const,
+      ttlSeconds: 0,
+      timestamps: Array.from({ length: 120 }, (_, i) => seeded - i * 10_000),
+      values: Array.from({ length: 120 }, () => (h === 0 ? 3 : 5)),
+    })),
+  });
   gw = await startGateway(store, { LIVE_POLL_MS: '60000' });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -102,4 +116,43 @@ it('opens the same query in GraphiQL', { timeout: 90_000 }, async () => {
     .poll(async () => graphiql.locator('.graphiql-response').innerText(), { timeout: 30_000 })
     .toContain('"epochMs"');
   expect(failed).toEqual([]);
+});
+
+it('charts a PromQL expression from its box, follows it live, and shows what Prometheus refuses', {
+  timeout: 90_000,
+}, async () => {
+  await page.fill('#expression', '{"explorer.const"}');
+  await page.click('#chartPromql');
+  // The range above (15 minutes) at a 5s step: 181 steps, each with a value of both series.
+  await expect.poll(async () => page.locator('#status').innerText(), { timeout: 30_000 }).toBe('2 series, 362 points');
+  expect([await chart().getAttribute('data-min'), await chart().getAttribute('data-max')]).toEqual(['3', '5']);
+  const legend = await page.locator('#chart .u-legend').innerText();
+  expect(legend).toContain('explorer.const{host="a"}');
+  expect(legend).toContain('explorer.const{host="b"}');
+  const href = await page.locator('#graphiql').getAttribute('href');
+  expect(new URL(href!, gw.url).searchParams.get('query')).toContain(
+    'promql(expression: "{\\"explorer.const\\"}", from: "now-15m", step: "5s")',
+  );
+  await page.screenshot({ path: new URL('explorer-promql.png', ARTIFACTS).pathname, fullPage: true });
+
+  await page.check('#live');
+  await expect.poll(async () => page.locator('#status').innerText(), { timeout: 30_000 }).toContain('live: snapshot');
+  const response = await fetch(`${gw.url}/api/v1/datapoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([{ name: 'explorer.const', tags: { host: 'a' }, datapoints: [[Date.now() - 5_000, 9.5]] }]),
+  });
+  expect(response.status).toBe(204);
+  // A step within the last 5s reads it: livePromql ran again as the write landed on the metric its selector names.
+  await expect.poll(async () => chart().getAttribute('data-max'), { timeout: 10_000 }).toBe('9.5');
+  await page.uncheck('#live');
+
+  await page.fill('#expression', 'rate(');
+  await page.click('#chartPromql');
+  await expect
+    .poll(async () => page.locator('#status').innerText(), { timeout: 30_000 })
+    .toBe('expression is refused: 1:6: parse error: unclosed left parenthesis (got "rate(")');
+  expect(await page.locator('#status').getAttribute('class')).toBe('error');
+  // The refusal is GraphQL's 400; nothing else failed.
+  expect(failed).toEqual([`400 ${gw.url}/graphql`]);
 });

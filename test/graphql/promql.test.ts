@@ -240,12 +240,15 @@ describe('the promql field', () => {
         const got = await small.graphql(PROMQL, variables);
         return [got.status, got.body.errors?.[0]?.message, got.body.errors?.[0]?.extensions?.['code']];
       };
-      // Two series × three steps: six samples held.
-      expect(await refusal({ expression: '{"prom.cpu"}', from: 60_000, to: 180_000, step: '1m' })).toEqual([
+      const overSamples = [
         422,
-        'request exceeded its samples budget of 5 (PROMQL_MAX_SAMPLES)',
+        'query processing would load too many samples into memory in query execution: more than PROMQL_MAX_SAMPLES (5)',
         'BUDGET_EXCEEDED',
-      ]);
+      ];
+      // Two series × three steps: six samples held.
+      expect(await refusal({ expression: '{"prom.cpu"}', from: 60_000, to: 180_000, step: '1m' })).toEqual(overSamples);
+      // One step, but the subquery's: two series × its 3 steps (180s, 190s, 200s), and the 6 points it keeps.
+      expect(await refusal({ expression: 'max_over_time({"prom.cpu"}[30s:10s])', time: 200_000 })).toEqual(overSamples);
       expect(await refusal({ expression: '{"prom.cpu"}', time: 200_000 })).toEqual([
         422,
         'request exceeded its points returned budget of 1 (MAX_REQUEST_POINTS)',
@@ -253,6 +256,30 @@ describe('the promql field', () => {
       ]);
     } finally {
       await small.close();
+    }
+  });
+
+  it('stops an evaluation at QUERY_TIMEOUT_MS, mid-way, with QUERY_TIMEOUT', async () => {
+    const timed = await startGateway(store, { QUERY_TIMEOUT_MS: '300' });
+    try {
+      const started = performance.now();
+      // Nothing to read: its time is evaluation, seconds of it (361 steps, each summing 86,400 points).
+      const got = await timed.graphql(PROMQL, {
+        expression: 'sum_over_time(vector(1)[1d:1s])',
+        from: 0,
+        to: 3_600_000,
+        step: '10s',
+      });
+      const ms = performance.now() - started;
+      expect([got.status, got.body.errors?.[0]?.message, got.body.errors?.[0]?.extensions?.['code']]).toEqual([
+        504,
+        'query exceeded its time limit of 300 ms',
+        'QUERY_TIMEOUT',
+      ]);
+      // The timer fires between the evaluation's slices; the bound leaves room for a loaded machine.
+      expect(ms).toBeLessThan(1_000);
+    } finally {
+      await timed.close();
     }
   });
 

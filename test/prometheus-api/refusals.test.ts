@@ -137,15 +137,37 @@ describe('budgets and quotas', () => {
     ]);
   });
 
-  it('answers a query over PROMQL_MAX_SAMPLES 422 execution', async () => {
+  it("answers a query over PROMQL_MAX_SAMPLES 422 execution in Prometheus's words, a subquery's inner points counted", async () => {
     const gateway = await gatewayWith({ PROMQL_MAX_SAMPLES: '20' });
+    const client = promClient(gateway.url, 'kairosdb');
+    const refused = error(
+      'execution',
+      'query processing would load too many samples into memory in query execution: more than PROMQL_MAX_SAMPLES (20)',
+    );
     const range = `/query_range?query=${encodeURIComponent('{"prom.cpu"}')}&start=0&end=10&step=1`;
-    const got = await promClient(gateway.url, 'kairosdb').get(range, undefined, bearer('reader'));
     // Two series × 11 steps: the second series goes over.
-    expect([got.status, got.body]).toEqual([
-      422,
-      error('execution', 'request exceeded its samples budget of 20 (PROMQL_MAX_SAMPLES)'),
+    const got = await client.get(range, undefined, bearer('reader'));
+    expect([got.status, got.body]).toEqual([422, refused]);
+    const instant = (expression: string) =>
+      client.get(`/query?query=${encodeURIComponent(expression)}&time=200`, undefined, bearer('reader'));
+    // At 200s, [30s:10s] evaluates at 180s, 190s and 200s: two series × 3 steps, then their 6 points kept: 12.
+    const fits = await instant('max_over_time({"prom.cpu"}[30s:10s])');
+    expect([fits.status, fits.body]).toEqual([
+      200,
+      {
+        status: 'success',
+        data: {
+          resultType: 'vector',
+          result: [
+            { metric: { host: 'a', 'host.name': 'alpha' }, value: [200, '4'] },
+            { metric: { host: 'b', 'host.name': 'beta' }, value: [200, '30'] },
+          ],
+        },
+      },
     ]);
+    // [1m:10s] evaluates at 150s..200s: 2 × 6 held by the inner selector, 12 points kept, 24 in all.
+    const over = await instant('max_over_time({"prom.cpu"}[1m:10s])');
+    expect([over.status, over.body]).toEqual([422, refused]);
   });
 
   it('answers a matrix over the points-returned budget 422 execution', async () => {
@@ -178,6 +200,32 @@ describe('time limits and failures', () => {
     gateways.push(gateway);
     const got = await promClient(gateway.url, 'kairosdb').get(CPU);
     expect([got.status, got.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 300 ms')]);
+  });
+
+  it('cuts an evaluation that runs past QUERY_TIMEOUT_MS, serving other requests meanwhile', async () => {
+    const gateway = await startGateway(primary, { QUERY_TIMEOUT_MS: '300' });
+    gateways.push(gateway);
+    const client = promClient(gateway.url, 'kairosdb');
+    // No data to read: all its time is evaluation, far past the limit (each of 361 steps sums 86,400 points).
+    const heavy = `/query_range?query=${encodeURIComponent('sum_over_time(vector(1)[1d:1s])')}&start=0&end=3600&step=10`;
+    const started = performance.now();
+    const answered = client.get(heavy).then((got) => ({ got, ms: performance.now() - started }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lightStarted = performance.now();
+    const light = await client.get('/query?query=1%2B1&time=4');
+    const lightEnded = performance.now();
+    const lightMs = lightEnded - lightStarted;
+    const { got, ms } = await answered;
+    expect([light.status, light.body]).toEqual([
+      200,
+      { status: 'success', data: { resultType: 'scalar', result: [4, '2'] } },
+    ]);
+    expect([got.status, got.body]).toEqual([503, error('timeout', 'query exceeded its time limit of 300 ms')]);
+    // The evaluation gives the thread back every slice: the small query is answered while it runs, and the limit's
+    // timer fires on time. Bounds leave room for a loaded machine; the evaluation alone would take seconds.
+    expect(lightEnded).toBeLessThan(started + ms);
+    expect(lightMs).toBeLessThan(250);
+    expect(ms).toBeLessThan(1_000);
   });
 
   it("shortens the time limit to the request's timeout, and never lengthens it", async () => {

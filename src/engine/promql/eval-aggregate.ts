@@ -47,7 +47,7 @@ export async function evalAggregate(ev: EvalContext, expr: AggregateExpr): Promi
     checkSelectParams(ev, expr, params);
     return {
       type: 'vector',
-      series: collectSteps(ev, (step) =>
+      series: await collectSteps(ev, input.length, (step) =>
         selectStep(input, seriesGroup, groups.length, step, (samples) => def.select(samples, params[step]!)),
       ),
     };
@@ -55,6 +55,8 @@ export async function evalAggregate(ev: EvalContext, expr: AggregateExpr): Promi
   if (expr.op === 'quantile') quantileWarnings(ev, expr, params);
   const out = groups.map((labels) => newStepSeries(labels, false, ev.steps));
   for (let step = 0; step < ev.steps; step++) {
+    const turn = ev.meter.pace(input.length + groups.length);
+    if (turn !== undefined) await turn;
     const values: number[][] = groups.map(() => []);
     input.forEach((s, i) => {
       if (s.has[step] === 0) return;
@@ -122,11 +124,16 @@ function quantileWarnings(ev: EvalContext, expr: AggregateExpr, params: Float64A
   if (min < 0) ev.annotations.add('warning', `quantile value should be between 0 and 1, got ${formatG(min)}`, pos);
 }
 
-function countValues(ev: EvalContext, expr: AggregateExpr, input: StepSeries[], valueLabel: string): EvalValue {
+async function countValues(
+  ev: EvalContext,
+  expr: AggregateExpr,
+  input: StepSeries[],
+  valueLabel: string,
+): Promise<EvalValue> {
   const groupExpr = expr.without ? expr : { ...expr, grouping: [...expr.grouping, valueLabel] };
   return {
     type: 'vector',
-    series: collectSteps(ev, (step) => {
+    series: await collectSteps(ev, input.length, (step) => {
       const counts = new Map<string, { labels: Labels; count: number }>();
       for (const s of input) {
         if (s.has[step] === 0) continue;

@@ -43,7 +43,7 @@ export async function evalBinary(ev: EvalContext, expr: BinaryExpr): Promise<Eva
     };
     return {
       type: 'vector',
-      series: collectSteps(ev, (step) => {
+      series: await collectSteps(ev, lhs.series.length + rhs.series.length, (step) => {
         const [l, ls] = at(lhs.series, lSigs, step);
         const [r, rs] = at(rhs.series, rSigs, step);
         return vectorBinop(cache, expr, matching, l, ls, r, rs);
@@ -55,13 +55,13 @@ export async function evalBinary(ev: EvalContext, expr: BinaryExpr): Promise<Eva
   throw new PromqlError('execution', `binary expression must contain only scalar and instant vector types`);
 }
 
-function vectorScalar(
+async function vectorScalar(
   ev: EvalContext,
   expr: BinaryExpr,
   series: StepSeries[],
   scalars: Float64Array,
   swap: boolean,
-): EvalValue {
+): Promise<EvalValue> {
   const def = operatorDef(expr.op);
   const out: StepSeries[] = [];
   for (const s of series) {
@@ -83,6 +83,8 @@ function vectorScalar(
       any = true;
     }
     if (any) out.push(result);
+    const turn = ev.meter.pace(ev.steps);
+    if (turn !== undefined) await turn;
   }
   return { type: 'vector', series: out };
 }

@@ -4,7 +4,7 @@
  */
 import type { Call, Expr, MatrixSelector, SubqueryExpr } from './ast.js';
 import type { EvalContext } from './eval-context.js';
-import { rangeOf, readTimes, selectChunkedSeries, subquerySeries, vectorSelector } from './eval-selectors.js';
+import { paceOf, rangeOf, readTimes, selectChunkedSeries, subquerySeries, vectorSelector } from './eval-selectors.js';
 import { absentLabels } from './functions/absent-labels.js';
 import { functionDef } from './functions/function-table.js';
 import type { FunctionContext, RangeFunction, StepArg, StepFunction } from './functions/function-types.js';
@@ -58,17 +58,25 @@ async function evalRangeFunction(ev: EvalContext, call: Call, def: RangeFunction
   const out: StepSeries[] = [];
   const scalars = new Array<number>(scalarArgs.length);
   const counterCheck = call.func === 'rate' || call.func === 'increase';
+  const pace = paceOf(ev);
   for await (const series of source) {
     const result = newStepSeries(series.labels, def.keepsName !== true || series.dropName, ev.steps);
     let any = false;
-    await forEachWindow(series.labels, series.chunks, times, rangeMs, (step, window) => {
-      for (let k = 0; k < scalarArgs.length; k++) scalars[k] = scalarArgs[k]![step]!;
-      const value = def.evalWindow(window, scalars, context(ev, call, step));
-      if (value === undefined) return;
-      result.values[step] = value;
-      result.has[step] = 1;
-      any = true;
-    });
+    await forEachWindow(
+      series.labels,
+      series.chunks,
+      times,
+      rangeMs,
+      (step, window) => {
+        for (let k = 0; k < scalarArgs.length; k++) scalars[k] = scalarArgs[k]![step]!;
+        const value = def.evalWindow(window, scalars, context(ev, call, step));
+        if (value === undefined) return;
+        result.values[step] = value;
+        result.has[step] = 1;
+        any = true;
+      },
+      pace,
+    );
     if (!any) continue;
     out.push(result);
     const name = labelValue(series.labels, METRIC_NAME);
@@ -84,9 +92,11 @@ async function evalRangeFunction(ev: EvalContext, call: Call, def: RangeFunction
 }
 
 /** 1 at every step where no series had a point in its window, labelled from the selector's equality matchers. */
-function absentOverTime(ev: EvalContext, call: Call, present: StepSeries[]): EvalValue {
+async function absentOverTime(ev: EvalContext, call: Call, present: StepSeries[]): Promise<EvalValue> {
   const result = newStepSeries(absentLabels(call.args[0]!), false, ev.steps);
   for (let i = 0; i < ev.steps; i++) {
+    const turn = ev.meter.pace(1 + present.length);
+    if (turn !== undefined) await turn;
     if (present.some((s) => s.has[i] === 1)) continue;
     result.values[i] = 1;
     result.has[i] = 1;
@@ -109,14 +119,20 @@ async function evalStepFunction(ev: EvalContext, call: Call, def: StepFunction):
     else if (value.type === 'string') args.push(value.value);
     else throw new PromqlError('execution', `unexpected range vector in call to ${call.func}`);
   }
+  // A step reads every series of its arguments.
+  const units = 1 + args.reduce((n, arg) => n + (Array.isArray(arg) ? arg.length : 0), 0);
   if (def.returnType === 'scalar') {
     const values = new Float64Array(ev.steps);
-    for (let i = 0; i < ev.steps; i++) values[i] = def.evalStep(stepArgs(args, i), context(ev, call, i)) as number;
+    for (let i = 0; i < ev.steps; i++) {
+      values[i] = def.evalStep(stepArgs(args, i), context(ev, call, i)) as number;
+      const turn = ev.meter.pace(units);
+      if (turn !== undefined) await turn;
+    }
     return { type: 'scalar', values };
   }
   return {
     type: 'vector',
-    series: collectSteps(ev, (i) => def.evalStep(stepArgs(args, i), context(ev, call, i)) as Vector),
+    series: await collectSteps(ev, units, (i) => def.evalStep(stepArgs(args, i), context(ev, call, i)) as Vector),
   };
 }
 
@@ -134,12 +150,18 @@ function stepArgs(args: readonly (StepSeries[] | Float64Array | string)[], step:
 /**
  * Gathers per-step vectors into series over the steps, in order of first appearance. Two samples with one label set
  * at one step are an error, as in Prometheus's range evaluation; a single-step query leaves that check to the end,
- * after delayed name removal.
+ * after delayed name removal. `units`: the work of one step (the series it reads), for the meter's pace.
  */
-export function collectSteps(ev: EvalContext, stepVector: (step: number) => Vector): StepSeries[] {
+export async function collectSteps(
+  ev: EvalContext,
+  units: number,
+  stepVector: (step: number) => Vector,
+): Promise<StepSeries[]> {
   const byKey = new Map<string, StepSeries>();
   for (let i = 0; i < ev.steps; i++) {
     const vector = stepVector(i);
+    const turn = ev.meter.pace(units + vector.length);
+    if (turn !== undefined) await turn;
     if (ev.steps === 1) return vector.map((s) => withValue(newStepSeries(s.labels, s.dropName, 1), 0, s.value));
     for (const sample of vector) {
       const key = labelsKey(sample.labels);

@@ -4,6 +4,7 @@
  */
 import type { Annotations } from './annotations.js';
 import type { Expr, SubqueryExpr } from './ast.js';
+import type { EvalMeter } from './eval-meter.js';
 import type { SeriesAccess } from './series-access.js';
 import type { EvalValue, StepSeries } from './values.js';
 
@@ -27,8 +28,9 @@ export interface EvalContext {
   readonly steps: number;
   readonly options: EvalOptions;
   readonly annotations: Annotations;
+  /** The whole query's turns on the thread, abort signal and samples held, shared with its subqueries. */
+  readonly meter: EvalMeter;
   timeAt(step: number): number;
-  checkAborted(): void;
   eval(expr: Expr): Promise<EvalValue>;
   evalVector(expr: Expr): Promise<StepSeries[]>;
   evalScalar(expr: Expr): Promise<Float64Array>;

@@ -6,7 +6,7 @@ import type { AtModifier, MatrixSelector, SubqueryExpr, VectorSelector } from '.
 import type { EvalContext } from './eval-context.js';
 import { compareLabels } from './labels.js';
 import { type ChunkedSeries, isStale, newStepSeries, type PointSeries, type StepSeries } from './values.js';
-import { forEachLatest, forEachWindow } from './window-buffer.js';
+import { forEachLatest, forEachWindow, type Pace } from './window-buffer.js';
 
 /** The fixed time of an `@` modifier, or undefined when the selector follows the steps. */
 export function resolveAt(ev: EvalContext, at: AtModifier | undefined): number | undefined {
@@ -37,16 +37,23 @@ export async function vectorSelector(ev: EvalContext, vs: VectorSelector, timest
     rangeMs: 0,
     stepMs: ev.intervalMs,
   };
+  const pace = paceOf(ev);
   for await (const series of ev.access.select(vs.matchers, hints, ev.options.signal)) {
-    ev.checkAborted();
+    ev.meter.checkAborted();
+    ev.meter.hold(ev.steps);
     const result = newStepSeries(series.labels, timestamps, ev.steps);
     let any = false;
-    await forEachLatest(series.chunks, times, (step, t, v) => {
-      if (t <= times[step]! - lookback || isStale(v)) return;
-      result.values[step] = timestamps ? t / 1000 : v;
-      result.has[step] = 1;
-      any = true;
-    });
+    await forEachLatest(
+      series.chunks,
+      times,
+      (step, t, v) => {
+        if (t <= times[step]! - lookback || isStale(v)) return;
+        result.values[step] = timestamps ? t / 1000 : v;
+        result.has[step] = 1;
+        any = true;
+      },
+      pace,
+    );
     if (any) out.push(result);
   }
   return out.sort((a, b) => compareLabels(a.labels, b.labels));
@@ -62,33 +69,45 @@ export async function* selectChunkedSeries(ev: EvalContext, ms: MatrixSelector):
     stepMs: ev.intervalMs,
   };
   for await (const series of ev.access.select(ms.selector.matchers, hints, ev.options.signal)) {
-    ev.checkAborted();
+    ev.meter.checkAborted();
+    // What a range function makes of the series holds a value per step.
+    ev.meter.hold(ev.steps);
     yield { labels: series.labels, dropName: false, chunks: series.chunks };
   }
 }
 
 /**
  * A subquery's inner expression evaluated over its own aligned steps, each series as one chunk of points. Unlike a
- * selector's, these are held whole: the inner evaluation yields all its series at once.
+ * selector's, these are held whole: the inner evaluation yields all its series at once. Its selectors hold samples
+ * over the inner steps (the inner evaluator's), and the points kept here are held too, while the outer function reads
+ * them, as Prometheus counts a subquery's points against `--query.max-samples`.
  */
 export async function subquerySeries(ev: EvalContext, sq: SubqueryExpr): Promise<ChunkedSeries[]> {
   const inner = ev.subqueryEvaluator(sq);
   const value = await inner.eval(sq.expr);
   if (value.type !== 'vector') throw new Error(`subquery of ${value.type}`);
-  return value.series.map((s) => {
-    const ts: number[] = [];
-    const vs: number[] = [];
-    for (let i = 0; i < inner.steps; i++) {
+  const out: ChunkedSeries[] = [];
+  for (const s of value.series) {
+    let n = 0;
+    for (let i = 0; i < inner.steps; i++) n += s.has[i]!;
+    ev.meter.hold(n);
+    const ts = new Float64Array(n);
+    const vs = new Float64Array(n);
+    for (let i = 0, k = 0; i < inner.steps; i++) {
       if (s.has[i] === 0) continue;
-      ts.push(inner.timeAt(i));
-      vs.push(s.values[i]!);
+      ts[k] = inner.timeAt(i);
+      vs[k++] = s.values[i]!;
     }
-    return {
-      labels: s.labels,
-      dropName: s.dropName,
-      chunks: [{ timestampsMs: Float64Array.from(ts), values: Float64Array.from(vs) }],
-    };
-  });
+    out.push({ labels: s.labels, dropName: s.dropName, chunks: [{ timestampsMs: ts, values: vs }] });
+    const turn = ev.meter.pace(inner.steps);
+    if (turn !== undefined) await turn;
+  }
+  return out;
+}
+
+/** The meter's pace for loops over one series' steps (window-buffer.ts). */
+export function paceOf(ev: EvalContext): Pace {
+  return (units) => ev.meter.pace(units);
 }
 
 /** Range and modifiers of a range argument, whichever of the two kinds it is. */
@@ -113,13 +132,19 @@ export async function matrixAt(
   const times = readTimes(ev, at, offsetMs).subarray(step, step + 1);
   const out: PointSeries[] = [];
   for await (const series of source) {
-    await forEachWindow(series.labels, series.chunks, times, rangeMs, (_, w) =>
-      out.push({
-        labels: series.labels,
-        dropName: series.dropName,
-        timestampsMs: w.timestampsMs.slice(w.from, w.to),
-        values: w.values.slice(w.from, w.to),
-      }),
+    await forEachWindow(
+      series.labels,
+      series.chunks,
+      times,
+      rangeMs,
+      (_, w) =>
+        out.push({
+          labels: series.labels,
+          dropName: series.dropName,
+          timestampsMs: w.timestampsMs.slice(w.from, w.to),
+          values: w.values.slice(w.from, w.to),
+        }),
+      paceOf(ev),
     );
   }
   return out.sort((a, b) => compareLabels(a.labels, b.labels));

@@ -8,6 +8,7 @@ import { evalAggregate } from './eval-aggregate.js';
 import { evalBinary } from './eval-binary.js';
 import { evalCall } from './eval-call.js';
 import type { EvalContext, EvalOptions } from './eval-context.js';
+import type { EvalMeter } from './eval-meter.js';
 import { matrixAt, resolveAt, selectChunkedSeries, subquerySeries, vectorSelector } from './eval-selectors.js';
 import { PromqlError } from './promql-error.js';
 import type { SeriesAccess } from './series-access.js';
@@ -23,6 +24,7 @@ export class Evaluator implements EvalContext {
     readonly intervalMs: number,
     readonly options: EvalOptions,
     readonly annotations: Annotations,
+    readonly meter: EvalMeter,
   ) {
     this.steps = intervalMs > 0 ? Math.floor((endMs - startMs) / intervalMs) + 1 : 1;
   }
@@ -33,16 +35,11 @@ export class Evaluator implements EvalContext {
 
   /** An evaluator over other steps (a subquery's), sharing the storage, options and annotations. */
   child(startMs: number, endMs: number, intervalMs: number): Evaluator {
-    return new Evaluator(this.access, startMs, endMs, intervalMs, this.options, this.annotations);
-  }
-
-  checkAborted(): void {
-    const signal = this.options.signal;
-    if (signal?.aborted === true) throw signal.reason ?? new Error('query aborted');
+    return new Evaluator(this.access, startMs, endMs, intervalMs, this.options, this.annotations, this.meter);
   }
 
   async eval(expr: Expr): Promise<EvalValue> {
-    this.checkAborted();
+    this.meter.checkAborted();
     switch (expr.kind) {
       case 'number':
         return { type: 'scalar', values: new Float64Array(this.steps).fill(expr.value) };
@@ -58,6 +55,8 @@ export class Evaluator implements EvalContext {
         for (const s of value.series) {
           for (let i = 0; i < s.values.length; i++) s.values[i] = -s.values[i]!;
           s.dropName = true;
+          const turn = this.meter.pace(this.steps);
+          if (turn !== undefined) await turn;
         }
         return value;
       }

@@ -2,9 +2,11 @@
  * The PromQL engine's entry: instant and range queries over a SeriesAccess, with Prometheus's answer shapes
  * (vector, scalar, string, matrix), its delayed removal of `__name__` at the end, and warnings and infos beside.
  */
+import type { Lane } from '../../lib/time-slice.js';
 import { Annotations } from './annotations.js';
 import { typeOf } from './check-types.js';
 import type { EvalOptions } from './eval-context.js';
+import { EvalMeter } from './eval-meter.js';
 import { Evaluator } from './evaluator.js';
 import { mergeSameLabels } from './functions/merge-series.js';
 import { compareLabels, type Labels, labelsKey, withoutName } from './labels.js';
@@ -18,6 +20,13 @@ export interface PromqlEngineOptions extends ParseOptions {
   readonly lookbackMs?: number;
   /** The step of subqueries that give none; Prometheus uses its evaluation interval, 1 minute by default. */
   readonly defaultSubqueryStepMs?: number;
+  /**
+   * The most samples a query may hold (Prometheus's `--query.max-samples`): each series a selector yields holds one
+   * per step of the evaluation it is in (a subquery's own steps within a subquery), a subquery's result its points.
+   */
+  readonly maxSamples?: number;
+  /** Where the evaluation queues for its turns on the thread (lib/time-slice.ts); a shared lane when absent. */
+  readonly lane?: Lane;
 }
 
 interface InstantSample {
@@ -48,6 +57,7 @@ export interface QueryResult {
 export class PromqlEngine {
   private readonly lookbackMs: number;
   private readonly defaultSubqueryStepMs: number;
+  private readonly maxSamples: number;
 
   constructor(
     private readonly access: SeriesAccess,
@@ -55,6 +65,8 @@ export class PromqlEngine {
   ) {
     this.lookbackMs = options.lookbackMs ?? 300_000;
     this.defaultSubqueryStepMs = options.defaultSubqueryStepMs ?? 60_000;
+    this.maxSamples = options.maxSamples ?? Number.POSITIVE_INFINITY;
+    if (!(this.maxSamples > 0)) throw new Error(`maxSamples must be a positive number: ${this.maxSamples}`);
     if (!(this.lookbackMs > 0)) throw new Error(`lookbackMs must be a positive number: ${this.lookbackMs}`);
     if (!(this.defaultSubqueryStepMs > 0))
       throw new Error(`defaultSubqueryStepMs must be a positive number: ${this.defaultSubqueryStepMs}`);
@@ -63,7 +75,15 @@ export class PromqlEngine {
   async instantQuery(query: string, timeMs: number, signal?: AbortSignal): Promise<QueryResult> {
     const expr = this.parse(query);
     const annotations = new Annotations(query);
-    const ev = new Evaluator(this.access, timeMs, timeMs, 0, this.evalOptions(timeMs, timeMs, 0, signal), annotations);
+    const ev = new Evaluator(
+      this.access,
+      timeMs,
+      timeMs,
+      0,
+      this.evalOptions(timeMs, timeMs, 0, signal),
+      annotations,
+      this.meter(signal),
+    );
     const value = await ev.eval(expr);
     return { timeMs, value: instantValue(value), warnings: [...annotations.warnings], infos: [...annotations.infos] };
   }
@@ -96,11 +116,12 @@ export class PromqlEngine {
       stepMs,
       this.evalOptions(startMs, endMs, endMs > startMs ? stepMs : 0, signal),
       annotations,
+      this.meter(signal),
     );
     const value = await ev.eval(expr);
     return {
       timeMs: startMs,
-      value: rangeValue(ev, value),
+      value: await rangeValue(ev, value),
       warnings: [...annotations.warnings],
       infos: [...annotations.infos],
     };
@@ -114,6 +135,10 @@ export class PromqlEngine {
         throw new PromqlError(error.type, parseErrorMessage(query, error));
       throw error;
     }
+  }
+
+  private meter(signal: AbortSignal | undefined): EvalMeter {
+    return new EvalMeter(signal, this.options.lane, this.maxSamples);
   }
 
   private evalOptions(startMs: number, endMs: number, stepMs: number, signal: AbortSignal | undefined): EvalOptions {
@@ -156,7 +181,7 @@ function instantValue(value: EvalValue): QueryValue {
   }
 }
 
-function rangeValue(ev: Evaluator, value: EvalValue): QueryValue {
+async function rangeValue(ev: Evaluator, value: EvalValue): Promise<QueryValue> {
   let series: StepSeries[];
   if (value.type === 'scalar')
     series = [{ labels: [], dropName: false, values: value.values, has: new Uint8Array(ev.steps).fill(1) }];
@@ -167,17 +192,21 @@ function rangeValue(ev: Evaluator, value: EvalValue): QueryValue {
       'bad_data',
       `invalid expression type "${value.type}" for range query, must be Scalar or instant Vector`,
     );
-  const out: RangeSeries[] = series
-    .filter((s) => s.has.includes(1))
-    .map((s) => {
-      const ts: number[] = [];
-      const vs: number[] = [];
-      for (let i = 0; i < ev.steps; i++) {
-        if (s.has[i] === 0) continue;
-        ts.push(ev.timeAt(i));
-        vs.push(s.values[i]!);
-      }
-      return { labels: s.labels, timestampsMs: Float64Array.from(ts), values: Float64Array.from(vs) };
-    });
+  const out: RangeSeries[] = [];
+  for (const s of series) {
+    let n = 0;
+    for (let i = 0; i < ev.steps; i++) n += s.has[i]!;
+    if (n === 0) continue;
+    const ts = new Float64Array(n);
+    const vs = new Float64Array(n);
+    for (let i = 0, k = 0; i < ev.steps; i++) {
+      if (s.has[i] === 0) continue;
+      ts[k] = ev.timeAt(i);
+      vs[k++] = s.values[i]!;
+    }
+    out.push({ labels: s.labels, timestampsMs: ts, values: vs });
+    const turn = ev.meter.pace(ev.steps);
+    if (turn !== undefined) await turn;
+  }
   return { type: 'matrix', series: out.sort((a, b) => compareLabels(a.labels, b.labels)) };
 }

@@ -57,3 +57,21 @@ describe('forEachLatest', () => {
     expect(seen).toEqual(['1:10=10', '2:40=40', '3:50=stale', '4:50=stale', '5:100=100']);
   });
 });
+
+describe('the work they report (the evaluator paces itself by it)', () => {
+  it('counts a unit per sample taken in, and per step one plus its window, per chunk and at the last step', async () => {
+    const reported: number[] = [];
+    const pace = (units: number) => {
+      reported.push(units);
+      return undefined;
+    };
+    // One chunk: 10 and 20 taken in, the step at 25 with both (3 units), 30 and 40 taken in, the step at 45 with
+    // those two (3 units), and 50 is past the last step.
+    await forEachWindow([], chunks(10), Float64Array.from([25, 45]), 20, () => undefined, pace);
+    expect(reported).toEqual([2 + 3 + 2 + 3]);
+    reported.length = 0;
+    // A unit per sample and per step: 10, 20, the step at 25, 30 in the first chunk; 40, the step at 45 in the next.
+    await forEachLatest(chunks(3), Float64Array.from([25, 45]), () => undefined, pace);
+    expect(reported).toEqual([4, 2]);
+  });
+});

@@ -43,6 +43,20 @@ class WindowBuffer {
 }
 
 /**
+ * Paces a loop over steps: called with the units of work done since the last call, as EvalMeter.pace. Windows and
+ * lookbacks cost one unit per sample they take in, and a step one unit plus the samples its window holds.
+ */
+export type Pace = (units: number) => Promise<void> | undefined;
+
+const noPace: Pace = () => undefined;
+
+/**
+ * Units a loop below does before it reports them: its hot part stays a plain loop with no call and no await in it,
+ * and a batch is a small part of a slice however costly its units.
+ */
+const BATCH = 1024;
+
+/**
  * Calls `visit` with each step's window (end - range, end] of one series, where `times` (non-decreasing) are the
  * steps' window ends; staleness markers are left out, and empty windows skipped.
  */
@@ -52,35 +66,55 @@ export async function forEachWindow(
   times: Float64Array,
   rangeMs: number,
   visit: (step: number, window: Window) => void,
+  pace: Pace = noPace,
 ): Promise<void> {
   const buffer = new WindowBuffer();
   let step = 0;
-  const emit = (): void => {
+  /** Visits the current step's window; answers the units it cost. */
+  const emit = (): number => {
     const end = times[step]!;
     buffer.dropThrough(end - rangeMs);
-    if (buffer.to > buffer.from)
-      visit(step, {
-        timestampsMs: buffer.timestampsMs,
-        values: buffer.values,
-        from: buffer.from,
-        to: buffer.to,
-        rangeStartMs: end - rangeMs,
-        rangeEndMs: end,
-        rangeMs,
-        labels,
-      });
     step++;
+    if (buffer.to === buffer.from) return 1;
+    visit(step - 1, {
+      timestampsMs: buffer.timestampsMs,
+      values: buffer.values,
+      from: buffer.from,
+      to: buffer.to,
+      rangeStartMs: end - rangeMs,
+      rangeEndMs: end,
+      rangeMs,
+      labels,
+    });
+    return 1 + buffer.to - buffer.from;
   };
   for await (const chunk of chunks) {
-    for (let k = 0; k < chunk.timestampsMs.length; k++) {
-      const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) emit();
-      if (step === times.length) return;
-      const v = chunk.values[k]!;
-      if (!isStale(v)) buffer.push(t, v);
+    const ts = chunk.timestampsMs;
+    const n = ts.length;
+    let k = 0;
+    while (k < n) {
+      let units = 0;
+      // A step ends before the next sample: its window is complete. Otherwise the sample joins the window.
+      while (k < n && units < BATCH) {
+        const t = ts[k]!;
+        if (step < times.length && t > times[step]!) units += emit();
+        else if (step === times.length) return pace(units);
+        else {
+          const v = chunk.values[k++]!;
+          if (!isStale(v)) buffer.push(t, v);
+          units++;
+        }
+      }
+      const turn = pace(units);
+      if (turn !== undefined) await turn;
     }
   }
-  while (step < times.length) emit();
+  while (step < times.length) {
+    let units = 0;
+    while (step < times.length && units < BATCH) units += emit();
+    const turn = pace(units);
+    if (turn !== undefined) await turn;
+  }
 }
 
 /** Each step's last sample at or before its time, with that sample's time: what instant selectors read. */
@@ -88,22 +122,37 @@ export async function forEachLatest(
   chunks: AsyncIterable<SampleChunk> | Iterable<SampleChunk>,
   times: Float64Array,
   visit: (step: number, timeMs: number, value: number) => void,
+  pace: Pace = noPace,
 ): Promise<void> {
   let step = 0;
   let lastT = Number.NaN;
   let lastV = Number.NaN;
-  const emit = (): void => {
-    if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
-    step++;
-  };
   for await (const chunk of chunks) {
-    for (let k = 0; k < chunk.timestampsMs.length; k++) {
-      const t = chunk.timestampsMs[k]!;
-      while (step < times.length && t > times[step]!) emit();
-      if (step === times.length) return;
-      lastT = t;
-      lastV = chunk.values[k]!;
+    const ts = chunk.timestampsMs;
+    const n = ts.length;
+    let k = 0;
+    while (k < n) {
+      let units = 0;
+      while (k < n && units < BATCH) {
+        const t = ts[k]!;
+        if (step < times.length && t > times[step]!) {
+          if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
+          step++;
+        } else if (step === times.length) return pace(units);
+        else {
+          lastT = t;
+          lastV = chunk.values[k++]!;
+        }
+        units++;
+      }
+      const turn = pace(units);
+      if (turn !== undefined) await turn;
     }
   }
-  while (step < times.length) emit();
+  while (step < times.length) {
+    let units = 0;
+    for (; step < times.length && units < BATCH; step++, units++) if (!Number.isNaN(lastT)) visit(step, lastT, lastV);
+    const turn = pace(units);
+    if (turn !== undefined) await turn;
+  }
 }

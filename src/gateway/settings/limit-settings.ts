@@ -119,7 +119,7 @@ export const LIMIT_SETTINGS = [
     key: 'promqlMaxSamples',
     default: '5000000',
     meaning:
-      "Most samples one PromQL query may hold: series its selectors select × its steps (about 9 bytes each), Prometheus's `--query.max-samples`; over it the query fails with 422",
+      "Most samples one PromQL query may hold (about 9 bytes each), Prometheus's `--query.max-samples`: each series a selector selects × the steps of the evaluation it is in (a subquery's own steps inside a subquery), plus the points a subquery keeps; over it the query fails with 422 and Prometheus's message",
     parse: (raw, env) => integer(raw, env, 1, 1_000_000_000),
   }),
 ] as const;

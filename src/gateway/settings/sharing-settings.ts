@@ -31,7 +31,7 @@ export const SHARING_SETTINGS = [
     key: 'livePollMs',
     default: '5000',
     meaning:
-      'How often live subscriptions (`liveSeries`) re-run their query over the fresh edge, for points written other than through the gateway (writes through it push at once)',
+      'How often live subscriptions (`liveSeries`, `livePromql`) re-run their query over the fresh edge, for points written other than through the gateway (writes through it push at once)',
     parse: (raw, env) => integer(raw, env, 10, 3_600_000),
   }),
   setting({
