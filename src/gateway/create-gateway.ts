@@ -2,7 +2,7 @@
  * Builds the gateway, the one place that knows every part: the shared reads over the sources, the edge every request
  * crosses, admission, the request scopes, roll-ups and live queries, and the front ends (GraphQL, KairosDB's REST API
  * under /api/v1, Prometheus's query API under /prometheus/<source>/api/v1, the explorer's pages) behind one Node HTTP
- * listener.
+ * listener, and the collectors' TCP listeners (KairosDB's telnet, Graphite).
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { registerSchemaMetrics } from './schema-metrics.js';
@@ -39,6 +39,7 @@ import { createGraphQLWebSocket, type GraphQLWebSocket } from '../graphql/graphq
 import { loadManifest } from '../graphql/persisted-operations.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
+import { TcpIngest } from '../ingest/tcp-ingest.js';
 import {
   createPrometheusHandler,
   isPrometheusPath,
@@ -167,6 +168,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     edge,
     observer,
   });
+  // Collectors' line protocols on TCP ports of their own (each off unless its port is set), started by start.ts.
+  const tcpIngest = new TcpIngest({ sources, scopes, metrics, log, settings: config });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const accepted = edge.accept(req, res);
@@ -177,7 +180,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
 
-  return { yoga, handle, webSockets, shared, live: liveQueries, rollups };
+  return { yoga, handle, webSockets, shared, live: liveQueries, rollups, tcpIngest };
 }
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */
