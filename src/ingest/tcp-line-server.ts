@@ -52,6 +52,8 @@ export interface TcpLineDeps {
 const MAX_REPLY_BACKLOG_BYTES = 64 * 1024;
 /** After an idle close or a shutdown, how long a client has to take our FIN before its socket is destroyed. */
 const CLOSE_GRACE_MS = 2_000;
+/** The request line of HTTP/1.x: no line of either protocol looks like it. */
+const HTTP_REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d/;
 /** How long shutdown waits for the store to take what connections hold. */
 const SHUTDOWN_WAIT_MS = 10_000;
 /** At most one warning per period about refused lines, per listener; the rest are counted in it. */
@@ -185,6 +187,7 @@ export class TcpLineServer {
   }
 
   private line(connection: Connection, text: string, nowMs: number): void {
+    if (HTTP_REQUEST_LINE.test(text)) return this.httpRequest(connection, text);
     const outcome = this.protocol.parse(text, nowMs);
     if (outcome === undefined) return;
     if ('reply' in outcome) {
@@ -273,6 +276,17 @@ export class TcpLineServer {
     connection.closing = true;
     this.deps.metrics.closed(this.name, 'line_too_long');
     // The lines before it were whole: they are written, then the connection goes.
+    void this.flush(connection).then(() => connection.socket.destroy());
+  }
+
+  /**
+   * Any web page a browser on a machine that reaches the port shows can POST to it, and the lines of its body would be
+   * points: the connection goes at the request line, before a body line is read (Redis does the same).
+   */
+  private httpRequest(connection: Connection, text: string): void {
+    this.reject(connection, 'http_request', 'an HTTP request is not a line of the protocol', text);
+    connection.closing = true;
+    this.deps.metrics.closed(this.name, 'http_request');
     void this.flush(connection).then(() => connection.socket.destroy());
   }
 

@@ -19,10 +19,19 @@ export type RejectReason =
   /** Bytes after the last newline when the sender closed: a cut line is never guessed at. */
   | 'unterminated'
   /** Points lost because the store refused their batch: the connection is closed. */
-  | 'store';
+  | 'store'
+  /** An HTTP request line (a web page posting to the port): the connection is closed before its body is read. */
+  | 'http_request';
 
 /** Why the gateway closed a connection (or refused one). */
-export type CloseReason = 'idle' | 'line_too_long' | 'store' | 'shutdown' | 'connection_limit' | 'reply_backlog';
+export type CloseReason =
+  | 'idle'
+  | 'line_too_long'
+  | 'store'
+  | 'shutdown'
+  | 'connection_limit'
+  | 'reply_backlog'
+  | 'http_request';
 
 export class TcpIngestMetrics {
   private readonly points: Counter<'protocol'>;

@@ -78,6 +78,18 @@ async function metricsText(gateway: TestGateway): Promise<string[]> {
   return text.split('\n').filter((line) => line.startsWith('kairograph_ingest_tcp_'));
 }
 
+/**
+ * Asserts that /metrics shows `expected` lines, polling a moment: a point is counted when its write returns, which the
+ * embedded store may report a little after a reader can see the point.
+ */
+async function expectMetrics(gateway: TestGateway, expected: string[]): Promise<void> {
+  const lines = await eventually(async () => {
+    const shown = await metricsText(gateway);
+    return expected.every((line) => shown.includes(line)) ? shown : undefined;
+  }).catch(() => metricsText(gateway));
+  expect(lines).toEqual(expect.arrayContaining(expected));
+}
+
 describe('telnet', () => {
   it('stores put, putm and puts lines with their types, tags, TTL and times in ms', async () => {
     const gateway = await start();
@@ -152,14 +164,12 @@ describe('telnet', () => {
     expect(client.socket.destroyed).toBe(false);
     await client.end();
     expect(await read(gateway, 'bad.line')).toEqual([]);
-    expect(await metricsText(gateway)).toEqual(
-      expect.arrayContaining([
-        'kairograph_ingest_tcp_points_total{protocol="telnet"} 1',
-        'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="unknown_command"} 1',
-        'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="malformed"} 4',
-        'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="invalid"} 1',
-      ]),
-    );
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_points_total{protocol="telnet"} 1',
+      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="unknown_command"} 1',
+      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="malformed"} 4',
+      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="invalid"} 1',
+    ]);
   });
 
   it('survives binary garbage: lines refused, the next good line stored, /health fast', async () => {
@@ -204,12 +214,10 @@ describe('graphite', () => {
     const [now] = await readCount(gateway, 'now.metric', 1);
     expect(now!.values[0]![0]).toBeGreaterThanOrEqual(before);
     expect(now!.values[0]![0]).toBeLessThanOrEqual(Date.now());
-    expect(await metricsText(gateway)).toEqual(
-      expect.arrayContaining([
-        'kairograph_ingest_tcp_points_total{protocol="graphite"} 4',
-        'kairograph_ingest_tcp_rejected_total{protocol="graphite",reason="malformed"} 1',
-      ]),
-    );
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_points_total{protocol="graphite"} 4',
+      'kairograph_ingest_tcp_rejected_total{protocol="graphite",reason="malformed"} 1',
+    ]);
   });
 
   it("maps a path position to the host tag with kairos-carbon's rule", async () => {
@@ -258,12 +266,29 @@ describe('the TCP server', () => {
     expect(await readCount(gateway, 'before.long', 1)).toEqual([
       { name: 'before.long', tags: { host: ['a'] }, values: [[1_700_000_000_000, 1]] },
     ]);
-    expect(await metricsText(gateway)).toEqual(
-      expect.arrayContaining([
-        'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="line_too_long"} 1',
-        'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="line_too_long"} 1',
-      ]),
-    );
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="line_too_long"} 1',
+      'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="line_too_long"} 1',
+    ]);
+  });
+
+  it('closes a connection at an HTTP request line, so a web page cannot post lines to the port', async () => {
+    const gateway = await start();
+    for (const port of [gateway.telnet, gateway.graphite]) {
+      // What a browser's fetch sends; the body's lines would be points if the request line did not end the connection.
+      const body = 'put from.page 1700000000 1 host=a\nfrom.page 1 1700000000\n';
+      await expect(fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body })).rejects.toThrow('fetch failed');
+    }
+    const client = await connectLines(gateway.telnet);
+    await client.send('put before.http 1700000000 1 host=a\nGET / HTTP/1.1\r\nput after.http 1700000000 1 host=a\n');
+    expect(await client.closed).toBeLessThan(2000);
+    expect(await readCount(gateway, 'before.http', 1)).toHaveLength(1);
+    expect(await read(gateway, 'after.http')).toEqual([]);
+    expect(await read(gateway, 'from.page')).toEqual([]);
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="http_request"} 2',
+      'kairograph_ingest_tcp_connections_closed_total{protocol="graphite",reason="http_request"} 1',
+    ]);
   });
 
   it('closes an idle connection in bounded time and drops a cut last line', async () => {
@@ -276,9 +301,9 @@ describe('the TCP server', () => {
     expect(await readCount(gateway, 'idle.metric', 1)).toEqual([
       { name: 'idle.metric', tags: {}, values: [[1_700_000_000_000, 1]] },
     ]);
-    expect(await metricsText(gateway)).toEqual(
-      expect.arrayContaining(['kairograph_ingest_tcp_connections_closed_total{protocol="graphite",reason="idle"} 1']),
-    );
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_connections_closed_total{protocol="graphite",reason="idle"} 1',
+    ]);
   });
 
   it('refuses connections past its bound', async () => {
@@ -330,6 +355,33 @@ describe('the TCP server', () => {
     // A batch is written at its bound, plus at most the lines of the chunk being read when it was reached.
     expect(Math.max(...batches)).toBeLessThanOrEqual(500 + Math.ceil(65_536 / 3000));
     expect(batches.reduce((a, b) => a + b, 0)).toBe(lines);
+  });
+
+  it('closes the connection of a batch the store refuses, counting its points lost; the next connection writes', async () => {
+    const inner = await EmbeddedStore.open({ path: tempDir('kairograph-tcp-fail-') });
+    let failures = 1;
+    const failing = delegatingStore(inner, {
+      write: async (batch) => {
+        if (failures-- > 0) throw new Error('the store is down');
+        return inner.write(batch);
+      },
+    });
+    const gateway = await start({}, failing);
+    const first = await connectLines(gateway.telnet);
+    await first.send('put lost.point 1700000000 1 host=a\n');
+    expect(await first.closed).toBeLessThan(2000);
+    const second = await connectLines(gateway.telnet);
+    await second.send('put kept.point 1700000000 3 host=a\n');
+    await second.end();
+    expect(await readCount(gateway, 'kept.point', 1)).toEqual([
+      { name: 'kept.point', tags: { host: ['a'] }, values: [[1_700_000_000_000, 3]] },
+    ]);
+    expect(await read(gateway, 'lost.point')).toEqual([]);
+    await expectMetrics(gateway, [
+      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="store"} 1',
+      'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="store"} 1',
+      'kairograph_ingest_tcp_points_total{protocol="telnet"} 1',
+    ]);
   });
 
   it('writes what connections hold on shutdown before it closes them', async () => {
