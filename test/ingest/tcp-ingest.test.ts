@@ -256,6 +256,53 @@ describe('graphite', () => {
   });
 });
 
+describe('read back through GraphQL', () => {
+  const READ = `query Read($metric: String!) {
+    points(metric: $metric, from: 0, to: 2000000000000) {
+      tags { name values }
+      points { epochMs value long text type }
+    }
+  }`;
+
+  it("keeps each line's type: longs (past 2^53 too), doubles and strings, at the millisecond", async () => {
+    const gateway = await start();
+    const telnet = await connectLines(gateway.telnet);
+    await telnet.send(
+      'put gql.mixed 1700000000 9223372036854775807 host=t\nputm gql.mixed 1700000000001 2.5 host=t\nputs gql.mixed 1700000000002 ok host=t\n',
+    );
+    await telnet.end();
+    const graphite = await connectLines(gateway.graphite);
+    await graphite.send('gql.mixed;host=g 7 1700000000.003\n');
+    await graphite.end();
+    await readCount(gateway, 'gql.mixed', 4);
+    const read = await gateway.graphql(READ, { metric: 'gql.mixed' });
+    expect(read.body).toEqual({
+      data: {
+        points: [
+          {
+            tags: [{ name: 'host', values: ['g'] }],
+            points: [{ epochMs: 1_700_000_000_003, value: 7, long: 7, text: null, type: 'LONG' }],
+          },
+          {
+            tags: [{ name: 'host', values: ['t'] }],
+            points: [
+              {
+                epochMs: 1_700_000_000_000,
+                value: 2 ** 63,
+                long: '9223372036854775807',
+                text: null,
+                type: 'LONG',
+              },
+              { epochMs: 1_700_000_000_001, value: 2.5, long: null, text: null, type: 'DOUBLE' },
+              { epochMs: 1_700_000_000_002, value: null, long: null, text: 'ok', type: 'STRING' },
+            ],
+          },
+        ],
+      },
+    });
+  });
+});
+
 describe('the TCP server', () => {
   it('closes a connection whose line is too long, after writing the lines before it', async () => {
     const gateway = await start({ TCP_INGEST_MAX_LINE_BYTES: '100' });
