@@ -90,6 +90,16 @@ describe('telnet', () => {
     ]);
   });
 
+  it('reads lines as UTF-8, where KairosDB reads ISO-8859-1', async () => {
+    const gateway = await start();
+    const client = await connectLines(gateway.telnet);
+    await client.send(Buffer.from('put temp.métro 1700000000 21 ville=Zürich\n', 'utf8'));
+    await client.end();
+    expect(await readCount(gateway, 'temp.métro', 1)).toEqual([
+      { name: 'temp.métro', tags: { ville: ['Zürich'] }, values: [[1_700_000_000_000, 21]] },
+    ]);
+  });
+
   it('survives binary garbage: lines refused, the next good line stored, /health fast', async () => {
     const gateway = await start();
     const client = await connectLines(gateway.telnet);
