@@ -102,6 +102,10 @@ describe('the TCP server', () => {
     // While the store holds the first batch, the gateway reads nothing more: the rest waits on the sender's side.
     expect(batches).toEqual([500]);
     expect(client.socket.writableLength).toBeGreaterThan(4_000_000);
+    // The process is not the one waiting: it answers at once.
+    const started = performance.now();
+    expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1000);
     open();
     await sent;
     await client.end();
