@@ -2,7 +2,7 @@
  * Builds the gateway, the one place that knows every part: the shared reads over the sources, the edge every request
  * crosses, admission, the request scopes, roll-ups and live queries, and the front ends (GraphQL, KairosDB's REST API
  * under /api/v1, Prometheus's query API under /prometheus/<source>/api/v1, the explorer's pages) behind one Node HTTP
- * listener.
+ * listener, and the collectors' TCP listeners (KairosDB's telnet, Graphite).
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { registerSchemaMetrics } from './schema-metrics.js';
@@ -40,6 +40,7 @@ import { loadManifest } from '../graphql/persisted-operations.js';
 import { RequestObserver, type Api } from '../http/request-observer.js';
 import { openTracing } from './tracing.js';
 import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
+import { TcpIngest } from '../ingest/tcp-ingest.js';
 import {
   createPrometheusHandler,
   isPrometheusPath,
@@ -171,6 +172,8 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     edge,
     observer,
   });
+  // Collectors' line protocols on TCP ports of their own (each off unless its port is set), started by start.ts.
+  const tcpIngest = new TcpIngest({ sources, scopes, metrics, log, settings: config });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const accepted = edge.accept(req, res);
@@ -183,7 +186,7 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 
   /** Sends the spans still buffered (after the listener closed, so the last requests' spans are among them). */
   const flushTraces = async () => tracing?.shutdown();
-  return { yoga, handle, webSockets, shared, live: liveQueries, rollups, flushTraces };
+  return { yoga, handle, webSockets, shared, live: liveQueries, rollups, tcpIngest, flushTraces };
 }
 
 /** Which front end answers a canonical path, as metrics and logs name it: a fixed list, whatever the client's path. */

@@ -7,6 +7,7 @@ import { keepDemoFlowing } from '../demo/demo-flow.js';
 import { createLogger } from '../lib/log.js';
 import { loadAuthPolicy, type AuthPolicy } from '../http/auth-policy.js';
 import { createGateway, listen } from './create-gateway.js';
+import { isLoopback } from '../http/browser-policy.js';
 import { openSources } from '../sources/open-sources.js';
 import { loadSourcesFile } from '../sources/sources-file.js';
 import { openStore } from '../store/open-store.js';
@@ -52,6 +53,25 @@ export async function main(): Promise<void> {
       }),
     () => sources.close(),
   );
+  // Collectors' TCP ports, once the HTTP listener is up (a port in use stops start-up naming its setting).
+  await step(
+    tcpListenFailure,
+    () => gateway.tcpIngest.listen(),
+    async () => {
+      await gateway.tcpIngest.close();
+      await server.close();
+      await sources.close();
+    },
+  );
+  for (const { protocol, host } of gateway.tcpIngest.listeners) {
+    const address = gateway.tcpIngest.address(protocol);
+    log.info({ protocol, address }, `${protocol} ingest is listening on ${host}:${address?.port}`);
+    if (!isLoopback(host))
+      log.warn(
+        { protocol, host },
+        `${protocol} ingest listens on ${host}, not a loopback address: it has no credentials, so anyone who reaches the port can write`,
+      );
+  }
   // Roll-up tasks run in the gateway, each period once across gateways on the store (ROLLUPS=off leaves them to others).
   if (config.rollups === 'on') gateway.rollups.start();
   const names = sources.all.map((source) => source.name);
@@ -69,6 +89,8 @@ export async function main(): Promise<void> {
     await gateway.rollups.stop();
     // Live subscriptions hold their connections open: they complete, so the server can close.
     gateway.live.close();
+    // Points held by collectors' connections are written before the sources close.
+    await gateway.tcpIngest.close();
     await server.close();
     await gateway.flushTraces();
     await sources.close();
@@ -119,6 +141,15 @@ function listenFailure(config: Pick<Config, 'host' | 'port'>, error: unknown): s
     default:
       return undefined;
   }
+}
+
+/** The one line to print when a TCP ingest port cannot be opened, naming its setting; undefined for other errors. */
+function tcpListenFailure(error: unknown): string | undefined {
+  const { code, protocol, message } = error as NodeJS.ErrnoException & { protocol?: string };
+  if (protocol === undefined || !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND'].includes(code ?? ''))
+    return undefined;
+  const setting = protocol.toUpperCase();
+  return `kairograph: cannot listen for ${protocol} ingest: ${message}; set ${setting}_PORT to a free port or ${setting}_HOST to an address of this machine`;
 }
 
 /** The one line to print when the primary store cannot be opened for a reason the configuration can fix. */

@@ -80,6 +80,8 @@ export async function startGateway(
     requestTimeoutMs: config.queryTimeoutMs,
     webSockets: gateway.webSockets,
   });
+  // The collectors' TCP ports, when the test's env sets them (TELNET_PORT, GRAPHITE_PORT).
+  await gateway.tcpIngest.listen();
   const post: TestGateway['post'] = async (payload, headers = {}) => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
@@ -97,6 +99,9 @@ export async function startGateway(
     server: server.server,
     graphql: (query, variables, headers = {}) => post({ query, ...(variables ? { variables } : {}) }, headers),
     post,
-    close: () => server.close(),
+    close: async () => {
+      await gateway.tcpIngest.close();
+      await server.close();
+    },
   };
 }

@@ -6,7 +6,7 @@ import { startKairosDB } from './kairosdb-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    kairosdb: { url: string; keyspace: string; version: string };
+    kairosdb: { url: string; keyspace: string; version: string; telnetPort: number };
   }
 }
 
@@ -21,10 +21,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // A KairosDB we boot starts on an empty keyspace, so a reused Cassandra does not collect every run's points. Never
   // emptied while one runs: KairosDB caches the row keys it has indexed and would not write them again.
   if (!reusing) await dropKeyspace(node, KEYSPACE);
-  const server = await startKairosDB({ cassandra: node, keyspace: KEYSPACE });
+  const server = await startKairosDB({ cassandra: node, keyspace: KEYSPACE, telnet: true });
   const how = server.pid === 0 ? 'reusing KAIROGRAPH_KAIROSDB' : `pid ${server.pid}, REST-ready in ${server.bootMs} ms`;
   console.log(`[${project.name}] KairosDB ${server.version} on ${server.url}, keyspace ${server.keyspace} (${how})`);
-  project.provide('kairosdb', { url: server.url, keyspace: server.keyspace, version: server.version });
+  project.provide('kairosdb', {
+    url: server.url,
+    keyspace: server.keyspace,
+    version: server.version,
+    telnetPort: server.telnetPort,
+  });
   return async () => {
     await server.stop();
   };

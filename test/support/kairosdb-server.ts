@@ -18,6 +18,8 @@ export interface KairosDBServer {
   pid: number;
   /** JVM launch to the first answered `/api/v1/version`; 0 for a reused KairosDB. */
   bootMs: number;
+  /** Its telnet port on 127.0.0.1 when started with `telnet`; for a reused one, env KAIROGRAPH_KAIROSDB_TELNET_PORT; else 0. */
+  telnetPort: number;
 }
 
 export interface StartKairosDBOptions {
@@ -33,6 +35,8 @@ export interface StartKairosDBOptions {
   tagIndexed?: string;
   /** How long the JVM may take to answer REST (default 120 s); the Maven fetch before it is not counted. */
   bootTimeoutMs?: number;
+  /** Serve KairosDB's telnet protocol too, on a free port (off by default, as in tools/kairosdb/kairosdb.conf). */
+  telnet?: boolean;
   /** `host:port` of a running KairosDB to use instead of booting; defaults to env KAIROGRAPH_KAIROSDB. */
   reuse?: string;
   /** The keyspace a reused KairosDB uses; defaults to env KAIROGRAPH_KAIROSDB_KEYSPACE, else `kairosdb`. */
@@ -87,7 +91,8 @@ async function useRunning(hostPort: string, keyspace: string, cassandraHostPort:
         '(`npm run kairosdb` prints both).',
     );
   }
-  return { url, port: Number(match[2]), version, keyspace, pid: 0, bootMs: 0, stop: async () => {} };
+  const telnetPort = Number(process.env.KAIROGRAPH_KAIROSDB_TELNET_PORT ?? 0) || 0;
+  return { url, port: Number(match[2]), version, keyspace, pid: 0, bootMs: 0, telnetPort, stop: async () => {} };
 }
 
 /**
@@ -165,6 +170,7 @@ async function boot(options: StartKairosDBOptions): Promise<KairosDBServer> {
   if (options.heap) args.push('--heap', options.heap);
   if (options.dataPointsWith !== undefined) args.push('--data-points-with', options.dataPointsWith);
   if (options.tagIndexed !== undefined) args.push('--tag-indexed', options.tagIndexed);
+  if (options.telnet) args.push('--telnet');
   const { ready, stop } = await supervise({
     label: 'KairosDB',
     scriptName: 'tools/kairosdb/run.sh',
@@ -185,6 +191,7 @@ async function boot(options: StartKairosDBOptions): Promise<KairosDBServer> {
       keyspace,
       pid: ready.pid,
       bootMs: ready.int('boot_ms'),
+      telnetPort: ready.int('telnet_port'),
       stop,
     };
   } catch (err) {

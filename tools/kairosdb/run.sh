@@ -16,6 +16,7 @@ Starts KairosDB 1.3.0-1 on 127.0.0.1 (REST on a free port) over an existing Cass
                     stops KairosDB when stdin closes (its parent died) or on TERM/INT/HUP.
   --foreground      for a person: prints how to point clients, the gateway and the tests at it; runs until Ctrl-C.
   --port N          HTTP port instead of a free one.
+  --telnet          also serve KairosDB's telnet protocol, on a free port of 127.0.0.1 (telnet_port= on the ready line).
   --heap SIZE       JVM -Xmx, e.g. 512m; default from jvm.options.
   --data-points-with CLAUSE
                     table_create_with.data_points, for a data_points table KairosDB creates (default "": the
@@ -35,6 +36,7 @@ LIB=${KAIROGRAPH_KAIROSDB_LIB:-$ROOT/.kairosdb/lib}
 FOREGROUND=0 CASSANDRA=${KAIROGRAPH_CASSANDRA:-} KEYSPACE=kairosdb HTTP_PORT='' HEAP='' DATA_POINTS_WITH='' BOOT_TIMEOUT=120
 TAG_INDEXED='{}'
 KEEP_DIR=0
+TELNET=0
 # Measured: 2-5 s from TERM to exit (closing the driver's connections is most of it); the rest is margin for a busy machine.
 STOP_TIMEOUT=${KAIROGRAPH_KAIROSDB_STOP_TIMEOUT:-20}
 while (($#)); do
@@ -43,6 +45,7 @@ while (($#)); do
     --keyspace) KEYSPACE=${2:?--keyspace needs a name}; shift ;;
     --foreground) FOREGROUND=1 ;;
     --port) HTTP_PORT=${2:?--port needs a number}; shift ;;
+    --telnet) TELNET=1 ;;
     --heap) HEAP=${2:?--heap needs a size}; shift ;;
     --data-points-with) DATA_POINTS_WITH=${2?--data-points-with needs a clause (may be "")}; shift ;;
     --tag-indexed) TAG_INDEXED=${2:?--tag-indexed needs JSON}; shift ;;
@@ -106,7 +109,15 @@ launch() {
   LOG=$RUN_DIR/logs/kairosdb.log
   PORT=${HTTP_PORT:-$(free_port)}
   [[ -n $PORT ]] || die "could not pick a free port"
+  # Telnet is off unless asked for: on KairosDB's 0.0.0.0:4242 a second instance could not start.
+  TELNET_SERVICE='<disabled>' TELNET_PORT=0
+  if ((TELNET)); then
+    TELNET_SERVICE=org.kairosdb.core.telnet.TelnetServerModule
+    TELNET_PORT=$(free_port)
+    [[ -n $TELNET_PORT ]] || die "could not pick a free telnet port"
+  fi
   sed -e "s#__WORK__#$RUN_DIR#g" -e "s#__HTTP_PORT__#$PORT#g" -e "s#__CASSANDRA__#$CASSANDRA#g" \
+    -e "s#__TELNET_SERVICE__#$TELNET_SERVICE#g" -e "s#__TELNET_PORT__#$TELNET_PORT#g" \
     -e "s#__KEYSPACE__#$KEYSPACE#g" -e "s#__DATA_POINTS_WITH__#$DATA_POINTS_WITH#g" -e "s#__TAG_INDEXED__#$TAG_INDEXED#g" \
     "$HERE/kairosdb.conf" >"$RUN_DIR/conf/kairosdb.conf"
   cp "$HERE/logback.xml" "$RUN_DIR/conf/logback.xml"
@@ -171,7 +182,7 @@ done
 BOOT_MS=$(($(now_ms) - BOOT_START))
 RSS_KB=$(ps -o rss= -p "$JAVA_PID" | tr -d ' ')
 
-echo "KAIROGRAPH_KAIROSDB_READY port=$PORT pid=$JAVA_PID boot_ms=$BOOT_MS rss_kb=$RSS_KB $READY keyspace=$KEYSPACE cassandra=$CASSANDRA dir=$RUN_DIR"
+echo "KAIROGRAPH_KAIROSDB_READY port=$PORT telnet_port=$TELNET_PORT pid=$JAVA_PID boot_ms=$BOOT_MS rss_kb=$RSS_KB $READY keyspace=$KEYSPACE cassandra=$CASSANDRA dir=$RUN_DIR"
 
 if ((FOREGROUND)); then
   cat >&2 <<EOF

@@ -90,6 +90,16 @@ export interface Config {
   readonly rollupsLeaseMs: number;
   readonly rollupsDelayMs: number;
   readonly rollupsMinIntervalMs: number;
+  readonly telnetPort: number;
+  readonly telnetHost: string;
+  readonly graphitePort: number;
+  readonly graphiteHost: string;
+  readonly graphiteHostTagPosition: number;
+  readonly tcpIngestMaxConnections: number;
+  readonly tcpIngestIdleTimeoutMs: number;
+  readonly tcpIngestMaxLineBytes: number;
+  readonly tcpIngestBatchPoints: number;
+  readonly tcpIngestBatchMs: number;
 }
 
 export interface Setting<K extends keyof Config> {
