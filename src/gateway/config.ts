@@ -12,6 +12,7 @@ import { LIMIT_SETTINGS } from './settings/limit-settings.js';
 import { SHARING_SETTINGS } from './settings/sharing-settings.js';
 import { GRAPHQL_SETTINGS } from './settings/graphql-settings.js';
 import { SECURITY_SETTINGS } from './settings/security-settings.js';
+import { LINE_PROTOCOL_SETTINGS } from './settings/line-protocol-settings.js';
 import type { Config } from './settings/setting.js';
 
 export type { Config };
@@ -30,6 +31,7 @@ export const SETTINGS = [
   ...SHARING_SETTINGS,
   ...GRAPHQL_SETTINGS,
   ...SECURITY_SETTINGS,
+  ...LINE_PROTOCOL_SETTINGS,
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {

@@ -10,7 +10,7 @@ import type { Logger } from '../lib/log.js';
 import type { RequestScope } from '../app/request-scope.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 
-export type Api = 'graphql' | 'rest' | 'prometheus' | 'operations' | 'other';
+export type Api = 'graphql' | 'rest' | 'prometheus' | 'ingest' | 'operations' | 'other';
 
 interface RequestError {
   readonly code: string;

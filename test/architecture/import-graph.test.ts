@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/demo/'],
   ['src/rollups/'],
   ['src/http/'],
-  ['src/graphql/', 'src/kairos-rest/', 'src/prometheus/'],
+  ['src/graphql/', 'src/kairos-rest/', 'src/prometheus/', 'src/ingest/'],
   ['src/gateway/'],
   ['src/copy/'],
   ['src/main.ts'],

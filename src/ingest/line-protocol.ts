@@ -1,0 +1,261 @@
+/**
+ * InfluxDB's line protocol, read line by line into points, each bad line an error of its own (its number, its text
+ * and why) so the good ones can still be written, as InfluxDB writes them. The rules are InfluxDB 2's
+ * (docs/ingest.md): `measurement[,tag=value...] field=value[,field=value...] [timestamp]`; `\` escapes a comma, a
+ * space, an equals sign or a backslash in names, tag values and field keys, and a double quote or a backslash in
+ * string fields (elsewhere it is itself); `#` starts a comment line; a string field may span lines.
+ */
+
+/** A field's value as the write model takes it; booleans are 1 and 0 of type long (KairosDB has no boolean). */
+type FieldValue =
+  | { readonly type: 'double'; readonly value: number }
+  | { readonly type: 'long'; readonly value: number | bigint; readonly boolean?: true }
+  | { readonly type: 'string'; readonly value: string };
+
+export interface LinePoint {
+  /** 1-based. */
+  readonly line: number;
+  readonly measurement: string;
+  /** In the line's order; keys are not repeated. */
+  readonly tags: readonly (readonly [string, string])[];
+  /** In the line's order; a key given twice keeps its last value, as InfluxDB keeps it. */
+  readonly fields: readonly (readonly [string, FieldValue])[];
+  /** Epoch milliseconds; undefined when the line has no timestamp (the caller's `now`). */
+  readonly timestampMs: number | undefined;
+}
+
+export interface LineError {
+  readonly line: number;
+  /** The line as sent, cut to 64 characters. */
+  readonly text: string;
+  readonly reason: string;
+}
+
+/** What a timestamp counts, as the `precision` parameter names it (1.x: n u ms s m h; 2.x: ns us ms s). */
+export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
+
+export interface ParsedLines {
+  readonly points: LinePoint[];
+  readonly errors: LineError[];
+}
+
+export function parseLineProtocol(text: string, precision: Precision): ParsedLines {
+  const points: LinePoint[] = [];
+  const errors: LineError[] = [];
+  const parser = new LineParser(text, precision);
+  while (parser.pos < text.length) {
+    const start = parser.pos;
+    const line = parser.line;
+    try {
+      const point = parser.next();
+      if (point !== undefined) points.push(point);
+    } catch (error) {
+      if (!(error instanceof LineSyntaxError)) throw error;
+      parser.skipLine();
+      const sent = text.slice(start, parser.pos).replace(/\r?\n$/, '');
+      errors.push({ line, text: sent.length > 64 ? `${sent.slice(0, 64)}…` : sent, reason: error.message });
+    }
+  }
+  return { points, errors };
+}
+
+class LineSyntaxError extends Error {}
+
+const MS_PER: Readonly<Record<Exclude<Precision, 'ns' | 'us'>, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const FLOAT = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const INTEGER = /^-?\d+i$/;
+const UNSIGNED = /^\d+u$/;
+const TIMESTAMP = /^-?\d+$/;
+const TRUE = new Set(['t', 'T', 'true', 'True', 'TRUE']);
+const FALSE = new Set(['f', 'F', 'false', 'False', 'FALSE']);
+const MAX_INT64 = 2n ** 63n - 1n;
+const MIN_INT64 = -(2n ** 63n);
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+class LineParser {
+  pos = 0;
+  line = 1;
+
+  constructor(
+    private readonly text: string,
+    private readonly precision: Precision,
+  ) {}
+
+  /** The next point, or undefined for a blank or comment line; the position is then at the next line. */
+  next(): LinePoint | undefined {
+    const line = this.line;
+    this.skipSpaces();
+    const c = this.text[this.pos];
+    if (c === undefined) return undefined;
+    if (c === '\n' || c === '#') {
+      this.skipLine();
+      return undefined;
+    }
+    const measurement = this.name(MEASUREMENT_END);
+    if (measurement === '') throw new LineSyntaxError('missing measurement');
+    const tags: [string, string][] = [];
+    while (this.text[this.pos] === ',') {
+      this.pos++;
+      const key = this.name(TAG_KEY_END);
+      if (key === '') throw new LineSyntaxError('missing tag key');
+      if (this.text[this.pos] !== '=') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
+      this.pos++;
+      const value = this.name(TAG_VALUE_END);
+      if (value === '') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
+      if (tags.some(([k]) => k === key)) throw new LineSyntaxError(`tag key "${key}" is repeated`);
+      tags.push([key, value]);
+    }
+    if (!this.spaces()) throw new LineSyntaxError('missing fields');
+    const fields = new Map<string, FieldValue>();
+    for (;;) {
+      const key = this.name(FIELD_KEY_END);
+      if (key === '') throw new LineSyntaxError('missing field key');
+      if (this.text[this.pos] !== '=') throw new LineSyntaxError(`missing field value of field key "${key}"`);
+      this.pos++;
+      fields.delete(key);
+      fields.set(key, this.fieldValue(key));
+      if (this.text[this.pos] !== ',') break;
+      this.pos++;
+    }
+    let timestampMs: number | undefined;
+    if (this.spaces() && !this.atLineEnd()) {
+      const start = this.pos;
+      while (!this.atLineEnd() && this.text[this.pos] !== ' ') this.pos++;
+      timestampMs = this.timestamp(this.text.slice(start, this.pos));
+      this.spaces();
+    }
+    if (!this.atLineEnd()) throw new LineSyntaxError(`unexpected text at column ${this.column()}`);
+    this.skipLine();
+    return { line, measurement, tags, fields: [...fields], timestampMs };
+  }
+
+  /** Moves past the end of the current line. */
+  skipLine(): void {
+    const end = this.text.indexOf('\n', this.pos);
+    this.pos = end < 0 ? this.text.length : end + 1;
+    this.line++;
+  }
+
+  /** A measurement, tag key, tag value or field key up to one of `ends` (unescaped), unescaped. */
+  private name(ends: string): string {
+    const { text } = this;
+    let out = '';
+    let from = this.pos;
+    while (this.pos < text.length) {
+      const c = text[this.pos]!;
+      if (c === '\\') {
+        const next = text[this.pos + 1];
+        if (next !== undefined && NAME_ESCAPES.includes(next)) {
+          out += text.slice(from, this.pos) + next;
+          this.pos += 2;
+          from = this.pos;
+          continue;
+        }
+      } else if (c === '\n' || c === '\r' || ends.includes(c)) break;
+      this.pos++;
+    }
+    return out + text.slice(from, this.pos);
+  }
+
+  private fieldValue(key: string): FieldValue {
+    const { text } = this;
+    if (text[this.pos] === '"') return { type: 'string', value: this.stringField(key) };
+    const start = this.pos;
+    while (this.pos < text.length && !FIELD_VALUE_END.includes(text[this.pos]!)) this.pos++;
+    const raw = text.slice(start, this.pos);
+    if (raw === '') throw new LineSyntaxError(`missing field value of field key "${key}"`);
+    const last = raw[raw.length - 1];
+    if (last === 'i' && INTEGER.test(raw)) {
+      const value = BigInt(raw.slice(0, -1));
+      if (value < MIN_INT64 || value > MAX_INT64)
+        throw new LineSyntaxError(`field "${key}": integer ${raw} is out of the range of a signed 64-bit integer`);
+      return { type: 'long', value: safe(value) };
+    }
+    if (last === 'u' && UNSIGNED.test(raw)) {
+      const value = BigInt(raw.slice(0, -1));
+      if (value > MAX_UINT64)
+        throw new LineSyntaxError(`field "${key}": unsigned ${raw} is out of the range of an unsigned 64-bit integer`);
+      // KairosDB's longs are signed.
+      if (value > MAX_INT64)
+        throw new LineSyntaxError(`field "${key}": unsigned ${raw} is over 2^63-1, the largest long KairosDB stores`);
+      return { type: 'long', value: safe(value) };
+    }
+    if (TRUE.has(raw)) return { type: 'long', value: 1, boolean: true };
+    if (FALSE.has(raw)) return { type: 'long', value: 0, boolean: true };
+    if (FLOAT.test(raw)) {
+      const value = Number(raw);
+      if (!Number.isFinite(value)) throw new LineSyntaxError(`field "${key}": float ${raw} is out of range`);
+      return { type: 'double', value };
+    }
+    throw new LineSyntaxError(`field "${key}": invalid value ${JSON.stringify(raw)}`);
+  }
+
+  /** A double-quoted string field; `\"` and `\\` are escapes, a newline is part of the string. */
+  private stringField(key: string): string {
+    const { text } = this;
+    this.pos++;
+    let out = '';
+    let from = this.pos;
+    while (this.pos < text.length) {
+      const c = text[this.pos]!;
+      if (c === '"') {
+        out += text.slice(from, this.pos);
+        this.pos++;
+        return out;
+      }
+      if (c === '\\' && (text[this.pos + 1] === '"' || text[this.pos + 1] === '\\')) {
+        out += text.slice(from, this.pos) + text[this.pos + 1];
+        this.pos += 2;
+        from = this.pos;
+        continue;
+      }
+      if (c === '\n') this.line++;
+      this.pos++;
+    }
+    throw new LineSyntaxError(`field "${key}": unterminated string`);
+  }
+
+  private timestamp(raw: string): number {
+    if (!TIMESTAMP.test(raw)) throw new LineSyntaxError(`invalid timestamp ${JSON.stringify(raw)}`);
+    const { precision } = this;
+    if (precision === 'ns' || precision === 'us') {
+      const value = BigInt(raw);
+      const per = precision === 'ns' ? 1_000_000n : 1_000n;
+      // Floor, not truncation: -1 ns is in the millisecond before the epoch.
+      const ms = value >= 0n ? value / per : -((-value + per - 1n) / per);
+      return Number(ms);
+    }
+    return Number(raw) * MS_PER[precision];
+  }
+
+  /** Skips one or more spaces; false when there were none. */
+  private spaces(): boolean {
+    const start = this.pos;
+    this.skipSpaces();
+    return this.pos > start;
+  }
+
+  private skipSpaces(): void {
+    while (this.text[this.pos] === ' ' || this.text[this.pos] === '\t') this.pos++;
+  }
+
+  private atLineEnd(): boolean {
+    const c = this.text[this.pos];
+    return c === undefined || c === '\n' || (c === '\r' && this.text[this.pos + 1] === '\n');
+  }
+
+  private column(): number {
+    return this.pos - this.text.lastIndexOf('\n', this.pos - 1);
+  }
+}
+
+const NAME_ESCAPES = ', =\\';
+const MEASUREMENT_END = ', ';
+const TAG_KEY_END = ',= ';
+const TAG_VALUE_END = ', ';
+const FIELD_KEY_END = ',= ';
+const FIELD_VALUE_END = ', \n\r';
+
+function safe(value: bigint): number | bigint {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
