@@ -85,6 +85,7 @@ class LineParser {
   next(): LinePoint | undefined {
     const line = this.line;
     this.skipSpaces();
+    const start = this.pos;
     const c = this.text[this.pos];
     if (c === undefined) return undefined;
     if (c === '\n' || c === '#') {
@@ -94,7 +95,12 @@ class LineParser {
     const measurement = this.name(MEASUREMENT_END);
     if (measurement === '') throw new LineSyntaxError('missing measurement');
     const tags: [string, string][] = [];
+    // A Set, not a scan of `tags`: a line of many tags must not cost their square.
+    const keys = new Set<string>();
     while (this.text[this.pos] === ',') {
+      // No store's row key holds more: a line of many tags is refused before they are all read and sorted.
+      if (this.pos - start > MAX_SERIES_CHARS)
+        throw new LineSyntaxError(`the measurement and tags are longer than ${MAX_SERIES_CHARS} characters`);
       this.pos++;
       const key = this.name(TAG_KEY_END);
       if (key === '') throw new LineSyntaxError('missing tag key');
@@ -102,7 +108,8 @@ class LineParser {
       this.pos++;
       const value = this.name(TAG_VALUE_END);
       if (value === '') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
-      if (tags.some(([k]) => k === key)) throw new LineSyntaxError(`tag key "${key}" is repeated`);
+      if (keys.has(key)) throw new LineSyntaxError(`tag key "${key}" is repeated`);
+      keys.add(key);
       tags.push([key, value]);
     }
     if (!this.spaces()) throw new LineSyntaxError('missing fields');
@@ -250,6 +257,8 @@ class LineParser {
 }
 
 const NAME_ESCAPES = ', =\\';
+/** Cassandra's largest partition key, which holds KairosDB's row key (the metric, the type and the tags). */
+const MAX_SERIES_CHARS = 65_535;
 const MEASUREMENT_END = ', ';
 const TAG_KEY_END = ',= ';
 const TAG_VALUE_END = ', ';

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { HttpError, InfluxDB, Point } from '@influxdata/influxdb-client';
+import { HttpError, InfluxDB, Point, setLogger } from '@influxdata/influxdb-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, tokenHash } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
@@ -138,6 +138,8 @@ describe("InfluxDB's client library", () => {
   });
 
   it('is told which lines failed, as InfluxDB tells it', async () => {
+    // The library logs the failure it then rejects with; the test reads the rejection.
+    setLogger({ error: () => {}, warn: () => {} });
     const client = new InfluxDB({ url: open.url });
     const api = client.getWriteApi('o', 'kairosdb', 'ns', { maxRetries: 0 });
     api.writeRecords(['ok_client v=1 1000000', 'bad_client v=', 'ok_client v=2 2000000']);
@@ -248,6 +250,26 @@ describe("Telegraf's 1.x bodies on /write", () => {
     const ping = await fetch(`${open.url}/ping`);
     expect([ping.status, ping.headers.get('x-influxdb-version')]).toEqual([204, '1.8.10']);
   });
+});
+
+it('joins measurement and field with INFLUX_METRIC_SEPARATOR', async () => {
+  const underscored = await startGateway(store, { INFLUX_METRIC_SEPARATOR: '_' });
+  try {
+    expect(await write(underscored.url, '/write?precision=ms', 'sep,h=a used=1 5')).toEqual({
+      status: 204,
+      body: undefined,
+    });
+    expect((await points(underscored, 'sep_used')).data).toEqual({
+      points: [
+        {
+          tags: [{ name: 'h', values: ['a'] }],
+          points: [{ epochMs: 5, value: 1, long: null, text: null, type: 'DOUBLE' }],
+        },
+      ],
+    });
+  } finally {
+    await underscored.close();
+  }
 });
 
 describe('credentials', () => {
