@@ -45,6 +45,7 @@ describe('parseLineProtocol', () => {
         {
           line: 1,
           measurement: 'cpu',
+          series: 'cpu,host=a,dc=x',
           tags: [
             ['host', 'a'],
             ['dc', 'x'],
@@ -73,6 +74,7 @@ describe('parseLineProtocol', () => {
       {
         line: 1,
         measurement: 'my meas,ure',
+        series: String.raw`my\ meas\,ure,t\ k\=1=v\,a\ l\=ue,b=c\\d`,
         tags: [
           ['t k=1', 'v,a l=ue'],
           ['b', 'c\\d'],

@@ -16,6 +16,8 @@ export interface LinePoint {
   /** 1-based. */
   readonly line: number;
   readonly measurement: string;
+  /** The measurement and tags as sent (escapes included): lines that send the same text are of the same series. */
+  readonly series: string;
   /** In the line's order; keys are not repeated. */
   readonly tags: readonly (readonly [string, string])[];
   /** In the line's order; a key given twice keeps its last value, as InfluxDB keeps it. */
@@ -112,6 +114,7 @@ class LineParser {
       keys.add(key);
       tags.push([key, value]);
     }
+    const series = this.text.slice(start, this.pos);
     if (!this.spaces()) throw new LineSyntaxError('missing fields');
     const fields = new Map<string, FieldValue>();
     for (;;) {
@@ -133,7 +136,7 @@ class LineParser {
     }
     if (!this.atLineEnd()) throw new LineSyntaxError(`unexpected text at column ${this.column()}`);
     this.skipLine();
-    return { line, measurement, tags, fields: [...fields], timestampMs };
+    return { line, measurement, series, tags, fields: [...fields], timestampMs };
   }
 
   /** Moves past the end of the current line. */
@@ -144,31 +147,40 @@ class LineParser {
   }
 
   /** A measurement, tag key, tag value or field key up to one of `ends` (unescaped), unescaped. */
-  private name(ends: string): string {
+  private name(ends: Uint8Array): string {
     const { text } = this;
     let out = '';
     let from = this.pos;
-    while (this.pos < text.length) {
-      const c = text[this.pos]!;
-      if (c === '\\') {
-        const next = text[this.pos + 1];
-        if (next !== undefined && NAME_ESCAPES.includes(next)) {
-          out += text.slice(from, this.pos) + next;
-          this.pos += 2;
-          from = this.pos;
+    let pos = this.pos;
+    const length = text.length;
+    while (pos < length) {
+      const code = text.charCodeAt(pos);
+      if (code === BACKSLASH) {
+        const next = text.charCodeAt(pos + 1);
+        if (next < 128 && NAME_ESCAPES[next] === 1) {
+          out += text.slice(from, pos) + text[pos + 1];
+          pos += 2;
+          from = pos;
           continue;
         }
-      } else if (c === '\n' || c === '\r' || ends.includes(c)) break;
-      this.pos++;
+      } else if (code < 128 && ends[code] === 1) break;
+      pos++;
     }
-    return out + text.slice(from, this.pos);
+    this.pos = pos;
+    return out + text.slice(from, pos);
   }
 
   private fieldValue(key: string): FieldValue {
     const { text } = this;
     if (text[this.pos] === '"') return { type: 'string', value: this.stringField(key) };
     const start = this.pos;
-    while (this.pos < text.length && !FIELD_VALUE_END.includes(text[this.pos]!)) this.pos++;
+    let pos = this.pos;
+    while (pos < text.length) {
+      const code = text.charCodeAt(pos);
+      if (code < 128 && FIELD_VALUE_END[code] === 1) break;
+      pos++;
+    }
+    this.pos = pos;
     const raw = text.slice(start, this.pos);
     if (raw === '') throw new LineSyntaxError(`missing field value of field key "${key}"`);
     const last = raw[raw.length - 1];
@@ -226,6 +238,10 @@ class LineParser {
     if (!TIMESTAMP.test(raw)) throw new LineSyntaxError(`invalid timestamp ${JSON.stringify(raw)}`);
     const { precision } = this;
     if (precision === 'ns' || precision === 'us') {
+      const digits = precision === 'ns' ? 6 : 3;
+      // A time after the epoch in whole milliseconds is its leading digits; BigInt only for the others.
+      if (raw.charCodeAt(0) !== 0x2d && raw.length > digits && raw.length <= 16 + digits)
+        return Number(raw.slice(0, raw.length - digits));
       const value = BigInt(raw);
       const per = precision === 'ns' ? 1_000_000n : 1_000n;
       // Floor, not truncation: -1 ns is in the millisecond before the epoch.
@@ -256,14 +272,23 @@ class LineParser {
   }
 }
 
-const NAME_ESCAPES = ', =\\';
+/** Lookup tables of ASCII characters, so the scan of a name costs a load per character. */
+function chars(list: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < list.length; i++) table[list.charCodeAt(i)] = 1;
+  return table;
+}
+
+const BACKSLASH = 0x5c;
+const NAME_ESCAPES = chars(', =\\');
 /** Cassandra's largest partition key, which holds KairosDB's row key (the metric, the type and the tags). */
 const MAX_SERIES_CHARS = 65_535;
-const MEASUREMENT_END = ', ';
-const TAG_KEY_END = ',= ';
-const TAG_VALUE_END = ', ';
-const FIELD_KEY_END = ',= ';
-const FIELD_VALUE_END = ', \n\r';
+// Every name also ends at the end of its line.
+const MEASUREMENT_END = chars(', \n\r');
+const TAG_KEY_END = chars(',= \n\r');
+const TAG_VALUE_END = chars(', \n\r');
+const FIELD_KEY_END = chars(',= \n\r');
+const FIELD_VALUE_END = chars(', \n\r');
 
 function safe(value: bigint): number | bigint {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
