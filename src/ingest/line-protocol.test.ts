@@ -88,6 +88,19 @@ describe('parseLineProtocol', () => {
     ]);
   });
 
+  it('keeps `\\=` in a measurement as it is, and the last value of a field given twice', () => {
+    const { points } = parseLineProtocol(String.raw`a\=b v=1,w=2,v=3 1`, 'ms');
+    expect(points.map((p) => [p.measurement, p.fields])).toEqual([
+      [
+        'a\\=b',
+        [
+          ['w', { type: 'double', value: 2 }],
+          ['v', { type: 'double', value: 3 }],
+        ],
+      ],
+    ]);
+  });
+
   it('takes each precision, a missing timestamp, comments, blank lines, CRLF and a string across lines', () => {
     const text = '# a comment\n\nm v=1 2\r\nm v=2\nm s="two\nlines" -1\n';
     expect(parseLineProtocol(text, 's').points.map((p) => [p.line, p.timestampMs])).toEqual([

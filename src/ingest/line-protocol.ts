@@ -2,8 +2,8 @@
  * InfluxDB's line protocol, read line by line into points, each bad line an error of its own (its number, its text
  * and why) so the good ones can still be written, as InfluxDB writes them. The rules are InfluxDB 2's
  * (docs/ingest.md): `measurement[,tag=value...] field=value[,field=value...] [timestamp]`; `\` escapes a comma, a
- * space, an equals sign or a backslash in names, tag values and field keys, and a double quote or a backslash in
- * string fields (elsewhere it is itself); `#` starts a comment line; a string field may span lines.
+ * space or a backslash in the measurement, those and an equals sign in tag keys, tag values and field keys, and a
+ * double quote or a backslash in string fields (elsewhere it is itself); `#` starts a comment line; a string field may span lines.
  */
 
 /** A field's value as the write model takes it; booleans are 1 and 0 of type long (KairosDB has no boolean). */
@@ -94,7 +94,7 @@ class LineParser {
       this.skipLine();
       return undefined;
     }
-    const measurement = this.name(MEASUREMENT_END);
+    const measurement = this.name(MEASUREMENT_END, MEASUREMENT_ESCAPES);
     if (measurement === '') throw new LineSyntaxError('missing measurement');
     const tags: [string, string][] = [];
     // A Set, not a scan of `tags`: a line of many tags must not cost their square.
@@ -147,7 +147,7 @@ class LineParser {
   }
 
   /** A measurement, tag key, tag value or field key up to one of `ends` (unescaped), unescaped. */
-  private name(ends: Uint8Array): string {
+  private name(ends: Uint8Array, escapes = NAME_ESCAPES): string {
     const { text } = this;
     let out = '';
     let from = this.pos;
@@ -157,7 +157,7 @@ class LineParser {
       const code = text.charCodeAt(pos);
       if (code === BACKSLASH) {
         const next = text.charCodeAt(pos + 1);
-        if (next < 128 && NAME_ESCAPES[next] === 1) {
+        if (next < 128 && escapes[next] === 1) {
           out += text.slice(from, pos) + text[pos + 1];
           pos += 2;
           from = pos;
@@ -281,6 +281,8 @@ function chars(list: string): Uint8Array {
 
 const BACKSLASH = 0x5c;
 const NAME_ESCAPES = chars(', =\\');
+/** A measurement has no `=` to escape: `\=` in one is two characters, as InfluxDB reads it. */
+const MEASUREMENT_ESCAPES = chars(', \\');
 /** Cassandra's largest partition key, which holds KairosDB's row key (the metric, the type and the tags). */
 const MAX_SERIES_CHARS = 65_535;
 // Every name also ends at the end of its line.

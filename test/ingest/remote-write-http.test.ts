@@ -99,6 +99,30 @@ describe('remote write 1.0 and 2.0', () => {
         ],
       },
     ]);
+    const rest = await fetch(`${gateway.url}/api/v1/datapoints/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ start_absolute: T0, metrics: [{ name: 'rw_v1_gauge' }] }),
+    });
+    expect(await rest.json()).toEqual({
+      queries: [
+        {
+          sample_size: 3,
+          results: [
+            {
+              name: 'rw_v1_gauge',
+              group_by: [{ name: 'type', type: 'number' }],
+              tags: { instance: ['a:9100'], job: ['node'] },
+              values: [
+                [T0, 0.25],
+                [T0 + 15_000, -3.75],
+                [T0 + 30_000, 42],
+              ],
+            },
+          ],
+        },
+      ],
+    });
     const graphql = await gateway.graphql(
       `{ points(metric: "rw_v1_gauge", from: ${T0}) { tag(name: "instance") points { epochMs value type } } }`,
     );
