@@ -135,6 +135,12 @@ export interface RequestScope {
    * than the one it has changes nothing.
    */
   limitTime(ms: number): void;
+  /**
+   * Waits for the request's turn (admission control, as its first query would) before work that runs no query: an
+   * ingest write, whose body is left unread in the socket until then, so a sender faster than the store is held back
+   * (or refused OVERLOADED with Retry-After) instead of piling bodies up in memory.
+   */
+  waitTurn(): Promise<void>;
   /** Releases the request's timer and its turn; called when the response is done. */
   dispose(): void;
 }
@@ -331,6 +337,7 @@ function openScope(
         fail: (error) => failed(record, error),
       };
     },
+    waitTurn: admit,
     limitTime(ms) {
       const now = performance.now();
       if (controller.signal.aborted || now + ms >= deadline) return;

@@ -25,6 +25,8 @@ const MAX_NAMED_ERRORS = 10;
 export async function writeLines(call: IngestCall, api: InfluxApi): Promise<void> {
   const { res, ctx, deps, source, query } = call;
   const precision = precisionOf(query.get('precision'), api);
+  // A turn before the body is read: a sender over the gateway's turns waits with its body in the socket.
+  await ctx.waitTurn();
   const text = (await readIngestBody(call, true)).toString('utf8');
   const parsed = parseLineProtocol(text, precision);
   let lines: ReturnType<typeof lineProtocolBatch>;

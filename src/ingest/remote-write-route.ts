@@ -27,6 +27,8 @@ export async function remoteWrite(call: IngestCall): Promise<void> {
     throw new UnsupportedMediaTypeError(
       `Content-Encoding ${encoding} is not supported: remote write bodies are snappy-compressed (Content-Encoding: snappy)`,
     );
+  // A turn before the body is read: a sender over the gateway's turns waits with its body in the socket.
+  await ctx.waitTurn();
   const body = await readIngestBody(call, false);
   let decoded: ReturnType<typeof decodeWriteRequest>;
   try {

@@ -4,6 +4,7 @@
  * /health at once throughout.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import snappy from 'snappyjs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -112,4 +113,32 @@ it('answers remote write garbage 400 and keeps serving', async () => {
     expect(got.body).toMatch(/^(snappy|protobuf): /);
   }
   expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+});
+
+it("holds a sender over the gateway's turns back: its body waits in the socket, or it is told to retry later", async () => {
+  const one = await startGateway(store, { MAX_CONCURRENT_REQUESTS: '1', MAX_QUEUED_REQUESTS: '0' });
+  try {
+    // A write that has its turn but has not sent its whole body yet.
+    const slow = request(`${one.url}/write?precision=ms`, { method: 'POST' });
+    const answered = new Promise<number>((resolve) => slow.on('response', (res) => resolve(res.statusCode ?? 0)));
+    slow.write('turns,h=a v=1 1\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const refused = await fetch(`${one.url}/api/v2/write`, { method: 'POST', body: 'turns,h=b v=1 1' });
+    expect([refused.status, refused.headers.get('retry-after'), await refused.json()]).toEqual([
+      503,
+      '1',
+      {
+        code: 'unavailable',
+        message:
+          'the server is overloaded: 1 of 1 requests running and 0 of 0 waiting (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS); retry in 1 s',
+      },
+    ]);
+    slow.end('turns,h=a v=2 2\n');
+    expect(await answered).toBe(204);
+    expect(await (await fetch(`${one.url}/api/v2/write`, { method: 'POST', body: 'turns,h=b v=1 1' })).status).toBe(
+      204,
+    );
+  } finally {
+    await one.close();
+  }
 });
