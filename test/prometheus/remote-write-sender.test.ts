@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tokenHash } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { type PrometheusServer, startPrometheus } from '../support/prometheus-server.js';
@@ -23,6 +24,9 @@ const EXPOSITION = [
   'ingest_demo_counter_total 7',
   '',
 ].join('\n');
+/** Prometheus writes with a token that may only write; the test reads with one that may read and scrape /metrics. */
+const WRITER = 'prometheus-remote-write-token';
+const READER = { authorization: 'Bearer test-reader-token' };
 const METRICS = ['ingest_demo_gauge', 'ingest_demo_counter_total', 'up', 'scrape_duration_seconds'];
 
 let store: EmbeddedStore;
@@ -34,7 +38,17 @@ let prometheus: PrometheusServer;
 beforeAll(async () => {
   store = await EmbeddedStore.open({ path: tempDir() });
   second = await EmbeddedStore.open({ path: tempDir() });
-  gateway = await startGateway(store, {}, { sources: { second } });
+  const credentials = join(tempDir(), 'credentials.json');
+  writeFileSync(
+    credentials,
+    JSON.stringify({
+      tokens: [
+        { name: 'prometheus', hash: tokenHash(WRITER), scopes: ['write'] },
+        { name: 'test', hash: tokenHash('test-reader-token'), scopes: ['read', 'admin'] },
+      ],
+    }),
+  );
+  gateway = await startGateway(store, { CREDENTIALS_FILE: credentials }, { sources: { second } });
   target = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(EXPOSITION),
   );
@@ -64,10 +78,14 @@ scrape_configs:
 remote_write:
   - url: ${gatewayUrl}/prometheus/kairosdb/api/v1/write
     name: v1
+    authorization:
+      credentials: ${WRITER}
     queue_config: { batch_send_deadline: 1s }
   - url: ${gatewayUrl}/prometheus/second/api/v1/write
     name: v2
     protobuf_message: io.prometheus.write.v2.Request
+    authorization:
+      credentials: ${WRITER}
     queue_config: { batch_send_deadline: 1s }
 `;
 }
@@ -75,7 +93,8 @@ remote_write:
 type Matrix = { metric: Record<string, string>; values: [number, string][] }[];
 
 async function matrix(url: string, query: string, timeS: number): Promise<Matrix> {
-  const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}&time=${timeS}`);
+  const headers = url.startsWith(gateway.url) ? READER : {};
+  const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}&time=${timeS}`, { headers });
   const body = (await response.json()) as { status: string; data: { result: Matrix } };
   if (body.status !== 'success') throw new Error(`${url}: ${JSON.stringify(body)}`);
   return body.data.result.sort((a, b) => (JSON.stringify(a.metric) < JSON.stringify(b.metric) ? -1 : 1));
@@ -101,7 +120,10 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 async function metricLine(url: string, prefix: string): Promise<string | undefined> {
-  return (await (await fetch(`${url}/metrics`)).text()).split('\n').find((line) => line.startsWith(prefix));
+  const headers = url === gateway.url ? READER : {};
+  return (await (await fetch(`${url}/metrics`, { headers })).text())
+    .split('\n')
+    .find((line) => line.startsWith(prefix));
 }
 
 it('stores exactly what Prometheus scraped, through 1.0 and 2.0, readable by PromQL and GraphQL', async () => {
@@ -125,6 +147,8 @@ it('stores exactly what Prometheus scraped, through 1.0 and 2.0, readable by Pro
   const gauge = (await matrix(prometheus.url, 'ingest_demo_gauge{room="a b"}[10m]', now))[0]!;
   const graphql = await gateway.graphql(
     `{ points(metric: "ingest_demo_gauge", from: 0, where: [{ tag: "room", eq: "a b" }], limit: 3) { tags { name values } points { epochMs value type } } }`,
+    {},
+    READER,
   );
   const instance = gauge.metric['instance']!;
   expect(graphql.body).toEqual({
