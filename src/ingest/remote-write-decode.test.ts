@@ -136,6 +136,25 @@ describe('decodeWriteRequest', () => {
     });
   });
 
+  it('counts 2.0 histograms and exemplars by their own field numbers, and ignores metadata and start timestamps', () => {
+    const w = new BinaryWriter();
+    for (const text of ['', '__name__', 'm', 'h', 'a']) w.tag(4, WireType.LengthDelimited).string(text);
+    w.tag(5, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).fork().uint32(1).uint32(2).uint32(3).uint32(4).join();
+    w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(2).tag(2, WireType.Varint).int64(9);
+    w.tag(3, WireType.Varint).int64(1).join();
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([8, 1]));
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([8, 2]));
+    w.tag(4, WireType.LengthDelimited).bytes(new Uint8Array([8, 3]));
+    w.tag(5, WireType.LengthDelimited).bytes(new Uint8Array([8, 1]));
+    w.tag(6, WireType.Varint).int64(5);
+    w.join();
+    expect(plain(batchOf(w.finish(), 2))).toEqual({
+      series: [{ metric: 'm', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [9], values: [2] }],
+      counts: { stored: 1, stale: 0, nan: 0, infinite: 0, histograms: 2, exemplars: 1 },
+    });
+  });
+
   it('writes a series with __name__ alone', () => {
     const bytes = encodeWriteRequestV2([{ labels: { __name__: 'lonely' }, timestampsMs: [3], values: [4] }]);
     expect(plain(batchOf(bytes, 2)).series).toEqual([
