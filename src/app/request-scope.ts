@@ -25,7 +25,7 @@ import type { Source } from '../sources/source.js';
 import type { Sources } from '../sources/sources.js';
 import { IndexLoaders } from '../sources/index-loaders.js';
 import { NO_SPAN, type TraceHolder, type TraceSpan } from '../lib/trace.js';
-import { endQuerySpan, startQuerySpan } from './query-trace.js';
+import { endQuerySpan, startQuerySpan, type QueryRecord, type QueryRewrite } from './query-record.js';
 
 /**
  * What a request scope needs of the configuration: its time limit, its budgets and its queries' budgets, and how its
@@ -62,29 +62,6 @@ type TakeTurn = (signal: AbortSignal, deadlineMs: number, client: string) => Pro
 
 /** Throws UnauthenticatedError or ForbiddenError unless `principal` has `scope` (and may use `source`). */
 type Authorize = (principal: Principal, scope: Scope, what: string, challenge: Challenge, source?: string) => void;
-
-/** How a query was rewritten before it ran, as its statistics tell it (src/rollups: a roll-up read instead). */
-export interface QueryRewrite {
-  /** The task and metric read instead of the raw data; absent when the raw data was read. */
-  readonly task?: string;
-  readonly metric?: string;
-  /** Why the raw data was read; absent when a roll-up was used. */
-  readonly reason?: string;
-}
-
-/** What one query of a request cost: reported to clients (response extensions) and in the request's log line. */
-interface QueryRecord {
-  /** Where the query came from: the GraphQL response path, or `metrics[i]` for REST. */
-  readonly label: string;
-  /** The source it read. */
-  readonly source: string;
-  readonly metric: string;
-  readonly stats: QueryStats;
-  readonly ms: number;
-  readonly warnings: readonly string[];
-  readonly truncated?: QueryOutput['truncated'];
-  readonly rewrite?: QueryRewrite;
-}
 
 export interface RequestScope {
   readonly requestId: string;
@@ -142,6 +119,12 @@ export interface RequestScope {
    * than the one it has changes nothing.
    */
   limitTime(ms: number): void;
+  /**
+   * Waits for the request's turn (admission control, as its first query would) before work that runs no query: an
+   * ingest write, whose body is left unread in the socket until then, so a sender faster than the store is held back
+   * (or refused OVERLOADED with Retry-After) instead of piling bodies up in memory.
+   */
+  waitTurn(): Promise<void>;
   /** Releases the request's timer and its turn; called when the response is done. */
   dispose(): void;
 }
@@ -349,6 +332,7 @@ function openScope(
         },
       };
     },
+    waitTurn: admit,
     limitTime(ms) {
       const now = performance.now();
       if (controller.signal.aborted || now + ms >= deadline) return;

@@ -99,6 +99,7 @@ describe('loadConfig', () => {
       quotaPointsRead: 0,
       quotaPeriodMs: 60_000,
       quotaRollupTasks: 100,
+      influxMetricSeparator: '.',
     });
   });
 

@@ -13,6 +13,7 @@ import { SHARING_SETTINGS } from './settings/sharing-settings.js';
 import { GRAPHQL_SETTINGS } from './settings/graphql-settings.js';
 import { SECURITY_SETTINGS } from './settings/security-settings.js';
 import { INGEST_TCP_SETTINGS } from './settings/ingest-tcp-settings.js';
+import { LINE_PROTOCOL_SETTINGS } from './settings/line-protocol-settings.js';
 import type { Config } from './settings/setting.js';
 
 export type { Config };
@@ -32,6 +33,7 @@ export const SETTINGS = [
   ...GRAPHQL_SETTINGS,
   ...SECURITY_SETTINGS,
   ...INGEST_TCP_SETTINGS,
+  ...LINE_PROTOCOL_SETTINGS,
 ] as const;
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {

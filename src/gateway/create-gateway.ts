@@ -1,8 +1,8 @@
 /**
  * Builds the gateway, the one place that knows every part: the shared reads over the sources, the edge every request
  * crosses, admission, the request scopes, roll-ups and live queries, and the front ends (GraphQL, KairosDB's REST API
- * under /api/v1, Prometheus's query API under /prometheus/<source>/api/v1, the explorer's pages) behind one Node HTTP
- * listener, and the collectors' TCP listeners (KairosDB's telnet, Graphite).
+ * under /api/v1, Prometheus's query API under /prometheus/<source>/api/v1, the collectors' write protocols, the
+ * explorer's pages) behind one Node HTTP listener, and the collectors' TCP listeners (KairosDB's telnet, Graphite).
  */
 import { registerCatalogueMetrics } from './catalogue-metrics.js';
 import { registerSchemaMetrics } from './schema-metrics.js';
@@ -41,6 +41,9 @@ import { RequestObserver, type Api } from '../http/request-observer.js';
 import { openTracing } from './tracing.js';
 import { PROMETHEUS_ERROR_FORMAT } from '../prometheus/prom-errors.js';
 import { TcpIngest } from '../ingest/tcp-ingest.js';
+import { INGEST_ERROR_FORMAT } from '../ingest/ingest-answers.js';
+import { createIngestHandler, ingestRoute } from '../ingest/ingest-handler.js';
+import { IngestMetrics } from '../ingest/ingest-metrics.js';
 import {
   createPrometheusHandler,
   isPrometheusPath,
@@ -173,13 +176,27 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
     observer,
   });
   // Collectors' line protocols on TCP ports of their own (each off unless its port is set), started by start.ts.
-  const tcpIngest = new TcpIngest({ sources, scopes, metrics, log, settings: config });
+  // Every ingest protocol counts its points and refusals in the same two families, by protocol.
+  const ingestMetrics = new IngestMetrics(metrics);
+  const tcpIngest = new TcpIngest({ sources, scopes, metrics, ingestMetrics, log, settings: config });
+  // The collectors' write protocols (remote write, line protocol): the same edge, scopes and one write path.
+  const ingest = createIngestHandler({
+    sources,
+    settings: { maxBodyBytes: config.restMaxBodyBytes, influxMetricSeparator: config.influxMetricSeparator },
+    log,
+    scopes,
+    auth,
+    edge,
+    observer,
+    metrics: ingestMetrics,
+  });
   const explorer = createExplorerHandler();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const accepted = edge.accept(req, res);
     if (accepted === undefined) return;
     if (accepted.api === 'rest') kairosRest(req, res);
     else if (accepted.api === 'prometheus') prometheus(req, res);
+    else if (accepted.api === 'ingest') ingest(req, res);
     else if (accepted.path === '/metrics') void metricsEndpoint(auth, edge, req, res, () => yoga.handle(req, res));
     else if (!explorer(req, res)) void yoga.handle(req, res);
   };
@@ -193,6 +210,9 @@ export function createGateway({ sources: inner, config, log }: GatewayDeps) {
 function routeOf(path: string): { api: Api; template: string } {
   // REST names its own route once it has matched one (rest-router.ts).
   if (isKairosRestPath(path)) return { api: 'rest', template: UNKNOWN_REST_ROUTE };
+  // Remote write sits under /prometheus/ but is an ingest route; its template never holds the source's name.
+  const ingest = ingestRoute(path);
+  if (ingest !== undefined) return { api: 'ingest', template: ingest };
   // Prometheus's routes name themselves once matched (`/prometheus/{source}/api/v1/query`), never with the source's name.
   if (isPrometheusPath(path)) return { api: 'prometheus', template: UNKNOWN_PROMETHEUS_ROUTE };
   if (path === '/graphql') return { api: 'graphql', template: '/graphql' };
@@ -212,6 +232,7 @@ const ERROR_FORMATS: Readonly<Record<Api, ErrorFormat>> = {
   graphql: GRAPHQL_ERROR_FORMAT,
   rest: KAIROS_ERROR_FORMAT,
   prometheus: PROMETHEUS_ERROR_FORMAT,
+  ingest: INGEST_ERROR_FORMAT,
   operations: GRAPHQL_ERROR_FORMAT,
   other: GRAPHQL_ERROR_FORMAT,
 };

@@ -11,12 +11,13 @@ import { KairographError, QueryTimeoutError, RequestTimeoutError } from '../mode
 
 /**
  * Resolves with the whole (inflated) body; rejects with a typed error (413, 415, a 408 when the request's time limit
- * passes before the body is in, a 400), or `signal`'s other reasons.
+ * passes before the body is in, a 400), or `signal`'s other reasons. `inflate` false reads the bytes as sent, for a
+ * protocol that names its own compression in Content-Encoding (remote write's snappy) and undoes it itself.
  */
-export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+export function readBody(req: IncomingMessage, maxBytes: number, signal: AbortSignal, inflate = true): Promise<Buffer> {
   let inflater: Gunzip | Inflate | undefined;
   try {
-    inflater = inflaterFor(req);
+    inflater = inflate ? inflaterFor(req) : undefined;
   } catch (error) {
     req.resume();
     return Promise.reject(error);

@@ -11,7 +11,7 @@ import { NO_SPAN, type TraceSpan, type Tracing } from '../lib/trace.js';
 import type { RequestScope } from '../app/request-scope.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
 
-export type Api = 'graphql' | 'rest' | 'prometheus' | 'operations' | 'other';
+export type Api = 'graphql' | 'rest' | 'prometheus' | 'ingest' | 'operations' | 'other';
 
 interface RequestError {
   readonly code: string;

@@ -13,6 +13,7 @@ import type { Sources } from '../sources/sources.js';
 import { graphiteProtocol } from './graphite-protocol.js';
 import { TcpLineServer, type LineProtocol, type TcpLineSettings } from './tcp-line-server.js';
 import { TcpIngestMetrics, type TcpProtocol } from './tcp-metrics.js';
+import type { IngestMetrics } from './ingest-metrics.js';
 import { TELNET } from './telnet-protocol.js';
 
 interface TcpIngestSettings {
@@ -38,6 +39,8 @@ export interface TcpIngestDeps {
   readonly sources: Sources;
   readonly scopes: RequestScopes;
   readonly metrics: Registry;
+  /** Points written and lines refused, in the families every ingest protocol counts in. */
+  readonly ingestMetrics: IngestMetrics;
   readonly log: Logger;
   readonly settings: TcpIngestSettings;
 }
@@ -48,7 +51,7 @@ export class TcpIngest {
 
   constructor(deps: TcpIngestDeps) {
     const { settings, sources, scopes, log } = deps;
-    const metrics = new TcpIngestMetrics(deps.metrics);
+    const metrics = new TcpIngestMetrics(deps.metrics, deps.ingestMetrics);
     const source = sources.primary;
     const add = (protocol: LineProtocol, host: string, port: number) => {
       if (port === 0) return;

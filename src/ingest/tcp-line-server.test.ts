@@ -7,6 +7,7 @@ import type { KeyLimits } from '../model/key-limits.js';
 import type { WriteBatch } from '../model/write-batch.js';
 import { TcpLineServer } from './tcp-line-server.js';
 import { TcpIngestMetrics } from './tcp-metrics.js';
+import { IngestMetrics } from './ingest-metrics.js';
 import { TELNET } from './telnet-protocol.js';
 
 const KEYS: KeyLimits = { store: "the test's", maxMetricBytes: 10_000, maxRowKeyBytes: 10_000 };
@@ -30,7 +31,7 @@ function heldServer(idleTimeoutMs = 60_000) {
         return new Promise<void>((resolve) => waiting.push(resolve));
       },
       keys: KEYS,
-      metrics: new TcpIngestMetrics(new Registry()),
+      metrics: new TcpIngestMetrics(new Registry(), new IngestMetrics(new Registry())),
       log: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     },
   );

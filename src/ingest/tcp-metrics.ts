@@ -1,8 +1,10 @@
 /**
- * /metrics of the TCP line protocols: points written, lines refused and connections, per protocol. Every label comes
- * from a fixed list (the protocols, the reasons below), never from what a sender wrote.
+ * /metrics of the TCP line protocols: their points written and lines refused go to every ingest protocol's families
+ * (ingest-metrics.ts); their connections, open and closed, have families of their own. Every label comes from a fixed
+ * list (the protocols, the reasons below), never from what a sender wrote.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { IngestMetrics } from './ingest-metrics.js';
 
 export type TcpProtocol = 'telnet' | 'graphite';
 
@@ -34,25 +36,14 @@ export type CloseReason =
   | 'http_request';
 
 export class TcpIngestMetrics {
-  private readonly points: Counter<'protocol'>;
-  private readonly rejects: Counter<'protocol' | 'reason'>;
   private readonly open: Gauge<'protocol'>;
   private readonly closes: Counter<'protocol' | 'reason'>;
 
-  constructor(registry: Registry) {
+  constructor(
+    registry: Registry,
+    private readonly ingest: IngestMetrics,
+  ) {
     const registers = [registry];
-    this.points = new Counter({
-      name: 'kairograph_ingest_tcp_points_total',
-      help: 'Points written through a TCP line protocol, counted once their batch is durable in the store',
-      labelNames: ['protocol'],
-      registers,
-    });
-    this.rejects = new Counter({
-      name: 'kairograph_ingest_tcp_rejected_total',
-      help: 'Lines (or, for reason "store", points) of a TCP line protocol that were not written, by reason',
-      labelNames: ['protocol', 'reason'],
-      registers,
-    });
     this.open = new Gauge({
       name: 'kairograph_ingest_tcp_connections',
       help: 'Open connections of a TCP line protocol',
@@ -68,11 +59,12 @@ export class TcpIngestMetrics {
   }
 
   written(protocol: TcpProtocol, points: number): void {
-    this.points.inc({ protocol }, points);
+    this.ingest.pointsWritten(protocol, points);
   }
 
   rejected(protocol: TcpProtocol, reason: RejectReason, count = 1): void {
-    this.rejects.inc({ protocol, reason }, count);
+    // Graphite has no commands: a telnet reason its parser never gives.
+    this.ingest.reject(protocol, reason as never, count);
   }
 
   connections(protocol: TcpProtocol, change: 1 | -1): void {

@@ -21,7 +21,8 @@
  * of maxes and sum of sums / sum of counts are the raw answer's values at the raw answer's timestamps (sums of doubles
  * up to rounding, since they are added in another order; exactly for integers).
  */
-import type { QueryRewrite, RequestScope } from '../app/request-scope.js';
+import type { QueryRewrite } from '../app/query-record.js';
+import type { RequestScope } from '../app/request-scope.js';
 import { readDuration } from '../engine/params.js';
 import type { AggregatorSpec, GroupBySpec, MetricQuery, TagFilter } from '../model/query.js';
 import { alignedAnchor, fixedLengthMs, resolveZone, type Duration } from '../model/time-units.js';

@@ -35,8 +35,8 @@ describe('graphite', () => {
     expect(now!.values[0]![0]).toBeGreaterThanOrEqual(before);
     expect(now!.values[0]![0]).toBeLessThanOrEqual(Date.now());
     await expectMetrics(gateway, [
-      'kairograph_ingest_tcp_points_total{protocol="graphite"} 4',
-      'kairograph_ingest_tcp_rejected_total{protocol="graphite",reason="malformed"} 1',
+      'kairograph_ingest_points_written_total{protocol="graphite"} 4',
+      'kairograph_ingest_rejected_total{protocol="graphite",reason="malformed"} 1',
     ]);
   });
 

@@ -79,7 +79,7 @@ export async function readCount(gateway: TestGateway, metric: string, count: num
 
 async function metricsText(gateway: TestGateway): Promise<string[]> {
   const text = await (await fetch(`${gateway.url}/metrics`)).text();
-  return text.split('\n').filter((line) => line.startsWith('kairograph_ingest_tcp_'));
+  return text.split('\n').filter((line) => line.startsWith('kairograph_ingest_'));
 }
 
 /**

@@ -23,7 +23,7 @@ describe('the TCP server', () => {
       { name: 'before.long', tags: { host: ['a'] }, values: [[1_700_000_000_000, 1]] },
     ]);
     await expectMetrics(gateway, [
-      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="line_too_long"} 1',
+      'kairograph_ingest_rejected_total{protocol="telnet",reason="line_too_long"} 1',
       'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="line_too_long"} 1',
     ]);
   });
@@ -138,9 +138,9 @@ describe('the TCP server', () => {
     ]);
     expect(await read(gateway, 'lost.point')).toEqual([]);
     await expectMetrics(gateway, [
-      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="store"} 1',
+      'kairograph_ingest_rejected_total{protocol="telnet",reason="store"} 1',
       'kairograph_ingest_tcp_connections_closed_total{protocol="telnet",reason="store"} 1',
-      'kairograph_ingest_tcp_points_total{protocol="telnet"} 1',
+      'kairograph_ingest_points_written_total{protocol="telnet"} 1',
     ]);
   });
 

@@ -83,10 +83,10 @@ describe('telnet', () => {
     await client.end();
     expect(await read(gateway, 'bad.line')).toEqual([]);
     await expectMetrics(gateway, [
-      'kairograph_ingest_tcp_points_total{protocol="telnet"} 1',
-      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="unknown_command"} 1',
-      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="malformed"} 4',
-      'kairograph_ingest_tcp_rejected_total{protocol="telnet",reason="invalid"} 1',
+      'kairograph_ingest_points_written_total{protocol="telnet"} 1',
+      'kairograph_ingest_rejected_total{protocol="telnet",reason="unknown_command"} 1',
+      'kairograph_ingest_rejected_total{protocol="telnet",reason="malformed"} 4',
+      'kairograph_ingest_rejected_total{protocol="telnet",reason="invalid"} 1',
     ]);
   });
 

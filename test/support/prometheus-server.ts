@@ -21,6 +21,8 @@ export interface PrometheusServer {
 export interface StartPrometheusOptions {
   /** How long Prometheus may take to be ready (default 60 s); the build before it is not counted. */
   bootTimeoutMs?: number;
+  /** A prometheus.yml of the test's own (a scrape and a remote_write, say) instead of tools/prometheus/prometheus.yml. */
+  configFile?: string;
   /** More Prometheus flags, e.g. `--enable-feature=promql-experimental-functions`. */
   flags?: readonly string[];
   /** `host:port` of a running Prometheus to use instead of booting; defaults to env KAIROGRAPH_PROMETHEUS. */
@@ -63,6 +65,7 @@ async function useRunning(hostPort: string): Promise<PrometheusServer> {
 async function boot(options: StartPrometheusOptions): Promise<PrometheusServer> {
   const bootTimeoutMs = options.bootTimeoutMs ?? 60_000;
   const args = ['--timeout', String(Math.ceil(bootTimeoutMs / 1000))];
+  if (options.configFile !== undefined) args.push('--config', options.configFile);
   if (options.flags !== undefined && options.flags.length > 0) args.push('--', ...options.flags);
   const { ready, stop } = await supervise({
     label: 'Prometheus',

@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: tools/prometheus/run.sh [--foreground] [--port N] [--timeout SECONDS] [--keep-dir] [-- PROMETHEUS FLAGS...]
+Usage: tools/prometheus/run.sh [--foreground] [--port N] [--timeout SECONDS] [--keep-dir] [--config FILE] [-- PROMETHEUS FLAGS...]
 
 Starts the Prometheus that tools/prometheus/build.sh builds (once) on 127.0.0.1, in a fresh temp dir: empty
 scrape_configs, the remote-write receiver on for 1.0 and 2.0 messages, every other flag Prometheus's default (a
@@ -17,6 +17,8 @@ scrape_configs, the remote-write receiver on for 1.0 and 2.0 messages, every oth
   --port N       HTTP port instead of a free one.
   --timeout S    seconds to wait for /-/ready before giving up (default 60).
   --keep-dir     leave the run dir (config, TSDB, log) in place after stop.
+  --config FILE  this prometheus.yml (copied into the run dir) instead of tools/prometheus/prometheus.yml, e.g. one
+                 that scrapes a target and remote-writes into a gateway.
   -- FLAGS       more Prometheus flags, appended last (e.g. --enable-feature=promql-experimental-functions).
 Env: KAIROGRAPH_PROMETHEUS_HOME (the build cache, default .prometheus), KAIROGRAPH_PROMETHEUS_STOP_TIMEOUT (seconds
 between TERM and KILL, default 10), TMPDIR (where run dirs go).
@@ -26,7 +28,7 @@ USAGE
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
-FOREGROUND=0 HTTP_PORT='' BOOT_TIMEOUT=60 KEEP_DIR=0 EXTRA=()
+FOREGROUND=0 HTTP_PORT='' BOOT_TIMEOUT=60 KEEP_DIR=0 CONFIG=$HERE/prometheus.yml EXTRA=()
 STOP_TIMEOUT=${KAIROGRAPH_PROMETHEUS_STOP_TIMEOUT:-10}
 while (($#)); do
   case $1 in
@@ -34,6 +36,7 @@ while (($#)); do
     --port) HTTP_PORT=${2:?--port needs a number}; shift ;;
     --timeout) BOOT_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
     --keep-dir) KEEP_DIR=1 ;;
+    --config) CONFIG=${2:?--config needs a file}; shift ;;
     --) shift; EXTRA=("$@"); break ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -66,7 +69,7 @@ launch() {
   LOG=$RUN_DIR/prometheus.log
   PORT=${HTTP_PORT:-$(free_port)}
   [[ -n $PORT ]] || die "could not pick a free port"
-  cp "$HERE/prometheus.yml" "$RUN_DIR/prometheus.yml"
+  cp "$CONFIG" "$RUN_DIR/prometheus.yml"
   # setsid: a terminal Ctrl-C reaches only this script, which then stops Prometheus in order (TERM, wait, KILL).
   # The dir is in the command line (--config.file), which the watchdog checks before it kills a pid.
   setsid "$BIN" \

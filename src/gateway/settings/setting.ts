@@ -77,6 +77,7 @@ export interface Config {
   readonly restTagsRowPeriods: number;
   readonly promqlLookbackMs: number;
   readonly promqlMaxSamples: number;
+  readonly influxMetricSeparator: string;
   readonly cacheMaxBytes: number;
   readonly cacheFreshnessMs: number;
   readonly cacheTtlMs: number;

@@ -1,0 +1,94 @@
+/**
+ * A decoded remote write → the WriteBatch of the one write path, validated whole before anything is written:
+ * `__name__` is the metric, every other label a tag, every sample a double. What KairosDB cannot hold is left out by
+ * documented choice and counted (docs/ingest.md): staleness markers, other NaNs and ±Inf (KairosDB's REST and GraphQL
+ * have no way to answer them), native histograms and exemplars.
+ */
+import { dict } from '../lib/dict.js';
+import { InputError } from '../model/errors.js';
+import type { WriteBatch } from '../model/write-batch.js';
+import { validateWrite, type SeriesFields, type SeriesInput, type WriteLimits } from '../sources/write-validation.js';
+import type { DecodedSeries, DecodedWrite } from './remote-write-decode.js';
+
+const METRIC_LABEL = '__name__';
+
+/** What a request held besides the points stored: the 2.0 answer's counts and /metrics'. */
+interface RemoteWriteCounts {
+  /** Samples in the batch. */
+  readonly stored: number;
+  readonly stale: number;
+  /** NaNs other than staleness markers. */
+  readonly nan: number;
+  readonly infinite: number;
+  readonly histograms: number;
+  readonly exemplars: number;
+}
+
+export interface RemoteWriteResult {
+  readonly batch: WriteBatch;
+  readonly counts: RemoteWriteCounts;
+}
+
+/**
+ * Throws InputError naming the series' element (`timeseries[2].labels[1].name`, `timeseries[0].samples[3].timestamp`)
+ * for the first thing wrong; the whole request is then refused. `allowNoTags`: a series with `__name__` alone is
+ * written (KairosDB's REST refuses series without tags, but reads them back; recording rules make such series).
+ */
+export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): RemoteWriteResult {
+  const inputs: SeriesInput[] = [];
+  let stale = 0;
+  let nan = 0;
+  let infinite = 0;
+  let histograms = 0;
+  let exemplars = 0;
+  decoded.series.forEach((series, i) => {
+    const path = `timeseries[${i}]`;
+    const { metric, tags } = labelsOf(series, path);
+    histograms += series.histograms;
+    exemplars += series.exemplars;
+    const kept: number[] = [];
+    const points: { timestamp: number; value: number }[] = [];
+    for (let k = 0; k < series.values.length; k++) {
+      const value = series.values[k]!;
+      if (Number.isFinite(value)) {
+        kept.push(k);
+        points.push({ timestamp: series.timestamps[k]!, value });
+      } else if (series.stale[k]) stale++;
+      else if (Number.isNaN(value)) nan++;
+      else infinite++;
+    }
+    if (points.length > 0) inputs.push({ metric, tags, type: 'double', points, fields: remoteWriteFields(path, kept) });
+  });
+  const batch = validateWrite(inputs, 'timeseries', { ...limits, allowNoTags: true });
+  let stored = 0;
+  for (const series of batch.series) stored += series.timestamps.length;
+  return { batch, counts: { stored, stale, nan, infinite, histograms, exemplars } };
+}
+
+/** The metric and tags of a series, its labels checked as both specs require: named, not repeated, `__name__` given. */
+function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: Record<string, string> } {
+  const tags = dict<string>();
+  let metric: string | undefined;
+  const seen = new Set<string>();
+  series.labels.forEach(([name, value], j) => {
+    if (name === '') throw new InputError(`${path}.labels[${j}].name`, name, 'must not be empty');
+    if (seen.has(name)) throw new InputError(`${path}.labels[${j}].name`, name, 'repeats a label of the series');
+    seen.add(name);
+    if (name === METRIC_LABEL) metric = value;
+    // An empty value is no label at all in Prometheus's data model.
+    else if (value !== '') tags[name] = value;
+  });
+  if (metric === undefined)
+    throw new InputError(`${path}.labels`, Object.fromEntries(series.labels), `must hold ${METRIC_LABEL}`);
+  return { metric, tags };
+}
+
+/** Errors name the request's own elements; `kept[k]` is the wire index of the k-th sample written. */
+function remoteWriteFields(path: string, kept: readonly number[]): SeriesFields {
+  return {
+    path,
+    field: (name, key) =>
+      name === 'metric' ? `${path}.labels.${METRIC_LABEL}` : `${path}.labels${key === undefined ? '' : `.${key}`}`,
+    point: (index, name) => `${path}.samples[${kept[index]}].${name}`,
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Remote write's messages from exact bytes (1.0 and 2.0, checked against the test sender's encoder), into the write
+ * batch, and each malformed or invalid request refused whole with an error naming the element and the value.
+ */
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { describe, expect, it } from 'vitest';
+import { embeddedKeyLimits } from '../store/embedded/keys.js';
+import { encodeWriteRequestV1, encodeWriteRequestV2 } from '../../test/support/remote-write.js';
+import { remoteWriteBatch } from './remote-write-batch.js';
+import { decodeWriteRequest, type RemoteWriteVersion } from './remote-write-decode.js';
+
+const LIMITS = { maxPoints: 100, keys: embeddedKeyLimits(1978) };
+
+/** `up{job="a"} 1 @1000` as 1.0 sends it: WriteRequest.timeseries[0] { labels, labels, samples }. */
+const V1 = Buffer.from(
+  '0a28' +
+    '0a0e' +
+    '0a08' +
+    Buffer.from('__name__').toString('hex') +
+    '1202' +
+    Buffer.from('up').toString('hex') +
+    '0a08' +
+    '0a03' +
+    Buffer.from('job').toString('hex') +
+    '1201' +
+    Buffer.from('a').toString('hex') +
+    '120c' +
+    '09000000000000f03f' +
+    '10e807',
+  'hex',
+);
+
+/** The same as 2.0 sends it: symbols "", "__name__", "up", "job", "a", then timeseries { labels_refs 1 2 3 4, samples }. */
+const V2 = Buffer.from(
+  '2200' +
+    '2208' +
+    Buffer.from('__name__').toString('hex') +
+    '2202' +
+    Buffer.from('up').toString('hex') +
+    '2203' +
+    Buffer.from('job').toString('hex') +
+    '2201' +
+    Buffer.from('a').toString('hex') +
+    '2a14' +
+    '0a0401020304' +
+    '120c' +
+    '09000000000000f03f' +
+    '10e807',
+  'hex',
+);
+
+const UP = { labels: { __name__: 'up', job: 'a' }, timestampsMs: [1000], values: [1] };
+
+function batchOf(bytes: Uint8Array, version: RemoteWriteVersion) {
+  return remoteWriteBatch(decodeWriteRequest(bytes, version), LIMITS);
+}
+
+function plain(result: ReturnType<typeof batchOf>) {
+  return {
+    series: result.batch.series.map((s) => ({ ...s, tags: { ...s.tags } })),
+    counts: result.counts,
+  };
+}
+
+const NO_DROPS = { stale: 0, nan: 0, infinite: 0, histograms: 0, exemplars: 0 };
+
+describe('decodeWriteRequest', () => {
+  it('reads 1.0 and 2.0 bytes into the same series, metric from __name__ and the rest as tags', () => {
+    expect(Buffer.from(encodeWriteRequestV1([UP]))).toEqual(V1);
+    expect(Buffer.from(encodeWriteRequestV2([UP]))).toEqual(V2);
+    const expected = {
+      series: [{ metric: 'up', tags: { job: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [1000], values: [1] }],
+      counts: { stored: 1, ...NO_DROPS },
+    };
+    expect(plain(batchOf(V1, 1))).toEqual(expected);
+    expect(plain(batchOf(V2, 2))).toEqual(expected);
+  });
+
+  it('leaves out staleness markers, other NaNs and ±Inf, counting each, and names kept samples by wire index', () => {
+    const stale = Buffer.from(
+      encodeWriteRequestV1([
+        {
+          labels: { __name__: 'x', h: 'a' },
+          timestampsMs: [1, 2, 3, 4, 5],
+          values: [Number.NaN, 2, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 5],
+        },
+      ]),
+    );
+    // The test sender writes NaN as an ordinary NaN; the first sample becomes the staleness marker by its bits.
+    const at = stale.indexOf(Buffer.from('000000000000f87f', 'hex'));
+    Buffer.from('020000000000f07f', 'hex').copy(stale, at);
+    const result = batchOf(stale, 1);
+    expect(plain(result)).toEqual({
+      series: [{ metric: 'x', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [2, 5], values: [2, 5] }],
+      counts: { stored: 2, stale: 1, nan: 0, infinite: 2, histograms: 0, exemplars: 0 },
+    });
+    const nan = encodeWriteRequestV2([{ labels: { __name__: 'x', h: 'a' }, timestampsMs: [1], values: [Number.NaN] }]);
+    expect(plain(batchOf(nan, 2))).toEqual({ series: [], counts: { stored: 0, ...NO_DROPS, nan: 1 } });
+  });
+
+  it('names the kept sample by its index on the wire when a timestamp is refused', () => {
+    const bytes = encodeWriteRequestV1([
+      { labels: { __name__: 'x', h: 'a' }, timestampsMs: [1, 9e15], values: [Number.NaN, 2] },
+    ]);
+    expect(() => batchOf(bytes, 1)).toThrow(
+      'timeseries[0].samples[1].timestamp must be a time in whole epoch milliseconds from -8640000000000000 to 8640000000000000 (got 9000000000000000)',
+    );
+  });
+
+  it('skips unknown fields, counts histograms and exemplars, and drops empty label values', () => {
+    const w = new BinaryWriter();
+    w.tag(1, WireType.LengthDelimited).fork();
+    for (const [name, value] of [
+      ['__name__', 'm'],
+      ['empty', ''],
+      ['h', 'a'],
+    ])
+      w.tag(1, WireType.LengthDelimited)
+        .fork()
+        .tag(1, WireType.LengthDelimited)
+        .string(name!)
+        .tag(2, WireType.LengthDelimited)
+        .string(value!)
+        .join();
+    w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(7).tag(2, WireType.Varint).int64(5);
+    w.tag(9, WireType.Varint).uint32(1).join();
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([1, 2]));
+    w.tag(4, WireType.LengthDelimited).bytes(new Uint8Array([3]));
+    w.tag(15, WireType.Bit32).fixed32(7);
+    w.join();
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([8, 1]));
+    w.tag(77, WireType.LengthDelimited).string('future');
+    expect(plain(batchOf(w.finish(), 1))).toEqual({
+      series: [{ metric: 'm', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [5], values: [7] }],
+      counts: { stored: 1, stale: 0, nan: 0, infinite: 0, histograms: 1, exemplars: 1 },
+    });
+  });
+
+  it('counts 2.0 histograms and exemplars by their own field numbers, and ignores metadata and start timestamps', () => {
+    const w = new BinaryWriter();
+    for (const text of ['', '__name__', 'm', 'h', 'a']) w.tag(4, WireType.LengthDelimited).string(text);
+    w.tag(5, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).fork().uint32(1).uint32(2).uint32(3).uint32(4).join();
+    w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(2).tag(2, WireType.Varint).int64(9);
+    w.tag(3, WireType.Varint).int64(1).join();
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([8, 1]));
+    w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([8, 2]));
+    w.tag(4, WireType.LengthDelimited).bytes(new Uint8Array([8, 3]));
+    w.tag(5, WireType.LengthDelimited).bytes(new Uint8Array([8, 1]));
+    w.tag(6, WireType.Varint).int64(5);
+    w.join();
+    expect(plain(batchOf(w.finish(), 2))).toEqual({
+      series: [{ metric: 'm', tags: { h: 'a' }, type: 'double', ttlSeconds: 0, timestamps: [9], values: [2] }],
+      counts: { stored: 1, stale: 0, nan: 0, infinite: 0, histograms: 2, exemplars: 1 },
+    });
+  });
+
+  it('writes a series with __name__ alone', () => {
+    const bytes = encodeWriteRequestV2([{ labels: { __name__: 'lonely' }, timestampsMs: [3], values: [4] }]);
+    expect(plain(batchOf(bytes, 2)).series).toEqual([
+      { metric: 'lonely', tags: {}, type: 'double', ttlSeconds: 0, timestamps: [3], values: [4] },
+    ]);
+  });
+});
+
+describe('malformed and invalid requests', () => {
+  it('names a truncated message and where it broke', () => {
+    expect(() => decodeWriteRequest(V1.subarray(0, 20), 1)).toThrow(
+      'protobuf: timeseries[0] declares 40 bytes, past the end of its enclosing message by 22',
+    );
+    expect(() => decodeWriteRequest(V2.subarray(0, V2.length - 2), 2)).toThrow(
+      'protobuf: timeseries[0] declares 20 bytes, past the end of its enclosing message by 2',
+    );
+    expect(() => decodeWriteRequest(Buffer.from('0a0212', 'hex'), 1)).toThrow(
+      'protobuf: timeseries[0] declares 2 bytes, past the end of its enclosing message by 1',
+    );
+  });
+
+  it('names a field of the wrong wire type and garbage that is not protobuf', () => {
+    expect(() => decodeWriteRequest(Buffer.from('0801', 'hex'), 1)).toThrow(
+      'protobuf: timeseries[0] has wire type Varint, not LengthDelimited',
+    );
+    expect(() => decodeWriteRequest(Buffer.from('0a0412020801', 'hex'), 1)).toThrow(
+      'protobuf: timeseries[0].samples[0].value has wire type Varint, not Bit64',
+    );
+    expect(() => decodeWriteRequest(Buffer.from('ff', 'hex'), 1)).toThrow(
+      'protobuf: the request is malformed: premature EOF',
+    );
+    expect(() => decodeWriteRequest(Buffer.from('07', 'hex'), 2)).toThrow(
+      'protobuf: the request is malformed: illegal tag: field no 0 wire type 7',
+    );
+  });
+
+  it('refuses a series without __name__, a repeated label and an empty label name', () => {
+    // labels_refs 3 4 1 2 → 3 4 3 4: "job" twice and no __name__.
+    const noName = Buffer.from(V2);
+    noName.set([3, 4], noName.indexOf(Buffer.from('0a0401020304', 'hex')) + 2);
+    expect(() => batchOf(noName, 2)).toThrow('timeseries[0].labels[1].name repeats a label of the series (got "job")');
+    const decoded = decodeWriteRequest(V2, 2);
+    decoded.series[0]!.labels.splice(0, 1);
+    expect(() => remoteWriteBatch(decoded, LIMITS)).toThrow(
+      'timeseries[0].labels must hold __name__ (got {"job":"a"})',
+    );
+    const twice = decodeWriteRequest(V1, 1);
+    twice.series[0]!.labels.push(['job', 'b']);
+    expect(() => remoteWriteBatch(twice, LIMITS)).toThrow(
+      'timeseries[0].labels[2].name repeats a label of the series (got "job")',
+    );
+    const unnamed = decodeWriteRequest(V1, 1);
+    unnamed.series[0]!.labels.push(['', 'b']);
+    expect(() => remoteWriteBatch(unnamed, LIMITS)).toThrow('timeseries[0].labels[2].name must not be empty (got "")');
+  });
+
+  it('refuses 2.0 label references that are odd in number or past the symbol table', () => {
+    const odd = Buffer.from(V2);
+    odd[odd.indexOf(Buffer.from('0a0401020304', 'hex')) + 5] = 0x09;
+    expect(() => decodeWriteRequest(odd, 2)).toThrow(
+      'timeseries[0].labels_refs[3] refers to symbol 9, past the 5 symbols of the request',
+    );
+    const w = new BinaryWriter();
+    w.tag(4, WireType.LengthDelimited).string('');
+    w.tag(5, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).fork().uint32(0).join().join();
+    expect(() => decodeWriteRequest(w.finish(), 2)).toThrow(
+      'timeseries[0].labels_refs must hold name and value pairs (got 1 references)',
+    );
+  });
+
+  it('refuses invalid UTF-8 in a label', () => {
+    const bad = Buffer.from(V1);
+    bad[bad.indexOf(Buffer.from('job'))] = 0xff;
+    expect(() => decodeWriteRequest(bad, 1)).toThrow('protobuf: timeseries[0].labels[1].name is not valid UTF-8');
+  });
+
+  it('refuses a batch over MAX_WRITE_POINTS whole', () => {
+    const many = encodeWriteRequestV1([
+      { labels: { __name__: 'x', h: 'a' }, timestampsMs: [1, 2, 3], values: [1, 2, 3] },
+    ]);
+    expect(() => remoteWriteBatch(decodeWriteRequest(many, 1), { ...LIMITS, maxPoints: 2 })).toThrow(
+      'timeseries must hold at most 2 points in one batch (got 3)',
+    );
+  });
+});
