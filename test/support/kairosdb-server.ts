@@ -191,7 +191,7 @@ async function boot(options: StartKairosDBOptions): Promise<KairosDBServer> {
       keyspace,
       pid: ready.pid,
       bootMs: ready.int('boot_ms'),
-      telnetPort: ready.int('telnet_port'),
+      telnetPort: options.telnet ? ready.int('telnet_port') : 0,
       stop,
     };
   } catch (err) {
