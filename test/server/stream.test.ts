@@ -2,7 +2,8 @@
  * @stream on `series`: a panel's first series is sent before the rest, over multipart and over SSE, in the 2022-08-24
  * incremental format (`items` at `["series", i]`); the parts together are one request's answer, so MAX_RESPONSE_BYTES
  * stops a streamed answer that grows past it (the part over it becomes BUDGET_EXCEEDED and ends the stream), and the
- * points budgets stop one that reads too much before anything is sent.
+ * points budgets stop one that reads too much before anything is sent. A subscription's events over SSE are bounded
+ * one at a time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
@@ -143,4 +144,35 @@ describe.each(['multipart/mixed', 'text/event-stream'] as const)('@stream over %
       await gw.close();
     }
   });
+});
+
+it('bounds each event of a subscription over SSE by MAX_RESPONSE_BYTES, and ends one whose snapshot is over it', async () => {
+  const gw = await startGateway(store, { CACHE_MAX_BYTES: '0', MAX_RESPONSE_BYTES: '1024', LIVE_POLL_MS: '600000' });
+  try {
+    const response = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({
+        query:
+          'subscription { liveSeries(metric: "stream.load", from: "now-1h") { changes { series { points { value } } } } }',
+      }),
+    });
+    const text = await response.text();
+    expect(text.split('\n').filter((line) => line.startsWith('event: ') || line.startsWith('data: {'))).toEqual([
+      'event: next',
+      `data: ${JSON.stringify({
+        data: null,
+        errors: [
+          {
+            message: 'request exceeded its bytes budget of 1024 (MAX_RESPONSE_BYTES)',
+            extensions: { code: 'BUDGET_EXCEEDED' },
+          },
+        ],
+      })}`,
+      'event: complete',
+    ]);
+    await expect.poll(() => gw.gateway.live.subscriptions).toBe(0);
+  } finally {
+    await gw.close();
+  }
 });
