@@ -10,11 +10,14 @@
  *
  *   npm run bench:subscriptions -- --subscribers 1000 --queries 10 --period-ms 10000 --writes 6
  */
+import { readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
+import { formatProfileSummary, summarizeCpuProfile } from './cpu-profile.js';
 import { buildGateway, cpuSeconds, type GatewayProcess, memoryKb, startGateway } from './gateway-process.js';
 import { median, parseArgs, percentile } from './measure.js';
 
@@ -31,6 +34,8 @@ const WARMUP_WRITES = Number(args.get('warmup-writes') ?? 2);
 /** The whole run stops after this, whatever is left. */
 const MAX_SECONDS = Number(args.get('max-seconds') ?? 600);
 const BUILD = args.get('build') !== 'false';
+/** `--cpu-prof <dir>`: the gateway writes a V8 profile of the whole run there, summarised at the end. */
+const CPU_PROF_DIR = args.get('cpu-prof');
 const DIR = fileURLToPath(new URL('..', import.meta.url));
 const STEP_MS = 10_000;
 /** Preloaded into the gateway: a full collection on SIGUSR2 (which the gateway does not otherwise use). */
@@ -82,7 +87,7 @@ async function main(): Promise<void> {
     },
     undefined,
     // So that memory is read after a full collection: what the gateway holds, not the garbage of sends.
-    ['--expose-gc', '--import', GC_ON_SIGNAL],
+    ['--expose-gc', '--import', GC_ON_SIGNAL, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [])],
   );
   console.log(`gateway: ${gateway.command} (pid ${gateway.pid})`);
   const subscribers: Subscriber[] = [];
@@ -157,6 +162,14 @@ async function main(): Promise<void> {
     await Promise.all(subscribers.map((s) => s.client.dispose()));
     await gateway.stop();
     removeTempDirs();
+  }
+  if (CPU_PROF_DIR) {
+    const newest = readdirSync(CPU_PROF_DIR)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .map((name) => join(CPU_PROF_DIR, name))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    if (newest !== undefined)
+      console.log(`\n## The gateway's CPU profile (whole run)\n${formatProfileSummary(summarizeCpuProfile(newest))}`);
   }
 }
 
