@@ -93,7 +93,9 @@ function useApqRegistration(registered: LRUCache<string, string>, maySendText: (
   return {
     onParams({ params, request }) {
       const hash = persistedHash(params.extensions);
-      if (typeof params.query !== 'string' || hash === undefined || !maySendText(request)) return;
+      // graphql-ws's and graphql-sse's clients must send a query string: an empty one with a hash is a hash alone.
+      if (typeof params.query !== 'string' || params.query === '' || hash === undefined || !maySendText(request))
+        return;
       if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
         throw createGraphQLError(
           `extensions.persistedQuery.sha256Hash must be a sha256 digest in 64 lowercase hex digits (got ${JSON.stringify(hash)})`,

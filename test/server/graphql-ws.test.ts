@@ -8,10 +8,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
+import type { DocumentNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { LiveSeriesDocument, MetricCatalogDocument } from '../../src/generated/operations/graphql.js';
 import { tokenHash } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import { manifestHash } from '../support/client-gateway.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { subscribe as subscribeSse } from '../support/sse.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
@@ -200,6 +203,44 @@ describe('graphql-ws', () => {
       code: 4401,
       reason: 'UNAUTHENTICATED: send credentials in connection_init: {"Authorization": "Bearer <token>"}',
     });
+  });
+
+  it("runs the persisted MetricCatalog and LiveSeries by their manifest ids, with graphql-ws's required query empty", async () => {
+    const socket = client(bearer('alice'));
+    const byHash = (document: DocumentNode) => ({
+      query: '',
+      extensions: { persistedQuery: { version: 1, sha256Hash: manifestHash(document) } },
+    });
+    const results: unknown[] = [];
+    await new Promise<void>((resolve, reject) =>
+      socket.subscribe(
+        { ...byHash(MetricCatalogDocument), variables: { prefix: 'ws.l' } },
+        { next: (result) => results.push(result), error: reject, complete: resolve },
+      ),
+    );
+    expect(results).toEqual([{ data: { metricNames: ['ws.load'], hosts: [] }, extensions: expect.any(Object) }]);
+    const live = socket.iterate({ ...byHash(LiveSeriesDocument), variables: { metric: 'ws.load', from: 'now-10m' } });
+    try {
+      // The first test wrote the third point.
+      expect((await live.next()).value.data).toEqual({
+        liveSeries: {
+          changes: [
+            {
+              series: {
+                points: [
+                  { epochMs: NOW - 60_000, value: 1 },
+                  { epochMs: NOW - 30_000, value: 2 },
+                  { epochMs: NOW, value: 3 },
+                ],
+              },
+            },
+          ],
+          kind: 'SNAPSHOT',
+        },
+      });
+    } finally {
+      await live.return?.();
+    }
   });
 
   it('answers a field the principal may not use with FORBIDDEN, as HTTP does', async () => {
