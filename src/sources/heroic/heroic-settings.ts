@@ -60,7 +60,7 @@ export function readHeroicSource(
   options: SourceDefaults,
 ): HeroicSourceSettings {
   const schema = given('schema', 'ng');
-  if (!SCHEMAS.includes(schema as HeroicSchema))
+  if (!SCHEMAS.includes(schema as (typeof SCHEMAS)[number]))
     fail('schema', `must be one of ${SCHEMAS.join(', ')} (got ${show(schema)})`);
   const configure = given('configure', false);
   if (typeof configure !== 'boolean') fail('configure', `must be true or false (got ${show(configure)})`);

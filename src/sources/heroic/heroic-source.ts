@@ -80,7 +80,7 @@ export class HeroicSource implements Source {
   constructor(private readonly options: HeroicSourceOptions) {
     this.name = options.name;
     this.schema = options.schema;
-    this.writable = options.schema === 'ng';
+    this.writable = options.schema !== 'legacy';
     this.widthMs = widthOf(options.schema);
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
@@ -257,12 +257,13 @@ export class HeroicSource implements Source {
  * other schema's form, in neither form, or whose tags and resource entries collide under the prefix, are skipped.
  */
 export function heroicKeyDecoder(schema: HeroicSchema): (key: Buffer) => DecodedPartition<Buffer> {
-  const other: HeroicSchema = schema === 'ng' ? 'legacy' : 'ng';
+  // Bigtable holds one form only; each Cassandra schema's table may hold the other's keys.
+  const other: HeroicSchema | undefined = schema === 'bigtable' ? undefined : schema === 'ng' ? 'legacy' : 'ng';
   return (key) => {
     const decoded = decodeKey(schema, key);
     if ('error' in decoded) {
       const why = `${decoded.error}; key ${key.toString('hex').slice(0, 200)}`;
-      return 'error' in decodeKey(other, key)
+      return other === undefined || 'error' in decodeKey(other, key)
         ? { skip: 'undecodable', why }
         : { skip: 'otherSchema', why: `a ${other} key in a ${schema} source; ${why}` };
     }
