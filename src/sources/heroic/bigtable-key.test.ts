@@ -15,14 +15,15 @@ import {
   bigtableQualifier,
   bigtableValue,
   decodeBigtableKey,
+  encodeBigtableKey,
 } from './bigtable-key.js';
 import { KeyError, type DecodedKey } from './key-bytes.js';
 import { decodeKey, encodeKey } from './row-key.js';
 
 const compact = (h: string): string => h.replace(/\s+/g, '');
-/** Heroic's vector: key `key`, tags {from: 123, to: 4567}, base 2^32. */
+/** Heroic's vector (MetricsRowKeySerializerTest): key `key`, tags {from: 123, to: 4567}, base 1. */
 const GOLDEN =
-  '03 03 6b6579' + '02' + '04 04 66726f6d 03 03 313233' + '02 02 746f 04 04 34353637' + '00 00 00 01 00 00 00 00';
+  '03 03 6b6579' + '02' + '04 04 66726f6d 03 03 313233' + '02 02 746f 04 04 34353637' + '00 00 00 00 00 00 00 01';
 const GOLDEN_SERIES = series('key', { from: '123', to: '4567' });
 /** The same with resource {resource1: abc}. */
 const GOLDEN_RESOURCE = `${GOLDEN} 01 00 0f 01 09 ${utf8('resource1')} 03 ${utf8('abc')}`;
@@ -35,15 +36,21 @@ const errorOf = (h: string): string => {
 
 describe("Heroic's Bigtable row key", () => {
   it("encodes Heroic's golden vectors byte for byte and decodes them back", () => {
-    expect(encode(GOLDEN_SERIES, 2 ** 32)).toBe(compact(GOLDEN));
     const withResource = series('key', { from: '123', to: '4567' }, { resource1: 'abc' });
-    expect(encode(withResource, 2 ** 32)).toBe(compact(GOLDEN_RESOURCE));
-    expect(decodeKey('bigtable', fromHex(GOLDEN))).toEqual({ series: GOLDEN_SERIES, base: 2 ** 32, form: 'bigtable' });
-    expect(decodeKey('bigtable', fromHex(GOLDEN_RESOURCE))).toEqual({
+    expect(hex(encodeBigtableKey(GOLDEN_SERIES, 1))).toBe(compact(GOLDEN));
+    expect(hex(encodeBigtableKey(withResource, 1))).toBe(compact(GOLDEN_RESOURCE));
+    expect(decodeBigtableKey(fromHex(GOLDEN), false)).toEqual({ series: GOLDEN_SERIES, base: 1, form: 'bigtable' });
+    expect(decodeBigtableKey(fromHex(GOLDEN_RESOURCE), false)).toEqual({
       series: withResource,
-      base: 2 ** 32,
+      base: 1,
       form: 'bigtable',
     });
+    // Base 1 is no period's start: the layout never writes it, and reads no partition from it.
+    expect(errorOf(GOLDEN)).toBe('base: 1 is not a multiple of 2^32: no period starts there (byte 27 of 35)');
+    // The same series in a real period.
+    const period = `${compact(GOLDEN).slice(0, -16)}0000000100000000`;
+    expect(encode(GOLDEN_SERIES, 2 ** 32)).toBe(period);
+    expect(decodeKey('bigtable', fromHex(period))).toEqual({ series: GOLDEN_SERIES, base: 2 ** 32, form: 'bigtable' });
   });
 
   it("writes each length as tiny-serializer's compact varint (bijective base 128), not protobuf's", () => {
@@ -90,6 +97,9 @@ describe("Heroic's Bigtable row key", () => {
     expect(() => encodeKey('bigtable', series('a'), 2 ** 31)).toThrow(
       new RangeError('bigtable base must be a non-negative safe integer multiple of 4294967296: 2147483648'),
     );
+    expect(() => encodeBigtableKey(series('a'), -1)).toThrow(
+      new RangeError('bigtable base must be a non-negative safe integer: -1'),
+    );
   });
 
   it('names the byte where a key is not one Heroic wrote', () => {
@@ -98,7 +108,7 @@ describe("Heroic's Bigtable row key", () => {
     );
     expect(errorOf('01 01 6b 00 00000001')).toBe('base: the key ends inside its 8 bytes (byte 4 of 8)');
     expect(errorOf('01 01 6b 00 0000000000000001')).toBe(
-      'base: 1 is not a multiple of 2^32, so Heroic did not write it (byte 4 of 12)',
+      'base: 1 is not a multiple of 2^32: no period starts there (byte 4 of 12)',
     );
     expect(errorOf('01 01 6b 00 ffffffff00000000')).toBe(
       'base: -4294967296 is outside 0 to 2^53 - 1, past any timestamp we read (byte 4 of 12)',

@@ -24,8 +24,13 @@ export const BIGTABLE_WIDTH_MS = 4294967296;
 /** The list of optional fields after the base holds one entry: field 0, the resource map. */
 const RESOURCE_FIELD = 0;
 
+/**
+ * The row key of a series and base. Any non-negative base is written, as Heroic's serializer writes any (its own golden
+ * vector has base 1); the layout writes only aligned ones (row-key.ts).
+ */
 export function encodeBigtableKey(series: HeroicSeries, base: number): Buffer {
-  checkBigtableBase(base);
+  if (!Number.isSafeInteger(base) || base < 0)
+    throw new RangeError(`bigtable base must be a non-negative safe integer: ${base}`);
   const parts: Uint8Array[] = [];
   writeTwoLengths(parts, series.key, 'metric key');
   const tags = sortedEntries(series.tags);
@@ -62,10 +67,11 @@ export function bigtableMetricPrefix(metric: string): Buffer {
 
 /**
  * Decodes a row key Heroic's Bigtable backend could have written; throws a KeyError naming the byte otherwise. As for
- * the Cassandra keys, only what Heroic's encoder produces is accepted (aligned bases, maps in order without duplicates,
- * valid UTF-8 whose UTF-16 length is the one written, no empty resource part), so a key names one partition.
+ * the Cassandra keys, only what Heroic's encoder produces is accepted (maps in order without duplicates, valid UTF-8
+ * whose UTF-16 length is the one written, no empty resource part, and bases that are multiples of 2^32 unless `aligned`
+ * is false), so a key names one partition.
  */
-export function decodeBigtableKey(bytes: Uint8Array): DecodedKey {
+export function decodeBigtableKey(bytes: Uint8Array, aligned = true): DecodedKey {
   const c = new Cursor(bytes);
   const key = readTwoLengths(c, 'metric key');
   const tags = nullMap();
@@ -84,8 +90,8 @@ export function decodeBigtableKey(bytes: Uint8Array): DecodedKey {
   c.pos += 8;
   if (base < 0n || base > BigInt(Number.MAX_SAFE_INTEGER))
     c.fail(`base: ${base} is outside 0 to 2^53 - 1, past any timestamp we read`, baseAt);
-  if (base % BigInt(BIGTABLE_WIDTH_MS) !== 0n)
-    c.fail(`base: ${base} is not a multiple of 2^32, so Heroic did not write it`, baseAt);
+  if (aligned && base % BigInt(BIGTABLE_WIDTH_MS) !== 0n)
+    c.fail(`base: ${base} is not a multiple of 2^32: no period starts there`, baseAt);
   const resource = c.pos < c.end ? readResource(c) : nullMap();
   return { series: { key, tags, resource }, base: Number(base), form: 'bigtable' };
 }
@@ -114,11 +120,6 @@ export function bigtableValue(value: number): Buffer {
 export function bigtableDouble(value: Uint8Array): number | undefined {
   if (value.length !== 8) return undefined;
   return new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, false);
-}
-
-function checkBigtableBase(base: number): void {
-  if (!Number.isSafeInteger(base) || base < 0 || base % BIGTABLE_WIDTH_MS !== 0)
-    throw new RangeError(`bigtable base must be a non-negative safe integer multiple of 2^32: ${base}`);
 }
 
 function readResource(c: Cursor): Record<string, string> {

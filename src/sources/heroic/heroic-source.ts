@@ -26,7 +26,7 @@ import type { Capabilities } from '../capabilities.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
 import { CATALOGUE_MAX_GROUP_BYTES } from '../catalogue/scan-catalogue.js';
-import type { MetricsTable } from './metrics-table.js';
+import type { ReadRequest, RowsPage } from './metrics-table.js';
 import type { HeroicSeries } from './key-bytes.js';
 import { baseOf, columnOf, timestampOf, widthOf, type HeroicSchema } from './partitions.js';
 import { decodeKey, encodeKey } from './row-key.js';
@@ -48,10 +48,21 @@ const LIMITS: KeyLimits = {
   minTimestampMs: 0,
 };
 
+/** Heroic's table on either store, in its keys' bytes and columns (metrics-table.ts, bigtable-table.ts). */
+interface HeroicTable {
+  read(key: Buffer, from: number, to: number, request: ReadRequest): AsyncGenerator<RowsPage>;
+  insert(key: Buffer, columns: readonly number[], values: readonly number[], ttlSeconds: number): Promise<void>;
+  delete(key: Buffer, range?: { readonly from: number; readonly to: number }): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface HeroicSourceOptions {
   readonly name: string;
   readonly schema: HeroicSchema;
-  readonly table: MetricsTable;
+  readonly table: HeroicTable;
+  /** How its stored keys may be long (Cassandra's partition keys, Bigtable's row keys as Heroic writes them). */
+  readonly limits?: KeyLimits;
   /** Partitions by metric (the catalogue's group), read by their key's bytes. */
   readonly catalogue: Catalogue<Buffer>;
   /** Rows per page of a read that asks for none. */
@@ -64,7 +75,7 @@ export class HeroicSource implements Source {
   readonly layout = HEROIC_LAYOUT;
   readonly name: string;
   readonly writable: boolean;
-  readonly limits = LIMITS;
+  readonly limits: KeyLimits;
   readonly indexReads = ['catalogue'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
@@ -81,6 +92,7 @@ export class HeroicSource implements Source {
     this.name = options.name;
     this.schema = options.schema;
     this.writable = options.schema !== 'legacy';
+    this.limits = options.limits ?? LIMITS;
     this.widthMs = widthOf(options.schema);
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
