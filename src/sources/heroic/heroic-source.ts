@@ -1,8 +1,9 @@
 /**
- * The Heroic layout: a source over Heroic's Cassandra `metrics` table (docs/heroic-layout.md), read and
+ * The Heroic layout: a source over Heroic's Cassandra `metrics` table (docs/heroic-layout.md) or its Bigtable table
+ * (docs/heroic-bigtable.md, the `bigtable` schema: bigtable-table.ts), read and
  * written in its own bytes, with series found through the catalogue instead of Heroic's Elasticsearch. In the seam's
  * vocabulary a Heroic series is a metric (its `key`) and tags, a partition is a series in one period starting at its
- * `base` (2^31 − 1 ms for ng, 2^32 for legacy), and every value is a double:
+ * `base` (2^31 − 1 ms for ng, 2^32 for legacy and Bigtable), and every value is a double:
  * - **Resource entries** (Heroic's second map, for ids that would multiply series in Elasticsearch) are tags named
  *   `resource:<name>`: they filter, group and show like tags, and a write's `resource:` tags go into the resource map.
  *   A key whose tags already hold such a name is ambiguous and is skipped (counted as undecodable).
