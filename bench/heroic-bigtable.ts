@@ -84,7 +84,7 @@ try {
     {
       name: 'bt',
       layout: 'heroic',
-      bigtable: { project: PROJECT, instance: 'read', table: 'metrics', endpoint: server.endpoint },
+      bigtable: { project: PROJECT, instance: 'read', table: 'metrics', endpoint: server.endpoint, google: false },
       catalogue: { kind: 'scan', path: tempDir(), refreshIntervalMs: 3_600_000 },
     },
     undefined,

@@ -115,7 +115,13 @@ describe('a heroic source on Bigtable', () => {
     expect(settings).toEqual({
       name: 'heroic-bt',
       layout: 'heroic',
-      bigtable: { project: 'kairograph-test', instance: 'heroic-bigtable', table: 'metrics', endpoint: place.endpoint },
+      bigtable: {
+        project: 'kairograph-test',
+        instance: 'heroic-bigtable',
+        table: 'metrics',
+        endpoint: place.endpoint,
+        google: false,
+      },
       catalogue: { kind: 'scan', path: expect.any(String), refreshIntervalMs: 1000 },
     });
   });

@@ -27,7 +27,7 @@ describeSourceConformance("heroic's table on Bigtable", {
       {
         name: 'sc',
         layout: 'heroic',
-        bigtable: { project: place.project, instance: place.instance, table: 'metrics', endpoint },
+        bigtable: { project: place.project, instance: place.instance, table: 'metrics', endpoint, google: false },
         catalogue: { kind: 'scan', path: tempDir(), refreshIntervalMs: 600_000 },
       },
       undefined,

@@ -13,11 +13,19 @@ export interface HeroicBigtableSettings {
     readonly project: string;
     readonly instance: string;
     readonly table: string;
-    /** `host:port` of an emulator (or a plain-text proxy): `endpoint`, else BIGTABLE_EMULATOR_HOST. */
+    /**
+     * `host:port`: `endpoint`, else BIGTABLE_EMULATOR_HOST (both spoken to in plain text, without credentials), else
+     * Google's service.
+     */
     readonly endpoint: string;
+    /** Whether `endpoint` is Google's service: TLS, and the machine's access token (store/bigtable/access-token.ts). */
+    readonly google: boolean;
   };
   readonly catalogue: HeroicSourceSettings['catalogue'];
 }
+
+/** Google's Bigtable service. */
+const GOOGLE_ENDPOINT = 'bigtable.googleapis.com:443';
 
 /** The fields of a heroic source on the bigtable store. */
 export const HEROIC_BIGTABLE_FIELDS = [
@@ -53,13 +61,14 @@ export function readHeroicBigtableSource(
     if (!rule.test(value)) fail(field, `is not a Bigtable ${field} id (got ${show(value)})`);
     ids[field] = value;
   }
-  const endpoint = text('endpoint', options.bigtableEmulatorHost || undefined);
+  const google = given('endpoint') === undefined && !options.bigtableEmulatorHost;
+  const endpoint = text('endpoint', options.bigtableEmulatorHost || GOOGLE_ENDPOINT);
   if (!/^[^\s:/]+:\d{1,5}$/.test(endpoint) || Number(endpoint.slice(endpoint.lastIndexOf(':') + 1)) > 65_535)
     fail('endpoint', `must be "host:port" (got ${show(endpoint)})`);
   return {
     name,
     layout: HEROIC_LAYOUT,
-    bigtable: { project: ids['project']!, instance: ids['instance']!, table: ids['table']!, endpoint },
+    bigtable: { project: ids['project']!, instance: ids['instance']!, table: ids['table']!, endpoint, google },
     catalogue: readCatalogue(name, given, text, fail, options, 'bigtable'),
   };
 }

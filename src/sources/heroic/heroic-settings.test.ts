@@ -91,18 +91,41 @@ describe('loadSourcesFile: heroic sources', () => {
       },
       { BIGTABLE_EMULATOR_HOST: '10.0.0.1:9035', DATA_DIR: '/data' },
     );
+    const google = sourcesFile({ sources: [{ ...rest, name: 'gcp', endpoint: undefined }] });
     expect(loadSourcesFile(sourcesFileOptions(config))).toEqual([
       {
         name: 'bt',
         layout: 'heroic',
-        bigtable: { project: 'my-project', instance: 'heroic', table: 'metrics', endpoint: '10.0.0.1:9035' },
+        bigtable: {
+          project: 'my-project',
+          instance: 'heroic',
+          table: 'metrics',
+          endpoint: '10.0.0.1:9035',
+          google: false,
+        },
         catalogue: { kind: 'scan', path: '/data/heroic-catalogues/bt', refreshIntervalMs: 600_000 },
       },
       {
         name: 'bt2',
         layout: 'heroic',
-        bigtable: { project: 'my-project', instance: 'heroic', table: 'points_v2', endpoint: '127.0.0.1:8086' },
+        bigtable: {
+          project: 'my-project',
+          instance: 'heroic',
+          table: 'points_v2',
+          endpoint: '127.0.0.1:8086',
+          google: false,
+        },
         catalogue: { kind: 'static', series: [{ key: 'cpu', tags: {}, resource: { pod: 'p' } }] },
+      },
+    ]);
+    // Neither an endpoint nor BIGTABLE_EMULATOR_HOST: Google's service.
+    expect(loadSourcesFile(sourcesFileOptions(google.config)).map((s) => ('bigtable' in s ? s.bigtable : s))).toEqual([
+      {
+        project: 'my-project',
+        instance: 'heroic',
+        table: 'metrics',
+        endpoint: 'bigtable.googleapis.com:443',
+        google: true,
       },
     ]);
   });
@@ -118,11 +141,7 @@ describe('loadSourcesFile: heroic sources', () => {
       { ...bigtable, keyspace: 'heroic' },
       '"keyspace" is not a field of a heroic source on the bigtable store (its fields: name, layout, store, project, instance, table, endpoint, catalogue, catalogueRefreshSeconds, series)',
     ],
-    [
-      'no endpoint and no BIGTABLE_EMULATOR_HOST',
-      { name: 'a', layout: 'heroic', store: 'bigtable', project: 'my-project', instance: 'heroic' },
-      'endpoint must be a non-empty string (got nothing)',
-    ],
+    ['an empty endpoint', { ...bigtable, endpoint: ' ' }, 'endpoint must be a non-empty string (got " ")'],
     [
       'an endpoint without a port',
       { ...bigtable, endpoint: 'localhost' },

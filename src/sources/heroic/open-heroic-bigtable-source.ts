@@ -4,6 +4,7 @@
  */
 import { createLogger, type Logger } from '../../lib/log.js';
 import type { KeyLimits } from '../../model/key-limits.js';
+import { metadataAuthorization } from '../../store/bigtable/access-token.js';
 import { BigtableTable, keyProgress } from './bigtable-table.js';
 import type { HeroicBigtableSettings } from './heroic-bigtable-settings.js';
 import { HeroicSource } from './heroic-source.js';
@@ -34,10 +35,11 @@ export function openHeroicBigtableSource(settings: HeroicBigtableSettings, log: 
     layout: 'heroic',
     store: 'bigtable',
   });
-  const { project, instance, table: tableId, endpoint } = settings.bigtable;
+  const { project, instance, table: tableId, endpoint, google } = settings.bigtable;
   const table = new BigtableTable({
     endpoint,
-    emulator: true,
+    emulator: !google,
+    ...(google ? { authorization: metadataAuthorization() } : {}),
     project,
     instance,
     table: tableId,

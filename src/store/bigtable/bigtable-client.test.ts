@@ -19,9 +19,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(handler: Handler): Promise<BigtableClient> {
+let lastHeaders: http2.IncomingHttpHeaders = {};
+
+async function serve(handler: Handler, authorization?: () => Promise<string>): Promise<BigtableClient> {
   server = http2.createServer();
   server.on('stream', (stream, headers) => {
+    lastHeaders = headers;
     const parts: Buffer[] = [];
     stream.on('data', (d: Buffer) => parts.push(d));
     stream.on('end', () => handler(String(headers[':path']), Buffer.concat(parts).subarray(5), stream));
@@ -36,6 +39,7 @@ async function serve(handler: Handler): Promise<BigtableClient> {
     table: 't',
     deadlineMs: 5000,
     attempts: 3,
+    ...(authorization === undefined ? {} : { authorization }),
   });
   return client;
 }
@@ -91,6 +95,20 @@ describe('BigtableClient', () => {
     ]);
   });
 
+  it("sends each call's token and the table it is for, as Google's front end asks", async () => {
+    const c = await serve(
+      (_, __, stream) => answer(stream, [], 0),
+      async () => 'Bearer t-1',
+    );
+    for await (const _ of c.readRows({ start: Buffer.alloc(0), end: Buffer.alloc(0) }, undefined, 1)) {
+      // none
+    }
+    expect([lastHeaders['authorization'], lastHeaders['x-goog-request-params']]).toEqual([
+      'Bearer t-1',
+      'table_name=projects%2Fp%2Finstances%2Fi%2Ftables%2Ft',
+    ]);
+  });
+
   it('fails at once on a status that is no reason to retry, naming it', async () => {
     let calls = 0;
     const c = await serve((_, __, stream) => {
@@ -98,9 +116,16 @@ describe('BigtableClient', () => {
       answer(stream, [], 5, 'table "t" not found');
     });
     await expect(c.readRows({ start: Buffer.alloc(0), end: Buffer.alloc(0) }, undefined, 0).next()).rejects.toThrow(
-      'Bigtable table projects/p/instances/i/tables/t not found: table "t" not found',
+      'the bigtable store is unavailable: Bigtable table projects/p/instances/i/tables/t not found: table "t" not found',
     );
     expect(calls).toBe(1);
+  });
+
+  it('fails at once on a request the server finds wrong, with its status', async () => {
+    const c = await serve((_, __, stream) => answer(stream, [], 3, 'bad filter'));
+    await expect(c.readRows({ start: Buffer.alloc(0), end: Buffer.alloc(0) }, undefined, 0).next()).rejects.toThrow(
+      '/google.bigtable.v2.Bigtable/ReadRows failed with gRPC status 3 (INVALID_ARGUMENT): bad filter',
+    );
   });
 
   it('gives up after its attempts with the store unavailable', async () => {

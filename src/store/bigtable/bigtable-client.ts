@@ -13,8 +13,10 @@ import { ProtoWriter, protoFields } from './proto-wire.js';
 
 export interface BigtableClientOptions {
   readonly endpoint: string;
-  /** The emulator speaks plain text and asks for no credentials. */
+  /** The emulator speaks plain text and asks for no credentials; Google's service, TLS and an access token. */
   readonly emulator: boolean;
+  /** The `authorization` header of each call to Google's service (access-token.ts). */
+  readonly authorization?: () => Promise<string>;
   readonly project: string;
   readonly instance: string;
   readonly table: string;
@@ -42,6 +44,8 @@ const SERVICE = '/google.bigtable.v2.Bigtable/';
 /** gRPC codes worth another attempt: DEADLINE_EXCEEDED, ABORTED, UNAVAILABLE. */
 const RETRYABLE = new Set([4, 10, 14]);
 const FIRST_BACKOFF_MS = 50;
+/** Codes that say the store cannot serve now, not that the request is wrong: NOT_FOUND (the table), PERMISSION_DENIED, UNAUTHENTICATED. */
+const UNAVAILABLE = new Set([5, 7, 16]);
 
 export class BigtableClient {
   readonly tableName: string;
@@ -49,7 +53,13 @@ export class BigtableClient {
 
   constructor(private readonly options: BigtableClientOptions) {
     this.tableName = `projects/${options.project}/instances/${options.instance}/tables/${options.table}`;
-    this.channel = new GrpcChannel({ endpoint: options.endpoint, tls: !options.emulator });
+    this.channel = new GrpcChannel({
+      endpoint: options.endpoint,
+      tls: !options.emulator,
+      // Google's front end routes a call by its table.
+      headers: { 'x-goog-request-params': `table_name=${encodeURIComponent(this.tableName)}` },
+      ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
+    });
   }
 
   /**
@@ -134,11 +144,13 @@ export class BigtableClient {
   }
 
   private mapped(error: unknown): Error {
-    if (error instanceof GrpcError && !RETRYABLE.has(error.code)) {
-      if (error.code === 5) return new Error(`Bigtable table ${this.tableName} not found: ${error.details}`);
-      return error;
-    }
-    return new StoreUnavailableError('bigtable', error);
+    if (error instanceof GrpcError && !RETRYABLE.has(error.code) && !UNAVAILABLE.has(error.code)) return error;
+    // A missing table or refused credentials are the store's state, as a dropped Cassandra table is for that store.
+    const cause =
+      error instanceof GrpcError && error.code === 5
+        ? new Error(`Bigtable table ${this.tableName} not found: ${error.details}`, { cause: error })
+        : error;
+    return new StoreUnavailableError('bigtable', cause);
   }
 }
 

@@ -13,6 +13,8 @@ export interface ChannelOptions {
   readonly tls: boolean;
   /** The `authorization` header of each call (`Bearer ...`), when the endpoint asks for one. */
   readonly authorization?: () => Promise<string | undefined>;
+  /** Headers every call carries (Google's routing header). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A call that ended with a gRPC status other than OK; `code` is gRPC's (14: UNAVAILABLE). */
@@ -62,6 +64,7 @@ export class GrpcChannel {
       'content-type': 'application/grpc',
       te: 'trailers',
       'grpc-timeout': `${Math.max(1, Math.ceil(deadlineMs))}m`,
+      ...this.options.headers,
     };
     const authorization = await this.options.authorization?.();
     if (authorization !== undefined) headers['authorization'] = authorization;
