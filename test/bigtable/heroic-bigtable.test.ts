@@ -27,8 +27,9 @@ const TIMES = [B2 - 2 * HOUR, B2 - HOUR, B2 - 1, B2, B2 + 1, B2 + HOUR, B2 + 2 *
 const valueA = (t: number): number => (t - F) / HOUR;
 const valueB = (t: number): number => 100 - (t - F) / 60_000;
 
-/** A string with two lengths (short ASCII: each one byte), as Heroic's Bigtable key writes the series' strings. */
-const two = (s: string): string => `${hexByte(s.length)}${hexByte(s.length)}${Buffer.from(s).toString('hex')}`;
+/** A short string with two lengths (UTF-8 bytes, UTF-16 units), as Heroic's Bigtable key writes the series' strings. */
+const two = (s: string): string =>
+  `${hexByte(Buffer.byteLength(s))}${hexByte(s.length)}${Buffer.from(s).toString('hex')}`;
 const one = (s: string): string => `${hexByte(s.length)}${Buffer.from(s).toString('hex')}`;
 const hexByte = (n: number): string => n.toString(16).padStart(2, '0');
 const long = (n: number): string => BigInt(n).toString(16).padStart(16, '0');
@@ -73,6 +74,12 @@ beforeAll(async () => {
     // A distribution (t-digest bytes) beside a point: no point.
     { row: keyA(B2), family: 'distributionPoints', qualifier: offset(HOUR), value: '0102030405' },
     point((base) => `${two('mem')}00${long(base)}`, B1 + 10, 1.25),
+    // Non-ASCII names: each string's UTF-8 and UTF-16 lengths differ; 'ville' sorts before '𝄞' (a surrogate pair).
+    point(
+      (base) => `${two('température')}02${two('ville')}${two('Zürich')}${two('𝄞')}${two('音')}${long(base)}`,
+      B2,
+      21.5,
+    ),
   ];
   heroicWrite(place, cells);
   const file = sourcesFile(
@@ -142,14 +149,24 @@ describe('a heroic source on Bigtable', () => {
             name: 'heroic-bt',
             layout: 'heroic',
             writable: true,
-            catalogue: { kind: 'scan', partitions: 5, undecodableKeys: 0 },
+            catalogue: { kind: 'scan', partitions: 6, undecodableKeys: 0 },
           },
         ],
-        names: ['cpu', 'mem'],
+        names: ['cpu', 'mem', 'température'],
         tags: ['host', 'resource:instance', 'role'],
         hosts: ['a', 'b'],
         instances: ['i-1'],
       },
+    });
+  });
+
+  it('reads non-ASCII metric, tag names and values as Heroic wrote them', async () => {
+    const { body } = await gw.graphql(
+      `{ tagNames(metric: "température", from: ${F}, to: ${T}, source: "heroic-bt")
+         points(metric: "température", from: ${F}, to: ${T}, where: [{ tag: "ville", eq: "Zürich" }], source: "heroic-bt") { tag(name: "𝄞") points { epochMs value } } }`,
+    );
+    expect(body).toEqual({
+      data: { tagNames: ['ville', '𝄞'], points: [{ tag: '音', points: [{ epochMs: B2, value: 21.5 }] }] },
     });
   });
 
@@ -208,7 +225,7 @@ describe('a heroic source on Bigtable', () => {
     // The server's time, as Heroic's -1 asks for.
     expect(written[0]!.micros).toBeGreaterThan((Date.now() - 60_000) * 1000);
     expect((await gw.graphql('{ metricNames(source: "heroic-bt") }')).body).toEqual({
-      data: { metricNames: ['cpu', 'disk', 'mem'] },
+      data: { metricNames: ['cpu', 'disk', 'mem', 'température'] },
     });
     const deleted = await gw.graphql(
       `mutation { deletePoints(metric: "disk", from: ${t}, to: ${t}, source: "heroic-bt") { partitionsDeleted } }`,
