@@ -9,7 +9,7 @@ import {
   BigtableClient,
   chain,
   columnRange,
-  firstCellOnly,
+  firstCells,
   latestOnly,
   stripValues,
   type BigtableClientOptions,
@@ -43,7 +43,7 @@ export class BigtableTable {
     const keys: TableKey[] = [];
     for await (const row of this.client.readRows(
       { start, startOpen: true, end: NO_KEY },
-      chain([firstCellOnly(), stripValues()]),
+      chain([firstCells(1), stripValues()]),
       limit,
     ))
       keys.push({ key: row.key, token: keyCursor(row.key) });
@@ -54,7 +54,11 @@ export class BigtableTable {
   async *read(key: Buffer, from: number, to: number, request: ReadRequest): AsyncGenerator<RowsPage> {
     request.signal?.throwIfAborted();
     if (from > to) return;
-    const filter = chain([columnRange(POINTS, bigtableQualifier(from), bigtableQualifier(to)), latestOnly()]);
+    const filters = [columnRange(POINTS, bigtableQualifier(from), bigtableQualifier(to)), latestOnly()];
+    // Cells come in offset order, so an ascending read's limit is the server's to apply; a descending one reads all.
+    if (request.order !== 'desc' && request.limit > 0 && request.limit < 2 ** 31)
+      filters.push(firstCells(request.limit));
+    const filter = chain(filters);
     for await (const row of this.client.readRows({ start: key, end: key }, filter, 1, request.signal)) {
       const offsets: number[] = [];
       const values: number[] = [];
@@ -128,7 +132,7 @@ export class BigtableTable {
   async ping(): Promise<void> {
     for await (const _ of this.client.readRows(
       { start: NO_KEY, end: NO_KEY },
-      chain([firstCellOnly(), stripValues()]),
+      chain([firstCells(1), stripValues()]),
       1,
     )) {
       // One row or none: the table answered.

@@ -5,8 +5,7 @@
  */
 
 /** The metadata server's token of the machine's default service account. */
-const METADATA_TOKEN_URL =
-  'http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token';
+const METADATA_TOKEN_URL = 'http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token';
 
 /** A token is fetched again this long before Google says it expires. */
 const EARLY_MS = 60_000;

@@ -173,9 +173,9 @@ export function latestOnly(): Buffer {
   return new ProtoWriter().varint(12, 1).finish();
 }
 
-/** The first cell of each row. */
-export function firstCellOnly(): Buffer {
-  return new ProtoWriter().varint(11, 1).finish();
+/** The first `n` cells of each row (after the filters before it in a chain). */
+export function firstCells(n: number): Buffer {
+  return new ProtoWriter().varint(11, n).finish();
 }
 
 /** Cells without their values. */
