@@ -3,6 +3,7 @@
  * again from just after that row, a status that is no reason to retry fails at once, and MutateRows retries only the
  * entries that failed with UNAVAILABLE.
  */
+import { getEventListeners } from 'node:events';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,6 +108,25 @@ describe('BigtableClient', () => {
       'Bearer t-1',
       'table_name=projects%2Fp%2Finstances%2Fi%2Ftables%2Ft',
     ]);
+  });
+
+  it('leaves no listener on a signal that outlives its calls, and stops a call when it aborts', async () => {
+    const c = await serve((_, __, stream) => answer(stream, [rowResponse('a')], 0));
+    const controller = new AbortController();
+    for (let i = 0; i < 20; i++)
+      for await (const _ of c.readRows(
+        { start: Buffer.alloc(0), end: Buffer.alloc(0) },
+        undefined,
+        0,
+        controller.signal,
+      )) {
+        // one row
+      }
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+    controller.abort(new Error('the request ended'));
+    await expect(
+      c.readRows({ start: Buffer.alloc(0), end: Buffer.alloc(0) }, undefined, 0, controller.signal).next(),
+    ).rejects.toThrow('the request ended');
   });
 
   it('fails at once on a status that is no reason to retry, naming it', async () => {

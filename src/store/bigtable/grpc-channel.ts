@@ -68,7 +68,25 @@ export class GrpcChannel {
     };
     const authorization = await this.options.authorization?.();
     if (authorization !== undefined) headers['authorization'] = authorization;
-    const stream = this.connect().request(headers, signal === undefined ? {} : { signal });
+    const stream = this.connect().request(headers);
+    // A listener of our own, removed when the call ends: a request's signal outlives many calls (a copy's, a query's).
+    const cancel = (): void => void stream.close(http2.constants.NGHTTP2_CANCEL);
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      yield* this.answers(stream, request, method, signal);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      // A caller that stopped early (a read's limit reached) leaves nothing streaming for it.
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    }
+  }
+
+  private async *answers(
+    stream: http2.ClientHttp2Stream,
+    request: Buffer,
+    method: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Buffer> {
     let status: { code: number; details: string } | undefined;
     const takeStatus = (h: http2.IncomingHttpHeaders): void => {
       const code = h['grpc-status'];
@@ -90,6 +108,7 @@ export class GrpcChannel {
         pending = pending.subarray(5 + length);
       }
     }
+    signal?.throwIfAborted();
     if (status === undefined) {
       const http = stream.sentHeaders === undefined ? '' : ` (HTTP/2 stream closed with code ${stream.rstCode})`;
       throw new GrpcError(14, `the answer ended without a gRPC status${http}`, method);
