@@ -1,4 +1,5 @@
 // Test projects: `unit` needs nothing but Node; `e2e` drives a real Chromium (installed from Debian when missing);
+// `bigtable` builds (once per checkout, from the Go module proxy) and boots Google's Bigtable emulator;
 // `integration` boots a real Cassandra (test/support/cassandra-global-setup.ts); `kairosdb` boots a real KairosDB 1.3
 // on that same Cassandra (one node for a run of both projects) to compare Kairograph with it; `prometheus` builds (once per
 // checkout, from the Go module proxy) and boots a real Prometheus, the oracle of the PromQL engine. The `cluster` project, a
@@ -22,7 +23,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/e2e/**', 'test/kairosdb/**', 'test/cluster/**', 'test/prometheus/**'],
+          exclude: [
+            'test/integration/**',
+            'test/e2e/**',
+            'test/kairosdb/**',
+            'test/cluster/**',
+            'test/prometheus/**',
+            'test/bigtable/**',
+          ],
         },
       },
       {
@@ -70,6 +78,17 @@ export default defineConfig({
           globalSetup: ['test/support/prometheus-global-setup.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'bigtable',
+          include: ['test/bigtable/**/*.test.ts'],
+          // Google's Bigtable emulator (tools/bigtable/), built from the Go module proxy on a machine's first run (a few
+          // minutes), then booted in well under a second.
+          globalSetup: ['test/support/bigtable-global-setup.ts'],
+          testTimeout: 60_000,
         },
       },
     ],

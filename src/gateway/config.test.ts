@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       primarySourceName: 'kairosdb',
       sourcesFile: '',
+      bigtableEmulatorHost: '',
       rowTimeUnit: 'MILLISECONDS',
       rowWidth: 0,
       cassandraContactPoints: ['127.0.0.1:9042'],

@@ -58,6 +58,7 @@ export function sourcesFileOptions(config: Config): SourcesFileOptions {
     file: config.sourcesFile,
     primaryName: config.primarySourceName,
     dataDir: config.dataDir,
+    bigtableEmulatorHost: config.bigtableEmulatorHost,
     cassandra: {
       contactPoints: config.cassandraContactPoints,
       localDataCenter: config.cassandraLocalDc,

@@ -6,6 +6,7 @@
 import type { Logger } from '../lib/log.js';
 import { clientSettings, openStore, type StoreOptions } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { openHeroicBigtableSource } from './heroic/open-heroic-bigtable-source.js';
 import { openHeroicSource } from './heroic/open-heroic-source.js';
 import { KairosdbSource } from './kairosdb/kairosdb-source.js';
 import type { Source } from './source.js';
@@ -71,7 +72,8 @@ async function openConfigured(
   log: Logger | undefined,
 ): Promise<Source> {
   const client = clientSettings(options.stores.cassandra);
-  if (source.layout === 'heroic') return openHeroicSource(client, source, log);
+  if (source.layout === 'heroic')
+    return 'bigtable' in source ? openHeroicBigtableSource(source, log) : openHeroicSource(client, source, log);
   if (source.layout === 'table') return openTableSource(client, source, log);
   return new KairosdbSource(
     source.name,

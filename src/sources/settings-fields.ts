@@ -10,6 +10,8 @@ import { contactPointProblem, keyspaceProblem } from '../store/cassandra-client/
 export interface SourceDefaults {
   /** Where a source keeps its catalogue unless it names a place (under `heroic-catalogues/` or `table-catalogues/`). */
   readonly dataDir: string;
+  /** BIGTABLE_EMULATOR_HOST: where a Bigtable source that names no endpoint is (empty: none). */
+  readonly bigtableEmulatorHost?: string;
   /** Where a Cassandra source's table is unless it says (contact points, data centre, KairosDB's keyspace). */
   readonly cassandra: {
     readonly contactPoints: readonly string[];

@@ -6,6 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../model/errors.js';
 import type { StoreSettings } from '../store/open-store.js';
+import {
+  HEROIC_BIGTABLE_FIELDS,
+  readHeroicBigtableSource,
+  type HeroicBigtableSettings,
+} from './heroic/heroic-bigtable-settings.js';
 import { HEROIC_FIELDS, readHeroicSource, type HeroicSourceSettings } from './heroic/heroic-settings.js';
 import { HEROIC_LAYOUT } from './heroic/heroic-source.js';
 import { KAIROSDB_LAYOUT } from './kairosdb/kairosdb-source.js';
@@ -15,7 +20,11 @@ import { TABLE_LAYOUT } from './table/table-source.js';
 import { SOURCE_NAME, SOURCE_NAME_RULE } from './sources.js';
 
 /** One source of the file: its name, its layout and the layout's settings. */
-export type SourceSettings = KairosdbSourceSettings | HeroicSourceSettings | TableSourceSettings;
+export type SourceSettings =
+  | KairosdbSourceSettings
+  | HeroicSourceSettings
+  | HeroicBigtableSettings
+  | TableSourceSettings;
 
 interface KairosdbSourceSettings {
   readonly name: string;
@@ -108,6 +117,21 @@ function readSource(
           `is not a field of a ${TABLE_LAYOUT} source (its fields: ${TABLE_FIELDS.join(', ')})`,
         );
     return readTableSource(name, given, text, fail, options);
+  }
+  if (layout === HEROIC_LAYOUT && given('store') !== undefined) {
+    // Heroic's Cassandra table is the store when none is named, as before stores were.
+    if (given('store') !== 'bigtable')
+      fail(
+        'store',
+        `of a ${HEROIC_LAYOUT} source must be bigtable or left out (Cassandra) (got ${show(given('store'))})`,
+      );
+    for (const field of Object.keys(entry))
+      if (!HEROIC_BIGTABLE_FIELDS.includes(field))
+        fail(
+          JSON.stringify(field),
+          `is not a field of a ${HEROIC_LAYOUT} source on the bigtable store (its fields: ${HEROIC_BIGTABLE_FIELDS.join(', ')})`,
+        );
+    return readHeroicBigtableSource(name, given, text, fail, options);
   }
   if (layout === HEROIC_LAYOUT) {
     for (const field of Object.keys(entry))

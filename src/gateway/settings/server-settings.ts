@@ -49,6 +49,14 @@ export const SERVER_SETTINGS = [
     parse: (raw) => raw,
   }),
   setting({
+    env: 'BIGTABLE_EMULATOR_HOST',
+    key: 'bigtableEmulatorHost',
+    default: '',
+    meaning:
+      "`host:port` of a Bigtable emulator, as Google's clients take it: where a heroic source on the bigtable store that names no `endpoint` is ([Heroic's Bigtable data](heroic-bigtable.md))",
+    parse: (raw) => raw.trim(),
+  }),
+  setting({
     env: 'ROW_TIME_UNIT',
     key: 'rowTimeUnit',
     default: 'MILLISECONDS',

@@ -15,6 +15,7 @@ export interface Config {
   readonly dataDir: string;
   readonly primarySourceName: string;
   readonly sourcesFile: string;
+  readonly bigtableEmulatorHost: string;
   readonly rowTimeUnit: 'MILLISECONDS' | 'SECONDS';
   readonly rowWidth: number;
   readonly cassandraContactPoints: readonly string[];

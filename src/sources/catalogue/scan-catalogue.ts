@@ -24,6 +24,11 @@ import type { Catalogue, CataloguedPartition, DecodedPartition, SkippedKey } fro
 /** Where the scan reads partition keys, a page at a time in token order. */
 export interface KeyPages<K> {
   keys(after: bigint, limit: number): Promise<{ keys: { readonly token: bigint; readonly key: K }[]; done: boolean }>;
+  /**
+   * How far along a pass a cursor is, from 0 to 1, where the cursor is not a Murmur3 token (Bigtable's row keys, kept
+   * as bigints).
+   */
+  progress?(after: bigint): number;
 }
 
 /** The lowest token of Murmur3Partitioner, which no key has (its tokens run from −2^63 + 1): a scan starts after it. */
@@ -157,7 +162,7 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
       partitions: this.entries.getKeysCount(),
       passes: last?.passes ?? 0,
       lastPassEndedMs: last?.endedMs,
-      progress: tokenProgress(BigInt(scan.after)),
+      progress: (this.options.pages.progress ?? tokenProgress)(BigInt(scan.after)),
       keysScanned: scan.keys,
       undecodableKeys: skipped.undecodable,
       otherSchemaKeys: skipped.otherSchema,

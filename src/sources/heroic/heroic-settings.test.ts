@@ -37,7 +37,9 @@ describe('loadSourcesFile: heroic sources', () => {
     );
     const sources = loadSourcesFile(sourcesFileOptions(config));
     expect(
-      sources.map((s) => (s.layout === 'heroic' ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name)),
+      sources.map((s) =>
+        s.layout === 'heroic' && 'schema' in s ? [s.name, s.schema, s.cassandra, s.configure, s.catalogue] : s.name,
+      ),
     ).toEqual([
       [
         'h',
@@ -70,12 +72,85 @@ describe('loadSourcesFile: heroic sources', () => {
   });
 
   const heroic = { name: 'a', layout: 'heroic' };
+  const bigtable = {
+    ...heroic,
+    store: 'bigtable',
+    project: 'my-project',
+    instance: 'heroic',
+    endpoint: '127.0.0.1:8086',
+  };
+
+  it('reads a heroic source on the bigtable store: table metrics by default, BIGTABLE_EMULATOR_HOST for the endpoint', () => {
+    const { name: _, ...rest } = bigtable;
+    const { config } = sourcesFile(
+      {
+        sources: [
+          { ...rest, name: 'bt', endpoint: undefined },
+          { ...rest, name: 'bt2', table: 'points_v2', series: [{ key: 'cpu', resource: { pod: 'p' } }] },
+        ],
+      },
+      { BIGTABLE_EMULATOR_HOST: '10.0.0.1:9035', DATA_DIR: '/data' },
+    );
+    const google = sourcesFile({ sources: [{ ...rest, name: 'gcp', endpoint: undefined }] });
+    expect(loadSourcesFile(sourcesFileOptions(config))).toEqual([
+      {
+        name: 'bt',
+        layout: 'heroic',
+        bigtable: {
+          project: 'my-project',
+          instance: 'heroic',
+          table: 'metrics',
+          endpoint: '10.0.0.1:9035',
+          google: false,
+        },
+        catalogue: { kind: 'scan', path: '/data/heroic-catalogues/bt', refreshIntervalMs: 600_000 },
+      },
+      {
+        name: 'bt2',
+        layout: 'heroic',
+        bigtable: {
+          project: 'my-project',
+          instance: 'heroic',
+          table: 'points_v2',
+          endpoint: '127.0.0.1:8086',
+          google: false,
+        },
+        catalogue: { kind: 'static', series: [{ key: 'cpu', tags: {}, resource: { pod: 'p' } }] },
+      },
+    ]);
+    // Neither an endpoint nor BIGTABLE_EMULATOR_HOST: Google's service.
+    expect(loadSourcesFile(sourcesFileOptions(google.config)).map((s) => ('bigtable' in s ? s.bigtable : s))).toEqual([
+      {
+        project: 'my-project',
+        instance: 'heroic',
+        table: 'metrics',
+        endpoint: 'bigtable.googleapis.com:443',
+        google: true,
+      },
+    ]);
+  });
   it.each([
     ['an unknown schema', { ...heroic, schema: 'v2' }, 'schema must be one of ng, legacy (got "v2")'],
     [
-      'a store field',
+      'a store other than bigtable',
       { ...heroic, store: 'cassandra' },
-      '"store" is not a field of a heroic source (its fields: name, layout, schema, contactPoints, localDataCenter, keyspace, configure, catalogue, catalogueRefreshSeconds, series)',
+      'store of a heroic source must be bigtable or left out (Cassandra) (got "cassandra")',
+    ],
+    [
+      'a Cassandra field on the bigtable store',
+      { ...bigtable, keyspace: 'heroic' },
+      '"keyspace" is not a field of a heroic source on the bigtable store (its fields: name, layout, store, project, instance, table, endpoint, catalogue, catalogueRefreshSeconds, series)',
+    ],
+    ['an empty endpoint', { ...bigtable, endpoint: ' ' }, 'endpoint must be a non-empty string (got " ")'],
+    [
+      'an endpoint without a port',
+      { ...bigtable, endpoint: 'localhost' },
+      'endpoint must be "host:port" (got "localhost")',
+    ],
+    [
+      'a bad instance id',
+      { ...bigtable, instance: 'Heroic!' },
+      'instance is not a Bigtable instance id (got "Heroic!")',
     ],
     ['configure that is not a boolean', { ...heroic, configure: 'yes' }, 'configure must be true or false (got "yes")'],
     [

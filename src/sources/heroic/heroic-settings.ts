@@ -60,7 +60,7 @@ export function readHeroicSource(
   options: SourceDefaults,
 ): HeroicSourceSettings {
   const schema = given('schema', 'ng');
-  if (!SCHEMAS.includes(schema as HeroicSchema))
+  if (!SCHEMAS.includes(schema as (typeof SCHEMAS)[number]))
     fail('schema', `must be one of ${SCHEMAS.join(', ')} (got ${show(schema)})`);
   const configure = given('configure', false);
   if (typeof configure !== 'boolean') fail('configure', `must be true or false (got ${show(configure)})`);
@@ -72,6 +72,18 @@ export function readHeroicSource(
     cassandra,
     configure: configure as boolean,
   } as const;
+  return { ...base, catalogue: readCatalogue(name, given, text, fail, options, schema as HeroicSchema) };
+}
+
+/** How a heroic source's series are found: listed in its settings, or a catalogue file its scan keeps. */
+export function readCatalogue(
+  name: string,
+  given: Given,
+  text: Text,
+  fail: Fail,
+  options: SourceDefaults,
+  schema: HeroicSchema,
+): HeroicSourceSettings['catalogue'] {
   const listed = given('series');
   if (listed !== undefined) {
     if (given('catalogue') !== undefined || given('catalogueRefreshSeconds') !== undefined)
@@ -82,18 +94,15 @@ export function readHeroicSource(
         `must be a non-empty list of {"key": ..., "tags": {...}, "resource": {...}} (got ${show(listed)})`,
       );
     return {
-      ...base,
-      catalogue: {
-        kind: 'static',
-        series: (listed as unknown[]).map((s, i) => readSeries(s, `series[${i}]`, schema as HeroicSchema, fail)),
-      },
+      kind: 'static',
+      series: (listed as unknown[]).map((s, i) => readSeries(s, `series[${i}]`, schema, fail)),
     };
   }
   const path = text('catalogue', join(options.dataDir, 'heroic-catalogues', name));
   const refresh = given('catalogueRefreshSeconds', DEFAULT_REFRESH_SECONDS);
   if (typeof refresh !== 'number' || !Number.isInteger(refresh) || refresh < 1 || refresh > 604_800)
     fail('catalogueRefreshSeconds', `must be a whole number of seconds from 1 to 604800 (got ${show(refresh)})`);
-  return { ...base, catalogue: { kind: 'scan', path, refreshIntervalMs: (refresh as number) * 1000 } };
+  return { kind: 'scan', path, refreshIntervalMs: (refresh as number) * 1000 };
 }
 
 function readSeries(value: unknown, at: string, schema: HeroicSchema, fail: Fail): HeroicSeries {

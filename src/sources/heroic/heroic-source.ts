@@ -1,8 +1,9 @@
 /**
- * The Heroic layout: a source over Heroic's Cassandra `metrics` table (docs/heroic-layout.md), read and
+ * The Heroic layout: a source over Heroic's Cassandra `metrics` table (docs/heroic-layout.md) or its Bigtable table
+ * (docs/heroic-bigtable.md, the `bigtable` schema: bigtable-table.ts), read and
  * written in its own bytes, with series found through the catalogue instead of Heroic's Elasticsearch. In the seam's
  * vocabulary a Heroic series is a metric (its `key`) and tags, a partition is a series in one period starting at its
- * `base` (2^31 − 1 ms for ng, 2^32 for legacy), and every value is a double:
+ * `base` (2^31 − 1 ms for ng, 2^32 for legacy and Bigtable), and every value is a double:
  * - **Resource entries** (Heroic's second map, for ids that would multiply series in Elasticsearch) are tags named
  *   `resource:<name>`: they filter, group and show like tags, and a write's `resource:` tags go into the resource map.
  *   A key whose tags already hold such a name is ambiguous and is skipped (counted as undecodable).
@@ -26,7 +27,7 @@ import type { Capabilities } from '../capabilities.js';
 import type { DeletedPart, FindSeriesOptions, SeriesPlan, Source } from '../source.js';
 import type { Catalogue, CataloguedPartition, DecodedPartition } from '../catalogue/catalogue.js';
 import { CATALOGUE_MAX_GROUP_BYTES } from '../catalogue/scan-catalogue.js';
-import type { MetricsTable } from './metrics-table.js';
+import type { ReadRequest, RowsPage } from './metrics-table.js';
 import type { HeroicSeries } from './key-bytes.js';
 import { baseOf, columnOf, timestampOf, widthOf, type HeroicSchema } from './partitions.js';
 import { decodeKey, encodeKey } from './row-key.js';
@@ -48,10 +49,21 @@ const LIMITS: KeyLimits = {
   minTimestampMs: 0,
 };
 
+/** Heroic's table on either store, in its keys' bytes and columns (metrics-table.ts, bigtable-table.ts). */
+interface HeroicTable {
+  read(key: Buffer, from: number, to: number, request: ReadRequest): AsyncGenerator<RowsPage>;
+  insert(key: Buffer, columns: readonly number[], values: readonly number[], ttlSeconds: number): Promise<void>;
+  delete(key: Buffer, range?: { readonly from: number; readonly to: number }): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface HeroicSourceOptions {
   readonly name: string;
   readonly schema: HeroicSchema;
-  readonly table: MetricsTable;
+  readonly table: HeroicTable;
+  /** How its stored keys may be long (Cassandra's partition keys, Bigtable's row keys as Heroic writes them). */
+  readonly limits?: KeyLimits;
   /** Partitions by metric (the catalogue's group), read by their key's bytes. */
   readonly catalogue: Catalogue<Buffer>;
   /** Rows per page of a read that asks for none. */
@@ -64,7 +76,7 @@ export class HeroicSource implements Source {
   readonly layout = HEROIC_LAYOUT;
   readonly name: string;
   readonly writable: boolean;
-  readonly limits = LIMITS;
+  readonly limits: KeyLimits;
   readonly indexReads = ['catalogue'] as const;
   readonly readAhead: number;
   readonly concurrentReads: number;
@@ -80,7 +92,8 @@ export class HeroicSource implements Source {
   constructor(private readonly options: HeroicSourceOptions) {
     this.name = options.name;
     this.schema = options.schema;
-    this.writable = options.schema === 'ng';
+    this.writable = options.schema !== 'legacy';
+    this.limits = options.limits ?? LIMITS;
     this.widthMs = widthOf(options.schema);
     this.readAhead = options.readAhead;
     this.concurrentReads = options.concurrentReads;
@@ -257,12 +270,13 @@ export class HeroicSource implements Source {
  * other schema's form, in neither form, or whose tags and resource entries collide under the prefix, are skipped.
  */
 export function heroicKeyDecoder(schema: HeroicSchema): (key: Buffer) => DecodedPartition<Buffer> {
-  const other: HeroicSchema = schema === 'ng' ? 'legacy' : 'ng';
+  // Bigtable holds one form only; each Cassandra schema's table may hold the other's keys.
+  const other: HeroicSchema | undefined = schema === 'bigtable' ? undefined : schema === 'ng' ? 'legacy' : 'ng';
   return (key) => {
     const decoded = decodeKey(schema, key);
     if ('error' in decoded) {
       const why = `${decoded.error}; key ${key.toString('hex').slice(0, 200)}`;
-      return 'error' in decodeKey(other, key)
+      return other === undefined || 'error' in decodeKey(other, key)
         ? { skip: 'undecodable', why }
         : { skip: 'otherSchema', why: `a ${other} key in a ${schema} source; ${why}` };
     }

@@ -14,8 +14,8 @@ export interface HeroicSeries {
   readonly resource: Readonly<Record<string, string>>;
 }
 
-/** How a decoded key was written: 'ng' (current, with the resource map), 'ng-pre-resource' (ng written before Heroic commit 5a6382e1: no resource map), 'legacy'. */
-type KeyForm = 'ng' | 'ng-pre-resource' | 'legacy';
+/** How a decoded key was written: 'ng' (current, with the resource map), 'ng-pre-resource' (ng written before Heroic commit 5a6382e1: no resource map), 'legacy', 'bigtable' (a Bigtable row key). */
+type KeyForm = 'ng' | 'ng-pre-resource' | 'legacy' | 'bigtable';
 
 export interface DecodedKey {
   readonly series: HeroicSeries;

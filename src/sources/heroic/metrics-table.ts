@@ -41,7 +41,8 @@ export interface TableKey {
 
 /** Consecutive rows of one partition, in the read's order: columns and values side by side. */
 export interface RowsPage {
-  readonly columns: Int32Array;
+  /** Cassandra's int columns, or Bigtable's unsigned offsets. */
+  readonly columns: Int32Array | Uint32Array;
   readonly values: Float64Array;
 }
 

@@ -52,7 +52,7 @@ function writeNgMap(parts: Uint8Array[], map: Readonly<Record<string, string>>, 
  * tiny-serializer's compact varint, a bijective base 128 (each continuation subtracts one), on a safe integer.
  * Division by 128 keeps it exact above 2^32, where `>>>` would wrap.
  */
-function compactVarLong(value: number): Uint8Array {
+export function compactVarLong(value: number): Uint8Array {
   const out: number[] = [];
   let v = value;
   let rest: number;
@@ -104,7 +104,7 @@ function readNgString(c: Cursor, what: string): string {
   return c.utf8(length, what);
 }
 
-function readCompactVarInt(c: Cursor, what: string): number {
+export function readCompactVarInt(c: Cursor, what: string): number {
   const at = c.pos;
   let v = 0;
   let shift = 1;

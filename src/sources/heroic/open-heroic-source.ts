@@ -7,11 +7,11 @@ import { createLogger, type Logger } from '../../lib/log.js';
 import { resolveConnection, type ClientSettings } from '../../store/cassandra-client/connection-options.js';
 import type { HeroicSourceSettings } from './heroic-settings.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
-import { ScanCatalogue } from '../catalogue/scan-catalogue.js';
+import { ScanCatalogue, type KeyPages } from '../catalogue/scan-catalogue.js';
 import { StaticCatalogue } from '../catalogue/static-catalogue.js';
 import { heroicKeyDecoder, HeroicSource, listedTags, seriesOf } from './heroic-source.js';
 import { MetricsTable } from './metrics-table.js';
-import { widthOf } from './partitions.js';
+import { widthOf, type HeroicSchema } from './partitions.js';
 import { encodeKey } from './row-key.js';
 
 /** Periods a query may span over series listed in the settings: about 68 years of ng partitions. */
@@ -32,36 +32,12 @@ export function openHeroicSource(
     log: sourceLog,
   });
   const table = new MetricsTable({ cassandra, configure: settings.configure });
-  const { schema } = settings;
-  const width = widthOf(schema);
-  const catalogue: Catalogue<Buffer> =
-    settings.catalogue.kind === 'static'
-      ? new StaticCatalogue(
-          settings.catalogue.series.map((series) => ({ group: series.key, tags: listedTags(series) })),
-          (fromBase, toBase) => {
-            const count = Math.floor((toBase - fromBase) / width) + 1;
-            // Listed series have no record of their periods: each one of the range is read, so the range is bounded.
-            if (count > MAX_LISTED_PERIODS)
-              throw new InputError(
-                'from',
-                fromBase,
-                `and to span ${count} periods of ${width} ms; a source with listed series reads at most ${MAX_LISTED_PERIODS}`,
-              );
-            return Array.from({ length: count }, (_, i) => fromBase + i * width);
-          },
-          (group, tags, base) => encodeKey(schema, seriesOf({ metric: group, tags }), base),
-        )
-      : new ScanCatalogue({
-          path: settings.catalogue.path,
-          pages: table,
-          decode: heroicKeyDecoder(schema),
-          identity: (key) => key,
-          pageSize: CATALOGUE_PAGE_KEYS,
-          refreshIntervalMs: settings.catalogue.refreshIntervalMs,
-          retryDelayMs: cassandra.reconnectDelayMs,
-          what: `Heroic's table ${cassandra.keyspace}.metrics`,
-          log: sourceLog,
-        });
+  const catalogue = openCatalogue(settings.catalogue, settings.schema, {
+    pages: table,
+    retryDelayMs: cassandra.reconnectDelayMs,
+    what: `Heroic's table ${cassandra.keyspace}.metrics`,
+    log: sourceLog,
+  });
   return new HeroicSource({
     name: settings.name,
     schema: settings.schema,
@@ -70,5 +46,41 @@ export function openHeroicSource(
     fetchSize: cassandra.fetchSize,
     readAhead: cassandra.readAhead,
     concurrentReads: cassandra.concurrency,
+  });
+}
+
+/** A heroic source's catalogue: the series its settings list, or a file kept by scanning the table's keys. */
+export function openCatalogue(
+  settings: HeroicSourceSettings['catalogue'],
+  schema: HeroicSchema,
+  scan: { pages: KeyPages<Buffer>; retryDelayMs: number; what: string; log: Logger },
+): Catalogue<Buffer> {
+  const width = widthOf(schema);
+  if (settings.kind === 'static')
+    return new StaticCatalogue(
+      settings.series.map((series) => ({ group: series.key, tags: listedTags(series) })),
+      (fromBase, toBase) => {
+        const count = Math.floor((toBase - fromBase) / width) + 1;
+        // Listed series have no record of their periods: each one of the range is read, so the range is bounded.
+        if (count > MAX_LISTED_PERIODS)
+          throw new InputError(
+            'from',
+            fromBase,
+            `and to span ${count} periods of ${width} ms; a source with listed series reads at most ${MAX_LISTED_PERIODS}`,
+          );
+        return Array.from({ length: count }, (_, i) => fromBase + i * width);
+      },
+      (group, tags, base) => encodeKey(schema, seriesOf({ metric: group, tags }), base),
+    );
+  return new ScanCatalogue({
+    path: settings.path,
+    pages: scan.pages,
+    decode: heroicKeyDecoder(schema),
+    identity: (key) => key,
+    pageSize: CATALOGUE_PAGE_KEYS,
+    refreshIntervalMs: settings.refreshIntervalMs,
+    retryDelayMs: scan.retryDelayMs,
+    what: scan.what,
+    log: scan.log,
   });
 }

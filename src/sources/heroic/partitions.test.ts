@@ -21,8 +21,9 @@ describe('partition maths', () => {
     expect(LEGACY_WIDTH_MS).toBe(2 ** 32);
     expect(widthOf('ng')).toBe(NG_WIDTH_MS);
     expect(widthOf('legacy')).toBe(LEGACY_WIDTH_MS);
+    expect(widthOf('bigtable')).toBe(2 ** 32);
     expect(() => widthOf('toString' as HeroicSchema)).toThrow(
-      new RangeError('unknown Heroic schema: "toString" (expected "ng" or "legacy")'),
+      new RangeError('unknown Heroic schema: "toString" (expected "ng", "legacy" or "bigtable")'),
     );
   });
 

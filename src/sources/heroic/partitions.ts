@@ -4,7 +4,8 @@
  * a point's column needs no key, and a key needs only the width and the base check from here.
  */
 
-export type HeroicSchema = 'ng' | 'legacy';
+/** The Cassandra key forms, and `bigtable`: Heroic's Bigtable rows (bigtable-key.ts), periods of 2^32 ms. */
+export type HeroicSchema = 'ng' | 'legacy' | 'bigtable';
 
 /** ng's MAX_WIDTH is Integer.MAX_VALUE, not 2^32: partitions are one millisecond short of 2^31. */
 export const NG_WIDTH_MS = 2147483647;
@@ -13,7 +14,7 @@ export const LEGACY_WIDTH_MS = 4294967296;
 export function widthOf(schema: HeroicSchema): number {
   const width = WIDTH_MS.get(schema);
   if (width === undefined)
-    throw new RangeError(`unknown Heroic schema: ${JSON.stringify(schema)} (expected "ng" or "legacy")`);
+    throw new RangeError(`unknown Heroic schema: ${JSON.stringify(schema)} (expected "ng", "legacy" or "bigtable")`);
   return width;
 }
 
@@ -39,8 +40,9 @@ export function columnOf(schema: HeroicSchema, base: number, timestampMs: number
       `timestamp ${timestampMs} is outside the ${schema} partition at base ${base} (${base} to ${base + width - 1})`,
     );
   }
-  // Legacy shifts offsets into the whole signed int range so that signed column order is time order.
-  return schema === 'ng' ? offset : offset - LEGACY_SHIFT;
+  // Legacy shifts offsets into the whole signed int range so that signed column order is time order; Bigtable's
+  // qualifiers are unsigned, so its offsets stay as they are.
+  return schema === 'legacy' ? offset - LEGACY_SHIFT : offset;
 }
 
 /**
@@ -50,6 +52,11 @@ export function columnOf(schema: HeroicSchema, base: number, timestampMs: number
 export function timestampOf(schema: HeroicSchema, base: number, column: number): number {
   widthOf(schema);
   checkBase(schema, base);
+  if (schema === 'bigtable') {
+    if (!Number.isInteger(column) || column < 0 || column >= LEGACY_WIDTH_MS)
+      throw new RangeError(`offset must be an unsigned 32-bit integer: ${column}`);
+    return base + column;
+  }
   if (!Number.isInteger(column) || column < INT32_MIN || column > INT32_MAX) {
     throw new RangeError(`column must be a signed 32-bit integer: ${column}`);
   }
@@ -60,6 +67,7 @@ export function timestampOf(schema: HeroicSchema, base: number, column: number):
 const WIDTH_MS: ReadonlyMap<string, number> = new Map([
   ['ng', NG_WIDTH_MS],
   ['legacy', LEGACY_WIDTH_MS],
+  ['bigtable', LEGACY_WIDTH_MS],
 ]);
 const LEGACY_SHIFT = 2 ** 31;
 const INT32_MIN = -(2 ** 31);

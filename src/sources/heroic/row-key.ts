@@ -5,6 +5,7 @@
  * (partitions.ts).
  */
 import { KeyError, type DecodedKey, type HeroicSeries } from './key-bytes.js';
+import { decodeBigtableKey, encodeBigtableKey } from './bigtable-key.js';
 import { decodeLegacy, encodeLegacy } from './legacy-key.js';
 import { decodeNg, encodeNg } from './ng-key.js';
 import { checkBase, widthOf, type HeroicSchema } from './partitions.js';
@@ -17,6 +18,7 @@ import { checkBase, widthOf, type HeroicSchema } from './partitions.js';
 export function encodeKey(schema: HeroicSchema, series: HeroicSeries, base: number): Buffer {
   widthOf(schema);
   checkBase(schema, base);
+  if (schema === 'bigtable') return encodeBigtableKey(series, base);
   return schema === 'ng' ? encodeNg(series, base) : encodeLegacy(series, base);
 }
 
@@ -35,6 +37,7 @@ export function encodeKey(schema: HeroicSchema, series: HeroicSeries, base: numb
 export function decodeKey(schema: HeroicSchema, bytes: Uint8Array): DecodedKey | { readonly error: string } {
   widthOf(schema);
   if (schema === 'legacy') return attempt(() => decodeLegacy(bytes));
+  if (schema === 'bigtable') return attempt(() => decodeBigtableKey(bytes));
   const current = attempt(() => decodeNg(bytes, true));
   if (!('error' in current)) return current;
   const preResource = attempt(() => decodeNg(bytes, false));
