@@ -6,18 +6,22 @@
  *   floor: the same rows read by the same client with the same filter, `--concurrency` rows at a time, counting cells.
  *   Alternately, median of `--runs` after a warm-up; the issue's target is a ratio <= 1.3.
  * - copy: the same points copied by copySeries (what `npm run copy` runs) into KairosDB's layout on the embedded store,
- *   checked by its own read-back of both sides.
+ *   or with `--to cassandra` on a Cassandra the benchmark boots, checked by its own read-back of both sides.
  * - series discovery: `--discovery` series counts (comma-separated) × 2 periods of one-cell rows, and the time of one
  *   catalogue pass over them (the key scan with values stripped, each key decoded), in a table of its own each.
  * `--only copy` fills and copies, nothing else.
  *
- *   npm run bench:heroic-bigtable [-- --series 20 --points 100000 --runs 3 --discovery 10000,100000 --only copy]
+ *   npm run bench:heroic-bigtable [-- --series 20 --points 100000 --runs 3 --discovery 10000,100000 --only copy
+ *                                     --to cassandra]
  */
 import { join } from 'node:path';
 import { copySeries } from '../src/copy/copy.js';
 import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
 import { KairosdbSource } from '../src/sources/kairosdb/kairosdb-source.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
+import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import type { Store } from '../src/store/store.js';
+import { startCassandra } from '../test/support/cassandra-server.js';
 import { parseKairosQuery } from '../src/kairos-json/parse-query.js';
 import { IndexLoaders } from '../src/sources/index-loaders.js';
 import { encodeBigtableKey, bigtableQualifier, bigtableValue } from '../src/sources/heroic/bigtable-key.js';
@@ -38,6 +42,8 @@ const RUNS = Number(args.get('runs') ?? 3);
 const CONCURRENCY = Number(args.get('concurrency') ?? 3);
 const DISCOVERY = (args.get('discovery') ?? '10000,100000').split(',').map(Number);
 const ONLY_COPY = args.get('only') === 'copy';
+const COPY_TO = args.get('to') ?? 'embedded';
+if (COPY_TO !== 'embedded' && COPY_TO !== 'cassandra') throw new Error(`--to ${COPY_TO}: embedded or cassandra`);
 const STEP = 10_000;
 const WIDTH = 2 ** 32;
 /** Half the points before a period boundary, half after. */
@@ -128,7 +134,14 @@ try {
       if (cells !== SERIES * POINTS) throw new Error(`the floor read ${cells} cells`);
       return performance.now() - started;
     };
-    const store = await EmbeddedStore.open({ path: tempDir() });
+    const cassandra = COPY_TO === 'cassandra' ? await startCassandra({ heap: '1g' }) : undefined;
+    const store: Store = cassandra
+      ? await CassandraStore.open({
+          contactPoints: [cassandra.contactPoint],
+          localDataCenter: cassandra.localDataCenter,
+          keyspace: `bench_bt_copy_${Date.now().toString(36)}`,
+        })
+      : await EmbeddedStore.open({ path: tempDir() });
     // The copy waits for a catalogue pass that ends after it starts, as it must to see every series: passes every second.
     const from = openHeroicBigtableSource(
       {
@@ -150,11 +163,12 @@ try {
       if (result.points !== SERIES * POINTS || result.mismatches.length > 0)
         throw new Error(`the copy wrote ${result.points} points, ${result.mismatches.length} mismatches`);
       console.log(
-        `copied ${result.points} points (${result.partitions} partitions) into the embedded store in ${result.copySeconds.toFixed(2)} s, ${Math.round(result.points / result.copySeconds)} points/s, read back equal`,
+        `copied ${result.points} points (${result.partitions} partitions) into ${cassandra ? `Cassandra (${cassandra.contactPoint})` : 'the embedded store'} in ${result.copySeconds.toFixed(2)} s, ${Math.round(result.points / result.copySeconds)} points/s, read back equal`,
       );
     } finally {
       await from.close();
       await store.close();
+      await cassandra?.stop();
     }
     if (!ONLY_COPY) await measureReads(viaSource, bare, rows.length);
   } finally {

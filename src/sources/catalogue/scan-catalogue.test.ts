@@ -3,6 +3,7 @@
  * what a pass finds, what it skips and counts, where a restarted catalogue resumes, what a later pass forgets, and
  * what writes teach it at once.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { createLogger } from '../../lib/log.js';
@@ -158,6 +159,17 @@ describe('ScanCatalogue', () => {
     expect(c.partitions('mem', B, B)).toEqual([]);
     c.forgetGroup('mem');
     expect(c.groups('')).toEqual([]);
+    await c.close();
+  });
+});
+
+describe('pauses between passes', () => {
+  it('leave no listener behind on the catalogue: passes every few milliseconds keep one at most', async () => {
+    const keys = [encodeKey('ng', cpuA, B)];
+    const c = catalogue(tempDir(), table(keys), 5);
+    await until(() => c.status().passes >= 15);
+    const { signal } = (c as unknown as { stop: AbortController }).stop;
+    expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
     await c.close();
   });
 });

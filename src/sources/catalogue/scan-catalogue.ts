@@ -292,16 +292,16 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
   }
 
   private async pause(ms: number): Promise<void> {
+    const { signal } = this.stop;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.stop.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
+      // The listener goes with the pause: one left behind per pass would pile up for the catalogue's whole life.
+      const wake = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      signal.addEventListener('abort', wake, { once: true });
     });
   }
 }
