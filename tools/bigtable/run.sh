@@ -50,13 +50,6 @@ BINS=$("$HERE/build.sh" --print-path) || die "tools/bigtable/build.sh failed (it
 
 LOG=''
 
-free_port() {
-  node -e '
-    const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-  '
-}
-
 connects() {
   node -e '
     const c = require("node:net").connect(Number(process.argv[1]), "127.0.0.1");

@@ -95,13 +95,6 @@ node -e '
 
 LOG=''
 
-free_port() {
-  node -e '
-    const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-  '
-}
-
 launch() {
   RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kairograph-kairosdb.XXXXXX")
   # conf/ holds kairosdb.conf alone: Main also loads every other *.conf and *.properties beside it.

@@ -10,6 +10,13 @@ JAVA_PIDS=()
 say() { echo "$NAME: $*" >&2 || true; }
 die() { say "$*"; exit 1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# A port free on 127.0.0.1 now (node is on PATH wherever these scripts run: they check it first).
+free_port() {
+  node -e '
+    const s = require("node:net").createServer();
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
+  '
+}
 
 # TERM to every JVM at once (a cluster's drains then overlap), then KILL what still runs after STOP_TIMEOUT seconds.
 stop_java() {

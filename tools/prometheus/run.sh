@@ -56,13 +56,6 @@ BIN=$("$HERE/build.sh" --print-path) || die "tools/prometheus/build.sh failed (i
 
 LOG=''
 
-free_port() {
-  node -e '
-    const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-  '
-}
-
 launch() {
   RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kairograph-prometheus.XXXXXX")
   mkdir -p "$RUN_DIR/data"
