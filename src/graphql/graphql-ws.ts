@@ -21,7 +21,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { BudgetExceededError, KairographError, OverloadedError } from '../model/errors.js';
 import type { GraphQLContext } from './context.js';
 import { isGraphQLError, toGraphQLError, withoutHttpExtension } from './mask-error.js';
-import type { PersistedManifest } from './persisted-operations.js';
+import { hashText, PERSISTED_QUERY_NOT_FOUND, type PersistedManifest } from './persisted-operations.js';
 
 interface WebSocketSettings {
   /** MAX_WEBSOCKETS: sockets open at once, over all clients. */
@@ -311,8 +311,12 @@ function documentText(
   const text = typeof hash === 'string' ? (manifest.get(`sha256:${hash}`) ?? manifest.get(hash)) : undefined;
   return (
     text ??
-    createGraphQLError(`no persisted operation has the hash ${JSON.stringify(hash)}; send the query text`, {
-      extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+    createGraphQLError(PERSISTED_QUERY_NOT_FOUND, {
+      extensions: {
+        code: 'PERSISTED_QUERY_NOT_FOUND',
+        hash: hashText(hash),
+        hint: 'no persisted operation has this hash: send the query text',
+      },
     })
   );
 }

@@ -57,12 +57,17 @@ export function usePersistedOperationsPolicy(
       null,
     allowArbitraryOperations: maySendText,
     customErrors: {
-      // Apollo's APQ link retries with the text on this code (and this status), which registers the hash.
+      // APQ's own message: clients retry with the text on it (urql's exchange compares the message, Apollo's link the
+      // code), which registers the hash. The hash and what to do ride in the extensions.
       notFound: ({ params }) =>
-        createGraphQLError(
-          `no persisted operation has the hash ${JSON.stringify(persistedHash(params.extensions))}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
-          { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } },
-        ),
+        createGraphQLError(PERSISTED_QUERY_NOT_FOUND, {
+          extensions: {
+            code: 'PERSISTED_QUERY_NOT_FOUND',
+            hash: hashText(persistedHash(params.extensions)),
+            hint: 'no persisted operation has this hash: send the query text with it to register it, or run `npm run codegen` and deploy the manifest',
+            http: { status: 404 },
+          },
+        }),
       persistedQueryOnly: {
         message: `this gateway accepts only persisted operations (extensions.persistedQuery.sha256Hash); full query text needs credentials (Authorization: Bearer or Basic, or ${TOKEN_HEADER})`,
         extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 403 } },
@@ -116,6 +121,14 @@ function useApqRegistration(registered: LRUCache<string, string>, maySendText: (
       registered.set(hash, params.query);
     },
   };
+}
+
+/** The message of APQ's not-found answer, which clients match exactly. */
+export const PERSISTED_QUERY_NOT_FOUND = 'PersistedQueryNotFound';
+
+/** A sent hash as the answer names it: a string as it is, anything else as its JSON. */
+export function hashText(hash: unknown): string | null {
+  return typeof hash === 'string' ? hash : (JSON.stringify(hash) ?? null);
 }
 
 function persistedHash(extensions: Record<string, unknown> | undefined): unknown {

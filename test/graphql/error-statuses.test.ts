@@ -221,10 +221,12 @@ const CASES: Record<string, Case> = {
     status: 404,
     body: {
       errors: [
-        error(
-          `no persisted operation has the hash "${'cd'.repeat(32)}"; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
-          'PERSISTED_QUERY_NOT_FOUND',
-        ),
+        error('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND', {
+          extensions: {
+            hash: 'cd'.repeat(32),
+            hint: 'no persisted operation has this hash: send the query text with it to register it, or run `npm run codegen` and deploy the manifest',
+          },
+        }),
       ],
     },
   },

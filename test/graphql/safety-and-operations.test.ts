@@ -181,14 +181,18 @@ describe('persisted operations', () => {
     expect(response.body).toEqual({ data: { metricNames: ['system.cpu.usage'], hosts: [] } });
   });
 
+  /** APQ's message, which clients match exactly; what to do is in the extensions. */
+  const HINT =
+    'no persisted operation has this hash: send the query text with it to register it, or run `npm run codegen` and deploy the manifest';
+
   it('answers an unknown hash with PERSISTED_QUERY_NOT_FOUND', async () => {
     const g = await gateway();
     const response = await g.post({ extensions: { persistedQuery: { version: 1, sha256Hash: 'ab'.repeat(32) } } });
     expect(response.status).toBe(404);
     expect(response.body.errors).toEqual([
       {
-        message: `no persisted operation has the hash "${'ab'.repeat(32)}"; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
-        extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+        message: 'PersistedQueryNotFound',
+        extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', hash: 'ab'.repeat(32), hint: HINT },
       },
     ]);
   });
@@ -202,8 +206,8 @@ describe('persisted operations', () => {
         status: 404,
         errors: [
           {
-            message: `no persisted operation has the hash ${JSON.stringify(hash)}; send the query text with it to register it, or run \`npm run codegen\` and deploy the manifest`,
-            extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+            message: 'PersistedQueryNotFound',
+            extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', hash, hint: HINT },
           },
         ],
       });
@@ -254,7 +258,10 @@ describe('automatic persisted queries (Apollo APQ)', () => {
     const g = await gateway();
     const first = await g.post(hashOnly, apollo);
     expect(first.status).toBe(404);
-    expect(first.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_NOT_FOUND' });
+    expect(first.body.errors?.[0]).toMatchObject({
+      message: 'PersistedQueryNotFound',
+      extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+    });
     const retry = await g.post({ ...hashOnly, query: QUERY }, apollo);
     expect({ status: retry.status, body: retry.body }).toEqual({
       status: 200,

@@ -124,6 +124,32 @@ describe.each(['sse', 'ws'] as const)('urql with its %s transport', (kind) => {
     });
   });
 
+  it("registers a query by APQ: urql's own hash is not found, it retries with the text, then the hash alone runs", async () => {
+    /** Whether each request urql sent carried the query's text. */
+    const sent: boolean[] = [];
+    const apq = () =>
+      new Client({
+        url: `${fixture.gw.url}/graphql`,
+        fetchOptions: { headers: { authorization: `Bearer ${READER}`, 'x-graphql-yoga-csrf': '1' } },
+        fetch: (input, init) => {
+          sent.push(typeof init?.body === 'string' && JSON.parse(init.body).query !== undefined);
+          return fetch(input, init);
+        },
+        // urql's default: the sha256 of its own print of the document, which no manifest holds.
+        exchanges: [persistedExchange({ preferGetForPersistedQueries: false }), fetchExchange],
+      });
+    const query = gql`{ apq${kind}: metricNames(prefix: "urql.${kind}") }`;
+    const answer = { [`apq${kind}`]: [`urql.${kind}`] };
+    const first = await apq().query(query, {}).toPromise();
+    expect([first.error, first.data]).toEqual([undefined, answer]);
+    // The hash alone, refused as PersistedQueryNotFound; then the text with it, which registers it.
+    expect(sent).toEqual([false, true]);
+    // A new client's first request is the hash alone, and the gateway knows it now.
+    const again = await apq().query(query, {}).toPromise();
+    expect([again.error, again.data]).toEqual([undefined, answer]);
+    expect(sent).toEqual([false, true, false]);
+  });
+
   it('subscribes to the persisted LiveSeries: the snapshot, then an update after a write', async () => {
     const live = watch(urql(kind, READER, true), metric);
     const snapshot = await live.next();
