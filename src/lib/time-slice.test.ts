@@ -1,5 +1,5 @@
 /** Time slicing: work gives the thread back between slices, short work goes first, and no lane starves. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Lane, SHORT_MS, SLICE_MS, yieldIfDue } from './time-slice.js';
 
 /** Busy work that checks the slice between units, as the engine does between runs; records when it ran. */
@@ -14,11 +14,27 @@ async function busy(name: string, units: number, trace: string[], lane?: Lane): 
 }
 
 describe('yieldIfDue', () => {
-  it('asks nothing of work that is within its slice', async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    // A fresh slice starts when a queued caller is released; right after one, there is time left.
-    await (yieldIfDue() ?? Promise.resolve());
-    expect(yieldIfDue()).toBeUndefined();
+  it('asks nothing of work that is within its slice, and a turn of work that has used it up', async () => {
+    // On a clock of the test's own, which moves only when told: a loaded machine may pause longer than a slice
+    // between any two lines. It starts a slice after the real one, so a slice is due at once.
+    let clock = performance.now() + SLICE_MS;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    try {
+      // Due: the caller waits for its turn, which starts a fresh slice at `clock`.
+      const turn = yieldIfDue();
+      expect(turn).toBeInstanceOf(Promise);
+      await turn;
+      clock += SLICE_MS - 1;
+      expect(yieldIfDue()).toBeUndefined();
+      clock += 1;
+      const next = yieldIfDue();
+      expect(next).toBeInstanceOf(Promise);
+      await next;
+    } finally {
+      now.mockRestore();
+    }
+    // The last slice began on the test's clock, a little ahead of the real one: the next test starts past it.
+    await new Promise((resolve) => setTimeout(resolve, 3 * SLICE_MS));
   });
 
   it('lets I/O callbacks run between the slices of long work', async () => {
