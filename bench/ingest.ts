@@ -1,10 +1,14 @@
 /**
- * Ingest throughput per protocol into the embedded store, through a real gateway over 127.0.0.1: the same points sent
- * as Prometheus remote write 1.0 and 2.0 (snappy protobuf, as Prometheus sends them), InfluxDB line protocol (gzip, as
- * Telegraf sends it) and KairosDB's REST JSON (gzip), each into a fresh store, with the process's peak RSS.
+ * Ingest throughput per protocol through a real gateway over 127.0.0.1: the same points sent as Prometheus remote write
+ * 1.0 and 2.0 (snappy protobuf, as Prometheus sends them), InfluxDB line protocol (gzip, as Telegraf sends it) and
+ * KairosDB's REST JSON (gzip), each into a fresh store (the embedded store, and with `--stores ...,cassandra` a fresh
+ * keyspace of a Cassandra the benchmark boots), with the process's peak RSS. On Cassandra, real KairosDB 1.3 takes the
+ * same REST requests into a keyspace of the same node in the same run: the baseline of the issue's ×3.
  *
- *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3]
+ *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3
+ *                            --stores embedded,cassandra]
  */
+import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import snappy from 'snappyjs';
@@ -12,6 +16,10 @@ import { loadConfig } from '../src/gateway/config.js';
 import { createGateway, listen } from '../src/gateway/create-gateway.js';
 import { primaryOnly } from '../src/sources/open-sources.js';
 import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
+import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
+import type { Store } from '../src/store/store.js';
+import { startCassandra } from '../test/support/cassandra-server.js';
+import { startKairosDB } from '../test/support/kairosdb-server.js';
 import { encodeWriteRequestV1, encodeWriteRequestV2, type WriteSeries } from '../test/support/remote-write.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
 import { median, parseArgs } from './measure.js';
@@ -22,6 +30,7 @@ const POINTS = Number(args.get('points') ?? 100);
 const REQUEST_POINTS = Number(args.get('request-points') ?? 2000);
 const CONCURRENCY = Number(args.get('concurrency') ?? 4);
 const RUNS = Number(args.get('runs') ?? 3);
+const STORES = (args.get('stores') ?? 'embedded').split(',').filter((name) => name !== '');
 const START_MS = Date.UTC(2026, 0, 1);
 const STEP_MS = 15_000;
 
@@ -80,6 +89,12 @@ function requests(protocol: string, batches: WriteSeries[][]): Request[] {
       tags: { host: s.labels['host'], cpu: s.labels['cpu'] },
       datapoints: s.timestampsMs.map((t, k) => [t, s.values[k]]),
     }));
+    if (protocol === 'kairosdb_rest_plain')
+      return {
+        path: '/api/v1/datapoints',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(json)),
+      };
     return {
       path: '/api/v1/datapoints',
       headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
@@ -88,23 +103,15 @@ function requests(protocol: string, batches: WriteSeries[][]): Request[] {
   });
 }
 
-/** Seconds to send every request, CONCURRENCY at a time, into a fresh gateway and store. */
-async function run(all: readonly Request[]): Promise<number> {
-  const store = await EmbeddedStore.open({ path: tempDir() });
-  const config = loadConfig({ SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY) });
-  const gateway = createGateway({
-    sources: primaryOnly(config.primarySourceName, store),
-    config,
-    log: pino({ level: 'silent' }),
-  });
-  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
+/** Seconds to send every request, CONCURRENCY at a time, to `url`, each answered 204. */
+async function send(url: string, all: readonly Request[]): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < all.length) {
         const request = all[next++]!;
-        const response = await fetch(`${server.url}${request.path}`, {
+        const response = await fetch(`${url}${request.path}`, {
           method: 'POST',
           headers: request.headers,
           body: Buffer.from(request.body),
@@ -113,31 +120,100 @@ async function run(all: readonly Request[]): Promise<number> {
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  await server.close();
-  await store.close();
-  return seconds;
+  return (performance.now() - started) / 1000;
+}
+
+/** Seconds to send every request into a fresh gateway over `store`, which it closes after. */
+async function run(all: readonly Request[], store: Store): Promise<number> {
+  const config = loadConfig({ SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY) });
+  const gateway = createGateway({
+    sources: primaryOnly(config.primarySourceName, store),
+    config,
+    log: pino({ level: 'silent' }),
+  });
+  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
+  try {
+    return await send(server.url, all);
+  } finally {
+    await server.close();
+    await store.close();
+  }
 }
 
 const total = SERIES * POINTS;
 console.log(
-  `npm run bench:ingest -- --series ${SERIES} --points ${POINTS} --request-points ${REQUEST_POINTS} --concurrency ${CONCURRENCY} --runs ${RUNS}`,
+  `npm run bench:ingest -- --series ${SERIES} --points ${POINTS} --request-points ${REQUEST_POINTS} --concurrency ${CONCURRENCY} --runs ${RUNS} --stores ${STORES.join(',')}`,
 );
-console.log(`dataset: ${SERIES} series × ${POINTS} points = ${total} points per protocol, embedded store`);
+console.log(
+  `load average (1, 5, 15 min) at the start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}`,
+);
+console.log(`dataset: ${SERIES} series × ${POINTS} points = ${total} points per protocol and run`);
 const batches = slices();
-const rates: Record<string, number> = {};
-for (const protocol of ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest']) {
-  const all = requests(protocol, batches);
-  const seconds: number[] = [];
-  for (let r = 0; r < RUNS; r++) seconds.push(await run(all));
-  rates[protocol] = total / median(seconds);
-  console.log(
-    `${protocol.padEnd(16)} ${all.length} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(rates[protocol]!)} points/s`,
-  );
+const PROTOCOLS = ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest'];
+
+/** Points/s of each protocol into fresh stores that `open` makes, medians of RUNS. */
+async function measure(storeName: string, open: (protocol: string, r: number) => Promise<Store>) {
+  const rates: Record<string, number> = {};
+  for (const protocol of PROTOCOLS) {
+    const all = requests(protocol, batches);
+    const seconds: number[] = [];
+    for (let r = 0; r < RUNS; r++) seconds.push(await run(all, await open(protocol, r)));
+    rates[protocol] = total / median(seconds);
+    console.log(
+      `${storeName.padEnd(9)} ${protocol.padEnd(16)} ${all.length} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(rates[protocol]!)} points/s`,
+    );
+  }
+  return rates;
 }
-for (const protocol of Object.keys(rates))
-  console.log(
-    `${protocol.padEnd(16)} ×${(rates[protocol]! / rates['kairosdb_rest']!).toFixed(2)} of KairosDB REST JSON`,
-  );
-console.log(`peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
-removeTempDirs();
+
+try {
+  if (STORES.includes('embedded')) {
+    const rates = await measure('embedded', async () => EmbeddedStore.open({ path: tempDir() }));
+    for (const protocol of PROTOCOLS)
+      console.log(
+        `embedded  ${protocol.padEnd(16)} ×${(rates[protocol]! / rates['kairosdb_rest']!).toFixed(2)} of Kairograph's REST JSON`,
+      );
+  }
+  if (STORES.includes('cassandra')) {
+    const node = await startCassandra();
+    try {
+      const stamp = Date.now().toString(36);
+      const rates = await measure('cassandra', (protocol, r) =>
+        CassandraStore.open({
+          contactPoints: [node.contactPoint],
+          localDataCenter: node.localDataCenter,
+          keyspace: `bench_ingest_${protocol}_${r}_${stamp}`,
+        }),
+      );
+      // KairosDB on the same node: the REST requests, plain JSON (its gzip is a content type of its own).
+      const plain = requests('kairosdb_rest_plain', batches);
+      const seconds: number[] = [];
+      for (let r = 0; r < RUNS; r++) {
+        const kairosdb = await startKairosDB({
+          cassandra: node.contactPoint,
+          keyspace: `bench_ingest_kdb_${r}_${stamp}`,
+        });
+        try {
+          seconds.push(await send(kairosdb.url, plain));
+        } finally {
+          await kairosdb.stop();
+        }
+      }
+      const kairos = total / median(seconds);
+      console.log(
+        `cassandra KairosDB 1.3 REST JSON ${plain.length} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(kairos)} points/s`,
+      );
+      for (const protocol of PROTOCOLS)
+        console.log(
+          `cassandra ${protocol.padEnd(16)} ×${(rates[protocol]! / kairos).toFixed(2)} of KairosDB's REST ingest`,
+        );
+    } finally {
+      await node.stop();
+    }
+  }
+  console.log(`peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+} finally {
+  removeTempDirs();
+}
