@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope, RequestScopes } from '../app/request-scope.js';
 import { requestStatistics } from '../app/statistics.js';
-import type { Challenge } from '../model/errors.js';
 import type { Principal } from '../model/principal.js';
 import type { Exchange } from './request-observer.js';
 import type { HeaderFields } from './send-answer.js';
@@ -16,10 +15,8 @@ export interface ScopedRequest {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly scopes: RequestScopes;
-  readonly principal: Principal;
-  /** Whom per-client quotas count the request against; absent for an anonymous caller. */
-  readonly client?: string | undefined;
-  readonly challenge: Challenge;
+  /** Who the request acts as, and whom per-client quotas count it against (absent for an anonymous caller). */
+  readonly caller: { readonly principal: Principal; readonly client?: string | undefined };
   /** The gateway's record of the request, when it keeps one. */
   readonly exchange?: Exchange | undefined;
   /** The source the route reads or writes, counted in the request's statistics. */
@@ -41,9 +38,10 @@ export async function serveScoped(
   const ctx = request.scopes.open({
     requestId: typeof header === 'string' ? header : null,
     clientSignal: clientGone.signal,
-    principal: request.principal,
-    ...(request.client !== undefined ? { client: request.client } : {}),
-    challenge: request.challenge,
+    principal: request.caller.principal,
+    ...(request.caller.client !== undefined ? { client: request.caller.client } : {}),
+    // The front ends served here (KairosDB's REST API, Prometheus's APIs, the ingest protocols) offer HTTP Basic.
+    challenge: 'Basic',
   });
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort(new Error('the client closed the connection'));

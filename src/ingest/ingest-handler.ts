@@ -13,8 +13,9 @@ import { pathAndQuery } from '../http/canonical-path.js';
 import type { PresentedCredentials } from '../http/auth.js';
 import { TOKEN_HEADER } from '../http/auth.js';
 import type { Caller } from '../http/edge.js';
-import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
+import { MethodNotAllowedError } from '../http/http-errors.js';
 import { serveScoped } from '../http/scoped-exchange.js';
+import { sourceInPath } from '../http/path-source.js';
 import { send } from '../http/send-answer.js';
 import { KairographError } from '../model/errors.js';
 import type { Source } from '../sources/source.js';
@@ -78,7 +79,12 @@ async function handle(deps: IngestDeps, req: IncomingMessage, res: ServerRespons
     deps.auth.authorize(caller.principal, 'write', what, 'Basic');
     source =
       protocol === 'remote_write'
-        ? namedSource(deps, caller, REMOTE_WRITE.exec(pathname)![1]!)
+        ? sourceInPath(
+            deps.sources,
+            caller.principal,
+            REMOTE_WRITE.exec(pathname)![1]!,
+            'remote write goes to /prometheus/<source>/api/v1/write',
+          )
         : influxSource(deps, query.get(protocol === 'influx_v1' ? 'db' : 'bucket'));
     deps.auth.authorize(caller.principal, 'write', what, 'Basic', source.name);
   } catch (error) {
@@ -90,9 +96,7 @@ async function handle(deps: IngestDeps, req: IncomingMessage, res: ServerRespons
       req,
       res,
       scopes: deps.scopes,
-      principal: caller.principal,
-      client: caller.client,
-      challenge: 'Basic',
+      caller,
       exchange,
       source: source.name,
     },
@@ -131,21 +135,4 @@ function influxCredentials(req: IncomingMessage, query: URLSearchParams): Presen
 /** The source `db` or `bucket` names when one is so named; any other name (or none) writes to the primary source. */
 function influxSource({ sources }: IngestDeps, name: string | null): Source {
   return (name !== null && sources.all.find((s) => s.name === name)) || sources.primary;
-}
-
-/** The source a remote write path names; a 404 naming those the caller may use otherwise. */
-function namedSource({ sources }: IngestDeps, caller: Caller, encoded: string): Source {
-  let name: string;
-  try {
-    name = decodeURIComponent(encoded);
-  } catch {
-    name = encoded;
-  }
-  const source = sources.all.find((s) => s.name === name);
-  if (source !== undefined) return source;
-  const allowed = caller.principal.sources;
-  const names = sources.all.map((s) => s.name).filter((n) => allowed === undefined || allowed.has(n));
-  throw new NotFoundError(
-    `no source is named ${JSON.stringify(name)}: remote write goes to /prometheus/<source>/api/v1/write, one of ${names.join(', ')}`,
-  );
 }

@@ -15,6 +15,7 @@ import { answerEncoding } from '../http/compression.js';
 import type { Caller } from '../http/edge.js';
 import { MethodNotAllowedError, NotFoundError } from '../http/http-errors.js';
 import { serveScoped } from '../http/scoped-exchange.js';
+import { sourceInPath } from '../http/path-source.js';
 import { KairographError, UnauthenticatedError } from '../model/errors.js';
 import type { Scope } from '../model/principal.js';
 import type { Source } from '../sources/source.js';
@@ -87,7 +88,12 @@ async function handle(
   try {
     // Credentials first: whoever may not read learns nothing of the sources, not even which exist.
     caller = await authorized(deps, req, scope, what);
-    source = sourceOf(deps, caller, found.params['source'] ?? '');
+    source = sourceInPath(
+      deps.sources,
+      caller.principal,
+      found.params['source'] ?? '',
+      'the data source URL is /prometheus/<source>',
+    );
     deps.auth.authorize(caller.principal, scope, what, 'Basic', source.name);
   } catch (error) {
     if (!(error instanceof KairographError)) throw error;
@@ -98,9 +104,7 @@ async function handle(
       req,
       res,
       scopes: deps.scopes,
-      principal: caller.principal,
-      client: caller.client,
-      challenge: 'Basic',
+      caller,
       exchange,
       source: source.name,
     },
@@ -129,23 +133,6 @@ async function authorized(
   }
   auth.authorize(caller.principal, scope, what, 'Basic');
   return caller;
-}
-
-/** The source the path names; a 404 for a name that is none, listing those the caller may use. */
-function sourceOf({ sources }: PrometheusDeps, caller: Caller, encoded: string): Source {
-  let name: string;
-  try {
-    name = decodeURIComponent(encoded);
-  } catch {
-    name = encoded;
-  }
-  const source = sources.all.find((s) => s.name === name);
-  if (source !== undefined) return source;
-  const allowed = caller.principal.sources;
-  const names = sources.all.map((s) => s.name).filter((n) => allowed === undefined || allowed.has(n));
-  throw new NotFoundError(
-    `no source is named ${JSON.stringify(name)}: the data source URL is /prometheus/<source>, one of ${names.join(', ')}`,
-  );
 }
 
 /** find-my-way's handler, which is never called: the route's store is read instead. */
