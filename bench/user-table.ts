@@ -13,9 +13,7 @@
  */
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../src/gateway/config.js';
-import { executeQuery, newQueryStats, unlimitedRequest } from '../src/engine/execute.js';
-import { parseKairosQuery } from '../src/kairos-json/parse-query.js';
-import { IndexLoaders } from '../src/sources/index-loaders.js';
+import { catalogued, hourlyAverageBy } from './source-query.js';
 import { openTableSource } from '../src/sources/table/open-table-source.js';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
@@ -73,43 +71,12 @@ try {
   );
   const concurrency = Number(args.get('concurrency') ?? source.readAhead + 1);
   try {
-    while (source.capabilities.catalogue!.status().passes === 0)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const query = parseKairosQuery(
-      {
-        start_absolute: START,
-        end_absolute: END,
-        metrics: [
-          {
-            name: 'sensor.value',
-            group_by: [{ name: 'tag', tags: ['sensor_id'] }],
-            aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }],
-          },
-        ],
-      },
-      Date.now(),
-      source.limits,
-    )[0]!;
+    await catalogued(source);
+    const run = hourlyAverageBy(source, 'sensor.value', 'sensor_id', START, END);
     const viaSource = async () => {
-      const started = performance.now();
-      const stats = newQueryStats();
-      const output = await executeQuery(query, {
-        source,
-        index: new IndexLoaders(),
-        budgets: {
-          maxSeries: 1_000_000,
-          maxPointsRead: 1_000_000_000,
-          maxPointsReturned: 10_000_000,
-          onExceed: 'error',
-        },
-        request: unlimitedRequest(),
-        stats,
-        nowMs: Date.now(),
-      });
-      const ms = performance.now() - started;
-      if (stats.pointsRead !== SENSORS * DAYS * (DAY / STEP))
-        throw new Error(`the source read ${stats.pointsRead} points`);
-      return { ms, groups: output.groups.length };
+      const { ms, groups, pointsRead } = await run();
+      if (pointsRead !== SENSORS * DAYS * (DAY / STEP)) throw new Error(`the source read ${pointsRead} points`);
+      return { ms, groups };
     };
     const keys = (
       await admin.execute(`SELECT DISTINCT sensor_id, day FROM ${KS}.sensor_readings`, [], { fetchSize: 100_000 })
