@@ -43,7 +43,14 @@ export function startGateway(
   return new Promise<GatewayProcess>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before it listened`)));
     lines.on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        // The last line of a process killed while writing it is cut short.
+        console.error(`the gateway wrote a line that is not JSON: ${line}`);
+        return;
+      }
       onLine(entry);
       if (
         typeof entry['url'] === 'string' &&

@@ -30,6 +30,7 @@ import { createGatewaySchemas } from './schema.js';
 import { useBoundedAnswers } from './use-bounded-answers.js';
 import { useCompression } from './use-compression.js';
 import { useErrorCodes, withErrorCode } from './use-error-codes.js';
+import { useSharedEvents } from './use-shared-events.js';
 import { useExecutionSchema } from './use-execution-schema.js';
 import { useAnswerNotes } from './use-answer-notes.js';
 import { useQueryStatistics } from './use-query-statistics.js';
@@ -187,6 +188,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       useQueryStatistics(observer),
       useTracing(),
       useAnswerNotes(),
+      // Before useExecutionSchema, so that the events it executes run against the execution schema.
+      useSharedEvents(),
       useExecutionSchema(schemas.execution),
       useBoundedAnswers((request) => contexts.get(request), settings.compression),
       // Apollo Client's HTTP subscriptions; SSE stays yoga's own.

@@ -75,6 +75,9 @@ export interface GraphQLWebSocket {
   readonly operations: number;
 }
 
+/** The encoded size of each result sent, while it is in use. */
+const messageBytes = new WeakMap<ExecutionResult, number>();
+
 export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSocket {
   const { yoga, edge, auth, manifest, settings } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -188,11 +191,12 @@ export function createGraphQLWebSocket(deps: GraphQLWebSocketDeps): GraphQLWebSo
         };
       },
       onNext(_ctx, _id, _payload, _args, result) {
-        const errors = result.errors?.map(withoutHttpExtension);
-        const message = { ...result, ...(errors ? { errors } : {}) };
+        const message = result.errors ? { ...result, errors: result.errors.map(withoutHttpExtension) } : result;
         // One message at a time per operation (graphql-ws awaits each send), so a socket holds at most its
-        // operations' last messages: each is bounded as an HTTP answer is.
-        const bytes = Buffer.byteLength(JSON.stringify(message));
+        // operations' last messages: each is bounded as an HTTP answer is. Subscribers of one live query share
+        // their results (use-shared-events.ts), so a result is measured once.
+        let bytes = messageBytes.get(result);
+        if (bytes === undefined) messageBytes.set(result, (bytes = Buffer.byteLength(JSON.stringify(message))));
         if (bytes <= settings.maxResponseBytes) return message;
         const error = new BudgetExceededError('request', 'bytes', settings.maxResponseBytes, 'MAX_RESPONSE_BYTES');
         return { data: null, errors: [withoutHttpExtension(toGraphQLError(error))] };

@@ -10,7 +10,6 @@ import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
 import type { MetricQuery } from '../model/query.js';
 import type { GraphQLContext } from './context.js';
 import { requestStatistics, type RequestStatistics } from '../app/statistics.js';
-import { subscriptionStatistics } from './use-query-statistics.js';
 import { metricScope } from '../sources/metric-scope.js';
 import { timeArg } from './arguments.js';
 import type { LiveUpdateModel, SeriesModel } from './models.js';
@@ -51,12 +50,17 @@ export const liveSeriesResolver = {
   resolve: resolveLiveUpdate,
 };
 
-/** An update as the subscription's field answers it, its run's statistics in `extensions`; an error ends it. */
-export function resolveLiveUpdate(payload: LivePayload, _: unknown, ctx: GraphQLContext): LiveUpdateModel {
+/**
+ * An update as the subscription's field answers it; an error ends it. The run's statistics reach `extensions` from the
+ * payload (use-shared-events.ts).
+ */
+export function resolveLiveUpdate(payload: LivePayload): LiveUpdateModel {
   if ('error' in payload) throw payload.error;
-  subscriptionStatistics.set(ctx, payload.statistics);
   return payload.update;
 }
+
+/** One payload per update, so subscribers handed the same update share its execution (use-shared-events.ts). */
+const payloadOf = new WeakMap<LiveUpdate<SeriesModel>, LivePayload>();
 
 class LiveSeriesQuery {
   private startMs: number;
@@ -103,10 +107,12 @@ export function payloads(
       try {
         const next = await updates.next();
         if (next.done) return { done: true, value: undefined };
-        return {
-          done: false,
-          value: { update: { ...next.value, source }, statistics: next.value.statistics as RequestStatistics },
-        };
+        let payload = payloadOf.get(next.value);
+        if (payload === undefined) {
+          const update = { ...next.value, source };
+          payloadOf.set(next.value, (payload = { update, statistics: next.value.statistics as RequestStatistics }));
+        }
+        return { done: false, value: payload };
       } catch (error) {
         failed = true;
         return { done: false, value: { error } };

@@ -8,27 +8,9 @@ import { requestStatistics, type RequestStatistics } from '../app/statistics.js'
 import type { GraphQLContext } from './context.js';
 import type { RequestObserver } from '../http/request-observer.js';
 
-/**
- * The statistics of the run behind the event a subscription is sending, set by its resolver: events of one
- * subscription are executed one after another, each resolved just before it is sent.
- */
-export const subscriptionStatistics = new WeakMap<GraphQLContext, RequestStatistics>();
-
 /** Puts the request's statistics in the response, and gives the request's log line the same (request-observer.ts). */
 export function useQueryStatistics(observer?: RequestObserver): Plugin<GraphQLContext> {
   return {
-    onSubscribe({ args }) {
-      return {
-        onSubscribeResult() {
-          return {
-            onNext({ result, setResult }) {
-              const statistics = subscriptionStatistics.get(args.contextValue);
-              if (statistics !== undefined) setResult({ ...result, extensions: { ...result.extensions, statistics } });
-            },
-          };
-        },
-      };
-    },
     onExecute({ args }) {
       const started = performance.now();
       const ctx = args.contextValue;

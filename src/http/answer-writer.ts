@@ -214,8 +214,12 @@ export abstract class JsonPieces {
   /** The value's JSON text as UTF-8, in pieces of a few thousand items at most. */
   abstract pieces(): Iterable<Buffer>;
 
+  /** Kept once made: a live update's answer is encoded for each of its subscribers. */
+  private json: unknown;
+
   toJSON(): unknown {
-    return JSON.parse(Buffer.concat(Array.from(this.pieces())).toString('utf8'));
+    this.json ??= JSON.parse(Buffer.concat(Array.from(this.pieces())).toString('utf8'));
+    return this.json;
   }
 }
 

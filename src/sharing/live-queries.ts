@@ -2,6 +2,8 @@
  * Live queries: identical subscriptions share one computation, re-run over the fresh edge every LIVE_POLL_MS and at
  * once after a write through the gateway to its metric; each subscriber is told which series changed from which time,
  * coalesced while it does not read (latest wins), so a slow client holds one mark per series, never a queue.
+ * Subscribers that read every update get the same update object, built once per run: the front end then executes and
+ * encodes it once for all of them (src/graphql/use-shared-events.ts).
  */
 import { KairographError, RateLimitedError, TooManySubscriptionsError } from '../model/errors.js';
 import type { PointList } from '../engine/point-list.js';
@@ -171,6 +173,13 @@ const TRANSIENT = new Set(['OVERLOADED', 'STORE_UNAVAILABLE', 'QUERY_TIMEOUT']);
 
 class Computation<T extends LiveItem> {
   current: { readonly answer: LiveAnswer<T>; readonly byKey: Map<string, T> } | undefined;
+  /** Counts the answers settled; a subscriber's marks name the answer they came from. */
+  generation = 0;
+  /** What the latest answer changed from the one before it; undefined when it was sent as a snapshot. */
+  private latest: { readonly changed: ReadonlyMap<string, number>; readonly removed: readonly string[] } | undefined;
+  /** The latest answer's snapshot and update, each built once, for every subscriber that needs exactly it. */
+  private sharedSnapshot: LiveUpdate<T> | undefined;
+  private sharedUpdate: LiveUpdate<T> | undefined;
   private readonly subscribers = new Set<Subscriber<T>>();
   private running = false;
   private again = false;
@@ -223,6 +232,10 @@ class Computation<T extends LiveItem> {
     for (const item of answer.series) byKey.set(this.query.seriesKey(item), item);
     const previous = this.current;
     this.current = { answer, byKey };
+    this.generation++;
+    this.latest = undefined;
+    this.sharedSnapshot = undefined;
+    this.sharedUpdate = undefined;
     if (previous === undefined || answer.reanchored) {
       for (const subscriber of this.subscribers) subscriber.snapshot();
     } else {
@@ -233,10 +246,30 @@ class Computation<T extends LiveItem> {
         if (fromMs !== undefined) changed.set(key, fromMs);
       }
       const removed = [...previous.byKey.keys()].filter((key) => !byKey.has(key));
-      if (changed.size > 0 || removed.length > 0)
+      if (changed.size > 0 || removed.length > 0) {
+        this.latest = { changed, removed };
         for (const subscriber of this.subscribers) subscriber.mark(changed, removed);
+      }
     }
     if (this.again) this.refresh();
+  }
+
+  /** The whole latest answer, as every subscriber that needs a snapshot is sent it. */
+  snapshotUpdate(): LiveUpdate<T> {
+    const { answer, byKey } = this.current!;
+    this.sharedSnapshot ??= {
+      kind: 'SNAPSHOT',
+      ...base(answer),
+      changes: [...byKey].map(([key, series]) => ({ key, fromMs: null, series, points: series.points })),
+      removed: [],
+    };
+    return this.sharedSnapshot;
+  }
+
+  /** What the latest answer changed, for the subscribers whose marks are that change and nothing older. */
+  latestUpdate(): LiveUpdate<T> {
+    this.sharedUpdate ??= changesUpdate(this.current!, this.latest!.changed, this.latest!.removed);
+    return this.sharedUpdate;
   }
 
   private fail(error: unknown): void {
@@ -261,6 +294,8 @@ class Computation<T extends LiveItem> {
  */
 class Subscriber<T extends LiveItem> {
   private needsSnapshot = true;
+  /** The answer whose change alone this subscriber's marks hold (it had read everything before it); -1 for none. */
+  private markedOnly = -1;
   private readonly dirty = new Map<string, number>();
   private readonly removed = new Set<string>();
   private wake: (() => void) | undefined;
@@ -274,13 +309,13 @@ class Subscriber<T extends LiveItem> {
 
   snapshot(): void {
     this.needsSnapshot = true;
-    this.dirty.clear();
-    this.removed.clear();
+    this.clearMarks();
     this.notify();
   }
 
   mark(changed: ReadonlyMap<string, number>, removed: readonly string[]): void {
     if (this.needsSnapshot) return this.notify();
+    this.markedOnly = this.dirty.size === 0 && this.removed.size === 0 ? this.computation.generation : -1;
     for (const [key, fromMs] of changed) {
       this.dirty.set(key, Math.min(fromMs, this.dirty.get(key) ?? Number.POSITIVE_INFINITY));
       this.removed.delete(key);
@@ -340,24 +375,41 @@ class Subscriber<T extends LiveItem> {
   private take(): LiveUpdate<T> | undefined {
     const current = this.computation.current;
     if (current === undefined) return undefined;
-    const { answer, byKey } = current;
-    const base = { startMs: answer.startMs, endMs: answer.endMs, statistics: answer.statistics };
     if (this.needsSnapshot) {
       this.needsSnapshot = false;
-      this.dirty.clear();
-      this.removed.clear();
-      const changes = [...byKey].map(([key, series]) => ({ key, fromMs: null, series, points: series.points }));
-      return { kind: 'SNAPSHOT', ...base, changes, removed: [] };
+      this.clearMarks();
+      return this.computation.snapshotUpdate();
     }
     if (this.dirty.size === 0 && this.removed.size === 0) return undefined;
-    const changes: LiveChange<T>[] = [];
-    for (const [key, fromMs] of this.dirty) {
-      const series = byKey.get(key);
-      if (series !== undefined) changes.push({ key, fromMs, series, points: pointsFrom(series.points, fromMs) });
-    }
-    const removed = [...this.removed];
+    const update =
+      this.markedOnly === this.computation.generation
+        ? this.computation.latestUpdate()
+        : changesUpdate(current, this.dirty, [...this.removed]);
+    this.clearMarks();
+    return update;
+  }
+
+  private clearMarks(): void {
     this.dirty.clear();
     this.removed.clear();
-    return { kind: 'UPDATE', ...base, changes, removed };
+    this.markedOnly = -1;
   }
+}
+
+function base(answer: LiveAnswer<LiveItem>): Pick<LiveUpdate<LiveItem>, 'startMs' | 'endMs' | 'statistics'> {
+  return { startMs: answer.startMs, endMs: answer.endMs, statistics: answer.statistics };
+}
+
+/** An update of the series changed since the given times, and of those removed, from an answer. */
+function changesUpdate<T extends LiveItem>(
+  { answer, byKey }: NonNullable<Computation<T>['current']>,
+  changed: ReadonlyMap<string, number>,
+  removed: readonly string[],
+): LiveUpdate<T> {
+  const changes: LiveChange<T>[] = [];
+  for (const [key, fromMs] of changed) {
+    const series = byKey.get(key);
+    if (series !== undefined) changes.push({ key, fromMs, series, points: pointsFrom(series.points, fromMs) });
+  }
+  return { kind: 'UPDATE', ...base(answer), changes, removed };
 }
