@@ -12,7 +12,7 @@ import { PromqlError, parseErrorMessage } from '../engine/promql/promql-error.js
 import { MAX_POINTS_PER_SERIES } from '../app/promql-query.js';
 import type { SubscriptionLivePromqlArgs } from '../generated/graphql.js';
 import { InputError } from '../model/errors.js';
-import type { LiveAnswer } from '../sharing/live-queries.js';
+import type { LiveAnswer } from '../sharing/live-update.js';
 import { metricScope } from '../sources/metric-scope.js';
 import { timeArg } from './arguments.js';
 import type { GraphQLContext } from './context.js';

@@ -4,7 +4,7 @@
  * statistics); the window starts where the computation's first subscriber asked and moves forward once it is twice
  * its length.
  */
-import type { LiveAnswer, LiveUpdate } from '../sharing/live-queries.js';
+import type { LiveAnswer, LiveUpdate } from '../sharing/live-update.js';
 import { InputError } from '../model/errors.js';
 import type { SubscriptionLiveSeriesArgs } from '../generated/graphql.js';
 import type { MetricQuery } from '../model/query.js';

@@ -1,7 +1,7 @@
 /**
  * What resolvers hand to the GraphQL types (codegen `mappers`): internal shapes, turned into fields lazily.
  */
-import type { LiveChange, LiveUpdate } from '../sharing/live-queries.js';
+import type { LiveChange, LiveUpdate } from '../sharing/live-update.js';
 import type { GroupByResult } from '../engine/execute.js';
 import type { PointList } from '../engine/point-list.js';
 import type { Source } from '../sources/source.js';

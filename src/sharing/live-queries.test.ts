@@ -6,7 +6,8 @@
 import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { PointList } from '../engine/point-list.js';
-import { type LiveAnswer, LiveQueries, type LiveUpdate } from './live-queries.js';
+import { LiveQueries } from './live-queries.js';
+import type { LiveAnswer, LiveUpdate } from './live-update.js';
 import { WriteGenerations } from './write-generations.js';
 
 interface Item {
