@@ -43,7 +43,12 @@ start=$(date +%s)
 if ! (cd "$PARTIAL" && apt-get download -q "${PACKAGES[@]}" >&2 2>"$PARTIAL/apt.log"); then
   ((EUID == 0)) || { cat "$PARTIAL/apt.log" >&2; die "apt-get download failed; as root, run 'apt-get update' first"; }
   echo "collectd/fetch.sh: apt-get download failed; updating the package lists once and trying again" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update failed"
+  # Another apt-get (the e2e project's Chromium install) may hold the lists' lock for a while: try a few times.
+  for try in 1 2 3 4 5 6; do
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && break
+    ((try < 6)) || die "apt-get update failed"
+    sleep 10
+  done
   (cd "$PARTIAL" && apt-get download -q "${PACKAGES[@]}" >&2 2>"$PARTIAL/apt.log") ||
     { cat "$PARTIAL/apt.log" >&2; die "apt-get download ${PACKAGES[*]} failed"; }
 fi
