@@ -121,12 +121,12 @@ async function readAll(gateway: TestGateway, expected: Record<string, Result[]>)
   }, 10_000).catch(read);
 }
 
-function series(name: string, values: [number | string, number | string], tags = { kind: 'x', room: 'a b' }) {
-  const other = { kind: 'y', room: 'c' };
+/** A field's two series, as LINES hold them. */
+function series(name: string, values: [number | string, number | string]): Result[] {
   return [
-    { name, tags: { kind: [tags.kind], room: [tags.room] }, values: [[T0, values[0]]] },
-    { name, tags: { kind: [other.kind], room: [other.room] }, values: [[T0 + 1500, values[1]]] },
-  ] as Result[];
+    { name, tags: { kind: ['x'], room: ['a b'] }, values: [[T0, values[0]]] },
+    { name, tags: { kind: ['y'], room: ['c'] }, values: [[T0 + 1500, values[1]]] },
+  ];
 }
 
 /**
@@ -188,6 +188,15 @@ it('writes every field through the InfluxDB 2 output (docs/ingest.md), token and
     }),
   );
   expect(await readAll(gateway, INFLUX_SERIES)).toEqual(INFLUX_SERIES);
+  expect(await graphqlGauge(gateway, 'telegraf_demo.gauge')).toEqual(GAUGE());
+  const label = await gateway.graphql(
+    '{ rawSeries(metric: "telegraf_demo.label", from: 0) { points { epochMs text type } } }',
+    {},
+    READER,
+  );
+  expect(label.body).toEqual({
+    data: { rawSeries: [{ points: [{ epochMs: T0, text: 'some text', type: 'STRING' }] }] },
+  });
 });
 
 it('writes every field through the InfluxDB 1.x output (docs/ingest.md), user and password', async () => {
@@ -247,4 +256,5 @@ it('writes numbers and booleans through the Graphite output with Graphite 1.1 ta
     'telegraf_demo.label': [],
   };
   expect(await readAll(gateway, expected)).toEqual(expected);
+  expect(await graphqlGauge(gateway, 'telegraf_demo.gauge')).toEqual(GAUGE('a_b', [T0, T0 + 1000]));
 });
