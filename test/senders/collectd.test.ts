@@ -87,7 +87,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'collectd.conf'), config);
   startedMs = Date.now();
   collectd = startSender(`${root}/usr/sbin/collectd`, ['-f', '-C', join(dir, 'collectd.conf')], {
-    LD_LIBRARY_PATH: `${root}/usr/lib/x86_64-linux-gnu`,
+    LD_LIBRARY_PATH: `${root}/deps`,
   });
 });
 

@@ -4,7 +4,7 @@
 # .collectd/<version>/ once. Later calls return at once, so the test setup calls it unconditionally.
 #   tools/collectd/fetch.sh               fetch if missing
 #   tools/collectd/fetch.sh --print-path  fetch if missing, then print the unpacked root on stdout: collectd is
-#                                         <root>/usr/sbin/collectd, run with LD_LIBRARY_PATH=<root>/usr/lib/x86_64-linux-gnu
+#                                         <root>/usr/sbin/collectd, run with LD_LIBRARY_PATH=<root>/deps
 set -euo pipefail
 
 PACKAGES=(collectd-core libyajl2)
@@ -57,7 +57,10 @@ mkdir "$PARTIAL/root"
 for deb in "$PARTIAL"/*.deb; do dpkg-deb -x "$deb" "$PARTIAL/root"; done
 # Docs, man pages and the sample config are not needed to run it.
 rm -rf "$PARTIAL/root/usr/share/doc" "$PARTIAL/root/usr/share/man"
-LIBS=$PARTIAL/root/usr/lib/x86_64-linux-gnu
+# The libraries fetched beside collectd, in one folder of a fixed name whatever the machine's multiarch triplet.
+LIBS=$PARTIAL/root/deps
+mkdir "$LIBS"
+mv "$PARTIAL"/root/usr/lib/*-linux-gnu/* "$LIBS"/
 missing=$(for f in "$PARTIAL/root/usr/sbin/collectd" "${PLUGINS[@]}"; do
   [[ $f == /* ]] || f=$PARTIAL/root/usr/lib/collectd/$f.so
   [[ -e $f ]] || { echo "$f"; continue; }
