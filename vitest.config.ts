@@ -30,6 +30,7 @@ export default defineConfig({
             'test/cluster/**',
             'test/prometheus/**',
             'test/bigtable/**',
+            'test/senders/**',
           ],
         },
       },
@@ -88,6 +89,18 @@ export default defineConfig({
           // Google's Bigtable emulator (tools/bigtable/), built from the Go module proxy on a machine's first run (a few
           // minutes), then booted in well under a second.
           globalSetup: ['test/support/bigtable-global-setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'senders',
+          include: ['test/senders/**/*.test.ts'],
+          // Real collectors running the docs' configurations: Telegraf, built from the Go module proxy on a machine's
+          // first run (2-3 min), and Debian's collectd, unpacked (seconds); later runs start each for a few seconds.
+          globalSetup: ['test/support/senders-global-setup.ts'],
+          fileParallelism: false,
           testTimeout: 60_000,
         },
       },

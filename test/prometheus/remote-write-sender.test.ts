@@ -1,17 +1,20 @@
 /**
  * A real Prometheus as the remote-write sender: it scrapes a target of this test and remote-writes what it scraped
- * into the gateway, protocol 1.0 into one source and 2.0 into another (the configuration docs/ingest.md shows). Every
- * sample the gateway holds must be one Prometheus holds, with the same labels, time and value, read through the
- * gateway's query API and GraphQL; Prometheus must count no failed or retried sample; when the target goes away, the
- * staleness markers Prometheus sends are counted and left out.
+ * into the gateway with docs/ingest.md's remote_write block, taken from the docs at run time: protocol 2.0 into one
+ * source and, as the block's comment says, 1.0 into another. Every sample the gateway holds must be one Prometheus
+ * holds, with the same labels, time and value, read through the gateway's query API and GraphQL; Prometheus must count
+ * no failed or retried sample; when the target goes away, the staleness markers Prometheus sends are counted and left
+ * out.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { tokenHash } from '../../src/http/hashes.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import { docsBlock, fill } from '../support/docs-config.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { type PrometheusServer, startPrometheus } from '../support/prometheus-server.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
@@ -67,27 +70,27 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** docs/ingest.md's configuration, with the test's URLs and a short interval and deadline so the test is quick. */
+/**
+ * The scrape is the test's own (1 s, so the test is quick); the remote_write queues are docs/ingest.md's block as it
+ * stands, with the gateway's URL and the writer's token put in: the docs' queue (protocol 2.0) into the primary
+ * source, and the same queue as the docs' comment says for 1.0 (its `protobuf_message` line left out) into `second`.
+ */
 function prometheusConfig(gatewayUrl: string, targetPort: number): string {
-  return `global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: ingest-target
-    static_configs:
-      - targets: ['127.0.0.1:${targetPort}']
-remote_write:
-  - url: ${gatewayUrl}/prometheus/kairosdb/api/v1/write
-    name: v1
-    authorization:
-      credentials: ${WRITER}
-    queue_config: { batch_send_deadline: 1s }
-  - url: ${gatewayUrl}/prometheus/second/api/v1/write
-    name: v2
-    protobuf_message: io.prometheus.write.v2.Request
-    authorization:
-      credentials: ${WRITER}
-    queue_config: { batch_send_deadline: 1s }
-`;
+  const block = fill(docsBlock('ingest.md', 'prometheus-remote-write'), {
+    'http://kairograph:4000': gatewayUrl,
+    '<a token with the write scope>': WRITER,
+  });
+  const v1 = block
+    .split('\n')
+    .filter((line) => !line.includes('protobuf_message') && !line.includes('# protocol 2.0'))
+    .join('\n')
+    .replace('/prometheus/kairosdb/', '/prometheus/second/');
+  const queues = [block, v1].flatMap((text) => (parse(text) as { remote_write: unknown[] }).remote_write);
+  return stringify({
+    global: { scrape_interval: '1s' },
+    scrape_configs: [{ job_name: 'ingest-target', static_configs: [{ targets: [`127.0.0.1:${targetPort}`] }] }],
+    remote_write: queues,
+  });
 }
 
 type Matrix = { metric: Record<string, string>; values: [number, string][] }[];
@@ -119,11 +122,12 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
   }
 }
 
-async function metricLine(url: string, prefix: string): Promise<string | undefined> {
+/** The first line of `url`'s /metrics that starts with `prefix` and holds `label` too. */
+async function metricLine(url: string, prefix: string, label = ''): Promise<string | undefined> {
   const headers = url === gateway.url ? READER : {};
   return (await (await fetch(`${url}/metrics`, { headers })).text())
     .split('\n')
-    .find((line) => line.startsWith(prefix));
+    .find((line) => line.startsWith(prefix) && line.includes(label));
 }
 
 it('stores exactly what Prometheus scraped, through 1.0 and 2.0, readable by PromQL and GraphQL', async () => {
@@ -169,11 +173,13 @@ it('stores exactly what Prometheus scraped, through 1.0 and 2.0, readable by Pro
     },
   });
   // The sender saw every request succeed: nothing failed, nothing retried, for both protocols.
-  for (const name of ['v1', 'v2']) {
+  // The docs' queues have no `name`, so Prometheus's metrics tell them apart by URL.
+  for (const source of ['kairosdb', 'second']) {
+    const queue = `url="${gateway.url}/prometheus/${source}/api/v1/write"`;
     for (const counter of ['samples_failed_total', 'samples_retried_total'])
       expect(
-        await metricLine(prometheus.url, `prometheus_remote_storage_${counter}{remote_name="${name}"`),
-        `${name} ${counter}`,
+        await metricLine(prometheus.url, `prometheus_remote_storage_${counter}{`, queue),
+        `${source} ${counter}`,
       ).toMatch(/ 0$/);
   }
 });
