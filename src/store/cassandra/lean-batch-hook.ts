@@ -7,49 +7,59 @@ import { createRequire } from 'node:module';
 import cassandra from 'cassandra-driver';
 import { HOOKED_DRIVER_VERSION } from '../cassandra-client/lean-page-hook.js';
 
+/** A run of one partition's cells: `from` to `to` of its columns, values and TTLs; `key` is its row key. */
+export interface CellRun {
+  readonly key: Buffer;
+  readonly columns: readonly number[];
+  readonly values: readonly Uint8Array[];
+  readonly ttls: readonly number[];
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
- * The cells of one data_points batch, the payload of its one query item (`[key, cells]`): the key stays first so
- * that the driver routes the batch from it as it routes any prepared statement; only the lean writer reads the cells.
- * They are encoded when made, so a write holds one buffer per batch, not an object per cell, while it waits for the
- * index rows and for a request permit.
+ * The cells of one data_points batch, of one partition or several, the payload of its one query item (`[key, cells]`):
+ * the first run's key stays first so that the driver routes the batch from it as it routes any prepared statement;
+ * only the lean writer reads the cells. They are encoded when made, so a write holds one buffer per batch, not an
+ * object per cell, while it waits for the index rows and for a request permit.
  */
 export class PointCells {
   /** Per cell, everything the stock writer writes after the query id: [short] 4 values, then key, column1, value, TTL as [bytes]. */
   readonly body: Buffer;
   readonly count: number;
+  /** The first run's row key: the batch's routing key. */
+  readonly key: Buffer;
 
-  /** Cells `from` to `to` of a partition's columns, values and TTLs; `key` is the partition's row key. */
-  constructor(
-    readonly key: Buffer,
-    columns: readonly number[],
-    values: readonly Uint8Array[],
-    ttls: readonly number[],
-    from: number,
-    to: number,
-  ) {
-    const fixed = CELL_FIXED_BYTES + key.length;
+  constructor(runs: readonly CellRun[]) {
     let size = 0;
-    for (let i = from; i < to; i++) size += fixed + values[i]!.length;
+    let count = 0;
+    for (const { key, values, from, to } of runs) {
+      for (let i = from; i < to; i++) size += CELL_FIXED_BYTES + key.length + values[i]!.length;
+      count += to - from;
+    }
     const body = Buffer.allocUnsafe(size);
     let p = 0;
-    for (let i = from; i < to; i++) {
-      p = body.writeUInt16BE(4, p);
-      p = body.writeInt32BE(key.length, p);
-      p += key.copy(body, p);
-      p = body.writeInt32BE(4, p);
-      p = body.writeUInt32BE(columns[i]!, p);
-      const value = values[i]!;
-      p = body.writeInt32BE(value.length, p);
-      body.set(value, p);
-      p += value.length;
-      p = body.writeInt32BE(4, p);
-      p = body.writeInt32BE(ttls[i]!, p);
+    for (const { key, columns, values, ttls, from, to } of runs) {
+      for (let i = from; i < to; i++) {
+        p = body.writeUInt16BE(4, p);
+        p = body.writeInt32BE(key.length, p);
+        p += key.copy(body, p);
+        p = body.writeInt32BE(4, p);
+        p = body.writeUInt32BE(columns[i]!, p);
+        const value = values[i]!;
+        p = body.writeInt32BE(value.length, p);
+        body.set(value, p);
+        p += value.length;
+        p = body.writeInt32BE(4, p);
+        p = body.writeInt32BE(ttls[i]!, p);
+      }
     }
     this.body = body;
-    this.count = to - from;
+    this.count = count;
+    this.key = runs[0]?.key ?? EMPTY;
   }
 
-  /** The query item that carries these cells: the key first, for the driver's routing. */
+  /** The query item that carries these cells: the first key first, for the driver's routing. */
   get params(): [Buffer, PointCells] {
     return [this.key, this];
   }
@@ -59,12 +69,12 @@ export class PointCells {
     const head = 1 + 2 + queryId.length;
     const out = Buffer.allocUnsafe(this.body.length + this.count * head);
     const body = this.body;
-    // A cell's value length sits after its values count, key and column1.
-    const valueLengthAt = 2 + 4 + this.key.length + 4 + 4;
     let from = 0;
     let p = 0;
     for (let i = 0; i < this.count; i++) {
-      const to = from + CELL_FIXED_BYTES + this.key.length + body.readInt32BE(from + valueLengthAt);
+      // A cell's key length follows its values count; its value length follows the key and column1.
+      const keyLength = body.readInt32BE(from + 2);
+      const to = from + CELL_FIXED_BYTES + keyLength + body.readInt32BE(from + 2 + 4 + keyLength + 4 + 4);
       out[p++] = 1;
       p = out.writeUInt16BE(queryId.length, p);
       p += queryId.copy(out, p);
@@ -74,6 +84,8 @@ export class PointCells {
     return out;
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** A cell's bytes besides its key and value: [short] values count, four [int] lengths, column1 (4) and the TTL (4). */
 const CELL_FIXED_BYTES = 2 + 4 * 4 + 4 + 4;

@@ -28,8 +28,11 @@ interface Sent {
   settle(error?: Error): void;
 }
 
-/** An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. */
-function recorder(): { exec: Executor; sent: Sent[] } {
+/**
+ * An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. Every
+ * partition has the same replicas unless `replicasOf` says otherwise.
+ */
+function recorder(replicasOf: (key: Buffer) => string = () => ''): { exec: Executor; sent: Sent[] } {
   const sent: Sent[] = [];
   const record = (
     name: StatementName,
@@ -47,6 +50,7 @@ function recorder(): { exec: Executor; sent: Sent[] } {
       expect(query).toBe(st.insertPoint);
       return record(name, undefined, cells, timestampMs);
     },
+    replicasOf,
   };
   return { exec: exec as unknown as Executor, sent };
 }
@@ -65,38 +69,40 @@ function series(metric: string, host: string, timestamps: number[], ttlSeconds =
   return { metric, tags: { host }, type: 'double', ttlSeconds, timestamps, values: timestamps.map((t) => t / 10) };
 }
 
-/** The cells of a data batch as [column, value hex, ttl], whichever the encoder. */
-function cellsOf(s: Sent): [number, string, number][] {
+/** The cells of a data batch as [row key hex, column, value hex, ttl], whichever the encoder. */
+function cellsOf(s: Sent): [string, number, string, number][] {
   if (s.statements !== undefined) {
     return s.statements.map(({ params }) => [
+      (params[0] as Buffer).toString('hex'),
       (params[1] as Buffer).readUInt32BE(0),
       (params[2] as Buffer).toString('hex'),
       params[3] as number,
     ]);
   }
   // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
-  const { body, key, count } = s.cells!;
-  const out: [number, string, number][] = [];
+  const { body, count } = s.cells!;
+  const out: [string, number, string, number][] = [];
   let p = 0;
   for (let i = 0; i < count; i++) {
     expect(body.readUInt16BE(p)).toBe(4);
-    expect(body.subarray(p + 6, p + 6 + key.length)).toEqual(key);
-    p += 6 + key.length + 4;
+    const keyLength = body.readInt32BE(p + 2);
+    const key = body.subarray(p + 6, p + 6 + keyLength).toString('hex');
+    p += 6 + keyLength + 4;
     const column = body.readUInt32BE(p);
     const length = body.readInt32BE(p + 4);
     const value = body.subarray(p + 8, p + 8 + length).toString('hex');
     p += 8 + length + 4;
-    out.push([column, value, body.readInt32BE(p)]);
+    out.push([key, column, value, body.readInt32BE(p)]);
     p += 4;
   }
   expect(p).toBe(body.length);
+  // The batch is routed by its first cell's key.
+  if (count > 0) expect(s.cells!.key.toString('hex')).toBe(out[0]![0]);
   return out;
 }
 
-/** The row key a data batch writes, whichever the encoder. */
-function keyOf(s: Sent): string {
-  return (s.cells?.key ?? (s.statements![0]!.params[0] as Buffer)).toString('hex');
-}
+const keyHex = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') =>
+  Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
 
 describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (encoder) => {
   it('sends the index rows, one batch per index partition, and only once they are acknowledged the data', async () => {
@@ -160,28 +166,17 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     expect(sent).toHaveLength(6);
     sent[5]!.settle();
     await flush();
+    // Every partition in one batch: the same replicas, and far under 5 KiB.
     const data = sent.slice(6);
-    expect(data.map((s) => s.name)).toEqual([
-      'data_points.insert',
-      'data_points.insert',
-      'data_points.insert',
-      'data_points.insert',
-    ]);
+    expect(data.map((s) => s.name)).toEqual(['data_points.insert']);
     expect(data.every((s) => (encoder === 'lean' ? s.cells !== undefined : s.statements !== undefined))).toBe(true);
-    const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') =>
-      Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
     const value = (v: number) => Buffer.from(encodeDouble(v)).toString('hex');
-    expect(data.map((s) => [keyOf(s), cellsOf(s)])).toEqual([
-      [
-        key('cpu', 'a', 0),
-        [
-          [10, value(1), 3600],
-          [20, value(2), 3600],
-        ],
-      ],
-      [key('cpu', 'a', rowTwo), [[encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600]]],
-      [key('cpu', 'b', 0), [[30, value(3), 0]]],
-      [key('mem', 'a', 0), [[40, value(4), 60]]],
+    expect(cellsOf(data[0]!)).toEqual([
+      [keyHex('cpu', 'a', 0), 10, value(1), 3600],
+      [keyHex('cpu', 'a', 0), 20, value(2), 3600],
+      [keyHex('cpu', 'a', rowTwo), encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600],
+      [keyHex('cpu', 'b', 0), 30, value(3), 0],
+      [keyHex('mem', 'a', 0), 40, value(4), 60],
     ]);
     expect(sent.every((s) => s.timestampMs === TS)).toBe(true);
     for (const s of data) s.settle();
@@ -218,7 +213,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     const data = sent.filter((s) => s.name === 'data_points.insert');
     // 60,002 bytes a cell: four fit in 256 KiB, the fifth starts the next batch.
     expect(data.map((s) => cellsOf(s).length)).toEqual([1000, 1000, 500, 4, 1]);
-    expect(data.flatMap((s) => cellsOf(s).map(([column]) => column)).slice(0, 2500)).toEqual(many);
+    expect(data.flatMap((s) => cellsOf(s).map(([, column]) => column)).slice(0, 2500)).toEqual(many);
     for (const s of data) s.settle();
     await written;
   });
@@ -257,7 +252,8 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
   });
 
   it('fails when a data batch fails, only once every data batch settled', async () => {
-    const { exec, sent } = recorder();
+    // Each partition on replicas of its own: a batch each.
+    const { exec, sent } = recorder((key) => key.toString('hex'));
     let outcome: unknown = 'pending';
     const written = writePartitions(
       exec,
@@ -283,6 +279,62 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     data[2]!.settle();
     await written;
     expect(outcome).toBe(failure);
+  });
+
+  it('shares batches among partitions with the same replicas, each batch under 5 KiB as Cassandra counts it', async () => {
+    // Row keys of 35 bytes (m, the row time, kairos_double, host=hNNN:): 35 + 44 bytes a one-cell partition, so 64 of
+    // them a batch (5,056 bytes; 65 would be 5,135, over 5,120).
+    const { exec, sent } = recorder((key) => (key.includes('host=h1') ? 'node-2' : 'node-1'));
+    const hosts = Array.from({ length: 300 }, (_, i) => `h${String(i).padStart(3, '0')}`);
+    expect(encodeRowKey({ metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { host: 'h000' } })).toHaveLength(
+      35,
+    );
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: hosts.map((h) => series('m', h, [1])) },
+      TS,
+      fresh(encoder),
+    );
+    await flush();
+    for (const s of sent) s.settle();
+    await flush();
+    const data = sent.filter((s) => s.name === 'data_points.insert');
+    // h000-h099 and h200-h299 on node-1 (200 partitions), h100-h199 on node-2 (100), in the order written.
+    expect(data.map((s) => cellsOf(s).length)).toEqual([64, 64, 64, 8, 64, 36]);
+    const hostsOf = (s: Sent) => cellsOf(s).map(([key]) => key);
+    expect(data.slice(0, 4).flatMap(hostsOf)).toEqual(
+      [...hosts.slice(0, 100), ...hosts.slice(200)].map((h) => keyHex('m', h, 0)),
+    );
+    expect(data.slice(4).flatMap(hostsOf)).toEqual(hosts.slice(100, 200).map((h) => keyHex('m', h, 0)));
+    for (const s of data) s.settle();
+    await written;
+  });
+
+  it('gives a partition over 5 KiB batches of its own, and puts the partitions around it together', async () => {
+    const { exec, sent } = recorder();
+    // 120 cells of 8 bytes: 35 + 120 × 44 bytes, over 5,120.
+    const large = Array.from({ length: 120 }, (_, i) => i);
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: [series('m', 'h000', [1]), series('m', 'h001', large), series('m', 'h002', [1, 2])] },
+      TS,
+      fresh(encoder),
+    );
+    await flush();
+    for (const s of sent) s.settle();
+    await flush();
+    const data = sent.filter((s) => s.name === 'data_points.insert');
+    expect(data.map((s) => [...new Set(cellsOf(s).map(([key]) => key))])).toEqual([
+      [keyHex('m', 'h001', 0)],
+      [keyHex('m', 'h000', 0), keyHex('m', 'h002', 0)],
+    ]);
+    expect(data.map((s) => cellsOf(s).length)).toEqual([120, 3]);
+    for (const s of data) s.settle();
+    await written;
   });
 
   it('sends nothing for a batch without points', async () => {
@@ -443,18 +495,13 @@ describe('a write with a written index', () => {
       ['row_keys.insert', 2],
       ['row_key_time_index.insert', 1],
       ['string_index.insert', 1],
-      ['data_points.insert', 1],
-      ['data_points.insert', 1],
+      ['data_points.insert', 2],
     ]);
-    expect((await write('a', 'b')).batches).toEqual([
-      ['data_points.insert', 1],
-      ['data_points.insert', 1],
-    ]);
+    expect((await write('a', 'b')).batches).toEqual([['data_points.insert', 2]]);
     const third = sent.length;
     expect((await write('a', 'c')).batches).toEqual([
       ['row_keys.insert', 1],
-      ['data_points.insert', 1],
-      ['data_points.insert', 1],
+      ['data_points.insert', 2],
     ]);
     expect(Object.fromEntries(sent[third]!.statements![0]!.params[4] as Map<string, string>)).toEqual({ host: 'c' });
   });
@@ -479,8 +526,7 @@ describe('a write with a written index', () => {
     });
     expect((await drive(sent, () => writePartitions(exec, st, MS, batch, TS, options(written)))).batches).toEqual([
       ['row_keys.insert', 2],
-      ['data_points.insert', 1],
-      ['data_points.insert', 1],
+      ['data_points.insert', 2],
     ]);
   });
 

@@ -11,13 +11,20 @@ import { tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import { MAX_STATEMENTS_PER_BATCH, type BatchQuery } from '../cassandra-client/executor.js';
 import type { StoreExecutor } from './statements.js';
-import { PointCells } from './lean-batch-hook.js';
+import { PointCells, type CellRun as LeanCellRun } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type StatementName, type Statements } from './statements.js';
 import { indexKey, type WriteStamp, type WrittenIndex } from './written-index.js';
 
 const MAX_BYTES_PER_BATCH = 256 * 1024;
+/**
+ * A batch of several partitions over Cassandra's batch_size_warn_threshold (5 KiB by default) is logged by the node at
+ * WARN, each one, and one over batch_size_fail_threshold (50 KiB) refused; one partition's batch is exempt from both.
+ */
+const MAX_BYTES_PER_SHARED_BATCH = 5 * 1024;
+/** What a cell adds to a batch's size as Cassandra counts it, besides its value: more than its clustering and write time. */
+const CELL_BYTES = 4 + 32;
 
 export interface WriteOptions {
   readonly encoder: WriteEncoder;
@@ -36,7 +43,9 @@ export async function writePartitions(
   { encoder, tagIndex, written }: WriteOptions,
 ): Promise<void> {
   const stamp = written.stamp();
-  const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex, written, stamp);
+  const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex, written, stamp, (key) =>
+    exec.replicasOf(key),
+  );
   if (data.length === 0) return;
   await settleAll(
     index.map(async ({ name, statements }) => {
@@ -71,11 +80,12 @@ function encodeWrite(
   tagIndex: TagIndexConfig,
   written: WrittenIndex,
   stamp: WriteStamp,
+  replicasOf: (key: Buffer) => string,
 ): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
   return {
     index: indexBatches(st, writes, tagIndex, written, stamp),
-    data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)),
+    data: dataBatches(st, writes.partitions, encoder, replicasOf),
   };
 }
 
@@ -170,14 +180,62 @@ function indexBatches(
   ];
 }
 
-/** A partition's cells in batches: PointCells for the lean encoder, a query per cell for the driver's. */
-function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEncoder): (PointCells | BatchQuery[])[] {
-  const { keyBytes, columns, values, ttls } = partition;
-  const key = bufferOf(keyBytes);
-  return runs(columns.length, (i) => values[i]!.length + 4).map(([from, to]) => {
-    if (encoder === 'lean') return new PointCells(key, columns, values, ttls, from, to);
+/**
+ * The cells in as few batches as Cassandra takes whole: partitions whose replicas are the same nodes share batches (as
+ * KairosDB's CQLBatch groups by host) of at most MAX_BYTES_PER_SHARED_BATCH, so at most some 140 cells; a partition
+ * larger than that has batches of its own, which the size checks spare. One batch per partition would cost Cassandra
+ * and the driver a request per series for every write of a few points.
+ */
+function dataBatches(
+  st: Statements,
+  partitions: readonly PartitionWrite[],
+  encoder: WriteEncoder,
+  replicasOf: (key: Buffer) => string,
+): (PointCells | BatchQuery[])[] {
+  const groups = new Map<string, CellRun[]>();
+  const out: (PointCells | BatchQuery[])[] = [];
+  for (const { keyBytes, columns, values, ttls } of partitions) {
+    const key = bufferOf(keyBytes);
+    let bytes = key.length;
+    for (let i = 0; i < columns.length && bytes <= MAX_BYTES_PER_SHARED_BATCH; i++)
+      bytes += values[i]!.length + CELL_BYTES;
+    if (bytes > MAX_BYTES_PER_SHARED_BATCH) {
+      for (const [from, to] of runs(columns.length, (i) => values[i]!.length + 4))
+        out.push(encodeCells(st, [{ key, columns, values, ttls, from, to }], encoder));
+      continue;
+    }
+    const replicas = replicasOf(key);
+    let group = groups.get(replicas);
+    if (group === undefined) groups.set(replicas, (group = []));
+    group.push({ key, columns, values, ttls, from: 0, to: columns.length, bytes });
+  }
+  for (const group of groups.values()) {
+    let from = 0;
+    let bytes = 0;
+    for (let i = 0; i < group.length; i++) {
+      if (bytes + group[i]!.bytes > MAX_BYTES_PER_SHARED_BATCH) {
+        out.push(encodeCells(st, group.slice(from, i), encoder));
+        from = i;
+        bytes = 0;
+      }
+      bytes += group[i]!.bytes;
+    }
+    out.push(encodeCells(st, group.slice(from), encoder));
+  }
+  return out;
+}
+
+/** A whole partition's cells, and about what they add to a batch's size as Cassandra measures it. */
+interface CellRun extends LeanCellRun {
+  readonly bytes: number;
+}
+
+/** The runs' cells as one batch: PointCells for the lean encoder, a query per cell for the driver's. */
+function encodeCells(st: Statements, runs: readonly LeanCellRun[], encoder: WriteEncoder): PointCells | BatchQuery[] {
+  if (encoder === 'lean') return new PointCells(runs);
+  const queries: BatchQuery[] = [];
+  for (const { key, columns, values, ttls, from, to } of runs) {
     const names = Buffer.allocUnsafe((to - from) * 4);
-    const queries: BatchQuery[] = [];
     for (let i = from; i < to; i++) {
       writeColumn(names, (i - from) * 4, columns[i]!);
       queries.push({
@@ -185,8 +243,8 @@ function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEn
         params: [key, names.subarray((i - from) * 4, (i - from) * 4 + 4), bufferOf(values[i]!), ttls[i]!],
       });
     }
-    return queries;
-  });
+  }
+  return queries;
 }
 
 interface Statement extends BatchQuery {
