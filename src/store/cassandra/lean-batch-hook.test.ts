@@ -138,24 +138,12 @@ describe('a batch of PointCells', () => {
 
   it('lays out each cell as the protocol reads a prepared statement: id, 4 values, key, column1, value, TTL', () => {
     const key = Buffer.from('6d00', 'hex');
+    const values = [Uint8Array.of(0x3f), new Uint8Array(0)];
+    // The second run, another partition's with a longer key, starts at its second cell: each cell carries its key.
+    const other = { key: Buffer.from('6e0001', 'hex'), columns: [9, 7], values: [Uint8Array.of(1), Uint8Array.of(2)] };
     const cells = new PointCells([
-      {
-        key,
-        columns: [0, 0xffffffff],
-        values: [Uint8Array.of(0x3f), new Uint8Array(0)],
-        ttls: [0, MAX_TTL_SECONDS],
-        from: 0,
-        to: 2,
-      },
-      // Another partition's cell, with a longer key: each cell carries its own.
-      {
-        key: Buffer.from('6e0001', 'hex'),
-        columns: [9, 7],
-        values: [Uint8Array.of(1), Uint8Array.of(2)],
-        ttls: [5, 6],
-        from: 1,
-        to: 2,
-      },
+      { key, columns: [0, 0xffffffff], values, ttls: [0, MAX_TTL_SECONDS], from: 0, to: 2 },
+      { ...other, ttls: [5, 6], from: 1, to: 2 },
     ]);
     const id = Buffer.from('abcd', 'hex');
     expect(cells.count).toBe(3);
