@@ -77,11 +77,15 @@ export function cellsOf(s: Sent): [string, number, string, number][] {
       params[3] as number,
     ]);
   }
-  // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
-  const { body, count } = s.cells!;
+  // PointCells' statements: kind 1, [short bytes] query id, then [short] 4, key, column1, value, TTL as [bytes].
+  const { count } = s.cells!;
+  const id = Buffer.alloc(16, 0xab);
+  const body = s.cells!.statements(id);
   const out: [string, number, string, number][] = [];
   let p = 0;
   for (let i = 0; i < count; i++) {
+    expect(body.subarray(p, p + 19)).toEqual(Buffer.concat([Buffer.from([1, 0, 16]), id]));
+    p += 19;
     expect(body.readUInt16BE(p)).toBe(4);
     const keyLength = body.readInt32BE(p + 2);
     const key = body.subarray(p + 6, p + 6 + keyLength).toString('hex');

@@ -154,6 +154,12 @@ describe('a batch of PointCells', () => {
       ['01', '0002 abcd', '0004', '00000003 6e0001', '00000004 00000007', '00000001 02', '00000004 00000006'],
     ];
     expect(cells.statements(id).toString('hex')).toBe(expected.flat().join('').replaceAll(' ', ''));
+    // An id of 16 bytes, as Cassandra's are, fills the slots laid out for it; another, after a re-prepare, replaces it.
+    for (const fill of [0x11, 0x22]) {
+      const long = Buffer.alloc(16, fill);
+      const withLong = expected.map(([, , ...cell]) => ['01', `0010 ${long.toString('hex')}`, ...cell]);
+      expect(cells.statements(long).toString('hex')).toBe(withLong.flat().join('').replaceAll(' ', ''));
+    }
   });
 
   it("passes the steps between Client.batch and the writer untouched: named-parameter adaptation, then routing by the first partition's key", () => {

@@ -20,41 +20,52 @@ export interface CellRun {
 /**
  * The cells of one data_points batch, of one partition or several, the payload of its one query item (`[key, cells]`):
  * the first run's key stays first so that the driver routes the batch from it as it routes any prepared statement;
- * only the lean writer reads the cells. They are encoded when made, so a write holds one buffer per batch, not an
- * object per cell, while it waits for the index rows and for a request permit.
+ * only the lean writer reads the cells. They are laid out when made as the frame holds them, a statement per cell with
+ * a slot for the query id, which is known only once the statement is prepared: a write holds one buffer per batch,
+ * not an object per cell, while it waits for the index rows and a request permit, and writing it copies ids, not cells.
  */
 export class PointCells {
-  /** Per cell, everything the stock writer writes after the query id: [short] 4 values, then key, column1, value, TTL as [bytes]. */
-  readonly body: Buffer;
   readonly count: number;
   /** The first run's row key: the batch's routing key. */
   readonly key: Buffer;
+  /** Per cell: kind 1, [short bytes] a query id of ID_BYTES, then [short] 4 values, key, column1, value, TTL as [bytes]. */
+  private readonly laid: Buffer;
+  /** Where each cell's query id goes. */
+  private readonly idAt: Uint32Array;
 
   constructor(runs: readonly CellRun[]) {
     let size = 0;
     let count = 0;
     for (const { key, values, from, to } of runs) {
-      for (let i = from; i < to; i++) size += CELL_FIXED_BYTES + key.length + values[i]!.length;
+      for (let i = from; i < to; i++)
+        size += STATEMENT_HEAD_BYTES + ID_BYTES + CELL_FIXED_BYTES + key.length + values[i]!.length;
       count += to - from;
     }
-    const body = Buffer.allocUnsafe(size);
+    const laid = Buffer.allocUnsafe(size);
+    const idAt = new Uint32Array(count);
     let p = 0;
+    let c = 0;
     for (const { key, columns, values, ttls, from, to } of runs) {
       for (let i = from; i < to; i++) {
-        p = body.writeUInt16BE(4, p);
-        p = body.writeInt32BE(key.length, p);
-        p += key.copy(body, p);
-        p = body.writeInt32BE(4, p);
-        p = body.writeUInt32BE(columns[i]!, p);
+        laid[p++] = 1;
+        p = laid.writeUInt16BE(ID_BYTES, p);
+        idAt[c++] = p;
+        p += ID_BYTES;
+        p = laid.writeUInt16BE(4, p);
+        p = laid.writeInt32BE(key.length, p);
+        p += key.copy(laid, p);
+        p = laid.writeInt32BE(4, p);
+        p = laid.writeUInt32BE(columns[i]!, p);
         const value = values[i]!;
-        p = body.writeInt32BE(value.length, p);
-        body.set(value, p);
+        p = laid.writeInt32BE(value.length, p);
+        laid.set(value, p);
         p += value.length;
-        p = body.writeInt32BE(4, p);
-        p = body.writeInt32BE(ttls[i]!, p);
+        p = laid.writeInt32BE(4, p);
+        p = laid.writeInt32BE(ttls[i]!, p);
       }
     }
-    this.body = body;
+    this.laid = laid;
+    this.idAt = idAt;
     this.count = count;
     this.key = runs[0]?.key ?? EMPTY;
   }
@@ -64,28 +75,35 @@ export class PointCells {
     return [this.key, this];
   }
 
-  /** The batch's statements as BatchRequest.write encodes one prepared item per cell: kind 1, [short bytes] query id, the cell. */
+  /**
+   * The batch's statements as BatchRequest.write encodes one prepared item per cell: kind 1, [short bytes] query id,
+   * the cell. With an id of ID_BYTES, the laid-out buffer itself (a retry writes the same ids again).
+   */
   statements(queryId: Buffer): Buffer {
-    const head = 1 + 2 + queryId.length;
-    const out = Buffer.allocUnsafe(this.body.length + this.count * head);
-    const body = this.body;
-    let from = 0;
+    const { laid, idAt, count } = this;
+    if (queryId.length === ID_BYTES) {
+      for (let i = 0; i < count; i++) queryId.copy(laid, idAt[i]!);
+      return laid;
+    }
+    const out = Buffer.allocUnsafe(laid.length + count * (queryId.length - ID_BYTES));
     let p = 0;
-    for (let i = 0; i < this.count; i++) {
-      // A cell's key length follows its values count; its value length follows the key and column1.
-      const keyLength = body.readInt32BE(from + 2);
-      const to = from + CELL_FIXED_BYTES + keyLength + body.readInt32BE(from + 2 + 4 + keyLength + 4 + 4);
+    for (let i = 0; i < count; i++) {
       out[p++] = 1;
       p = out.writeUInt16BE(queryId.length, p);
       p += queryId.copy(out, p);
-      p += body.copy(out, p, from, to);
-      from = to;
+      p += laid.copy(out, p, idAt[i]! + ID_BYTES, i + 1 < count ? idAt[i + 1]! - 3 : laid.length);
     }
     return out;
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Cassandra's prepared statement ids are MD5 digests. */
+const ID_BYTES = 16;
+
+/** A statement's bytes before its query id: its kind and the id's length. */
+const STATEMENT_HEAD_BYTES = 1 + 2;
 
 /** A cell's bytes besides its key and value: [short] values count, four [int] lengths, column1 (4) and the TTL (4). */
 const CELL_FIXED_BYTES = 2 + 4 * 4 + 4 + 4;
