@@ -38,7 +38,7 @@ export async function deletePartitionRange(
     );
     return;
   }
-  // Every tag, whatever the configuration: a row of each may have been written while other tags were indexed.
+  // Every tag of the series, indexed or not: forgetting a row never remembered costs nothing.
   const rows = [
     indexKey.rowKey(keyBytes),
     ...Object.entries(key.tags).map(([tag, value]) => indexKey.tagged(keyBytes, tagPair(tag, value))),

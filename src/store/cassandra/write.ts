@@ -1,7 +1,8 @@
 // Writes a validated batch as KairosDB lays it out (reference §4.1): first the index rows (row_keys per partition,
-// tag_indexed_row_keys per indexed tag of it, row_key_time_index per metric and row time, string_index per metric), then the data_points cells, all of them in
-// UNLOGGED batches of one partition each with the write's millisecond timestamp, every cell and index row with its TTL.
-// Index rows written recently (written-index.ts) are not sent again, as KairosDB skips the row keys it has cached.
+// tag_indexed_row_keys per indexed tag of it, row_key_time_index per metric and row time, string_index per metric) in
+// batches of one index partition each, then the data_points cells in batches shared by partitions with the same
+// replicas; all UNLOGGED with the write's millisecond timestamp, every cell and index row with its TTL. Index rows
+// written recently (written-index.ts) are not sent again, as KairosDB skips the row keys it has cached.
 import { settleAll } from '../../lib/settle-all.js';
 import { writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
