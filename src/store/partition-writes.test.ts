@@ -55,13 +55,13 @@ describe('toPartitionWrites', () => {
         series('m', 'b', 0, [2]),
       ],
     });
-    expect(partitions.map((p) => [p.key.tags.h, p.cellTtlSeconds, p.indexTtlSeconds])).toEqual([
-      ['a', 20, 21],
-      ['b', 0, 0],
+    expect(partitions.map((p) => [p.key.tags.h, p.indexTtlSeconds])).toEqual([
+      ['a', 21],
+      ['b', 0],
     ]);
   });
 
-  it('writes each row time index entry and metric name once, with the longest index and cell TTLs of its series', () => {
+  it('writes each row time index entry and metric name once, with the longest index TTL of its series', () => {
     const { rowTimes, metrics } = toPartitionWrites(spec, {
       series: [
         series('m', 'a', 10, [1, 1001]),
@@ -72,9 +72,9 @@ describe('toPartitionWrites', () => {
       ],
     });
     expect(rowTimes).toEqual([
-      { metric: 'm', rowTime: 0, ttlSeconds: 31, cellTtlSeconds: 30 },
-      { metric: 'm', rowTime: 1000, ttlSeconds: 11, cellTtlSeconds: 10 },
-      { metric: 'n', rowTime: 0, ttlSeconds: 0, cellTtlSeconds: 0 },
+      { metric: 'm', rowTime: 0, ttlSeconds: 31 },
+      { metric: 'm', rowTime: 1000, ttlSeconds: 11 },
+      { metric: 'n', rowTime: 0, ttlSeconds: 0 },
     ]);
     expect(metrics).toEqual(['m', 'n']);
   });

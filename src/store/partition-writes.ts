@@ -25,9 +25,7 @@ export interface PartitionWrite {
   readonly values: Uint8Array[];
   /** Seconds per cell; 0 means no expiry. */
   readonly ttls: number[];
-  /** The longest cell TTL, or 0 when any cell never expires. */
-  readonly cellTtlSeconds: number;
-  /** What the index rows of this partition are written with: a row width longer than cellTtlSeconds, or 0. */
+  /** The longest cell TTL, or 0 when any cell never expires: what the index rows of this partition need. */
   readonly indexTtlSeconds: number;
 }
 
@@ -37,8 +35,6 @@ interface RowTimeWrite {
   readonly rowTime: number;
   /** The longest index TTL of the partitions at this row time, or 0 when one of them never expires. */
   readonly ttlSeconds: number;
-  /** The longest cell TTL of those partitions, or 0 when one of them never expires. */
-  readonly cellTtlSeconds: number;
 }
 
 export interface BatchWrites {
@@ -81,7 +77,7 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   }
   const widthSeconds = rowWidthMs(spec) / 1000;
   const partitions: PartitionWrite[] = [];
-  const rowTimes = new Map<string, { metric: string; rowTime: number; ttlSeconds: number; cellTtlSeconds: number }>();
+  const rowTimes = new Map<string, { metric: string; rowTime: number; ttlSeconds: number }>();
   const metrics = new Set<string>();
   for (const rows of bySeries.values()) {
     for (const pending of rows.values()) {
@@ -90,20 +86,12 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
       for (const ttl of ttls) cellTtl = longerTtl(cellTtl, ttl);
       // KairosDB keeps index rows a row width longer than the data so a series stays findable while any point lives.
       const indexTtlSeconds = cellTtl === 0 ? 0 : cellTtl + Math.ceil(widthSeconds);
-      partitions.push({ key, keyBytes, columns, values, ttls, cellTtlSeconds: cellTtl, indexTtlSeconds });
+      partitions.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
       const id = `${key.rowTime}\u0000${key.metric}`;
       const rowTime = rowTimes.get(id);
       if (rowTime === undefined)
-        rowTimes.set(id, {
-          metric: key.metric,
-          rowTime: key.rowTime,
-          ttlSeconds: indexTtlSeconds,
-          cellTtlSeconds: cellTtl,
-        });
-      else {
-        rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
-        rowTime.cellTtlSeconds = longerTtl(rowTime.cellTtlSeconds, cellTtl);
-      }
+        rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds });
+      else rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
       metrics.add(key.metric);
     }
   }

@@ -4,7 +4,7 @@
 // replicas; all UNLOGGED with the write's millisecond timestamp, every cell and index row with its TTL. Index rows
 // written recently (written-index.ts) are not sent again, as KairosDB skips the row keys it has cached.
 import { settleAll } from '../../lib/settle-all.js';
-import { writeColumn } from '../format/index.js';
+import { rowWidthMs, writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec } from '../store.js';
 import type { WriteBatch } from '../../model/write-batch.js';
@@ -85,7 +85,7 @@ function encodeWrite(
 ): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
   return {
-    index: indexBatches(st, writes, tagIndex, written, stamp),
+    index: indexBatches(st, spec, writes, tagIndex, written, stamp),
     data: dataBatches(st, writes.partitions, encoder, replicasOf),
   };
 }
@@ -98,18 +98,22 @@ function encodeWrite(
  */
 function indexBatches(
   st: Statements,
+  spec: RowSpec,
   { partitions, rowTimes, metrics }: BatchWrites,
   tagIndex: TagIndexConfig,
   written: WrittenIndex,
   stamp: WriteStamp,
 ): IndexBatch[] {
-  const untilMs = (cellTtlSeconds: number) =>
-    cellTtlSeconds === 0 ? Infinity : stamp.sentAtMs + cellTtlSeconds * 1000;
+  // When the cells expire, which a row must outlive: KairosDB gives index rows a row width more than their longest-lived
+  // cell (partition-writes.ts), or no TTL when one never expires.
+  const graceSeconds = Math.ceil(rowWidthMs(spec) / 1000);
+  const untilMs = (indexTtlSeconds: number) =>
+    indexTtlSeconds === 0 ? Infinity : stamp.sentAtMs + (indexTtlSeconds - graceSeconds) * 1000;
   const rowKeys = new Map<string, Statement[]>();
   const tagged = new Map<string, Statement[]>();
-  for (const { key, keyBytes, cellTtlSeconds, indexTtlSeconds } of partitions) {
+  for (const { key, keyBytes, indexTtlSeconds } of partitions) {
     const rowKey = bufferOf(keyBytes);
-    const until = untilMs(cellTtlSeconds);
+    const until = untilMs(indexTtlSeconds);
     let tags: Map<string, string> | undefined;
     const rowKeyEntry = indexKey.rowKey(rowKey);
     if (!written.covers(rowKeyEntry, until)) {
@@ -149,9 +153,9 @@ function indexBatches(
     }
   }
   const times = new Map<string, Statement[]>();
-  for (const { metric, rowTime, ttlSeconds, cellTtlSeconds } of rowTimes) {
+  for (const { metric, rowTime, ttlSeconds } of rowTimes) {
     const entry = indexKey.rowTime(metric, rowTime);
-    if (written.covers(entry, untilMs(cellTtlSeconds))) continue;
+    if (written.covers(entry, untilMs(ttlSeconds))) continue;
     append(times, metric, {
       query: st.insertRowTime,
       params: [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds],
