@@ -38,6 +38,8 @@ describe('loadConfig', () => {
       cassandraRequestTimeoutMs: 12_000,
       cassandraScanDecoder: 'lean',
       cassandraWriteEncoder: 'lean',
+      cassandraIndexCacheEntries: 200_000,
+      cassandraIndexCacheMs: 300_000,
       tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
       logLevel: 'info',
       logFormat: 'auto',
@@ -143,6 +145,8 @@ describe('loadConfig', () => {
         CASSANDRA_SCAN_DECODER: 'driver',
         CASSANDRA_WRITE_ENCODER: 'driver',
         CASSANDRA_CREATE_SCHEMA: 'false',
+        CASSANDRA_INDEX_CACHE_ENTRIES: '0',
+        CASSANDRA_INDEX_CACHE_MS: '60000',
       }),
     ).toMatchObject({
       store: 'cassandra',
@@ -152,6 +156,8 @@ describe('loadConfig', () => {
       cassandraScanDecoder: 'driver',
       cassandraWriteEncoder: 'driver',
       cassandraCreateSchema: false,
+      cassandraIndexCacheEntries: 0,
+      cassandraIndexCacheMs: 60_000,
     });
   });
 

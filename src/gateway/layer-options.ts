@@ -40,6 +40,8 @@ export function storeOptions(config: Config): StoreOptions {
       createSchema: config.cassandraCreateSchema,
       scanDecoder: config.cassandraScanDecoder,
       writeEncoder: config.cassandraWriteEncoder,
+      indexCacheEntries: config.cassandraIndexCacheEntries,
+      indexCacheMs: config.cassandraIndexCacheMs,
     },
   };
 }

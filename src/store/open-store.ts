@@ -43,6 +43,9 @@ export interface CassandraSettings {
   /** How scan pages are decoded: `lean` also opts a user's table into decoding its pages from the frame's bytes. */
   readonly scanDecoder: ScanDecoder;
   readonly writeEncoder: WriteEncoder;
+  /** Index rows writes remember having written, and for how long (ms). */
+  readonly indexCacheEntries: number;
+  readonly indexCacheMs: number;
 }
 
 /** How a layout over a Cassandra table of its own (Heroic's, a user's) connects with these settings. */
@@ -64,6 +67,8 @@ export async function openStore(options: StoreOptions, log?: Logger, settings = 
     ...cassandra.connection,
     scanDecoder: cassandra.scanDecoder,
     writeEncoder: cassandra.writeEncoder,
+    indexCacheEntries: cassandra.indexCacheEntries,
+    indexCacheMs: cassandra.indexCacheMs,
     tagIndexedMetrics: options.tagIndexedMetrics,
     ...spec,
     ...(log ? { log: log.child({ store: 'cassandra' }) } : {}),

@@ -82,13 +82,13 @@ describe('requests by statement', () => {
         ],
       }),
     );
-    // Three partitions (a@0, a@1000, b@0), each one data batch (a@0 has two cells); the index in one batch per index
+    // Three partitions (a@0, a@1000, b@0) with the same replica, in one data batch; the index in one batch per index
     // partition: row_keys of m@0 (a and b) and m@1000, row_key_time_index of m (both row times), string_index.
     expect(made).toEqual({
       'row_keys.insert': 2,
       'row_key_time_index.insert': 1,
       'string_index.insert': 1,
-      'data_points.insert': 3,
+      'data_points.insert': 1,
     });
   });
 

@@ -154,6 +154,22 @@ export const CASSANDRA_SETTINGS = [
     parse: (raw, env) => oneOf(raw, env, WRITE_ENCODERS),
   }),
   setting({
+    env: 'CASSANDRA_INDEX_CACHE_ENTRIES',
+    key: 'cassandraIndexCacheEntries',
+    default: '200000',
+    meaning:
+      "Index rows (`row_keys`, `tag_indexed_row_keys`, `row_key_time_index`, `string_index`) the gateway remembers having written, so that later writes skip them as KairosDB's row key cache does; about 150 bytes each. Above the number of series written within `CASSANDRA_INDEX_CACHE_MS`, or some are written again each time; 0: every write sends all of its index rows ([Cassandra](cassandra.md#reads-writes-and-deletes))",
+    parse: (raw, env) => integer(raw, env, 0, 100_000_000),
+  }),
+  setting({
+    env: 'CASSANDRA_INDEX_CACHE_MS',
+    key: 'cassandraIndexCacheMs',
+    default: '300000',
+    meaning:
+      "How long a remembered index row is trusted before a write sends it again: a series another gateway (or KairosDB) deleted is indexed again by a write this long after the row was remembered. A row with a TTL is forgotten a minute before it can expire, and this gateway's deletes and schema repairs forget theirs at once",
+    parse: (raw, env) => integer(raw, env, 0, 86_400_000),
+  }),
+  setting({
     env: 'TAG_INDEXED_METRICS',
     key: 'tagIndexedMetrics',
     default: '{}',

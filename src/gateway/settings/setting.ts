@@ -36,6 +36,8 @@ export interface Config {
   readonly cassandraRequestTimeoutMs: number;
   readonly cassandraScanDecoder: ScanDecoder;
   readonly cassandraWriteEncoder: WriteEncoder;
+  readonly cassandraIndexCacheEntries: number;
+  readonly cassandraIndexCacheMs: number;
   readonly tagIndexedMetrics: TagIndexConfig;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;

@@ -158,6 +158,19 @@ export class Executor<Name extends string = string> {
     await this.send(name, () => this.client.batch([{ query, params: cells.params }], this.batchOptions(timestampMs)));
   }
 
+  /**
+   * The nodes that hold the partition of `routingKey`, as one string: a batch of partitions with the same replicas is
+   * coordinated by a node that holds every one of them. The same for all ('') while the client knows one node.
+   */
+  replicasOf(routingKey: Buffer): string {
+    if (this.client.hosts.length <= 1) return '';
+    const replicas = this.client.getReplicas(this.options.keyspace, routingKey) ?? [];
+    return replicas
+      .map((host) => host.address)
+      .sort()
+      .join(',');
+  }
+
   /** Schema lookups while connecting: not counted, not limited (nothing else runs yet). */
   async system(query: string, params: unknown[]): Promise<cassandra.types.ResultSet> {
     return this.send(

@@ -29,6 +29,7 @@ import { statementsFor, type StatementName, type Statements } from './statements
 import { CassandraServiceIndex } from './service-index.js';
 import { MutationClock } from './timestamps.js';
 import { writePartitions } from './write.js';
+import { WrittenIndex } from './written-index.js';
 import { KeyspaceLink, type Connection } from './keyspace-link.js';
 
 export type { CassandraStoreOptions } from './options.js';
@@ -47,6 +48,8 @@ export class CassandraStore implements Store {
   private readonly stats: ExecutorStats<StatementName> = { counts: {}, inFlight: 0 };
   private readonly pages: ScanPageCounts = { lean: 0, driver: 0 };
   private readonly clock = new MutationClock();
+  /** Index rows written recently, which writes skip; forgotten by deletes and whenever the schema step runs. */
+  private readonly written: WrittenIndex;
   /** KairosDB's keyspace, connected and kept whole. */
   private readonly keyspace: KeyspaceLink;
   readonly serviceIndex: CassandraServiceIndex;
@@ -64,8 +67,12 @@ export class CassandraStore implements Store {
     this.concurrentReads = this.options.concurrency;
     this.st = statementsFor(this.options.keyspace);
     this.limiter = new Limiter(this.options.concurrency);
+    this.written = new WrittenIndex({
+      maxEntries: this.options.indexCacheEntries,
+      maxAgeMs: this.options.indexCacheMs,
+    });
     this.serviceIndex = new CassandraServiceIndex(async () => (await this.connected()).exec, this.st, this.clock);
-    this.keyspace = new KeyspaceLink(this.options, this.st, this.limiter, this.stats, this.clock);
+    this.keyspace = new KeyspaceLink(this.options, this.st, this.limiter, this.stats, this.clock, this.written);
   }
 
   /** A store that is connected, with its schema and spec in place; rejects (and closes it) if the first attempt fails. */
@@ -143,15 +150,11 @@ export class CassandraStore implements Store {
 
   async write(batch: WriteBatch): Promise<void> {
     const { exec, spec } = await this.connected();
-    await writePartitions(
-      exec,
-      this.st,
-      spec,
-      batch,
-      this.clock.next(),
-      this.options.writeEncoder,
-      this.options.tagIndexedMetrics,
-    );
+    await writePartitions(exec, this.st, spec, batch, this.clock.next(), {
+      encoder: this.options.writeEncoder,
+      tagIndex: this.options.tagIndexedMetrics,
+      written: this.written,
+    });
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
@@ -164,12 +167,13 @@ export class CassandraStore implements Store {
       startMs,
       endMs,
       this.clock.next(),
+      this.written,
       this.options.tagIndexedMetrics,
     );
   }
 
   async deleteMetricName(metric: string): Promise<void> {
-    await deleteName((await this.connected()).exec, this.st, metric, this.clock.next());
+    await deleteName((await this.connected()).exec, this.st, metric, this.clock.next(), this.written);
   }
 
   /**

@@ -1,7 +1,9 @@
 // Deletes as KairosDB does (reference §4.4): a covered partition is one partition delete plus its index entries (its
 // tag_indexed_row_keys rows too, KairosDB's createDeleteStatements), a
 // partial range one range tombstone; all with millisecond write times. Unlike KairosDB, the row_key_time_index entry
-// goes whenever no series is left at that row time (KairosDB removes it only for deletes without tags).
+// goes whenever no series is left at that row time (KairosDB removes it only for deletes without tags). The rows a
+// delete removes are forgotten by the written index before it starts and again once it ended, so that no write, in
+// flight meanwhile or done before, leaves the index claiming them.
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered } from '../format/index.js';
 import type { RowKey, RowSpec } from '../store.js';
 import { indexedTagsOf, NO_TAG_INDEX, tagPair, type TagIndexConfig } from '../tag-index.js';
@@ -11,6 +13,7 @@ import type { StoreExecutor } from './statements.js';
 import { isSeriesRow } from './index-reads.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type Statements } from './statements.js';
+import { indexKey, type WrittenIndex } from './written-index.js';
 
 export async function deletePartitionRange(
   exec: StoreExecutor,
@@ -20,6 +23,7 @@ export async function deletePartitionRange(
   startMs: number,
   endMs: number,
   timestampMs: number,
+  written: WrittenIndex,
   tagIndex: TagIndexConfig = NO_TAG_INDEX,
 ): Promise<void> {
   const keyBytes = bufferOf(encodeRowKey(key));
@@ -34,6 +38,29 @@ export async function deletePartitionRange(
     );
     return;
   }
+  // Every tag of the series, indexed or not: forgetting a row never remembered costs nothing.
+  const rows = [
+    indexKey.rowKey(keyBytes),
+    ...Object.entries(key.tags).map(([tag, value]) => indexKey.tagged(keyBytes, tagPair(tag, value))),
+    indexKey.rowTime(key.metric, key.rowTime),
+  ];
+  written.drop(rows);
+  try {
+    await deleteCoveredPartition(exec, st, key, keyBytes, timestampMs, tagIndex);
+  } finally {
+    written.drop(rows);
+  }
+}
+
+/** The partition's data, then its index rows, and the row time's entry once no series is left at it. */
+async function deleteCoveredPartition(
+  exec: StoreExecutor,
+  st: Statements,
+  key: RowKey,
+  keyBytes: Buffer,
+  timestampMs: number,
+  tagIndex: TagIndexConfig,
+): Promise<void> {
   // Data first: should an index delete fail, the entry left behind points at an empty partition, never the reverse.
   await exec.mutate('data_points.delete_partition', st.deletePartition, [timestampMs, keyBytes], timestampMs);
   const tags = new Map(Object.entries(key.tags));
@@ -113,14 +140,21 @@ export async function deleteName(
   st: Statements,
   metric: string,
   timestampMs: number,
+  written: WrittenIndex,
 ): Promise<void> {
-  await Promise.all([
-    exec.mutate('string_index.delete', st.deleteName, [timestampMs, METRIC_NAMES_KEY, metric], timestampMs),
-    exec.mutate(
-      'row_key_index.delete_partition',
-      st.deleteLegacyRowKeys,
-      [timestampMs, Buffer.from(metric, 'utf8')],
-      timestampMs,
-    ),
-  ]);
+  const rows = [indexKey.name(metric)];
+  written.drop(rows);
+  try {
+    await Promise.all([
+      exec.mutate('string_index.delete', st.deleteName, [timestampMs, METRIC_NAMES_KEY, metric], timestampMs),
+      exec.mutate(
+        'row_key_index.delete_partition',
+        st.deleteLegacyRowKeys,
+        [timestampMs, Buffer.from(metric, 'utf8')],
+        timestampMs,
+      ),
+    ]);
+  } finally {
+    written.drop(rows);
+  }
 }

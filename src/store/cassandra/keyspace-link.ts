@@ -42,6 +42,7 @@ import {
 import type { StatementName, Statements, StoreExecutor } from './statements.js';
 import { readCoverage } from './tag-index-coverage.js';
 import { MillisecondTimestampGenerator, type MutationClock } from './timestamps.js';
+import type { WrittenIndex } from './written-index.js';
 
 /** A live connection, with the keyspace's schema in place and what was read with it. */
 export interface Connection {
@@ -77,6 +78,8 @@ export class KeyspaceLink {
     private readonly limiter: Limiter,
     private readonly stats: ExecutorStats<StatementName>,
     private readonly clock: MutationClock,
+    /** Forgotten whenever the schema may have changed under it: a re-created table holds none of those rows. */
+    private readonly written: WrittenIndex,
   ) {
     const { log, keyspace, contactPoints, reconnectDelayMs } = options;
     this.link = new Reconnecting(
@@ -190,6 +193,7 @@ export class KeyspaceLink {
       if (still !== undefined) throw new Error(`created what was missing, yet ${still}`);
     }
     exec.schemaReady();
+    this.written.clear();
     // Read again once every table answered: another client (an operator running KairosDB's DDL) may have made a table
     // again between the first read and the probes, and the ids compared for losses must be those the probes reached.
     const catalog = await readCatalog((query, params) => exec.system(query, params), keyspace);
@@ -229,6 +233,7 @@ export class KeyspaceLink {
    */
   private schemaLost(exec: StoreExecutor, reason: string): void {
     if (this.closed || this.repair !== undefined || this.link.value?.exec !== exec) return;
+    this.written.clear();
     this.repair = {
       reason,
       lastFailure: undefined,

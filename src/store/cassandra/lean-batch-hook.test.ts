@@ -10,7 +10,13 @@ import cassandra from 'cassandra-driver';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_TTL_SECONDS } from '../../sources/write-validation.js';
-import { PointCells, driverBatchRequest, installLeanBatchHook, leanBatchHookProblem } from './lean-batch-hook.js';
+import {
+  PointCells,
+  driverBatchRequest,
+  installLeanBatchHook,
+  leanBatchHookProblem,
+  type CellRun,
+} from './lean-batch-hook.js';
 import { HOOKED_DRIVER_VERSION } from '../cassandra-client/lean-page-hook.js';
 
 const require = createRequire(import.meta.url);
@@ -132,25 +138,35 @@ describe('a batch of PointCells', () => {
 
   it('lays out each cell as the protocol reads a prepared statement: id, 4 values, key, column1, value, TTL', () => {
     const key = Buffer.from('6d00', 'hex');
-    const cells = new PointCells(
-      key,
-      [0, 0xffffffff],
-      [Uint8Array.of(0x3f), new Uint8Array(0)],
-      [0, MAX_TTL_SECONDS],
-      0,
-      2,
-    );
+    const values = [Uint8Array.of(0x3f), new Uint8Array(0)];
+    // The second run, another partition's with a longer key, starts at its second cell: each cell carries its key.
+    const other = { key: Buffer.from('6e0001', 'hex'), columns: [9, 7], values: [Uint8Array.of(1), Uint8Array.of(2)] };
+    const cells = new PointCells([
+      { key, columns: [0, 0xffffffff], values, ttls: [0, MAX_TTL_SECONDS], from: 0, to: 2 },
+      { ...other, ttls: [5, 6], from: 1, to: 2 },
+    ]);
     const id = Buffer.from('abcd', 'hex');
-    expect(cells.count).toBe(2);
+    expect(cells.count).toBe(3);
+    expect(cells.key).toBe(key);
     const expected = [
       ['01', '0002 abcd', '0004', '00000002 6d00', '00000004 00000000', '00000001 3f', '00000004 00000000'],
       ['01', '0002 abcd', '0004', '00000002 6d00', '00000004 ffffffff', '00000000', '00000004 25980600'],
+      ['01', '0002 abcd', '0004', '00000003 6e0001', '00000004 00000007', '00000001 02', '00000004 00000006'],
     ];
     expect(cells.statements(id).toString('hex')).toBe(expected.flat().join('').replaceAll(' ', ''));
+    // An id of 16 bytes, as Cassandra's are, fills the slots laid out for it; another, after a re-prepare, replaces it.
+    for (const fill of [0x11, 0x22]) {
+      const long = Buffer.alloc(16, fill);
+      const withLong = expected.map(([, , ...cell]) => ['01', `0010 ${long.toString('hex')}`, ...cell]);
+      expect(cells.statements(long).toString('hex')).toBe(withLong.flat().join('').replaceAll(' ', ''));
+    }
   });
 
-  it('passes the steps between Client.batch and the writer untouched: named-parameter adaptation, then routing by its key', () => {
-    const cells = new PointCells(Buffer.from('0102', 'hex'), [1], [Uint8Array.of(9)], [0], 0, 1);
+  it("passes the steps between Client.batch and the writer untouched: named-parameter adaptation, then routing by the first partition's key", () => {
+    const cells = new PointCells([
+      { key: Buffer.from('0102', 'hex'), columns: [1], values: [Uint8Array.of(9)], ttls: [0], from: 0, to: 1 },
+      { key: Buffer.from('03', 'hex'), columns: [1], values: [Uint8Array.of(9)], ttls: [0], from: 0, to: 1 },
+    ]);
     const params = cells.params;
     expect(params).toEqual([cells.key, cells]);
     expect(adaptNamedParamsPrepared(params, META.columns)).toBe(params);
@@ -169,7 +185,15 @@ describe('a batch of PointCells', () => {
   });
 
   it("fails a statement that binds other variables, an empty batch or an unprepared one through the connection's write callback", async () => {
-    const cells = new PointCells(Buffer.from('01', 'hex'), [1], [Uint8Array.of(9)], [0], 0, 1);
+    const run: CellRun = {
+      key: Buffer.from('01', 'hex'),
+      columns: [1],
+      values: [Uint8Array.of(9)],
+      ttls: [0],
+      from: 0,
+      to: 1,
+    };
+    const cells = new PointCells([run]);
     const withTimestamp: PreparedMeta = {
       ...META,
       columns: [...META.columns, { name: '[timestamp]', type: { code: dataTypes.bigint, type: null } }],
@@ -191,7 +215,7 @@ describe('a batch of PointCells', () => {
     ).rejects.toThrow(
       'a data_points batch needs the variables key, column1, value (blobs) and [ttl] (int), but its statement binds key:3, column1:3, value:3, [ttl]:9, [timestamp]:2',
     );
-    const none = new PointCells(Buffer.from('01', 'hex'), [], [], [], 0, 0);
+    const none = new PointCells([{ ...run, from: 0, to: 0 }]);
     await expect(
       conn.send(
         new BatchRequest(
@@ -212,10 +236,7 @@ describe('a batch of PointCells', () => {
     );
     await conn.flushed();
     expect(conn.frames.at(-1)!.subarray(9).toString('hex')).toBe(
-      new BatchRequest(
-        stockItems({ point: cells, key: cells.key, columns: [1], values: [Uint8Array.of(9)], ttls: [0], from: 0 }),
-        DefaultExecutionOptions.create({}, client),
-      )
+      new BatchRequest(stockItems({ point: cells, runs: [run] }), DefaultExecutionOptions.create({}, client))
         .write(new Encoder(4, optionsOf(client)), 0)
         .subarray(9)
         .toString('hex'),
@@ -245,30 +266,35 @@ describe('a batch of PointCells', () => {
 
 interface Cells {
   readonly point: PointCells;
-  readonly key: Buffer;
-  readonly columns: number[];
-  readonly values: Uint8Array[];
-  readonly ttls: number[];
-  readonly from: number;
+  readonly runs: readonly CellRun[];
 }
 
 /** The same cells as the stock path sends them: a prepared item per cell with its four values. */
 function stockItems(cells: Cells): QueryItem[] {
-  return Array.from({ length: cells.point.count }, (_, k) => {
-    const i = cells.from + k;
-    const column = Buffer.alloc(4);
-    column.writeUInt32BE(cells.columns[i]!);
-    return {
-      query: INSERT,
-      params: [cells.key, column, Buffer.from(cells.values[i]!), cells.ttls[i]!],
-      queryId: QUERY_ID,
-      meta: META,
-    };
-  });
+  return cells.runs.flatMap((run) =>
+    Array.from({ length: run.to - run.from }, (_, k) => {
+      const i = run.from + k;
+      const column = Buffer.alloc(4);
+      column.writeUInt32BE(run.columns[i]!);
+      return {
+        query: INSERT,
+        params: [run.key, column, Buffer.from(run.values[i]!), run.ttls[i]!],
+        queryId: QUERY_ID,
+        meta: META,
+      };
+    }),
+  );
 }
 
-/** A partition's cells (values of every length a KairosDB type has, TTLs to Cassandra's maximum) and a run of them. */
+/** Runs of one to four partitions' cells (values of every length a KairosDB type has, TTLs to Cassandra's maximum). */
 function cellsArbitrary(): fc.Arbitrary<Cells> {
+  return fc
+    .array(runArbitrary(), { minLength: 1, maxLength: 4 })
+    .map((runs) => ({ point: new PointCells(runs), runs }));
+}
+
+/** A partition's cells and a run of them. */
+function runArbitrary(): fc.Arbitrary<CellRun> {
   return fc
     .record({
       key: fc.uint8Array({ minLength: 1, maxLength: 300 }),
@@ -285,22 +311,19 @@ function cellsArbitrary(): fc.Arbitrary<Cells> {
     .chain(({ key, cells, skip }) =>
       fc.integer({ min: Math.min(skip, cells.length - 1), max: cells.length - 1 }).chain((from) =>
         fc.integer({ min: from + 1, max: cells.length }).map((to) => {
-          const keyBuffer = Buffer.from(key);
-          const columns = cells.map(([c]) => c);
           // Views into a larger buffer, as the codecs may return them.
           const values = cells.map(([, v]) => {
             const padded = new Uint8Array(v.length + 3);
             padded.set(v, 2);
             return padded.subarray(2, 2 + v.length);
           });
-          const ttls = cells.map(([, , t]) => t);
           return {
-            point: new PointCells(keyBuffer, columns, values, ttls, from, to),
-            key: keyBuffer,
-            columns,
+            key: Buffer.from(key),
+            columns: cells.map(([c]) => c),
             values,
-            ttls,
+            ttls: cells.map(([, , t]) => t),
             from,
+            to,
           };
         }),
       ),

@@ -7,73 +7,103 @@ import { createRequire } from 'node:module';
 import cassandra from 'cassandra-driver';
 import { HOOKED_DRIVER_VERSION } from '../cassandra-client/lean-page-hook.js';
 
+/** A run of one partition's cells: `from` to `to` of its columns, values and TTLs; `key` is its row key. */
+export interface CellRun {
+  readonly key: Buffer;
+  readonly columns: readonly number[];
+  readonly values: readonly Uint8Array[];
+  readonly ttls: readonly number[];
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
- * The cells of one data_points batch, the payload of its one query item (`[key, cells]`): the key stays first so
- * that the driver routes the batch from it as it routes any prepared statement; only the lean writer reads the cells.
- * They are encoded when made, so a write holds one buffer per batch, not an object per cell, while it waits for the
- * index rows and for a request permit.
+ * The cells of one data_points batch, of one partition or several, the payload of its one query item (`[key, cells]`):
+ * the first run's key stays first so that the driver routes the batch from it as it routes any prepared statement;
+ * only the lean writer reads the cells. They are laid out when made as the frame holds them, a statement per cell with
+ * a slot for the query id, which is known only once the statement is prepared: a write holds one buffer per batch,
+ * not an object per cell, while it waits for the index rows and a request permit, and writing it copies ids, not cells.
  */
 export class PointCells {
-  /** Per cell, everything the stock writer writes after the query id: [short] 4 values, then key, column1, value, TTL as [bytes]. */
-  readonly body: Buffer;
   readonly count: number;
+  /** The first run's row key: the batch's routing key. */
+  readonly key: Buffer;
+  /** Per cell: kind 1, [short bytes] a query id of ID_BYTES, then [short] 4 values, key, column1, value, TTL as [bytes]. */
+  private readonly laid: Buffer;
+  /** Where each cell's query id goes. */
+  private readonly idAt: Uint32Array;
 
-  /** Cells `from` to `to` of a partition's columns, values and TTLs; `key` is the partition's row key. */
-  constructor(
-    readonly key: Buffer,
-    columns: readonly number[],
-    values: readonly Uint8Array[],
-    ttls: readonly number[],
-    from: number,
-    to: number,
-  ) {
-    const fixed = CELL_FIXED_BYTES + key.length;
+  constructor(runs: readonly CellRun[]) {
     let size = 0;
-    for (let i = from; i < to; i++) size += fixed + values[i]!.length;
-    const body = Buffer.allocUnsafe(size);
-    let p = 0;
-    for (let i = from; i < to; i++) {
-      p = body.writeUInt16BE(4, p);
-      p = body.writeInt32BE(key.length, p);
-      p += key.copy(body, p);
-      p = body.writeInt32BE(4, p);
-      p = body.writeUInt32BE(columns[i]!, p);
-      const value = values[i]!;
-      p = body.writeInt32BE(value.length, p);
-      body.set(value, p);
-      p += value.length;
-      p = body.writeInt32BE(4, p);
-      p = body.writeInt32BE(ttls[i]!, p);
+    let count = 0;
+    for (const { key, values, from, to } of runs) {
+      for (let i = from; i < to; i++)
+        size += STATEMENT_HEAD_BYTES + ID_BYTES + CELL_FIXED_BYTES + key.length + values[i]!.length;
+      count += to - from;
     }
-    this.body = body;
-    this.count = to - from;
+    const laid = Buffer.allocUnsafe(size);
+    const idAt = new Uint32Array(count);
+    let p = 0;
+    let c = 0;
+    for (const { key, columns, values, ttls, from, to } of runs) {
+      for (let i = from; i < to; i++) {
+        laid[p++] = 1;
+        p = laid.writeUInt16BE(ID_BYTES, p);
+        idAt[c++] = p;
+        p += ID_BYTES;
+        p = laid.writeUInt16BE(4, p);
+        p = laid.writeInt32BE(key.length, p);
+        p += key.copy(laid, p);
+        p = laid.writeInt32BE(4, p);
+        p = laid.writeUInt32BE(columns[i]!, p);
+        const value = values[i]!;
+        p = laid.writeInt32BE(value.length, p);
+        laid.set(value, p);
+        p += value.length;
+        p = laid.writeInt32BE(4, p);
+        p = laid.writeInt32BE(ttls[i]!, p);
+      }
+    }
+    this.laid = laid;
+    this.idAt = idAt;
+    this.count = count;
+    this.key = runs[0]?.key ?? EMPTY;
   }
 
-  /** The query item that carries these cells: the key first, for the driver's routing. */
+  /** The query item that carries these cells: the first key first, for the driver's routing. */
   get params(): [Buffer, PointCells] {
     return [this.key, this];
   }
 
-  /** The batch's statements as BatchRequest.write encodes one prepared item per cell: kind 1, [short bytes] query id, the cell. */
+  /**
+   * The batch's statements as BatchRequest.write encodes one prepared item per cell: kind 1, [short bytes] query id,
+   * the cell. With an id of ID_BYTES, the laid-out buffer itself (a retry writes the same ids again).
+   */
   statements(queryId: Buffer): Buffer {
-    const head = 1 + 2 + queryId.length;
-    const out = Buffer.allocUnsafe(this.body.length + this.count * head);
-    const body = this.body;
-    // A cell's value length sits after its values count, key and column1.
-    const valueLengthAt = 2 + 4 + this.key.length + 4 + 4;
-    let from = 0;
+    const { laid, idAt, count } = this;
+    if (queryId.length === ID_BYTES) {
+      for (let i = 0; i < count; i++) queryId.copy(laid, idAt[i]!);
+      return laid;
+    }
+    const out = Buffer.allocUnsafe(laid.length + count * (queryId.length - ID_BYTES));
     let p = 0;
-    for (let i = 0; i < this.count; i++) {
-      const to = from + CELL_FIXED_BYTES + this.key.length + body.readInt32BE(from + valueLengthAt);
+    for (let i = 0; i < count; i++) {
       out[p++] = 1;
       p = out.writeUInt16BE(queryId.length, p);
       p += queryId.copy(out, p);
-      p += body.copy(out, p, from, to);
-      from = to;
+      p += laid.copy(out, p, idAt[i]! + ID_BYTES, i + 1 < count ? idAt[i + 1]! - 3 : laid.length);
     }
     return out;
   }
 }
+
+const EMPTY = Buffer.alloc(0);
+
+/** Cassandra's prepared statement ids are MD5 digests. */
+const ID_BYTES = 16;
+
+/** A statement's bytes before its query id: its kind and the id's length. */
+const STATEMENT_HEAD_BYTES = 1 + 2;
 
 /** A cell's bytes besides its key and value: [short] values count, four [int] lengths, column1 (4) and the TTL (4). */
 const CELL_FIXED_BYTES = 2 + 4 * 4 + 4 + 4;

@@ -38,6 +38,8 @@ describe('resolveOptions', () => {
       scanDecoder: 'lean',
       writeEncoder: 'lean',
       tagIndexedMetrics: { everyMetric: false, metrics: new Map() },
+      indexCacheEntries: 200_000,
+      indexCacheMs: 300_000,
     });
     expect(typeof log.warn).toBe('function');
   });
@@ -83,6 +85,8 @@ describe('resolveOptions', () => {
     [{ scanDecoder: 'rows' as 'lean' }, 'Cassandra store: the scan decoder must be one of lean, driver (got "rows")'],
     [{ writeEncoder: 'fast' as 'lean' }, 'Cassandra store: the write encoder must be one of lean, driver (got "fast")'],
     [{ schemaCheckMs: -1 }, 'Cassandra store: the schema check interval must be a whole number from 0 (got -1)'],
+    [{ indexCacheEntries: 1.5 }, 'Cassandra store: the index cache size must be a whole number from 0 (got 1.5)'],
+    [{ indexCacheMs: -1 }, 'Cassandra store: the index cache age must be a whole number from 0 (got -1)'],
   ])('refuses %o', (options, message) => {
     expect(() => resolveOptions({ ...base, ...options })).toThrow(new Error(message));
   });

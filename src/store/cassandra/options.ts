@@ -71,6 +71,13 @@ export interface CassandraStoreOptions extends ConnectionOptions {
    * these tags and reads use them where complete. Default none.
    */
   readonly tagIndexedMetrics?: TagIndexConfig;
+  /**
+   * Index rows a write remembers having written, to skip them in later writes as KairosDB does (default 200,000; 0:
+   * every write sends all of its index rows).
+   */
+  readonly indexCacheEntries?: number;
+  /** How long a remembered index row is trusted: another gateway's delete of it is seen after this (default 5 min). */
+  readonly indexCacheMs?: number;
 }
 
 export interface ResolvedOptions extends ResolvedConnection {
@@ -82,7 +89,14 @@ export interface ResolvedOptions extends ResolvedConnection {
   readonly scanDecoder: ScanDecoder;
   readonly writeEncoder: WriteEncoder;
   readonly tagIndexedMetrics: TagIndexConfig;
+  readonly indexCacheEntries: number;
+  readonly indexCacheMs: number;
 }
+
+/** Some 150 bytes an entry: about 30 MB for as many series, each written again once they are forgotten. */
+const DEFAULT_INDEX_CACHE_ENTRIES = 200_000;
+/** Every series' index rows written again every five minutes: a small share of what writes send. */
+const DEFAULT_INDEX_CACHE_MS = 300_000;
 
 /** One small read of the node's own schema tables: a table dropped behind the gateway's back is found within this. */
 const DEFAULT_SCHEMA_CHECK_MS = 10_000;
@@ -102,6 +116,8 @@ export function resolveOptions(options: CassandraStoreOptions): ResolvedOptions 
     scanDecoder: oneOf(options.scanDecoder ?? 'lean', SCAN_DECODERS, 'scan decoder'),
     writeEncoder: oneOf(options.writeEncoder ?? 'lean', WRITE_ENCODERS, 'write encoder'),
     tagIndexedMetrics: options.tagIndexedMetrics ?? NO_TAG_INDEX,
+    indexCacheEntries: notNegative(options.indexCacheEntries ?? DEFAULT_INDEX_CACHE_ENTRIES, 'index cache size'),
+    indexCacheMs: notNegative(options.indexCacheMs ?? DEFAULT_INDEX_CACHE_MS, 'index cache age'),
   };
 }
 

@@ -1,93 +1,18 @@
 /**
  * What a write sends, on a stand-in executor that records each batch and settles it when the test says: index
- * batches per index partition before any data, data batches under the size limits, both encoders carrying the same
- * cells, one write time for all, and a failure reported only once nothing of the write is in flight.
+ * batches per index partition before any data, both encoders carrying the same cells, one write time for all, and a
+ * failure reported only once nothing of the write is in flight. (The data batches' shapes: write-batches.test.ts; the
+ * index rows a write skips: write-index-rows.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { encodeColumn, encodeDouble, encodeRowKey } from '../format/index.js';
-import type { RowSpec } from '../store.js';
+import { encodeColumn, encodeDouble } from '../format/index.js';
 import type { SeriesWrite } from '../../model/write-batch.js';
-import type { BatchQuery, Executor } from '../cassandra-client/executor.js';
-import type { PointCells } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
-import { statementsFor, type StatementName } from './statements.js';
 import { parseTagIndexConfig } from '../tag-index.js';
 import { writePartitions } from './write.js';
+import { cellsOf, flush, fresh, keyHex, MS, recorder, series, st, TS } from '../../../test/support/write-recorder.js';
 
-const st = statementsFor('kg');
-const MS: RowSpec = { unit: 'MILLISECONDS', width: 1_814_400_000 };
 const WIDTH_S = 1_814_400;
-const TS = 1_700_000_000_123;
-
-interface Sent {
-  readonly name: StatementName;
-  readonly statements: BatchQuery[] | undefined;
-  readonly cells: PointCells | undefined;
-  readonly timestampMs: number;
-  settle(error?: Error): void;
-}
-
-/** An Executor whose batches stay in flight until settled; `sent` lists them in the order they were sent. */
-function recorder(): { exec: Executor; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const record = (
-    name: StatementName,
-    statements: BatchQuery[] | undefined,
-    cells: PointCells | undefined,
-    timestampMs: number,
-  ) =>
-    new Promise<void>((resolve, reject) =>
-      sent.push({ name, statements, cells, timestampMs, settle: (error) => (error ? reject(error) : resolve()) }),
-    );
-  const exec = {
-    batch: (name: StatementName, statements: BatchQuery[], timestampMs: number) =>
-      record(name, statements, undefined, timestampMs),
-    cells: (name: StatementName, query: string, cells: PointCells, timestampMs: number) => {
-      expect(query).toBe(st.insertPoint);
-      return record(name, undefined, cells, timestampMs);
-    },
-  };
-  return { exec: exec as unknown as Executor, sent };
-}
-
-const flush = () => new Promise((resolve) => setImmediate(resolve));
-
-function series(metric: string, host: string, timestamps: number[], ttlSeconds = 0): SeriesWrite {
-  return { metric, tags: { host }, type: 'double', ttlSeconds, timestamps, values: timestamps.map((t) => t / 10) };
-}
-
-/** The cells of a data batch as [column, value hex, ttl], whichever the encoder. */
-function cellsOf(s: Sent): [number, string, number][] {
-  if (s.statements !== undefined) {
-    return s.statements.map(({ params }) => [
-      (params[1] as Buffer).readUInt32BE(0),
-      (params[2] as Buffer).toString('hex'),
-      params[3] as number,
-    ]);
-  }
-  // PointCells' body: [short] 4, key, column1, value, TTL as [bytes] per cell.
-  const { body, key, count } = s.cells!;
-  const out: [number, string, number][] = [];
-  let p = 0;
-  for (let i = 0; i < count; i++) {
-    expect(body.readUInt16BE(p)).toBe(4);
-    expect(body.subarray(p + 6, p + 6 + key.length)).toEqual(key);
-    p += 6 + key.length + 4;
-    const column = body.readUInt32BE(p);
-    const length = body.readInt32BE(p + 4);
-    const value = body.subarray(p + 8, p + 8 + length).toString('hex');
-    p += 8 + length + 4;
-    out.push([column, value, body.readInt32BE(p)]);
-    p += 4;
-  }
-  expect(p).toBe(body.length);
-  return out;
-}
-
-/** The row key a data batch writes, whichever the encoder. */
-function keyOf(s: Sent): string {
-  return (s.cells?.key ?? (s.statements![0]!.params[0] as Buffer)).toString('hex');
-}
 
 describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (encoder) => {
   it('sends the index rows, one batch per index partition, and only once they are acknowledged the data', async () => {
@@ -105,7 +30,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
         ],
       },
       TS,
-      encoder,
+      fresh(encoder),
     );
     await flush();
     expect(sent.map((s) => [s.name, s.statements!.length])).toEqual([
@@ -151,67 +76,21 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
     expect(sent).toHaveLength(6);
     sent[5]!.settle();
     await flush();
+    // Every partition in one batch: the same replicas, and far under 5 KiB.
     const data = sent.slice(6);
-    expect(data.map((s) => s.name)).toEqual([
-      'data_points.insert',
-      'data_points.insert',
-      'data_points.insert',
-      'data_points.insert',
-    ]);
+    expect(data.map((s) => s.name)).toEqual(['data_points.insert']);
     expect(data.every((s) => (encoder === 'lean' ? s.cells !== undefined : s.statements !== undefined))).toBe(true);
-    const key = (metric: string, host: string, rowTime: number, dataType = 'kairos_double') =>
-      Buffer.from(encodeRowKey({ metric, rowTime, dataType, tags: { host } })).toString('hex');
     const value = (v: number) => Buffer.from(encodeDouble(v)).toString('hex');
-    expect(data.map((s) => [keyOf(s), cellsOf(s)])).toEqual([
-      [
-        key('cpu', 'a', 0),
-        [
-          [10, value(1), 3600],
-          [20, value(2), 3600],
-        ],
-      ],
-      [key('cpu', 'a', rowTwo), [[encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600]]],
-      [key('cpu', 'b', 0), [[30, value(3), 0]]],
-      [key('mem', 'a', 0), [[40, value(4), 60]]],
+    expect(cellsOf(data[0]!)).toEqual([
+      [keyHex('cpu', 'a', 0), 10, value(1), 3600],
+      [keyHex('cpu', 'a', 0), 20, value(2), 3600],
+      [keyHex('cpu', 'a', rowTwo), encodeColumn(MS, rowTwo, rowTwo + 5), value((rowTwo + 5) / 10), 3600],
+      [keyHex('cpu', 'b', 0), 30, value(3), 0],
+      [keyHex('mem', 'a', 0), 40, value(4), 60],
     ]);
     expect(sent.every((s) => s.timestampMs === TS)).toBe(true);
     for (const s of data) s.settle();
     await expect(written).resolves.toBeUndefined();
-  });
-
-  it("splits a partition's cells into batches of at most 1000 cells and about 256 KiB", async () => {
-    const { exec, sent } = recorder();
-    const many = Array.from({ length: 2500 }, (_, i) => i);
-    const big = 'x'.repeat(60_000);
-    const written = writePartitions(
-      exec,
-      st,
-      MS,
-      {
-        series: [
-          series('n', 'a', many),
-          {
-            metric: 's',
-            tags: { host: 'a' },
-            type: 'string',
-            ttlSeconds: 0,
-            timestamps: [1, 2, 3, 4, 5],
-            values: [big, big, big, big, big],
-          },
-        ],
-      },
-      TS,
-      encoder,
-    );
-    await flush();
-    for (const s of sent) s.settle();
-    await flush();
-    const data = sent.filter((s) => s.name === 'data_points.insert');
-    // 60,002 bytes a cell: four fit in 256 KiB, the fifth starts the next batch.
-    expect(data.map((s) => cellsOf(s).length)).toEqual([1000, 1000, 500, 4, 1]);
-    expect(data.flatMap((s) => cellsOf(s).map(([column]) => column)).slice(0, 2500)).toEqual(many);
-    for (const s of data) s.settle();
-    await written;
   });
 
   it('fails when an index batch fails, after every index batch settled, and sends no data', async () => {
@@ -223,7 +102,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
       MS,
       { series: [series('cpu', 'a', [1]), series('mem', 'a', [2])] },
       TS,
-      encoder,
+      fresh(encoder),
     ).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
@@ -248,7 +127,8 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
   });
 
   it('fails when a data batch fails, only once every data batch settled', async () => {
-    const { exec, sent } = recorder();
+    // Each partition on replicas of its own: a batch each.
+    const { exec, sent } = recorder((key) => key.toString('hex'));
     let outcome: unknown = 'pending';
     const written = writePartitions(
       exec,
@@ -256,7 +136,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
       MS,
       { series: [series('cpu', 'a', [1]), series('cpu', 'b', [2]), series('cpu', 'c', [3])] },
       TS,
-      encoder,
+      fresh(encoder),
     ).then(
       () => (outcome = 'resolved'),
       (error: unknown) => (outcome = error),
@@ -278,7 +158,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('a write with the %s encoder', (
 
   it('sends nothing for a batch without points', async () => {
     const { exec, sent } = recorder();
-    await writePartitions(exec, st, MS, { series: [] }, TS, encoder);
+    await writePartitions(exec, st, MS, { series: [] }, TS, fresh(encoder));
     expect(sent).toEqual([]);
   });
 });
@@ -303,8 +183,7 @@ describe('a write of indexed tags', () => {
         ],
       },
       TS,
-      'lean',
-      parseTagIndexConfig({ cpu: ['host'] }),
+      { ...fresh('lean'), tagIndex: parseTagIndexConfig({ cpu: ['host'] }) },
     );
     await flush();
     const tagIndex = sent.filter((s) => s.name === 'tag_indexed_row_keys.insert');

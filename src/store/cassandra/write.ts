@@ -1,21 +1,38 @@
 // Writes a validated batch as KairosDB lays it out (reference §4.1): first the index rows (row_keys per partition,
-// tag_indexed_row_keys per indexed tag of it, row_key_time_index per metric and row time, string_index per metric), then the data_points cells, all of them in
-// UNLOGGED batches of one partition each with the write's millisecond timestamp, every cell and index row with its TTL.
+// tag_indexed_row_keys per indexed tag of it, row_key_time_index per metric and row time, string_index per metric) in
+// batches of one index partition each, then the data_points cells in batches shared by partitions with the same
+// replicas; all UNLOGGED with the write's millisecond timestamp, every cell and index row with its TTL. Index rows
+// written recently (written-index.ts) are not sent again, as KairosDB skips the row keys it has cached.
 import { settleAll } from '../../lib/settle-all.js';
-import { writeColumn } from '../format/index.js';
+import { rowWidthMs, writeColumn } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import type { RowSpec } from '../store.js';
 import type { WriteBatch } from '../../model/write-batch.js';
-import { NO_TAG_INDEX, tagIndexRows, type TagIndexConfig } from '../tag-index.js';
+import { tagIndexRows, type TagIndexConfig } from '../tag-index.js';
 import { bufferOf } from './buffer-of.js';
 import { MAX_STATEMENTS_PER_BATCH, type BatchQuery } from '../cassandra-client/executor.js';
 import type { StoreExecutor } from './statements.js';
-import { PointCells } from './lean-batch-hook.js';
+import { PointCells, type CellRun as LeanCellRun } from './lean-batch-hook.js';
 import type { WriteEncoder } from './options.js';
 import { METRIC_NAMES_KEY } from './schema.js';
 import { DATA_POINTS_TABLE, type StatementName, type Statements } from './statements.js';
+import { indexKey, type WriteStamp, type WrittenIndex } from './written-index.js';
 
 const MAX_BYTES_PER_BATCH = 256 * 1024;
+/**
+ * A batch of several partitions over Cassandra's batch_size_warn_threshold (5 KiB by default) is logged by the node at
+ * WARN, each one, and one over batch_size_fail_threshold (50 KiB) refused; one partition's batch is exempt from both.
+ */
+const MAX_BYTES_PER_SHARED_BATCH = 5 * 1024;
+/** What a cell adds to a batch's size as Cassandra counts it, besides its value: more than its clustering and write time. */
+const CELL_BYTES = 4 + 32;
+
+export interface WriteOptions {
+  readonly encoder: WriteEncoder;
+  readonly tagIndex: TagIndexConfig;
+  /** The index rows written recently: skipped, and what this write's index batches wrote is added once acknowledged. */
+  readonly written: WrittenIndex;
+}
 
 /** Resolves once Cassandra acknowledged every batch; with any failure, rejects after all of them settled. */
 export async function writePartitions(
@@ -24,12 +41,19 @@ export async function writePartitions(
   spec: RowSpec,
   batch: WriteBatch,
   timestampMs: number,
-  encoder: WriteEncoder,
-  tagIndex: TagIndexConfig = NO_TAG_INDEX,
+  { encoder, tagIndex, written }: WriteOptions,
 ): Promise<void> {
-  const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex);
+  const stamp = written.stamp();
+  const { index, data } = encodeWrite(st, spec, batch, encoder, tagIndex, written, stamp, (key) =>
+    exec.replicasOf(key),
+  );
   if (data.length === 0) return;
-  await settleAll(index.map(({ name, statements }) => exec.batch(name, statements, timestampMs)));
+  await settleAll(
+    index.map(async ({ name, statements }) => {
+      await exec.batch(name, statements, timestampMs);
+      for (const { entry, ttlSeconds } of statements) written.add(stamp, entry, ttlSeconds);
+    }),
+  );
   await settleAll(
     data.map((cells) =>
       cells instanceof PointCells
@@ -42,7 +66,7 @@ export async function writePartitions(
 /** A batch of index statements of one partition. */
 interface IndexBatch {
   readonly name: StatementName;
-  readonly statements: BatchQuery[];
+  readonly statements: Statement[];
 }
 
 /**
@@ -55,34 +79,60 @@ function encodeWrite(
   batch: WriteBatch,
   encoder: WriteEncoder,
   tagIndex: TagIndexConfig,
+  written: WrittenIndex,
+  stamp: WriteStamp,
+  replicasOf: (key: Buffer) => string,
 ): { index: IndexBatch[]; data: (PointCells | BatchQuery[])[] } {
   const writes = toPartitionWrites(spec, batch);
   return {
-    index: indexBatches(st, writes, tagIndex),
-    data: writes.partitions.flatMap((partition) => dataBatches(st, partition, encoder)),
+    index: indexBatches(st, spec, writes, tagIndex, written, stamp),
+    data: dataBatches(st, writes.partitions, encoder, replicasOf),
   };
 }
 
 /**
- * The index rows, one batch per index partition: every series of a metric and row time shares a row_keys partition,
- * every series with one indexed tag=value a tag_indexed_row_keys partition, every row time of a metric a
- * row_key_time_index partition, and every name the one string_index partition.
+ * The index rows not written recently, one batch per index partition: every series of a metric and row time shares a
+ * row_keys partition, every series with one indexed tag=value a tag_indexed_row_keys partition, every row time of a
+ * metric a row_key_time_index partition, and every name the one string_index partition. A row is written again when
+ * the one written before may expire before the cells this write adds.
  */
 function indexBatches(
   st: Statements,
+  spec: RowSpec,
   { partitions, rowTimes, metrics }: BatchWrites,
   tagIndex: TagIndexConfig,
+  written: WrittenIndex,
+  stamp: WriteStamp,
 ): IndexBatch[] {
+  // When the cells expire, which a row must outlive: KairosDB gives index rows a row width more than their longest-lived
+  // cell (partition-writes.ts), or no TTL when one never expires.
+  const graceSeconds = Math.ceil(rowWidthMs(spec) / 1000);
+  const untilMs = (indexTtlSeconds: number) =>
+    indexTtlSeconds === 0 ? Infinity : stamp.sentAtMs + (indexTtlSeconds - graceSeconds) * 1000;
   const rowKeys = new Map<string, Statement[]>();
   const tagged = new Map<string, Statement[]>();
   for (const { key, keyBytes, indexTtlSeconds } of partitions) {
-    const tags = new Map(Object.entries(key.tags));
-    const params = [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags, indexTtlSeconds];
-    // The row key holds the metric and the tags, what the row_keys row holds.
-    append(rowKeys, `${key.rowTime}\u0000${key.metric}`, { query: st.insertRowKey, params, bytes: keyBytes.length });
+    const rowKey = bufferOf(keyBytes);
+    const until = untilMs(indexTtlSeconds);
+    let tags: Map<string, string> | undefined;
+    const rowKeyEntry = indexKey.rowKey(rowKey);
+    if (!written.covers(rowKeyEntry, until)) {
+      tags = new Map(Object.entries(key.tags));
+      // The row key holds the metric and the tags, what the row_keys row holds.
+      append(rowKeys, `${key.rowTime}\u0000${key.metric}`, {
+        query: st.insertRowKey,
+        params: [key.metric, DATA_POINTS_TABLE, key.rowTime, key.dataType, tags, indexTtlSeconds],
+        bytes: keyBytes.length,
+        entry: rowKeyEntry,
+        ttlSeconds: indexTtlSeconds,
+      });
+    }
     // KairosDB's TagIndexedRowKeysTableLookup.createIndexStatements: the full tag map, the row_keys TTL.
     const indexRows = tagIndexRows(tagIndex, key);
     for (const pair of indexRows?.pairs ?? []) {
+      const entry = indexKey.tagged(rowKey, pair);
+      if (written.covers(entry, until)) continue;
+      tags ??= new Map(Object.entries(key.tags));
       const row = [
         key.metric,
         DATA_POINTS_TABLE,
@@ -97,22 +147,36 @@ function indexBatches(
         query: st.insertTagIndexed,
         params: row,
         bytes: keyBytes.length + Buffer.byteLength(pair),
+        entry,
+        ttlSeconds: indexTtlSeconds,
       });
     }
   }
   const times = new Map<string, Statement[]>();
   for (const { metric, rowTime, ttlSeconds } of rowTimes) {
+    const entry = indexKey.rowTime(metric, rowTime);
+    if (written.covers(entry, untilMs(ttlSeconds))) continue;
     append(times, metric, {
       query: st.insertRowTime,
       params: [metric, DATA_POINTS_TABLE, rowTime, ttlSeconds],
       bytes: Buffer.byteLength(metric) + 8,
+      entry,
+      ttlSeconds,
     });
   }
-  const names = metrics.map((metric) => ({
-    query: st.insertName,
-    params: [METRIC_NAMES_KEY, metric],
-    bytes: Buffer.byteLength(metric),
-  }));
+  const names: Statement[] = [];
+  for (const metric of metrics) {
+    const entry = indexKey.name(metric);
+    // string_index rows never expire.
+    if (written.covers(entry, Infinity)) continue;
+    names.push({
+      query: st.insertName,
+      params: [METRIC_NAMES_KEY, metric],
+      bytes: Buffer.byteLength(metric),
+      entry,
+      ttlSeconds: 0,
+    });
+  }
   return [
     ...[...rowKeys.values()].flatMap((statements) => partitionBatches('row_keys.insert', statements)),
     ...[...tagged.values()].flatMap((statements) => partitionBatches('tag_indexed_row_keys.insert', statements)),
@@ -121,14 +185,62 @@ function indexBatches(
   ];
 }
 
-/** A partition's cells in batches: PointCells for the lean encoder, a query per cell for the driver's. */
-function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEncoder): (PointCells | BatchQuery[])[] {
-  const { keyBytes, columns, values, ttls } = partition;
-  const key = bufferOf(keyBytes);
-  return runs(columns.length, (i) => values[i]!.length + 4).map(([from, to]) => {
-    if (encoder === 'lean') return new PointCells(key, columns, values, ttls, from, to);
+/**
+ * The cells in as few batches as Cassandra takes whole: partitions whose replicas are the same nodes share batches (as
+ * KairosDB's CQLBatch groups by host) of at most MAX_BYTES_PER_SHARED_BATCH, so at most some 140 cells; a partition
+ * larger than that has batches of its own, which the size checks spare. One batch per partition would cost Cassandra
+ * and the driver a request per series for every write of a few points.
+ */
+function dataBatches(
+  st: Statements,
+  partitions: readonly PartitionWrite[],
+  encoder: WriteEncoder,
+  replicasOf: (key: Buffer) => string,
+): (PointCells | BatchQuery[])[] {
+  const groups = new Map<string, CellRun[]>();
+  const out: (PointCells | BatchQuery[])[] = [];
+  for (const { keyBytes, columns, values, ttls } of partitions) {
+    const key = bufferOf(keyBytes);
+    let bytes = key.length;
+    for (let i = 0; i < columns.length && bytes <= MAX_BYTES_PER_SHARED_BATCH; i++)
+      bytes += values[i]!.length + CELL_BYTES;
+    if (bytes > MAX_BYTES_PER_SHARED_BATCH) {
+      for (const [from, to] of runs(columns.length, (i) => values[i]!.length + 4))
+        out.push(encodeCells(st, [{ key, columns, values, ttls, from, to }], encoder));
+      continue;
+    }
+    const replicas = replicasOf(key);
+    let group = groups.get(replicas);
+    if (group === undefined) groups.set(replicas, (group = []));
+    group.push({ key, columns, values, ttls, from: 0, to: columns.length, bytes });
+  }
+  for (const group of groups.values()) {
+    let from = 0;
+    let bytes = 0;
+    for (let i = 0; i < group.length; i++) {
+      if (bytes + group[i]!.bytes > MAX_BYTES_PER_SHARED_BATCH) {
+        out.push(encodeCells(st, group.slice(from, i), encoder));
+        from = i;
+        bytes = 0;
+      }
+      bytes += group[i]!.bytes;
+    }
+    out.push(encodeCells(st, group.slice(from), encoder));
+  }
+  return out;
+}
+
+/** A whole partition's cells, and about what they add to a batch's size as Cassandra measures it. */
+interface CellRun extends LeanCellRun {
+  readonly bytes: number;
+}
+
+/** The runs' cells as one batch: PointCells for the lean encoder, a query per cell for the driver's. */
+function encodeCells(st: Statements, runs: readonly LeanCellRun[], encoder: WriteEncoder): PointCells | BatchQuery[] {
+  if (encoder === 'lean') return new PointCells(runs);
+  const queries: BatchQuery[] = [];
+  for (const { key, columns, values, ttls, from, to } of runs) {
     const names = Buffer.allocUnsafe((to - from) * 4);
-    const queries: BatchQuery[] = [];
     for (let i = from; i < to; i++) {
       writeColumn(names, (i - from) * 4, columns[i]!);
       queries.push({
@@ -136,13 +248,16 @@ function dataBatches(st: Statements, partition: PartitionWrite, encoder: WriteEn
         params: [key, names.subarray((i - from) * 4, (i - from) * 4 + 4), bufferOf(values[i]!), ttls[i]!],
       });
     }
-    return queries;
-  });
+  }
+  return queries;
 }
 
 interface Statement extends BatchQuery {
   /** About what the statement adds to its partition's mutation. */
   readonly bytes: number;
+  /** The row's key in the written index, and the TTL it is written with (0: none). */
+  readonly entry: string;
+  readonly ttlSeconds: number;
 }
 
 function append<K>(groups: Map<K, Statement[]>, key: K, statement: Statement): void {
@@ -176,5 +291,3 @@ function runs(count: number, bytesOf: (i: number) => number): [number, number][]
   if (count > from) out.push([from, count]);
   return out;
 }
-
-/** Like Promise.all, but a failure is reported only once nothing of the batch is still in flight. */
