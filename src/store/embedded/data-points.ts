@@ -8,7 +8,19 @@ import type { Slice } from '../../model/series.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions } from '../store.js';
-import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import {
+  appendToBlock,
+  BlockCursor,
+  blockEnd,
+  emptyCells,
+  encodeBlocks,
+  mergeCells,
+  readBlock,
+  removeColumns,
+  MAX_BLOCK_BYTES,
+  type BlockEnd,
+  type Cells,
+} from './blocks.js';
 import { blockFirstColumn, blockKey, partitionEnd, partitionPrefix } from './keys.js';
 
 /** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
@@ -17,7 +29,22 @@ const BYTES_PER_TURN = 1 << 20;
 /** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
 const FIRST_PAGE_POINTS = 64;
 
+/** A partition as the store hands it to writes: its key prefix, and what the last write noted of its last block. */
+export interface PartitionBlocks {
+  readonly prefix: Buffer;
+  tail: Tail | undefined;
+}
+
+/** The partition's last block: where it is, how long, and how it ends, so an append needs no walk of it. */
+interface Tail extends BlockEnd {
+  readonly firstColumn: number;
+  readonly size: number;
+}
+
 export class DataPoints {
+  /** Where an append builds the block it puts; LMDB copies it in during the put. */
+  private readonly scratch = Buffer.allocUnsafe(MAX_BLOCK_BYTES);
+
   constructor(
     private readonly table: Database<Buffer, Buffer>,
     private readonly rowSpec: RowSpec,
@@ -87,15 +114,70 @@ export class DataPoints {
   }
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
-  write(prefix: Buffer, incoming: Cells, nowSeconds: number): void {
+  write(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): void {
+    if (this.append(partition, incoming)) return;
+    partition.tail = undefined;
     const { columns } = incoming;
     this.rewriteBlocks(
-      prefix,
+      partition.prefix,
       columns[0]!,
       columns[columns.length - 1]!,
       (cells) => mergeCells(cells, incoming),
       nowSeconds,
     );
+  }
+
+  /**
+   * Writes cells that all come after the partition's last column without decoding what is there: appended to its last
+   * block (blocks.ts), then in new blocks once that is full. This is every write of a collector sending each series'
+   * newest points. False, having written nothing, for any other cells. Expired cells of the last block stay until a
+   * write rewrites it: reads skip them anyway.
+   */
+  private append(partition: PartitionBlocks, incoming: Cells): boolean {
+    const { prefix } = partition;
+    let tail = partition.tail;
+    let block: Uint8Array | undefined;
+    if (tail !== undefined) {
+      // lmdb-js's own buffer, valid until the next read or write of the environment, and longer than its `length`.
+      const fast = this.table.getBinaryFast(blockKey(prefix, tail.firstColumn));
+      block = fast?.subarray(0, fast.length);
+    }
+    // Appends only lengthen a block, so a length other than the one noted means the note is stale (a write that
+    // noted it was rolled back).
+    if (tail === undefined || block?.length !== tail.size) {
+      tail = undefined;
+      block = undefined;
+      for (const { key, value } of this.table.getRange({
+        start: partitionEnd(prefix),
+        end: prefix,
+        reverse: true,
+        limit: 1,
+      })) {
+        tail = { firstColumn: blockFirstColumn(key), size: value.length, ...blockEnd(value) };
+        block = value;
+      }
+    }
+    let from = 0;
+    if (tail !== undefined) {
+      if (incoming.columns[0]! <= tail.lastColumn) return false;
+      const appended = appendToBlock(block!, tail, incoming, this.scratch);
+      if (appended === undefined) return false;
+      from = appended.appended;
+      if (from > 0) {
+        this.table.putSync(blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
+        partition.tail = {
+          firstColumn: tail.firstColumn,
+          lastColumn: incoming.columns[from - 1]!,
+          cells: tail.cells + from,
+          size: appended.size,
+        };
+      }
+    }
+    for (const { firstColumn, bytes } of encodeBlocks(incoming, from)) {
+      this.table.putSync(blockKey(prefix, firstColumn), bytes);
+      partition.tail = { firstColumn, size: bytes.length, ...blockEnd(bytes) };
+    }
+    return true;
   }
 
   /** Removes the partition's cells of columns in [start, end). */

@@ -22,7 +22,7 @@ import type { Slice } from '../../model/series.js';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Cells } from './blocks.js';
-import { DataPoints } from './data-points.js';
+import { DataPoints, type PartitionBlocks } from './data-points.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
   decodeRowKeysKey,
@@ -81,6 +81,10 @@ export class EmbeddedStore implements Store {
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
   private readonly openScans = new Set<AsyncGenerator<Slice>>();
+  /** By row key bytes (latin1). */
+  private readonly known = new Map<string, KnownPartition>();
+  /** Counts deletes (forgetKnown). */
+  private generation = 0;
   private closed = false;
 
   private constructor(options: EmbeddedStoreOptions) {
@@ -210,18 +214,24 @@ export class EmbeddedStore implements Store {
     const { partitions, rowTimes, metrics } = toPartitionWrites(this.rowSpec, batch);
     if (partitions.length === 0) return;
     const nowMs = this.now();
+    const indexed: IndexNote[] = [];
+    let generation = -1;
     await this.transaction(() => {
+      generation = this.generation;
       // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
       for (const { metric, rowTime, ttlSeconds } of rowTimes)
         putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
       for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-      for (const partition of partitions) this.writePartition(partition, nowMs);
+      for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
     });
+    // Durable now; a delete since the write began may have removed what the notes would say is there.
+    if (generation === this.generation) for (const { known, expiry } of indexed) known.indexExpiry = expiry;
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
     const prefix = partitionPrefix(encodeRowKey(key));
     await this.transaction(() => {
+      this.forgetKnown();
       if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
         this.points.removePartition(prefix);
         this.rowKeysTable.removeSync(rowKeysKey(key));
@@ -262,18 +272,41 @@ export class EmbeddedStore implements Store {
     await this.env.close();
   }
 
-  /** The partition's row_keys entry, then its cells. */
-  private writePartition(partition: PartitionWrite, nowMs: number): void {
+  /**
+   * The partition's row_keys and tag index entries unless a durable write is known to have put them with an expiry at
+   * least as late (a collector's series are written again every few seconds), then its cells.
+   */
+  private writePartition(partition: PartitionWrite, nowMs: number, indexed: IndexNote[]): void {
     const { key, keyBytes } = partition;
+    const known = this.knownPartition(keyBytes);
     const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
-    putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry);
-    this.putTagIndex(key, indexExpiry);
+    if (!covers(known.indexExpiry, indexExpiry)) {
+      indexed.push({ known, expiry: putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry) });
+      this.putTagIndex(key, indexExpiry);
+    }
     const incoming: Cells = {
       columns: partition.columns,
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    this.points.write(partitionPrefix(keyBytes), incoming, this.nowSeconds());
+    this.points.write(known, incoming, this.nowSeconds());
+  }
+
+  private knownPartition(keyBytes: Uint8Array): KnownPartition {
+    const id = Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.length).toString('latin1');
+    let known = this.known.get(id);
+    if (known === undefined) {
+      if (this.known.size >= MAX_KNOWN_PARTITIONS) this.known.clear();
+      known = { prefix: partitionPrefix(keyBytes), tail: undefined, indexExpiry: undefined };
+      this.known.set(id, known);
+    }
+    return known;
+  }
+
+  /** Deletes change what writes noted: they are forgotten, and notes of writes under way are not taken. */
+  private forgetKnown(): void {
+    this.known.clear();
+    this.generation++;
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
@@ -344,19 +377,42 @@ const KAIROGRAPH = 'kairograph';
 const TAG_INDEX_BUILT = 'tag_index';
 const ROW_TIME_UNIT = 'row_time_unit';
 const ROW_WIDTH = 'row_width';
+/** Partitions a store keeps notes of (about 200 bytes each); past this it starts again from none. */
+const MAX_KNOWN_PARTITIONS = 100_000;
+
+/** What this process noted of a partition it wrote, to skip work the next write of it would repeat. */
+interface KnownPartition extends PartitionBlocks {
+  /** The expiry its row_keys and tag index entries have once a write of them is durable; undefined until then. */
+  indexExpiry: number | undefined;
+}
+
+interface IndexNote {
+  readonly known: KnownPartition;
+  readonly expiry: number;
+}
+
 /** KairosDB writes 0x00 as every string_index value. */
 const STRING_INDEX_VALUE = Buffer.from([0]);
 
-/** Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL. */
-function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): void {
+/**
+ * Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL; one is only ever kept
+ * longer. Returns the expiry the row has now.
+ */
+function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): number {
   const current = table.get(key);
   if (current !== undefined) {
     const old = current.readUInt32BE(0);
-    if (old === 0 || (expiry !== 0 && old >= expiry)) return;
+    if (covers(old, expiry)) return old;
   }
   const value = Buffer.allocUnsafe(4);
   value.writeUInt32BE(expiry, 0);
   table.putSync(key, value);
+  return expiry;
+}
+
+/** Whether an index row expiring at `stored` (0 = never; undefined = not known) lives at least until `expiry`. */
+function covers(stored: number | undefined, expiry: number): boolean {
+  return stored === 0 || (stored !== undefined && expiry !== 0 && stored >= expiry);
 }
 
 function isEmpty(entries: Iterable<unknown>): boolean {
