@@ -51,8 +51,9 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   for (const series of batch.series) {
     const dataType = datastoreTypeOf(series.type);
     const encode = ENCODERS[series.type];
+    const tagString = encodeTagString(series.tags);
     // The row key's own fields: a metric holds no U+0000 (encodeRowKey rejects it) and the tag string is canonical.
-    const seriesId = `${series.metric}\u0000${dataType}\u0000${encodeTagString(series.tags)}`;
+    const seriesId = `${series.metric}\u0000${dataType}\u0000${tagString}`;
     let rows = bySeries.get(seriesId);
     if (rows === undefined) bySeries.set(seriesId, (rows = new Map()));
     let partition: Pending | undefined;
@@ -63,7 +64,7 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
         partition = rows.get(rowTime);
         if (partition === undefined) {
           const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
-          partition = { key, keyBytes: encodeRowKey(key), columns: [], values: [], ttls: [], ordered: true };
+          partition = { key, keyBytes: encodeRowKey(key, tagString), columns: [], values: [], ttls: [], ordered: true };
           rows.set(rowTime, partition);
         }
       }
