@@ -129,22 +129,40 @@ function validateGroup(
   lines: readonly number[],
   limits: WriteLimits,
 ): SeriesWrite {
-  const input = { metric: group.metric, tags: group.tags, type: group.type, points, fields: lineFields(lines, group) };
+  const input = {
+    metric: group.metric,
+    tags: group.tags,
+    type: group.type,
+    points,
+    fields: new LineFields(lines, group),
+  };
   return validateWrite([input], 'body', limits).series[0]!;
 }
 
-/** How errors name a line's parts: `line 3: field "usage"`, `line 3: tag "host"`, `line 3: metric name`. */
-function lineFields(lines: readonly number[], group: Group): SeriesFields {
-  const path = `line ${lines[0]}:`;
-  return {
-    path,
-    field: (name, key) =>
-      name === 'metric'
-        ? `${path} metric name`
-        : name === 'tags'
-          ? `${path} ${key === undefined ? 'tags' : `tag ${JSON.stringify(key)}`}`
-          : `${path} ${name}`,
-    point: (index, name) =>
-      `line ${lines[index]}: ${name === 'timestamp' ? 'timestamp' : `field ${JSON.stringify(group.fieldKey)}`}`,
-  };
+/**
+ * How errors name a line's parts: `line 3: field "usage"`, `line 3: tag "host"`, `line 3: metric name`. A class rather
+ * than closures: one is made for every series of every request, and its methods are shared.
+ */
+class LineFields implements SeriesFields {
+  readonly path: string;
+
+  constructor(
+    private readonly lines: readonly number[],
+    private readonly group: Group,
+  ) {
+    this.path = `line ${lines[0]}:`;
+  }
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    const { path } = this;
+    return name === 'metric'
+      ? `${path} metric name`
+      : name === 'tags'
+        ? `${path} ${key === undefined ? 'tags' : `tag ${JSON.stringify(key)}`}`
+        : `${path} ${name}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    return `line ${this.lines[index]}: ${name === 'timestamp' ? 'timestamp' : `field ${JSON.stringify(this.group.fieldKey)}`}`;
+  }
 }

@@ -57,7 +57,8 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
       else if (Number.isNaN(value)) nan++;
       else infinite++;
     }
-    if (points.length > 0) inputs.push({ metric, tags, type: 'double', points, fields: remoteWriteFields(path, kept) });
+    if (points.length > 0)
+      inputs.push({ metric, tags, type: 'double', points, fields: new RemoteWriteFields(path, kept) });
   });
   const batch = validateWrite(inputs, 'timeseries', { ...limits, allowNoTags: true });
   let stored = 0;
@@ -83,12 +84,23 @@ function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: 
   return { metric, tags };
 }
 
-/** Errors name the request's own elements; `kept[k]` is the wire index of the k-th sample written. */
-function remoteWriteFields(path: string, kept: readonly number[]): SeriesFields {
-  return {
-    path,
-    field: (name, key) =>
-      name === 'metric' ? `${path}.labels.${METRIC_LABEL}` : `${path}.labels${key === undefined ? '' : `.${key}`}`,
-    point: (index, name) => `${path}.samples[${kept[index]}].${name}`,
-  };
+/**
+ * Errors name the request's own elements; `kept[k]` is the wire index of the k-th sample written. A class rather than
+ * closures: one is made for every series of every request, and its methods are shared.
+ */
+class RemoteWriteFields implements SeriesFields {
+  constructor(
+    readonly path: string,
+    private readonly kept: readonly number[],
+  ) {}
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    return name === 'metric'
+      ? `${this.path}.labels.${METRIC_LABEL}`
+      : `${this.path}.labels${key === undefined ? '' : `.${key}`}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    return `${this.path}.samples[${this.kept[index]}].${name}`;
+  }
 }

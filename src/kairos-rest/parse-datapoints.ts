@@ -39,18 +39,26 @@ interface Source {
   timeField: string;
 }
 
-/** A series' fields as the metric object it came from names them: `name`, its own point or `datapoints[j]`. */
-function sourceFields(source: Source): SeriesFields {
-  const { path } = source;
-  return {
-    path,
-    field: (name, key) => `${path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`,
-    point(index, name) {
-      const ref = source.points[index]!;
-      if (ref >= 0) return `${path}.datapoints[${ref}].${name}`;
-      return `${path}.${name === 'timestamp' ? source.timeField : 'value'}`;
-    },
-  };
+/**
+ * A series' fields as the metric object it came from names them: `name`, its own point or `datapoints[j]`. A class
+ * rather than closures: one is made for every series of every request, and its methods are shared.
+ */
+class SourceFields implements SeriesFields {
+  readonly path: string;
+
+  constructor(private readonly source: Source) {
+    this.path = source.path;
+  }
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    return `${this.path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    const ref = this.source.points[index]!;
+    if (ref >= 0) return `${this.path}.datapoints[${ref}].${name}`;
+    return `${this.path}.${name === 'timestamp' ? this.source.timeField : 'value'}`;
+  }
 }
 
 /**
@@ -112,7 +120,7 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
 
   if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
   for (const [type, { points, source }] of byType)
-    inputs.push({ ...common, type, points, fields: sourceFields(source) });
+    inputs.push({ ...common, type, points, fields: new SourceFields(source) });
 }
 
 function readType(value: JsonValue | undefined, field: string): ValueType | undefined {
