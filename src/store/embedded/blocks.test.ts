@@ -14,6 +14,7 @@ import {
   MAX_BLOCK_CELLS,
   readBlock,
   emptyCells,
+  splitBlock,
   type Cells,
 } from './blocks.js';
 
@@ -161,6 +162,18 @@ describe('blocks', () => {
         size: full!.bytes.length,
       });
       expect(out.every((b) => b === 0xee)).toBe(true);
+    });
+
+    it('splits a block before a column into a block of the cells before it and the cells from it on', () => {
+      const [block] = encodeBlocks(doubles([10, 20, 30, 40]));
+      const { head, end, rest } = splitBlock(block!.bytes, 25);
+      expect(head).toEqual(encodeBlocks(doubles([10, 20]))[0]!.bytes);
+      expect(end).toEqual({ lastColumn: 20, cells: 2 });
+      expect({ ...rest, values: rest.values.map((v) => Uint8Array.from(v)) }).toEqual(doubles([30, 40]));
+      const none = splitBlock(block!.bytes, 10);
+      expect([...none.head]).toEqual([0b10, 8]);
+      expect(none.end).toEqual({ lastColumn: 0, cells: 0 });
+      expect(none.rest.columns).toEqual([10, 20, 30, 40]);
     });
 
     it('keeps every cell of the block and of those appended, for any cells that come after the block', () => {

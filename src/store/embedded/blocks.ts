@@ -171,6 +171,30 @@ export function blockEnd(block: Uint8Array): BlockEnd {
 }
 
 /**
+ * Splits a block before its first cell at or after `column`: the bytes before that cell, which are a block of their
+ * own that ends as `end` says, and the cells from it on, as views into the block.
+ */
+export function splitBlock(block: Uint8Array, column: number): { head: Uint8Array; end: BlockEnd; rest: Cells } {
+  const cursor = new BlockCursor().reset(block);
+  let headEnd = (block[0]! & FLAG_FIXED_SIZE) !== 0 ? 2 : 1;
+  let lastColumn = 0;
+  let cells = 0;
+  const rest = emptyCells();
+  while (cursor.next()) {
+    if (cursor.column >= column) {
+      rest.columns.push(cursor.column);
+      rest.expiries.push(cursor.expiry);
+      rest.values.push(block.subarray(cursor.valueStart, cursor.valueEnd));
+    } else {
+      headEnd = cursor.valueEnd;
+      lastColumn = cursor.column;
+      cells++;
+    }
+  }
+  return { head: block.subarray(0, headEnd), end: { lastColumn, cells }, rest };
+}
+
+/**
  * Writes `block` with as many of `cells` as fit (MAX_BLOCK_BYTES, MAX_BLOCK_CELLS) appended in the block's own layout
  * into `out` (at least MAX_BLOCK_BYTES long), and returns how many went in and the bytes they make: only they are
  * encoded, the block's bytes are copied as they are; `out` is left alone when none fit. The cells must all come after

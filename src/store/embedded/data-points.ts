@@ -17,6 +17,7 @@ import {
   mergeCells,
   readBlock,
   removeColumns,
+  splitBlock,
   MAX_BLOCK_BYTES,
   type BlockEnd,
   type Cells,
@@ -128,10 +129,12 @@ export class DataPoints {
   }
 
   /**
-   * Writes cells that all come after the partition's last column without decoding what is there: appended to its last
-   * block (blocks.ts), then in new blocks once that is full. This is every write of a collector sending each series'
-   * newest points. False, having written nothing, for any other cells. Expired cells of the last block stay until a
-   * write rewrites it: reads skip them anyway.
+   * Writes cells that all fall in the partition's last block or after it without decoding the rest of the partition:
+   * the block is kept as it is up to the first cell the write reaches, only the cells from there on are encoded
+   * (blocks.ts), and new blocks start once it is full. Most writes append after the last column (a collector sending
+   * each series' newest points); concurrent requests of one sender may arrive out of order, and reach only the last few
+   * cells. False, having written nothing, for any other cells. Expired cells of the last block stay until a write
+   * rewrites it whole: reads skip them anyway.
    */
   private append(partition: PartitionBlocks, incoming: Cells): boolean {
     const { prefix } = partition;
@@ -142,8 +145,8 @@ export class DataPoints {
       const fast = this.table.getBinaryFast(blockKey(prefix, tail.firstColumn));
       block = fast?.subarray(0, fast.length);
     }
-    // Appends only lengthen a block, so a length other than the one noted means the note is stale (a write that
-    // noted it was rolled back).
+    // Appends only lengthen a block and merges rewrite only the last, so a length other than the one noted means the
+    // note is stale (a write that noted it was rolled back).
     if (tail === undefined || block?.length !== tail.size) {
       tail = undefined;
       block = undefined;
@@ -157,27 +160,46 @@ export class DataPoints {
         block = value;
       }
     }
-    let from = 0;
-    if (tail !== undefined) {
-      if (incoming.columns[0]! <= tail.lastColumn) return false;
-      const appended = appendToBlock(block!, tail, incoming, this.scratch);
-      if (appended === undefined) return false;
-      from = appended.appended;
-      if (from > 0) {
-        this.table.putSync(blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
-        partition.tail = {
-          firstColumn: tail.firstColumn,
-          lastColumn: incoming.columns[from - 1]!,
-          cells: tail.cells + from,
-          size: appended.size,
-        };
-      }
+    if (tail === undefined) {
+      this.putBlocks(partition, encodeBlocks(incoming));
+      return true;
     }
-    for (const { firstColumn, bytes } of encodeBlocks(incoming, from)) {
-      this.table.putSync(blockKey(prefix, firstColumn), bytes);
+    let head = block!;
+    let end: BlockEnd = tail;
+    let cells = incoming;
+    const first = incoming.columns[0]!;
+    if (first <= tail.lastColumn) {
+      if (first < tail.firstColumn) return false;
+      const split = splitBlock(head, first);
+      head = split.head;
+      end = split.end;
+      cells = mergeCells(split.rest, incoming);
+    }
+    const appended = appendToBlock(head, end, cells, this.scratch);
+    if (appended === undefined) return false;
+    // Encoded before anything is put: the cells may be views into lmdb-js's buffer.
+    const after = encodeBlocks(cells, appended.appended);
+    const kept = end.cells + appended.appended;
+    if (appended.appended > 0 || (head !== block && kept > 0)) {
+      if (appended.appended === 0) this.scratch.set(head, 0);
+      this.table.putSync(blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
+      partition.tail = {
+        firstColumn: tail.firstColumn,
+        lastColumn: appended.appended > 0 ? cells.columns[appended.appended - 1]! : end.lastColumn,
+        cells: kept,
+        size: appended.size,
+      };
+    }
+    // A block left with no cell keeps its key for the first of these, whose column is the same.
+    this.putBlocks(partition, after);
+    return true;
+  }
+
+  private putBlocks(partition: PartitionBlocks, blocks: { firstColumn: number; bytes: Buffer }[]): void {
+    for (const { firstColumn, bytes } of blocks) {
+      this.table.putSync(blockKey(partition.prefix, firstColumn), bytes);
       partition.tail = { firstColumn, size: bytes.length, ...blockEnd(bytes) };
     }
-    return true;
   }
 
   /** Removes the partition's cells of columns in [start, end). */

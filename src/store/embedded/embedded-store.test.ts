@@ -203,7 +203,7 @@ describe('embedded store', () => {
       expect(blocks).toEqual(encodedWhole(doubles(steps(0, 830))));
     });
 
-    it('merges a point before the last one and overwrites a column by rewriting the block', async () => {
+    it('merges a point before the last one and overwrites a column in the last block', async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
       await store.write({ series: [doubles([10, 20, 30])] });
@@ -222,6 +222,33 @@ describe('embedded store', () => {
       expect(await blocksAt(path)).toEqual(
         encodedWhole({ ...doubles([10, 15, 20, 30, 40]), values: [2.5, 3.75, 5, -1, 10] }),
       );
+    });
+
+    it('merges points that reach into the last block, re-encoding only its cells from the first they reach', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      // One full block: 816 cells in 8161 bytes.
+      await store.write({ series: [doubles(steps(0, 816))] });
+      // Between its last two cells: the two no longer fit, and the last moves to a block of its own.
+      await store.write({ series: [doubles([815 * 10_000 - 5_000])] });
+      await store.close();
+      const blocks = await blocksAt(path);
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 1]);
+      expect(blocks).toEqual(encodedWhole(doubles([...steps(0, 815), 815 * 10_000 - 5_000, 815 * 10_000])));
+    });
+
+    it('falls back to rewriting the blocks a write reaches when it reaches before the last block', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      await store.write({ series: [doubles(steps(0, 830))] });
+      await store.write({ series: [doubles([5_000])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      expect((await scanAll(store, key!, 0, 20_000)).map((p) => p.t)).toEqual([0, 5_000, 10_000, 20_000]);
+      await store.close();
+      const blocks = await blocksAt(path);
+      // The first block, rewritten with one cell more, splits; the last is left as it was.
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 1, 14]);
+      expect(blocks[2]).toEqual(encodedWhole(doubles(steps(0, 830)))[1]);
     });
 
     it('rewrites the last block with expiries for an expiring point, then appends points that never expire to it', async () => {
