@@ -145,8 +145,8 @@ export class DataPoints {
       const fast = this.table.getBinaryFast(blockKey(prefix, tail.firstColumn));
       block = fast?.subarray(0, fast.length);
     }
-    // Appends only lengthen a block and merges rewrite only the last, so a length other than the one noted means the
-    // note is stale (a write that noted it was rolled back).
+    // A failed write's notes are forgotten (embedded-store.ts); as a second guard, a block of another length than the
+    // one noted is read again.
     if (tail === undefined || block?.length !== tail.size) {
       tail = undefined;
       block = undefined;

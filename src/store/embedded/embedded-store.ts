@@ -216,14 +216,27 @@ export class EmbeddedStore implements Store {
     const nowMs = this.now();
     const indexed: IndexNote[] = [];
     let generation = -1;
-    await this.transaction(() => {
-      generation = this.generation;
-      // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
-      for (const { metric, rowTime, ttlSeconds } of rowTimes)
-        putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
-      for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-      for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
-    });
+    // A write that fails is rolled back: what it noted is forgotten before another write can read it, the other
+    // writes of its transaction being next in this same turn.
+    try {
+      await this.transaction(() => {
+        try {
+          generation = this.generation;
+          // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
+          for (const { metric, rowTime, ttlSeconds } of rowTimes)
+            putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
+          for (const metric of metrics)
+            this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
+          for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
+        } catch (error) {
+          this.forgetKnown();
+          throw error;
+        }
+      });
+    } catch (error) {
+      this.forgetKnown();
+      throw error;
+    }
     // Durable now; a delete since the write began may have removed what the notes would say is there.
     if (generation === this.generation) for (const { known, expiry } of indexed) known.indexExpiry = expiry;
   }
@@ -303,7 +316,10 @@ export class EmbeddedStore implements Store {
     return known;
   }
 
-  /** Deletes change what writes noted: they are forgotten, and notes of writes under way are not taken. */
+  /**
+   * Deletes and failed writes change what writes noted: the notes are forgotten, and those of writes under way are
+   * not taken.
+   */
   private forgetKnown(): void {
     this.known.clear();
     this.generation++;
