@@ -70,11 +70,14 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
 function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: Record<string, string> } {
   const tags = dict<string>();
   let metric: string | undefined;
-  const seen = new Set<string>();
-  series.labels.forEach(([name, value], j) => {
+  const { labels } = series;
+  // A series has a few labels: looking back over them costs less than a set made for each series of every request.
+  const seen = labels.length > FEW_LABELS ? new Set<string>() : undefined;
+  labels.forEach(([name, value], j) => {
     if (name === '') throw new InputError(`${path}.labels[${j}].name`, name, 'must not be empty');
-    if (seen.has(name)) throw new InputError(`${path}.labels[${j}].name`, name, 'repeats a label of the series');
-    seen.add(name);
+    if (seen ? seen.has(name) : repeats(labels, j))
+      throw new InputError(`${path}.labels[${j}].name`, name, 'repeats a label of the series');
+    seen?.add(name);
     if (name === METRIC_LABEL) metric = value;
     // An empty value is no label at all in Prometheus's data model.
     else if (value !== '') tags[name] = value;
@@ -82,6 +85,15 @@ function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: 
   if (metric === undefined)
     throw new InputError(`${path}.labels`, Object.fromEntries(series.labels), `must hold ${METRIC_LABEL}`);
   return { metric, tags };
+}
+
+const FEW_LABELS = 16;
+
+/** Whether label `j`'s name is that of a label before it. */
+function repeats(labels: readonly [string, string][], j: number): boolean {
+  const name = labels[j]![0];
+  for (let k = 0; k < j; k++) if (labels[k]![0] === name) return true;
+  return false;
 }
 
 /**
