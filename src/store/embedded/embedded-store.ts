@@ -302,7 +302,7 @@ export class EmbeddedStore implements Store {
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    this.points.write(known, incoming, this.nowSeconds());
+    this.points.write(known, incoming, Math.floor(nowMs / 1000));
   }
 
   private knownPartition(keyBytes: Uint8Array): KnownPartition {
