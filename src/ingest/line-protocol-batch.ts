@@ -9,6 +9,7 @@
  */
 import { dictOf } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
+import { encodeTagString } from '../model/tag-string.js';
 import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
 import { validateWrite, type SeriesFields, type WriteLimits } from '../sources/write-validation.js';
 import type { LineError, LinePoint } from './line-protocol.js';
@@ -74,7 +75,8 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
   for (const group of groups) {
     const series = valid.get(group);
     if (series === undefined) continue;
-    const key = `${series.type}\u0000${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}`;
+    // The tag string is canonical (sorted names, escaped), as row keys hold it: one series, one key.
+    const key = `${series.type}\u0000${series.metric}\u0000${encodeTagString(series.tags)}`;
     let entry = merged.get(key);
     if (entry === undefined) merged.set(key, (entry = { series, timestamps: [], values: [] }));
     for (let k = 0; k < group.lines.length; k++) {
