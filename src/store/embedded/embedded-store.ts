@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../../model/errors.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
-import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
+import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import {
   coverageEntries,
@@ -22,7 +22,8 @@ import type { Slice } from '../../model/series.js';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Cells } from './blocks.js';
-import { DataPoints, type PartitionBlocks } from './data-points.js';
+import { DataPoints } from './data-points.js';
+import { covers, PartitionNotes, type IndexNote } from './partition-notes.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
   decodeRowKeysKey,
@@ -81,10 +82,7 @@ export class EmbeddedStore implements Store {
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
   private readonly openScans = new Set<AsyncGenerator<Slice>>();
-  /** By row key bytes (latin1). */
-  private readonly known = new Map<string, KnownPartition>();
-  /** Counts deletes (forgetKnown). */
-  private generation = 0;
+  private readonly notes = new PartitionNotes();
   private closed = false;
 
   private constructor(options: EmbeddedStoreOptions) {
@@ -211,40 +209,26 @@ export class EmbeddedStore implements Store {
   }
 
   async write(batch: WriteBatch): Promise<void> {
-    const { partitions, rowTimes, metrics } = toPartitionWrites(this.rowSpec, batch);
-    if (partitions.length === 0) return;
+    const writes = toPartitionWrites(this.rowSpec, batch);
+    if (writes.partitions.length === 0) return;
     const nowMs = this.now();
     const indexed: IndexNote[] = [];
-    let generation = -1;
-    // A write that fails is rolled back: what it noted is forgotten before another write can read it, the other
-    // writes of its transaction being next in this same turn.
+    const generation = this.notes.generation;
+    // A failed write is rolled back, and so are its notes: forgotten in its own callback, before the other writes of
+    // its transaction run in the same turn, and again when the transaction fails to commit.
     try {
-      await this.transaction(() => {
-        try {
-          generation = this.generation;
-          // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
-          for (const { metric, rowTime, ttlSeconds } of rowTimes)
-            putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
-          for (const metric of metrics)
-            this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-          for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
-        } catch (error) {
-          this.forgetKnown();
-          throw error;
-        }
-      });
+      await this.transaction(() => this.notes.forgetIfThrows(() => this.writeBatch(writes, nowMs, indexed)));
     } catch (error) {
-      this.forgetKnown();
+      this.notes.forget();
       throw error;
     }
-    // Durable now; a delete since the write began may have removed what the notes would say is there.
-    if (generation === this.generation) for (const { known, expiry } of indexed) known.indexExpiry = expiry;
+    this.notes.indexed(generation, indexed);
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
     const prefix = partitionPrefix(encodeRowKey(key));
     await this.transaction(() => {
-      this.forgetKnown();
+      this.notes.forget();
       if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
         this.points.removePartition(prefix);
         this.rowKeysTable.removeSync(rowKeysKey(key));
@@ -285,13 +269,21 @@ export class EmbeddedStore implements Store {
     await this.env.close();
   }
 
+  /** Index rows first, then data: a point is never stored without a way to find it (same transaction anyway). */
+  private writeBatch({ partitions, rowTimes, metrics }: BatchWrites, nowMs: number, indexed: IndexNote[]): void {
+    for (const { metric, rowTime, ttlSeconds } of rowTimes)
+      putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
+    for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
+    for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
+  }
+
   /**
    * The partition's row_keys and tag index entries unless a durable write is known to have put them with an expiry at
    * least as late (a collector's series are written again every few seconds), then its cells.
    */
   private writePartition(partition: PartitionWrite, nowMs: number, indexed: IndexNote[]): void {
     const { key, keyBytes } = partition;
-    const known = this.knownPartition(keyBytes);
+    const known = this.notes.of(keyBytes);
     const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
     if (!covers(known.indexExpiry, indexExpiry)) {
       indexed.push({ known, expiry: putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry) });
@@ -303,26 +295,6 @@ export class EmbeddedStore implements Store {
       values: partition.values,
     };
     this.points.write(known, incoming, Math.floor(nowMs / 1000));
-  }
-
-  private knownPartition(keyBytes: Uint8Array): KnownPartition {
-    const id = Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.length).toString('latin1');
-    let known = this.known.get(id);
-    if (known === undefined) {
-      if (this.known.size >= MAX_KNOWN_PARTITIONS) this.known.clear();
-      known = { prefix: partitionPrefix(keyBytes), tail: undefined, indexExpiry: undefined };
-      this.known.set(id, known);
-    }
-    return known;
-  }
-
-  /**
-   * Deletes and failed writes change what writes noted: the notes are forgotten, and those of writes under way are
-   * not taken.
-   */
-  private forgetKnown(): void {
-    this.known.clear();
-    this.generation++;
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
@@ -393,20 +365,6 @@ const KAIROGRAPH = 'kairograph';
 const TAG_INDEX_BUILT = 'tag_index';
 const ROW_TIME_UNIT = 'row_time_unit';
 const ROW_WIDTH = 'row_width';
-/** Partitions a store keeps notes of (about 200 bytes each); past this it starts again from none. */
-const MAX_KNOWN_PARTITIONS = 100_000;
-
-/** What this process noted of a partition it wrote, to skip work the next write of it would repeat. */
-interface KnownPartition extends PartitionBlocks {
-  /** The expiry its row_keys and tag index entries have once a write of them is durable; undefined until then. */
-  indexExpiry: number | undefined;
-}
-
-interface IndexNote {
-  readonly known: KnownPartition;
-  readonly expiry: number;
-}
-
 /** KairosDB writes 0x00 as every string_index value. */
 const STRING_INDEX_VALUE = Buffer.from([0]);
 
@@ -424,11 +382,6 @@ function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number):
   value.writeUInt32BE(expiry, 0);
   table.putSync(key, value);
   return expiry;
-}
-
-/** Whether an index row expiring at `stored` (0 = never; undefined = not known) lives at least until `expiry`. */
-function covers(stored: number | undefined, expiry: number): boolean {
-  return stored === 0 || (stored !== undefined && expiry !== 0 && stored >= expiry);
 }
 
 function isEmpty(entries: Iterable<unknown>): boolean {
