@@ -9,6 +9,7 @@
  */
 import { dictOf } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
+import { encodeTagString } from '../model/tag-string.js';
 import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
 import { validateWrite, type SeriesFields, type WriteLimits } from '../sources/write-validation.js';
 import type { LineError, LinePoint } from './line-protocol.js';
@@ -74,7 +75,8 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
   for (const group of groups) {
     const series = valid.get(group);
     if (series === undefined) continue;
-    const key = `${series.type}\u0000${series.metric}\u0000${JSON.stringify(Object.entries(series.tags))}`;
+    // The tag string is canonical (sorted names, escaped), as row keys hold it: one series, one key.
+    const key = `${series.type}\u0000${series.metric}\u0000${encodeTagString(series.tags)}`;
     let entry = merged.get(key);
     if (entry === undefined) merged.set(key, (entry = { series, timestamps: [], values: [] }));
     for (let k = 0; k < group.lines.length; k++) {
@@ -129,22 +131,40 @@ function validateGroup(
   lines: readonly number[],
   limits: WriteLimits,
 ): SeriesWrite {
-  const input = { metric: group.metric, tags: group.tags, type: group.type, points, fields: lineFields(lines, group) };
+  const input = {
+    metric: group.metric,
+    tags: group.tags,
+    type: group.type,
+    points,
+    fields: new LineFields(lines, group),
+  };
   return validateWrite([input], 'body', limits).series[0]!;
 }
 
-/** How errors name a line's parts: `line 3: field "usage"`, `line 3: tag "host"`, `line 3: metric name`. */
-function lineFields(lines: readonly number[], group: Group): SeriesFields {
-  const path = `line ${lines[0]}:`;
-  return {
-    path,
-    field: (name, key) =>
-      name === 'metric'
-        ? `${path} metric name`
-        : name === 'tags'
-          ? `${path} ${key === undefined ? 'tags' : `tag ${JSON.stringify(key)}`}`
-          : `${path} ${name}`,
-    point: (index, name) =>
-      `line ${lines[index]}: ${name === 'timestamp' ? 'timestamp' : `field ${JSON.stringify(group.fieldKey)}`}`,
-  };
+/**
+ * How errors name a line's parts: `line 3: field "usage"`, `line 3: tag "host"`, `line 3: metric name`. A class rather
+ * than closures: one is made for every series of every request, and its methods are shared.
+ */
+class LineFields implements SeriesFields {
+  readonly path: string;
+
+  constructor(
+    private readonly lines: readonly number[],
+    private readonly group: Group,
+  ) {
+    this.path = `line ${lines[0]}:`;
+  }
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    const { path } = this;
+    return name === 'metric'
+      ? `${path} metric name`
+      : name === 'tags'
+        ? `${path} ${key === undefined ? 'tags' : `tag ${JSON.stringify(key)}`}`
+        : `${path} ${name}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    return `line ${this.lines[index]}: ${name === 'timestamp' ? 'timestamp' : `field ${JSON.stringify(this.group.fieldKey)}`}`;
+  }
 }

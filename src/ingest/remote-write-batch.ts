@@ -57,7 +57,8 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
       else if (Number.isNaN(value)) nan++;
       else infinite++;
     }
-    if (points.length > 0) inputs.push({ metric, tags, type: 'double', points, fields: remoteWriteFields(path, kept) });
+    if (points.length > 0)
+      inputs.push({ metric, tags, type: 'double', points, fields: new RemoteWriteFields(path, kept) });
   });
   const batch = validateWrite(inputs, 'timeseries', { ...limits, allowNoTags: true });
   let stored = 0;
@@ -69,11 +70,14 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
 function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: Record<string, string> } {
   const tags = dict<string>();
   let metric: string | undefined;
-  const seen = new Set<string>();
-  series.labels.forEach(([name, value], j) => {
+  const { labels } = series;
+  // A series has a few labels: looking back over them costs less than a set made for each series of every request.
+  const seen = labels.length > FEW_LABELS ? new Set<string>() : undefined;
+  labels.forEach(([name, value], j) => {
     if (name === '') throw new InputError(`${path}.labels[${j}].name`, name, 'must not be empty');
-    if (seen.has(name)) throw new InputError(`${path}.labels[${j}].name`, name, 'repeats a label of the series');
-    seen.add(name);
+    if (seen ? seen.has(name) : repeats(labels, j))
+      throw new InputError(`${path}.labels[${j}].name`, name, 'repeats a label of the series');
+    seen?.add(name);
     if (name === METRIC_LABEL) metric = value;
     // An empty value is no label at all in Prometheus's data model.
     else if (value !== '') tags[name] = value;
@@ -83,12 +87,32 @@ function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: 
   return { metric, tags };
 }
 
-/** Errors name the request's own elements; `kept[k]` is the wire index of the k-th sample written. */
-function remoteWriteFields(path: string, kept: readonly number[]): SeriesFields {
-  return {
-    path,
-    field: (name, key) =>
-      name === 'metric' ? `${path}.labels.${METRIC_LABEL}` : `${path}.labels${key === undefined ? '' : `.${key}`}`,
-    point: (index, name) => `${path}.samples[${kept[index]}].${name}`,
-  };
+const FEW_LABELS = 16;
+
+/** Whether label `j`'s name is that of a label before it. */
+function repeats(labels: readonly [string, string][], j: number): boolean {
+  const name = labels[j]![0];
+  for (let k = 0; k < j; k++) if (labels[k]![0] === name) return true;
+  return false;
+}
+
+/**
+ * Errors name the request's own elements; `kept[k]` is the wire index of the k-th sample written. A class rather than
+ * closures: one is made for every series of every request, and its methods are shared.
+ */
+class RemoteWriteFields implements SeriesFields {
+  constructor(
+    readonly path: string,
+    private readonly kept: readonly number[],
+  ) {}
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    return name === 'metric'
+      ? `${this.path}.labels.${METRIC_LABEL}`
+      : `${this.path}.labels${key === undefined ? '' : `.${key}`}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    return `${this.path}.samples[${this.kept[index]}].${name}`;
+  }
 }

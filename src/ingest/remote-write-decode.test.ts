@@ -206,6 +206,13 @@ describe('malformed and invalid requests', () => {
     expect(() => remoteWriteBatch(twice, LIMITS)).toThrow(
       'timeseries[0].labels[2].name repeats a label of the series (got "job")',
     );
+    // Past 16 labels, repeats are found through a set rather than by looking back.
+    const many = decodeWriteRequest(V1, 1);
+    for (let k = 0; k < 20; k++) many.series[0]!.labels.push([`l${k}`, 'v']);
+    many.series[0]!.labels.push(['l7', 'w']);
+    expect(() => remoteWriteBatch(many, LIMITS)).toThrow(
+      'timeseries[0].labels[22].name repeats a label of the series (got "l7")',
+    );
     const unnamed = decodeWriteRequest(V1, 1);
     unnamed.series[0]!.labels.push(['', 'b']);
     expect(() => remoteWriteBatch(unnamed, LIMITS)).toThrow('timeseries[0].labels[2].name must not be empty (got "")');

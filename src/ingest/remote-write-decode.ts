@@ -48,9 +48,32 @@ export function decodeWriteRequest(bytes: Uint8Array, version: RemoteWriteVersio
 
 /** The reader, the element being read (for errors) and the buffer (for a NaN's bits). */
 class Reader extends BinaryReader {
-  where = '';
+  private element = '';
+  /** The sample of `element` being read, or -1: its name is spelled out only for an error (thousands a request). */
+  private sample = -1;
+
   constructor(readonly wire: Uint8Array) {
     super(wire);
+  }
+
+  get where(): string {
+    return this.sample < 0 ? this.element : `${this.element}.samples[${this.sample}]`;
+  }
+
+  set where(element: string) {
+    this.element = element;
+    this.sample = -1;
+  }
+
+  /** Reading sample `index` of the series `where` names. */
+  inSample(where: string, index: number): void {
+    this.element = where;
+    this.sample = index;
+  }
+
+  /** `expect` for a field of the element being read, `suffix` naming the field. */
+  expectHere(wireType: WireType, expected: WireType, suffix: string): void {
+    if (wireType !== expected) this.expect(wireType, expected, `${this.where}${suffix}`);
   }
 
   /** The end offset of the length-delimited message starting here, checked against its parent's end. */
@@ -215,9 +238,8 @@ function readSeriesV2(r: Reader, end: number, where: string, refs: number[]): De
 
 /** `Sample { double value = 1; int64 timestamp = 2; (2.0: int64 start_timestamp = 3) }`, the same numbers in both. */
 function readSample(r: Reader, wireType: WireType, parentEnd: number, where: string, series: DecodedSeries): void {
-  const at = `${where}.samples[${series.timestamps.length}]`;
-  r.where = at;
-  r.expect(wireType, WireType.LengthDelimited, at);
+  r.inSample(where, series.timestamps.length);
+  r.expectHere(wireType, WireType.LengthDelimited, '');
   const end = r.message(parentEnd);
   let value = 0;
   let stale = false;
@@ -225,11 +247,11 @@ function readSample(r: Reader, wireType: WireType, parentEnd: number, where: str
   while (r.pos < end) {
     const [field, type] = r.tag();
     if (field === 1) {
-      r.expect(type, WireType.Bit64, `${at}.value`);
+      r.expectHere(type, WireType.Bit64, '.value');
       value = r.double();
       stale = Number.isNaN(value) && isStaleBits(r.wire, r.pos - 8);
     } else if (field === 2) {
-      r.expect(type, WireType.Varint, `${at}.timestamp`);
+      r.expectHere(type, WireType.Varint, '.timestamp');
       timestamp = Number(r.int64());
     } else r.skip(type, field);
   }

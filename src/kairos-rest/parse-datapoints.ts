@@ -4,7 +4,7 @@
  * the shared validateWrite, whose errors name the body's own fields, which each series carries
  * (`metric[0].datapoints[3].value`).
  */
-import { dictOf } from '../lib/dict.js';
+import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
 import {
@@ -39,18 +39,26 @@ interface Source {
   timeField: string;
 }
 
-/** A series' fields as the metric object it came from names them: `name`, its own point or `datapoints[j]`. */
-function sourceFields(source: Source): SeriesFields {
-  const { path } = source;
-  return {
-    path,
-    field: (name, key) => `${path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`,
-    point(index, name) {
-      const ref = source.points[index]!;
-      if (ref >= 0) return `${path}.datapoints[${ref}].${name}`;
-      return `${path}.${name === 'timestamp' ? source.timeField : 'value'}`;
-    },
-  };
+/**
+ * A series' fields as the metric object it came from names them: `name`, its own point or `datapoints[j]`. A class
+ * rather than closures: one is made for every series of every request, and its methods are shared.
+ */
+class SourceFields implements SeriesFields {
+  readonly path: string;
+
+  constructor(private readonly source: Source) {
+    this.path = source.path;
+  }
+
+  field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
+    return `${this.path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`;
+  }
+
+  point(index: number, name: 'timestamp' | 'value'): string {
+    const ref = this.source.points[index]!;
+    if (ref >= 0) return `${this.path}.datapoints[${ref}].${name}`;
+    return `${this.path}.${name === 'timestamp' ? this.source.timeField : 'value'}`;
+  }
 }
 
 /**
@@ -60,16 +68,10 @@ function sourceFields(source: Source): SeriesFields {
 function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): void {
   if (!isObject(value))
     throw new InputError(path, value, 'must be an object with name, tags and timestamp and value, or datapoints');
-  const explicit = readType(value.type, `${path}.type`);
+  // The field's name is spelled out only for a type that is given (a few objects), never for the many without.
+  const explicit = value.type === undefined || value.type === null ? undefined : readType(value.type, `${path}.type`);
   const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: gsonInt(value.ttl) };
-  const byType = new Map<ValueType, { points: PointInput[]; source: Source }>();
-  const add = (type: ValueType, point: PointInput, ref: number, timeField: string): void => {
-    let series = byType.get(type);
-    if (series === undefined) byType.set(type, (series = { points: [], source: { path, points: [], timeField } }));
-    series.points.push(point);
-    series.source.points.push(ref);
-    if (ref < 0) series.source.timeField = timeField;
-  };
+  const byType: ByType = new Map();
 
   // KairosDB takes `time` over `timestamp` when both are given.
   const timeField = value.time !== undefined && value.time !== null ? 'time' : 'timestamp';
@@ -77,7 +79,14 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
   if (timestamp !== undefined && timestamp !== null) {
     if (value.value === undefined) throw new InputError(`${path}.value`, value.value, `is required with ${timeField}`);
     const type = explicit ?? inferType(value.value, path, -1);
-    add(type, { timestamp, value: pointValue(value.value, type, explicit !== undefined, path, -1) }, -1, timeField);
+    addPoint(
+      byType,
+      path,
+      type,
+      { timestamp, value: pointValue(value.value, type, explicit !== undefined, path, -1) },
+      -1,
+      timeField,
+    );
   } else if (value.value !== undefined && value.value !== null) {
     throw new InputError(`${path}.timestamp`, timestamp, 'is required with value');
   }
@@ -101,7 +110,9 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
       const own = pair.length === 3 ? readType(pair[2], `${path}.datapoints[${j}].type`) : undefined;
       const given = own ?? explicit;
       const type = given ?? inferType(pair[1]!, path, j);
-      add(
+      addPoint(
+        byType,
+        path,
         type,
         { timestamp: pair[0], value: pointValue(pair[1]!, type, given !== undefined, path, j) },
         j,
@@ -112,7 +123,22 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
 
   if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
   for (const [type, { points, source }] of byType)
-    inputs.push({ ...common, type, points, fields: sourceFields(source) });
+    inputs.push({ ...common, type, points, fields: new SourceFields(source) });
+}
+
+/** A metric object's points by the type each is written as. */
+type ByType = Map<ValueType, { points: PointInput[]; source: Source }>;
+
+/**
+ * Adds a point of the metric object at `path` to the series of its type. A function of the module, not a closure made
+ * for each metric object of every request.
+ */
+function addPoint(byType: ByType, path: string, type: ValueType, point: PointInput, ref: number, timeField: string) {
+  let series = byType.get(type);
+  if (series === undefined) byType.set(type, (series = { points: [], source: { path, points: [], timeField } }));
+  series.points.push(point);
+  series.source.points.push(ref);
+  if (ref < 0) series.source.timeField = timeField;
 }
 
 function readType(value: JsonValue | undefined, field: string): ValueType | undefined {
@@ -212,7 +238,9 @@ function gsonString(value: JsonValue | undefined): unknown {
 
 function readTags(value: JsonValue | undefined): unknown {
   if (!isObject(value)) return value;
-  return dictOf(Object.entries(value).map(([name, tagValue]) => [name, gsonString(tagValue)]));
+  const tags = dict<unknown>();
+  for (const name of Object.keys(value)) tags[name] = gsonString(value[name]);
+  return tags;
 }
 
 /**

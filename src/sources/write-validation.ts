@@ -5,6 +5,7 @@
 import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
+import { sortedTagNames } from '../model/tag-string.js';
 import { datastoreTypeOf, modifiedUtf8Length } from '../store/format/index.js';
 import { checkMetricName, checkSeriesKeys } from './key-limits.js';
 import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
@@ -165,12 +166,14 @@ function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean
   const field = fields.field('tags');
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new InputError(field, fields.tagsSent ?? value, 'must be an object of tag names to values');
-  const entries = Object.entries(value);
+  const sent = value as Readonly<Record<string, unknown>>;
+  const names = sortedTagNames(sent);
   // KairosDB rejects series without tags at ingest.
-  if (entries.length === 0 && !allowNoTags)
+  if (names.length === 0 && !allowNoTags)
     throw new InputError(field, fields.tagsSent ?? value, 'must hold at least one tag');
   const tags = dict<string>();
-  for (const [name, tagValue] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const name of names) {
+    const tagValue = sent[name];
     if (name.length === 0) throw new InputError(field, name, 'must not have an empty tag name');
     if (typeof tagValue !== 'string') throw new InputError(fields.field('tags', name), tagValue, 'must be a string');
     if (tagValue.length === 0) throw new InputError(fields.field('tags', name), tagValue, 'must not be empty');

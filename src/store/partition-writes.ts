@@ -46,25 +46,27 @@ export interface BatchWrites {
 }
 
 export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites {
-  // series identity → row time → partition; identity is computed once per series, never per point.
-  const bySeries = new Map<string, Map<number, Pending>>();
+  // series identity → its partitions, in the order their row times came; identity is computed once per series, never
+  // per point. A list, not a map by row time: a series' points of one batch are nearly always in one partition.
+  const bySeries = new Map<string, Pending[]>();
   for (const series of batch.series) {
     const dataType = datastoreTypeOf(series.type);
     const encode = ENCODERS[series.type];
+    const tagString = encodeTagString(series.tags);
     // The row key's own fields: a metric holds no U+0000 (encodeRowKey rejects it) and the tag string is canonical.
-    const seriesId = `${series.metric}\u0000${dataType}\u0000${encodeTagString(series.tags)}`;
+    const seriesId = `${series.metric}\u0000${dataType}\u0000${tagString}`;
     let rows = bySeries.get(seriesId);
-    if (rows === undefined) bySeries.set(seriesId, (rows = new Map()));
+    if (rows === undefined) bySeries.set(seriesId, (rows = []));
     let partition: Pending | undefined;
     for (let i = 0; i < series.timestamps.length; i++) {
       const ts = series.timestamps[i]!;
       const rowTime = rowTimeOf(ts, spec.width);
       if (partition === undefined || partition.key.rowTime !== rowTime) {
-        partition = rows.get(rowTime);
+        partition = partitionAt(rows, rowTime);
         if (partition === undefined) {
           const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
-          partition = { key, keyBytes: encodeRowKey(key), columns: [], values: [], ttls: [], ordered: true };
-          rows.set(rowTime, partition);
+          partition = { key, keyBytes: encodeRowKey(key, tagString), columns: [], values: [], ttls: [], ordered: true };
+          rows.push(partition);
         }
       }
       const column = encodeColumn(spec, rowTime, ts);
@@ -79,23 +81,36 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   const partitions: PartitionWrite[] = [];
   const rowTimes = new Map<string, { metric: string; rowTime: number; ttlSeconds: number }>();
   const metrics = new Set<string>();
+  // Series of one metric and row time mostly follow one another: theirs is the entry of the one before.
+  let previous: { metric: string; rowTime: number; ttlSeconds: number } | undefined;
   for (const rows of bySeries.values()) {
-    for (const pending of rows.values()) {
+    for (const pending of rows) {
       const { key, keyBytes, columns, values, ttls } = pending.ordered ? pending : lastWriteWins(pending);
       let cellTtl = ttls[0]!;
       for (const ttl of ttls) cellTtl = longerTtl(cellTtl, ttl);
       // KairosDB keeps index rows a row width longer than the data so a series stays findable while any point lives.
       const indexTtlSeconds = cellTtl === 0 ? 0 : cellTtl + Math.ceil(widthSeconds);
       partitions.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
-      const id = `${key.rowTime}\u0000${key.metric}`;
-      const rowTime = rowTimes.get(id);
-      if (rowTime === undefined)
-        rowTimes.set(id, { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds });
-      else rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
-      metrics.add(key.metric);
+      let rowTime = previous?.metric === key.metric && previous.rowTime === key.rowTime ? previous : undefined;
+      if (rowTime === undefined) {
+        const id = `${key.rowTime}\u0000${key.metric}`;
+        rowTime = rowTimes.get(id);
+        if (rowTime === undefined) {
+          rowTime = { metric: key.metric, rowTime: key.rowTime, ttlSeconds: indexTtlSeconds };
+          rowTimes.set(id, rowTime);
+          metrics.add(key.metric);
+        }
+      }
+      rowTime.ttlSeconds = longerTtl(rowTime.ttlSeconds, indexTtlSeconds);
+      previous = rowTime;
     }
   }
   return { partitions, rowTimes: [...rowTimes.values()], metrics: [...metrics] };
+}
+
+function partitionAt(rows: readonly Pending[], rowTime: number): Pending | undefined {
+  for (const row of rows) if (row.key.rowTime === rowTime) return row;
+  return undefined;
 }
 
 /** Of two TTLs (0 = never expires), the one that keeps a row longer. */

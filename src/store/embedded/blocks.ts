@@ -104,11 +104,14 @@ export function readBlock(block: Uint8Array, into: Cells, nowSeconds: number): v
   }
 }
 
-/** Splits cells (in column order) into encoded blocks that each fit MAX_BLOCK_BYTES (a lone huge string excepted). */
-export function encodeBlocks(cells: Cells): { firstColumn: number; bytes: Buffer }[] {
+/**
+ * Splits cells (in column order) from `from` on into encoded blocks that each fit MAX_BLOCK_BYTES (a lone huge string
+ * excepted).
+ */
+export function encodeBlocks(cells: Cells, from = 0): { firstColumn: number; bytes: Buffer }[] {
   const blocks: { firstColumn: number; bytes: Buffer }[] = [];
   const n = cells.columns.length;
-  let start = 0;
+  let start = from;
   while (start < n) {
     // Running sums give the block's size for either layout, so growing it costs O(1) per cell.
     const firstLength = cells.values[start]!.length;
@@ -139,42 +142,125 @@ export function encodeBlocks(cells: Cells): { firstColumn: number; bytes: Buffer
       valueBytes += length;
       end++;
     }
+    const fixedSize = fixed ? firstLength : -1;
     const size =
       (fixed ? 2 : 1) + deltaBytes + (hasExpiry ? 4 * (end - start) : 0) + (fixed ? 0 : lengthBytes) + valueBytes;
-    blocks.push({
-      firstColumn: cells.columns[start]!,
-      bytes: encodeBlock(cells, start, end, hasExpiry, fixed ? firstLength : -1, size),
-    });
+    const out = Buffer.allocUnsafe(size);
+    out[0] = (hasExpiry ? FLAG_EXPIRY : 0) | (fixed ? FLAG_FIXED_SIZE : 0);
+    if (fixed) out[1] = fixedSize;
+    const written = writeCells(out, fixed ? 2 : 1, cells, start, end, 0, hasExpiry, fixedSize);
+    if (written !== size) throw new Error(`block size mismatch: wrote ${written} bytes, sized ${size}`);
+    blocks.push({ firstColumn: cells.columns[start]!, bytes: out });
     start = end;
   }
   return blocks;
 }
 
-function encodeBlock(
+/** How a block ends: what appending to it needs besides its bytes. */
+export interface BlockEnd {
+  readonly lastColumn: number;
+  readonly cells: number;
+}
+
+/** Walks a block's cells without reading their values. */
+export function blockEnd(block: Uint8Array): BlockEnd {
+  const cursor = new BlockCursor().reset(block);
+  let cells = 0;
+  while (cursor.next()) cells++;
+  return { lastColumn: cursor.column, cells };
+}
+
+/**
+ * Splits a block before its first cell at or after `column`: the bytes before that cell, which are a block of their
+ * own that ends as `end` says, and the cells from it on, as views into the block.
+ */
+export function splitBlock(block: Uint8Array, column: number): { head: Uint8Array; end: BlockEnd; rest: Cells } {
+  const cursor = new BlockCursor().reset(block);
+  let headEnd = (block[0]! & FLAG_FIXED_SIZE) !== 0 ? 2 : 1;
+  let lastColumn = 0;
+  let cells = 0;
+  const rest = emptyCells();
+  while (cursor.next()) {
+    if (cursor.column >= column) {
+      rest.columns.push(cursor.column);
+      rest.expiries.push(cursor.expiry);
+      rest.values.push(block.subarray(cursor.valueStart, cursor.valueEnd));
+    } else {
+      headEnd = cursor.valueEnd;
+      lastColumn = cursor.column;
+      cells++;
+    }
+  }
+  return { head: block.subarray(0, headEnd), end: { lastColumn, cells }, rest };
+}
+
+/**
+ * Writes `block` with as many of `cells` as fit (MAX_BLOCK_BYTES, MAX_BLOCK_CELLS) appended in the block's own layout
+ * into `out` (at least MAX_BLOCK_BYTES long), and returns how many went in and the bytes they make: only they are
+ * encoded, the block's bytes are copied as they are; `out` is left alone when none fit. The cells must all come after
+ * `end.lastColumn`. Undefined when the layout cannot hold a cell that would fit (a value of another size in a
+ * fixed-size block, an expiry in a block without expiries): only re-encoding the block changes its layout, and
+ * starting a new block instead would leave one of a few cells at each change of value size.
+ */
+export function appendToBlock(
+  block: Uint8Array,
+  end: BlockEnd,
+  cells: Cells,
+  out: Buffer,
+): { appended: number; size: number } | undefined {
+  const flags = block[0]!;
+  const hasExpiry = (flags & FLAG_EXPIRY) !== 0;
+  const fixedSize = (flags & FLAG_FIXED_SIZE) !== 0 ? block[1]! : -1;
+  const n = cells.columns.length;
+  let size = block.length;
+  let count = 0;
+  let previous = end.lastColumn;
+  while (count < n && end.cells + count < MAX_BLOCK_CELLS) {
+    const column = cells.columns[count]!;
+    const length = cells.values[count]!.length;
+    const next =
+      size +
+      leb128Length(column - previous) +
+      (hasExpiry ? 4 : 0) +
+      (fixedSize >= 0 ? 0 : leb128Length(length)) +
+      length;
+    if (next > MAX_BLOCK_BYTES) break;
+    if ((fixedSize >= 0 && length !== fixedSize) || (!hasExpiry && cells.expiries[count] !== 0)) return undefined;
+    size = next;
+    previous = column;
+    count++;
+  }
+  if (count === 0) return { appended: 0, size: block.length };
+  out.set(block, 0);
+  const written = writeCells(out, block.length, cells, 0, count, end.lastColumn, hasExpiry, fixedSize);
+  if (written !== size) throw new Error(`block size mismatch: wrote ${written} bytes, sized ${size}`);
+  return { appended: count, size };
+}
+
+/** Encodes cells [start, end) at `at`, the first as a delta from `previous`; returns where they end. */
+function writeCells(
+  out: Buffer,
+  at: number,
   cells: Cells,
   start: number,
   end: number,
+  previous: number,
   hasExpiry: boolean,
   fixedSize: number,
-  size: number,
-): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  out[0] = (hasExpiry ? FLAG_EXPIRY : 0) | (fixedSize >= 0 ? FLAG_FIXED_SIZE : 0);
-  let p = 1;
-  if (fixedSize >= 0) out[p++] = fixedSize;
-  let previous = 0;
+): number {
+  let p = at;
+  let last = previous;
   for (let i = start; i < end; i++) {
     const column = cells.columns[i]!;
-    p = writeLeb128(out, p, column - previous);
-    previous = column;
+    p = writeLeb128(out, p, column - last);
+    last = column;
     if (hasExpiry) p = out.writeUInt32BE(cells.expiries[i]!, p);
     const value = cells.values[i]!;
     if (fixedSize < 0) p = writeLeb128(out, p, value.length);
     out.set(value, p);
     p += value.length;
   }
-  if (p !== size) throw new Error(`block size mismatch: wrote ${p} bytes, sized ${size}`);
-  return out;
+  return p;
 }
 
 function writeLeb128(out: Uint8Array, at: number, value: number): number {

@@ -8,7 +8,20 @@ import type { Slice } from '../../model/series.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions } from '../store.js';
-import { BlockCursor, emptyCells, encodeBlocks, mergeCells, readBlock, removeColumns, type Cells } from './blocks.js';
+import {
+  appendToBlock,
+  BlockCursor,
+  blockEnd,
+  emptyCells,
+  encodeBlocks,
+  mergeCells,
+  readBlock,
+  removeColumns,
+  splitBlock,
+  MAX_BLOCK_BYTES,
+  type BlockEnd,
+  type Cells,
+} from './blocks.js';
 import { blockFirstColumn, blockKey, partitionEnd, partitionPrefix } from './keys.js';
 
 /** Block bytes decoded between two turns of the event loop, so a long scan never starves HTTP handling. */
@@ -17,7 +30,22 @@ const BYTES_PER_TURN = 1 << 20;
 /** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
 const FIRST_PAGE_POINTS = 64;
 
+/** A partition as the store hands it to writes: its key prefix, and what the last write noted of its last block. */
+export interface PartitionBlocks {
+  readonly prefix: Buffer;
+  tail: Tail | undefined;
+}
+
+/** The partition's last block: where it is, how long, and how it ends, so an append needs no walk of it. */
+interface Tail extends BlockEnd {
+  readonly firstColumn: number;
+  readonly size: number;
+}
+
 export class DataPoints {
+  /** Where an append builds the block it puts; LMDB copies it in during the put. */
+  private readonly scratch = Buffer.allocUnsafe(MAX_BLOCK_BYTES);
+
   constructor(
     private readonly table: Database<Buffer, Buffer>,
     private readonly rowSpec: RowSpec,
@@ -87,15 +115,91 @@ export class DataPoints {
   }
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
-  write(prefix: Buffer, incoming: Cells, nowSeconds: number): void {
+  write(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): void {
+    if (this.append(partition, incoming)) return;
+    partition.tail = undefined;
     const { columns } = incoming;
     this.rewriteBlocks(
-      prefix,
+      partition.prefix,
       columns[0]!,
       columns[columns.length - 1]!,
       (cells) => mergeCells(cells, incoming),
       nowSeconds,
     );
+  }
+
+  /**
+   * Writes cells that all fall in the partition's last block or after it without decoding the rest of the partition:
+   * the block is kept as it is up to the first cell the write reaches, only the cells from there on are encoded
+   * (blocks.ts), and new blocks start once it is full. Most writes append after the last column (a collector sending
+   * each series' newest points); concurrent requests of one sender may arrive out of order, and reach only the last few
+   * cells. False, having written nothing, for any other cells. Expired cells of the last block stay until a write
+   * rewrites it whole: reads skip them anyway.
+   */
+  private append(partition: PartitionBlocks, incoming: Cells): boolean {
+    const { prefix } = partition;
+    let tail = partition.tail;
+    let block: Uint8Array | undefined;
+    if (tail !== undefined) {
+      // lmdb-js's own buffer, valid until the next read or write of the environment, and longer than its `length`.
+      const fast = this.table.getBinaryFast(blockKey(prefix, tail.firstColumn));
+      block = fast?.subarray(0, fast.length);
+    }
+    // A failed write's notes are forgotten (embedded-store.ts); as a second guard, a block of another length than the
+    // one noted is read again.
+    if (tail === undefined || block?.length !== tail.size) {
+      tail = undefined;
+      block = undefined;
+      for (const { key, value } of this.table.getRange({
+        start: partitionEnd(prefix),
+        end: prefix,
+        reverse: true,
+        limit: 1,
+      })) {
+        tail = { firstColumn: blockFirstColumn(key), size: value.length, ...blockEnd(value) };
+        block = value;
+      }
+    }
+    if (tail === undefined) {
+      this.putBlocks(partition, encodeBlocks(incoming));
+      return true;
+    }
+    let head = block!;
+    let end: BlockEnd = tail;
+    let cells = incoming;
+    const first = incoming.columns[0]!;
+    if (first <= tail.lastColumn) {
+      if (first < tail.firstColumn) return false;
+      const split = splitBlock(head, first);
+      head = split.head;
+      end = split.end;
+      cells = mergeCells(split.rest, incoming);
+    }
+    const appended = appendToBlock(head, end, cells, this.scratch);
+    if (appended === undefined) return false;
+    // Encoded before anything is put: the cells may be views into lmdb-js's buffer.
+    const after = encodeBlocks(cells, appended.appended);
+    const kept = end.cells + appended.appended;
+    if (appended.appended > 0 || (head !== block && kept > 0)) {
+      if (appended.appended === 0) this.scratch.set(head, 0);
+      this.table.putSync(blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
+      partition.tail = {
+        firstColumn: tail.firstColumn,
+        lastColumn: appended.appended > 0 ? cells.columns[appended.appended - 1]! : end.lastColumn,
+        cells: kept,
+        size: appended.size,
+      };
+    }
+    // A block left with no cell keeps its key for the first of these, whose column is the same.
+    this.putBlocks(partition, after);
+    return true;
+  }
+
+  private putBlocks(partition: PartitionBlocks, blocks: { firstColumn: number; bytes: Buffer }[]): void {
+    for (const { firstColumn, bytes } of blocks) {
+      this.table.putSync(blockKey(partition.prefix, firstColumn), bytes);
+      partition.tail = { firstColumn, size: bytes.length, ...blockEnd(bytes) };
+    }
   }
 
   /** Removes the partition's cells of columns in [start, end). */

@@ -1,5 +1,6 @@
 /**
- * The embedded store: the shared conformance suite, plus what is particular to LMDB blocks and durability.
+ * The embedded store: the shared conformance suite, plus what is particular to LMDB blocks (appends to the last block
+ * included) and durability.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -7,8 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeStoreConformance, partitionsOf, scanAll } from '../../../test/store-conformance.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
-import { MAX_BLOCK_CELLS } from './blocks.js';
+import { open as openLmdb } from 'lmdb';
+import type { SeriesWrite } from '../../model/write-batch.js';
+import { toPartitionWrites } from '../partition-writes.js';
+import { blockEnd, encodeBlocks, MAX_BLOCK_CELLS, readBlock, emptyCells } from './blocks.js';
 import { EmbeddedStore } from './embedded-store.js';
+import { blockFirstColumn } from './keys.js';
 
 afterAll(removeTempDirs);
 
@@ -143,5 +148,148 @@ describe('embedded store', () => {
     const store = await fresh(path);
     const [key] = await partitionsOf(store, 'durable', 0, 1e7);
     expect((await scanAll(store, key!, 0, 1e7)).length).toBe(10_000);
+  });
+
+  describe('appends', () => {
+    const SPEC = { unit: 'MILLISECONDS', width: 10_000_000 } as const;
+    const doubles = (timestamps: number[], ttlSeconds = 0): SeriesWrite => ({
+      metric: 'a',
+      tags: { h: 'x' },
+      type: 'double',
+      ttlSeconds,
+      timestamps,
+      values: timestamps.map((t) => t / 4),
+    });
+    const steps = (from: number, count: number) => Array.from({ length: count }, (_, i) => (from + i) * 10_000);
+
+    /** The data_points blocks of the closed store at `path`, in key order. */
+    const blocksAt = async (path: string) => {
+      const env = openLmdb({ path, maxDbs: 8, readOnly: true });
+      const table = env.openDB<Buffer, Buffer>('data_points', { keyEncoding: 'binary', encoding: 'binary' });
+      const blocks = [...table.getRange()].map(({ key, value }) => ({
+        firstColumn: blockFirstColumn(key),
+        bytes: Buffer.from(value),
+      }));
+      await env.close();
+      return blocks;
+    };
+    /** The blocks of one partition written whole, in one batch, without expiries. */
+    const encodedWhole = (series: SeriesWrite) => {
+      const [partition, ...more] = toPartitionWrites(SPEC, { series: [series] }).partitions;
+      expect(more).toEqual([]);
+      const { columns, values } = partition!;
+      return encodeBlocks({ columns, values, expiries: columns.map(() => 0) });
+    };
+
+    it("adds a series' newest points to its last block, which holds what writing them at once would, after a reopen too", async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      for (let k = 0; k < 3; k++) await store.write({ series: [doubles(steps(2 * k, 2))] });
+      await store.close();
+      expect(await blocksAt(path)).toEqual(encodedWhole(doubles(steps(0, 6))));
+      const reopened = await fresh(path);
+      const [key] = await partitionsOf(reopened, 'a', 0, 1e7);
+      expect(await scanAll(reopened, key!, 0, 1e7)).toEqual(steps(0, 6).map((t) => ({ t, v: t / 4, kind: 'double' })));
+    });
+
+    it('starts a new block once the last is full, as writing all the points at once would split them', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      await store.write({ series: [doubles(steps(0, 800))] });
+      for (let k = 800; k < 830; k += 2) await store.write({ series: [doubles(steps(k, 2))] });
+      await store.close();
+      const blocks = await blocksAt(path);
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 14]);
+      expect(blocks).toEqual(encodedWhole(doubles(steps(0, 830))));
+    });
+
+    it('merges a point before the last one and overwrites a column in the last block', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      await store.write({ series: [doubles([10, 20, 30])] });
+      await store.write({ series: [doubles([15])] });
+      await store.write({ series: [{ ...doubles([30]), values: [-1] }] });
+      await store.write({ series: [doubles([40])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      expect(await scanAll(store, key!, 0, 1e7)).toEqual([
+        { t: 10, v: 2.5, kind: 'double' },
+        { t: 15, v: 3.75, kind: 'double' },
+        { t: 20, v: 5, kind: 'double' },
+        { t: 30, v: -1, kind: 'double' },
+        { t: 40, v: 10, kind: 'double' },
+      ]);
+      await store.close();
+      expect(await blocksAt(path)).toEqual(
+        encodedWhole({ ...doubles([10, 15, 20, 30, 40]), values: [2.5, 3.75, 5, -1, 10] }),
+      );
+    });
+
+    it('merges points that reach into the last block, re-encoding only its cells from the first they reach', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      // One full block: 816 cells in 8161 bytes.
+      await store.write({ series: [doubles(steps(0, 816))] });
+      // Between its last two cells: the two no longer fit, and the last moves to a block of its own.
+      await store.write({ series: [doubles([815 * 10_000 - 5_000])] });
+      await store.close();
+      const blocks = await blocksAt(path);
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 1]);
+      expect(blocks).toEqual(encodedWhole(doubles([...steps(0, 815), 815 * 10_000 - 5_000, 815 * 10_000])));
+    });
+
+    it('falls back to rewriting the blocks a write reaches when it reaches before the last block', async () => {
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
+      await store.write({ series: [doubles(steps(0, 830))] });
+      await store.write({ series: [doubles([5_000])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      expect((await scanAll(store, key!, 0, 20_000)).map((p) => p.t)).toEqual([0, 5_000, 10_000, 20_000]);
+      await store.close();
+      const blocks = await blocksAt(path);
+      // The first block, rewritten with one cell more, splits; the last is left as it was.
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 1, 14]);
+      expect(blocks[2]).toEqual(encodedWhole(doubles(steps(0, 830)))[1]);
+    });
+
+    it('rewrites the last block with expiries for an expiring point, then appends points that never expire to it', async () => {
+      let nowMs = 1_000_000;
+      const path = tempDir();
+      const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width, now: () => nowMs });
+      await store.write({ series: [doubles([1, 2])] });
+      await store.write({ series: [doubles([3], 100)] });
+      await store.write({ series: [doubles([4])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([1, 2, 3, 4]);
+      nowMs += 101_000;
+      expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([1, 2, 4]);
+      await store.close();
+      const [block, ...more] = await blocksAt(path);
+      expect(more).toEqual([]);
+      const cells = emptyCells();
+      readBlock(block!.bytes, cells, 0);
+      expect(cells.expiries).toEqual([0, 0, 1_000 + 100, 0]);
+    });
+
+    it('notices that a failed batch rolled its append back, and appends after what is there', async () => {
+      const store = await fresh();
+      await store.write({ series: [doubles([1, 2])] });
+      // Its row key is over LMDB's key size: the batch fails in its transaction, after the append before it.
+      const tooLong = { ...doubles([3]), tags: { h: 'x'.repeat(3000) } };
+      await expect(store.write({ series: [doubles([3, 4]), tooLong] })).rejects.toThrow(/key size/i);
+      await store.write({ series: [doubles([5])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([1, 2, 5]);
+    });
+
+    it('writes the index rows of a series again once a delete has removed them', async () => {
+      const store = await fresh();
+      await store.write({ series: [doubles([1])] });
+      const [key] = await partitionsOf(store, 'a', 0, 1e7);
+      await store.deleteRange(key!, 0, 1e7);
+      expect(await partitionsOf(store, 'a', 0, 1e7)).toEqual([]);
+      await store.write({ series: [doubles([2])] });
+      expect(await partitionsOf(store, 'a', 0, 1e7)).toEqual([key]);
+      expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([2]);
+    });
   });
 });

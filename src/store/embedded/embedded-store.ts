@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../../model/errors.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
-import { toPartitionWrites, type PartitionWrite } from '../partition-writes.js';
+import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
 import {
   coverageEntries,
@@ -23,6 +23,7 @@ import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Cells } from './blocks.js';
 import { DataPoints } from './data-points.js';
+import { covers, PartitionNotes, type IndexNote } from './partition-notes.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
   decodeRowKeysKey,
@@ -81,6 +82,7 @@ export class EmbeddedStore implements Store {
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
   private readonly openScans = new Set<AsyncGenerator<Slice>>();
+  private readonly notes = new PartitionNotes();
   private closed = false;
 
   private constructor(options: EmbeddedStoreOptions) {
@@ -207,21 +209,26 @@ export class EmbeddedStore implements Store {
   }
 
   async write(batch: WriteBatch): Promise<void> {
-    const { partitions, rowTimes, metrics } = toPartitionWrites(this.rowSpec, batch);
-    if (partitions.length === 0) return;
+    const writes = toPartitionWrites(this.rowSpec, batch);
+    if (writes.partitions.length === 0) return;
     const nowMs = this.now();
-    await this.transaction(() => {
-      // Index rows first, then data: a point is never stored without a way to find it (same transaction anyway).
-      for (const { metric, rowTime, ttlSeconds } of rowTimes)
-        putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
-      for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-      for (const partition of partitions) this.writePartition(partition, nowMs);
-    });
+    const indexed: IndexNote[] = [];
+    const generation = this.notes.generation;
+    // A failed write is rolled back, and so are its notes: forgotten in its own callback, before the other writes of
+    // its transaction run in the same turn, and again when the transaction fails to commit.
+    try {
+      await this.transaction(() => this.notes.forgetIfThrows(() => this.writeBatch(writes, nowMs, indexed)));
+    } catch (error) {
+      this.notes.forget();
+      throw error;
+    }
+    this.notes.indexed(generation, indexed);
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
     const prefix = partitionPrefix(encodeRowKey(key));
     await this.transaction(() => {
+      this.notes.forget();
       if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
         this.points.removePartition(prefix);
         this.rowKeysTable.removeSync(rowKeysKey(key));
@@ -262,18 +269,32 @@ export class EmbeddedStore implements Store {
     await this.env.close();
   }
 
-  /** The partition's row_keys entry, then its cells. */
-  private writePartition(partition: PartitionWrite, nowMs: number): void {
+  /** Index rows first, then data: a point is never stored without a way to find it (same transaction anyway). */
+  private writeBatch({ partitions, rowTimes, metrics }: BatchWrites, nowMs: number, indexed: IndexNote[]): void {
+    for (const { metric, rowTime, ttlSeconds } of rowTimes)
+      putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
+    for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
+    for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
+  }
+
+  /**
+   * The partition's row_keys and tag index entries unless a durable write is known to have put them with an expiry at
+   * least as late (a collector's series are written again every few seconds), then its cells.
+   */
+  private writePartition(partition: PartitionWrite, nowMs: number, indexed: IndexNote[]): void {
     const { key, keyBytes } = partition;
+    const known = this.notes.of(keyBytes);
     const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
-    putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry);
-    this.putTagIndex(key, indexExpiry);
+    if (!covers(known.indexExpiry, indexExpiry)) {
+      indexed.push({ known, expiry: putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry) });
+      this.putTagIndex(key, indexExpiry);
+    }
     const incoming: Cells = {
       columns: partition.columns,
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    this.points.write(partitionPrefix(keyBytes), incoming, this.nowSeconds());
+    this.points.write(known, incoming, Math.floor(nowMs / 1000));
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
@@ -347,16 +368,20 @@ const ROW_WIDTH = 'row_width';
 /** KairosDB writes 0x00 as every string_index value. */
 const STRING_INDEX_VALUE = Buffer.from([0]);
 
-/** Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL. */
-function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): void {
+/**
+ * Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL; one is only ever kept
+ * longer. Returns the expiry the row has now.
+ */
+function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): number {
   const current = table.get(key);
   if (current !== undefined) {
     const old = current.readUInt32BE(0);
-    if (old === 0 || (expiry !== 0 && old >= expiry)) return;
+    if (covers(old, expiry)) return old;
   }
   const value = Buffer.allocUnsafe(4);
   value.writeUInt32BE(expiry, 0);
   table.putSync(key, value);
+  return expiry;
 }
 
 function isEmpty(entries: Iterable<unknown>): boolean {

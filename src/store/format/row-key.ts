@@ -4,7 +4,8 @@ import type { RowKey } from '../store.js';
 import { LEGACY_DATA_TYPE } from './data-types.js';
 import { decodeTagString, encodeTagString } from './tags.js';
 
-export function encodeRowKey(key: RowKey): Uint8Array {
+/** `tagString` is the tags' (encodeTagString) when the caller has it already. */
+export function encodeRowKey(key: RowKey, tagString: string = encodeTagString(key.tags)): Uint8Array {
   if (key.metric.includes('\u0000')) {
     throw new Error(
       `row key metric must not contain U+0000 (KairosDB ends the name at the first 0x00): ${JSON.stringify(key.metric)}`,
@@ -12,29 +13,31 @@ export function encodeRowKey(key: RowKey): Uint8Array {
   }
   if (!Number.isSafeInteger(key.rowTime)) throw new Error(`row key time must be a safe integer: ${key.rowTime}`);
   const legacy = key.dataType === LEGACY_DATA_TYPE;
-  const metric = javaUtf8(key.metric);
-  const type = legacy ? EMPTY : javaUtf8(key.dataType);
-  if (type.length > 127) {
+  const metric = javaString(key.metric);
+  const type = legacy ? '' : javaString(key.dataType);
+  const typeBytes = Buffer.byteLength(type, 'utf8');
+  if (typeBytes > 127) {
     throw new Error(
-      `row key data type is ${type.length} UTF-8 bytes, over the 127 its signed length byte holds: ${JSON.stringify(key.dataType)}`,
+      `row key data type is ${typeBytes} UTF-8 bytes, over the 127 its signed length byte holds: ${JSON.stringify(key.dataType)}`,
     );
   }
-  const tags = javaUtf8(encodeTagString(key.tags));
-  if (legacy && tags[0] === 0) {
+  const tags = javaString(tagString);
+  if (legacy && tags.charCodeAt(0) === 0) {
     throw new Error('legacy row key tags must not start with U+0000: readers would take it for the type marker');
   }
-  const out = new Uint8Array(metric.length + 9 + (legacy ? 0 : 2 + type.length) + tags.length);
-  out.set(metric, 0);
-  let p = metric.length + 1;
+  const metricBytes = Buffer.byteLength(metric, 'utf8');
+  // One buffer written in place, from Node's pool: a row key is encoded for every series of every write.
+  const out = Buffer.allocUnsafe(metricBytes + 9 + (legacy ? 0 : 2 + typeBytes) + Buffer.byteLength(tags, 'utf8'));
+  let p = out.write(metric, 0, 'utf8');
+  out[p++] = 0;
   writeInt64(out, p, key.rowTime);
   p += 8;
   if (!legacy) {
-    p++;
-    out[p++] = type.length;
-    out.set(type, p);
-    p += type.length;
+    out[p++] = 0;
+    out[p++] = typeBytes;
+    p += out.write(type, p, 'utf8');
   }
-  out.set(tags, p);
+  out.write(tags, p, 'utf8');
   return out;
 }
 
@@ -77,23 +80,21 @@ export function rowKeyBytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-const EMPTY = new Uint8Array(0);
-const encoder = new TextEncoder();
 /** Java's `new String(bytes, UTF_8)` also replaces bad bytes with U+FFFD and, unlike the default here, keeps a BOM. */
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Java's `getBytes(UTF_8)` writes a lone surrogate as `?`, where TextEncoder would write U+FFFD. */
-function javaUtf8(s: string): Uint8Array {
-  return encoder.encode(s.replace(LONE_SURROGATE, '?'));
+/** Java's `getBytes(UTF_8)` writes a lone surrogate as `?`, where Node's UTF-8 would write U+FFFD. */
+function javaString(s: string): string {
+  return SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '?') : s;
 }
 
 /** Row times are safe integers, so two 32-bit halves carry them without BigInt. */
-function writeInt64(out: Uint8Array, offset: number, v: number): void {
+function writeInt64(out: Buffer, offset: number, v: number): void {
   const high = Math.floor(v / 2 ** 32);
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  view.setInt32(offset, high);
-  view.setUint32(offset + 4, v - high * 2 ** 32);
+  out.writeInt32BE(high, offset);
+  out.writeUInt32BE(v - high * 2 ** 32, offset + 4);
 }
 
 function readInt64(bytes: Uint8Array, offset: number): number {
