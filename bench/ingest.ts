@@ -1,27 +1,24 @@
 /**
- * Ingest throughput per protocol through a real gateway over 127.0.0.1: the same points sent as Prometheus remote write
- * 1.0 and 2.0 (snappy protobuf, as Prometheus sends them), InfluxDB line protocol (gzip, as Telegraf sends it) and
- * KairosDB's REST JSON (gzip), each into a fresh store (the embedded store, and with `--stores ...,cassandra` a fresh
- * keyspace of a Cassandra the benchmark boots), with the process's peak RSS. On Cassandra, real KairosDB 1.3 takes the
- * same REST requests into a keyspace of the same node in the same run: the baseline of the issue's ×3.
+ * Ingest throughput per protocol: the same points sent as Prometheus remote write 1.0 and 2.0 (snappy protobuf, as
+ * Prometheus sends them), InfluxDB line protocol (gzip, as Telegraf sends it) and KairosDB's REST JSON (gzip), each
+ * into a fresh store (the embedded store, and with `--stores ...,cassandra` a fresh keyspace of a Cassandra the
+ * benchmark boots). The gateway runs as production runs it, compiled, in a process of its own
+ * (bench/gateway-process.ts), so its CPU and peak RSS are its own and the senders (this process) do not share its
+ * thread. On Cassandra, real KairosDB 1.3 takes the same REST requests into a keyspace of the same node in the same
+ * run: the baseline of the issue's ×3.
  *
  *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3
- *                            --stores embedded,cassandra]
+ *                            --stores embedded,cassandra --build true]
  */
 import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
-import { pino } from 'pino';
 import snappy from 'snappyjs';
-import { loadConfig } from '../src/gateway/config.js';
-import { createGateway, listen } from '../src/gateway/create-gateway.js';
-import { primaryOnly } from '../src/sources/open-sources.js';
-import { EmbeddedStore } from '../src/store/embedded/embedded-store.js';
-import { CassandraStore } from '../src/store/cassandra/cassandra-store.js';
-import type { Store } from '../src/store/store.js';
+import { fileURLToPath } from 'node:url';
 import { startCassandra } from '../test/support/cassandra-server.js';
 import { startKairosDB } from '../test/support/kairosdb-server.js';
 import { encodeWriteRequestV1, encodeWriteRequestV2, type WriteSeries } from '../test/support/remote-write.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
+import { buildGateway, cpuSeconds, type GatewayProcess, memoryKb, startGateway } from './gateway-process.js';
 import { median, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -31,6 +28,8 @@ const REQUEST_POINTS = Number(args.get('request-points') ?? 2000);
 const CONCURRENCY = Number(args.get('concurrency') ?? 4);
 const RUNS = Number(args.get('runs') ?? 3);
 const STORES = (args.get('stores') ?? 'embedded').split(',').filter((name) => name !== '');
+const BUILD = args.get('build') !== 'false';
+const DIR = fileURLToPath(new URL('..', import.meta.url));
 const START_MS = Date.UTC(2026, 0, 1);
 const STEP_MS = 15_000;
 
@@ -38,6 +37,11 @@ interface Request {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: Uint8Array;
+}
+
+/** The batch's series under the metric bench_<name>. */
+function renamed(batch: WriteSeries[], name: string): WriteSeries[] {
+  return batch.map((series) => ({ ...series, labels: { ...series.labels, __name__: `bench_${name}` } }));
 }
 
 /** Requests of REQUEST_POINTS points each, in time order across all series, as a collector flushes them. */
@@ -60,7 +64,8 @@ function slices(): WriteSeries[][] {
   return out;
 }
 
-function requests(protocol: string, batches: WriteSeries[][], metric = 'bench.ingest'): Request[] {
+/** Every batch as `protocol`'s requests, of a metric named by `name` (bench_<name> or bench.<name>, as the protocol names it). */
+function requests(protocol: string, batches: WriteSeries[][], name: string): Request[] {
   return batches.map((batch): Request => {
     if (protocol === 'remote_write_1' || protocol === 'remote_write_2') {
       const v2 = protocol === 'remote_write_2';
@@ -70,14 +75,16 @@ function requests(protocol: string, batches: WriteSeries[][], metric = 'bench.in
           'content-encoding': 'snappy',
           'content-type': v2 ? 'application/x-protobuf;proto=io.prometheus.write.v2.Request' : 'application/x-protobuf',
         },
-        body: snappy.compress(v2 ? encodeWriteRequestV2(batch) : encodeWriteRequestV1(batch)),
+        body: snappy.compress(
+          v2 ? encodeWriteRequestV2(renamed(batch, name)) : encodeWriteRequestV1(renamed(batch, name)),
+        ),
       };
     }
     if (protocol === 'line_protocol') {
       const lines: string[] = [];
       for (const s of batch)
         for (const [k, t] of s.timestampsMs.entries())
-          lines.push(`bench,host=${s.labels['host']},cpu=${s.labels['cpu']} ingest=${s.values[k]} ${t}`);
+          lines.push(`bench,host=${s.labels['host']},cpu=${s.labels['cpu']} ${name}=${s.values[k]} ${t}`);
       return {
         path: '/write?precision=ms',
         headers: { 'content-encoding': 'gzip' },
@@ -85,7 +92,7 @@ function requests(protocol: string, batches: WriteSeries[][], metric = 'bench.in
       };
     }
     const json = batch.map((s) => ({
-      name: metric,
+      name: `bench.${name}`,
       tags: { host: s.labels['host'], cpu: s.labels['cpu'] },
       datapoints: s.timestampsMs.map((t, k) => [t, s.values[k]]),
     }));
@@ -123,21 +130,17 @@ async function send(url: string, all: readonly Request[]): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Seconds to send every request into a fresh gateway over `store`, which it closes after. */
-async function run(all: readonly Request[], store: Store): Promise<number> {
-  const config = loadConfig({ SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY) });
-  const gateway = createGateway({
-    sources: primaryOnly(config.primarySourceName, store),
-    config,
-    log: pino({ level: 'silent' }),
-  });
-  const server = await listen(gateway.handle, '127.0.0.1', 0, { requestTimeoutMs: config.queryTimeoutMs });
-  try {
-    return await send(server.url, all);
-  } finally {
-    await server.close();
-    await store.close();
-  }
+interface Run {
+  readonly seconds: number;
+  /** The gateway's CPU while it took the requests. */
+  readonly cpuSeconds: number;
+}
+
+/** Sends every request to the gateway, measuring its CPU meanwhile. */
+async function run(gateway: GatewayProcess, all: readonly Request[]): Promise<Run> {
+  const cpuBefore = cpuSeconds(gateway.pid);
+  const seconds = await send(gateway.url, all);
+  return { seconds, cpuSeconds: cpuSeconds(gateway.pid) - cpuBefore };
 }
 
 const total = SERIES * POINTS;
@@ -151,34 +154,47 @@ console.log(
 );
 console.log(`dataset: ${SERIES} series × ${POINTS} points = ${total} points per protocol and run`);
 const batches = slices();
+const BATCHES = batches.length;
+if (BUILD) buildGateway(DIR);
 const PROTOCOLS = ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest'];
 
 /**
- * Points/s of each protocol into fresh stores that `open` makes, medians of RUNS. One untimed run first, so the first
- * protocol does not pay for a cold store (a freshly booted Cassandra costs about twice the CPU per point at first),
- * and the protocols take turns within each run, so what warms up or slows down over time is spread over all of them.
+ * Points/s of each protocol through one gateway over the store `env` names, medians of RUNS, and the gateway's peak
+ * RSS. Each run writes a metric of its own, so its series are new to the store, as a fresh store's would be, while
+ * the process is warm as a long-running gateway is. One untimed run first, so the first protocol does not pay for
+ * cold code or a cold Cassandra (which costs about twice the CPU per point at first); the protocols take turns within
+ * each run, so what warms up or slows down over time is spread over all of them.
  */
-async function measure(storeName: string, open: (protocol: string, r: number) => Promise<Store>) {
-  const all = new Map(PROTOCOLS.map((protocol) => [protocol, requests(protocol, batches)]));
-  await run(all.get('kairosdb_rest')!, await open('warmup', 0));
-  const seconds = new Map<string, number[]>(PROTOCOLS.map((protocol) => [protocol, []]));
-  for (let r = 0; r < RUNS; r++)
-    for (const protocol of PROTOCOLS)
-      seconds.get(protocol)!.push(await run(all.get(protocol)!, await open(protocol, r)));
+async function measure(storeName: string, env: Record<string, string>) {
+  const gateway = await startGateway(DIR, { SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY), ...env });
+  const runs = new Map<string, Run[]>(PROTOCOLS.map((protocol) => [protocol, []]));
+  let peakKb: number;
+  try {
+    await run(gateway, requests('kairosdb_rest', batches, 'warmup'));
+    for (let r = 0; r < RUNS; r++)
+      for (const protocol of PROTOCOLS)
+        runs.get(protocol)!.push(await run(gateway, requests(protocol, batches, `${protocol}_${r}`)));
+    peakKb = memoryKb(gateway.pid, 'VmHWM');
+  } finally {
+    await gateway.stop();
+  }
   const rates: Record<string, number> = {};
   for (const protocol of PROTOCOLS) {
-    const mid = median(seconds.get(protocol)!);
-    rates[protocol] = total / mid;
+    const of = runs.get(protocol)!;
+    const seconds = median(of.map((r) => r.seconds));
+    const cpu = median(of.map((r) => r.cpuSeconds));
+    rates[protocol] = total / seconds;
     console.log(
-      `${storeName.padEnd(9)} ${protocol.padEnd(16)} ${all.get(protocol)!.length} requests  median ${mid.toFixed(2)} s  ${Math.round(rates[protocol]!)} points/s`,
+      `${storeName.padEnd(9)} ${protocol.padEnd(16)} ${BATCHES} requests  median ${seconds.toFixed(2)} s  ${Math.round(rates[protocol]!)} points/s  gateway CPU ${((cpu / total) * 1e6).toFixed(1)} µs a point`,
     );
   }
+  console.log(`${storeName.padEnd(9)} the gateway's peak RSS ${Math.round(peakKb / 1024)} MiB`);
   return rates;
 }
 
 try {
   if (STORES.includes('embedded')) {
-    const rates = await measure('embedded', async () => EmbeddedStore.open({ path: tempDir() }));
+    const rates = await measure('embedded', { STORE: 'embedded', DATA_DIR: tempDir() });
     for (const protocol of PROTOCOLS)
       console.log(
         `embedded  ${protocol.padEnd(16)} ×${(rates[protocol]! / rates['kairosdb_rest']!).toFixed(2)} of Kairograph's REST JSON`,
@@ -188,33 +204,26 @@ try {
     const node = await startCassandra();
     try {
       const stamp = Date.now().toString(36);
-      const rates = await measure('cassandra', (protocol, r) =>
-        CassandraStore.open({
-          contactPoints: [node.contactPoint],
-          localDataCenter: node.localDataCenter,
-          keyspace: `bench_ingest_${protocol}_${r}_${stamp}`,
-        }),
-      );
+      const rates = await measure('cassandra', {
+        STORE: 'cassandra',
+        CASSANDRA_CONTACT_POINTS: node.contactPoint,
+        CASSANDRA_LOCAL_DC: node.localDataCenter,
+        CASSANDRA_KEYSPACE: `bench_ingest_${stamp}`,
+      });
       // KairosDB on the same node: the REST requests, plain JSON (its gzip is a content type of its own).
-      const plain = requests('kairosdb_rest_plain', batches);
-      const warmup = requests('kairosdb_rest_plain', batches, 'bench.warmup');
+      // Likewise one process, warmed up by an untimed run, a metric of its own per run.
+      const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace: `bench_ingest_kdb_${stamp}` });
       const seconds: number[] = [];
-      for (let r = 0; r < RUNS; r++) {
-        const kairosdb = await startKairosDB({
-          cassandra: node.contactPoint,
-          keyspace: `bench_ingest_kdb_${r}_${stamp}`,
-        });
-        try {
-          // Untimed, under another metric: its JVM warm as the gateway's process is, its row key cache still cold.
-          await send(kairosdb.url, warmup);
-          seconds.push(await send(kairosdb.url, plain));
-        } finally {
-          await kairosdb.stop();
-        }
+      try {
+        await send(kairosdb.url, requests('kairosdb_rest_plain', batches, 'warmup'));
+        for (let r = 0; r < RUNS; r++)
+          seconds.push(await send(kairosdb.url, requests('kairosdb_rest_plain', batches, `kairosdb_${r}`)));
+      } finally {
+        await kairosdb.stop();
       }
       const kairos = total / median(seconds);
       console.log(
-        `cassandra KairosDB 1.3 REST JSON ${plain.length} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(kairos)} points/s`,
+        `cassandra KairosDB 1.3 REST JSON ${BATCHES} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(kairos)} points/s`,
       );
       for (const protocol of PROTOCOLS)
         console.log(
@@ -224,7 +233,6 @@ try {
       await node.stop();
     }
   }
-  console.log(`peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
 } finally {
   removeTempDirs();
 }
