@@ -1,11 +1,10 @@
 /**
  * Ingest throughput per protocol: the same points sent as Prometheus remote write 1.0 and 2.0 (snappy protobuf, as
- * Prometheus sends them), InfluxDB line protocol (gzip, as Telegraf sends it) and KairosDB's REST JSON (gzip), each
- * into a fresh store (the embedded store, and with `--stores ...,cassandra` a fresh keyspace of a Cassandra the
- * benchmark boots). The gateway runs as production runs it, compiled, in a process of its own
- * (bench/gateway-process.ts), so its CPU and peak RSS are its own and the senders (this process) do not share its
- * thread. On Cassandra, real KairosDB 1.3 takes the same REST requests into a keyspace of the same node in the same
- * run: the baseline of the issue's ×3.
+ * Prometheus sends them), InfluxDB line protocol (gzip, as Telegraf sends it) and KairosDB's REST JSON (gzip), into the
+ * embedded store and, with `--stores ...,cassandra`, into a keyspace of a Cassandra node the benchmark boots. The
+ * gateway runs as production runs it, compiled, in a process of its own (bench/gateway-process.ts), so its CPU and
+ * peak RSS are its own and the senders (this process) do not share its thread. On Cassandra, real KairosDB 1.3 takes
+ * the same REST requests into the same keyspace in the same runs, turn about with the gateway: the issue's baseline.
  *
  *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3
  *                            --stores embedded,cassandra --build true]
@@ -132,15 +131,40 @@ async function send(url: string, all: readonly Request[]): Promise<number> {
 
 interface Run {
   readonly seconds: number;
-  /** The gateway's CPU while it took the requests. */
+  /** The server's CPU while it took the requests, and the Cassandra node's (0 without one). */
   readonly cpuSeconds: number;
+  readonly storeCpuSeconds: number;
 }
 
-/** Sends every request to the gateway, measuring its CPU meanwhile. */
-async function run(gateway: GatewayProcess, all: readonly Request[]): Promise<Run> {
-  const cpuBefore = cpuSeconds(gateway.pid);
-  const seconds = await send(gateway.url, all);
-  return { seconds, cpuSeconds: cpuSeconds(gateway.pid) - cpuBefore };
+/** Sends every request to the server at `url` (process `pid`), measuring its CPU and the Cassandra node's meanwhile. */
+async function run(url: string, pid: number, all: readonly Request[], nodePid = 0): Promise<Run> {
+  // A reused server (KAIROGRAPH_CASSANDRA, KAIROGRAPH_KAIROSDB) has no pid here: its CPU is not measured.
+  const cpuOf = (of: number) => (of === 0 ? 0 : cpuSeconds(of));
+  // KairosDB answers once its points are queued and writes them after: its writes must not run into the next run.
+  if (nodePid !== 0) await quiet(nodePid);
+  const cpuBefore = cpuOf(pid);
+  const storeBefore = cpuOf(nodePid);
+  const seconds = await send(url, all);
+  return { seconds, cpuSeconds: cpuOf(pid) - cpuBefore, storeCpuSeconds: cpuOf(nodePid) - storeBefore };
+}
+
+/** Until the Cassandra node uses less than a tenth of a core over a quarter second (at most 60 s). */
+async function quiet(nodePid: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (let before = cpuSeconds(nodePid); Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuSeconds(nodePid);
+    if (now - before < 0.025) return;
+    before = now;
+  }
+}
+
+/** µs of CPU a point, the server's and the node's, of the median run. */
+function cpuPerPoint(runs: readonly Run[]): string {
+  const us = (seconds: number) => ((seconds / total) * 1e6).toFixed(1);
+  const server = `CPU ${us(median(runs.map((r) => r.cpuSeconds)))} µs a point`;
+  const node = median(runs.map((r) => r.storeCpuSeconds));
+  return node === 0 ? server : `${server}, Cassandra's ${us(node)} µs`;
 }
 
 const total = SERIES * POINTS;
@@ -158,77 +182,92 @@ const BATCHES = batches.length;
 if (BUILD) buildGateway(DIR);
 const PROTOCOLS = ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest'];
 
+/** What a run sends where: a protocol's requests to a server (its pid, for its CPU). */
+interface Target {
+  readonly protocol: string;
+  readonly url: string;
+  readonly pid: number;
+}
+
 /**
- * Points/s of each protocol through one gateway over the store `env` names, medians of RUNS, and the gateway's peak
- * RSS. Each run writes a metric of its own, so its series are new to the store, as a fresh store's would be, while
- * the process is warm as a long-running gateway is. One untimed run first, so the first protocol does not pay for
- * cold code or a cold Cassandra (which costs about twice the CPU per point at first); the protocols take turns within
- * each run, so what warms up or slows down over time is spread over all of them.
+ * Points/s of each target, medians of RUNS. Servers stay up across runs, warm as long-running ones are, and each run
+ * writes a metric of its own, so its series are new to the store as a fresh store's would be. Each server gets an
+ * untimed run first, so no target pays for cold code or a cold Cassandra node; the targets take turns within each
+ * run, so what warms up or slows down over time (a node's flushes and compactions) is spread over all of them.
  */
-async function measure(storeName: string, env: Record<string, string>) {
-  const gateway = await startGateway(DIR, { SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY), ...env });
-  const runs = new Map<string, Run[]>(PROTOCOLS.map((protocol) => [protocol, []]));
-  let peakKb: number;
-  try {
-    await run(gateway, requests('kairosdb_rest', batches, 'warmup'));
-    for (let r = 0; r < RUNS; r++)
-      for (const protocol of PROTOCOLS)
-        runs.get(protocol)!.push(await run(gateway, requests(protocol, batches, `${protocol}_${r}`)));
-    peakKb = memoryKb(gateway.pid, 'VmHWM');
-  } finally {
-    await gateway.stop();
+async function measure(storeName: string, targets: ReadonlyMap<string, Target>, nodePid = 0) {
+  const warmed = new Set<number>();
+  for (const { protocol, url, pid } of targets.values()) {
+    if (warmed.has(pid)) continue;
+    warmed.add(pid);
+    await run(url, pid, requests(protocol, batches, `warmup_${pid}`), nodePid);
   }
-  const rates: Record<string, number> = {};
-  for (const protocol of PROTOCOLS) {
-    const of = runs.get(protocol)!;
+  const runs = new Map<string, Run[]>([...targets.keys()].map((name) => [name, []]));
+  for (let r = 0; r < RUNS; r++)
+    for (const [name, { protocol, url, pid }] of targets)
+      runs.get(name)!.push(await run(url, pid, requests(protocol, batches, `${name}_${r}`), nodePid));
+  const rates = new Map<string, number>();
+  for (const [name, of] of runs) {
     const seconds = median(of.map((r) => r.seconds));
-    const cpu = median(of.map((r) => r.cpuSeconds));
-    rates[protocol] = total / seconds;
+    rates.set(name, total / seconds);
     console.log(
-      `${storeName.padEnd(9)} ${protocol.padEnd(16)} ${BATCHES} requests  median ${seconds.toFixed(2)} s  ${Math.round(rates[protocol]!)} points/s  gateway CPU ${((cpu / total) * 1e6).toFixed(1)} µs a point`,
+      `${storeName.padEnd(9)} ${name.padEnd(16)} ${BATCHES} requests  median ${seconds.toFixed(2)} s  ${Math.round(total / seconds)} points/s  server ${cpuPerPoint(of)}`,
     );
   }
-  console.log(`${storeName.padEnd(9)} the gateway's peak RSS ${Math.round(peakKb / 1024)} MiB`);
   return rates;
 }
 
+/** The gateway as production runs it over the store `env` names, with a target per protocol. */
+async function gatewayTargets(
+  env: Record<string, string>,
+): Promise<{ gateway: GatewayProcess; targets: Map<string, Target> }> {
+  const gateway = await startGateway(DIR, { SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY), ...env });
+  const targets = new Map(PROTOCOLS.map((protocol) => [protocol, { protocol, url: gateway.url, pid: gateway.pid }]));
+  return { gateway, targets };
+}
+
+const peakRss = (gateway: GatewayProcess) =>
+  `the gateway's peak RSS ${Math.round(memoryKb(gateway.pid, 'VmHWM') / 1024)} MiB`;
+
 try {
   if (STORES.includes('embedded')) {
-    const rates = await measure('embedded', { STORE: 'embedded', DATA_DIR: tempDir() });
-    for (const protocol of PROTOCOLS)
-      console.log(
-        `embedded  ${protocol.padEnd(16)} ×${(rates[protocol]! / rates['kairosdb_rest']!).toFixed(2)} of Kairograph's REST JSON`,
-      );
+    const { gateway, targets } = await gatewayTargets({ STORE: 'embedded', DATA_DIR: tempDir() });
+    try {
+      const rates = await measure('embedded', targets);
+      console.log(`embedded  ${peakRss(gateway)}`);
+      for (const protocol of PROTOCOLS)
+        console.log(
+          `embedded  ${protocol.padEnd(16)} ×${(rates.get(protocol)! / rates.get('kairosdb_rest')!).toFixed(2)} of Kairograph's REST JSON`,
+        );
+    } finally {
+      await gateway.stop();
+    }
   }
   if (STORES.includes('cassandra')) {
     const node = await startCassandra();
     try {
-      const stamp = Date.now().toString(36);
-      const rates = await measure('cassandra', {
+      // KairosDB writes into the gateway's keyspace (the tables are the same), so both meet the same node state.
+      const keyspace = `bench_ingest_${Date.now().toString(36)}`;
+      const { gateway, targets } = await gatewayTargets({
         STORE: 'cassandra',
         CASSANDRA_CONTACT_POINTS: node.contactPoint,
         CASSANDRA_LOCAL_DC: node.localDataCenter,
-        CASSANDRA_KEYSPACE: `bench_ingest_${stamp}`,
+        CASSANDRA_KEYSPACE: keyspace,
       });
-      // KairosDB on the same node: the REST requests, plain JSON (its gzip is a content type of its own).
-      // Likewise one process, warmed up by an untimed run, a metric of its own per run.
-      const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace: `bench_ingest_kdb_${stamp}` });
-      const seconds: number[] = [];
+      const kairosdb = await startKairosDB({ cassandra: node.contactPoint, keyspace });
       try {
-        await send(kairosdb.url, requests('kairosdb_rest_plain', batches, 'warmup'));
-        for (let r = 0; r < RUNS; r++)
-          seconds.push(await send(kairosdb.url, requests('kairosdb_rest_plain', batches, `kairosdb_${r}`)));
+        // KairosDB gets the REST requests as plain JSON (its gzip is a content type of its own).
+        targets.set('kairosdb_1.3', { protocol: 'kairosdb_rest_plain', url: kairosdb.url, pid: kairosdb.pid });
+        const rates = await measure('cassandra', targets, node.pid);
+        console.log(`cassandra ${peakRss(gateway)}`);
+        for (const protocol of PROTOCOLS)
+          console.log(
+            `cassandra ${protocol.padEnd(16)} ×${(rates.get(protocol)! / rates.get('kairosdb_1.3')!).toFixed(2)} of KairosDB's REST ingest`,
+          );
       } finally {
         await kairosdb.stop();
+        await gateway.stop();
       }
-      const kairos = total / median(seconds);
-      console.log(
-        `cassandra KairosDB 1.3 REST JSON ${BATCHES} requests  median ${median(seconds).toFixed(2)} s  ${Math.round(kairos)} points/s`,
-      );
-      for (const protocol of PROTOCOLS)
-        console.log(
-          `cassandra ${protocol.padEnd(16)} ×${(rates[protocol]! / kairos).toFixed(2)} of KairosDB's REST ingest`,
-        );
     } finally {
       await node.stop();
     }
