@@ -53,22 +53,22 @@ if ! (cd "$PARTIAL" && apt-get download -q "${PACKAGES[@]}" >&2 2>"$PARTIAL/apt.
     { cat "$PARTIAL/apt.log" >&2; die "apt-get download ${PACKAGES[*]} failed"; }
 fi
 VERSION=$(dpkg-deb -f "$PARTIAL"/collectd-core_*.deb Version)
-mkdir "$PARTIAL/root"
-for deb in "$PARTIAL"/*.deb; do dpkg-deb -x "$deb" "$PARTIAL/root"; done
+mkdir "$PARTIAL/unpacked"
+for deb in "$PARTIAL"/*.deb; do dpkg-deb -x "$deb" "$PARTIAL/unpacked"; done
 # Docs, man pages and the sample config are not needed to run it.
-rm -rf "$PARTIAL/root/usr/share/doc" "$PARTIAL/root/usr/share/man"
+rm -rf "$PARTIAL/unpacked/usr/share/doc" "$PARTIAL/unpacked/usr/share/man"
 # The libraries fetched beside collectd, in one folder of a fixed name whatever the machine's multiarch triplet.
-LIBS=$PARTIAL/root/deps
+LIBS=$PARTIAL/unpacked/deps
 mkdir "$LIBS"
-mv "$PARTIAL"/root/usr/lib/*-linux-gnu/* "$LIBS"/
-missing=$(for f in "$PARTIAL/root/usr/sbin/collectd" "${PLUGINS[@]}"; do
-  [[ $f == /* ]] || f=$PARTIAL/root/usr/lib/collectd/$f.so
+mv "$PARTIAL"/unpacked/usr/lib/*-linux-gnu/* "$LIBS"/
+missing=$(for f in "$PARTIAL/unpacked/usr/sbin/collectd" "${PLUGINS[@]}"; do
+  [[ $f == /* ]] || f=$PARTIAL/unpacked/usr/lib/collectd/$f.so
   [[ -e $f ]] || { echo "$f"; continue; }
   LD_LIBRARY_PATH=$LIBS ldd "$f" | awk '/not found/ { print $1 }'
 done | sort -u | tr '\n' ' ')
 [[ -z $missing ]] || die "collectd $VERSION's plugins need libraries this machine lacks: $missing (apt-get install them)"
 rm -rf "${CACHE:?}/$VERSION"
-mv "$PARTIAL/root" "$CACHE/$VERSION"
+mv "$PARTIAL/unpacked" "$CACHE/$VERSION"
 DIR=$CACHE/$VERSION
 echo "collectd/fetch.sh: fetched collectd $VERSION into $DIR in $(($(date +%s) - start)) s" >&2
 finish
