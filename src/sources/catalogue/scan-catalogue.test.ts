@@ -173,3 +173,32 @@ describe('pauses between passes', () => {
     await c.close();
   });
 });
+
+describe('close', () => {
+  it('ends at once when called while a pass ends, not after the pause that would follow', async () => {
+    const path = tempDir();
+    const first = catalogue(path, table([encodeKey('ng', cpuA, B)]), 3_600_000);
+    await until(() => first.status().passes === 1);
+    await first.close();
+    // The next pass finds the partition gone, and closing starts while it forgets it (the pass yields there).
+    let closed: Promise<void> | undefined;
+    const c = catalogue(
+      path,
+      {
+        async keys() {
+          setImmediate(() => {
+            closed = c.close();
+          });
+          return { keys: [], done: true };
+        },
+      },
+      3_600_000,
+    );
+    await until(() => closed !== undefined);
+    const outcome = await Promise.race([
+      closed!.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still closing after 2 s'), 2000)),
+    ]);
+    expect(outcome).toBe('closed');
+  });
+});

@@ -293,6 +293,8 @@ export class ScanCatalogue<K, S> implements Catalogue<S> {
 
   private async pause(ms: number): Promise<void> {
     const { signal } = this.stop;
+    // Closed while a page was read: an aborted signal fires no more, and the pause would hold close() for all of it.
+    if (signal.aborted) return;
     await new Promise<void>((resolve) => {
       // The listener goes with the pause: one left behind per pass would pile up for the catalogue's whole life.
       const wake = () => {
