@@ -68,6 +68,8 @@ export class GrpcChannel {
     };
     const authorization = await this.options.authorization?.();
     if (authorization !== undefined) headers['authorization'] = authorization;
+    // Aborted while the token was fetched: the listener below would never hear it, and the call would run to its deadline.
+    signal?.throwIfAborted();
     const stream = this.connect().request(headers);
     // A listener of our own, removed when the call ends: a request's signal outlives many calls (a copy's, a query's).
     const cancel = (): void => void stream.close(http2.constants.NGHTTP2_CANCEL);
