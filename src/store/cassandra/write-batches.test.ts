@@ -4,7 +4,6 @@
  * cells and about 256 KiB; both encoders alike.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeRowKey } from '../format/index.js';
 import type { WriteEncoder } from './options.js';
 import { writePartitions } from './write.js';
 import {
@@ -56,13 +55,10 @@ describe.each<WriteEncoder>(['lean', 'driver'])('the data batches of a write wit
     await written;
   });
   it('shares batches among partitions with the same replicas, each batch under 5 KiB as Cassandra counts it', async () => {
-    // Row keys of 35 bytes (m, the row time, kairos_double, host=hNNN:): 35 + 44 bytes a one-cell partition, so 64 of
-    // them a batch (5,056 bytes; 65 would be 5,135, over 5,120).
+    // A one-cell partition without TTL counts 29 + 45 + 8 bytes, whatever its key, so 62 of them a batch (5,084 bytes;
+    // 63 would be 5,166, over 5,120).
     const { exec, sent } = recorder((key) => (key.includes('host=h1') ? 'node-2' : 'node-1'));
     const hosts = Array.from({ length: 300 }, (_, i) => `h${String(i).padStart(3, '0')}`);
-    expect(encodeRowKey({ metric: 'm', rowTime: 0, dataType: 'kairos_double', tags: { host: 'h000' } })).toHaveLength(
-      35,
-    );
     const written = writePartitions(
       exec,
       st,
@@ -76,7 +72,7 @@ describe.each<WriteEncoder>(['lean', 'driver'])('the data batches of a write wit
     await flush();
     const data = sent.filter((s) => s.name === 'data_points.insert');
     // h000-h099 and h200-h299 on node-1 (200 partitions), h100-h199 on node-2 (100), in the order written.
-    expect(data.map((s) => cellsOf(s).length)).toEqual([64, 64, 64, 8, 64, 36]);
+    expect(data.map((s) => cellsOf(s).length)).toEqual([62, 62, 62, 14, 62, 38]);
     const hostsOf = (s: Sent) => cellsOf(s).map(([key]) => key);
     expect(data.slice(0, 4).flatMap(hostsOf)).toEqual(
       [...hosts.slice(0, 100), ...hosts.slice(200)].map((h) => keyHex('m', h, 0)),
@@ -85,9 +81,29 @@ describe.each<WriteEncoder>(['lean', 'driver'])('the data batches of a write wit
     for (const s of data) s.settle();
     await written;
   });
+  it('counts 12 bytes more a cell with a TTL, as Cassandra does: 54 one-cell partitions a batch', async () => {
+    const { exec, sent } = recorder();
+    const hosts = Array.from({ length: 100 }, (_, i) => `h${String(i).padStart(3, '0')}`);
+    const written = writePartitions(
+      exec,
+      st,
+      MS,
+      { series: hosts.map((h) => series('m', h, [1], 3600)) },
+      TS,
+      fresh(encoder),
+    );
+    await flush();
+    for (const s of sent) s.settle();
+    await flush();
+    const data = sent.filter((s) => s.name === 'data_points.insert');
+    // 29 + 45 + 8 + 12 bytes each: 54 make 5,076 bytes, 55 would make 5,170.
+    expect(data.map((s) => cellsOf(s).length)).toEqual([54, 46]);
+    for (const s of data) s.settle();
+    await written;
+  });
   it('gives a partition over 5 KiB batches of its own, and puts the partitions around it together', async () => {
     const { exec, sent } = recorder();
-    // 120 cells of 8 bytes: 35 + 120 × 44 bytes, over 5,120.
+    // 120 cells of 8 bytes: 29 + 120 × 53 bytes, over 5,120.
     const large = Array.from({ length: 120 }, (_, i) => i);
     const written = writePartitions(
       exec,

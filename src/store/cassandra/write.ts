@@ -24,8 +24,13 @@ const MAX_BYTES_PER_BATCH = 256 * 1024;
  * WARN, each one, and one over batch_size_fail_threshold (50 KiB) refused; one partition's batch is exempt from both.
  */
 const MAX_BYTES_PER_SHARED_BATCH = 5 * 1024;
-/** What a cell adds to a batch's size as Cassandra counts it, besides its value: more than its clustering and write time. */
-const CELL_BYTES = 4 + 32;
+/**
+ * A batch's size as Cassandra 5.0 counts it against those thresholds (read off its warnings for batches of known
+ * shapes): per partition 29 bytes whatever its key, per cell 45 bytes besides its value, 12 more with a TTL.
+ */
+const PARTITION_BYTES = 29;
+const CELL_BYTES = 45;
+const TTL_BYTES = 12;
 
 export interface WriteOptions {
   readonly encoder: WriteEncoder;
@@ -187,7 +192,7 @@ function indexBatches(
 
 /**
  * The cells in as few batches as Cassandra takes whole: partitions whose replicas are the same nodes share batches (as
- * KairosDB's CQLBatch groups by host) of at most MAX_BYTES_PER_SHARED_BATCH, so at most some 140 cells; a partition
+ * KairosDB's CQLBatch groups by host) of at most MAX_BYTES_PER_SHARED_BATCH, so at most some 95 cells; a partition
  * larger than that has batches of its own, which the size checks spare. One batch per partition would cost Cassandra
  * and the driver a request per series for every write of a few points.
  */
@@ -201,9 +206,9 @@ function dataBatches(
   const out: (PointCells | BatchQuery[])[] = [];
   for (const { keyBytes, columns, values, ttls } of partitions) {
     const key = bufferOf(keyBytes);
-    let bytes = key.length;
+    let bytes = PARTITION_BYTES;
     for (let i = 0; i < columns.length && bytes <= MAX_BYTES_PER_SHARED_BATCH; i++)
-      bytes += values[i]!.length + CELL_BYTES;
+      bytes += values[i]!.length + CELL_BYTES + (ttls[i]! > 0 ? TTL_BYTES : 0);
     if (bytes > MAX_BYTES_PER_SHARED_BATCH) {
       for (const [from, to] of runs(columns.length, (i) => values[i]!.length + 4))
         out.push(encodeCells(st, [{ key, columns, values, ttls, from, to }], encoder));
