@@ -7,7 +7,9 @@
  * the same REST requests into the same keyspace in the same runs, turn about with the gateway: the issue's baseline.
  *
  *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3
- *                            --stores embedded,cassandra --build true]
+ *                            --stores embedded,cassandra --build true --cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` writes a V8 CPU profile of each gateway process into DIR (profiles slow it: never with figures).
  */
 import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
@@ -28,6 +30,7 @@ const CONCURRENCY = Number(args.get('concurrency') ?? 4);
 const RUNS = Number(args.get('runs') ?? 3);
 const STORES = (args.get('stores') ?? 'embedded').split(',').filter((name) => name !== '');
 const BUILD = args.get('build') !== 'false';
+const CPU_PROF = args.get('cpu-prof');
 const DIR = fileURLToPath(new URL('..', import.meta.url));
 const START_MS = Date.UTC(2026, 0, 1);
 const STEP_MS = 15_000;
@@ -130,33 +133,54 @@ async function send(url: string, all: readonly Request[]): Promise<number> {
 }
 
 interface Run {
+  /** From the first request to the last answer. */
   readonly seconds: number;
-  /** The server's CPU while it took the requests, and the Cassandra node's (0 without one). */
+  /** From the first request until the Cassandra node was quiet again (the answers' time without one). */
+  readonly settledSeconds: number;
+  /** The server's CPU and the Cassandra node's (0 without one), until the node was quiet again. */
   readonly cpuSeconds: number;
   readonly storeCpuSeconds: number;
 }
 
-/** Sends every request to the server at `url` (process `pid`), measuring its CPU and the Cassandra node's meanwhile. */
+/**
+ * Sends every request to the server at `url` (process `pid`), measuring its CPU and the Cassandra node's. KairosDB
+ * answers once its points are queued and writes them after, and a node flushes what it took after the answers too:
+ * with a node, both CPUs are counted until it is quiet again, and so is the run's settled time.
+ */
 async function run(url: string, pid: number, all: readonly Request[], nodePid = 0): Promise<Run> {
   // A reused server (KAIROGRAPH_CASSANDRA, KAIROGRAPH_KAIROSDB) has no pid here: its CPU is not measured.
   const cpuOf = (of: number) => (of === 0 ? 0 : cpuSeconds(of));
-  // KairosDB answers once its points are queued and writes them after: its writes must not run into the next run.
   if (nodePid !== 0) await quiet(nodePid);
   const cpuBefore = cpuOf(pid);
   const storeBefore = cpuOf(nodePid);
+  const started = performance.now();
   const seconds = await send(url, all);
-  return { seconds, cpuSeconds: cpuOf(pid) - cpuBefore, storeCpuSeconds: cpuOf(nodePid) - storeBefore };
+  const settledSeconds = nodePid === 0 ? seconds : (performance.now() - started) / 1000 + (await quiet(nodePid));
+  return {
+    seconds,
+    settledSeconds,
+    cpuSeconds: cpuOf(pid) - cpuBefore,
+    storeCpuSeconds: cpuOf(nodePid) - storeBefore,
+  };
 }
 
-/** Until the Cassandra node uses less than a tenth of a core over a quarter second (at most 60 s). */
-async function quiet(nodePid: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  for (let before = cpuSeconds(nodePid); Date.now() < until; ) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
+const QUIET_WINDOW_MS = 250;
+
+/**
+ * Waits until the Cassandra node uses less than a tenth of a core over QUIET_WINDOW_MS (at most 60 s); resolves to
+ * the seconds it was busy for, up to the start of that quiet window.
+ */
+async function quiet(nodePid: number): Promise<number> {
+  const started = performance.now();
+  const until = started + 60_000;
+  for (let before = cpuSeconds(nodePid); performance.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
     const now = cpuSeconds(nodePid);
-    if (now - before < 0.025) return;
+    if (now - before < QUIET_WINDOW_MS / 10_000)
+      return Math.max(0, performance.now() - started - QUIET_WINDOW_MS) / 1000;
     before = now;
   }
+  return (performance.now() - started) / 1000;
 }
 
 /** µs of CPU a point, the server's and the node's, of the median run. */
@@ -206,12 +230,14 @@ async function measure(storeName: string, targets: ReadonlyMap<string, Target>, 
   for (let r = 0; r < RUNS; r++)
     for (const [name, { protocol, url, pid }] of targets)
       runs.get(name)!.push(await run(url, pid, requests(protocol, batches, `${name}_${r}`), nodePid));
-  const rates = new Map<string, number>();
+  const rates = new Map<string, { answered: number; settled: number }>();
   for (const [name, of] of runs) {
     const seconds = median(of.map((r) => r.seconds));
-    rates.set(name, total / seconds);
+    const settled = total / median(of.map((r) => r.settledSeconds));
+    rates.set(name, { answered: total / seconds, settled });
+    const untilQuiet = nodePid === 0 ? '' : ` (${Math.round(settled)} until the node was quiet)`;
     console.log(
-      `${storeName.padEnd(9)} ${name.padEnd(16)} ${BATCHES} requests  median ${seconds.toFixed(2)} s  ${Math.round(total / seconds)} points/s  server ${cpuPerPoint(of)}`,
+      `${storeName.padEnd(9)} ${name.padEnd(16)} ${BATCHES} requests  median ${seconds.toFixed(2)} s  ${Math.round(total / seconds)} points/s${untilQuiet}  server ${cpuPerPoint(of)}`,
     );
   }
   return rates;
@@ -221,7 +247,12 @@ async function measure(storeName: string, targets: ReadonlyMap<string, Target>, 
 async function gatewayTargets(
   env: Record<string, string>,
 ): Promise<{ gateway: GatewayProcess; targets: Map<string, Target> }> {
-  const gateway = await startGateway(DIR, { SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY), ...env });
+  const gateway = await startGateway(
+    DIR,
+    { SEED_DEMO: 'false', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY), ...env },
+    undefined,
+    CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROF],
+  );
   const targets = new Map(PROTOCOLS.map((protocol) => [protocol, { protocol, url: gateway.url, pid: gateway.pid }]));
   return { gateway, targets };
 }
@@ -237,7 +268,7 @@ try {
       console.log(`embedded  ${peakRss(gateway)}`);
       for (const protocol of PROTOCOLS)
         console.log(
-          `embedded  ${protocol.padEnd(16)} ×${(rates.get(protocol)! / rates.get('kairosdb_rest')!).toFixed(2)} of Kairograph's REST JSON`,
+          `embedded  ${protocol.padEnd(16)} ×${(rates.get(protocol)!.answered / rates.get('kairosdb_rest')!.answered).toFixed(2)} of Kairograph's REST JSON`,
         );
     } finally {
       await gateway.stop();
@@ -262,7 +293,7 @@ try {
         console.log(`cassandra ${peakRss(gateway)}`);
         for (const protocol of PROTOCOLS)
           console.log(
-            `cassandra ${protocol.padEnd(16)} ×${(rates.get(protocol)! / rates.get('kairosdb_1.3')!).toFixed(2)} of KairosDB's REST ingest`,
+            `cassandra ${protocol.padEnd(16)} ×${(rates.get(protocol)!.answered / rates.get('kairosdb_1.3')!.answered).toFixed(2)} of KairosDB's REST ingest answered, ×${(rates.get(protocol)!.settled / rates.get('kairosdb_1.3')!.settled).toFixed(2)} until the node was quiet`,
           );
       } finally {
         await kairosdb.stop();
