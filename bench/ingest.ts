@@ -7,7 +7,7 @@
  * the same REST requests into the same keyspace in the same runs, turn about with the gateway: the issue's baseline.
  *
  *   npm run bench:ingest -- [--series 1000 --points 100 --request-points 2000 --concurrency 4 --runs 3
- *                            --stores embedded,cassandra --build true --cpu-prof DIR]
+ *                            --stores embedded,cassandra --protocols remote_write_1,... --build true --cpu-prof DIR]
  *
  * `--cpu-prof DIR` writes a V8 CPU profile of each gateway process into DIR (profiles slow it: never with figures).
  */
@@ -204,7 +204,13 @@ console.log(`dataset: ${SERIES} series × ${POINTS} points = ${total} points per
 const batches = slices();
 const BATCHES = batches.length;
 if (BUILD) buildGateway(DIR);
-const PROTOCOLS = ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest'];
+const ALL_PROTOCOLS = ['remote_write_1', 'remote_write_2', 'line_protocol', 'kairosdb_rest'];
+// One protocol alone makes a profile of its path; REST JSON stays, the baseline of the embedded ratios.
+const PROTOCOLS = [...new Set([...(args.get('protocols')?.split(',') ?? ALL_PROTOCOLS), 'kairosdb_rest'])].filter(
+  (name) => name !== '',
+);
+const unknown = PROTOCOLS.filter((name) => !ALL_PROTOCOLS.includes(name));
+if (unknown.length > 0) throw new Error(`--protocols: ${unknown.join(', ')} is none of ${ALL_PROTOCOLS.join(', ')}`);
 
 /** What a run sends where: a protocol's requests to a server (its pid, for its CPU). */
 interface Target {

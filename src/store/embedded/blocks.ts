@@ -16,6 +16,14 @@
  * wastes no page space; one byte more and it takes a third page.
  */
 export const MAX_BLOCK_BYTES = 2 * 4096 - 24;
+/**
+ * What appends grow a partition's last block to. A collector appends a few points to each series every few seconds,
+ * and every append puts the whole last block again: LMDB puts a value this small into its leaf page, where a put
+ * costs a fraction of one that takes overflow pages (a full block's put costs several times as much). A last block
+ * that new cells no longer fit is merged into the block before it (data-points.ts), so the blocks scans read stay
+ * near MAX_BLOCK_BYTES.
+ */
+export const TAIL_BLOCK_BYTES = 1024;
 /** Bounds what one write rewrites when small values (longs) pack densely. */
 export const MAX_BLOCK_CELLS = 2048;
 
@@ -195,8 +203,8 @@ export function splitBlock(block: Uint8Array, column: number): { head: Uint8Arra
 }
 
 /**
- * Writes `block` with as many of `cells` as fit (MAX_BLOCK_BYTES, MAX_BLOCK_CELLS) appended in the block's own layout
- * into `out` (at least MAX_BLOCK_BYTES long), and returns how many went in and the bytes they make: only they are
+ * Writes `block` with as many of `cells` as fit (`maxBytes`, MAX_BLOCK_CELLS) appended in the block's own layout
+ * into `out` (at least `maxBytes` long), and returns how many went in and the bytes they make: only they are
  * encoded, the block's bytes are copied as they are; `out` is left alone when none fit. The cells must all come after
  * `end.lastColumn`. Undefined when the layout cannot hold a cell that would fit (a value of another size in a
  * fixed-size block, an expiry in a block without expiries): only re-encoding the block changes its layout, and
@@ -207,6 +215,7 @@ export function appendToBlock(
   end: BlockEnd,
   cells: Cells,
   out: Buffer,
+  maxBytes = MAX_BLOCK_BYTES,
 ): { appended: number; size: number } | undefined {
   const flags = block[0]!;
   const hasExpiry = (flags & FLAG_EXPIRY) !== 0;
@@ -224,7 +233,7 @@ export function appendToBlock(
       (hasExpiry ? 4 : 0) +
       (fixedSize >= 0 ? 0 : leb128Length(length)) +
       length;
-    if (next > MAX_BLOCK_BYTES) break;
+    if (next > maxBytes) break;
     if ((fixedSize >= 0 && length !== fixedSize) || (!hasExpiry && cells.expiries[count] !== 0)) return undefined;
     size = next;
     previous = column;

@@ -19,6 +19,7 @@ import {
   removeColumns,
   splitBlock,
   MAX_BLOCK_BYTES,
+  TAIL_BLOCK_BYTES,
   type BlockEnd,
   type Cells,
 } from './blocks.js';
@@ -116,7 +117,7 @@ export class DataPoints {
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
   write(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): void {
-    if (this.append(partition, incoming)) return;
+    if (this.append(partition, incoming, nowSeconds)) return;
     partition.tail = undefined;
     const { columns } = incoming;
     this.rewriteBlocks(
@@ -134,9 +135,10 @@ export class DataPoints {
    * (blocks.ts), and new blocks start once it is full. Most writes append after the last column (a collector sending
    * each series' newest points); concurrent requests of one sender may arrive out of order, and reach only the last few
    * cells. False, having written nothing, for any other cells. Expired cells of the last block stay until a write
-   * rewrites it whole: reads skip them anyway.
+   * rewrites it whole: reads skip them anyway. The last block grows to TAIL_BLOCK_BYTES only; the one a write closes
+   * is then merged into the block before it when both fit one (seal).
    */
-  private append(partition: PartitionBlocks, incoming: Cells): boolean {
+  private append(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): boolean {
     const { prefix } = partition;
     let tail = partition.tail;
     let block: Uint8Array | undefined;
@@ -175,7 +177,7 @@ export class DataPoints {
       end = split.end;
       cells = mergeCells(split.rest, incoming);
     }
-    const appended = appendToBlock(head, end, cells, this.scratch);
+    const appended = appendToBlock(head, end, cells, this.scratch, TAIL_BLOCK_BYTES);
     if (appended === undefined) return false;
     // Encoded before anything is put: the cells may be views into lmdb-js's buffer.
     const after = encodeBlocks(cells, appended.appended);
@@ -190,9 +192,39 @@ export class DataPoints {
         size: appended.size,
       };
     }
+    // The small last block that the new blocks close, copied before anything else is read or put.
+    const closed =
+      after.length > 0 && kept > 0 && appended.size <= TAIL_BLOCK_BYTES
+        ? Buffer.from(appended.appended > 0 || head !== block ? this.scratch.subarray(0, appended.size) : head)
+        : undefined;
     // A block left with no cell keeps its key for the first of these, whose column is the same.
     this.putBlocks(partition, after);
+    if (closed !== undefined) this.seal(prefix, tail.firstColumn, closed, nowSeconds);
     return true;
+  }
+
+  /**
+   * Merges a closed last block into the block before it when all its cells fit there, so that appends leave blocks
+   * as full as writing the same cells at once would, and scans read as few. One in many appends pays for it.
+   */
+  private seal(prefix: Buffer, firstColumn: number, closed: Buffer, nowSeconds: number): void {
+    if (firstColumn === 0) return;
+    const cells = emptyCells();
+    readBlock(closed, cells, nowSeconds);
+    for (const { key, value } of this.table.getRange({
+      start: blockKey(prefix, firstColumn - 1),
+      end: prefix,
+      reverse: true,
+      limit: 1,
+    })) {
+      // Every cell of it, or none: a closed block whose cells have all expired is only removed.
+      if (cells.columns.length > 0) {
+        const merged = appendToBlock(value, blockEnd(value), cells, this.scratch);
+        if (merged === undefined || merged.appended < cells.columns.length) return;
+        this.table.putSync(key, this.scratch.subarray(0, merged.size));
+      }
+      this.table.removeSync(blockKey(prefix, firstColumn));
+    }
   }
 
   private putBlocks(partition: PartitionBlocks, blocks: { firstColumn: number; bytes: Buffer }[]): void {

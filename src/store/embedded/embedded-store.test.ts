@@ -11,7 +11,7 @@ import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { open as openLmdb } from 'lmdb';
 import type { SeriesWrite } from '../../model/write-batch.js';
 import { toPartitionWrites } from '../partition-writes.js';
-import { blockEnd, encodeBlocks, MAX_BLOCK_CELLS, readBlock, emptyCells } from './blocks.js';
+import { blockEnd, encodeBlocks, MAX_BLOCK_CELLS, readBlock, emptyCells, TAIL_BLOCK_BYTES } from './blocks.js';
 import { EmbeddedStore } from './embedded-store.js';
 import { blockFirstColumn } from './keys.js';
 
@@ -192,15 +192,42 @@ describe('embedded store', () => {
       expect(await scanAll(reopened, key!, 0, 1e7)).toEqual(steps(0, 6).map((t) => ({ t, v: t / 4, kind: 'double' })));
     });
 
-    it('starts a new block once the last is full, as writing all the points at once would split them', async () => {
+    it('appends to a last block of at most TAIL_BLOCK_BYTES, and merges each it closes into the block before while both fit', async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
-      await store.write({ series: [doubles(steps(0, 800))] });
-      for (let k = 800; k < 830; k += 2) await store.write({ series: [doubles(steps(k, 2))] });
+      await store.write({ series: [doubles(steps(0, 300))] });
+      // To the partition's end, its 1,000th column.
+      for (let k = 300; k < 1000; k += 2) await store.write({ series: [doubles(steps(k, 2))] });
       await store.close();
       const blocks = await blocksAt(path);
-      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 14]);
-      expect(blocks).toEqual(encodedWhole(doubles(steps(0, 830))));
+      // A last block takes 102 cells (2 + 4 + 8 + 101 × 10 bytes). The first five closed fit the block before them,
+      // which grows from 300 cells to 810 (8,101 bytes); the sixth does not, and the seventh is the last block.
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([810, 102, 88]);
+      expect(blocks.at(-1)!.bytes.length).toBeLessThanOrEqual(TAIL_BLOCK_BYTES);
+      expect(blocks).toEqual([
+        ...encodedWhole(doubles(steps(0, 810))),
+        ...encodedWhole(doubles(steps(810, 102))),
+        ...encodedWhole(doubles(steps(912, 88))),
+      ]);
+      const reopened = await fresh(path);
+      const [key] = await partitionsOf(reopened, 'a', 0, 1e7);
+      expect((await scanAll(reopened, key!, 0, 1e7)).map((p) => p.t)).toEqual(steps(0, 1000));
+    });
+
+    it('keeps a closed last block apart when the block before cannot hold its expiries, and drops it once they all passed', async () => {
+      for (const laterMs of [0, 101_000]) {
+        let nowMs = 1_000_000_000;
+        const path = tempDir();
+        const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width, now: () => nowMs });
+        await store.write({ series: [doubles(steps(0, 300))] });
+        // 72 expiring cells fill a last block: 2 + 4 + 4 + 8 + 71 × 14 bytes.
+        for (let k = 300; k < 372; k += 2) await store.write({ series: [doubles(steps(k, 2), 100)] });
+        nowMs += laterMs;
+        await store.write({ series: [doubles(steps(372, 2))] });
+        await store.close();
+        const blocks = await blocksAt(path);
+        expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual(laterMs === 0 ? [300, 72, 2] : [300, 2]);
+      }
     });
 
     it('merges a point before the last one and overwrites a column in the last block', async () => {
@@ -229,12 +256,16 @@ describe('embedded store', () => {
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
       // One full block: 816 cells in 8161 bytes.
       await store.write({ series: [doubles(steps(0, 816))] });
-      // Between its last two cells: the two no longer fit, and the last moves to a block of its own.
+      // Between its last two cells: the block, larger than appends grow a last block to, keeps the cells before the
+      // point, and the point and the cell after it make the new last block.
       await store.write({ series: [doubles([815 * 10_000 - 5_000])] });
       await store.close();
       const blocks = await blocksAt(path);
-      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([816, 1]);
-      expect(blocks).toEqual(encodedWhole(doubles([...steps(0, 815), 815 * 10_000 - 5_000, 815 * 10_000])));
+      expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([815, 2]);
+      expect(blocks).toEqual([
+        ...encodedWhole(doubles(steps(0, 815))),
+        ...encodedWhole(doubles([815 * 10_000 - 5_000, 815 * 10_000])),
+      ]);
     });
 
     it('falls back to rewriting the blocks a write reaches when it reaches before the last block', async () => {
