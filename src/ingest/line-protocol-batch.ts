@@ -9,6 +9,7 @@
  */
 import { dictOf } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
+import { detached, Interned } from '../model/interned.js';
 import { encodeTagString } from '../model/tag-string.js';
 import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
 import { validateWrite, type SeriesFields, type WriteLimits } from '../sources/write-validation.js';
@@ -33,7 +34,7 @@ export interface LineBatch {
 /** The points of one field of the lines that send the same measurement and tags, with the line of each. */
 interface Group {
   readonly metric: string;
-  readonly tags: Record<string, string>;
+  readonly tags: Readonly<Record<string, string>>;
   readonly type: ValueType;
   readonly fieldKey: string;
   readonly points: { timestamp: number; value: number | bigint | string }[];
@@ -94,6 +95,9 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
   return { batch: { series }, lines: points.length - bad.size, points: written, rejected };
 }
 
+/** A sender's tags by the text of the measurement and tag set they came with: each request sends them again. */
+const TAG_SETS = new Interned<Readonly<Record<string, string>>>();
+
 function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: number): Group[] {
   const groups: Group[] = [];
   // By the series' text as sent, then by type and field key (a type has no ':', so `type:field` is unambiguous).
@@ -106,7 +110,9 @@ function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: n
       const key = `${field.type}:${fieldKey}`;
       let group = fields.get(key);
       if (group === undefined) {
-        tags ??= dictOf(point.tags);
+        tags ??= TAG_SETS.of(point.series, () =>
+          Object.freeze(dictOf(point.tags.map(([name, value]) => [detached(name), detached(value)] as const))),
+        );
         group = {
           metric: `${point.measurement}${separator}${fieldKey}`,
           tags,

@@ -191,6 +191,18 @@ describe('lineProtocolBatch', () => {
     );
   });
 
+  it('gives a series the same frozen tags in every request that sends its measurement and tags', () => {
+    const tagsOf = (body: string) =>
+      lineProtocolBatch(parseLineProtocol(body, 'ms').points, { nowMs: 0, separator: '.', limits }).batch.series.map(
+        (s) => s.tags,
+      );
+    const [first] = tagsOf('disk,host=b,path=/ used=1 1');
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(tagsOf('disk,host=b,path=/ used=2,free=3 2')).toEqual([first, first]);
+    expect(tagsOf('disk,host=b,path=/ used=2,free=3 2')[1]).toBe(first);
+    expect(tagsOf('disk,path=/,host=b used=1 1')[0]).not.toBe(first);
+  });
+
   it('refuses a body over MAX_WRITE_POINTS whole', () => {
     const { points } = parseLineProtocol('a v=1,w=2\nb v=1', 'ms');
     expect(() => lineProtocolBatch(points, { nowMs: 0, separator: '.', limits: { ...limits, maxPoints: 2 } })).toThrow(

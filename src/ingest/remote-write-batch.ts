@@ -6,6 +6,7 @@
  */
 import { dict } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
+import { Interned } from '../model/interned.js';
 import type { WriteBatch } from '../model/write-batch.js';
 import { validateWrite, type SeriesFields, type SeriesInput, type WriteLimits } from '../sources/write-validation.js';
 import type { DecodedSeries, DecodedWrite } from './remote-write-decode.js';
@@ -66,8 +67,30 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
   return { batch, counts: { stored, stale, nan, infinite, histograms, exemplars } };
 }
 
+interface SeriesLabels {
+  readonly metric: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** A sender's series by the text of their labels: each request names the same series again. */
+const LABEL_SETS = new Interned<SeriesLabels>();
+
+/**
+ * The metric and frozen tags of a series, the same objects for the same labels in every request (src/model/interned.ts).
+ * The text they are interned by spells each label with its lengths, so no two label lists share one.
+ */
+function labelsOf(series: DecodedSeries, path: string): SeriesLabels {
+  let text = '';
+  for (const [name, value] of series.labels) {
+    // A length a character cannot spell: not interned (row keys hold no such label anyway).
+    if (name.length > 0xffff || value.length > 0xffff) return readLabels(series, path);
+    text += String.fromCharCode(name.length) + name + String.fromCharCode(value.length) + value;
+  }
+  return LABEL_SETS.of(text, () => readLabels(series, path));
+}
+
 /** The metric and tags of a series, its labels checked as both specs require: named, not repeated, `__name__` given. */
-function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: Record<string, string> } {
+function readLabels(series: DecodedSeries, path: string): SeriesLabels {
   const tags = dict<string>();
   let metric: string | undefined;
   const { labels } = series;
@@ -84,7 +107,7 @@ function labelsOf(series: DecodedSeries, path: string): { metric: string; tags: 
   });
   if (metric === undefined)
     throw new InputError(`${path}.labels`, Object.fromEntries(series.labels), `must hold ${METRIC_LABEL}`);
-  return { metric, tags };
+  return { metric, tags: Object.freeze(tags) };
 }
 
 const FEW_LABELS = 16;

@@ -191,6 +191,21 @@ describe('malformed and invalid requests', () => {
     );
   });
 
+  it('gives a series the same frozen tags in every request that names it, and refuses bad labels in every request', () => {
+    const first = batchOf(V1, 1).batch.series[0]!.tags;
+    // 2.0 spells the same labels through its symbol table: the same series.
+    expect(batchOf(V2, 2).batch.series[0]!.tags).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect({ ...first }).toEqual({ job: 'a' });
+    for (let request = 0; request < 2; request++) {
+      const twice = decodeWriteRequest(V1, 1);
+      twice.series[0]!.labels.push(['job', 'b']);
+      expect(() => remoteWriteBatch(twice, LIMITS)).toThrow(
+        'timeseries[0].labels[2].name repeats a label of the series (got "job")',
+      );
+    }
+  });
+
   it('refuses a series without __name__, a repeated label and an empty label name', () => {
     // labels_refs 3 4 1 2 → 3 4 3 4: "job" twice and no __name__.
     const noName = Buffer.from(V2);

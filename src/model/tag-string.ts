@@ -3,12 +3,18 @@
  * per tag in sorted key order, with KairosDB's two different escape characters for keys and values. It orders series
  * and groups in every answer (KairosDB's order) and names a series wherever one must be told from another.
  */
+import { memoByFrozen } from './interned.js';
 import type { Tags } from './series.js';
 
 const SPECIAL = /[:=]/g;
 
-/** Tags sorted by key in UTF-16 code-unit order, which is Java's `String.compareTo` and so KairosDB's SortedMap. */
-export function encodeTagString(tags: Tags): string {
+/**
+ * Tags sorted by key in UTF-16 code-unit order, which is Java's `String.compareTo` and so KairosDB's SortedMap. Made
+ * once for the frozen tags of an interned series (interned.ts).
+ */
+export const encodeTagString: (tags: Tags) => string = memoByFrozen(tagString);
+
+function tagString(tags: Tags): string {
   const keys = sortedTagNames(tags);
   let out = '';
   for (const key of keys) out += `${escapeWith(key, ':')}=${escapeWith(tags[key]!, '=')}:`;

@@ -26,6 +26,26 @@ describe('validateWrite', () => {
     ]);
   });
 
+  it('validates frozen tags (an interned series) once, and still refuses them where no tags are allowed', () => {
+    const tags = Object.freeze({ h: 'a' });
+    const [first] = validateWrite([series({ tags })], 'series', LIMITS).series;
+    const [again] = validateWrite([series({ tags })], 'series', LIMITS).series;
+    expect(again!.tags).toBe(first!.tags);
+    expect(Object.isFrozen(first!.tags)).toBe(true);
+    const none = Object.freeze({});
+    expect(validateWrite([series({ tags: none })], 'series', { ...LIMITS, allowNoTags: true }).series[0]!.tags).toEqual(
+      {},
+    );
+    expect(() => validateWrite([series({ tags: none })], 'series', LIMITS)).toThrow(
+      'series[0].tags must hold at least one tag (got {})',
+    );
+    const bad = Object.freeze({ h: '' });
+    for (let k = 0; k < 2; k++)
+      expect(() => validateWrite([series({ tags: bad })], 'series', LIMITS)).toThrow(
+        'series[0].tags.h must not be empty (got "")',
+      );
+  });
+
   it('takes a series whose only tag is __proto__, which used to leave none', () => {
     const [written] = validateWrite(
       [series({ tags: JSON.parse('{"__proto__": "x"}') as unknown })],

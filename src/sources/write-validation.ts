@@ -162,7 +162,22 @@ export function validateMetricName(value: unknown, field: string, keys: KeyLimit
   return value;
 }
 
+/** Frozen tags validated before (a front end's interned series, src/model/interned.ts) → the frozen tags they gave. */
+const VALIDATED_TAGS = new WeakMap<object, Tags>();
+
 function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean): Tags {
+  const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
+  if (frozen) {
+    const known = VALIDATED_TAGS.get(value);
+    // Tags validated where none were allowed, and empty: checked again below, to refuse them here.
+    if (known !== undefined && (allowNoTags || Object.keys(known).length > 0)) return known;
+  }
+  const tags = checkTags(value, fields, allowNoTags);
+  if (frozen) VALIDATED_TAGS.set(value, Object.freeze(tags));
+  return tags;
+}
+
+function checkTags(value: unknown, fields: SeriesFields, allowNoTags: boolean): Tags {
   const field = fields.field('tags');
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new InputError(field, fields.tagsSent ?? value, 'must be an object of tag names to values');

@@ -3,6 +3,7 @@
  * the batch needs, each once, with the TTL of its longest-lived series.
  */
 import { describe, expect, it } from 'vitest';
+import { encodeRowKey } from './format/index.js';
 import { toPartitionWrites } from './partition-writes.js';
 import type { RowSpec } from './store.js';
 import type { SeriesWrite } from '../model/write-batch.js';
@@ -27,6 +28,23 @@ describe('toPartitionWrites', () => {
     const last = toPartitionWrites(spec, { series: [{ ...series('m', 'a', 0, [5, 5]), values: [1, 2] }] })
       .partitions[0]!;
     expect(Buffer.from(last.values[0]!).readDoubleBE()).toBe(2);
+  });
+
+  it("encodes the row key of an interned series' frozen tags once per partition, and again for another", () => {
+    const tags = Object.freeze({ h: 'a' });
+    const write = (metric: string, timestamps: number[]) =>
+      toPartitionWrites(spec, { series: [{ ...series(metric, 'a', 0, timestamps), tags }] }).partitions;
+    const [first] = write('m', [1]);
+    expect(write('m', [2])[0]!.keyBytes).toBe(first!.keyBytes);
+    for (const [metric, t] of [
+      ['m', 1001],
+      ['n', 1002],
+    ] as const) {
+      const [partition] = write(metric, [t]);
+      expect(partition!.keyBytes).not.toBe(first!.keyBytes);
+      expect(Buffer.from(partition!.keyBytes)).toEqual(Buffer.from(encodeRowKey(partition!.key)));
+      expect(partition!.key).toEqual({ metric, rowTime: 1000, dataType: 'kairos_double', tags: { h: 'a' } });
+    }
   });
 
   it('takes series with the same metric, type and tags in any key order as one partition', () => {

@@ -3,6 +3,8 @@
  * encodings, and into the index rows those partitions need. Both stores persist exactly these, so they write
  * identical bytes and index rows with identical TTLs.
  */
+import { detached, memoByFrozen } from '../model/interned.js';
+import type { Tags } from '../model/series.js';
 import type { RowKey, RowSpec } from './store.js';
 import type { WriteBatch } from '../model/write-batch.js';
 import {
@@ -65,7 +67,7 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
         partition = partitionAt(rows, rowTime);
         if (partition === undefined) {
           const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
-          partition = { key, keyBytes: encodeRowKey(key, tagString), columns: [], values: [], ttls: [], ordered: true };
+          partition = { key, keyBytes: rowKeyBytes(key, tagString), columns: [], values: [], ttls: [], ordered: true };
           rows.push(partition);
         }
       }
@@ -106,6 +108,36 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
     }
   }
   return { partitions, rowTimes: [...rowTimes.values()], metrics: [...metrics] };
+}
+
+/** The last row key encoded for a series' frozen tags: a collector's series stays in one partition for weeks. */
+interface LastRowKey {
+  metric: string;
+  dataType: string;
+  rowTime: number;
+  bytes: Uint8Array | undefined;
+}
+
+const lastRowKeyOf = memoByFrozen(
+  (_tags: Tags): LastRowKey => ({ metric: '', dataType: '', rowTime: 0, bytes: undefined }),
+);
+
+/** The key's bytes, made once per partition for an interned series (src/model/interned.ts). */
+function rowKeyBytes(key: RowKey, tagString: string): Uint8Array {
+  const last = lastRowKeyOf(key.tags);
+  if (
+    last.bytes === undefined ||
+    last.rowTime !== key.rowTime ||
+    last.metric !== key.metric ||
+    last.dataType !== key.dataType
+  ) {
+    last.bytes = encodeRowKey(key, tagString);
+    // Kept while the series is: a metric a front end cut from a request's body must not keep the body.
+    last.metric = detached(key.metric);
+    last.dataType = key.dataType;
+    last.rowTime = key.rowTime;
+  }
+  return last.bytes;
 }
 
 function partitionAt(rows: readonly Pending[], rowTime: number): Pending | undefined {

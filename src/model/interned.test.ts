@@ -1,0 +1,63 @@
+/** Interned values by their text, and what is derived from frozen objects, made once. */
+import { describe, expect, it } from 'vitest';
+import { detached, Interned, memoByFrozen } from './interned.js';
+
+describe('Interned', () => {
+  it('makes the value of a text once and hands the same one for it again', () => {
+    const interned = new Interned<{ n: number }>();
+    let made = 0;
+    const make = () => ({ n: ++made });
+    const first = interned.of('a', make);
+    expect(interned.of('a', make)).toBe(first);
+    expect(interned.of('b', make)).toEqual({ n: 2 });
+    expect(made).toBe(2);
+  });
+
+  it('keeps nothing for a text whose value could not be made, so it fails again each time', () => {
+    const interned = new Interned<number>();
+    let calls = 0;
+    const refuse = () => {
+      calls++;
+      throw new Error('bad');
+    };
+    expect(() => interned.of('x', refuse)).toThrow('bad');
+    expect(() => interned.of('x', refuse)).toThrow('bad');
+    expect(calls).toBe(2);
+    expect(interned.of('x', () => 7)).toBe(7);
+  });
+
+  it('starts again from none past 100,000 texts', () => {
+    const interned = new Interned<object>();
+    const first = interned.of('0', () => ({}));
+    for (let i = 1; i < 100_000; i++) interned.of(String(i), () => ({}));
+    expect(interned.of('0', () => ({}))).toBe(first);
+    interned.of('100000', () => ({}));
+    expect(interned.of('0', () => ({}))).not.toBe(first);
+  });
+});
+
+describe('memoByFrozen', () => {
+  it('derives once for a frozen object and each time for any other', () => {
+    let derived = 0;
+    const keysOf = memoByFrozen((o: object) => {
+      derived++;
+      return Object.keys(o);
+    });
+    const frozen = Object.freeze({ a: 1 });
+    expect(keysOf(frozen)).toBe(keysOf(frozen));
+    expect(derived).toBe(1);
+    const open = { a: 1 };
+    expect(keysOf(open)).toEqual(['a']);
+    expect(keysOf(open)).toEqual(['a']);
+    expect(derived).toBe(3);
+  });
+});
+
+describe('detached', () => {
+  it('is the same text', () => {
+    const body = `cpu,host=${'a'.repeat(40)} idle=1`;
+    expect(detached(body.slice(4, 50))).toBe(body.slice(4, 50));
+    expect(detached('')).toBe('');
+    expect(detached('ü"\\\n')).toBe('ü"\\\n');
+  });
+});
