@@ -142,9 +142,11 @@ export class DataPoints {
     const { prefix } = partition;
     let tail = partition.tail;
     let block: Uint8Array | undefined;
+    let tailKey: Buffer | undefined;
     if (tail !== undefined) {
+      tailKey = blockKey(prefix, tail.firstColumn);
       // lmdb-js's own buffer, valid until the next read or write of the environment, and longer than its `length`.
-      const fast = this.table.getBinaryFast(blockKey(prefix, tail.firstColumn));
+      const fast = this.table.getBinaryFast(tailKey);
       block = fast?.subarray(0, fast.length);
     }
     // A failed write's notes are forgotten (embedded-store.ts); as a second guard, a block of another length than the
@@ -152,6 +154,7 @@ export class DataPoints {
     if (tail === undefined || block?.length !== tail.size) {
       tail = undefined;
       block = undefined;
+      tailKey = undefined;
       for (const { key, value } of this.table.getRange({
         start: partitionEnd(prefix),
         end: prefix,
@@ -184,7 +187,7 @@ export class DataPoints {
     const kept = end.cells + appended.appended;
     if (appended.appended > 0 || (head !== block && kept > 0)) {
       if (appended.appended === 0) this.scratch.set(head, 0);
-      this.table.putSync(blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
+      this.table.putSync(tailKey ?? blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
       partition.tail = {
         firstColumn: tail.firstColumn,
         lastColumn: appended.appended > 0 ? cells.columns[appended.appended - 1]! : end.lastColumn,
