@@ -3,7 +3,7 @@
  * encodings, and into the index rows those partitions need. Both stores persist exactly these, so they write
  * identical bytes and index rows with identical TTLs.
  */
-import { detached, memoByFrozen } from '../model/interned.js';
+import { detached } from '../model/interned.js';
 import type { Tags } from '../model/series.js';
 import type { RowKey, RowSpec } from './store.js';
 import type { WriteBatch } from '../model/write-batch.js';
@@ -112,32 +112,30 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
 
 /** The last row key encoded for a series' frozen tags: a collector's series stays in one partition for weeks. */
 interface LastRowKey {
-  metric: string;
-  dataType: string;
-  rowTime: number;
-  bytes: Uint8Array | undefined;
+  readonly metric: string;
+  readonly dataType: string;
+  readonly rowTime: number;
+  readonly bytes: Uint8Array;
 }
 
-const lastRowKeyOf = memoByFrozen(
-  (_tags: Tags): LastRowKey => ({ metric: '', dataType: '', rowTime: 0, bytes: undefined }),
-);
+/** By an interned series' frozen tags (src/model/interned.ts). */
+const LAST_ROW_KEYS = new WeakMap<Tags, LastRowKey>();
 
-/** The key's bytes, made once per partition for an interned series (src/model/interned.ts). */
+/** The key's bytes, made once per partition for an interned series, and for each write of any other. */
 function rowKeyBytes(key: RowKey, tagString: string): Uint8Array {
-  const last = lastRowKeyOf(key.tags);
+  if (!Object.isFrozen(key.tags)) return encodeRowKey(key, tagString);
+  const last = LAST_ROW_KEYS.get(key.tags);
   if (
-    last.bytes === undefined ||
-    last.rowTime !== key.rowTime ||
-    last.metric !== key.metric ||
-    last.dataType !== key.dataType
-  ) {
-    last.bytes = encodeRowKey(key, tagString);
-    // Kept while the series is: a metric a front end cut from a request's body must not keep the body.
-    last.metric = detached(key.metric);
-    last.dataType = key.dataType;
-    last.rowTime = key.rowTime;
-  }
-  return last.bytes;
+    last !== undefined &&
+    last.rowTime === key.rowTime &&
+    last.metric === key.metric &&
+    last.dataType === key.dataType
+  )
+    return last.bytes;
+  const bytes = encodeRowKey(key, tagString);
+  // Kept while the series is: a metric a front end cut from a request's body must not keep the body.
+  LAST_ROW_KEYS.set(key.tags, { metric: detached(key.metric), dataType: key.dataType, rowTime: key.rowTime, bytes });
+  return bytes;
 }
 
 function partitionAt(rows: readonly Pending[], rowTime: number): Pending | undefined {
