@@ -4,14 +4,13 @@
  * that are in order, do not overlap, are keyed by their first cell and hold their byte budget.
  */
 import fc from 'fast-check';
-import { open as openLmdb } from 'lmdb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { partitionsOf, scanAll } from '../../../test/store-conformance.js';
+import { blocksAt } from '../../../test/support/embedded-blocks.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import type { SeriesWrite } from '../../model/write-batch.js';
 import { BlockCursor, MAX_BLOCK_BYTES } from './blocks.js';
 import { EmbeddedStore } from './embedded-store.js';
-import { blockFirstColumn } from './keys.js';
 
 afterAll(removeTempDirs);
 
@@ -47,18 +46,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
 ) as fc.Arbitrary<Op>;
-
-/** The data_points blocks of the closed store at `path`, in key order. */
-async function blocksAt(path: string): Promise<{ firstColumn: number; bytes: Buffer }[]> {
-  const env = openLmdb({ path, maxDbs: 8, readOnly: true });
-  const table = env.openDB<Buffer, Buffer>('data_points', { keyEncoding: 'binary', encoding: 'binary' });
-  const blocks = [...table.getRange()].map(({ key, value }) => ({
-    firstColumn: blockFirstColumn(key),
-    bytes: Buffer.from(value),
-  }));
-  await env.close();
-  return blocks;
-}
 
 describe('embedded data points against a model', () => {
   for (const type of ['double', 'string'] as const) {

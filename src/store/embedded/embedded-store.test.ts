@@ -7,13 +7,12 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeStoreConformance, partitionsOf, scanAll } from '../../../test/store-conformance.js';
+import { blocksAt } from '../../../test/support/embedded-blocks.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
-import { open as openLmdb } from 'lmdb';
 import type { SeriesWrite } from '../../model/write-batch.js';
 import { toPartitionWrites } from '../partition-writes.js';
 import { blockEnd, encodeBlocks, MAX_BLOCK_CELLS, readBlock, emptyCells, TAIL_BLOCK_BYTES } from './blocks.js';
 import { EmbeddedStore } from './embedded-store.js';
-import { blockFirstColumn } from './keys.js';
 
 afterAll(removeTempDirs);
 
@@ -162,17 +161,6 @@ describe('embedded store', () => {
     });
     const steps = (from: number, count: number) => Array.from({ length: count }, (_, i) => (from + i) * 10_000);
 
-    /** The data_points blocks of the closed store at `path`, in key order. */
-    const blocksAt = async (path: string) => {
-      const env = openLmdb({ path, maxDbs: 8, readOnly: true });
-      const table = env.openDB<Buffer, Buffer>('data_points', { keyEncoding: 'binary', encoding: 'binary' });
-      const blocks = [...table.getRange()].map(({ key, value }) => ({
-        firstColumn: blockFirstColumn(key),
-        bytes: Buffer.from(value),
-      }));
-      await env.close();
-      return blocks;
-    };
     /** The blocks of one partition written whole, in one batch, without expiries. */
     const encodedWhole = (series: SeriesWrite) => {
       const [partition, ...more] = toPartitionWrites(SPEC, { series: [series] }).partitions;
