@@ -96,7 +96,9 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
 }
 
 /** A sender's tags by the text of the measurement and tag set they came with: each request sends them again. */
-const TAG_SETS = new Interned<Readonly<Record<string, string>>>();
+const TAG_SETS = new Interned<Readonly<Record<string, string>>>((tags) =>
+  Object.freeze(dictOf(Object.entries(tags).map(([name, value]) => [detached(name), detached(value)] as const))),
+);
 
 function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: number): Group[] {
   const groups: Group[] = [];
@@ -110,9 +112,7 @@ function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: n
       const key = `${field.type}:${fieldKey}`;
       let group = fields.get(key);
       if (group === undefined) {
-        tags ??= TAG_SETS.of(point.series, () =>
-          Object.freeze(dictOf(point.tags.map(([name, value]) => [detached(name), detached(value)] as const))),
-        );
+        tags ??= TAG_SETS.of(point.series, () => dictOf(point.tags));
         group = {
           metric: `${point.measurement}${separator}${fieldKey}`,
           tags,

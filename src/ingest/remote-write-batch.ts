@@ -73,11 +73,11 @@ interface SeriesLabels {
 }
 
 /** A sender's series by the text of their labels: each request names the same series again. */
-const LABEL_SETS = new Interned<SeriesLabels>();
+const LABEL_SETS = new Interned<SeriesLabels>(({ metric, tags }) => ({ metric, tags: Object.freeze(tags) }));
 
 /**
- * The metric and frozen tags of a series, the same objects for the same labels in every request (src/model/interned.ts).
- * The text they are interned by spells each label with its lengths, so no two label lists share one.
+ * The metric and tags of a series; while interned (src/model/interned.ts), the same frozen objects for the same labels
+ * in every request. The text they are interned by spells each label with its lengths, so no two label lists share one.
  */
 function labelsOf(series: DecodedSeries, path: string): SeriesLabels {
   let text = '';
@@ -107,7 +107,7 @@ function readLabels(series: DecodedSeries, path: string): SeriesLabels {
   });
   if (metric === undefined)
     throw new InputError(`${path}.labels`, Object.fromEntries(series.labels), `must hold ${METRIC_LABEL}`);
-  return { metric, tags: Object.freeze(tags) };
+  return { metric, tags };
 }
 
 const FEW_LABELS = 16;

@@ -4,17 +4,18 @@ import { detached, Interned, memoByFrozen } from './interned.js';
 
 describe('Interned', () => {
   it('makes the value of a text once and hands the same one for it again', () => {
-    const interned = new Interned<{ n: number }>();
+    const interned = new Interned<{ n: number }>(Object.freeze);
     let made = 0;
     const make = () => ({ n: ++made });
     const first = interned.of('a', make);
     expect(interned.of('a', make)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
     expect(interned.of('b', make)).toEqual({ n: 2 });
     expect(made).toBe(2);
   });
 
   it('keeps nothing for a text whose value could not be made, so it fails again each time', () => {
-    const interned = new Interned<number>();
+    const interned = new Interned<number>((n) => n);
     let calls = 0;
     const refuse = () => {
       calls++;
@@ -26,13 +27,46 @@ describe('Interned', () => {
     expect(interned.of('x', () => 7)).toBe(7);
   });
 
-  it('starts again from none past 100,000 texts', () => {
-    const interned = new Interned<object>();
+  it('starts again from none past 100,000 texts, and goes on interning when they were found again', () => {
+    const interned = new Interned<object>(Object.freeze);
     const first = interned.of('0', () => ({}));
     for (let i = 1; i < 100_000; i++) interned.of(String(i), () => ({}));
+    for (let i = 0; i < 100_000; i++) interned.of(String(i), () => ({}));
     expect(interned.of('0', () => ({}))).toBe(first);
     interned.of('100000', () => ({}));
-    expect(interned.of('0', () => ({}))).not.toBe(first);
+    const again = interned.of('0', () => ({}));
+    expect(again).not.toBe(first);
+    expect(interned.of('0', () => ({}))).toBe(again);
+  });
+
+  it('bypasses itself once it filled with texts never found again, twice as long each time in a row, then interns again', () => {
+    const interned = new Interned<object>(Object.freeze);
+    const kept = (text: string) => Object.isFrozen(interned.of(text, () => ({})));
+    let next = 0;
+    /** Looks up texts never seen before until one is bypassed; how many were kept. */
+    const fillInVain = () => {
+      let count = 0;
+      while (kept(`t${next++}`)) count++;
+      return count;
+    };
+    /** How many lookups were bypassed, the one that ended fillInVain included. */
+    const bypassed = () => {
+      let count = 1;
+      while (!kept('x')) count++;
+      return count;
+    };
+    expect(fillInVain()).toBe(100_001);
+    expect(bypassed()).toBe(100_000);
+    expect(interned.of('x', () => ({}))).toBe(interned.of('x', () => ({})));
+    // The table holds 'x', found twice: less than once an entry, in vain again.
+    expect(fillInVain()).toBe(100_000);
+    expect(bypassed()).toBe(200_000);
+    // A table whose entries are found again starts again without a bypass, and the next bypass is short again.
+    for (let round = 0; round < 3; round++) for (let i = 0; i < 99_999; i++) interned.of(`u${i}`, () => ({}));
+    expect(kept('v')).toBe(true);
+    expect(kept('v')).toBe(true);
+    expect(fillInVain()).toBe(100_000);
+    expect(bypassed()).toBe(100_000);
   });
 });
 

@@ -8,21 +8,51 @@
 
 /** Entries kept at most; past this the table starts again from none, as a collector's series set changes slowly. */
 const MAX_ENTRIES = 100_000;
+/** The longest bypass: a sender's series set may shrink, and interning is tried again at least this often. */
+const MAX_BYPASS = 64 * MAX_ENTRIES;
 
 export class Interned<T> {
   private readonly byText = new Map<string, T>();
+  /** Lookups that found their text since the table last started again. */
+  private hits = 0;
+  /** Lookups left that neither look nor keep, after a table that filled up without being used. */
+  private bypass = 0;
+  /** The next bypass's length: doubled by every table filled in vain in a row, so such tries become rare. */
+  private nextBypass = MAX_ENTRIES;
 
   /**
-   * What `text` stands for, made by `make` the first time (which freezes what must not change). `make` throws for
-   * bad text; nothing is kept then, so bad text is refused every time, with the error of that request's own place.
+   * `keep` makes a value made by `make` fit to be kept across requests: frozen, detached from the request's body.
+   * Only kept values are: a value made while interning is bypassed is `make`'s alone, as it would be without this.
+   */
+  constructor(private readonly keep: (made: T) => T) {}
+
+  /**
+   * What `text` stands for, made by `make` the first time. `make` throws for bad text; nothing is kept then, so bad
+   * text is refused every time, with the error of that request's own place. A sender of more series than the table
+   * holds, sent in turn, would find none of them there and pay for keeping each: once the table fills with less than
+   * a lookup found per entry, interning is bypassed for as many lookups as it holds (twice as many after each such
+   * table in a row, up to MAX_BYPASS), then tried again: filling a table in vain costs several times what it saves.
    */
   of(text: string, make: () => T): T {
-    let value = this.byText.get(text);
-    if (value === undefined) {
-      value = make();
-      if (this.byText.size >= MAX_ENTRIES) this.byText.clear();
-      this.byText.set(detached(text), value);
+    if (this.bypass > 0) {
+      this.bypass--;
+      return make();
     }
+    const found = this.byText.get(text);
+    if (found !== undefined) {
+      this.hits++;
+      return found;
+    }
+    const value = this.keep(make());
+    if (this.byText.size >= MAX_ENTRIES) {
+      if (this.hits < this.byText.size) {
+        this.bypass = this.nextBypass;
+        this.nextBypass = Math.min(2 * this.nextBypass, MAX_BYPASS);
+      } else this.nextBypass = MAX_ENTRIES;
+      this.byText.clear();
+      this.hits = 0;
+    }
+    if (this.bypass === 0) this.byText.set(detached(text), value);
     return value;
   }
 }
