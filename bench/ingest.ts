@@ -46,22 +46,31 @@ function renamed(batch: WriteSeries[], name: string): WriteSeries[] {
   return batch.map((series) => ({ ...series, labels: { ...series.labels, __name__: `bench_${name}` } }));
 }
 
-/** Requests of REQUEST_POINTS points each, in time order across all series, as a collector flushes them. */
+/**
+ * Requests of REQUEST_POINTS points each, in time order across all series, as a collector flushes them. With more
+ * series than that, each time step's series go out in requests of REQUEST_POINTS series.
+ */
 function slices(): WriteSeries[][] {
   const perRequest = Math.max(1, Math.floor(REQUEST_POINTS / SERIES));
+  const seriesPerRequest = Math.min(SERIES, REQUEST_POINTS);
   const out: WriteSeries[][] = [];
   for (let from = 0; from < POINTS; from += perRequest) {
     const count = Math.min(perRequest, POINTS - from);
-    out.push(
-      Array.from({ length: SERIES }, (_, s) => ({
-        labels: { __name__: 'bench_ingest', host: `host-${s % 100}`, cpu: String(s) },
-        timestampsMs: Array.from({ length: count }, (_, k) => START_MS + (from + k) * STEP_MS),
-        values: Array.from(
-          { length: count },
-          (_, k) => ((Math.imul(s * 7919 + from + k, 0x9e3779b1) >>> 0) % 10_000) / 100,
-        ),
-      })),
-    );
+    for (let first = 0; first < SERIES; first += seriesPerRequest) {
+      out.push(
+        Array.from({ length: Math.min(seriesPerRequest, SERIES - first) }, (_, k) => {
+          const s = first + k;
+          return {
+            labels: { __name__: 'bench_ingest', host: `host-${s % 100}`, cpu: String(s) },
+            timestampsMs: Array.from({ length: count }, (_, j) => START_MS + (from + j) * STEP_MS),
+            values: Array.from(
+              { length: count },
+              (_, j) => ((Math.imul(s * 7919 + from + j, 0x9e3779b1) >>> 0) % 10_000) / 100,
+            ),
+          };
+        }),
+      );
+    }
   }
   return out;
 }
