@@ -31,13 +31,38 @@ const BYTES_PER_TURN = 1 << 20;
 /** Points the first page of a scan starts with; it grows to a whole page as the partition turns out larger. */
 const FIRST_PAGE_POINTS = 64;
 
-/** A partition as the store hands it to writes: its key prefix, and what the last write noted of its last block. */
-export interface PartitionBlocks {
-  readonly prefix: Buffer;
-  tail: Tail | undefined;
+/**
+ * What the last write noted of a partition's last block, so an append needs neither a walk of it nor a search for it.
+ * Plain numbers, no Buffer: the store keeps one for each of up to a million partitions (partition-notes.ts).
+ */
+export interface PartitionTail {
+  /** The block's bytes; 0 = not noted (a block holds at least its flags byte). */
+  tailSize: number;
+  tailFirstColumn: number;
+  tailLastColumn: number;
+  tailCells: number;
 }
 
-/** The partition's last block: where it is, how long, and how it ends, so an append needs no walk of it. */
+/** The noted last block, if any. */
+function notedTail(partition: PartitionTail): Tail | undefined {
+  return partition.tailSize === 0
+    ? undefined
+    : {
+        firstColumn: partition.tailFirstColumn,
+        lastColumn: partition.tailLastColumn,
+        cells: partition.tailCells,
+        size: partition.tailSize,
+      };
+}
+
+function noteTail(partition: PartitionTail, firstColumn: number, size: number, end: BlockEnd): void {
+  partition.tailFirstColumn = firstColumn;
+  partition.tailLastColumn = end.lastColumn;
+  partition.tailCells = end.cells;
+  partition.tailSize = size;
+}
+
+/** The partition's last block: where it is, how long, and how it ends. */
 interface Tail extends BlockEnd {
   readonly firstColumn: number;
   readonly size: number;
@@ -116,12 +141,12 @@ export class DataPoints {
   }
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
-  write(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): void {
-    if (this.append(partition, incoming, nowSeconds)) return;
-    partition.tail = undefined;
+  write(prefix: Buffer, partition: PartitionTail, incoming: Cells, nowSeconds: number): void {
+    if (this.append(prefix, partition, incoming, nowSeconds)) return;
+    partition.tailSize = 0;
     const { columns } = incoming;
     this.rewriteBlocks(
-      partition.prefix,
+      prefix,
       columns[0]!,
       columns[columns.length - 1]!,
       (cells) => mergeCells(cells, incoming),
@@ -138,9 +163,8 @@ export class DataPoints {
    * rewrites it whole: reads skip them anyway. The last block grows to TAIL_BLOCK_BYTES only; the one a write closes
    * is then merged into the block before it when both fit one (seal).
    */
-  private append(partition: PartitionBlocks, incoming: Cells, nowSeconds: number): boolean {
-    const { prefix } = partition;
-    let tail = partition.tail;
+  private append(prefix: Buffer, partition: PartitionTail, incoming: Cells, nowSeconds: number): boolean {
+    let tail = notedTail(partition);
     let block: Uint8Array | undefined;
     let tailKey: Buffer | undefined;
     if (tail !== undefined) {
@@ -166,7 +190,7 @@ export class DataPoints {
       }
     }
     if (tail === undefined) {
-      this.putBlocks(partition, encodeBlocks(incoming));
+      this.putBlocks(prefix, partition, encodeBlocks(incoming));
       return true;
     }
     let head = block!;
@@ -188,12 +212,10 @@ export class DataPoints {
     if (appended.appended > 0 || (head !== block && kept > 0)) {
       if (appended.appended === 0) this.scratch.set(head, 0);
       this.table.putSync(tailKey ?? blockKey(prefix, tail.firstColumn), this.scratch.subarray(0, appended.size));
-      partition.tail = {
-        firstColumn: tail.firstColumn,
+      noteTail(partition, tail.firstColumn, appended.size, {
         lastColumn: appended.appended > 0 ? cells.columns[appended.appended - 1]! : end.lastColumn,
         cells: kept,
-        size: appended.size,
-      };
+      });
     }
     // The small last block that the new blocks close, copied before anything else is read or put.
     const closed =
@@ -201,7 +223,7 @@ export class DataPoints {
         ? Buffer.from(appended.appended > 0 || head !== block ? this.scratch.subarray(0, appended.size) : head)
         : undefined;
     // A block left with no cell keeps its key for the first of these, whose column is the same.
-    this.putBlocks(partition, after);
+    this.putBlocks(prefix, partition, after);
     if (closed !== undefined) this.seal(prefix, tail.firstColumn, closed, nowSeconds);
     return true;
   }
@@ -230,11 +252,10 @@ export class DataPoints {
     }
   }
 
-  private putBlocks(partition: PartitionBlocks, blocks: { firstColumn: number; bytes: Buffer }[]): void {
-    for (const { firstColumn, bytes } of blocks) {
-      this.table.putSync(blockKey(partition.prefix, firstColumn), bytes);
-      partition.tail = { firstColumn, size: bytes.length, ...blockEnd(bytes) };
-    }
+  private putBlocks(prefix: Buffer, partition: PartitionTail, blocks: { firstColumn: number; bytes: Buffer }[]): void {
+    for (const { firstColumn, bytes } of blocks) this.table.putSync(blockKey(prefix, firstColumn), bytes);
+    const last = blocks[blocks.length - 1];
+    if (last !== undefined) noteTail(partition, last.firstColumn, last.bytes.length, blockEnd(last.bytes));
   }
 
   /** Removes the partition's cells of columns in [start, end). */

@@ -294,7 +294,7 @@ export class EmbeddedStore implements Store {
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    this.points.write(known, incoming, Math.floor(nowMs / 1000));
+    this.points.write(partitionPrefix(keyBytes), known, incoming, Math.floor(nowMs / 1000));
   }
 
   /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */

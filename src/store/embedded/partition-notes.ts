@@ -3,13 +3,16 @@
  * its last block ends (data-points.ts), and which expiry a durable write gave its row_keys and tag index entries.
  * Deletes and failed writes forget every note, and a write that began before one of them takes none.
  */
-import type { PartitionBlocks } from './data-points.js';
-import { partitionPrefix } from './keys.js';
+import type { PartitionTail } from './data-points.js';
 
-/** A partition's notes. */
-export interface KnownPartition extends PartitionBlocks {
+/** A partition's notes: plain numbers only, so a million of them take a few hundred bytes each with their keys. */
+export class KnownPartition implements PartitionTail {
+  tailSize = 0;
+  tailFirstColumn = 0;
+  tailLastColumn = 0;
+  tailCells = 0;
   /** The expiry its row_keys and tag index entries have once a write of them is durable; undefined until then. */
-  indexExpiry: number | undefined;
+  indexExpiry: number | undefined = undefined;
 }
 
 /** An index expiry a write put, noted once the write is durable. */
@@ -18,25 +21,44 @@ export interface IndexNote {
   readonly expiry: number;
 }
 
-/** Partitions noted at most (about 200 bytes each); past this the notes start again from none. */
-const MAX_KNOWN_PARTITIONS = 100_000;
+/**
+ * Partitions noted at most. A Prometheus server sends each of its active series every scrape interval, often hundreds
+ * of thousands of them, and a series forgotten before it comes back costs a search for its last block and reads of
+ * its index rows again.
+ */
+const MAX_KNOWN_PARTITIONS = 1_000_000;
 
 export class PartitionNotes {
   /** By row key bytes (latin1). */
   private readonly known = new Map<string, KnownPartition>();
   /** Counts what forgot the notes: a write that began in another generation takes none. */
   private forgotten = 0;
+  /** Once full: partitions not noted, less those found, since it filled. */
+  private missedWhileFull = 0;
 
-  /** The notes of the partition with these row key bytes, new and empty if there are none. */
+  constructor(private readonly capacity = MAX_KNOWN_PARTITIONS) {}
+
+  /**
+   * The notes of the partition with these row key bytes, new and empty if there are none. A full table notes no more
+   * partitions but keeps finding those it holds: a sender of more series than it holds, sending them in turn, still
+   * finds that many each round, where starting again from none would find none. Once the partitions it does not hold
+   * outnumber those it finds by a whole table (series that ended, replaced by new ones), it starts again from none.
+   */
   of(keyBytes: Uint8Array): KnownPartition {
     const id = Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.length).toString('latin1');
-    let known = this.known.get(id);
-    if (known === undefined) {
-      if (this.known.size >= MAX_KNOWN_PARTITIONS) this.known.clear();
-      known = { prefix: partitionPrefix(keyBytes), tail: undefined, indexExpiry: undefined };
-      this.known.set(id, known);
+    const known = this.known.get(id);
+    if (this.known.size < this.capacity) {
+      if (known !== undefined) return known;
+      const added = new KnownPartition();
+      this.known.set(id, added);
+      return added;
     }
-    return known;
+    if (known !== undefined) {
+      if (this.missedWhileFull > 0) this.missedWhileFull--;
+      return known;
+    }
+    if (++this.missedWhileFull >= this.capacity) this.clear();
+    return new KnownPartition();
   }
 
   /** What a write notes when it begins, to hand to `indexed` once durable. */
@@ -61,8 +83,13 @@ export class PartitionNotes {
   }
 
   forget(): void {
-    this.known.clear();
+    this.clear();
     this.forgotten++;
+  }
+
+  private clear(): void {
+    this.known.clear();
+    this.missedWhileFull = 0;
   }
 }
 
