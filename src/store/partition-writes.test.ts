@@ -47,6 +47,23 @@ describe('toPartitionWrites', () => {
     }
   });
 
+  it('keeps the row keys of every series that shares frozen tags (a line of several fields), up to 32 of them', () => {
+    const tags = Object.freeze({ h: 'shared' });
+    const write = (metrics: string[]) =>
+      toPartitionWrites(spec, {
+        series: metrics.map((metric) => ({ ...series(metric, 'shared', 0, [7]), tags })),
+      }).partitions;
+    const fields = Array.from({ length: 40 }, (_, k) => `cpu.f${k}`);
+    const first = write(fields);
+    const again = write(fields);
+    again.forEach((partition, k) => {
+      expect(Buffer.from(partition.keyBytes)).toEqual(Buffer.from(encodeRowKey(partition.key)));
+      expect(partition.key.metric).toBe(fields[k]);
+      if (k < 32) expect(partition.keyBytes).toBe(first[k]!.keyBytes);
+      else expect(partition.keyBytes).not.toBe(first[k]!.keyBytes);
+    });
+  });
+
   it('takes series with the same metric, type and tags in any key order as one partition', () => {
     const a = { metric: 'm', type: 'long' as const, ttlSeconds: 0 };
     const { partitions } = toPartitionWrites(spec, {

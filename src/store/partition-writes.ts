@@ -49,33 +49,50 @@ export interface BatchWrites {
 
 export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites {
   // series identity → its partitions, in the order their row times came; identity is computed once per series, never
-  // per point. A list, not a map by row time: a series' points of one batch are nearly always in one partition.
-  const bySeries = new Map<string, Pending[]>();
+  // per point. A chain, not a map by row time: a series' points of one batch are nearly always in one partition.
+  const bySeries = new Map<string, Pending>();
   for (const series of batch.series) {
     const dataType = datastoreTypeOf(series.type);
     const encode = ENCODERS[series.type];
     const tagString = encodeTagString(series.tags);
+    const known = seriesKeyOf(series.metric, dataType, series.tags, tagString);
     // The row key's own fields: a metric holds no U+0000 (encodeRowKey rejects it) and the tag string is canonical.
-    const seriesId = `${series.metric}\u0000${dataType}\u0000${tagString}`;
-    let rows = bySeries.get(seriesId);
-    if (rows === undefined) bySeries.set(seriesId, (rows = []));
+    const seriesId = known?.id ?? `${series.metric}\u0000${dataType}\u0000${tagString}`;
+    let head = bySeries.get(seriesId);
     let partition: Pending | undefined;
     for (let i = 0; i < series.timestamps.length; i++) {
       const ts = series.timestamps[i]!;
       const rowTime = rowTimeOf(ts, spec.width);
+      const column = encodeColumn(spec, rowTime, ts);
+      const value = encode(series.values[i]!);
       if (partition === undefined || partition.key.rowTime !== rowTime) {
-        partition = partitionAt(rows, rowTime);
+        partition = partitionAt(head, rowTime);
         if (partition === undefined) {
           const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
-          partition = { key, keyBytes: rowKeyBytes(key, tagString), columns: [], values: [], ttls: [], ordered: true };
-          rows.push(partition);
+          // Literal arrays of one: most series bring one point a partition, and a first push would reserve 17.
+          const added: Pending = {
+            key,
+            keyBytes: rowKeyBytes(key, tagString, known),
+            columns: [column],
+            values: [value],
+            ttls: [series.ttlSeconds],
+            ordered: true,
+            next: undefined,
+          };
+          if (head === undefined) bySeries.set(seriesId, (head = added));
+          else {
+            let last = head;
+            while (last.next !== undefined) last = last.next;
+            last.next = added;
+          }
+          partition = added;
+          continue;
         }
       }
-      const column = encodeColumn(spec, rowTime, ts);
       const last = partition.columns.length - 1;
       if (last >= 0 && column <= partition.columns[last]!) partition.ordered = false;
       partition.columns.push(column);
-      partition.values.push(encode(series.values[i]!));
+      partition.values.push(value);
       partition.ttls.push(series.ttlSeconds);
     }
   }
@@ -85,8 +102,8 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   const metrics = new Set<string>();
   // Series of one metric and row time mostly follow one another: theirs is the entry of the one before.
   let previous: { metric: string; rowTime: number; ttlSeconds: number } | undefined;
-  for (const rows of bySeries.values()) {
-    for (const pending of rows) {
+  for (const head of bySeries.values()) {
+    for (let pending: Pending | undefined = head; pending !== undefined; pending = pending.next) {
       const { key, keyBytes, columns, values, ttls } = pending.ordered ? pending : lastWriteWins(pending);
       let cellTtl = ttls[0]!;
       for (const ttl of ttls) cellTtl = longerTtl(cellTtl, ttl);
@@ -110,36 +127,54 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   return { partitions, rowTimes: [...rowTimes.values()], metrics: [...metrics] };
 }
 
-/** The last row key encoded for a series' frozen tags: a collector's series stays in one partition for weeks. */
-interface LastRowKey {
+/**
+ * What an interned series' keys are made of, kept by its frozen tags (src/model/interned.ts): a collector names the
+ * same series in every request, and each stays in one partition for weeks.
+ */
+interface SeriesKey {
   readonly metric: string;
   readonly dataType: string;
-  readonly rowTime: number;
-  readonly bytes: Uint8Array;
+  /** Metric, data type and tag string: the series' identity within a batch. */
+  readonly id: string;
+  /** The row key of the partition last written, and its row time. */
+  rowTime: number;
+  bytes: Uint8Array | undefined;
 }
 
-/** By an interned series' frozen tags (src/model/interned.ts). */
-const LAST_ROW_KEYS = new WeakMap<Tags, LastRowKey>();
+/** By frozen tags; several series share tags when a line protocol line holds several fields. */
+const SERIES_KEYS = new WeakMap<Tags, SeriesKey[]>();
+/** Series kept for one tags object at most: a line of more fields is looked up in a list this long, then made anew. */
+const MAX_SERIES_PER_TAGS = 32;
+
+function seriesKeyOf(metric: string, dataType: string, tags: Tags, tagString: string): SeriesKey | undefined {
+  if (!Object.isFrozen(tags)) return undefined;
+  let keys = SERIES_KEYS.get(tags);
+  if (keys === undefined) SERIES_KEYS.set(tags, (keys = []));
+  for (const key of keys) if (key.metric === metric && key.dataType === dataType) return key;
+  if (keys.length >= MAX_SERIES_PER_TAGS) return undefined;
+  // Kept while the series is: a metric a front end cut from a request's body must not keep the body.
+  const key: SeriesKey = {
+    metric: detached(metric),
+    dataType,
+    id: detached(`${metric}\u0000${dataType}\u0000${tagString}`),
+    rowTime: Number.NaN,
+    bytes: undefined,
+  };
+  keys.push(key);
+  return key;
+}
 
 /** The key's bytes, made once per partition for an interned series, and for each write of any other. */
-function rowKeyBytes(key: RowKey, tagString: string): Uint8Array {
-  if (!Object.isFrozen(key.tags)) return encodeRowKey(key, tagString);
-  const last = LAST_ROW_KEYS.get(key.tags);
-  if (
-    last !== undefined &&
-    last.rowTime === key.rowTime &&
-    last.metric === key.metric &&
-    last.dataType === key.dataType
-  )
-    return last.bytes;
-  const bytes = encodeRowKey(key, tagString);
-  // Kept while the series is: a metric a front end cut from a request's body must not keep the body.
-  LAST_ROW_KEYS.set(key.tags, { metric: detached(key.metric), dataType: key.dataType, rowTime: key.rowTime, bytes });
-  return bytes;
+function rowKeyBytes(key: RowKey, tagString: string, known: SeriesKey | undefined): Uint8Array {
+  if (known === undefined) return encodeRowKey(key, tagString);
+  if (known.bytes !== undefined && known.rowTime === key.rowTime) return known.bytes;
+  known.bytes = encodeRowKey(key, tagString);
+  known.rowTime = key.rowTime;
+  return known.bytes;
 }
 
-function partitionAt(rows: readonly Pending[], rowTime: number): Pending | undefined {
-  for (const row of rows) if (row.key.rowTime === rowTime) return row;
+function partitionAt(head: Pending | undefined, rowTime: number): Pending | undefined {
+  for (let row = head; row !== undefined; row = row.next) if (row.key.rowTime === rowTime) return row;
   return undefined;
 }
 
@@ -156,6 +191,8 @@ interface Pending {
   readonly ttls: number[];
   /** Columns strictly ascending as written: the common case, which needs no sort. */
   ordered: boolean;
+  /** The series' partition of the next row time the batch reached. */
+  next: Pending | undefined;
 }
 
 /** Sorts cells by column; of cells with the same column, the one written last in the batch is kept. */
