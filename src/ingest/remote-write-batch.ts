@@ -8,7 +8,13 @@ import { dict } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
 import { Interned } from '../model/interned.js';
 import type { WriteBatch } from '../model/write-batch.js';
-import { validateWrite, type SeriesFields, type SeriesInput, type WriteLimits } from '../sources/write-validation.js';
+import {
+  validateWrite,
+  type PointInput,
+  type SeriesFields,
+  type SeriesInput,
+  type WriteLimits,
+} from '../sources/write-validation.js';
 import type { DecodedSeries, DecodedWrite } from './remote-write-decode.js';
 
 const METRIC_LABEL = '__name__';
@@ -43,23 +49,28 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
   let histograms = 0;
   let exemplars = 0;
   decoded.series.forEach((series, i) => {
-    const path = `timeseries[${i}]`;
-    const { metric, tags } = labelsOf(series, path);
+    const { metric, tags } = labelsOf(decoded.version === 1 ? BY_LABEL_BYTES : BY_LABEL_TEXT, series, i);
     histograms += series.histograms;
     exemplars += series.exemplars;
-    const kept: number[] = [];
-    const points: { timestamp: number; value: number }[] = [];
-    for (let k = 0; k < series.values.length; k++) {
-      const value = series.values[k]!;
+    stale += series.staleMarkers;
+    nan -= series.staleMarkers;
+    const { timestamps, values } = series;
+    // Wire indexes of the samples kept, made only once one is left out.
+    let kept: number[] | undefined;
+    const points: PointInput[] = [];
+    for (let k = 0; k < values.length; k++) {
+      const value = values[k]!;
       if (Number.isFinite(value)) {
-        kept.push(k);
-        points.push({ timestamp: series.timestamps[k]!, value });
-      } else if (series.stale[k]) stale++;
-      else if (Number.isNaN(value)) nan++;
+        kept?.push(k);
+        points.push({ timestamp: timestamps[k]!, value });
+        continue;
+      }
+      kept ??= points.map((_, j) => j);
+      if (Number.isNaN(value)) nan++;
       else infinite++;
     }
     if (points.length > 0)
-      inputs.push({ metric, tags, type: 'double', points, fields: new RemoteWriteFields(path, kept) });
+      inputs.push({ metric, tags, type: 'double', points, fields: new RemoteWriteFields(i, kept) });
   });
   const batch = validateWrite(inputs, 'timeseries', { ...limits, allowNoTags: true });
   let stored = 0;
@@ -72,28 +83,29 @@ interface SeriesLabels {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/** A sender's series by the text of their labels: each request names the same series again. */
-const LABEL_SETS = new Interned<SeriesLabels>(({ metric, tags }) => ({ metric, tags: Object.freeze(tags) }));
+/**
+ * A sender's series by their labels as each version spells them (DecodedSeries.labelsKey): 1.0's label bytes, which
+ * then need no reading, and 2.0's label text. Each request names the same series again.
+ */
+const BY_LABEL_BYTES = new Interned<SeriesLabels>(kept);
+const BY_LABEL_TEXT = new Interned<SeriesLabels>(kept);
+
+function kept({ metric, tags }: SeriesLabels): SeriesLabels {
+  return { metric, tags: Object.freeze(tags) };
+}
 
 /**
  * The metric and tags of a series; while interned (src/model/interned.ts), the same frozen objects for the same labels
- * in every request. The text they are interned by spells each label with its lengths, so no two label lists share one.
+ * in every request.
  */
-function labelsOf(series: DecodedSeries, path: string): SeriesLabels {
-  let text = '';
-  for (const [name, value] of series.labels) {
-    // A length a character cannot spell: not interned (row keys hold no such label anyway).
-    if (name.length > 0xffff || value.length > 0xffff) return readLabels(series, path);
-    text += String.fromCharCode(name.length) + name + String.fromCharCode(value.length) + value;
-  }
-  return LABEL_SETS.of(text, () => readLabels(series, path));
+function labelsOf(table: Interned<SeriesLabels>, series: DecodedSeries, index: number): SeriesLabels {
+  return table.of(series.labelsKey, () => readLabels(series.labels(), `timeseries[${index}]`));
 }
 
 /** The metric and tags of a series, its labels checked as both specs require: named, not repeated, `__name__` given. */
-function readLabels(series: DecodedSeries, path: string): SeriesLabels {
+function readLabels(labels: readonly [string, string][], path: string): SeriesLabels {
   const tags = dict<string>();
   let metric: string | undefined;
-  const { labels } = series;
   // A series has a few labels: looking back over them costs less than a set made for each series of every request.
   const seen = labels.length > FEW_LABELS ? new Set<string>() : undefined;
   labels.forEach(([name, value], j) => {
@@ -106,7 +118,7 @@ function readLabels(series: DecodedSeries, path: string): SeriesLabels {
     else if (value !== '') tags[name] = value;
   });
   if (metric === undefined)
-    throw new InputError(`${path}.labels`, Object.fromEntries(series.labels), `must hold ${METRIC_LABEL}`);
+    throw new InputError(`${path}.labels`, Object.fromEntries(labels), `must hold ${METRIC_LABEL}`);
   return { metric, tags };
 }
 
@@ -125,9 +137,15 @@ function repeats(labels: readonly [string, string][], j: number): boolean {
  */
 class RemoteWriteFields implements SeriesFields {
   constructor(
-    readonly path: string,
-    private readonly kept: readonly number[],
+    private readonly index: number,
+    /** Undefined while every sample is kept. */
+    private readonly kept: readonly number[] | undefined,
   ) {}
+
+  /** Spelled out only for an error. */
+  get path(): string {
+    return `timeseries[${this.index}]`;
+  }
 
   field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
     return name === 'metric'
@@ -136,6 +154,6 @@ class RemoteWriteFields implements SeriesFields {
   }
 
   point(index: number, name: 'timestamp' | 'value'): string {
-    return `${this.path}.samples[${this.kept[index]}].${name}`;
+    return `${this.path}.samples[${this.kept === undefined ? index : this.kept[index]}].${name}`;
   }
 }

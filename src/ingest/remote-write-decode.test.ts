@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
 import { encodeWriteRequestV1, encodeWriteRequestV2 } from '../../test/support/remote-write.js';
 import { remoteWriteBatch } from './remote-write-batch.js';
-import { decodeWriteRequest, type RemoteWriteVersion } from './remote-write-decode.js';
+import { decodeWriteRequest, ProtobufError, type RemoteWriteVersion } from './remote-write-decode.js';
 
 const LIMITS = { maxPoints: 100, keys: embeddedKeyLimits(1978) };
 
@@ -50,6 +50,32 @@ const V2 = Buffer.from(
 );
 
 const UP = { labels: { __name__: 'up', job: 'a' }, timestampsMs: [1000], values: [1] };
+
+/** A 1.0 request of one series with these label fields, in this order (repeats allowed), and one sample. */
+function v1Labels(labels: readonly [string, string][]): Uint8Array {
+  const w = new BinaryWriter();
+  w.tag(1, WireType.LengthDelimited).fork();
+  for (const [name, value] of labels)
+    w.tag(1, WireType.LengthDelimited)
+      .fork()
+      .tag(1, WireType.LengthDelimited)
+      .string(name)
+      .tag(2, WireType.LengthDelimited)
+      .string(value)
+      .join();
+  w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(1).tag(2, WireType.Varint).int64(1000);
+  return w.join().join().finish();
+}
+
+/** A 2.0 request of one series with these labels (symbols in this order after ""), and one sample. */
+function v2Labels(symbols: readonly string[]): Uint8Array {
+  const w = new BinaryWriter();
+  for (const text of ['', ...symbols]) w.tag(4, WireType.LengthDelimited).string(text);
+  w.tag(5, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).fork();
+  for (let k = 1; k <= symbols.length; k++) w.uint32(k);
+  w.join().tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(1).tag(2, WireType.Varint).int64(1);
+  return w.join().join().finish();
+}
 
 function batchOf(bytes: Uint8Array, version: RemoteWriteVersion) {
   return remoteWriteBatch(decodeWriteRequest(bytes, version), LIMITS);
@@ -192,18 +218,53 @@ describe('malformed and invalid requests', () => {
   });
 
   it('gives a series the same frozen tags in every request that names it, and refuses bad labels in every request', () => {
-    const first = batchOf(V1, 1).batch.series[0]!.tags;
-    // 2.0 spells the same labels through its symbol table: the same series.
-    expect(batchOf(V2, 2).batch.series[0]!.tags).toBe(first);
-    expect(Object.isFrozen(first)).toBe(true);
-    expect({ ...first }).toEqual({ job: 'a' });
-    for (let request = 0; request < 2; request++) {
-      const twice = decodeWriteRequest(V1, 1);
-      twice.series[0]!.labels.push(['job', 'b']);
-      expect(() => remoteWriteBatch(twice, LIMITS)).toThrow(
+    for (const [bytes, version] of [
+      [V1, 1],
+      [V2, 2],
+    ] as const) {
+      const first = batchOf(bytes, version).batch.series[0]!.tags;
+      expect(batchOf(bytes, version).batch.series[0]!.tags).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      expect({ ...first }).toEqual({ job: 'a' });
+    }
+    const repeated = v1Labels([
+      ['__name__', 'up'],
+      ['job', 'a'],
+      ['job', 'b'],
+    ]);
+    for (let request = 0; request < 2; request++)
+      expect(() => batchOf(repeated, 1)).toThrow(
         'timeseries[0].labels[2].name repeats a label of the series (got "job")',
       );
-    }
+  });
+
+  it('reads 1.0 label fields once: a later request naming the series by the same bytes does not read them', () => {
+    const bytes = v1Labels([
+      ['__name__', 'once'],
+      ['host', 'a'],
+    ]);
+    const first = batchOf(bytes, 1).batch.series[0]!;
+    const again = decodeWriteRequest(bytes, 1);
+    again.series[0]!.labels = () => {
+      throw new Error('read again');
+    };
+    const series = remoteWriteBatch(again, LIMITS).batch.series[0]!;
+    expect(series.tags).toBe(first.tags);
+    expect(series.metric).toBe('once');
+  });
+
+  it('reads 1.0 labels that come after a sample or around unknown fields', () => {
+    const w = new BinaryWriter();
+    w.tag(1, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('__name__');
+    w.tag(2, WireType.LengthDelimited).string('late').join();
+    w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(3).tag(2, WireType.Varint).int64(7).join();
+    w.tag(9, WireType.Varint).uint32(1);
+    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('h');
+    w.tag(2, WireType.LengthDelimited).string('b').join();
+    expect(plain(batchOf(w.join().finish(), 1)).series).toEqual([
+      { metric: 'late', tags: { h: 'b' }, type: 'double', ttlSeconds: 0, timestamps: [7], values: [3] },
+    ]);
   });
 
   it('refuses a series without __name__, a repeated label and an empty label name', () => {
@@ -211,26 +272,27 @@ describe('malformed and invalid requests', () => {
     const noName = Buffer.from(V2);
     noName.set([3, 4], noName.indexOf(Buffer.from('0a0401020304', 'hex')) + 2);
     expect(() => batchOf(noName, 2)).toThrow('timeseries[0].labels[1].name repeats a label of the series (got "job")');
-    const decoded = decodeWriteRequest(V2, 2);
-    decoded.series[0]!.labels.splice(0, 1);
-    expect(() => remoteWriteBatch(decoded, LIMITS)).toThrow(
-      'timeseries[0].labels must hold __name__ (got {"job":"a"})',
-    );
-    const twice = decodeWriteRequest(V1, 1);
-    twice.series[0]!.labels.push(['job', 'b']);
-    expect(() => remoteWriteBatch(twice, LIMITS)).toThrow(
-      'timeseries[0].labels[2].name repeats a label of the series (got "job")',
-    );
+    for (const [bytes, version] of [
+      [v1Labels([['job', 'a']]), 1],
+      [v2Labels(['job', 'a']), 2],
+    ] as const)
+      expect(() => batchOf(bytes, version)).toThrow('timeseries[0].labels must hold __name__ (got {"job":"a"})');
     // Past 16 labels, repeats are found through a set rather than by looking back.
-    const many = decodeWriteRequest(V1, 1);
-    for (let k = 0; k < 20; k++) many.series[0]!.labels.push([`l${k}`, 'v']);
-    many.series[0]!.labels.push(['l7', 'w']);
-    expect(() => remoteWriteBatch(many, LIMITS)).toThrow(
-      'timeseries[0].labels[22].name repeats a label of the series (got "l7")',
+    const many: [string, string][] = [['__name__', 'up']];
+    for (let k = 0; k < 20; k++) many.push([`l${k}`, 'v']);
+    many.push(['l7', 'w']);
+    expect(() => batchOf(v1Labels(many), 1)).toThrow(
+      'timeseries[0].labels[21].name repeats a label of the series (got "l7")',
     );
-    const unnamed = decodeWriteRequest(V1, 1);
-    unnamed.series[0]!.labels.push(['', 'b']);
-    expect(() => remoteWriteBatch(unnamed, LIMITS)).toThrow('timeseries[0].labels[2].name must not be empty (got "")');
+    expect(() =>
+      batchOf(
+        v1Labels([
+          ['__name__', 'up'],
+          ['', 'b'],
+        ]),
+        1,
+      ),
+    ).toThrow('timeseries[0].labels[1].name must not be empty (got "")');
   });
 
   it('refuses 2.0 label references that are odd in number or past the symbol table', () => {
@@ -247,10 +309,24 @@ describe('malformed and invalid requests', () => {
     );
   });
 
-  it('refuses invalid UTF-8 in a label', () => {
+  it('refuses invalid UTF-8 and malformed fields in a label, in every request', () => {
     const bad = Buffer.from(V1);
     bad[bad.indexOf(Buffer.from('job'))] = 0xff;
-    expect(() => decodeWriteRequest(bad, 1)).toThrow('protobuf: timeseries[0].labels[1].name is not valid UTF-8');
+    for (let request = 0; request < 2; request++)
+      expect(() => batchOf(bad, 1)).toThrow(
+        new ProtobufError('protobuf: timeseries[0].labels[1].name is not valid UTF-8'),
+      );
+    // The second label's name declares 9 bytes: it takes in the value's field and 3 bytes past its label.
+    const long = Buffer.from(V1);
+    long[long.indexOf(Buffer.from('job')) - 1] = 9;
+    expect(() => batchOf(long, 1)).toThrow(
+      new ProtobufError('protobuf: timeseries[0].labels[1] overruns its declared length by 3 bytes'),
+    );
+    const wrongType = Buffer.from(V1);
+    wrongType[wrongType.indexOf(Buffer.from('job')) - 2] = 0x08;
+    expect(() => batchOf(wrongType, 1)).toThrow(
+      new ProtobufError('protobuf: timeseries[0].labels[1].name has wire type Varint, not LengthDelimited'),
+    );
   });
 
   it('refuses a batch over MAX_WRITE_POINTS whole', () => {

@@ -30,21 +30,20 @@ export async function remoteWrite(call: IngestCall): Promise<void> {
   // A turn before the body is read: a sender over the gateway's turns waits with its body in the socket.
   await ctx.waitTurn();
   const body = await readIngestBody(call, false);
-  let decoded: ReturnType<typeof decodeWriteRequest>;
+  let decoded: ReturnType<typeof decodeWriteRequest> | undefined;
+  let result: ReturnType<typeof remoteWriteBatch>;
   try {
     decoded = decodeWriteRequest(snappyUncompress(body, deps.settings.maxBodyBytes), version);
+    // Reads 1.0's label fields too (only those of series it has not seen): they may be malformed.
+    result = remoteWriteBatch(decoded, { maxPoints: ctx.settings.maxWritePoints, keys: source.limits });
   } catch (error) {
     if (error instanceof SnappyError && error.tooLarge)
       throw new PayloadTooLargeError(`${error.message} (REST_MAX_BODY_BYTES)`);
-    if (!(error instanceof SnappyError || error instanceof ProtobufError)) throw error;
-    deps.metrics.reject('remote_write', 'undecodable', 1);
-    throw new KairographError('BAD_USER_INPUT', error.message);
-  }
-  let result: ReturnType<typeof remoteWriteBatch>;
-  try {
-    result = remoteWriteBatch(decoded, { maxPoints: ctx.settings.maxWritePoints, keys: source.limits });
-  } catch (error) {
-    if (error instanceof InputError) {
+    if (error instanceof SnappyError || error instanceof ProtobufError) {
+      deps.metrics.reject('remote_write', 'undecodable', 1);
+      throw new KairographError('BAD_USER_INPUT', error.message);
+    }
+    if (error instanceof InputError && decoded !== undefined) {
       let samples = 0;
       for (const series of decoded.series) samples += series.values.length + series.histograms;
       deps.metrics.reject('remote_write', 'invalid', samples);
