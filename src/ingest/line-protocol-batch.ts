@@ -7,10 +7,7 @@
  * checked as one series (its name, tags and key limits once, each point's time and value), and only a series that
  * fails is checked again line by line to find the lines at fault.
  */
-import { dictOf } from '../lib/dict.js';
 import { InputError } from '../model/errors.js';
-import { detached, Interned } from '../model/interned.js';
-import { encodeTagString } from '../model/tag-string.js';
 import type { SeriesWrite, ValueType, WriteBatch } from '../model/write-batch.js';
 import { validateWrite, type SeriesFields, type WriteLimits } from '../sources/write-validation.js';
 import type { LineError, LinePoint } from './line-protocol.js';
@@ -53,10 +50,10 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
 
   // Bad lines first: a series that fails is checked line by line, and the first reason of each line is kept.
   const bad = new Map<number, string>();
-  const valid = new Map<Group, SeriesWrite>();
+  const validated = new Map<Group, SeriesWrite>();
   for (const group of groups) {
     try {
-      valid.set(group, validateGroup(group, group.points, group.lines, withTags));
+      validated.set(group, validateGroup(group, group.points, group.lines, withTags));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       group.points.forEach((point, k) => {
@@ -71,61 +68,63 @@ export function lineProtocolBatch(points: readonly LinePoint[], options: LineBat
     }
   }
 
-  // Then the good lines' points, merged by the series they validated to (the same tags in another order are one).
-  const merged = new Map<string, { series: SeriesWrite; timestamps: number[]; values: (number | bigint | string)[] }>();
+  // Then the good lines' points. Lines of one series in another tag order are groups of their own: the write path takes
+  // a series named twice in a batch as one, as it does a REST body's.
+  const series: SeriesWrite[] = [];
   for (const group of groups) {
-    const series = valid.get(group);
-    if (series === undefined) continue;
-    // The tag string is canonical (sorted names, escaped), as row keys hold it: one series, one key.
-    const key = `${series.type}\u0000${series.metric}\u0000${encodeTagString(series.tags)}`;
-    let entry = merged.get(key);
-    if (entry === undefined) merged.set(key, (entry = { series, timestamps: [], values: [] }));
-    for (let k = 0; k < group.lines.length; k++) {
-      if (bad.size > 0 && bad.has(group.lines[k]!)) continue;
-      entry.timestamps.push(series.timestamps[k]!);
-      entry.values.push(series.values[k]!);
+    const valid = validated.get(group);
+    if (valid === undefined) continue;
+    if (bad.size === 0) {
+      series.push(valid);
+      continue;
     }
+    const timestamps: number[] = [];
+    const values: (number | bigint | string)[] = [];
+    for (let k = 0; k < group.lines.length; k++) {
+      if (bad.has(group.lines[k]!)) continue;
+      timestamps.push(valid.timestamps[k]!);
+      values.push(valid.values[k]!);
+    }
+    if (timestamps.length > 0) series.push({ ...valid, timestamps, values });
   }
-  const series = [...merged.values()]
-    .filter((entry) => entry.timestamps.length > 0)
-    .map(({ series: s, timestamps, values }) => ({ ...s, timestamps, values }));
   let written = 0;
   for (const s of series) written += s.timestamps.length;
   const rejected = [...bad].sort(([a], [b]) => a - b).map(([line, reason]) => ({ line, text: '', reason }));
   return { batch: { series }, lines: points.length - bad.size, points: written, rejected };
 }
 
-/** A sender's tags by the text of the measurement and tag set they came with: each request sends them again. */
-const TAG_SETS = new Interned<Readonly<Record<string, string>>>((tags) =>
-  Object.freeze(dictOf(Object.entries(tags).map(([name, value]) => [detached(name), detached(value)] as const))),
-);
-
 function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: number): Group[] {
   const groups: Group[] = [];
-  // By the series' text as sent, then by type and field key (a type has no ':', so `type:field` is unambiguous).
-  const bySeries = new Map<string, Map<string, Group>>();
+  // By the series' text as sent; its fields' groups are few, and found by field key and type in a list.
+  const bySeries = new Map<string, Group[]>();
   for (const point of points) {
     let fields = bySeries.get(point.series);
-    if (fields === undefined) bySeries.set(point.series, (fields = new Map()));
-    let tags: Record<string, string> | undefined;
     for (const [fieldKey, field] of point.fields) {
-      const key = `${field.type}:${fieldKey}`;
-      let group = fields.get(key);
-      if (group === undefined) {
-        tags ??= TAG_SETS.of(point.series, () => dictOf(point.tags));
-        group = {
-          metric: `${point.measurement}${separator}${fieldKey}`,
-          tags,
-          type: field.type,
-          fieldKey,
-          points: [],
-          lines: [],
-        };
-        fields.set(key, group);
-        groups.push(group);
+      const sent = { timestamp: point.timestampMs ?? nowMs, value: field.value };
+      let group: Group | undefined;
+      if (fields !== undefined)
+        for (const other of fields)
+          if (other.fieldKey === fieldKey && other.type === field.type) {
+            group = other;
+            break;
+          }
+      if (group !== undefined) {
+        group.points.push(sent);
+        group.lines.push(point.line);
+        continue;
       }
-      group.points.push({ timestamp: point.timestampMs ?? nowMs, value: field.value });
-      group.lines.push(point.line);
+      // Literal arrays of one: a sender usually brings one line a series, and a first push would reserve 17 slots.
+      group = {
+        metric: `${point.measurement}${separator}${fieldKey}`,
+        tags: point.tags,
+        type: field.type,
+        fieldKey,
+        points: [sent],
+        lines: [point.line],
+      };
+      if (fields === undefined) bySeries.set(point.series, (fields = [group]));
+      else fields.push(group);
+      groups.push(group);
     }
   }
   return groups;
@@ -152,13 +151,14 @@ function validateGroup(
  * than closures: one is made for every series of every request, and its methods are shared.
  */
 class LineFields implements SeriesFields {
-  readonly path: string;
-
   constructor(
     private readonly lines: readonly number[],
     private readonly group: Group,
-  ) {
-    this.path = `line ${lines[0]}:`;
+  ) {}
+
+  /** Spelled out only for an error. */
+  get path(): string {
+    return `line ${this.lines[0]}:`;
   }
 
   field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {

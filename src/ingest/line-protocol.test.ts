@@ -2,8 +2,10 @@
  * InfluxDB's line protocol: every field type, the escaping rules of each part, precisions, comments and blank lines,
  * and each bad line reported by number, text and reason while the lines around it still parse.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
+import { toPartitionWrites } from '../store/partition-writes.js';
 import { parseLineProtocol } from './line-protocol.js';
 import { lineProtocolBatch } from './line-protocol-batch.js';
 import { partialWrite } from './line-protocol-route.js';
@@ -46,10 +48,7 @@ describe('parseLineProtocol', () => {
           line: 1,
           measurement: 'cpu',
           series: 'cpu,host=a,dc=x',
-          tags: [
-            ['host', 'a'],
-            ['dc', 'x'],
-          ],
+          tags: { host: 'a', dc: 'x' },
           fields: [
             ['f', { type: 'double', value: 1.5 }],
             ['e', { type: 'double', value: -2000 }],
@@ -75,10 +74,7 @@ describe('parseLineProtocol', () => {
         line: 1,
         measurement: 'my meas,ure',
         series: String.raw`my\ meas\,ure,t\ k\=1=v\,a\ l\=ue,b=c\\d`,
-        tags: [
-          ['t k=1', 'v,a l=ue'],
-          ['b', 'c\\d'],
-        ],
+        tags: { 't k=1': 'v,a l=ue', b: 'c\\d' },
         fields: [
           ['f,i e=ld', { type: 'string', value: 'say "hi" C:\\dir\\x' }],
           ['g', { type: 'double', value: 1 }],
@@ -98,6 +94,17 @@ describe('parseLineProtocol', () => {
           ['v', { type: 'double', value: 3 }],
         ],
       ],
+    ]);
+  });
+
+  it('keeps the last value of a field given twice in a line of many fields, in the place of its last', () => {
+    const many = Array.from({ length: 20 }, (_, k) => `f${k}=${k}`).join(',');
+    const { points } = parseLineProtocol(`m ${many},f3=100,f19=200 1`, 'ms');
+    const expected = [0, 1, 2, ...Array.from({ length: 15 }, (_, k) => k + 4)].map((k) => [`f${k}`, k]);
+    expect(points[0]!.fields.map(([key, field]) => [key, field.value])).toEqual([
+      ...expected,
+      ['f3', 100],
+      ['f19', 200],
     ]);
   });
 
@@ -151,6 +158,42 @@ describe('parseLineProtocol', () => {
   });
 });
 
+describe('a series read once', () => {
+  it('gives a line whose measurement and tags were read before what they read as, the same frozen object', () => {
+    const first = parseLineProtocol('swap,host=q,dc=1 used=1 1', 'ms').points[0]!;
+    const again = parseLineProtocol('swap,host=q,dc=1 free=2i 2\nswap,host=q,dc=1 used=3', 'ms').points;
+    expect(again.map((p) => p.tags)).toEqual([first.tags, first.tags]);
+    expect(again[1]!.tags).toBe(first.tags);
+    expect(Object.isFrozen(first.tags)).toBe(true);
+    expect([again[0]!.measurement, again[0]!.series]).toEqual(['swap', 'swap,host=q,dc=1']);
+  });
+
+  it('refuses a bad measurement or tag set in every request', () => {
+    for (let request = 0; request < 2; request++)
+      expect(parseLineProtocol('net,if=a,if=b rx=1 1', 'ms').errors.map((e) => e.reason)).toEqual([
+        'tag key "if" is repeated',
+      ]);
+  });
+
+  it('reads any line the same the second time as the first', () => {
+    const part = fc.stringMatching(/^[ab\\ ,=\té]{0,6}$/);
+    const line = fc
+      .tuple(part, fc.array(fc.tuple(part, part), { maxLength: 3 }), fc.constantFrom(' v=1 1', ' v=2,w="x" 2', ''))
+      .map(([measurement, tags, rest]) => `m${measurement}${tags.map(([k, v]) => `,k${k}=v${v}`).join('')}${rest}`);
+    fc.assert(
+      fc.property(line, (text) => {
+        const first = parseLineProtocol(text, 'ms');
+        const second = parseLineProtocol(text, 'ms');
+        expect(second).toEqual(first);
+        // A line read whole interns its series: the second read took it.
+        if (first.errors.length === 0 && first.points.length > 0)
+          expect(second.points[0]!.tags).toBe(first.points[0]!.tags);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('lineProtocolBatch', () => {
   const limits = { maxPoints: 100, keys: embeddedKeyLimits(1978) };
 
@@ -201,6 +244,15 @@ describe('lineProtocolBatch', () => {
     expect(tagsOf('disk,host=b,path=/ used=2,free=3 2')).toEqual([first, first]);
     expect(tagsOf('disk,host=b,path=/ used=2,free=3 2')[1]).toBe(first);
     expect(tagsOf('disk,path=/,host=b used=1 1')[0]).not.toBe(first);
+  });
+
+  it('writes lines of one series in another tag order into one partition', () => {
+    const { points } = parseLineProtocol('cpu,a=1,b=2 v=1 1000\ncpu,b=2,a=1 v=2 2000', 'ms');
+    const { batch } = lineProtocolBatch(points, { nowMs: 0, separator: '.', limits });
+    const { partitions } = toPartitionWrites({ unit: 'MILLISECONDS', width: 3_600_000 }, batch);
+    expect(
+      partitions.map((p) => [p.key.metric, { ...p.key.tags }, p.columns.length, p.values.map((v) => v.length)]),
+    ).toEqual([['cpu.v', { a: '1', b: '2' }, 2, [8, 8]]]);
   });
 
   it('refuses a body over MAX_WRITE_POINTS whole', () => {

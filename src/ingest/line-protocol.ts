@@ -6,20 +6,27 @@
  * double quote or a backslash in string fields (elsewhere it is itself); `#` starts a comment line; a string field may span lines.
  */
 
+import { dict, dictOf } from '../lib/dict.js';
+import { detached, Interned } from '../model/interned.js';
+
 /** A field's value as the write model takes it; booleans are 1 and 0 of type long (KairosDB has no boolean). */
 type FieldValue =
   | { readonly type: 'double'; readonly value: number }
   | { readonly type: 'long'; readonly value: number | bigint; readonly boolean?: true }
   | { readonly type: 'string'; readonly value: string };
 
-export interface LinePoint {
+/** A line's measurement and tags; while interned, the same frozen object for every line that sends the same text. */
+interface LineSeries {
+  readonly measurement: string;
+  /** Tag names to values, in the line's order; no name is repeated. */
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface LinePoint extends LineSeries {
   /** 1-based. */
   readonly line: number;
-  readonly measurement: string;
   /** The measurement and tags as sent (escapes included): lines that send the same text are of the same series. */
   readonly series: string;
-  /** In the line's order; keys are not repeated. */
-  readonly tags: readonly (readonly [string, string])[];
   /** In the line's order; a key given twice keeps its last value, as InfluxDB keeps it. */
   readonly fields: readonly (readonly [string, FieldValue])[];
   /** Epoch milliseconds; undefined when the line has no timestamp (the caller's `now`). */
@@ -40,6 +47,19 @@ export interface ParsedLines {
   readonly points: LinePoint[];
   readonly errors: LineError[];
 }
+
+/**
+ * A sender's series by the text of their measurement and tag set: each request sends them again, and a line whose
+ * text was read before takes what it gave, its tags not read again.
+ */
+const SERIES = new Interned<LineSeries>(({ measurement, tags }) =>
+  Object.freeze({
+    measurement: detached(measurement),
+    tags: Object.freeze(
+      dictOf(Object.entries(tags).map(([name, value]) => [detached(name), detached(value)] as const)),
+    ),
+  }),
+);
 
 export function parseLineProtocol(text: string, precision: Precision): ParsedLines {
   const points: LinePoint[] = [];
@@ -62,6 +82,45 @@ export function parseLineProtocol(text: string, precision: Precision): ParsedLin
 }
 
 class LineSyntaxError extends Error {}
+
+const FEW_FIELDS = 16;
+
+/** A key given twice keeps its last value, in the place of its last: as InfluxDB keeps it. */
+function lastOfEachKey(fields: readonly [string, FieldValue][]): [string, FieldValue][] {
+  const seen = new Set<string>();
+  const kept: [string, FieldValue][] = [];
+  for (let i = fields.length - 1; i >= 0; i--) {
+    if (seen.has(fields[i]![0])) continue;
+    seen.add(fields[i]![0]);
+    kept.push(fields[i]!);
+  }
+  return kept.reverse();
+}
+
+/** A series read to another end than `seriesEnd` found for it (a text of a form neither foresees). */
+class SeriesEndMismatch extends Error {}
+
+/**
+ * Where the measurement and tags starting at `start` end: at the first space or line end no backslash escapes. A
+ * backslash before a space, a comma, an equals sign or a backslash escapes it wherever it stands, so this is where
+ * reading them ends too (LineParser.series), without reading them.
+ */
+function seriesEnd(text: string, start: number): number {
+  let pos = start;
+  const length = text.length;
+  while (pos < length) {
+    const code = text.charCodeAt(pos);
+    if (code === BACKSLASH) {
+      const next = text.charCodeAt(pos + 1);
+      if (next < 128 && NAME_ESCAPES[next] === 1) {
+        pos += 2;
+        continue;
+      }
+    } else if (code === 0x20 || code === 0x0a || code === 0x0d) break;
+    pos++;
+  }
+  return Math.min(pos, length);
+}
 
 const MS_PER: Readonly<Record<Exclude<Precision, 'ns' | 'us'>, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const FLOAT = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -94,36 +153,40 @@ class LineParser {
       this.skipLine();
       return undefined;
     }
-    const measurement = this.name(MEASUREMENT_END, MEASUREMENT_ESCAPES);
-    if (measurement === '') throw new LineSyntaxError('missing measurement');
-    const tags: [string, string][] = [];
-    // A Set, not a scan of `tags`: a line of many tags must not cost their square.
-    const keys = new Set<string>();
-    while (this.text[this.pos] === ',') {
-      // No store's row key holds more: a line of many tags is refused before they are all read and sorted.
-      if (this.pos - start > MAX_SERIES_CHARS)
-        throw new LineSyntaxError(`the measurement and tags are longer than ${MAX_SERIES_CHARS} characters`);
-      this.pos++;
-      const key = this.name(TAG_KEY_END);
-      if (key === '') throw new LineSyntaxError('missing tag key');
-      if (this.text[this.pos] !== '=') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
-      this.pos++;
-      const value = this.name(TAG_VALUE_END);
-      if (value === '') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
-      if (keys.has(key)) throw new LineSyntaxError(`tag key "${key}" is repeated`);
-      keys.add(key);
-      tags.push([key, value]);
+    const end = seriesEnd(this.text, start);
+    let series = this.text.slice(start, end);
+    let known: LineSeries;
+    try {
+      known = SERIES.of(series, () => {
+        const read = this.series(start);
+        // Kept only as what this text reads as: a series read to another end than the one found is not.
+        if (this.pos !== end) throw new SeriesEndMismatch();
+        return read;
+      });
+      this.pos = end;
+    } catch (error) {
+      if (!(error instanceof SeriesEndMismatch)) throw error;
+      this.pos = start;
+      known = this.series(start);
+      series = this.text.slice(start, this.pos);
     }
-    const series = this.text.slice(start, this.pos);
+    const { measurement, tags } = known;
     if (!this.spaces()) throw new LineSyntaxError('missing fields');
-    const fields = new Map<string, FieldValue>();
+    const fields: [string, FieldValue][] = [];
+    // Whether a field key repeats: looked for among a few fields, through a set among many (never their square).
+    let keys: Set<string> | undefined;
+    let repeated = false;
     for (;;) {
       const key = this.name(FIELD_KEY_END);
       if (key === '') throw new LineSyntaxError('missing field key');
       if (this.text[this.pos] !== '=') throw new LineSyntaxError(`missing field value of field key "${key}"`);
       this.pos++;
-      fields.delete(key);
-      fields.set(key, this.fieldValue(key));
+      if (!repeated) {
+        if (keys === undefined && fields.length >= FEW_FIELDS) keys = new Set(fields.map(([k]) => k));
+        repeated = keys !== undefined ? keys.has(key) : fields.some(([k]) => k === key);
+        keys?.add(key);
+      }
+      fields.push([key, this.fieldValue(key)]);
       if (this.text[this.pos] !== ',') break;
       this.pos++;
     }
@@ -136,7 +199,29 @@ class LineParser {
     }
     if (!this.atLineEnd()) throw new LineSyntaxError(`unexpected text at column ${this.column()}`);
     this.skipLine();
-    return { line, measurement, series, tags, fields: [...fields], timestampMs };
+    return { line, measurement, series, tags, fields: repeated ? lastOfEachKey(fields) : fields, timestampMs };
+  }
+
+  /** The measurement and tags from `start`, which must be the position; the position is then after them. */
+  private series(start: number): LineSeries {
+    const measurement = this.name(MEASUREMENT_END, MEASUREMENT_ESCAPES);
+    if (measurement === '') throw new LineSyntaxError('missing measurement');
+    const tags = dict<string>();
+    while (this.text[this.pos] === ',') {
+      // No store's row key holds more: a line of many tags is refused before they are all read and sorted.
+      if (this.pos - start > MAX_SERIES_CHARS)
+        throw new LineSyntaxError(`the measurement and tags are longer than ${MAX_SERIES_CHARS} characters`);
+      this.pos++;
+      const key = this.name(TAG_KEY_END);
+      if (key === '') throw new LineSyntaxError('missing tag key');
+      if (this.text[this.pos] !== '=') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
+      this.pos++;
+      const value = this.name(TAG_VALUE_END);
+      if (value === '') throw new LineSyntaxError(`missing tag value of tag key "${key}"`);
+      if (Object.hasOwn(tags, key)) throw new LineSyntaxError(`tag key "${key}" is repeated`);
+      tags[key] = value;
+    }
+    return { measurement, tags };
   }
 
   /** Moves past the end of the current line. */
