@@ -104,16 +104,25 @@ function validateSeries(
   readTimestamp: TimestampReader,
 ): SeriesWrite {
   const { keys } = limits;
-  const metric = validateMetricName(series.metric, fields.field('metric'), keys);
+  // A field is named only for an error (UNNAMED until then): spelling it out for every series costs more than the check.
+  let metric: string;
+  try {
+    metric = validateMetricName(series.metric, UNNAMED, keys);
+  } catch (error) {
+    throw named(error, fields.field('metric'));
+  }
   const tags = validateTags(series.tags, fields, limits.allowNoTags === true);
   try {
-    checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, fields.field('tags'));
+    checkSeriesKeys(keys, metric, datastoreTypeOf(series.type), tags, UNNAMED);
   } catch (error) {
-    throw fields.tagsSent !== undefined && error instanceof InputError
-      ? new InputError(error.field, fields.tagsSent, error.reason)
-      : error;
+    throw named(error, fields.field('tags'), fields.tagsSent);
   }
-  const ttlSeconds = validateTtl(series.ttlSeconds, fields.field('ttl'));
+  let ttlSeconds: number;
+  try {
+    ttlSeconds = validateTtl(series.ttlSeconds, UNNAMED);
+  } catch (error) {
+    throw named(error, fields.field('ttl'));
+  }
   const doublesOnly = keys.doublesOnly;
   if (doublesOnly !== undefined && series.type === 'string')
     throw new InputError(
@@ -146,6 +155,13 @@ function validateSeries(
     }
   }
   return { metric, tags, type: series.type, ttlSeconds, timestamps, values };
+}
+
+const UNNAMED = '';
+
+/** `error` naming `field`, and showing `sent` for the value where the caller sent it in another form. */
+function named(error: unknown, field: string, sent?: unknown): unknown {
+  return error instanceof InputError ? new InputError(field, sent ?? error.value, error.reason) : error;
 }
 
 /**

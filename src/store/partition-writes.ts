@@ -10,7 +10,7 @@ import type { WriteBatch } from '../model/write-batch.js';
 import {
   datastoreTypeOf,
   encodeColumn,
-  encodeDouble,
+  encodeDoubleAt,
   encodeLong,
   encodeRowKey,
   encodeString,
@@ -51,9 +51,16 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   // series identity → its partitions, in the order their row times came; identity is computed once per series, never
   // per point. A chain, not a map by row time: a series' points of one batch are nearly always in one partition.
   const bySeries = new Map<string, Pending>();
+  // Every double of the batch in one buffer, each value a view of it: a buffer of its own for each is several times
+  // the size of its 8 bytes.
+  let doubleCount = 0;
+  for (const series of batch.series) if (series.type === 'double') doubleCount += series.timestamps.length;
+  const doubles = new Uint8Array(8 * doubleCount);
+  let doublesAt = 0;
   for (const series of batch.series) {
     const dataType = datastoreTypeOf(series.type);
-    const encode = ENCODERS[series.type];
+    const isDouble = series.type === 'double';
+    const encode = isDouble ? undefined : ENCODERS[series.type];
     const tagString = encodeTagString(series.tags);
     const known = seriesKeyOf(series.metric, dataType, series.tags, tagString);
     // The row key's own fields: a metric holds no U+0000 (encodeRowKey rejects it) and the tag string is canonical.
@@ -64,18 +71,26 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
       const ts = series.timestamps[i]!;
       const rowTime = rowTimeOf(ts, spec.width);
       const column = encodeColumn(spec, rowTime, ts);
-      const value = encode(series.values[i]!);
+      let value: Uint8Array;
+      if (isDouble) {
+        value = encodeDoubleAt(doubles, doublesAt, series.values[i] as number);
+        doublesAt += 8;
+      } else value = encode!(series.values[i]!);
       if (partition === undefined || partition.key.rowTime !== rowTime) {
         partition = partitionAt(head, rowTime);
         if (partition === undefined) {
-          const key: RowKey = { metric: series.metric, rowTime, dataType, tags: series.tags };
           // Literal arrays of one: most series bring one point a partition, and a first push would reserve 17.
+          const key =
+            known !== undefined
+              ? keptKey(known, rowTime, series.tags, tagString)
+              : { metric: series.metric, rowTime, dataType, tags: series.tags };
           const added: Pending = {
             key,
-            keyBytes: rowKeyBytes(key, tagString, known),
+            keyBytes: known !== undefined ? known.bytes! : encodeRowKey(key, tagString),
             columns: [column],
             values: [value],
             ttls: [series.ttlSeconds],
+            indexTtlSeconds: 0,
             ordered: true,
             next: undefined,
           };
@@ -104,12 +119,14 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
   let previous: { metric: string; rowTime: number; ttlSeconds: number } | undefined;
   for (const head of bySeries.values()) {
     for (let pending: Pending | undefined = head; pending !== undefined; pending = pending.next) {
-      const { key, keyBytes, columns, values, ttls } = pending.ordered ? pending : lastWriteWins(pending);
+      const write = pending.ordered ? pending : lastWriteWins(pending);
+      const { key, ttls } = write;
       let cellTtl = ttls[0]!;
       for (const ttl of ttls) cellTtl = longerTtl(cellTtl, ttl);
       // KairosDB keeps index rows a row width longer than the data so a series stays findable while any point lives.
       const indexTtlSeconds = cellTtl === 0 ? 0 : cellTtl + Math.ceil(widthSeconds);
-      partitions.push({ key, keyBytes, columns, values, ttls, indexTtlSeconds });
+      write.indexTtlSeconds = indexTtlSeconds;
+      partitions.push(write);
       let rowTime = previous?.metric === key.metric && previous.rowTime === key.rowTime ? previous : undefined;
       if (rowTime === undefined) {
         const id = `${key.rowTime}\u0000${key.metric}`;
@@ -136,8 +153,8 @@ interface SeriesKey {
   readonly dataType: string;
   /** Metric, data type and tag string: the series' identity within a batch. */
   readonly id: string;
-  /** The row key of the partition last written, and its row time. */
-  rowTime: number;
+  /** The key of the partition last written, and its bytes. */
+  key: RowKey | undefined;
   bytes: Uint8Array | undefined;
 }
 
@@ -157,20 +174,20 @@ function seriesKeyOf(metric: string, dataType: string, tags: Tags, tagString: st
     metric: detached(metric),
     dataType,
     id: detached(`${metric}\u0000${dataType}\u0000${tagString}`),
-    rowTime: Number.NaN,
+    key: undefined,
     bytes: undefined,
   };
   keys.push(key);
   return key;
 }
 
-/** The key's bytes, made once per partition for an interned series, and for each write of any other. */
-function rowKeyBytes(key: RowKey, tagString: string, known: SeriesKey | undefined): Uint8Array {
-  if (known === undefined) return encodeRowKey(key, tagString);
-  if (known.bytes !== undefined && known.rowTime === key.rowTime) return known.bytes;
-  known.bytes = encodeRowKey(key, tagString);
-  known.rowTime = key.rowTime;
-  return known.bytes;
+/** An interned series' key of the partition at `rowTime`, and its bytes in `known.bytes`: made once per partition. */
+function keptKey(known: SeriesKey, rowTime: number, tags: Tags, tagString: string): RowKey {
+  if (known.key === undefined || known.key.rowTime !== rowTime) {
+    known.key = { metric: known.metric, rowTime, dataType: known.dataType, tags };
+    known.bytes = encodeRowKey(known.key, tagString);
+  }
+  return known.key;
 }
 
 function partitionAt(head: Pending | undefined, rowTime: number): Pending | undefined {
@@ -189,6 +206,7 @@ interface Pending {
   readonly columns: number[];
   readonly values: Uint8Array[];
   readonly ttls: number[];
+  indexTtlSeconds: number;
   /** Columns strictly ascending as written: the common case, which needs no sort. */
   ordered: boolean;
   /** The series' partition of the next row time the batch reached. */
@@ -208,8 +226,8 @@ function lastWriteWins(p: Pending): Pending {
   };
 }
 
+/** Doubles are written into the batch's buffer (toPartitionWrites). */
 const ENCODERS = {
   long: (v: number | bigint | string) => encodeLong(v as number | bigint),
-  double: (v: number | bigint | string) => encodeDouble(v as number),
   string: (v: number | bigint | string) => encodeString(v as string),
 } as const;

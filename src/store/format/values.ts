@@ -66,6 +66,12 @@ export function encodeDouble(v: number): Uint8Array {
   return out;
 }
 
+/** Writes `v` as kairos_double at `out[offset]` and returns those 8 bytes, a view: many values in one buffer. */
+export function encodeDoubleAt(out: Uint8Array, offset: number, v: number): Uint8Array {
+  writeDouble(out, offset, v);
+  return out.subarray(offset, offset + 8);
+}
+
 /** Reads the double at `buf[start]`; `end` bounds the cell, which may sit inside a larger buffer (a block, a frame). */
 export function decodeDouble(buf: Uint8Array, start: number, end: number = buf.length): number {
   if (start + 8 > end) throw truncated('double value', 8, end - start);
