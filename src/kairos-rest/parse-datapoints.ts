@@ -71,7 +71,7 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
   // The field's name is spelled out only for a type that is given (a few objects), never for the many without.
   const explicit = value.type === undefined || value.type === null ? undefined : readType(value.type, `${path}.type`);
   const common = { metric: gsonString(value.name), tags: readTags(value.tags), ttlSeconds: gsonInt(value.ttl) };
-  const byType: ByType = new Map();
+  let byType: ByType | undefined;
 
   // KairosDB takes `time` over `timestamp` when both are given.
   const timeField = value.time !== undefined && value.time !== null ? 'time' : 'timestamp';
@@ -79,7 +79,7 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
   if (timestamp !== undefined && timestamp !== null) {
     if (value.value === undefined) throw new InputError(`${path}.value`, value.value, `is required with ${timeField}`);
     const type = explicit ?? inferType(value.value, path, -1);
-    addPoint(
+    byType = addPoint(
       byType,
       path,
       type,
@@ -110,7 +110,7 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
       const own = pair.length === 3 ? readType(pair[2], `${path}.datapoints[${j}].type`) : undefined;
       const given = own ?? explicit;
       const type = given ?? inferType(pair[1]!, path, j);
-      addPoint(
+      byType = addPoint(
         byType,
         path,
         type,
@@ -121,24 +121,42 @@ function collectMetric(value: JsonValue, path: string, inputs: SeriesInput[]): v
     }
   }
 
-  if (byType.size === 0) byType.set(explicit ?? 'long', { points: [], source: { path, points: [], timeField } });
-  for (const [type, { points, source }] of byType)
+  byType ??= [{ type: explicit ?? 'long', points: [], source: { path, points: [], timeField } }];
+  for (const { type, points, source } of byType)
     inputs.push({ ...common, type, points, fields: new SourceFields(source) });
 }
 
-/** A metric object's points by the type each is written as. */
-type ByType = Map<ValueType, { points: PointInput[]; source: Source }>;
+/**
+ * A metric object's points by the type each is written as: three types at most, so a list (a Map for each metric object
+ * of every request cost more than its points).
+ */
+type ByType = { readonly type: ValueType; readonly points: PointInput[]; readonly source: Source }[];
 
 /**
- * Adds a point of the metric object at `path` to the series of its type. A function of the module, not a closure made
- * for each metric object of every request.
+ * Adds a point of the metric object at `path` to the series of its type; returns the list, made with its first series.
+ * A function of the module, not a closure made for each metric object of every request.
  */
-function addPoint(byType: ByType, path: string, type: ValueType, point: PointInput, ref: number, timeField: string) {
-  let series = byType.get(type);
-  if (series === undefined) byType.set(type, (series = { points: [], source: { path, points: [], timeField } }));
-  series.points.push(point);
-  series.source.points.push(ref);
-  if (ref < 0) series.source.timeField = timeField;
+function addPoint(
+  byType: ByType | undefined,
+  path: string,
+  type: ValueType,
+  point: PointInput,
+  ref: number,
+  timeField: string,
+): ByType {
+  if (byType !== undefined)
+    for (const series of byType) {
+      if (series.type !== type) continue;
+      series.points.push(point);
+      series.source.points.push(ref);
+      if (ref < 0) series.source.timeField = timeField;
+      return byType;
+    }
+  // Arrays of one: a first push would reserve 17 slots.
+  const series = { type, points: [point], source: { path, points: [ref], timeField } };
+  if (byType === undefined) return [series];
+  byType.push(series);
+  return byType;
 }
 
 function readType(value: JsonValue | undefined, field: string): ValueType | undefined {

@@ -31,6 +31,23 @@ function escapeWith(s: string, escapeChar: string): string {
  */
 export function sortedTagNames(tags: Readonly<Record<string, unknown>>): string[] {
   const names = Object.keys(tags);
-  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
+  for (let i = 1; i < names.length; i++) {
+    if (names[i - 1]! <= names[i]!) continue;
+    if (names.length > FEW_NAMES) return names.sort();
+    // An insertion sort in place, in the same order as sort()'s (`<` compares UTF-16 code units too): sort() allocates
+    // its own work arrays, for two names as for many.
+    for (let j = i; j < names.length; j++) {
+      const name = names[j]!;
+      let k = j - 1;
+      while (k >= 0 && names[k]! > name) {
+        names[k + 1] = names[k]!;
+        k--;
+      }
+      names[k + 1] = name;
+    }
+    return names;
+  }
   return names;
 }
+
+const FEW_NAMES = 16;
