@@ -5,7 +5,7 @@
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { describe, expect, it } from 'vitest';
 import { embeddedKeyLimits } from '../store/embedded/keys.js';
-import { encodeWriteRequestV1, encodeWriteRequestV2 } from '../../test/support/remote-write.js';
+import { encodeWriteRequestV1, encodeWriteRequestV2, writeLabelsV1 } from '../../test/support/remote-write.js';
 import { remoteWriteBatch } from './remote-write-batch.js';
 import { decodeWriteRequest, ProtobufError, type RemoteWriteVersion } from './remote-write-decode.js';
 
@@ -55,14 +55,7 @@ const UP = { labels: { __name__: 'up', job: 'a' }, timestampsMs: [1000], values:
 function v1Labels(labels: readonly [string, string][]): Uint8Array {
   const w = new BinaryWriter();
   w.tag(1, WireType.LengthDelimited).fork();
-  for (const [name, value] of labels)
-    w.tag(1, WireType.LengthDelimited)
-      .fork()
-      .tag(1, WireType.LengthDelimited)
-      .string(name)
-      .tag(2, WireType.LengthDelimited)
-      .string(value)
-      .join();
+  writeLabelsV1(w, labels);
   w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.Bit64).double(1).tag(2, WireType.Varint).int64(1000);
   return w.join().join().finish();
 }

@@ -71,19 +71,24 @@ export async function remoteWrite(
   return { requests, samples };
 }
 
+/** A 1.0 series' label fields, in the order given (a test may repeat a name or leave `__name__` out). */
+export function writeLabelsV1(w: BinaryWriter, labels: Iterable<readonly [string, string]>): void {
+  for (const [name, value] of labels)
+    w.tag(1, WireType.LengthDelimited)
+      .fork()
+      .tag(1, WireType.LengthDelimited)
+      .string(name)
+      .tag(2, WireType.LengthDelimited)
+      .string(value)
+      .join();
+}
+
 /** `prometheus.WriteRequest`: timeseries = 1 { labels = 1 { name = 1, value = 2 }, samples = 2 { value = 1, timestamp = 2 } }. */
 export function encodeWriteRequestV1(series: readonly WriteSeries[]): Uint8Array {
   const w = new BinaryWriter();
   for (const s of series) {
     w.tag(1, WireType.LengthDelimited).fork();
-    for (const [name, value] of sortedLabels(s.labels))
-      w.tag(1, WireType.LengthDelimited)
-        .fork()
-        .tag(1, WireType.LengthDelimited)
-        .string(name)
-        .tag(2, WireType.LengthDelimited)
-        .string(value)
-        .join();
+    writeLabelsV1(w, sortedLabels(s.labels));
     writeSamples(w, s);
     w.join();
   }
