@@ -300,7 +300,7 @@ function readV2(r: Reader): DecodedWrite {
 
 /** A label's name or value with its length before it, so no two label lists spell the same. */
 function spelled(text: string): string {
-  // A length past one UTF-16 unit takes two: still one spelling per list.
+  // A length one UTF-16 unit cannot hold follows the mark 0xFFFF, in two more: still one spelling per list.
   return text.length < 0xffff
     ? String.fromCharCode(text.length) + text
     : String.fromCharCode(0xffff, text.length >>> 16, text.length & 0xffff) + text;
