@@ -6,6 +6,7 @@
  * where it broke. Native histograms, exemplars and metadata are counted and otherwise left unread.
  */
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
+import { spelled } from '../model/interned.js';
 
 /** One series as the request sent it: samples in wire order. */
 export interface DecodedSeries {
@@ -296,14 +297,6 @@ function readV2(r: Reader): DecodedWrite {
     s.labelsKey = key;
   });
   return { version: 2, series };
-}
-
-/** A label's name or value with its length before it, so no two label lists spell the same. */
-function spelled(text: string): string {
-  // A length one UTF-16 unit cannot hold follows the mark 0xFFFF, in two more: still one spelling per list.
-  return text.length < 0xffff
-    ? String.fromCharCode(text.length) + text
-    : String.fromCharCode(0xffff, text.length >>> 16, text.length & 0xffff) + text;
 }
 
 function symbol(symbols: readonly string[], refs: readonly number[], series: number, k: number): string {

@@ -7,6 +7,7 @@
 import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
+import { detached, Interned, spelled } from '../model/interned.js';
 import {
   validateWrite,
   type PointInput,
@@ -257,12 +258,36 @@ function gsonString(value: JsonValue | undefined): unknown {
   return value;
 }
 
+/**
+ * The tags of a metric object. Tags of string values are interned by their names and values in the body's order
+ * (src/model/interned.ts): a KairosDB client names the same series in every request, and the write path validates
+ * interned tags, spells their tag string and encodes their row key once. Others go on as sent, for validateWrite to
+ * refuse by name.
+ */
 function readTags(value: JsonValue | undefined): unknown {
   if (!isObject(value)) return value;
+  const names = Object.keys(value);
+  let text = '';
+  for (const name of names) {
+    const tag = gsonString(value[name]);
+    if (typeof tag !== 'string') return tagsOf(value, names);
+    text += spelled(name) + spelled(tag);
+  }
+  return BY_TAG_TEXT.of(text, () => tagsOf(value, names));
+}
+
+function tagsOf(value: { [key: string]: JsonValue }, names: readonly string[]): Record<string, unknown> {
   const tags = dict<unknown>();
-  for (const name of Object.keys(value)) tags[name] = gsonString(value[name]);
+  for (const name of names) tags[name] = gsonString(value[name]);
   return tags;
 }
+
+/** Kept across requests: frozen, and cut loose from the body the names and values were read from. */
+const BY_TAG_TEXT = new Interned<Record<string, unknown>>((tags) => {
+  const kept = dict<unknown>();
+  for (const name of Object.keys(tags)) kept[detached(name)] = detached(tags[name] as string);
+  return Object.freeze(kept);
+});
 
 /**
  * Gson reads an int field from a JSON number or from a string that holds one (`"ttl": "3600"`), so KairosDB takes both;

@@ -1,9 +1,9 @@
 /**
  * The series a collector sends again in every request, read once. A front end that reads a series' identity from the
- * same text request after request (a remote-write series' labels, a line's measurement and tag set) interns what it
- * makes of that text, and so hands the same frozen Tags object for that series every time. What the write path
- * derives from tags alone is memoized by that object (memoByFrozen): their validation, their canonical tag string,
- * their row key. Tags not frozen (a REST body's, a GraphQL mutation's) are derived each time, as before.
+ * same text request after request (a remote-write series' labels, a line's measurement and tag set, a REST metric
+ * object's tags) interns what it makes of that text, and so hands the same frozen Tags object for that series every
+ * time. What the write path derives from tags alone is memoized by that object (memoByFrozen): their validation, their
+ * canonical tag string, their row key. Tags not frozen (a GraphQL mutation's) are derived each time.
  */
 
 /** Entries kept at most; past this the table starts again from none, as a collector's series set changes slowly. */
@@ -55,6 +55,17 @@ export class Interned<T> {
     if (this.bypass === 0) this.byText.set(detached(text), value);
     return value;
   }
+}
+
+/**
+ * `text` with its length before it: names and values spelled so one after another are the text of one list only (a
+ * series' labels or tags), whatever characters they hold, to intern the list by.
+ */
+export function spelled(text: string): string {
+  // A length one UTF-16 unit cannot hold follows the mark 0xFFFF, in two more: still one spelling per list.
+  return text.length < 0xffff
+    ? String.fromCharCode(text.length) + text
+    : String.fromCharCode(0xffff, text.length >>> 16, text.length & 0xffff) + text;
 }
 
 /**
