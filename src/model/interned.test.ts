@@ -27,20 +27,23 @@ describe('Interned', () => {
     expect(interned.of('x', () => 7)).toBe(7);
   });
 
-  it('starts again from none past 100,000 texts, and goes on interning when they were found again', () => {
-    const interned = new Interned<object>(Object.freeze);
-    const first = interned.of('0', () => ({}));
-    for (let i = 1; i < 100_000; i++) interned.of(String(i), () => ({}));
-    for (let i = 0; i < 100_000; i++) interned.of(String(i), () => ({}));
-    expect(interned.of('0', () => ({}))).toBe(first);
-    interned.of('100000', () => ({}));
-    const again = interned.of('0', () => ({}));
-    expect(again).not.toBe(first);
-    expect(interned.of('0', () => ({}))).toBe(again);
+  it('starts again from none past its capacity, 100,000 texts unless told, and goes on interning when they were found again', () => {
+    for (const capacity of [1_000, undefined]) {
+      const held = capacity ?? 100_000;
+      const interned = new Interned<object>(Object.freeze, capacity);
+      const first = interned.of('0', () => ({}));
+      for (let i = 1; i < held; i++) interned.of(String(i), () => ({}));
+      for (let i = 0; i < held; i++) interned.of(String(i), () => ({}));
+      expect(interned.of('0', () => ({}))).toBe(first);
+      interned.of(String(held), () => ({}));
+      const again = interned.of('0', () => ({}));
+      expect(again).not.toBe(first);
+      expect(interned.of('0', () => ({}))).toBe(again);
+    }
   });
 
   it('bypasses itself once it filled with texts never found again, twice as long each time in a row, then interns again', () => {
-    const interned = new Interned<object>(Object.freeze);
+    const interned = new Interned<object>(Object.freeze, 1_000);
     const kept = (text: string) => Object.isFrozen(interned.of(text, () => ({})));
     let next = 0;
     /** Looks up texts never seen before until one is bypassed; how many were kept. */
@@ -55,18 +58,32 @@ describe('Interned', () => {
       while (!kept('x')) count++;
       return count;
     };
-    expect(fillInVain()).toBe(100_001);
-    expect(bypassed()).toBe(100_000);
+    expect(fillInVain()).toBe(1_001);
+    expect(bypassed()).toBe(1_000);
     expect(interned.of('x', () => ({}))).toBe(interned.of('x', () => ({})));
     // The table holds 'x', found twice: less than once an entry, in vain again.
-    expect(fillInVain()).toBe(100_000);
-    expect(bypassed()).toBe(200_000);
+    expect(fillInVain()).toBe(1_000);
+    expect(bypassed()).toBe(2_000);
     // A table whose entries are found again starts again without a bypass, and the next bypass is short again.
-    for (let round = 0; round < 3; round++) for (let i = 0; i < 99_999; i++) interned.of(`u${i}`, () => ({}));
+    for (let round = 0; round < 3; round++) for (let i = 0; i < 999; i++) interned.of(`u${i}`, () => ({}));
     expect(kept('v')).toBe(true);
     expect(kept('v')).toBe(true);
-    expect(fillInVain()).toBe(100_000);
-    expect(bypassed()).toBe(100_000);
+    expect(fillInVain()).toBe(1_000);
+    expect(bypassed()).toBe(1_000);
+  });
+
+  it("bypasses at most 64 tables' worth of lookups, however many tables in a row filled in vain", () => {
+    const interned = new Interned<object>(Object.freeze, 10);
+    const kept = (text: string) => Object.isFrozen(interned.of(text, () => ({})));
+    let next = 0;
+    const lengths: number[] = [];
+    for (let round = 0; round < 9; round++) {
+      while (kept(`t${next++}`));
+      let count = 1;
+      while (!kept('x')) count++;
+      lengths.push(count);
+    }
+    expect(lengths).toEqual([10, 20, 40, 80, 160, 320, 640, 640, 640]);
   });
 });
 

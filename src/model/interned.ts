@@ -6,10 +6,13 @@
  * canonical tag string, their row key. Tags not frozen (a GraphQL mutation's) are derived each time.
  */
 
-/** Entries kept at most; past this the table starts again from none, as a collector's series set changes slowly. */
+/**
+ * Entries kept at most unless told; past this the table starts again from none, as a collector's series set changes
+ * slowly. More holds a larger sender's series, and costs every sender's heap more (bench/RESULTS.md).
+ */
 const MAX_ENTRIES = 100_000;
-/** The longest bypass: a sender's series set may shrink, and interning is tried again at least this often. */
-const MAX_BYPASS = 64 * MAX_ENTRIES;
+/** The longest bypass, in tables' worths: a sender's series set may shrink, and interning is tried again this often. */
+const MAX_BYPASS_TABLES = 64;
 
 export class Interned<T> {
   private readonly byText = new Map<string, T>();
@@ -18,20 +21,27 @@ export class Interned<T> {
   /** Lookups left that neither look nor keep, after a table that filled up without being used. */
   private bypass = 0;
   /** The next bypass's length: doubled by every table filled in vain in a row, so such tries become rare. */
-  private nextBypass = MAX_ENTRIES;
+  private nextBypass: number;
 
   /**
    * `keep` makes a value made by `make` fit to be kept across requests: frozen, detached from the request's body.
    * Only kept values are: a value made while interning is bypassed is `make`'s alone, as it would be without this.
+   * `capacity`: entries kept at most.
    */
-  constructor(private readonly keep: (made: T) => T) {}
+  constructor(
+    private readonly keep: (made: T) => T,
+    private readonly capacity = MAX_ENTRIES,
+  ) {
+    this.nextBypass = capacity;
+  }
 
   /**
    * What `text` stands for, made by `make` the first time. `make` throws for bad text; nothing is kept then, so bad
    * text is refused every time, with the error of that request's own place. A sender of more series than the table
    * holds, sent in turn, would find none of them there and pay for keeping each: once the table fills with less than
    * a lookup found per entry, interning is bypassed for as many lookups as it holds (twice as many after each such
-   * table in a row, up to MAX_BYPASS), then tried again: filling a table in vain costs several times what it saves.
+   * table in a row, up to MAX_BYPASS_TABLES tables' worth), then tried again: filling a table in vain costs several
+   * times what it saves.
    */
   of(text: string, make: () => T): T {
     if (this.bypass > 0) {
@@ -44,11 +54,11 @@ export class Interned<T> {
       return found;
     }
     const value = this.keep(make());
-    if (this.byText.size >= MAX_ENTRIES) {
+    if (this.byText.size >= this.capacity) {
       if (this.hits < this.byText.size) {
         this.bypass = this.nextBypass;
-        this.nextBypass = Math.min(2 * this.nextBypass, MAX_BYPASS);
-      } else this.nextBypass = MAX_ENTRIES;
+        this.nextBypass = Math.min(2 * this.nextBypass, MAX_BYPASS_TABLES * this.capacity);
+      } else this.nextBypass = this.capacity;
       this.byText.clear();
       this.hits = 0;
     }
