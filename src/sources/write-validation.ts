@@ -185,11 +185,11 @@ function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean
   const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
   if (frozen) {
     const known = VALIDATED_TAGS.get(value);
-    // Tags validated where none were allowed, and empty: checked again below, to refuse them here.
-    if (known !== undefined && (allowNoTags || Object.keys(known).length > 0)) return known;
+    if (known !== undefined) return known;
   }
   const tags = checkTags(value, fields, allowNoTags);
-  if (frozen) VALIDATED_TAGS.set(value, Object.freeze(tags));
+  // Empty tags are checked each time, at no cost: a path that allows none must not vouch for them to one that refuses them.
+  if (frozen && Object.keys(tags).length > 0) VALIDATED_TAGS.set(value, Object.freeze(tags));
   return tags;
 }
 
