@@ -81,31 +81,42 @@ describe('checkMetricName and checkMetricPrefix', () => {
 });
 
 describe('checkSeriesKeys', () => {
+  /** The same tags plain, and frozen twice over (an interned series: its sizes are counted once, then found). */
+  const asSent = (make: () => Record<string, string>) => {
+    const frozen = Object.freeze(make());
+    return [make(), frozen, frozen];
+  };
+
   it('measures the row key with the series data type, so a double takes 2 bytes more than a long', () => {
     // m (1) + 11 + kairos_long (11) + "h=" + value + ":" = value + 26.
     const value = 'v'.repeat(1971 - 26);
-    expect(() => checkSeriesKeys(EMBEDDED, 'm', 'kairos_long', { h: value }, 'tags')).not.toThrow();
-    expect(() => checkSeriesKeys(EMBEDDED, 'm', 'kairos_double', { h: value }, 'series[2].tags')).toThrow(
-      new InputError(
-        'series[2].tags',
-        { h: value },
-        "make a row key of 1973 bytes with the metric name, over the 1971 bytes the embedded store's keys hold",
-      ),
-    );
+    for (const tags of asSent(() => ({ h: value }))) {
+      expect(() => checkSeriesKeys(EMBEDDED, 'm', 'kairos_long', tags, 'tags')).not.toThrow();
+      expect(() => checkSeriesKeys(EMBEDDED, 'm', 'kairos_double', tags, 'series[2].tags')).toThrow(
+        new InputError(
+          'series[2].tags',
+          { h: value },
+          "make a row key of 1973 bytes with the metric name, over the 1971 bytes the embedded store's keys hold",
+        ),
+      );
+    }
   });
 
   it("refuses a tag map over Cassandra's row_keys clustering limit that the row key would still take", () => {
     // kairos_long (11) + count (4) + 13 per tag of a 4-byte name and a 1-byte value: 5040 tags make 65,535 bytes.
     const tags = (n: number) =>
       Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i.toString(36).padStart(3, '0')}`, 'v']));
-    expect(() => checkSeriesKeys(CASSANDRA_KEY_LIMITS, 'map', 'kairos_long', tags(5040), 'tags')).not.toThrow();
-    expect(() => checkSeriesKeys(CASSANDRA_KEY_LIMITS, 'map', 'kairos_long', tags(5041), 'tags')).toThrow(
-      "tags take 65548 bytes as a row_keys entry (data type and tag map), over the 65535 bytes the Cassandra store's keys hold",
-    );
-    // The embedded store has no such limit apart; its row key refuses these tags first.
-    expect(() => checkSeriesKeys(EMBEDDED, 'map', 'kairos_long', tags(5041), 'tags')).toThrow(
-      'tags make a row key of 35312 bytes with the metric name, over the 1971 bytes',
-    );
+    for (const fits of asSent(() => tags(5040)))
+      expect(() => checkSeriesKeys(CASSANDRA_KEY_LIMITS, 'map', 'kairos_long', fits, 'tags')).not.toThrow();
+    for (const over of asSent(() => tags(5041))) {
+      expect(() => checkSeriesKeys(CASSANDRA_KEY_LIMITS, 'map', 'kairos_long', over, 'tags')).toThrow(
+        "tags take 65548 bytes as a row_keys entry (data type and tag map), over the 65535 bytes the Cassandra store's keys hold",
+      );
+      // The embedded store has no such limit apart; its row key refuses these tags first.
+      expect(() => checkSeriesKeys(EMBEDDED, 'map', 'kairos_long', over, 'tags')).toThrow(
+        'tags make a row key of 35312 bytes with the metric name, over the 1971 bytes',
+      );
+    }
   });
 });
 

@@ -3,6 +3,7 @@
  * writes, queries and deletes, so a name or a series too large for a key is a 400 before any store call.
  */
 import { InputError } from '../model/errors.js';
+import { memoByFrozen } from '../model/interned.js';
 import { encodeTagString } from '../store/format/index.js';
 import type { KeyLimits } from '../model/key-limits.js';
 import type { Tags } from '../model/series.js';
@@ -47,7 +48,7 @@ export function checkSeriesKeys(
   tagsField: string,
 ): void {
   const typeBytes = utf8Bytes(dataType);
-  const rowKey = rowKeyBytes(utf8Bytes(metric), typeBytes, utf8Bytes(encodeTagString(tags)));
+  const rowKey = rowKeyBytes(utf8Bytes(metric), typeBytes, tagStringBytes(tags));
   if (rowKey > limits.maxRowKeyBytes) {
     throw new InputError(
       tagsField,
@@ -56,7 +57,7 @@ export function checkSeriesKeys(
     );
   }
   if (limits.maxRowKeysTagsBytes !== undefined) {
-    const clustering = typeBytes + tagMapBytes(tags);
+    const clustering = typeBytes + tagMapBytesOf(tags);
     if (clustering > limits.maxRowKeysTagsBytes) {
       throw new InputError(
         tagsField,
@@ -81,3 +82,7 @@ export function tagMapBytes(tags: Tags): number {
   for (const [name, value] of Object.entries(tags)) bytes += 8 + utf8Bytes(name) + utf8Bytes(value);
   return bytes;
 }
+
+// Counted once for an interned series' frozen tags (src/model/interned.ts), not for each series of every write.
+const tagStringBytes = memoByFrozen((tags: Tags) => utf8Bytes(encodeTagString(tags)));
+const tagMapBytesOf = memoByFrozen(tagMapBytes);
