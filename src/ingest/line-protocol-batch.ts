@@ -97,12 +97,17 @@ function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: n
   const groups: Group[] = [];
   // By the series' text as sent; its fields' groups are few, and found by field key and type in a list.
   const bySeries = new Map<string, Group[]>();
+  // The groups of a series of more fields than that, by type and field key (a type has no ':'), so that a line of
+  // hundreds of fields never costs their square.
+  let wide: Map<Group[], Map<string, Group>> | undefined;
   for (const point of points) {
     let fields = bySeries.get(point.series);
     for (const [fieldKey, field] of point.fields) {
       const sent = { timestamp: point.timestampMs ?? nowMs, value: field.value };
       let group: Group | undefined;
-      if (fields !== undefined)
+      const byKey = fields !== undefined && fields.length > FEW_GROUPS ? wide?.get(fields) : undefined;
+      if (byKey !== undefined) group = byKey.get(`${field.type}:${fieldKey}`);
+      else if (fields !== undefined)
         for (const other of fields)
           if (other.fieldKey === fieldKey && other.type === field.type) {
             group = other;
@@ -122,13 +127,24 @@ function groupBySeries(points: readonly LinePoint[], separator: string, nowMs: n
         points: [sent],
         lines: [point.line],
       };
-      if (fields === undefined) bySeries.set(point.series, (fields = [group]));
-      else fields.push(group);
       groups.push(group);
+      if (fields === undefined) {
+        bySeries.set(point.series, (fields = [group]));
+        continue;
+      }
+      fields.push(group);
+      if (byKey !== undefined) byKey.set(`${group.type}:${fieldKey}`, group);
+      else if (fields.length > FEW_GROUPS) {
+        wide ??= new Map();
+        wide.set(fields, new Map(fields.map((g) => [`${g.type}:${g.fieldKey}`, g])));
+      }
     }
   }
   return groups;
 }
+
+/** Groups of one series looked up in a list; past this, by key. */
+const FEW_GROUPS = 16;
 
 function validateGroup(
   group: Group,

@@ -255,6 +255,31 @@ describe('lineProtocolBatch', () => {
     ).toEqual([['cpu.v', { a: '1', b: '2' }, 2, [8, 8]]]);
   });
 
+  it('merges lines of a series of many fields, in any field order, into one series per field and type', () => {
+    const keys = Array.from({ length: 40 }, (_, k) => `f${k}`);
+    const line = (order: string[], value: (key: string) => string, ts: number) =>
+      `wide,host=a ${order.map((key) => `${key}=${value(key)}`).join(',')} ${ts}`;
+    const body = [
+      line(keys, (key) => key.slice(1), 1000),
+      line([...keys].reverse(), (key) => key.slice(1), 2000),
+      // The same field keys as integers: series of another type.
+      line(keys.slice(0, 20), (key) => `${key.slice(1)}i`, 3000),
+    ].join('\n');
+    const { points } = parseLineProtocol(body, 'ms');
+    const { batch } = lineProtocolBatch(points, { nowMs: 0, separator: '.', limits: { ...limits, maxPoints: 200 } });
+    expect(batch.series).toHaveLength(60);
+    const byName = new Map(batch.series.map((s) => [`${s.metric}:${s.type}`, [s.timestamps, s.values]]));
+    expect(byName.get('wide.f7:double')).toEqual([
+      [1000, 2000],
+      [7, 7],
+    ]);
+    expect(byName.get('wide.f39:double')).toEqual([
+      [1000, 2000],
+      [39, 39],
+    ]);
+    expect(byName.get('wide.f19:long')).toEqual([[3000], [19]]);
+  });
+
   it('refuses a body over MAX_WRITE_POINTS whole', () => {
     const { points } = parseLineProtocol('a v=1,w=2\nb v=1', 'ms');
     expect(() => lineProtocolBatch(points, { nowMs: 0, separator: '.', limits: { ...limits, maxPoints: 2 } })).toThrow(
