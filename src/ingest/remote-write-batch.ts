@@ -52,6 +52,7 @@ export function remoteWriteBatch(decoded: DecodedWrite, limits: WriteLimits): Re
     const { metric, tags } = labelsOf(decoded.version === 1 ? BY_LABEL_BYTES : BY_LABEL_TEXT, series, i);
     histograms += series.histograms;
     exemplars += series.exemplars;
+    // Staleness markers are NaNs, counted with the others below: taken off here, counted as what they are.
     stale += series.staleMarkers;
     nan -= series.staleMarkers;
     const { timestamps, values } = series;
