@@ -93,7 +93,6 @@ function seriesInput(series: SeriesPointsInput, i: number): SeriesInput {
  */
 function seriesFields(series: SeriesPointsInput, path: string): SeriesFields {
   return {
-    path,
     field(name, key) {
       if (name !== 'tags' || key === undefined) return `${path}.${name}`;
       const k = series.tags.findIndex((entry) => entry.name === key);

@@ -172,13 +172,8 @@ class LineFields implements SeriesFields {
     private readonly group: Group,
   ) {}
 
-  /** Spelled out only for an error. */
-  get path(): string {
-    return `line ${this.lines[0]}:`;
-  }
-
   field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
-    const { path } = this;
+    const path = `line ${this.lines[0]}:`;
     return name === 'metric'
       ? `${path} metric name`
       : name === 'tags'

@@ -147,7 +147,7 @@ class RemoteWriteFields implements SeriesFields {
   ) {}
 
   /** Spelled out only for an error. */
-  get path(): string {
+  private get path(): string {
     return `timeseries[${this.index}]`;
   }
 

@@ -67,7 +67,6 @@ export class LineBatch {
 
 /** A line's words, as errors name them: `metric`, `tag host`, `timestamp`, `value`. */
 const LINE_FIELDS: SeriesFields = {
-  path: 'line',
   field: (name, key) => (key === undefined ? name : `tag ${key}`),
   point: (_index, name) => name,
 };

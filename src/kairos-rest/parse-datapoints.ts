@@ -45,20 +45,16 @@ interface Source {
  * rather than closures: one is made for every series of every request, and its methods are shared.
  */
 class SourceFields implements SeriesFields {
-  readonly path: string;
-
-  constructor(private readonly source: Source) {
-    this.path = source.path;
-  }
+  constructor(private readonly source: Source) {}
 
   field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string {
-    return `${this.path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`;
+    return `${this.source.path}.${name === 'metric' ? 'name' : name}${key === undefined ? '' : `.${key}`}`;
   }
 
   point(index: number, name: 'timestamp' | 'value'): string {
     const ref = this.source.points[index]!;
-    if (ref >= 0) return `${this.path}.datapoints[${ref}].${name}`;
-    return `${this.path}.${name === 'timestamp' ? this.source.timeField : 'value'}`;
+    if (ref >= 0) return `${this.source.path}.datapoints[${ref}].${name}`;
+    return `${this.source.path}.${name === 'timestamp' ? this.source.timeField : 'value'}`;
   }
 }
 

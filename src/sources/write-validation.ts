@@ -32,8 +32,6 @@ export interface SeriesInput {
  * in KairosDB's body, `series[2].tags[1].value` in GraphQL. Validation asks in the model's words.
  */
 export interface SeriesFields {
-  /** The series itself: `series[2]`, or the metric object a KairosDB body gave it. */
-  readonly path: string;
   /** `metric`, `tags` (or the entry `key` of the tags), `ttl` or `type`. */
   field(name: 'metric' | 'tags' | 'ttl' | 'type', key?: string): string;
   /** The `timestamp` or `value` of point `index` (the series' own numbering). */
@@ -45,7 +43,6 @@ export interface SeriesFields {
 /** The model's own names under `path`: `path.metric`, `path.tags.host`, `path.points[3].value`. */
 function wireSeriesFields(path: string): SeriesFields {
   return {
-    path,
     field: (name, key) => (key === undefined ? `${path}.${name}` : `${path}.${name}.${key}`),
     point: (index, name) => `${path}.points[${index}].${name}`,
   };
