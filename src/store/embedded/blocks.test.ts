@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   appendToBlock,
   BlockCursor,
+  blockBound,
   blockEnd,
   encodeBlocks,
   MAX_BLOCK_BYTES,
@@ -15,6 +16,7 @@ import {
   readBlock,
   emptyCells,
   splitBlock,
+  writeBlock,
   type Cells,
 } from './blocks.js';
 
@@ -214,6 +216,63 @@ describe('blocks', () => {
           expect(decodeAll(blocks)).toEqual(decodeAll(encodeBlocks(cells)));
           expect(bytes.length).toBeLessThanOrEqual(Math.max(MAX_BLOCK_BYTES, tail.bytes.length));
           expect(blockEnd(bytes).cells).toBeLessThanOrEqual(MAX_BLOCK_CELLS);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe('blocks written in place, as the head and its log write them', () => {
+    const row = fc.record({
+      delta: fc.integer({ min: 1, max: 100_000 }),
+      expiry: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 0xffffffff })),
+      value: fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.uint8Array({ maxLength: 40 })),
+    });
+    const cellsFrom = (rows: { delta: number; expiry: number; value: Uint8Array }[]): Cells => {
+      const cells = emptyCells();
+      let column = 0;
+      for (const r of rows) {
+        column += r.delta;
+        cells.columns.push(column);
+        cells.expiries.push(r.expiry);
+        cells.values.push(r.value);
+      }
+      return cells;
+    };
+
+    it('writeBlock writes the bytes encodeBlocks makes, within blockBound, wherever it is put', () => {
+      fc.assert(
+        fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.nat({ max: 9 }), (rows, at) => {
+          const cells = cellsFrom(rows);
+          const out = Buffer.alloc(at + blockBound(cells));
+          const end = writeBlock(out, at, cells);
+          expect(out.subarray(at, end)).toEqual(encodeBlocks(cells)[0]!.bytes);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('appendToBlock appends after a block that begins `out`, leaving its bytes as they are', () => {
+      fc.assert(
+        fc.property(fc.array(row, { minLength: 2, maxLength: 40 }), fc.nat(), (rows, at) => {
+          const cells = cellsFrom(rows);
+          const split = 1 + (at % (rows.length - 1));
+          const part = (from: number, to: number): Cells => ({
+            columns: cells.columns.slice(from, to),
+            expiries: cells.expiries.slice(from, to),
+            values: cells.values.slice(from, to),
+          });
+          const [first] = encodeBlocks(part(0, split));
+          const out = Buffer.alloc(MAX_BLOCK_BYTES);
+          first!.bytes.copy(out);
+          const result = appendToBlock(
+            out.subarray(0, first!.bytes.length),
+            blockEnd(first!.bytes),
+            part(split, rows.length),
+            out,
+          );
+          fc.pre(result !== undefined && result.appended === rows.length - split);
+          expect(out.subarray(0, result!.size)).toEqual(encodeBlocks(cells)[0]!.bytes);
         }),
         { numRuns: 300 },
       );

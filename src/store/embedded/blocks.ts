@@ -164,6 +164,31 @@ export function encodeBlocks(cells: Cells, from = 0): { firstColumn: number; byt
   return blocks;
 }
 
+/**
+ * Writes cells that fit one block (no more than MAX_BLOCK_CELLS) as a block at `at` of `out`, which has room for
+ * `blockBound(cells)` bytes there; returns where it ends.
+ */
+export function writeBlock(out: Buffer, at: number, cells: Cells): number {
+  const { values, expiries } = cells;
+  const firstLength = values[0]!.length;
+  let fixed = firstLength < 0x100;
+  let hasExpiry = false;
+  for (let i = 0; i < values.length; i++) {
+    fixed &&= values[i]!.length === firstLength;
+    hasExpiry ||= expiries[i] !== 0;
+  }
+  out[at] = (hasExpiry ? FLAG_EXPIRY : 0) | (fixed ? FLAG_FIXED_SIZE : 0);
+  if (fixed) out[at + 1] = firstLength;
+  return writeCells(out, at + (fixed ? 2 : 1), cells, 0, values.length, 0, hasExpiry, fixed ? firstLength : -1);
+}
+
+/** At least the bytes `cells` take in a block: a header, and a column delta, an expiry and a length each at most. */
+export function blockBound(cells: Cells): number {
+  let bytes = 2;
+  for (const value of cells.values) bytes += 14 + value.length;
+  return bytes;
+}
+
 /** How a block ends: what appending to it needs besides its bytes. */
 export interface BlockEnd {
   readonly lastColumn: number;
@@ -204,7 +229,7 @@ export function splitBlock(block: Uint8Array, column: number): { head: Uint8Arra
 
 /**
  * Writes `block` with as many of `cells` as fit (`maxBytes`, MAX_BLOCK_CELLS) appended in the block's own layout
- * into `out` (at least `maxBytes` long), and returns how many went in and the bytes they make: only they are
+ * into `out` (at least `maxBytes` long; it may begin with `block` itself), and returns how many went in and the bytes they make: only they are
  * encoded, the block's bytes are copied as they are; `out` is left alone when none fit. The cells must all come after
  * `end.lastColumn`. Undefined when the layout cannot hold a cell that would fit (a value of another size in a
  * fixed-size block, an expiry in a block without expiries): only re-encoding the block changes its layout, and
@@ -240,7 +265,8 @@ export function appendToBlock(
     count++;
   }
   if (count === 0) return { appended: 0, size: block.length };
-  out.set(block, 0);
+  // The head appends in place (head.ts): its block is then the start of `out`.
+  if (block.buffer !== out.buffer || block.byteOffset !== out.byteOffset) out.set(block, 0);
   const written = writeCells(out, block.length, cells, 0, count, end.lastColumn, hasExpiry, fixedSize);
   if (written !== size) throw new Error(`block size mismatch: wrote ${written} bytes, sized ${size}`);
   return { appended: count, size };

@@ -5,7 +5,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Database } from 'lmdb';
 import type { Slice } from '../../model/series.js';
-import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey } from '../format/index.js';
+import { LEGACY_DATA_TYPE, columnBounds } from '../format/index.js';
 import { DEFAULT_PAGE_SIZE, SliceBuilder } from '../slice-builder.js';
 import type { RowKey, RowSpec, ScanOptions } from '../store.js';
 import {
@@ -36,16 +36,19 @@ const FIRST_PAGE_POINTS = 64;
  * Plain numbers, no Buffer: the store keeps one for each of up to a million partitions (partition-notes.ts).
  */
 export interface PartitionTail {
-  /** The block's bytes; 0 = not noted (a block holds at least its flags byte). */
+  /** The block's bytes; 0 = not noted (a block holds at least its flags byte); NO_BLOCKS = none. */
   tailSize: number;
   tailFirstColumn: number;
   tailLastColumn: number;
   tailCells: number;
 }
 
+/** `tailSize` of a partition known to have no block. */
+const NO_BLOCKS = -1;
+
 /** The noted last block, if any. */
 function notedTail(partition: PartitionTail): Tail | undefined {
-  return partition.tailSize === 0
+  return partition.tailSize <= 0
     ? undefined
     : {
         firstColumn: partition.tailFirstColumn,
@@ -77,13 +80,20 @@ export class DataPoints {
     private readonly rowSpec: RowSpec,
   ) {}
 
-  /** The partition's points in [startMs, endMs] as slices, in the scan's order, live at `nowSeconds`. */
+  /**
+   * The partition's points in [startMs, endMs] as slices, in the scan's order, live at `nowSeconds`, with the cells of
+   * its head block (head.ts) that come after the last column stored: its other cells are stored, written by a flush
+   * that committed after the head block was taken. The last stored column is the last of the last block read: a
+   * partition's blocks after the scan's end would mean that every head cell in range is stored, and read.
+   */
   async *scan(
+    keyBytes: Uint8Array,
     key: RowKey,
     startMs: number,
     endMs: number,
     options: ScanOptions,
     nowSeconds: number,
+    head: Uint8Array | undefined,
   ): AsyncGenerator<Slice> {
     const legacyRow = key.dataType === LEGACY_DATA_TYPE;
     const { start, end } = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, legacyRow);
@@ -92,7 +102,7 @@ export class DataPoints {
     const descending = options.order === 'desc';
     // The partition's size is known only once read: its first page starts small (slice-builder.ts).
     const builder = new SliceBuilder(key, this.rowSpec, options.pageSize ?? DEFAULT_PAGE_SIZE, FIRST_PAGE_POINTS);
-    const prefix = partitionPrefix(encodeRowKey(key));
+    const prefix = partitionPrefix(keyBytes);
     const ready: Slice[] = [];
     let emitted = 0;
     let sinceTurn = 0;
@@ -110,6 +120,25 @@ export class DataPoints {
     // walks them back, decoding in place as the ascending scan does.
     const cells: number[] = [];
     let done = false;
+    /** The last column of the blocks read, in either order, or -1 before the first. */
+    let stored = -1;
+    const addHead = (after: number): void => {
+      if (head === undefined) return;
+      const headCells: number[] = [];
+      cursor.reset(head);
+      while (cursor.next()) {
+        if (cursor.column <= after || cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds))
+          continue;
+        headCells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
+      }
+      if (descending) {
+        for (let i = headCells.length - 3; i >= 0 && !done; i -= 3)
+          done = add(headCells[i]!, head, headCells[i + 1]!, headCells[i + 2]!);
+      } else {
+        for (let i = 0; i < headCells.length && !done; i += 3)
+          done = add(headCells[i]!, head, headCells[i + 1]!, headCells[i + 2]!);
+      }
+    };
     for (const { key: blockKeyBytes, value: block } of this.table.getRange(range)) {
       options.signal?.throwIfAborted();
       cursor.reset(block);
@@ -119,6 +148,11 @@ export class DataPoints {
           if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
           cells.push(cursor.column, cursor.valueStart, cursor.valueEnd);
         }
+        if (stored < 0) {
+          // The head's cells come first, after the last column of the partition's last block in range.
+          stored = cursor.column;
+          addHead(stored);
+        }
         for (let i = cells.length - 3; i >= 0 && !done; i -= 3)
           done = add(cells[i]!, block, cells[i + 1]!, cells[i + 2]!);
         done ||= blockFirstColumn(blockKeyBytes) <= start;
@@ -127,6 +161,8 @@ export class DataPoints {
           if (cursor.column < start || cursor.column >= end || cursor.expired(nowSeconds)) continue;
           done = add(cursor.column, block, cursor.valueStart, cursor.valueEnd);
         }
+        // Only read on when the block's every cell was: then its cursor stands on its last.
+        stored = cursor.column;
       }
       sinceTurn += block.length;
       yield* ready.splice(0);
@@ -136,8 +172,29 @@ export class DataPoints {
         await yieldToEventLoop();
       }
     }
+    if (!done && (stored < 0 || !descending)) {
+      addHead(stored);
+      yield* ready.splice(0);
+    }
     const rest = builder.flush();
     if (rest) yield rest;
+  }
+
+  /** The partition's last stored column, or -1 when it has no block; what it finds is noted with its last block. */
+  storedLast(prefix: Buffer, partition: PartitionTail): number {
+    if (partition.tailSize > 0) return partition.tailLastColumn;
+    if (partition.tailSize === NO_BLOCKS) return -1;
+    for (const { key, value } of this.table.getRange({
+      start: partitionEnd(prefix),
+      end: prefix,
+      reverse: true,
+      limit: 1,
+    })) {
+      noteTail(partition, blockFirstColumn(key), value.length, blockEnd(value));
+      return partition.tailLastColumn;
+    }
+    partition.tailSize = NO_BLOCKS;
+    return -1;
   }
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
@@ -175,7 +232,7 @@ export class DataPoints {
     }
     // A failed write's notes are forgotten (embedded-store.ts); as a second guard, a block of another length than the
     // one noted is read again.
-    if (tail === undefined || block?.length !== tail.size) {
+    if ((tail === undefined && partition.tailSize !== NO_BLOCKS) || block?.length !== tail?.size) {
       tail = undefined;
       block = undefined;
       tailKey = undefined;

@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeStoreConformance, partitionsOf, scanAll } from '../../../test/store-conformance.js';
 import { blocksAt } from '../../../test/support/embedded-blocks.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
-import type { SeriesWrite } from '../../model/write-batch.js';
+import type { SeriesWrite, WriteBatch } from '../../model/write-batch.js';
 import { toPartitionWrites } from '../partition-writes.js';
 import { blockEnd, encodeBlocks, MAX_BLOCK_CELLS, readBlock, emptyCells, TAIL_BLOCK_BYTES } from './blocks.js';
 import { EmbeddedStore } from './embedded-store.js';
@@ -149,7 +149,12 @@ describe('embedded store', () => {
     expect((await scanAll(store, key!, 0, 1e7)).length).toBe(10_000);
   });
 
+  // How flushes append to data_points: each write here goes through the head to the blocks at once.
   describe('appends', () => {
+    const writeThrough = async (store: EmbeddedStore, batch: WriteBatch) => {
+      await store.write(batch);
+      await store.flush();
+    };
     const SPEC = { unit: 'MILLISECONDS', width: 10_000_000 } as const;
     const doubles = (timestamps: number[], ttlSeconds = 0): SeriesWrite => ({
       metric: 'a',
@@ -172,7 +177,7 @@ describe('embedded store', () => {
     it("adds a series' newest points to its last block, which holds what writing them at once would, after a reopen too", async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
-      for (let k = 0; k < 3; k++) await store.write({ series: [doubles(steps(2 * k, 2))] });
+      for (let k = 0; k < 3; k++) await writeThrough(store, { series: [doubles(steps(2 * k, 2))] });
       await store.close();
       expect(await blocksAt(path)).toEqual(encodedWhole(doubles(steps(0, 6))));
       const reopened = await fresh(path);
@@ -183,9 +188,9 @@ describe('embedded store', () => {
     it('appends to a last block of at most TAIL_BLOCK_BYTES, and merges each it closes into the block before while both fit', async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
-      await store.write({ series: [doubles(steps(0, 300))] });
+      await writeThrough(store, { series: [doubles(steps(0, 300))] });
       // To the partition's end, its 1,000th column.
-      for (let k = 300; k < 1000; k += 2) await store.write({ series: [doubles(steps(k, 2))] });
+      for (let k = 300; k < 1000; k += 2) await writeThrough(store, { series: [doubles(steps(k, 2))] });
       await store.close();
       const blocks = await blocksAt(path);
       // A last block takes 102 cells (2 + 4 + 8 + 101 × 10 bytes). The first five closed fit the block before them,
@@ -207,11 +212,11 @@ describe('embedded store', () => {
         let nowMs = 1_000_000_000;
         const path = tempDir();
         const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width, now: () => nowMs });
-        await store.write({ series: [doubles(steps(0, 300))] });
+        await writeThrough(store, { series: [doubles(steps(0, 300))] });
         // 72 expiring cells fill a last block: 2 + 4 + 4 + 8 + 71 × 14 bytes.
-        for (let k = 300; k < 372; k += 2) await store.write({ series: [doubles(steps(k, 2), 100)] });
+        for (let k = 300; k < 372; k += 2) await writeThrough(store, { series: [doubles(steps(k, 2), 100)] });
         nowMs += laterMs;
-        await store.write({ series: [doubles(steps(372, 2))] });
+        await writeThrough(store, { series: [doubles(steps(372, 2))] });
         await store.close();
         const blocks = await blocksAt(path);
         expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual(laterMs === 0 ? [300, 72, 2] : [300, 2]);
@@ -221,10 +226,10 @@ describe('embedded store', () => {
     it('merges a point before the last one and overwrites a column in the last block', async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
-      await store.write({ series: [doubles([10, 20, 30])] });
-      await store.write({ series: [doubles([15])] });
-      await store.write({ series: [{ ...doubles([30]), values: [-1] }] });
-      await store.write({ series: [doubles([40])] });
+      await writeThrough(store, { series: [doubles([10, 20, 30])] });
+      await writeThrough(store, { series: [doubles([15])] });
+      await writeThrough(store, { series: [{ ...doubles([30]), values: [-1] }] });
+      await writeThrough(store, { series: [doubles([40])] });
       const [key] = await partitionsOf(store, 'a', 0, 1e7);
       expect(await scanAll(store, key!, 0, 1e7)).toEqual([
         { t: 10, v: 2.5, kind: 'double' },
@@ -243,10 +248,10 @@ describe('embedded store', () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
       // One full block: 816 cells in 8161 bytes.
-      await store.write({ series: [doubles(steps(0, 816))] });
+      await writeThrough(store, { series: [doubles(steps(0, 816))] });
       // Between its last two cells: the block, larger than appends grow a last block to, keeps the cells before the
       // point, and the point and the cell after it make the new last block.
-      await store.write({ series: [doubles([815 * 10_000 - 5_000])] });
+      await writeThrough(store, { series: [doubles([815 * 10_000 - 5_000])] });
       await store.close();
       const blocks = await blocksAt(path);
       expect(blocks.map((b) => blockEnd(b.bytes).cells)).toEqual([815, 2]);
@@ -259,8 +264,8 @@ describe('embedded store', () => {
     it('falls back to rewriting the blocks a write reaches when it reaches before the last block', async () => {
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width });
-      await store.write({ series: [doubles(steps(0, 830))] });
-      await store.write({ series: [doubles([5_000])] });
+      await writeThrough(store, { series: [doubles(steps(0, 830))] });
+      await writeThrough(store, { series: [doubles([5_000])] });
       const [key] = await partitionsOf(store, 'a', 0, 1e7);
       expect((await scanAll(store, key!, 0, 20_000)).map((p) => p.t)).toEqual([0, 5_000, 10_000, 20_000]);
       await store.close();
@@ -274,9 +279,9 @@ describe('embedded store', () => {
       let nowMs = 1_000_000;
       const path = tempDir();
       const store = await EmbeddedStore.open({ path, rowWidth: SPEC.width, now: () => nowMs });
-      await store.write({ series: [doubles([1, 2])] });
-      await store.write({ series: [doubles([3], 100)] });
-      await store.write({ series: [doubles([4])] });
+      await writeThrough(store, { series: [doubles([1, 2])] });
+      await writeThrough(store, { series: [doubles([3], 100)] });
+      await writeThrough(store, { series: [doubles([4])] });
       const [key] = await partitionsOf(store, 'a', 0, 1e7);
       expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([1, 2, 3, 4]);
       nowMs += 101_000;
@@ -291,22 +296,22 @@ describe('embedded store', () => {
 
     it('notices that a failed batch rolled its append back, and appends after what is there', async () => {
       const store = await fresh();
-      await store.write({ series: [doubles([1, 2])] });
+      await writeThrough(store, { series: [doubles([1, 2])] });
       // Its row key is over LMDB's key size: the batch fails in its transaction, after the append before it.
       const tooLong = { ...doubles([3]), tags: { h: 'x'.repeat(3000) } };
       await expect(store.write({ series: [doubles([3, 4]), tooLong] })).rejects.toThrow(/key size/i);
-      await store.write({ series: [doubles([5])] });
+      await writeThrough(store, { series: [doubles([5])] });
       const [key] = await partitionsOf(store, 'a', 0, 1e7);
       expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([1, 2, 5]);
     });
 
     it('writes the index rows of a series again once a delete has removed them', async () => {
       const store = await fresh();
-      await store.write({ series: [doubles([1])] });
+      await writeThrough(store, { series: [doubles([1])] });
       const [key] = await partitionsOf(store, 'a', 0, 1e7);
       await store.deleteRange(key!, 0, 1e7);
       expect(await partitionsOf(store, 'a', 0, 1e7)).toEqual([]);
-      await store.write({ series: [doubles([2])] });
+      await writeThrough(store, { series: [doubles([2])] });
       expect(await partitionsOf(store, 'a', 0, 1e7)).toEqual([key]);
       expect((await scanAll(store, key!, 0, 1e7)).map((p) => p.t)).toEqual([2]);
     });

@@ -1,7 +1,8 @@
 /**
  * The embedded store: KairosDB's logical tables (spec, string_index, row_key_time_index, row_keys, and data_points,
- * whose blocks data-points.ts reads and rewrites) in one LMDB environment, with KairosDB's keys and value encodings.
- * One write batch is one transaction; a write is acknowledged only once LMDB has flushed it to disk.
+ * whose blocks data-points.ts reads and rewrites) in one LMDB environment, with KairosDB's keys and value encodings,
+ * and the head: each partition's newest cells in memory, logged in head_log (head.ts, head-log.ts). One write batch is
+ * one child transaction of a round (write-rounds.ts); a write is acknowledged only once LMDB has flushed it to disk.
  */
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
@@ -9,29 +10,26 @@ import { StoreUnavailableError } from '../../model/errors.js';
 import { LEGACY_DATA_TYPE, columnBounds, encodeRowKey, partitionCovered, rowTimeOf } from '../format/index.js';
 import { toPartitionWrites, type BatchWrites, type PartitionWrite } from '../partition-writes.js';
 import { initialRowTimeUnit, initialRowWidth, parseRowSpec } from '../row-spec.js';
-import {
-  coverageEntries,
-  hasTag,
-  indexedTagsOf,
-  NO_TAG_INDEX,
-  TagIndexCoverage,
-  type TagIndexConfig,
-} from '../tag-index.js';
+import { NO_TAG_INDEX, TagIndexCoverage, type TagIndexConfig } from '../tag-index.js';
 import type { IndexedTags, RowKey, RowSpec, RowTimeUnit, ScanOptions, Store, TaggedRowKeys } from '../store.js';
 import type { Slice } from '../../model/series.js';
 import type { KeyLimits } from '../../model/key-limits.js';
 import type { WriteBatch } from '../../model/write-batch.js';
 import type { Cells } from './blocks.js';
 import { DataPoints } from './data-points.js';
+import { Head, type HeadChanges } from './head.js';
+import { HeadLog, LogRecord } from './head-log.js';
+import { PartitionData } from './partition-data.js';
 import { covers, PartitionNotes, type IndexNote } from './partition-notes.js';
+import { WriteRounds } from './write-rounds.js';
+import { expiryOf, isExpired, putIndex } from './index-rows.js';
+import { TagIndexTable } from './tag-index-table.js';
 import { EmbeddedServiceIndex } from './service-index.js';
 import {
   decodeRowKeysKey,
-  decodeTagIndexKey,
   embeddedKeyLimits,
   METRIC_NAMES,
   metricNamesRange,
-  metricOfRowKeysKey,
   metricPrefix,
   partitionPrefix,
   rowKeysKey,
@@ -41,9 +39,6 @@ import {
   specKey,
   stringIndexKey,
   stringIndexName,
-  tagIndexEnd,
-  tagIndexKey,
-  tagIndexPrefix,
 } from './keys.js';
 
 export interface EmbeddedStoreOptions {
@@ -73,16 +68,16 @@ export class EmbeddedStore implements Store {
   private readonly stringIndex: Database<Buffer, Buffer>;
   private readonly rowKeyTimeIndex: Database<Buffer, Buffer>;
   private readonly rowKeysTable: Database<Buffer, Buffer>;
-  private readonly points: DataPoints;
-  private readonly tagIndex: Database<Buffer, Buffer>;
+  private readonly data: PartitionData;
+  private readonly tagIndex: TagIndexTable;
   readonly serviceIndex: EmbeddedServiceIndex;
-  private readonly tagConfig: TagIndexConfig;
   private readonly coverage: TagIndexCoverage;
   private readonly now: () => number;
   private readonly rowSpec: RowSpec;
   /** Scans started and not yet ended: close() ends them first. */
   private readonly openScans = new Set<AsyncGenerator<Slice>>();
   private readonly notes = new PartitionNotes();
+  private readonly rounds: WriteRounds;
   private closed = false;
 
   private constructor(options: EmbeddedStoreOptions) {
@@ -99,24 +94,39 @@ export class EmbeddedStore implements Store {
     this.stringIndex = table('string_index');
     this.rowKeyTimeIndex = table('row_key_time_index');
     this.rowKeysTable = table('row_keys');
-    this.tagIndex = table('tag_index');
+    const tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
+    this.tagIndex = new TagIndexTable(table('tag_index'), tagConfig);
     this.serviceIndex = new EmbeddedServiceIndex(
       maxKeySize!,
       table('service_index'),
       (work) => this.transaction(work),
       () => this.now(),
     );
-    this.tagConfig = options.tagIndexedMetrics ?? NO_TAG_INDEX;
-    this.coverage = TagIndexCoverage.complete(this.tagConfig);
+    this.coverage = TagIndexCoverage.complete(tagConfig);
     this.now = options.now ?? Date.now;
     this.rowSpec = this.initSpec(options);
-    this.points = new DataPoints(table('data_points'), this.rowSpec);
+    const head = new Head();
+    this.rounds = new WriteRounds(this.env, head, () => this.notes.forget());
+    this.data = new PartitionData(
+      head,
+      new DataPoints(table('data_points'), this.rowSpec),
+      new HeadLog(table('head_log')),
+      this.notes,
+      this.rounds,
+      () => this.nowSeconds(),
+    );
   }
 
   static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     const store = new EmbeddedStore(options);
-    await store.env.flushed;
-    await store.matchTagIndex();
+    try {
+      await store.env.flushed;
+      await store.matchTagIndex();
+      await store.data.replay();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
     return store;
   }
 
@@ -177,18 +187,7 @@ export class EmbeddedStore implements Store {
     value: string,
     limit?: number,
   ): Promise<TaggedRowKeys> {
-    const nowSeconds = this.nowSeconds();
-    const prefix = tagIndexPrefix(metric, rowTime, tag, value);
-    const keys: RowKey[] = [];
-    let entries = 0;
-    const range = { start: prefix, end: tagIndexEnd(prefix), ...(limit !== undefined ? { limit: limit + 1 } : {}) };
-    for (const { key, value: expiry } of this.tagIndex.getRange(range)) {
-      if (limit !== undefined && ++entries > limit) return { keys, complete: false };
-      if (isExpired(expiry, nowSeconds)) continue;
-      const found = decodeTagIndexKey(metric, rowTime, key, prefix.length);
-      if (hasTag(found.tags, tag, value)) keys.push(found);
-    }
-    return { keys, complete: true };
+    return this.tagIndex.read(metric, rowTime, tag, value, limit, this.nowSeconds());
   }
 
   async legacyRowKeys(): Promise<RowKey[]> {
@@ -199,7 +198,7 @@ export class EmbeddedStore implements Store {
   async *scan(key: RowKey, startMs: number, endMs: number, options: ScanOptions = {}): AsyncGenerator<Slice> {
     if (this.closed) return;
     // Tracked from its first read, when it opens a cursor, to its end: close() ends it if its consumer has not.
-    const blocks = this.points.scan(key, startMs, endMs, options, this.nowSeconds());
+    const blocks = this.data.scan(encodeRowKey(key), key, startMs, endMs, options);
     this.openScans.add(blocks);
     try {
       yield* blocks;
@@ -217,33 +216,38 @@ export class EmbeddedStore implements Store {
     // A failed write is rolled back, and so are its notes: forgotten in its own callback, before the other writes of
     // its transaction run in the same turn, and again when the transaction fails to commit.
     try {
-      await this.transaction(() => this.notes.forgetIfThrows(() => this.writeBatch(writes, nowMs, indexed)));
+      await this.rounds.run((changes) =>
+        this.notes.forgetIfThrows(() => this.writeBatch(writes, nowMs, indexed, changes)),
+      );
     } catch (error) {
       this.notes.forget();
       throw error;
     }
     this.notes.indexed(generation, indexed);
+    this.data.written();
   }
 
   async deleteRange(key: RowKey, startMs: number, endMs: number): Promise<void> {
-    const prefix = partitionPrefix(encodeRowKey(key));
-    await this.transaction(() => {
+    const keyBytes = encodeRowKey(key);
+    const prefix = partitionPrefix(keyBytes);
+    const covered = partitionCovered(this.rowSpec, key.rowTime, startMs, endMs);
+    const bounds = covered
+      ? { start: 0, end: Infinity }
+      : columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
+    await this.rounds.run((changes) => {
       this.notes.forget();
-      if (partitionCovered(this.rowSpec, key.rowTime, startMs, endMs)) {
-        this.points.removePartition(prefix);
+      this.data.remove(keyBytes, prefix, bounds.start, bounds.end, changes);
+      if (covered) {
         this.rowKeysTable.removeSync(rowKeysKey(key));
         // Whatever the configuration: an entry of another one is stale too.
-        for (const tag of Object.keys(key.tags)) this.tagIndex.removeSync(tagIndexKey(key, tag));
+        this.tagIndex.remove(key);
         const others = this.rowKeysTable.getKeys({
           start: rowTimeKey(key.metric, key.rowTime),
           end: rowTimeKeyAfter(key.metric, key.rowTime + 1),
           limit: 1,
         });
         if (isEmpty(others)) this.rowKeyTimeIndex.removeSync(rowTimeKey(key.metric, key.rowTime));
-        return;
       }
-      const bounds = columnBounds(this.rowSpec, key.rowTime, startMs, endMs, key.dataType === LEGACY_DATA_TYPE);
-      if (bounds.start < bounds.end) this.points.removeColumns(prefix, bounds.start, bounds.end, this.nowSeconds());
     });
   }
 
@@ -259,6 +263,11 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  /** Writes the head to data_points and drops its log: what close() does, for tools and tests that read the blocks. */
+  async flush(): Promise<void> {
+    await this.data.flush();
+  }
+
   async close(): Promise<void> {
     // A scan suspended between slices holds an LMDB cursor in a read transaction: end it while the environment is
     // open (a cursor closed after it is native misuse; lmdb warns "cursor_close: mc->mc_txn ... is NULL"). Scans a
@@ -266,44 +275,49 @@ export class EmbeddedStore implements Store {
     // Scans not started yet hold nothing, and end at once if they are read after this.
     this.closed = true;
     await Promise.all([...this.openScans].map((scan) => scan.return(undefined).catch(() => undefined)));
+    await this.data.close();
     await this.env.close();
   }
 
   /** Index rows first, then data: a point is never stored without a way to find it (same transaction anyway). */
-  private writeBatch({ partitions, rowTimes, metrics }: BatchWrites, nowMs: number, indexed: IndexNote[]): void {
+  private writeBatch(
+    { partitions, rowTimes, metrics }: BatchWrites,
+    nowMs: number,
+    indexed: IndexNote[],
+    changes: HeadChanges,
+  ): void {
     for (const { metric, rowTime, ttlSeconds } of rowTimes)
       putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
     for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-    for (const partition of partitions) this.writePartition(partition, nowMs, indexed);
+    const record = new LogRecord(partitions.length * 128);
+    for (const partition of partitions) this.writePartition(partition, nowMs, indexed, changes, record);
+    this.data.log(record);
   }
 
   /**
    * The partition's row_keys and tag index entries unless a durable write is known to have put them with an expiry at
    * least as late (a collector's series are written again every few seconds), then its cells.
    */
-  private writePartition(partition: PartitionWrite, nowMs: number, indexed: IndexNote[]): void {
+  private writePartition(
+    partition: PartitionWrite,
+    nowMs: number,
+    indexed: IndexNote[],
+    changes: HeadChanges,
+    record: LogRecord,
+  ): void {
     const { key, keyBytes } = partition;
     const known = this.notes.of(keyBytes);
     const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
     if (!covers(known.indexExpiry, indexExpiry)) {
       indexed.push({ known, expiry: putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry) });
-      this.putTagIndex(key, indexExpiry);
+      this.tagIndex.put(key, indexExpiry);
     }
     const incoming: Cells = {
       columns: partition.columns,
       expiries: partition.ttls.map((ttl) => expiryOf(ttl, nowMs)),
       values: partition.values,
     };
-    this.points.write(partitionPrefix(keyBytes), known, incoming, Math.floor(nowMs / 1000));
-  }
-
-  /** The tag index entries of a series' indexed tags, expiring with its row_keys entry. */
-  private putTagIndex(key: RowKey, expiry: number): void {
-    const indexed = indexedTagsOf(this.tagConfig, key.metric);
-    if (indexed === undefined) return;
-    for (const tag of Object.keys(key.tags)) {
-      if (indexed === 'all' || indexed.has(tag)) putIndex(this.tagIndex, tagIndexKey(key, tag), expiry);
-    }
+    this.data.write(known, keyBytes, incoming, Math.floor(nowMs / 1000), changes, record);
   }
 
   /**
@@ -312,25 +326,18 @@ export class EmbeddedStore implements Store {
    * second per million series), so no period is ever half indexed and reads never need to fall back.
    */
   private async matchTagIndex(): Promise<void> {
-    const built = JSON.stringify(coverageEntries(this.tagConfig));
+    const { built } = this.tagIndex;
     const stored = this.specTable.get(specKey(KAIROGRAPH, TAG_INDEX_BUILT))?.toString('utf8');
     if (stored === built || (stored === undefined && built === '[]')) return;
     await this.transaction(() => {
-      for (const key of [...this.tagIndex.getKeys()]) this.tagIndex.removeSync(key);
-      for (const { key, value } of this.rowKeysTable.getRange()) {
-        const { metric, prefixLength } = metricOfRowKeysKey(key);
-        if (indexedTagsOf(this.tagConfig, metric) === undefined) continue;
-        this.putTagIndex(decodeRowKeysKey(metric, key, prefixLength), value.readUInt32BE(0));
-      }
+      this.tagIndex.rebuild(this.rowKeysTable);
       this.specTable.putSync(specKey(KAIROGRAPH, TAG_INDEX_BUILT), Buffer.from(built));
     });
   }
 
   /** Runs `work` as one all-or-nothing transaction and resolves once it is durable on disk. */
-  private async transaction(work: () => void): Promise<void> {
-    // A plain lmdb-js transaction commits what ran before an exception; a child transaction rolls it back.
-    await this.env.childTransaction(work);
-    await this.env.flushed;
+  private transaction(work: () => void): Promise<void> {
+    return this.rounds.run(() => work());
   }
 
   /** KairosDB's readRowSpec: missing spec rows are written (row-spec.ts has the rules), then the spec is read. */
@@ -368,32 +375,7 @@ const ROW_WIDTH = 'row_width';
 /** KairosDB writes 0x00 as every string_index value. */
 const STRING_INDEX_VALUE = Buffer.from([0]);
 
-/**
- * Index rows hold their expiry (u32 epoch seconds, 0 = never), like a Cassandra cell's TTL; one is only ever kept
- * longer. Returns the expiry the row has now.
- */
-function putIndex(table: Database<Buffer, Buffer>, key: Buffer, expiry: number): number {
-  const current = table.get(key);
-  if (current !== undefined) {
-    const old = current.readUInt32BE(0);
-    if (covers(old, expiry)) return old;
-  }
-  const value = Buffer.allocUnsafe(4);
-  value.writeUInt32BE(expiry, 0);
-  table.putSync(key, value);
-  return expiry;
-}
-
 function isEmpty(entries: Iterable<unknown>): boolean {
   for (const _ of entries) return false;
   return true;
-}
-
-function isExpired(value: Buffer, nowSeconds: number): boolean {
-  const expiry = value.readUInt32BE(0);
-  return expiry !== 0 && expiry <= nowSeconds;
-}
-
-function expiryOf(ttlSeconds: number, nowMs: number): number {
-  return ttlSeconds === 0 ? 0 : Math.floor(nowMs / 1000) + ttlSeconds;
 }

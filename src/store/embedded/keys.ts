@@ -15,6 +15,11 @@ export function partitionPrefix(rowKeyBytes: Uint8Array): Buffer {
   return lengthPrefixed(rowKeyBytes, 'row key');
 }
 
+/** A partition's row key bytes as a string, what the store's notes and its head are keyed by. */
+export function partitionId(rowKeyBytes: Uint8Array): string {
+  return Buffer.from(rowKeyBytes.buffer, rowKeyBytes.byteOffset, rowKeyBytes.length).toString('latin1');
+}
+
 export function blockKey(prefix: Uint8Array, firstColumn: number): Buffer {
   const key = Buffer.allocUnsafe(prefix.length + 4);
   key.set(prefix, 0);

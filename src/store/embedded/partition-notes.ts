@@ -4,15 +4,22 @@
  * Deletes and failed writes forget every note, and a write that began before one of them takes none.
  */
 import type { PartitionTail } from './data-points.js';
+import type { HeadPartition } from './head.js';
+import { partitionId } from './keys.js';
 
-/** A partition's notes: plain numbers only, so a million of them take a few hundred bytes each with their keys. */
+/** A partition's notes: numbers and two references, so a million of them take a few hundred bytes each with their keys. */
 export class KnownPartition implements PartitionTail {
+  /** Its head (head.ts), once a write found it; looked up again once the head has let it go. */
+  head: HeadPartition | undefined = undefined;
   tailSize = 0;
   tailFirstColumn = 0;
   tailLastColumn = 0;
   tailCells = 0;
   /** The expiry its row_keys and tag index entries have once a write of them is durable; undefined until then. */
   indexExpiry: number | undefined = undefined;
+
+  /** `id`: the row key bytes as latin1, the key of its notes and of its head. */
+  constructor(readonly id: string) {}
 }
 
 /** An index expiry a write put, noted once the write is durable. */
@@ -45,11 +52,11 @@ export class PartitionNotes {
    * outnumber those it finds by a whole table (series that ended, replaced by new ones), it starts again from none.
    */
   of(keyBytes: Uint8Array): KnownPartition {
-    const id = Buffer.from(keyBytes.buffer, keyBytes.byteOffset, keyBytes.length).toString('latin1');
+    const id = partitionId(keyBytes);
     const known = this.known.get(id);
     if (this.known.size < this.capacity) {
       if (known !== undefined) return known;
-      const added = new KnownPartition();
+      const added = new KnownPartition(id);
       this.known.set(id, added);
       return added;
     }
@@ -58,7 +65,7 @@ export class PartitionNotes {
       return known;
     }
     if (++this.missedWhileFull >= this.capacity) this.clear();
-    return new KnownPartition();
+    return new KnownPartition(id);
   }
 
   /** What a write notes when it begins, to hand to `indexed` once durable. */

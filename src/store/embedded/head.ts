@@ -1,0 +1,240 @@
+/**
+ * The embedded store's head: each partition's newest cells, held in memory as one encoded block (blocks.ts) and
+ * logged durably in `head_log`, one record per write, in the transaction that puts the write's index rows.
+ *
+ * A collector sends each of its series a point or a few every scrape. Without the head, every write rewrote the last
+ * block of every partition it named, and LMDB wrote each of those blocks' pages again at every commit: thousands of
+ * bytes on disk for a point of twelve. With it, a write costs its log record, and a partition's cells reach
+ * data_points in one put once its head is full or a flush pass comes (embedded-store.ts).
+ *
+ * What holds at every commit, and lets scans and recovery do without a merge:
+ * - A partition's head holds only cells after its last stored column (data_points), except cells a flush has written
+ *   and that stay until the flush is durable. A write's cells at or before the last stored column go to data_points.
+ * - So a head cell at or before the last stored column a scan sees is stored (scans read the head after the blocks,
+ *   and skip those), and the head a log replays is the logged cells after the last stored column, less those deleted.
+ */
+import { appendToBlock, BlockCursor, blockBound, emptyCells, encodeBlocks, mergeCells, readBlock } from './blocks.js';
+import type { Cells } from './blocks.js';
+import { partitionPrefix } from './keys.js';
+
+/**
+ * A partition's head grows to this size; a write that would take it further writes it to data_points. It bounds the
+ * head's memory per partition, and a flush of it is one put of a small block.
+ */
+const HEAD_PARTITION_BYTES = 2048;
+
+export class HeadPartition {
+  /**
+   * The cells, encoded as a block in the first `size` bytes; appends write after them in place, so a view of the
+   * bytes a scan took stays as it was. Anything else puts new bytes here.
+   */
+  bytes: Buffer | undefined = undefined;
+  size = 0;
+  lastColumn = -1;
+  cells = 0;
+  /** Set once the head has let go of it: a holder of it looks the partition up again. */
+  dropped = false;
+  readonly prefix: Buffer;
+
+  constructor(
+    readonly id: string,
+    readonly keyBytes: Uint8Array,
+  ) {
+    this.prefix = partitionPrefix(keyBytes);
+  }
+
+  /** The cells as a block; undefined when there are none. */
+  get block(): Uint8Array | undefined {
+    return this.size === 0 ? undefined : this.bytes!.subarray(0, this.size);
+  }
+}
+
+/** What a write or a flush changed in the head: undone if its transaction fails, settled once it is durable. */
+export class HeadChanges {
+  private readonly changed: HeadPartition[] = [];
+  /** Each changed partition's bytes, size, last column and cells before the change, four numbers a change. */
+  private readonly blocks: (Buffer | undefined)[] = [];
+  private readonly ends: number[] = [];
+  private readonly flushed: HeadPartition[] = [];
+  private readonly flushedThrough: number[] = [];
+
+  constructor(private readonly head: Head) {}
+
+  /** Notes a partition's head as it is, before a change. */
+  before(partition: HeadPartition): void {
+    this.changed.push(partition);
+    this.blocks.push(partition.bytes);
+    this.ends.push(partition.size, partition.lastColumn, partition.cells);
+  }
+
+  /** Notes that the partition's cells up to `column` are written to data_points once this is durable. */
+  written(partition: HeadPartition, column: number): void {
+    this.flushed.push(partition);
+    this.flushedThrough.push(column);
+  }
+
+  /**
+   * Puts every changed head back as it was, the last change first. The bytes are copied: appends after an undo must
+   * not write where a scan's view of the undone cells still reads.
+   */
+  undo(): void {
+    for (let i = this.changed.length - 1; i >= 0; i--) {
+      const size = this.ends[3 * i]!;
+      const bytes = size === 0 ? undefined : Buffer.from(this.blocks[i]!.subarray(0, size));
+      this.head.set(this.changed[i]!, bytes, size, this.ends[3 * i + 1]!, this.ends[3 * i + 2]!);
+    }
+    this.clear();
+  }
+
+  /** The transaction is durable: the cells it wrote to data_points leave the head. */
+  durable(): void {
+    for (let i = 0; i < this.flushed.length; i++) this.head.trim(this.flushed[i]!, this.flushedThrough[i]!);
+    this.clear();
+  }
+
+  private clear(): void {
+    this.changed.length = 0;
+    this.blocks.length = 0;
+    this.ends.length = 0;
+    this.flushed.length = 0;
+    this.flushedThrough.length = 0;
+  }
+}
+
+export class Head {
+  private readonly partitions = new Map<string, HeadPartition>();
+  /** The bytes every partition's head has room for. */
+  bytes = 0;
+
+  /** The partition's head, made if it has none. */
+  of(id: string, keyBytes: Uint8Array): HeadPartition {
+    let partition = this.partitions.get(id);
+    if (partition === undefined) {
+      partition = new HeadPartition(id, Uint8Array.prototype.slice.call(keyBytes));
+      this.partitions.set(id, partition);
+    }
+    return partition;
+  }
+
+  /** The partition's head, if it has one. */
+  find(id: string): HeadPartition | undefined {
+    return this.partitions.get(id);
+  }
+
+  /** The partition's head block, if it has cells. */
+  blockOf(id: string): Uint8Array | undefined {
+    return this.partitions.get(id)?.block;
+  }
+
+  /** Partitions with cells in the head. */
+  withCells(): HeadPartition[] {
+    const found: HeadPartition[] = [];
+    for (const partition of this.partitions.values()) if (partition.size > 0) found.push(partition);
+    return found;
+  }
+
+  /**
+   * Adds cells after the partition's last stored column to its head, replacing cells of the same column. False, having
+   * changed nothing, when the head would grow past HEAD_PARTITION_BYTES: the caller writes them to data_points.
+   */
+  add(partition: HeadPartition, cells: Cells, changes: HeadChanges | undefined, nowSeconds: number): boolean {
+    const n = cells.columns.length;
+    if (partition.size > 0 && cells.columns[0]! > partition.lastColumn) {
+      // Newer cells than the head's, the usual write: appended where they fit, in a larger buffer when they do not.
+      const end = { lastColumn: partition.lastColumn, cells: partition.cells };
+      let out = partition.bytes!;
+      let appended = appendToBlock(out.subarray(0, partition.size), end, cells, out, out.length);
+      if (appended !== undefined && appended.appended < n && out.length < HEAD_PARTITION_BYTES) {
+        out = Buffer.allocUnsafe(Math.min(HEAD_PARTITION_BYTES, 2 * out.length + blockBound(cells)));
+        appended = appendToBlock(partition.bytes!.subarray(0, partition.size), end, cells, out, out.length);
+      }
+      if (appended !== undefined && appended.appended === n) {
+        changes?.before(partition);
+        this.set(partition, out, appended.size, cells.columns[n - 1]!, partition.cells + n);
+        return true;
+      }
+    }
+    const current = partition.block;
+    const all = current === undefined ? cells : mergeCells(cellsOf(current, nowSeconds), cells);
+    const blocks = encodeBlocks(all);
+    if (blocks.length !== 1 || blocks[0]!.bytes.length > HEAD_PARTITION_BYTES) return false;
+    const { bytes } = blocks[0]!;
+    changes?.before(partition);
+    this.set(partition, bytes, bytes.length, all.columns[all.columns.length - 1]!, all.columns.length);
+    return true;
+  }
+
+  /** Removes the partition's head cells of columns in [start, end). */
+  remove(partition: HeadPartition, start: number, end: number, changes: HeadChanges | undefined): void {
+    const current = partition.block;
+    if (current === undefined) return;
+    const cells = cellsOf(current, 0);
+    const kept = emptyCells();
+    for (let i = 0; i < cells.columns.length; i++) {
+      const column = cells.columns[i]!;
+      if (column >= start && column < end) continue;
+      kept.columns.push(column);
+      kept.expiries.push(cells.expiries[i]!);
+      kept.values.push(cells.values[i]!);
+    }
+    if (kept.columns.length === cells.columns.length) return;
+    changes?.before(partition);
+    this.setCells(partition, kept);
+  }
+
+  /** The cells of the partition's head after `column`, live at `nowSeconds`, as views of its bytes. */
+  after(partition: HeadPartition, column: number, nowSeconds: number): Cells {
+    const cells = emptyCells();
+    const block = partition.block;
+    if (block === undefined || partition.lastColumn <= column) return cells;
+    const cursor = new BlockCursor().reset(block);
+    while (cursor.next()) {
+      if (cursor.column <= column || cursor.expired(nowSeconds)) continue;
+      cells.columns.push(cursor.column);
+      cells.expiries.push(cursor.expiry);
+      cells.values.push(block.subarray(cursor.valueStart, cursor.valueEnd));
+    }
+    return cells;
+  }
+
+  /** Drops the partition's cells up to `column`, which a durable write put in data_points; and it, once empty. */
+  trim(partition: HeadPartition, column: number): void {
+    const current = partition.block;
+    if (current === undefined || partition.lastColumn <= column) {
+      this.set(partition, undefined, 0, -1, 0);
+      partition.dropped = true;
+      this.partitions.delete(partition.id);
+      return;
+    }
+    const cells = cellsOf(current, 0);
+    const from = cells.columns.findIndex((c) => c > column);
+    if (from > 0)
+      this.setCells(partition, {
+        columns: cells.columns.slice(from),
+        expiries: cells.expiries.slice(from),
+        values: cells.values.slice(from),
+      });
+  }
+
+  set(partition: HeadPartition, bytes: Buffer | undefined, size: number, lastColumn: number, cells: number): void {
+    this.bytes += (bytes?.length ?? 0) - (partition.bytes?.length ?? 0);
+    partition.bytes = bytes;
+    partition.size = size;
+    partition.lastColumn = lastColumn;
+    partition.cells = cells;
+  }
+
+  /** Puts new bytes holding `cells`, which fit one block, in the partition's head. */
+  private setCells(partition: HeadPartition, cells: Cells): void {
+    const n = cells.columns.length;
+    if (n === 0) return this.set(partition, undefined, 0, -1, 0);
+    const { bytes } = encodeBlocks(cells)[0]!;
+    this.set(partition, bytes, bytes.length, cells.columns[n - 1]!, n);
+  }
+}
+
+function cellsOf(block: Uint8Array, nowSeconds: number): Cells {
+  const cells = emptyCells();
+  readBlock(block, cells, nowSeconds);
+  return cells;
+}
