@@ -3,7 +3,7 @@
  * write resolved, then idles until the test kills it with SIGKILL, so the store is never closed nor its head flushed.
  *   blocks: two batches of 5,000 points, the second appended to the first's last block.
  *   head: small writes held in the head, a flush, a delete reaching into the head, a point the head could not hold
- *     written to the blocks with the cells before it, and an overwrite of one of those.
+ *     written to the blocks with the cells before it, an overwrite of one of those, a failed write of a new series, and a write beside a flush.
  */
 import { EmbeddedStore } from './embedded-store.js';
 
@@ -28,6 +28,27 @@ if (process.argv[3] === 'head') {
   );
   await write({ h: 'b' }, [20], [-20]);
   await write({ h: 'b' }, [1_000]);
+  // h=c: first named in the log by a write that fails (a row key over LMDB's key size), so the next names it again.
+  const c = (timestamps: number[]) => ({
+    metric: 'durable',
+    tags: { h: 'c' },
+    type: 'double' as const,
+    ttlSeconds: 0,
+    timestamps,
+    values: timestamps,
+  });
+  const failed = await store
+    .write({ series: [c([1]), { ...c([1]), tags: { h: 'x'.repeat(3000) } }] })
+    .catch(() => 'failed');
+  if (failed !== 'failed') throw new Error('a row key over the key size was written');
+  await write({ h: 'c' }, [2]);
+  // h=d: a write queued as a flush pass begins: its record follows the pass's start, so it names the partition again,
+  // for the records that named it before are dropped. The pass writes 1 and 2; 3 stays in the head.
+  await write({ h: 'd' }, [1]);
+  const flushed = store.flush();
+  await write({ h: 'd' }, [2]);
+  await flushed;
+  await write({ h: 'd' }, [3]);
 } else {
   for (const from of [0, 5_000]) {
     const timestamps = Array.from({ length: 5_000 }, (_, i) => from + i);

@@ -18,7 +18,7 @@ import type { WriteBatch } from '../../model/write-batch.js';
 import type { Cells } from './blocks.js';
 import { DataPoints } from './data-points.js';
 import { Head, type HeadChanges } from './head.js';
-import { HeadLog, LogRecord } from './head-log.js';
+import { HeadLog, type LogRecord } from './head-log.js';
 import { PartitionData } from './partition-data.js';
 import { covers, PartitionNotes, type IndexNote } from './partition-notes.js';
 import { WriteRounds } from './write-rounds.js';
@@ -289,7 +289,7 @@ export class EmbeddedStore implements Store {
     for (const { metric, rowTime, ttlSeconds } of rowTimes)
       putIndex(this.rowKeyTimeIndex, rowTimeKey(metric, rowTime), expiryOf(ttlSeconds, nowMs));
     for (const metric of metrics) this.stringIndex.putSync(stringIndexKey(METRIC_NAMES, metric), STRING_INDEX_VALUE);
-    const record = new LogRecord(partitions.length * 128);
+    const record = this.data.record(partitions.length);
     for (const partition of partitions) this.writePartition(partition, nowMs, indexed, changes, record);
     this.data.log(record);
   }

@@ -34,6 +34,9 @@ export class HeadPartition {
   cells = 0;
   /** Set once the head has let go of it: a holder of it looks the partition up again. */
   dropped = false;
+  /** The log epoch that named it, and the id it has there (head-log.ts); -1 = not named in this epoch. */
+  logEpoch = -1;
+  logId = 0;
   readonly prefix: Buffer;
 
   constructor(
@@ -57,8 +60,14 @@ export class HeadChanges {
   private readonly ends: number[] = [];
   private readonly flushed: HeadPartition[] = [];
   private readonly flushedThrough: number[] = [];
+  private readonly namings: HeadPartition[] = [];
 
   constructor(private readonly head: Head) {}
+
+  /** Notes that a record of this transaction names the partition in the log. */
+  named(partition: HeadPartition): void {
+    this.namings.push(partition);
+  }
 
   /** Notes a partition's head as it is, before a change. */
   before(partition: HeadPartition): void {
@@ -83,6 +92,8 @@ export class HeadChanges {
       const bytes = size === 0 ? undefined : Buffer.from(this.blocks[i]!.subarray(0, size));
       this.head.set(this.changed[i]!, bytes, size, this.ends[3 * i + 1]!, this.ends[3 * i + 2]!);
     }
+    // Their naming never reached the log: the next record that logs them names them again.
+    for (const partition of this.namings) partition.logEpoch = -1;
     this.clear();
   }
 
@@ -98,6 +109,7 @@ export class HeadChanges {
     this.ends.length = 0;
     this.flushed.length = 0;
     this.flushedThrough.length = 0;
+    this.namings.length = 0;
   }
 }
 

@@ -8,7 +8,7 @@ import type { RowKey, ScanOptions } from '../store.js';
 import { emptyCells, mergeCells, readBlock, type Cells } from './blocks.js';
 import type { DataPoints } from './data-points.js';
 import type { Head, HeadChanges, HeadPartition } from './head.js';
-import { type HeadLog, LogRecord } from './head-log.js';
+import type { HeadLog, LogRecord } from './head-log.js';
 import { partitionId, partitionPrefix } from './keys.js';
 import type { KnownPartition, PartitionNotes } from './partition-notes.js';
 import type { WriteRounds } from './write-rounds.js';
@@ -68,8 +68,13 @@ export class PartitionData {
     if (split === columns.length) return;
     const head = this.headOf(known, keyBytes);
     const newest = split === 0 ? incoming : slice(incoming, split, columns.length);
-    if (this.head.add(head, newest, changes, nowSeconds)) record.cells(keyBytes, newest);
+    if (this.head.add(head, newest, changes, nowSeconds)) record.cells(head, newest, changes);
     else this.spill(head, known, newest, nowSeconds, changes);
+  }
+
+  /** A record for a write's head cells, of about `partitions` entries. */
+  record(partitions: number): LogRecord {
+    return this.headLog.record(partitions * 32);
   }
 
   /** Puts the record of a write's head cells, within its round. */
@@ -82,7 +87,7 @@ export class PartitionData {
     const head = this.head.find(partitionId(keyBytes));
     if (head !== undefined) this.head.remove(head, start, end, changes);
     // Logged, so that a replay takes out of the head what an older record put back in it.
-    const record = new LogRecord(keyBytes.length + 32);
+    const record = this.headLog.record(keyBytes.length + 32);
     record.remove(keyBytes, start, end);
     this.headLog.put(record);
     if (end === Infinity) this.points.removePartition(prefix);
@@ -170,7 +175,7 @@ export class PartitionData {
    * no cells left in the head.
    */
   private async flushHead(): Promise<void> {
-    const through = this.headLog.sequence;
+    const through = this.headLog.newEpoch();
     const partitions = this.head.withCells();
     for (let i = 0; i < partitions.length; i += FLUSH_CHUNK) {
       const chunk = partitions.slice(i, i + FLUSH_CHUNK);
