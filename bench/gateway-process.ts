@@ -91,6 +91,12 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Bytes a process has had written to storage (/proc/<pid>/io's write_bytes): the embedded store's commits. */
+export function diskWriteBytes(pid: number): number {
+  const match = /^write_bytes:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  return Number(match?.[1] ?? 0);
+}
+
 /** A field of /proc/<pid>/status in kB: VmRSS now, VmHWM the peak. */
 export function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -19,7 +19,14 @@ import { startCassandra } from '../test/support/cassandra-server.js';
 import { startKairosDB } from '../test/support/kairosdb-server.js';
 import { encodeWriteRequestV1, encodeWriteRequestV2, type WriteSeries } from '../test/support/remote-write.js';
 import { removeTempDirs, tempDir } from '../test/support/temp-dir.js';
-import { buildGateway, cpuSeconds, type GatewayProcess, memoryKb, startGateway } from './gateway-process.js';
+import {
+  buildGateway,
+  cpuSeconds,
+  diskWriteBytes,
+  type GatewayProcess,
+  memoryKb,
+  startGateway,
+} from './gateway-process.js';
 import { median, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -149,6 +156,8 @@ interface Run {
   /** The server's CPU and the Cassandra node's (0 without one), until the node was quiet again. */
   readonly cpuSeconds: number;
   readonly storeCpuSeconds: number;
+  /** What the server had written to storage meanwhile (0 for a reused server). */
+  readonly diskBytes: number;
 }
 
 /**
@@ -159,8 +168,10 @@ interface Run {
 async function run(url: string, pid: number, all: readonly Request[], nodePid = 0): Promise<Run> {
   // A reused server (KAIROGRAPH_CASSANDRA, KAIROGRAPH_KAIROSDB) has no pid here: its CPU is not measured.
   const cpuOf = (of: number) => (of === 0 ? 0 : cpuSeconds(of));
+  const diskOf = (of: number) => (of === 0 ? 0 : diskWriteBytes(of));
   if (nodePid !== 0) await quiet(nodePid);
   const cpuBefore = cpuOf(pid);
+  const diskBefore = diskOf(pid);
   const storeBefore = cpuOf(nodePid);
   const started = performance.now();
   const seconds = await send(url, all);
@@ -170,6 +181,7 @@ async function run(url: string, pid: number, all: readonly Request[], nodePid = 
     settledSeconds,
     cpuSeconds: cpuOf(pid) - cpuBefore,
     storeCpuSeconds: cpuOf(nodePid) - storeBefore,
+    diskBytes: diskOf(pid) - diskBefore,
   };
 }
 
@@ -192,10 +204,11 @@ async function quiet(nodePid: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** µs of CPU a point, the server's and the node's, of the median run. */
+/** µs of CPU a point, the server's and the node's, and the server's bytes written to storage, of the median run. */
 function cpuPerPoint(runs: readonly Run[]): string {
   const us = (seconds: number) => ((seconds / total) * 1e6).toFixed(1);
-  const server = `CPU ${us(median(runs.map((r) => r.cpuSeconds)))} µs a point`;
+  const disk = median(runs.map((r) => r.diskBytes)) / total;
+  const server = `CPU ${us(median(runs.map((r) => r.cpuSeconds)))} µs${disk > 0 ? `, disk writes ${Math.round(disk)} bytes` : ''} a point`;
   const node = median(runs.map((r) => r.storeCpuSeconds));
   return node === 0 ? server : `${server}, Cassandra's ${us(node)} µs`;
 }
