@@ -59,9 +59,11 @@ describe('embedded store head', () => {
     expect(await times(store, key!, 10, 12, { order: 'desc' })).toEqual([12, 11, 10]);
     // A late point before the head goes to the blocks; one inside the head's range replaces its cell there.
     await store.write({ series: [series('a', [5, 301], [-5, -301])] });
+    // A cell with an expiry in a head of cells without: the head is encoded again, with expiries.
+    await store.write({ series: [{ ...series('a', [303], [-303]), ttlSeconds: 100 }] });
     const points = await scanAll(store, key!, 0, WIDTH);
-    expect(points.map((p) => p.t)).toEqual(range(0, 303));
-    expect(points.filter((p) => Number(p.v) < 0).map((p) => p.t)).toEqual([5, 301]);
+    expect(points.map((p) => p.t)).toEqual(range(0, 304));
+    expect(points.filter((p) => Number(p.v) < 0).map((p) => p.t)).toEqual([5, 301, 303]);
   });
 
   it('writes the head to the blocks in a flush, in rounds of partitions, and drops its log', async () => {

@@ -13,7 +13,16 @@
  * - So a head cell at or before the last stored column a scan sees is stored (scans read the head after the blocks,
  *   and skip those), and the head a log replays is the logged cells after the last stored column, less those deleted.
  */
-import { appendToBlock, BlockCursor, blockBound, emptyCells, encodeBlocks, mergeCells, readBlock } from './blocks.js';
+import {
+  appendToBlock,
+  BlockCursor,
+  blockBound,
+  emptyCells,
+  encodeBlocks,
+  mergeCells,
+  readBlock,
+  splitBlock,
+} from './blocks.js';
 import type { Cells } from './blocks.js';
 import { partitionPrefix } from './keys.js';
 
@@ -150,23 +159,20 @@ export class Head {
    * changed nothing, when the head would grow past HEAD_PARTITION_BYTES: the caller writes them to data_points.
    */
   add(partition: HeadPartition, cells: Cells, changes: HeadChanges | undefined, nowSeconds: number): boolean {
-    const n = cells.columns.length;
-    if (partition.size > 0 && cells.columns[0]! > partition.lastColumn) {
-      // Newer cells than the head's, the usual write: appended where they fit, in a larger buffer when they do not.
-      const end = { lastColumn: partition.lastColumn, cells: partition.cells };
-      let out = partition.bytes!;
-      let appended = appendToBlock(out.subarray(0, partition.size), end, cells, out, out.length);
-      if (appended !== undefined && appended.appended < n && out.length < HEAD_PARTITION_BYTES) {
-        out = Buffer.allocUnsafe(Math.min(HEAD_PARTITION_BYTES, 2 * out.length + blockBound(cells)));
-        appended = appendToBlock(partition.bytes!.subarray(0, partition.size), end, cells, out, out.length);
-      }
-      if (appended !== undefined && appended.appended === n) {
+    const current = partition.block;
+    if (current !== undefined) {
+      const appended =
+        cells.columns[0]! > partition.lastColumn
+          ? this.append(partition, cells)
+          : this.insert(partition, current, cells);
+      if (appended === 'full') return false;
+      if (appended !== undefined) {
         changes?.before(partition);
-        this.set(partition, out, appended.size, cells.columns[n - 1]!, partition.cells + n);
+        this.set(partition, appended.out, appended.size, appended.lastColumn, appended.cells);
         return true;
       }
     }
-    const current = partition.block;
+    // A new head, or cells of another layout than the head's (blocks.ts): all encoded again.
     const all = current === undefined ? cells : mergeCells(cellsOf(current, nowSeconds), cells);
     const blocks = encodeBlocks(all);
     if (blocks.length !== 1 || blocks[0]!.bytes.length > HEAD_PARTITION_BYTES) return false;
@@ -174,6 +180,37 @@ export class Head {
     changes?.before(partition);
     this.set(partition, bytes, bytes.length, all.columns[all.columns.length - 1]!, all.columns.length);
     return true;
+  }
+
+  /** Newer cells than the head's, the usual write: appended where they fit, in a larger buffer when they do not. */
+  private append(partition: HeadPartition, cells: Cells): Appended | 'full' | undefined {
+    const n = cells.columns.length;
+    const end = { lastColumn: partition.lastColumn, cells: partition.cells };
+    let out = partition.bytes!;
+    let appended = appendToBlock(out.subarray(0, partition.size), end, cells, out, out.length);
+    if (appended !== undefined && appended.appended < n && out.length < HEAD_PARTITION_BYTES) {
+      out = Buffer.allocUnsafe(Math.min(HEAD_PARTITION_BYTES, 2 * out.length + blockBound(cells)));
+      appended = appendToBlock(partition.bytes!.subarray(0, partition.size), end, cells, out, out.length);
+    }
+    if (appended === undefined) return undefined;
+    if (appended.appended < n) return 'full';
+    return { out, size: appended.size, lastColumn: cells.columns[n - 1]!, cells: partition.cells + n };
+  }
+
+  /**
+   * Late cells (a sender's concurrent requests out of order): the head's bytes before the first cell they reach are
+   * kept, the cells from there on merged with them and encoded after, in new bytes, for scans may read the old.
+   */
+  private insert(partition: HeadPartition, current: Uint8Array, cells: Cells): Appended | 'full' | undefined {
+    const split = splitBlock(current, cells.columns[0]!);
+    const merged = mergeCells(split.rest, cells);
+    const m = merged.columns.length;
+    // As large as they can take, or the most a head holds: what does not fit then does not fit the head.
+    const out = Buffer.allocUnsafe(Math.min(HEAD_PARTITION_BYTES, partition.bytes!.length + blockBound(merged)));
+    const appended = appendToBlock(split.head, split.end, merged, out, out.length);
+    if (appended === undefined) return undefined;
+    if (appended.appended < m) return 'full';
+    return { out, size: appended.size, lastColumn: merged.columns[m - 1]!, cells: split.end.cells + m };
   }
 
   /** Removes the partition's head cells of columns in [start, end). */
@@ -243,6 +280,14 @@ export class Head {
     const { bytes } = encodeBlocks(cells)[0]!;
     this.set(partition, bytes, bytes.length, cells.columns[n - 1]!, n);
   }
+}
+
+/** A head's new bytes and how its block ends. */
+interface Appended {
+  readonly out: Buffer;
+  readonly size: number;
+  readonly lastColumn: number;
+  readonly cells: number;
 }
 
 function cellsOf(block: Uint8Array, nowSeconds: number): Cells {
