@@ -151,7 +151,7 @@ describe('data points scanned with a head block', () => {
     };
     const stored = cells([1, 2, 3], 1);
     await env.transaction(() => points.write(partitionPrefix(stored.keyBytes), new KnownPartition(''), stored, 0));
-    // As a flush leaves the head until it is durable: 2 and 3 are stored, 4 and 5 are not.
+    // As a flush leaves the head until it commits: 2 and 3 are stored, 4 and 5 are not.
     const head = encodeBlocks(cells([2, 3, 4, 5], 2))[0]!.bytes;
     const withHead = {
       scan: (key: RowKey, from: number, to: number, options: ScanOptions = {}) =>

@@ -9,7 +9,7 @@
  *
  * What holds at every commit, and lets scans and recovery do without a merge:
  * - A partition's head holds only cells after its last stored column (data_points), except cells a flush has written
- *   and that stay until the flush is durable. A write's cells at or before the last stored column go to data_points.
+ *   and that stay until the flush commits. A write's cells at or before the last stored column go to data_points.
  * - So a head cell at or before the last stored column a scan sees is stored (scans read the head after the blocks,
  *   and skip those), and the head a log replays is the logged cells after the last stored column, less those deleted.
  */
@@ -61,7 +61,7 @@ export class HeadPartition {
   }
 }
 
-/** What a write or a flush changed in the head: undone if its transaction fails, settled once it is durable. */
+/** What a write or a flush changed in the head: undone if its transaction fails, settled once it commits. */
 export class HeadChanges {
   private readonly changed: HeadPartition[] = [];
   /** Each changed partition's bytes, size, last column and cells before the change, four numbers a change. */
@@ -85,7 +85,7 @@ export class HeadChanges {
     this.ends.push(partition.size, partition.lastColumn, partition.cells);
   }
 
-  /** Notes that the partition's cells up to `column` are written to data_points once this is durable. */
+  /** Notes that the partition's cells up to `column` are in data_points once this commits. */
   written(partition: HeadPartition, column: number): void {
     this.flushed.push(partition);
     this.flushedThrough.push(column);
@@ -106,8 +106,8 @@ export class HeadChanges {
     this.clear();
   }
 
-  /** The transaction is durable: the cells it wrote to data_points leave the head. */
-  durable(): void {
+  /** The transaction committed: the cells it wrote to data_points leave the head. */
+  committed(): void {
     for (let i = 0; i < this.flushed.length; i++) this.head.trim(this.flushed[i]!, this.flushedThrough[i]!);
     this.clear();
   }
@@ -159,6 +159,9 @@ export class Head {
    * changed nothing, when the head would grow past HEAD_PARTITION_BYTES: the caller writes them to data_points.
    */
   add(partition: HeadPartition, cells: Cells, changes: HeadChanges | undefined, nowSeconds: number): boolean {
+    // A batch of a series' history is seen at once not to fit, without encoding it.
+    let least = 0;
+    for (const value of cells.values) if ((least += 1 + value.length) > HEAD_PARTITION_BYTES) return false;
     const current = partition.block;
     if (current !== undefined) {
       const appended =
@@ -246,7 +249,7 @@ export class Head {
     return cells;
   }
 
-  /** Drops the partition's cells up to `column`, which a durable write put in data_points; and it, once empty. */
+  /** Drops the partition's cells up to `column`, which a committed write put in data_points; and it, once empty. */
   trim(partition: HeadPartition, column: number): void {
     const current = partition.block;
     if (current === undefined || partition.lastColumn <= column) {

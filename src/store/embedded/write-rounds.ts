@@ -1,8 +1,9 @@
 /**
  * The embedded store's writes, run in rounds: one LMDB transaction takes every write waiting when it starts, each in a
  * child transaction of its own, so a write that throws rolls back alone; the round's writes are acknowledged together
- * once the transaction is on disk. One round at a time: a write changes the head (head.ts) in its callback, and only
- * with no other round in flight can a failed commit put the head back exactly as it was, its writes undone last first.
+ * once the transaction is on disk. One round commits at a time: a write changes the head (head.ts) in its callback,
+ * and only with no other round's callbacks run since can a failed commit put the head back exactly as it was, its
+ * writes undone last first. The next round starts once this one has committed, while lmdb-js syncs it to disk.
  */
 import type { RootDatabase } from 'lmdb';
 import { HeadChanges, type Head } from './head.js';
@@ -49,7 +50,6 @@ export class WriteRounds {
 
   private async round(): Promise<void> {
     let jobs: Job[] = [];
-    let commitFailure: unknown;
     try {
       await this.env.transaction(() => {
         // Taken when LMDB opens the transaction, not when the round began: writes that came meanwhile join it.
@@ -63,11 +63,7 @@ export class WriteRounds {
           }
         }
       });
-      await this.env.flushed;
-    } catch (error) {
-      commitFailure = error;
-    }
-    if (commitFailure !== undefined) {
+    } catch (commitFailure) {
       // A transaction that never opened ran none of them.
       if (jobs.length === 0) jobs = this.waiting.splice(0);
       for (let i = jobs.length - 1; i >= 0; i--) if (jobs[i]!.failure === undefined) jobs[i]!.changes.undo();
@@ -75,13 +71,20 @@ export class WriteRounds {
       for (const job of jobs) job.reject(job.failure?.error ?? commitFailure);
       return;
     }
-    for (const job of jobs) {
-      if (job.failure !== undefined) {
-        job.reject(job.failure.error);
-      } else {
-        job.changes.durable();
-        job.resolve();
-      }
-    }
+    // Committed, and what readers see: the head lets go of what the round wrote to data_points. Should the process die
+    // before the commit is on disk, LMDB opens at an earlier commit, whose log still holds those cells.
+    for (const job of jobs) if (job.failure === undefined) job.changes.committed();
+    // Acknowledged once on disk. lmdb-js syncs a commit while the next transaction runs: the next round starts now.
+    this.env.flushed.then(
+      () => {
+        for (const job of jobs) {
+          if (job.failure === undefined) job.resolve();
+          else job.reject(job.failure.error);
+        }
+      },
+      (error: unknown) => {
+        for (const job of jobs) job.reject(job.failure?.error ?? error);
+      },
+    );
   }
 }
