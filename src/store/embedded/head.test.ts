@@ -99,7 +99,8 @@ describe('embedded store head', () => {
     expect((await store.rowKeys('m', 0)).map((k) => k.tags.h)).toEqual(['a']);
   });
 
-  it('replays its log after a kill: the head as it was, less what deletes and later writes changed', async () => {
+  /** The path of a store a child process wrote the 'head' scenario of durability-child.ts to, then was killed. */
+  const killedAfterWrites = async () => {
     const path = tempDir();
     const child = spawn(
       process.execPath,
@@ -114,6 +115,11 @@ describe('embedded store head', () => {
     });
     const [, signal] = await once(child, 'exit');
     expect(signal).toBe('SIGKILL');
+    return path;
+  };
+
+  it('replays its log after a kill: the head as it was, less what deletes and later writes changed', async () => {
+    const path = await killedAfterWrites();
     // Killed with cells in the head: the blocks lack them, the log holds them.
     expect((await headLogAt(path)).length).toBeGreaterThan(0);
     const stored = (await blocksAt(path)).reduce((n, b) => n + blockEnd(b.bytes).cells, 0);
@@ -128,6 +134,18 @@ describe('embedded store head', () => {
     expect(await times(store, d!, 0, WIDTH)).toEqual([1, 2, 3]);
     // The last pass wrote every point but d's 3, which only the log held.
     expect(stored).toBe(3 + 303 + 1 + 2);
+  });
+
+  it('refuses to open over a log it cannot read, and leaves the log and the blocks as they were', async () => {
+    const path = await killedAfterWrites();
+    const env = openLmdb({ path, maxDbs: 8 });
+    await env
+      .openDB<Buffer, Buffer>('head_log', { keyEncoding: 'binary', encoding: 'binary' })
+      .put(Buffer.alloc(8, 0xff), Buffer.of(9));
+    await env.close();
+    const before = [await blocksAt(path), await headLogAt(path)];
+    await expect(EmbeddedStore.open({ path, rowWidth: WIDTH })).rejects.toThrow(/unknown entry kind 9 at byte 0$/);
+    expect([await blocksAt(path), await headLogAt(path)]).toEqual(before);
   });
 });
 

@@ -25,6 +25,8 @@ export class PartitionData {
   private pass: Promise<void> | undefined;
   private readonly passTimer: NodeJS.Timeout;
   private closed = false;
+  /** Set once the log has been replayed: a store that could not replay it leaves it for the next open to. */
+  private replayed = false;
 
   constructor(
     private readonly head: Head,
@@ -111,7 +113,7 @@ export class PartitionData {
     clearInterval(this.passTimer);
     await this.pass;
     await this.rounds.idle();
-    if (this.headLog.bytes > 0) await this.flushHead().catch(() => undefined);
+    if (this.replayed && this.headLog.bytes > 0) await this.flushHead().catch(() => undefined);
   }
 
   /**
@@ -140,6 +142,7 @@ export class PartitionData {
       const copied = { ...cells, values: cells.values.map((value) => Uint8Array.from(value)) };
       await this.rounds.run((changes) => this.spill(head, known, copied, this.nowSeconds(), changes));
     }
+    this.replayed = true;
   }
 
   /** Writes the head's cells with `cells` to data_points; the head lets them go once that is durable. */
@@ -161,7 +164,7 @@ export class PartitionData {
 
   /** Starts a flush pass unless one is under way; a failed pass leaves the head and its log as they were. */
   private startPass(): void {
-    if (this.pass !== undefined || this.closed) return;
+    if (this.pass !== undefined || this.closed || !this.replayed) return;
     this.pass = this.flushHead()
       .catch(() => undefined)
       .finally(() => {
