@@ -31,6 +31,12 @@ import { partitionPrefix } from './keys.js';
  * head's memory per partition, and a flush of it is one put of a small block.
  */
 const HEAD_PARTITION_BYTES = 2048;
+/**
+ * About what a partition in the head takes besides its cells: its object, its prefix, its entry in the map, and the
+ * objects of its bytes. A sender of hundreds of thousands of series, each with a point or two in the head, fills the
+ * head's budget with these.
+ */
+const PARTITION_BYTES = 512;
 
 export class HeadPartition {
   /**
@@ -124,15 +130,17 @@ export class HeadChanges {
 
 export class Head {
   private readonly partitions = new Map<string, HeadPartition>();
-  /** The bytes every partition's head has room for. */
+  /** What the head holds in memory: each partition's room for cells, and its objects, as PARTITION_BYTES. */
   bytes = 0;
 
   /** The partition's head, made if it has none. */
   of(id: string, keyBytes: Uint8Array): HeadPartition {
     let partition = this.partitions.get(id);
     if (partition === undefined) {
-      partition = new HeadPartition(id, Uint8Array.prototype.slice.call(keyBytes));
+      // The row key bytes are a write's own or an interned series', never changed: held as they are.
+      partition = new HeadPartition(id, keyBytes);
       this.partitions.set(id, partition);
+      this.bytes += PARTITION_BYTES;
     }
     return partition;
   }
@@ -256,6 +264,7 @@ export class Head {
       this.set(partition, undefined, 0, -1, 0);
       partition.dropped = true;
       this.partitions.delete(partition.id);
+      this.bytes -= PARTITION_BYTES;
       return;
     }
     const cells = cellsOf(current, 0);

@@ -15,7 +15,7 @@ import type { WriteRounds } from './write-rounds.js';
 
 /** What the head holds, and its log, before a flush pass starts; and how long a logged write waits for one at most. */
 const HEAD_BUDGET_BYTES = 64 * 1024 * 1024;
-const LOG_BUDGET_BYTES = 128 * 1024 * 1024;
+const LOG_BUDGET_BYTES = 64 * 1024 * 1024;
 const PASS_INTERVAL_MS = 60_000;
 /** Partitions a flush pass writes in one round. */
 const FLUSH_CHUNK = 2000;
