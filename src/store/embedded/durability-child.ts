@@ -3,7 +3,8 @@
  * write resolved, then idles until the test kills it with SIGKILL, so the store is never closed nor its head flushed.
  *   blocks: two batches of 5,000 points, the second appended to the first's last block.
  *   head: small writes held in the head, a flush, a delete reaching into the head, a point the head could not hold
- *     written to the blocks with the cells before it, an overwrite of one of those, a failed write of a new series, and a write beside a flush.
+ *     written to the blocks with the cells before it, an overwrite of one of those, a failed write of a new series,
+ *     and a write beside a flush pass.
  */
 import { EmbeddedStore } from './embedded-store.js';
 
@@ -49,11 +50,13 @@ if (process.argv[3] === 'head') {
   await write({ h: 'd' }, [2]);
   await flushed;
   await write({ h: 'd' }, [3]);
-} else {
+} else if (process.argv[3] === 'blocks') {
   for (const from of [0, 5_000]) {
     const timestamps = Array.from({ length: 5_000 }, (_, i) => from + i);
     await write({ h: 'a' }, timestamps);
   }
+} else {
+  throw new Error(`no scenario ${process.argv[3]}`);
 }
 process.stdout.write('acknowledged\n');
 setInterval(() => undefined, 1000);

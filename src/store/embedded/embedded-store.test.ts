@@ -2,12 +2,10 @@
  * The embedded store: the shared conformance suite, plus what is particular to LMDB blocks (appends to the last block
  * included) and durability.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeStoreConformance, partitionsOf, scanAll } from '../../../test/store-conformance.js';
 import { blocksAt } from '../../../test/support/embedded-blocks.js';
+import { killedAfterWrites } from '../../../test/support/killed-writer.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import type { SeriesWrite, WriteBatch } from '../../model/write-batch.js';
 import { toPartitionWrites } from '../partition-writes.js';
@@ -128,22 +126,7 @@ describe('embedded store', () => {
   });
 
   it('keeps an acknowledged write when the process is killed right after', async () => {
-    const path = tempDir();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./durability-child.ts', import.meta.url)), path],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('acknowledged')) child.kill('SIGKILL');
-    });
-    const [, signal] = await once(child, 'exit');
-    expect(signal).toBe('SIGKILL');
+    const path = await killedAfterWrites('blocks');
     const store = await fresh(path);
     const [key] = await partitionsOf(store, 'durable', 0, 1e7);
     expect((await scanAll(store, key!, 0, 1e7)).length).toBe(10_000);

@@ -2,13 +2,11 @@
  * The embedded store's head: a write's newest cells are read from memory and logged, reach data_points in a flush, and
  * come back from the log after a kill, less what deletes and later writes changed.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { open as openLmdb } from 'lmdb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { partitionsOf, scanAll } from '../../../test/store-conformance.js';
 import { blocksAt, headLogAt } from '../../../test/support/embedded-blocks.js';
+import { killedAfterWrites } from '../../../test/support/killed-writer.js';
 import { removeTempDirs, tempDir } from '../../../test/support/temp-dir.js';
 import { toPartitionWrites } from '../partition-writes.js';
 import type { RowKey, ScanOptions, Store } from '../store.js';
@@ -99,27 +97,8 @@ describe('embedded store head', () => {
     expect((await store.rowKeys('m', 0)).map((k) => k.tags.h)).toEqual(['a']);
   });
 
-  /** The path of a store a child process wrote the 'head' scenario of durability-child.ts to, then was killed. */
-  const killedAfterWrites = async () => {
-    const path = tempDir();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./durability-child.ts', import.meta.url)), path, 'head'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('acknowledged')) child.kill('SIGKILL');
-    });
-    const [, signal] = await once(child, 'exit');
-    expect(signal).toBe('SIGKILL');
-    return path;
-  };
-
   it('replays its log after a kill: the head as it was, less what deletes and later writes changed', async () => {
-    const path = await killedAfterWrites();
+    const path = await killedAfterWrites('head');
     // Killed with cells in the head: the blocks lack them, the log holds them.
     expect((await headLogAt(path)).length).toBeGreaterThan(0);
     const stored = (await blocksAt(path)).reduce((n, b) => n + blockEnd(b.bytes).cells, 0);
@@ -137,7 +116,7 @@ describe('embedded store head', () => {
   });
 
   it('refuses to open over a log it cannot read, and leaves the log and the blocks as they were', async () => {
-    const path = await killedAfterWrites();
+    const path = await killedAfterWrites('head');
     const env = openLmdb({ path, maxDbs: 8 });
     await env
       .openDB<Buffer, Buffer>('head_log', { keyEncoding: 'binary', encoding: 'binary' })

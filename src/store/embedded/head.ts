@@ -5,7 +5,7 @@
  * A collector sends each of its series a point or a few every scrape. Without the head, every write rewrote the last
  * block of every partition it named, and LMDB wrote each of those blocks' pages again at every commit: thousands of
  * bytes on disk for a point of twelve. With it, a write costs its log record, and a partition's cells reach
- * data_points in one put once its head is full or a flush pass comes (embedded-store.ts).
+ * data_points in one put once its head is full or a flush pass comes (partition-data.ts).
  *
  * What holds at every commit, and lets scans and recovery do without a merge:
  * - A partition's head holds only cells after its last stored column (data_points), except cells a flush has written
@@ -21,6 +21,7 @@ import {
   encodeBlocks,
   mergeCells,
   readBlock,
+  removeColumns,
   splitBlock,
 } from './blocks.js';
 import type { Cells } from './blocks.js';
@@ -229,14 +230,7 @@ export class Head {
     const current = partition.block;
     if (current === undefined) return;
     const cells = cellsOf(current, 0);
-    const kept = emptyCells();
-    for (let i = 0; i < cells.columns.length; i++) {
-      const column = cells.columns[i]!;
-      if (column >= start && column < end) continue;
-      kept.columns.push(column);
-      kept.expiries.push(cells.expiries[i]!);
-      kept.values.push(cells.values[i]!);
-    }
+    const kept = removeColumns(cells, start, end);
     if (kept.columns.length === cells.columns.length) return;
     changes?.before(partition);
     this.setCells(partition, kept);
