@@ -184,17 +184,20 @@ export class DataPoints {
   storedLast(prefix: Buffer, partition: PartitionTail): number {
     if (partition.tailSize > 0) return partition.tailLastColumn;
     if (partition.tailSize === NO_BLOCKS) return -1;
-    for (const { key, value } of this.table.getRange({
-      start: partitionEnd(prefix),
-      end: prefix,
-      reverse: true,
-      limit: 1,
-    })) {
-      noteTail(partition, blockFirstColumn(key), value.length, blockEnd(value));
-      return partition.tailLastColumn;
+    const last = this.lastBlock(prefix);
+    if (last === undefined) {
+      partition.tailSize = NO_BLOCKS;
+      return -1;
     }
-    partition.tailSize = NO_BLOCKS;
-    return -1;
+    noteTail(partition, blockFirstColumn(last.key), last.value.length, blockEnd(last.value));
+    return partition.tailLastColumn;
+  }
+
+  /** The partition's last block, read from the table. */
+  private lastBlock(prefix: Buffer): { key: Buffer; value: Buffer } | undefined {
+    for (const entry of this.table.getRange({ start: partitionEnd(prefix), end: prefix, reverse: true, limit: 1 }))
+      return entry;
+    return undefined;
   }
 
   /** Merges `incoming` cells into the partition's blocks (a cell of the same column is replaced). */
@@ -233,18 +236,10 @@ export class DataPoints {
     // A failed write's notes are forgotten (embedded-store.ts); as a second guard, a block of another length than the
     // one noted is read again.
     if ((tail === undefined && partition.tailSize !== NO_BLOCKS) || block?.length !== tail?.size) {
-      tail = undefined;
-      block = undefined;
+      const last = this.lastBlock(prefix);
+      tail = last && { firstColumn: blockFirstColumn(last.key), size: last.value.length, ...blockEnd(last.value) };
+      block = last?.value;
       tailKey = undefined;
-      for (const { key, value } of this.table.getRange({
-        start: partitionEnd(prefix),
-        end: prefix,
-        reverse: true,
-        limit: 1,
-      })) {
-        tail = { firstColumn: blockFirstColumn(key), size: value.length, ...blockEnd(value) };
-        block = value;
-      }
     }
     if (tail === undefined) {
       this.putBlocks(prefix, partition, encodeBlocks(incoming));

@@ -71,7 +71,7 @@ export class HeadPartition {
 /** What a write or a flush changed in the head: undone if its transaction fails, settled once it commits. */
 export class HeadChanges {
   private readonly changed: HeadPartition[] = [];
-  /** Each changed partition's bytes, size, last column and cells before the change, four numbers a change. */
+  /** Each changed partition's bytes before the change, and in `ends` its size, last column and cells, three a change. */
   private readonly blocks: (Buffer | undefined)[] = [];
   private readonly ends: number[] = [];
   private readonly flushed: HeadPartition[] = [];
