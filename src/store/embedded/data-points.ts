@@ -180,11 +180,14 @@ export class DataPoints {
     if (rest) yield rest;
   }
 
-  /** The partition's last stored column, or -1 when it has no block; what it finds is noted with its last block. */
-  storedLast(prefix: Buffer, partition: PartitionTail): number {
+  /**
+   * The last stored column of the partition of these row key bytes, or -1 when it has no block; what it finds is noted
+   * with its last block.
+   */
+  storedLast(keyBytes: Uint8Array, partition: PartitionTail): number {
     if (partition.tailSize > 0) return partition.tailLastColumn;
     if (partition.tailSize === NO_BLOCKS) return -1;
-    const last = this.lastBlock(prefix);
+    const last = this.lastBlock(partitionPrefix(keyBytes));
     if (last === undefined) {
       partition.tailSize = NO_BLOCKS;
       return -1;

@@ -105,7 +105,7 @@ export class EmbeddedStore implements Store {
     this.coverage = TagIndexCoverage.complete(tagConfig);
     this.now = options.now ?? Date.now;
     this.rowSpec = this.initSpec(options);
-    const head = new Head();
+    const head = new Head(this.notes);
     this.rounds = new WriteRounds(this.env, head, () => this.notes.forget());
     this.data = new PartitionData(
       head,

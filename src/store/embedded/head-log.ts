@@ -11,7 +11,8 @@
  */
 import type { Database } from 'lmdb';
 import { blockBound, writeBlock, type Cells } from './blocks.js';
-import type { HeadChanges, HeadPartition } from './head.js';
+import type { HeadChanges } from './head.js';
+import type { KnownPartition } from './partition-notes.js';
 
 const NAMED = 0;
 const REMOVE = 1;
@@ -39,10 +40,10 @@ export class LogRecord {
   }
 
   /**
-   * Logs a partition's cells, which fit one block (blocks.ts), naming the partition first if this epoch has not:
-   * `changes` forgets that naming if the record never commits.
+   * Logs a partition's cells, which fit one block (blocks.ts), naming the partition by its row key bytes first if this
+   * epoch has not: `changes` forgets that naming if the record never commits.
    */
-  cells(partition: HeadPartition, cells: Cells, changes: HeadChanges): void {
+  cells(partition: KnownPartition, keyBytes: Uint8Array, cells: Cells, changes: HeadChanges): void {
     const bound = 9 + blockBound(cells);
     let at: number;
     if (partition.logEpoch === this.log.epoch) {
@@ -50,7 +51,6 @@ export class LogRecord {
       this.buffer[this.size] = CELLS;
       at = this.buffer.writeUInt32BE(partition.logId, this.size + 1);
     } else {
-      const { keyBytes } = partition;
       this.room(3 + keyBytes.length + bound);
       changes.named(partition);
       partition.logEpoch = this.log.epoch;

@@ -25,7 +25,7 @@ import {
   splitBlock,
 } from './blocks.js';
 import type { Cells } from './blocks.js';
-import { partitionPrefix } from './keys.js';
+import type { KnownPartition, PartitionNotes } from './partition-notes.js';
 
 /**
  * A partition's head grows to this size; a write that would take it further writes it to data_points. It bounds the
@@ -33,67 +33,38 @@ import { partitionPrefix } from './keys.js';
  */
 const HEAD_PARTITION_BYTES = 2048;
 /**
- * About what a partition in the head takes besides its cells: its object, its prefix, its entry in the map, and the
- * objects of its bytes. A sender of hundreds of thousands of series, each with a point or two in the head, fills the
- * head's budget with these.
+ * About what a partition with cells in the head takes besides them and its notes: the object of its bytes, its share of
+ * their pool, its place among the partitions with cells. A sender of hundreds of thousands of series, each with a point
+ * or two in the head, fills the head's budget with these.
  */
-const PARTITION_BYTES = 512;
-
-export class HeadPartition {
-  /**
-   * The cells, encoded as a block in the first `size` bytes; appends write after them in place, so a view of the
-   * bytes a scan took stays as it was. Anything else puts new bytes here.
-   */
-  bytes: Buffer | undefined = undefined;
-  size = 0;
-  lastColumn = -1;
-  cells = 0;
-  /** Set once the head has let go of it: a holder of it looks the partition up again. */
-  dropped = false;
-  /** The log epoch that named it, and the id it has there (head-log.ts); -1 = not named in this epoch. */
-  logEpoch = -1;
-  logId = 0;
-  readonly prefix: Buffer;
-
-  constructor(
-    readonly id: string,
-    readonly keyBytes: Uint8Array,
-  ) {
-    this.prefix = partitionPrefix(keyBytes);
-  }
-
-  /** The cells as a block; undefined when there are none. */
-  get block(): Uint8Array | undefined {
-    return this.size === 0 ? undefined : this.bytes!.subarray(0, this.size);
-  }
-}
+const PARTITION_BYTES = 256;
 
 /** What a write or a flush changed in the head: undone if its transaction fails, settled once it commits. */
 export class HeadChanges {
-  private readonly changed: HeadPartition[] = [];
+  private readonly changed: KnownPartition[] = [];
   /** Each changed partition's bytes before the change, and in `ends` its size, last column and cells, three a change. */
   private readonly blocks: (Buffer | undefined)[] = [];
   private readonly ends: number[] = [];
-  private readonly flushed: HeadPartition[] = [];
+  private readonly flushed: KnownPartition[] = [];
   private readonly flushedThrough: number[] = [];
-  private readonly namings: HeadPartition[] = [];
+  private readonly namings: KnownPartition[] = [];
 
   constructor(private readonly head: Head) {}
 
   /** Notes that a record of this transaction names the partition in the log. */
-  named(partition: HeadPartition): void {
+  named(partition: KnownPartition): void {
     this.namings.push(partition);
   }
 
   /** Notes a partition's head as it is, before a change. */
-  before(partition: HeadPartition): void {
+  before(partition: KnownPartition): void {
     this.changed.push(partition);
     this.blocks.push(partition.bytes);
     this.ends.push(partition.size, partition.lastColumn, partition.cells);
   }
 
   /** Notes that the partition's cells up to `column` are in data_points once this commits. */
-  written(partition: HeadPartition, column: number): void {
+  written(partition: KnownPartition, column: number): void {
     this.flushed.push(partition);
     this.flushedThrough.push(column);
   }
@@ -129,45 +100,21 @@ export class HeadChanges {
   }
 }
 
+/**
+ * The head's cells are held in each partition's notes object (partition-notes.ts), found by the lookup every write
+ * makes anyway; the notes hold every partition with cells.
+ */
 export class Head {
-  private readonly partitions = new Map<string, HeadPartition>();
-  /** What the head holds in memory: each partition's room for cells, and its objects, as PARTITION_BYTES. */
+  /** What the head holds in memory: each partition's room for cells, and PARTITION_BYTES for each with cells. */
   bytes = 0;
 
-  /** The partition's head, made if it has none. */
-  of(id: string, keyBytes: Uint8Array): HeadPartition {
-    let partition = this.partitions.get(id);
-    if (partition === undefined) {
-      // The row key bytes are a write's own or an interned series', never changed: held as they are.
-      partition = new HeadPartition(id, keyBytes);
-      this.partitions.set(id, partition);
-      this.bytes += PARTITION_BYTES;
-    }
-    return partition;
-  }
-
-  /** The partition's head, if it has one. */
-  find(id: string): HeadPartition | undefined {
-    return this.partitions.get(id);
-  }
-
-  /** The partition's head block, if it has cells. */
-  blockOf(id: string): Uint8Array | undefined {
-    return this.partitions.get(id)?.block;
-  }
-
-  /** Partitions with cells in the head. */
-  withCells(): HeadPartition[] {
-    const found: HeadPartition[] = [];
-    for (const partition of this.partitions.values()) if (partition.size > 0) found.push(partition);
-    return found;
-  }
+  constructor(private readonly notes: PartitionNotes) {}
 
   /**
    * Adds cells after the partition's last stored column to its head, replacing cells of the same column. False, having
    * changed nothing, when the head would grow past HEAD_PARTITION_BYTES: the caller writes them to data_points.
    */
-  add(partition: HeadPartition, cells: Cells, changes: HeadChanges | undefined, nowSeconds: number): boolean {
+  add(partition: KnownPartition, cells: Cells, changes: HeadChanges | undefined, nowSeconds: number): boolean {
     // A batch of a series' history is seen at once not to fit, without encoding it.
     let least = 0;
     for (const value of cells.values) if ((least += 1 + value.length) > HEAD_PARTITION_BYTES) return false;
@@ -195,7 +142,7 @@ export class Head {
   }
 
   /** Newer cells than the head's, the usual write: appended where they fit, in a larger buffer when they do not. */
-  private append(partition: HeadPartition, cells: Cells): Appended | 'full' | undefined {
+  private append(partition: KnownPartition, cells: Cells): Appended | 'full' | undefined {
     const n = cells.columns.length;
     const end = { lastColumn: partition.lastColumn, cells: partition.cells };
     let out = partition.bytes!;
@@ -213,7 +160,7 @@ export class Head {
    * Late cells (a sender's concurrent requests out of order): the head's bytes before the first cell they reach are
    * kept, the cells from there on merged with them and encoded after, in new bytes, for scans may read the old.
    */
-  private insert(partition: HeadPartition, current: Uint8Array, cells: Cells): Appended | 'full' | undefined {
+  private insert(partition: KnownPartition, current: Uint8Array, cells: Cells): Appended | 'full' | undefined {
     const split = splitBlock(current, cells.columns[0]!);
     const merged = mergeCells(split.rest, cells);
     const m = merged.columns.length;
@@ -226,7 +173,7 @@ export class Head {
   }
 
   /** Removes the partition's head cells of columns in [start, end). */
-  remove(partition: HeadPartition, start: number, end: number, changes: HeadChanges | undefined): void {
+  remove(partition: KnownPartition, start: number, end: number, changes: HeadChanges | undefined): void {
     const current = partition.block;
     if (current === undefined) return;
     const cells = cellsOf(current, 0);
@@ -237,7 +184,7 @@ export class Head {
   }
 
   /** The cells of the partition's head after `column`, live at `nowSeconds`, as views of its bytes. */
-  after(partition: HeadPartition, column: number, nowSeconds: number): Cells {
+  after(partition: KnownPartition, column: number, nowSeconds: number): Cells {
     const cells = emptyCells();
     const block = partition.block;
     if (block === undefined || partition.lastColumn <= column) return cells;
@@ -251,16 +198,10 @@ export class Head {
     return cells;
   }
 
-  /** Drops the partition's cells up to `column`, which a committed write put in data_points; and it, once empty. */
-  trim(partition: HeadPartition, column: number): void {
+  /** Drops the partition's cells up to `column`, which a committed write put in data_points. */
+  trim(partition: KnownPartition, column: number): void {
     const current = partition.block;
-    if (current === undefined || partition.lastColumn <= column) {
-      this.set(partition, undefined, 0, -1, 0);
-      partition.dropped = true;
-      this.partitions.delete(partition.id);
-      this.bytes -= PARTITION_BYTES;
-      return;
-    }
+    if (current === undefined || partition.lastColumn <= column) return this.set(partition, undefined, 0, -1, 0);
     const cells = cellsOf(current, 0);
     const from = cells.columns.findIndex((c) => c > column);
     if (from > 0)
@@ -271,8 +212,15 @@ export class Head {
       });
   }
 
-  set(partition: HeadPartition, bytes: Buffer | undefined, size: number, lastColumn: number, cells: number): void {
+  set(partition: KnownPartition, bytes: Buffer | undefined, size: number, lastColumn: number, cells: number): void {
     this.bytes += (bytes?.length ?? 0) - (partition.bytes?.length ?? 0);
+    if (partition.size === 0 && size > 0) {
+      this.notes.hold(partition);
+      this.bytes += PARTITION_BYTES;
+    } else if (partition.size > 0 && size === 0) {
+      this.notes.release(partition);
+      this.bytes -= PARTITION_BYTES;
+    }
     partition.bytes = bytes;
     partition.size = size;
     partition.lastColumn = lastColumn;
@@ -280,7 +228,7 @@ export class Head {
   }
 
   /** Puts new bytes holding `cells`, which fit one block, in the partition's head. */
-  private setCells(partition: HeadPartition, cells: Cells): void {
+  private setCells(partition: KnownPartition, cells: Cells): void {
     const n = cells.columns.length;
     if (n === 0) return this.set(partition, undefined, 0, -1, 0);
     const { bytes } = encodeBlocks(cells)[0]!;

@@ -7,7 +7,7 @@ import type { Slice } from '../../model/series.js';
 import type { RowKey, ScanOptions } from '../store.js';
 import { emptyCells, mergeCells, readBlock, type Cells } from './blocks.js';
 import type { DataPoints } from './data-points.js';
-import type { Head, HeadChanges, HeadPartition } from './head.js';
+import type { Head, HeadChanges } from './head.js';
 import type { HeadLog, LogRecord } from './head-log.js';
 import { partitionId, partitionPrefix } from './keys.js';
 import type { KnownPartition, PartitionNotes } from './partition-notes.js';
@@ -44,7 +44,7 @@ export class PartitionData {
   /** The partition's cells in range: its blocks, then the head's cells after them (data-points.ts). */
   scan(keyBytes: Uint8Array, key: RowKey, startMs: number, endMs: number, options: ScanOptions): AsyncGenerator<Slice> {
     // Taken before the blocks are read: cells a flush takes out of it later are in the blocks the scan reads.
-    const head = this.head.blockOf(partitionId(keyBytes));
+    const head = this.notes.find(partitionId(keyBytes))?.block;
     return this.points.scan(keyBytes, key, startMs, endMs, options, this.nowSeconds(), head);
   }
 
@@ -60,18 +60,15 @@ export class PartitionData {
     changes: HeadChanges,
     record: LogRecord,
   ): void {
-    // A partition gets a head once a write has cells for it: most writes do, and a late point should not make one.
-    const prefix = known.head !== undefined && !known.head.dropped ? known.head.prefix : partitionPrefix(keyBytes);
-    const stored = this.points.storedLast(prefix, known);
+    const stored = this.points.storedLast(keyBytes, known);
     const { columns } = incoming;
     let split = 0;
     while (split < columns.length && columns[split]! <= stored) split++;
-    if (split > 0) this.points.write(prefix, known, slice(incoming, 0, split), nowSeconds);
+    if (split > 0) this.points.write(partitionPrefix(keyBytes), known, slice(incoming, 0, split), nowSeconds);
     if (split === columns.length) return;
-    const head = this.headOf(known, keyBytes);
     const newest = split === 0 ? incoming : slice(incoming, split, columns.length);
-    if (this.head.add(head, newest, changes, nowSeconds)) record.cells(head, newest, changes);
-    else this.spill(head, known, newest, nowSeconds, changes);
+    if (this.head.add(known, newest, changes, nowSeconds)) record.cells(known, keyBytes, newest, changes);
+    else this.spill(known, keyBytes, newest, nowSeconds, changes);
   }
 
   /** A record for a write's head cells, of about `partitions` entries. */
@@ -86,8 +83,8 @@ export class PartitionData {
 
   /** Removes the partition's cells of columns in [start, end), within a round, and logs it for replays. */
   remove(keyBytes: Uint8Array, prefix: Buffer, start: number, end: number, changes: HeadChanges): void {
-    const head = this.head.find(partitionId(keyBytes));
-    if (head !== undefined) this.head.remove(head, start, end, changes);
+    const known = this.notes.find(partitionId(keyBytes));
+    if (known !== undefined) this.head.remove(known, start, end, changes);
     // Logged, so that a replay takes out of the head what an older record put back in it.
     const record = this.headLog.record(keyBytes.length + 32);
     record.remove(keyBytes, start, end);
@@ -124,42 +121,32 @@ export class PartitionData {
     const nowSeconds = this.nowSeconds();
     for (const entry of this.headLog.entries()) {
       if (entry.kind === 'remove') {
-        const head = this.head.find(partitionId(entry.keyBytes));
-        if (head !== undefined) this.head.remove(head, entry.start, entry.end, undefined);
+        const known = this.notes.find(partitionId(entry.keyBytes));
+        if (known !== undefined) this.head.remove(known, entry.start, entry.end, undefined);
         continue;
       }
       const known = this.notes.of(entry.keyBytes);
-      const head = this.headOf(known, entry.keyBytes);
-      const stored = this.points.storedLast(head.prefix, known);
+      const stored = this.points.storedLast(entry.keyBytes, known);
       const logged = emptyCells();
       readBlock(entry.block, logged, nowSeconds);
       const from = logged.columns.findIndex((column) => column > stored);
       if (from < 0) continue;
       const cells = slice(logged, from, logged.columns.length);
-      if (this.head.add(head, cells, undefined, nowSeconds)) continue;
+      if (this.head.add(known, cells, undefined, nowSeconds)) continue;
       // A head that held these cells when they were written need not hold them now (a smaller budget): written at
       // once, before the next record, with values copied out of lmdb-js's buffer, which the next read reuses.
       const copied = { ...cells, values: cells.values.map((value) => Uint8Array.from(value)) };
-      await this.rounds.run((changes) => this.spill(head, known, copied, this.nowSeconds(), changes));
+      await this.rounds.run((changes) => this.spill(known, entry.keyBytes, copied, this.nowSeconds(), changes));
     }
     this.replayed = true;
   }
 
   /** Writes the head's cells with `cells` to data_points; the head lets them go once that is durable. */
-  private spill(head: HeadPartition, known: KnownPartition, cells: Cells, nowSeconds: number, changes: HeadChanges) {
-    const stored = this.points.storedLast(head.prefix, known);
-    const merged = mergeCells(this.head.after(head, stored, nowSeconds), cells);
-    if (merged.columns.length > 0) this.points.write(head.prefix, known, merged, nowSeconds);
-    changes.written(head, head.lastColumn);
-  }
-
-  private headOf(known: KnownPartition, keyBytes: Uint8Array): HeadPartition {
-    let head = known.head;
-    if (head === undefined || head.dropped) {
-      head = this.head.of(known.id, keyBytes);
-      known.head = head;
-    }
-    return head;
+  private spill(known: KnownPartition, keyBytes: Uint8Array, cells: Cells, nowSeconds: number, changes: HeadChanges) {
+    const stored = this.points.storedLast(keyBytes, known);
+    const merged = mergeCells(this.head.after(known, stored, nowSeconds), cells);
+    if (merged.columns.length > 0) this.points.write(partitionPrefix(keyBytes), known, merged, nowSeconds);
+    changes.written(known, known.lastColumn);
   }
 
   /** Starts a flush pass unless one is under way; a failed pass leaves the head and its log as they were. */
@@ -179,16 +166,14 @@ export class PartitionData {
    */
   private async flushHead(): Promise<void> {
     const through = this.headLog.newEpoch();
-    const partitions = this.head.withCells();
+    const partitions = this.notes.withCells();
     for (let i = 0; i < partitions.length; i += FLUSH_CHUNK) {
       const chunk = partitions.slice(i, i + FLUSH_CHUNK);
       await this.rounds.run((changes) =>
         this.notes.forgetIfThrows(() => {
           const nowSeconds = this.nowSeconds();
-          for (const head of chunk) {
-            if (head.block !== undefined)
-              this.spill(head, this.notes.of(head.keyBytes), emptyCells(), nowSeconds, changes);
-          }
+          for (const known of chunk)
+            if (known.size > 0) this.spill(known, known.keyBytes, emptyCells(), nowSeconds, changes);
         }),
       );
     }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { Head } from './head.js';
 import { covers, PartitionNotes } from './partition-notes.js';
 
 const key = (name: string) => new TextEncoder().encode(name);
+const cells = (...columns: number[]) => ({
+  columns,
+  expiries: columns.map(() => 0),
+  values: columns.map((column) => new Uint8Array(8).fill(column)),
+});
 
 describe('PartitionNotes', () => {
   it('finds the notes of a partition by its row key bytes, wherever the bytes lie', () => {
@@ -73,6 +79,36 @@ describe('PartitionNotes', () => {
       }),
     ).toThrow('put failed');
     expect(notes.of(key('a'))).not.toBe(a);
+  });
+});
+
+describe('PartitionNotes with the head', () => {
+  it('holds a partition with cells in the head through forget() and full tables, forgetting only its notes', () => {
+    const notes = new PartitionNotes(2);
+    const head = new Head(notes);
+    const a = notes.of(key('a'));
+    a.tailSize = 5;
+    a.indexExpiry = 100;
+    expect(head.add(a, cells(1, 2), undefined, 0)).toBe(true);
+    notes.forget();
+    expect(notes.of(key('a'))).toBe(a);
+    expect([a.tailSize, a.indexExpiry, a.cells, a.lastColumn]).toEqual([0, undefined, 2, 2]);
+    // Full (a, b): c is not noted, until it has cells in the head.
+    notes.of(key('b'));
+    const c = notes.of(key('c'));
+    expect(notes.find(c.id)).toBeUndefined();
+    expect(head.add(c, cells(7), undefined, 0)).toBe(true);
+    expect(notes.of(key('c'))).toBe(c);
+    // Misses outnumber finds by a table: the notes start again, but for a and c.
+    for (const name of ['d', 'e', 'f']) notes.of(key(name));
+    expect([notes.find(a.id), notes.find(c.id), notes.find('b')]).toEqual([a, c, undefined]);
+    expect(notes.withCells()).toEqual([a, c]);
+    // Flushed: a is a note again, forgotten with the others.
+    head.trim(a, 2);
+    expect([a.cells, a.block]).toEqual([0, undefined]);
+    notes.forget();
+    expect(notes.of(key('a'))).not.toBe(a);
+    expect(notes.withCells()).toEqual([c]);
   });
 });
 

@@ -1,25 +1,57 @@
 /**
- * What the embedded store notes of the partitions it writes, so the next write of one skips work it would repeat: where
- * its last block ends (data-points.ts), and which expiry a durable write gave its row_keys and tag index entries.
- * Deletes and failed writes forget every note, and a write that began before one of them takes none.
+ * What the embedded store holds of the partitions it writes: notes, so the next write of one skips work it would repeat
+ * (where its last block ends, data-points.ts, and which expiry a durable write gave its row_keys and tag index
+ * entries), and its head (head.ts), the newest cells not yet in data_points. Deletes and failed writes forget every
+ * note, and a write that began before one of them takes none; a head is state, not a note, and is never forgotten.
  */
 import type { PartitionTail } from './data-points.js';
-import type { HeadPartition } from './head.js';
 import { partitionId } from './keys.js';
 
-/** A partition's notes: numbers and two references, so a million of them take a few hundred bytes each with their keys. */
+/**
+ * A partition's notes and its head, in one object, found by one lookup: a sender of hundreds of thousands of series
+ * holds one of these for each, so it holds numbers and one buffer, and derives the rest from `id`.
+ */
 export class KnownPartition implements PartitionTail {
-  /** Its head (head.ts), once a write found it; looked up again once the head has let it go. */
-  head: HeadPartition | undefined = undefined;
   tailSize = 0;
   tailFirstColumn = 0;
   tailLastColumn = 0;
   tailCells = 0;
   /** The expiry its row_keys and tag index entries have once a write of them is durable; undefined until then. */
   indexExpiry: number | undefined = undefined;
+  /**
+   * Its head's cells, encoded as a block in the first `size` bytes (head.ts): appends write after them in place, so a
+   * view of the bytes a scan took stays as it was. Anything else puts new bytes here.
+   */
+  bytes: Buffer | undefined = undefined;
+  size = 0;
+  /** The head's last column (-1 when it has no cells) and its number of cells. */
+  lastColumn = -1;
+  cells = 0;
+  /** The log epoch that named it, and the id it has there (head-log.ts); -1 = not named in this epoch. */
+  logEpoch = -1;
+  logId = 0;
 
-  /** `id`: the row key bytes as latin1, the key of its notes and of its head. */
+  /** `id`: the row key bytes as latin1, the key of its notes. */
   constructor(readonly id: string) {}
+
+  /** The head's cells as a block; undefined when there are none. */
+  get block(): Uint8Array | undefined {
+    return this.size === 0 ? undefined : this.bytes!.subarray(0, this.size);
+  }
+
+  /** The row key bytes, from `id`: needed when it is flushed or first logged, not by every write. */
+  get keyBytes(): Buffer {
+    return Buffer.from(this.id, 'latin1');
+  }
+
+  /** Forgets the notes, keeping the head. */
+  forgetNotes(): void {
+    this.tailSize = 0;
+    this.tailFirstColumn = 0;
+    this.tailLastColumn = 0;
+    this.tailCells = 0;
+    this.indexExpiry = undefined;
+  }
 }
 
 /** An index expiry a write put, noted once the write is durable. */
@@ -36,8 +68,10 @@ export interface IndexNote {
 const MAX_KNOWN_PARTITIONS = 1_000_000;
 
 export class PartitionNotes {
-  /** By row key bytes (latin1). */
+  /** By row key bytes (latin1); it holds every partition with cells in the head, whatever its capacity. */
   private readonly known = new Map<string, KnownPartition>();
+  /** The partitions with cells in the head, which are held while they have them (head.ts tells). */
+  private readonly headed = new Set<KnownPartition>();
   /** Counts what forgot the notes: a write that began in another generation takes none. */
   private forgotten = 0;
   /** Once full: partitions not noted, less those found, since it filled. */
@@ -49,7 +83,8 @@ export class PartitionNotes {
    * The notes of the partition with these row key bytes, new and empty if there are none. A full table notes no more
    * partitions but keeps finding those it holds: a sender of more series than it holds, sending them in turn, still
    * finds that many each round, where starting again from none would find none. Once the partitions it does not hold
-   * outnumber those it finds by a whole table (series that ended, replaced by new ones), it starts again from none.
+   * outnumber those it finds by a whole table (series that ended, replaced by new ones), it starts again from none,
+   * but for the partitions with cells in the head. A partition it does not hold is held once it has cells in the head.
    */
   of(keyBytes: Uint8Array): KnownPartition {
     const id = partitionId(keyBytes);
@@ -66,6 +101,27 @@ export class PartitionNotes {
     }
     if (++this.missedWhileFull >= this.capacity) this.clear();
     return new KnownPartition(id);
+  }
+
+  /** The partition with these row key bytes (latin1), if it is held. */
+  find(id: string): KnownPartition | undefined {
+    return this.known.get(id);
+  }
+
+  /** Holds the partition while it has cells in the head: scans, deletes and flushes find it by its id. */
+  hold(partition: KnownPartition): void {
+    this.headed.add(partition);
+    if (this.known.get(partition.id) !== partition) this.known.set(partition.id, partition);
+  }
+
+  /** Lets go of a partition whose head has no cells left; it stays held as a note while there is room. */
+  release(partition: KnownPartition): void {
+    this.headed.delete(partition);
+  }
+
+  /** The partitions with cells in the head. */
+  withCells(): KnownPartition[] {
+    return [...this.headed];
   }
 
   /** What a write notes when it begins, to hand to `indexed` once durable. */
@@ -94,9 +150,14 @@ export class PartitionNotes {
     this.forgotten++;
   }
 
+  /** Drops every partition but those with cells in the head, whose notes it forgets. */
   private clear(): void {
     this.known.clear();
     this.missedWhileFull = 0;
+    for (const partition of this.headed) {
+      partition.forgetNotes();
+      this.known.set(partition.id, partition);
+    }
   }
 }
 
