@@ -1,6 +1,6 @@
 /** Interned values by their text, and what is derived from frozen objects, made once. */
 import { describe, expect, it } from 'vitest';
-import { detached, Interned, memoByFrozen } from './interned.js';
+import { detached, FrozenMemo, Interned, memoByFrozen } from './interned.js';
 
 describe('Interned', () => {
   it('makes the value of a text once and hands the same one for it again', () => {
@@ -101,6 +101,22 @@ describe('memoByFrozen', () => {
     expect(keysOf(open)).toEqual(['a']);
     expect(keysOf(open)).toEqual(['a']);
     expect(derived).toBe(3);
+  });
+});
+
+describe('FrozenMemo', () => {
+  it('holds a value of each memo for each object', () => {
+    const [first, second] = [new FrozenMemo<object, string>(), new FrozenMemo<object, string>()];
+    const [a, b] = [Object.freeze({}), Object.freeze({})];
+    first.set(a, 'first a');
+    second.set(a, 'second a');
+    first.set(b, 'first b');
+    expect([first.get(a), second.get(a), first.get(b), second.get(b)]).toEqual([
+      'first a',
+      'second a',
+      'first b',
+      undefined,
+    ]);
   });
 });
 

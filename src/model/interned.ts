@@ -87,11 +87,35 @@ export function detached(text: string): string {
 }
 
 /**
+ * What is derived from frozen objects, each object's values in one entry: the write path derives several things from a
+ * series' tags (their validation, tag string, sizes, row keys), and a sender of many series finds each entry out of
+ * the processor's caches: one lookup of a table, not one of each memo's.
+ */
+const DERIVED = new WeakMap<object, unknown[]>();
+let slots = 0;
+
+/** One value derived from each frozen object, held with the object's others (DERIVED). */
+export class FrozenMemo<K extends object, V> {
+  private readonly slot = slots++;
+
+  get(key: K): V | undefined {
+    return DERIVED.get(key)?.[this.slot] as V | undefined;
+  }
+
+  /** `key` must be frozen: what is derived from it holds as long as it lives. */
+  set(key: K, value: V): void {
+    let derived = DERIVED.get(key);
+    if (derived === undefined) DERIVED.set(key, (derived = []));
+    derived[this.slot] = value;
+  }
+}
+
+/**
  * `derive`, memoized by object for frozen objects (which never change, so what is derived from them holds); derived
  * each time for any other.
  */
 export function memoByFrozen<K extends object, V>(derive: (key: K) => V): (key: K) => V {
-  const memo = new WeakMap<K, V>();
+  const memo = new FrozenMemo<K, V>();
   return (key) => {
     if (!Object.isFrozen(key)) return derive(key);
     let value = memo.get(key);

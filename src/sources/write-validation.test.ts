@@ -39,6 +39,12 @@ describe('validateWrite', () => {
     expect(() => validateWrite([series({ tags: none })], 'series', LIMITS)).toThrow(
       'series[0].tags must hold at least one tag (got {})',
     );
+    // Frozen tags without a prototype, in order, are their own validation; others are made so.
+    const made = Object.freeze(Object.assign(Object.create(null) as Record<string, string>, { a: '1', b: '2' }));
+    expect(validateWrite([series({ tags: made })], 'series', LIMITS).series[0]!.tags).toBe(made);
+    const unsorted = Object.freeze(Object.assign(Object.create(null) as Record<string, string>, { b: '2', a: '1' }));
+    const sorted = validateWrite([series({ tags: unsorted })], 'series', LIMITS).series[0]!.tags;
+    expect([sorted === unsorted, Object.keys(sorted), Object.isFrozen(sorted)]).toEqual([false, ['a', 'b'], true]);
     const bad = Object.freeze({ h: '' });
     for (let k = 0; k < 2; k++)
       expect(() => validateWrite([series({ tags: bad })], 'series', LIMITS)).toThrow(

@@ -5,6 +5,7 @@
 import { dict } from '../lib/dict.js';
 import { EPOCH_MS_RULE, isEpochMs } from '../lib/epoch-ms.js';
 import { InputError } from '../model/errors.js';
+import { FrozenMemo } from '../model/interned.js';
 import { sortedTagNames } from '../model/tag-string.js';
 import { datastoreTypeOf, modifiedUtf8Length } from '../store/format/index.js';
 import { checkMetricName, checkSeriesKeys } from './key-limits.js';
@@ -176,7 +177,7 @@ export function validateMetricName(value: unknown, field: string, keys: KeyLimit
 }
 
 /** Frozen tags validated before (a front end's interned series, src/model/interned.ts) → the frozen tags they gave. */
-const VALIDATED_TAGS = new WeakMap<object, Tags>();
+const VALIDATED_TAGS = new FrozenMemo<object, Tags>();
 
 function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean): Tags {
   const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
@@ -186,8 +187,25 @@ function validateTags(value: unknown, fields: SeriesFields, allowNoTags: boolean
   }
   const tags = checkTags(value, fields, allowNoTags);
   // Empty tags are checked each time, at no cost: a path that allows none must not vouch for them to one that refuses them.
-  if (frozen && Object.keys(tags).length > 0) VALIDATED_TAGS.set(value, Object.freeze(tags));
+  if (frozen && Object.keys(tags).length > 0) {
+    // Tags a front end made as checkTags makes them are their own validation: what the write path derives from them
+    // is then held with this entry (FrozenMemo).
+    const validated = isSameDict(value, tags) ? (value as Tags) : Object.freeze(tags);
+    VALIDATED_TAGS.set(value, validated);
+    return validated;
+  }
   return tags;
+}
+
+/** Whether `sent` is a record without a prototype of the same entries as `tags`, in the same order. */
+function isSameDict(sent: object, tags: Tags): boolean {
+  if (Object.getPrototypeOf(sent) !== null) return false;
+  const record = sent as Readonly<Record<string, unknown>>;
+  const names = Object.keys(sent);
+  const checked = Object.keys(tags);
+  return (
+    names.length === checked.length && names.every((name, i) => name === checked[i] && record[name] === tags[name])
+  );
 }
 
 function checkTags(value: unknown, fields: SeriesFields, allowNoTags: boolean): Tags {

@@ -3,7 +3,7 @@
  * encodings, and into the index rows those partitions need. Both stores persist exactly these, so they write
  * identical bytes and index rows with identical TTLs.
  */
-import { detached } from '../model/interned.js';
+import { detached, FrozenMemo } from '../model/interned.js';
 import type { Tags } from '../model/series.js';
 import type { RowKey, RowSpec } from './store.js';
 import type { WriteBatch } from '../model/write-batch.js';
@@ -159,7 +159,7 @@ interface SeriesKey {
 }
 
 /** By frozen tags; several series share tags when a line protocol line holds several fields. */
-const SERIES_KEYS = new WeakMap<Tags, SeriesKey[]>();
+const SERIES_KEYS = new FrozenMemo<Tags, SeriesKey[]>();
 /** Series kept for one tags object at most: a line of more fields is looked up in a list this long, then made anew. */
 const MAX_SERIES_PER_TAGS = 32;
 
