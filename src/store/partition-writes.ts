@@ -19,9 +19,20 @@ import {
   rowWidthMs,
 } from './format/index.js';
 
+/**
+ * Kept with an interned series' partition from one write to the next: a store keeps here what its last write of the
+ * partition found (`owner` says which store), and skips looking it up again.
+ */
+export interface PartitionSlot {
+  owner: object | undefined;
+  value: unknown;
+}
+
 export interface PartitionWrite {
   readonly key: RowKey;
   readonly keyBytes: Uint8Array;
+  /** The partition's slot when its series is interned; undefined otherwise. */
+  readonly slot: PartitionSlot | undefined;
   /** Cells in ascending column order; a column written twice in one batch keeps its last write. */
   readonly columns: number[];
   readonly values: Uint8Array[];
@@ -87,6 +98,7 @@ export function toPartitionWrites(spec: RowSpec, batch: WriteBatch): BatchWrites
           const added: Pending = {
             key,
             keyBytes: known !== undefined ? known.bytes! : encodeRowKey(key, tagString),
+            slot: known?.slot,
             columns: [column],
             values: [value],
             ttls: [series.ttlSeconds],
@@ -153,9 +165,10 @@ interface SeriesKey {
   readonly dataType: string;
   /** Metric, data type and tag string: the series' identity within a batch. */
   readonly id: string;
-  /** The key of the partition last written, and its bytes. */
+  /** The key of the partition last written, its bytes and its slot. */
   key: RowKey | undefined;
   bytes: Uint8Array | undefined;
+  slot: PartitionSlot | undefined;
 }
 
 /** By frozen tags; several series share tags when a line protocol line holds several fields. */
@@ -176,6 +189,7 @@ function seriesKeyOf(metric: string, dataType: string, tags: Tags, tagString: st
     id: detached(`${metric}\u0000${dataType}\u0000${tagString}`),
     key: undefined,
     bytes: undefined,
+    slot: undefined,
   };
   keys.push(key);
   return key;
@@ -186,6 +200,7 @@ function keptKey(known: SeriesKey, rowTime: number, tags: Tags, tagString: strin
   if (known.key === undefined || known.key.rowTime !== rowTime) {
     known.key = { metric: known.metric, rowTime, dataType: known.dataType, tags };
     known.bytes = encodeRowKey(known.key, tagString);
+    known.slot = { owner: undefined, value: undefined };
   }
   return known.key;
 }
@@ -203,6 +218,7 @@ function longerTtl(a: number, b: number): number {
 interface Pending {
   readonly key: RowKey;
   readonly keyBytes: Uint8Array;
+  readonly slot: PartitionSlot | undefined;
   readonly columns: number[];
   readonly values: Uint8Array[];
   readonly ttls: number[];

@@ -306,7 +306,7 @@ export class EmbeddedStore implements Store {
     record: LogRecord,
   ): void {
     const { key, keyBytes } = partition;
-    const known = this.notes.of(keyBytes);
+    const known = this.notes.of(keyBytes, partition.slot);
     const indexExpiry = expiryOf(partition.indexTtlSeconds, nowMs);
     if (!covers(known.indexExpiry, indexExpiry)) {
       indexed.push({ known, expiry: putIndex(this.rowKeysTable, rowKeysKey(key), indexExpiry) });

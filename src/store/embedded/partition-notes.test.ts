@@ -82,6 +82,26 @@ describe('PartitionNotes', () => {
   });
 });
 
+describe('PartitionNotes with a slot', () => {
+  it('finds what the slot kept while the notes hold it, and looks the partition up once they may not', () => {
+    const notes = new PartitionNotes(3);
+    const slot = { owner: undefined, value: undefined };
+    const a = notes.of(key('a'), slot);
+    expect([slot.owner, slot.value]).toEqual([notes, a]);
+    // Found through the slot, not by the bytes: the slot is the partition's own.
+    expect(notes.of(key('other'), slot)).toBe(a);
+    notes.forget();
+    const again = notes.of(key('a'), slot);
+    expect(again).not.toBe(a);
+    expect(slot.value).toBe(again);
+    expect(notes.of(key('a'))).toBe(again);
+    // Another store's notes keep their own.
+    const others = new PartitionNotes(3);
+    expect(others.of(key('a'), slot)).not.toBe(again);
+    expect(slot.owner).toBe(others);
+  });
+});
+
 describe('PartitionNotes with the head', () => {
   it('holds a partition with cells in the head through forget() and full tables, forgetting only its notes', () => {
     const notes = new PartitionNotes(2);

@@ -5,6 +5,7 @@
  * note, and a write that began before one of them takes none; a head is state, not a note, and is never forgotten.
  */
 import type { PartitionTail } from './data-points.js';
+import type { PartitionSlot } from '../partition-writes.js';
 import { partitionId } from './keys.js';
 
 /**
@@ -30,6 +31,9 @@ export class KnownPartition implements PartitionTail {
   /** The log epoch that named it, and the id it has there (head-log.ts); -1 = not named in this epoch. */
   logEpoch = -1;
   logId = 0;
+
+  /** The count of the notes' clears when they held it last (PartitionNotes.clears); -1 = never held. */
+  noted = -1;
 
   /** `id`: the row key bytes as latin1, the key of its notes. */
   constructor(readonly id: string) {}
@@ -74,6 +78,8 @@ export class PartitionNotes {
   private readonly headed = new Set<KnownPartition>();
   /** Counts what forgot the notes: a write that began in another generation takes none. */
   private forgotten = 0;
+  /** Counts the clears: a partition held since the last is in `known` (KnownPartition.noted). */
+  private clears = 0;
   /** Once full: partitions not noted, less those found, since it filled. */
   private missedWhileFull = 0;
 
@@ -86,18 +92,15 @@ export class PartitionNotes {
    * outnumber those it finds by a whole table (series that ended, replaced by new ones), it starts again from none,
    * but for the partitions with cells in the head. A partition it does not hold is held once it has cells in the head.
    */
-  of(keyBytes: Uint8Array): KnownPartition {
-    const id = partitionId(keyBytes);
-    const known = this.known.get(id);
-    if (this.known.size < this.capacity) {
-      if (known !== undefined) return known;
-      const added = new KnownPartition(id);
-      this.known.set(id, added);
-      return added;
-    }
+  of(keyBytes: Uint8Array, slot?: PartitionSlot): KnownPartition {
+    // What the slot kept holds while the notes have not been cleared since they held it: only clear() drops partitions.
+    const kept = slot?.owner === this ? (slot.value as KnownPartition) : undefined;
+    const id = kept?.noted === this.clears ? kept.id : partitionId(keyBytes);
+    const known = kept?.noted === this.clears ? kept : this.known.get(id);
+    if (this.known.size < this.capacity) return this.kept(known ?? this.add(new KnownPartition(id)), slot);
     if (known !== undefined) {
       if (this.missedWhileFull > 0) this.missedWhileFull--;
-      return known;
+      return this.kept(known, slot);
     }
     if (++this.missedWhileFull >= this.capacity) this.clear();
     return new KnownPartition(id);
@@ -111,7 +114,7 @@ export class PartitionNotes {
   /** Holds the partition while it has cells in the head: scans, deletes and flushes find it by its id. */
   hold(partition: KnownPartition): void {
     this.headed.add(partition);
-    if (this.known.get(partition.id) !== partition) this.known.set(partition.id, partition);
+    if (partition.noted !== this.clears) this.add(partition);
   }
 
   /** Lets go of a partition whose head has no cells left; it stays held as a note while there is room. */
@@ -153,11 +156,27 @@ export class PartitionNotes {
   /** Drops every partition but those with cells in the head, whose notes it forgets. */
   private clear(): void {
     this.known.clear();
+    this.clears++;
     this.missedWhileFull = 0;
     for (const partition of this.headed) {
       partition.forgetNotes();
-      this.known.set(partition.id, partition);
+      this.add(partition);
     }
+  }
+
+  private add(partition: KnownPartition): KnownPartition {
+    partition.noted = this.clears;
+    this.known.set(partition.id, partition);
+    return partition;
+  }
+
+  /** `known`, held: kept in the slot for the next write of its partition. */
+  private kept(known: KnownPartition, slot: PartitionSlot | undefined): KnownPartition {
+    if (slot !== undefined) {
+      slot.owner = this;
+      slot.value = known;
+    }
+    return known;
   }
 }
 
