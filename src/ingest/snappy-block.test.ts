@@ -18,6 +18,16 @@ describe('snappyUncompress', () => {
     );
   });
 
+  it('inflates what snappyjs compresses of label-like text: short literals between short and long copies', () => {
+    const word = fc.constantFrom('__name__', 'http_requests_total', 'host', 'web-', 'cpu', '0', '17', 'job', 'node');
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 400 }), (words) => {
+        const input = Buffer.from(words.join(''));
+        expect(Buffer.from(snappyUncompress(snappy.compress(input), input.length))).toEqual(input);
+      }),
+    );
+  });
+
   it('inflates a long literal (a 2-byte length) and the empty block', () => {
     const text = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251));
     expect(Buffer.from(snappyUncompress(snappy.compress(text), 70_000))).toEqual(text);

@@ -51,7 +51,9 @@ export function snappyUncompress(input: Uint8Array, maxBytes: number): Uint8Arra
       len += 1;
       if (pos + len > input.length) throw truncated(tagAt);
       if (at + len > length) throw overflow(tagAt, length);
-      out.set(input.subarray(pos, pos + len), at);
+      // A remote write's literals are mostly a label's few new bytes: a loop costs less than a view to copy from.
+      if (len < SHORT) for (let i = 0; i < len; i++) out[at + i] = input[pos + i]!;
+      else out.set(input.subarray(pos, pos + len), at);
       pos += len;
       at += len;
       continue;
@@ -79,14 +81,18 @@ export function snappyUncompress(input: Uint8Array, maxBytes: number): Uint8Arra
         `snappy: the copy at byte ${tagAt} reaches ${offset} bytes back, before the output's start`,
       );
     if (at + len > length) throw overflow(tagAt, length);
-    // Copies may overlap their own output (a run), so byte by byte.
-    for (let i = 0; i < len; i++) out[at + i] = out[at - offset + i]!;
+    // A copy that overlaps its own output (a run) goes byte by byte; copyWithin would copy the bytes as they were.
+    if (offset >= len && len >= SHORT) out.copyWithin(at, at - offset, at - offset + len);
+    else for (let i = 0; i < len; i++) out[at + i] = out[at - offset + i]!;
     at += len;
   }
   if (at !== length)
     throw new SnappyError(`snappy: the body is truncated: it inflates to ${at} of the ${length} bytes it declares`);
   return out;
 }
+
+/** Literals and copies shorter than this are copied byte by byte. */
+const SHORT = 16;
 
 function truncated(tagAt: number): SnappyError {
   return new SnappyError(`snappy: the body is truncated inside the element at byte ${tagAt}`);
