@@ -241,12 +241,14 @@ export function appendToBlock(
   cells: Cells,
   out: Buffer,
   maxBytes = MAX_BLOCK_BYTES,
+  /** The block's length, when it is the start of a larger buffer (the head's): no view of it is made. */
+  blockLength = block.length,
 ): { appended: number; size: number } | undefined {
   const flags = block[0]!;
   const hasExpiry = (flags & FLAG_EXPIRY) !== 0;
   const fixedSize = (flags & FLAG_FIXED_SIZE) !== 0 ? block[1]! : -1;
   const n = cells.columns.length;
-  let size = block.length;
+  let size = blockLength;
   let count = 0;
   let previous = end.lastColumn;
   while (count < n && end.cells + count < MAX_BLOCK_CELLS) {
@@ -264,10 +266,11 @@ export function appendToBlock(
     previous = column;
     count++;
   }
-  if (count === 0) return { appended: 0, size: block.length };
+  if (count === 0) return { appended: 0, size: blockLength };
   // The head appends in place (head.ts): its block is then the start of `out`.
-  if (block.buffer !== out.buffer || block.byteOffset !== out.byteOffset) out.set(block, 0);
-  const written = writeCells(out, block.length, cells, 0, count, end.lastColumn, hasExpiry, fixedSize);
+  if (block.buffer !== out.buffer || block.byteOffset !== out.byteOffset)
+    out.set(blockLength === block.length ? block : block.subarray(0, blockLength), 0);
+  const written = writeCells(out, blockLength, cells, 0, count, end.lastColumn, hasExpiry, fixedSize);
   if (written !== size) throw new Error(`block size mismatch: wrote ${written} bytes, sized ${size}`);
   return { appended: count, size };
 }

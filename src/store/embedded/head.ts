@@ -118,12 +118,9 @@ export class Head {
     // A batch of a series' history is seen at once not to fit, without encoding it.
     let least = 0;
     for (const value of cells.values) if ((least += 1 + value.length) > HEAD_PARTITION_BYTES) return false;
-    const current = partition.block;
-    if (current !== undefined) {
+    if (partition.size > 0) {
       const appended =
-        cells.columns[0]! > partition.lastColumn
-          ? this.append(partition, cells)
-          : this.insert(partition, current, cells);
+        cells.columns[0]! > partition.lastColumn ? this.append(partition, cells) : this.insert(partition, cells);
       if (appended === 'full') return false;
       if (appended !== undefined) {
         changes?.before(partition);
@@ -132,6 +129,7 @@ export class Head {
       }
     }
     // A new head, or cells of another layout than the head's (blocks.ts): all encoded again.
+    const current = partition.block;
     const all = current === undefined ? cells : mergeCells(cellsOf(current, nowSeconds), cells);
     const blocks = encodeBlocks(all);
     if (blocks.length !== 1 || blocks[0]!.bytes.length > HEAD_PARTITION_BYTES) return false;
@@ -145,11 +143,12 @@ export class Head {
   private append(partition: KnownPartition, cells: Cells): Appended | 'full' | undefined {
     const n = cells.columns.length;
     const end = { lastColumn: partition.lastColumn, cells: partition.cells };
-    let out = partition.bytes!;
-    let appended = appendToBlock(out.subarray(0, partition.size), end, cells, out, out.length);
+    const bytes = partition.bytes!;
+    let out = bytes;
+    let appended = appendToBlock(bytes, end, cells, out, out.length, partition.size);
     if (appended !== undefined && appended.appended < n && out.length < HEAD_PARTITION_BYTES) {
       out = Buffer.allocUnsafe(Math.min(HEAD_PARTITION_BYTES, 2 * out.length + blockBound(cells)));
-      appended = appendToBlock(partition.bytes!.subarray(0, partition.size), end, cells, out, out.length);
+      appended = appendToBlock(bytes, end, cells, out, out.length, partition.size);
     }
     if (appended === undefined) return undefined;
     if (appended.appended < n) return 'full';
@@ -160,8 +159,8 @@ export class Head {
    * Late cells (a sender's concurrent requests out of order): the head's bytes before the first cell they reach are
    * kept, the cells from there on merged with them and encoded after, in new bytes, for scans may read the old.
    */
-  private insert(partition: KnownPartition, current: Uint8Array, cells: Cells): Appended | 'full' | undefined {
-    const split = splitBlock(current, cells.columns[0]!);
+  private insert(partition: KnownPartition, cells: Cells): Appended | 'full' | undefined {
+    const split = splitBlock(partition.block!, cells.columns[0]!);
     const merged = mergeCells(split.rest, cells);
     const m = merged.columns.length;
     // As large as they can take, or the most a head holds: what does not fit then does not fit the head.
